@@ -1,0 +1,50 @@
+"""``kda-sim``: one entry point, a subcommand a module under :mod:`kda_sim.commands`.
+
+Exit codes everywhere: 0 fine, 1 a property fails, 2 invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from kda_sim.errors import KdaSimError
+
+COMMANDS = ("simulate", "check", "sweep", "kernel", "compare", "calibrate", "isa")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own exit code is 2 as well
+        self.print_usage(sys.stderr)
+        self.exit(2, f"kda-sim: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="kda-sim", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"kda_sim.commands.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"kda_sim.commands.{name}":
+                raise
+            continue  # not built yet
+        mod.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except KdaSimError as e:
+        print(f"kda-sim {args.command}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Flags several subcommands share: the launch configuration and the GPU."""
+
+from __future__ import annotations
+
+import argparse
+
+from kda_sim.config import LaunchConfig
+from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
+
+
+def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
+    p.add_argument(
+        "--gpu",
+        default="mi355x",
+        help=f"a bundled profile ({', '.join(bundled_names())}) or a profile .json",
+    )
+    p.add_argument("--profile", default=None, help="a fitted profile .json (overrides --gpu)")
+    if shape:
+        p.add_argument("--R", type=int, default=2, help="requests (default 2)")
+        p.add_argument("--L", type=int, default=2, help="tokens a request (default 2)")
+    p.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
+    p.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
+    p.add_argument(
+        "--occupancy",
+        type=int,
+        default=None,
+        help="CTAs a CU/SM (default: from threads, registers and LDS)",
+    )
+    p.add_argument(
+        "--gate-local",
+        action="store_true",
+        help="every attn CTA computes the gate weights itself (no WGT hand-off)",
+    )
+
+
+def launch_config(args: argparse.Namespace) -> LaunchConfig:
+    return LaunchConfig(args.R, args.L, args.nb, args.kda0, args.gate_local).validate()
+
+
+def gpu_profile(args: argparse.Namespace) -> GpuProfile:
+    return load_profile(args.profile or args.gpu)

@@ -1,0 +1,99 @@
+"""One launch's configuration: the shape and build parameters of K1, validated.
+
+The checks here are the kernel's own structural limits (threads a stage needs,
+the per-thread poll batch, the gate on attn CTAs); the GPU-dependent limit (x rows
+in LDS) is checked against a profile in :mod:`kda_sim.machine.residency`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from kda_sim.constants import BLOCKS, GEMV0, MAX_L, N_GEMV, NA, QC, THREADS
+from kda_sim.errors import InvalidInput
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchConfig:
+    """R requests x L tokens of one K1 launch (S = R L rows)."""
+
+    R: int
+    L: int
+    nb: int = 8
+    kda0: int = 0
+    gate_local: bool = False
+    blocks: int = BLOCKS
+
+    @property
+    def S(self) -> int:
+        return self.R * self.L
+
+    @property
+    def NS(self) -> int:
+        return self.nb + 1
+
+    @property
+    def n_tasks(self) -> int:
+        return self.R * 12 * 8
+
+    def label(self) -> str:
+        variant = " gate_local" if self.gate_local else ""
+        return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variant}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LaunchConfig:
+        keys = {"R", "L", "nb", "kda0", "gate_local", "blocks"}
+        return cls(**{k: d[k] for k in keys if k in d})
+
+    def validate(self) -> LaunchConfig:
+        """Raise :class:`InvalidInput` naming the first constraint this shape breaks."""
+        for name in ("R", "L", "nb", "kda0", "blocks"):
+            if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
+                raise InvalidInput(f"{name} must be an integer", what=name)
+        rules: list[tuple[bool, str, str]] = [
+            (self.R >= 1, "R", f"R = {self.R}: at least one request (R >= 1)"),
+            (self.L >= 1, "L", f"L = {self.L}: at least one token a request (L >= 1)"),
+            (
+                self.L <= MAX_L,
+                "L",
+                f"L = {self.L} > {MAX_L}: kda_gates polls 3 L 128 pairs over {THREADS} "
+                f"threads, at most 12 a thread",
+            ),
+            (self.nb >= 1, "nb", f"nb = {self.nb}: AttnRes needs at least one block"),
+            (
+                16 * self.NS <= THREADS,
+                "nb",
+                f"nb = {self.nb}: stage_gate polls with 16 (nb + 1) threads, more than {THREADS}",
+            ),
+            (
+                self.S <= NA,
+                "S",
+                f"S = R L = {self.S} > {NA}: the gate of token t runs on attn CTA t",
+            ),
+            (
+                self.S * QC <= THREADS,
+                "S",
+                f"S = R L = {self.S}: stage_mix needs 32 S <= {THREADS} threads (S <= 16)",
+            ),
+            (
+                self.S * (self.NS + 1) <= THREADS,
+                "S",
+                f"S (nb + 2) = {self.S * (self.NS + 1)} > {THREADS}: stage_mix polls one "
+                f"WGT pair a thread",
+            ),
+            (
+                self.blocks >= GEMV0 + N_GEMV,
+                "blocks",
+                f"blocks = {self.blocks} < {GEMV0 + N_GEMV}: the roles need "
+                f"{NA} attn + {N_GEMV} gemv CTAs",
+            ),
+            (0 <= self.kda0 < self.blocks, "kda0", f"kda0 = {self.kda0}: must be in 0..blocks-1"),
+        ]
+        for ok, what, msg in rules:
+            if not ok:
+                raise InvalidInput(msg, what=what)
+        return self

@@ -1,0 +1,66 @@
+"""HBM as one server that every stream shares fairly (processor sharing).
+
+Each active stream gets ``min(cap, bandwidth / n)`` bytes a ns. With one cap for all
+streams every stream advances at the same rate, so a single virtual clock (bytes
+served to any one stream since the start) orders all finishes: a join or a finish
+costs O(log n) and one timer, however many streams are in flight.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+import simpy
+
+
+class SharedBandwidth:
+    def __init__(self, env: simpy.Environment, bytes_per_ns: float, cap_per_stream: float) -> None:
+        self.env = env
+        self.bw = bytes_per_ns
+        self.cap = cap_per_stream
+        self._v = 0.0  # virtual bytes served to each active stream
+        self._t = env.now
+        self._heap: list[tuple[float, int, simpy.Event]] = []
+        self._seq = itertools.count()
+        self._gen = 0
+        self.bytes_total = 0
+
+    def _rate(self) -> float:
+        n = len(self._heap)
+        return min(self.cap, self.bw / n) if n else 0.0
+
+    def _advance(self) -> None:
+        now = self.env.now
+        self._v += self._rate() * (now - self._t)
+        self._t = now
+
+    def transfer(self, nbytes: int) -> simpy.Event:
+        """An event that fires when ``nbytes`` have streamed through."""
+        done = self.env.event()
+        if nbytes <= 0:
+            done.succeed()
+            return done
+        self._advance()
+        self.bytes_total += nbytes
+        heapq.heappush(self._heap, (self._v + nbytes, next(self._seq), done))
+        self._arm()
+        return done
+
+    def _arm(self) -> None:
+        self._gen += 1
+        if not self._heap:
+            return
+        gen = self._gen
+        dt = max(0.0, (self._heap[0][0] - self._v) / self._rate())
+        self.env.timeout(dt).callbacks.append(lambda _ev: self._wake(gen))
+
+    def _wake(self, gen: int) -> None:
+        if gen != self._gen:
+            return  # a join or finish re-armed the timer since
+        self._advance()
+        eps = 1e-6 * max(1.0, self._v)
+        while self._heap and self._heap[0][0] <= self._v + eps:
+            _, _, ev = heapq.heappop(self._heap)
+            ev.succeed()
+        self._arm()

@@ -1,0 +1,30 @@
+"""Latencies and stage costs, nominal or jittered by a seed (deterministic for a seed)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kda_sim.machine.profile import GpuProfile
+
+
+class Sampler:
+    def __init__(self, prof: GpuProfile, seed: int | None = None, jitter: float = 0.0) -> None:
+        self.prof = prof
+        self.jitter = jitter if seed is not None else 0.0
+        self.rng = np.random.default_rng(seed)
+        self._lat = prof.latency_ns
+
+    def _scale(self) -> float:
+        if self.jitter <= 0.0:
+            return 1.0
+        return float(self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter))
+
+    def latency(self, kind: str) -> float:
+        return self._lat[kind] * self._scale()
+
+    def cost(self, key: str, units: float) -> float:
+        return self.prof.cost(key, units) * self._scale()
+
+    def visibility(self, src_xcd: int, dst_xcd: int) -> float:
+        kind = "visibility_same_xcd" if src_xcd == dst_xcd else "visibility_cross_xcd"
+        return self.latency(kind)

@@ -1,0 +1,65 @@
+"""What every CTA process of one simulated launch shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import simpy
+
+from kda_sim.engine.bandwidth import SharedBandwidth
+from kda_sim.engine.sampler import Sampler
+from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.handoffs import Handoffs, OpRef
+from kda_sim.protocol.regions import Region
+from kda_sim.timeline.model import CellRange, CtaTrack
+
+
+@dataclass
+class PutDone:
+    time: float
+    xcd: int
+    put_index: int  # index into the producer's track.puts
+
+
+@dataclass
+class StaleRead:
+    """Flagged data read before it was visible: a visibility violation."""
+
+    cta: int
+    stage: str
+    read_at: float
+    producer: int  # the CTA whose store was not yet visible
+    visible_at: float
+
+
+@dataclass
+class World:
+    env: simpy.Environment
+    prof: GpuProfile
+    sampler: Sampler
+    hbm: SharedBandwidth
+    handoffs: Handoffs
+    tracks: list[CtaTrack]
+    put_events: dict[OpRef, simpy.Event] = field(default_factory=dict)
+    put_done: dict[OpRef, PutDone] = field(default_factory=dict)
+    data_visible: dict[int, float] = field(default_factory=dict)  # X cell -> visible at
+    data_writer: dict[int, int] = field(default_factory=dict)  # X cell -> CTA
+    stale_reads: list[StaleRead] = field(default_factory=list)
+    current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
+    never: simpy.Event | None = None
+
+    def put_event(self, ref: OpRef) -> simpy.Event:
+        ev = self.put_events.get(ref)
+        if ev is None:
+            ev = self.put_events[ref] = self.env.event()
+        return ev
+
+    def cell_ranges(self, cells: np.ndarray) -> list[CellRange]:
+        space = self.handoffs.launch.space
+        regs = space.region_of(cells)
+        out = []
+        for r in np.unique(regs):
+            idx = cells[regs == r] - space.offsets[r]
+            out.append(CellRange(Region(r).name, int(idx.min()), int(idx.max()), int(idx.size)))
+        return out

@@ -1,0 +1,166 @@
+"""GPU profiles: machine facts and model parameters, loaded from JSON data files.
+
+The bundled profiles live in ``profiles/*.json``, each with a ``sources`` table saying
+where every default comes from; ``--profile FILE`` loads a fitted one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from kda_sim.errors import InvalidInput
+
+LATENCIES = (
+    "hbm_load",
+    "l2_load",
+    "poll",
+    "store_ack",
+    "visibility_same_xcd",
+    "visibility_cross_xcd",
+    "retry",
+    "dispatch",
+    "barrier",
+)
+COSTS = (
+    "slice",
+    "gate",
+    "mix",
+    "norm",
+    "gemv",
+    "k.stage",
+    "k.conv",
+    "k.gates",
+    "k.recur",
+    "k.norm",
+)
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    threads: int
+    regs_per_thread: int
+    lds_bytes: int | None = None  # None: derived from the shape
+
+
+@dataclass(frozen=True)
+class GpuProfile:
+    name: str
+    vendor: str
+    unit_name: str
+    units: int
+    xcds: int
+    threads_per_unit: int
+    regs_per_unit: int
+    lds_per_unit: int
+    max_ctas_per_unit: int
+    lds_reserve: int
+    x_lds_budget: int
+    in_order_loads: bool
+    hbm_bytes_per_ns: float
+    unit_bytes_per_ns: float
+    kernel: KernelResources
+    latency_ns: dict[str, float]
+    costs: dict[str, tuple[float, float]]
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def cost(self, key: str, units: float) -> float:
+        base, per = self.costs[key]
+        return base + per * units
+
+    def with_params(self, **params: float) -> GpuProfile:
+        """A copy with latencies (``poll=...``) or costs (``cost_k.recur=(a, b)``) replaced."""
+        lat = dict(self.latency_ns)
+        costs = dict(self.costs)
+        top: dict[str, Any] = {}
+        for k, v in params.items():
+            if k in lat:
+                lat[k] = float(v)
+            elif k.startswith("cost_") and k[5:] in costs:
+                costs[k[5:]] = (float(v[0]), float(v[1]))  # type: ignore[index]
+            elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns"):
+                top[k] = float(v)
+            else:
+                raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
+        return replace(self, latency_ns=lat, costs=costs, **top)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["costs"] = {k: list(v) for k, v in self.costs.items()}
+        return d
+
+
+def _need(d: dict[str, Any], key: str, where: str) -> Any:
+    if key not in d:
+        raise InvalidInput(f"missing field {key!r}", what=key, where=where)
+    return d[key]
+
+
+def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
+    if not isinstance(d, dict):
+        raise InvalidInput("a profile is a JSON object", where=where)
+    try:
+        k = _need(d, "kernel", where)
+        lat = {str(n): float(v) for n, v in _need(d, "latency_ns", where).items()}
+        costs = {str(n): (float(v[0]), float(v[1])) for n, v in _need(d, "costs", where).items()}
+        missing = [n for n in LATENCIES if n not in lat] + [n for n in COSTS if n not in costs]
+        if missing:
+            raise InvalidInput(f"missing parameters {missing}", what="parameters", where=where)
+        prof = GpuProfile(
+            name=str(_need(d, "name", where)),
+            vendor=str(_need(d, "vendor", where)),
+            unit_name=str(d.get("unit_name", "unit")),
+            units=int(_need(d, "units", where)),
+            xcds=int(d.get("xcds", 1)),
+            threads_per_unit=int(_need(d, "threads_per_unit", where)),
+            regs_per_unit=int(_need(d, "regs_per_unit", where)),
+            lds_per_unit=int(_need(d, "lds_per_unit", where)),
+            max_ctas_per_unit=int(d.get("max_ctas_per_unit", 32)),
+            lds_reserve=int(d.get("lds_reserve", 0)),
+            x_lds_budget=int(_need(d, "x_lds_budget", where)),
+            in_order_loads=bool(_need(d, "in_order_loads", where)),
+            hbm_bytes_per_ns=float(_need(d, "hbm_bytes_per_ns", where)),
+            unit_bytes_per_ns=float(_need(d, "unit_bytes_per_ns", where)),
+            kernel=KernelResources(
+                int(k["threads"]), int(k["regs_per_thread"]), k.get("lds_bytes")
+            ),
+            latency_ns=lat,
+            costs=costs,
+            sources=dict(d.get("sources", {})),
+        )
+    except (TypeError, ValueError, KeyError, IndexError) as e:
+        raise InvalidInput(f"malformed profile field: {e}", where=where) from e
+    if prof.units < 1 or prof.xcds < 1 or prof.units % prof.xcds:
+        raise InvalidInput("units must be a positive multiple of xcds", what="units", where=where)
+    if prof.hbm_bytes_per_ns <= 0 or prof.unit_bytes_per_ns <= 0:
+        raise InvalidInput("bandwidths must be positive", what="bandwidth", where=where)
+    if any(v < 0 for v in prof.latency_ns.values()):
+        raise InvalidInput("latencies must be >= 0", what="latency_ns", where=where)
+    return prof
+
+
+def bundled_names() -> list[str]:
+    files = resources.files("kda_sim.machine").joinpath("profiles")
+    return sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+
+
+def load_profile(name_or_path: str) -> GpuProfile:
+    """A bundled profile by name (``mi355x``) or a profile file by path."""
+    path = Path(name_or_path)
+    if path.suffix == ".json" and path.exists():
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise InvalidInput(f"cannot read profile: {e}", where=str(path)) from e
+        return profile_from_dict(data, str(path))
+    if name_or_path not in bundled_names():
+        raise InvalidInput(
+            f"unknown GPU {name_or_path!r}; known: {', '.join(bundled_names())} "
+            f"(or a profile .json file)",
+            what="gpu",
+        )
+    text = resources.files("kda_sim.machine").joinpath(f"profiles/{name_or_path}.json").read_text()
+    return profile_from_dict(json.loads(text), name_or_path)

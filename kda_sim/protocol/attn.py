@@ -1,0 +1,106 @@
+"""The attn CTAs 0..55: slice, gate (token t on CTA t), mix and publish x."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kda_sim.config import LaunchConfig
+from kda_sim.constants import BF16, COLS, GSL
+from kda_sim.protocol.batches import poll
+from kda_sim.protocol.ops import (
+    Barrier,
+    Begin,
+    Compute,
+    End,
+    Load,
+    LoadKind,
+    Op,
+    Poll,
+    Publish,
+    Put,
+    Store,
+    Use,
+)
+from kda_sim.protocol.regions import CellSpace, Region
+
+
+def part_index(
+    a: np.ndarray | int, t: np.ndarray | int, src_q: np.ndarray | int, cfg: LaunchConfig
+) -> np.ndarray:
+    """PART[a][t][src][sq, dot] as the seed flattens it: ((a S + t) NS) 2 + q."""
+    return ((np.asarray(a) * cfg.S + t) * cfg.NS) * 2 + src_q
+
+
+def gate_rows(cfg: LaunchConfig, space: CellSpace, t: int) -> np.ndarray:
+    """stage_gate(t): thread g nq + q polls PART of slices 7 g .. 7 g + 6, pair q."""
+    nq = cfg.NS * 2
+    tid = np.arange(8 * nq)
+    g, q = tid // nq, tid % nq
+    k = np.arange(GSL)
+    idx = part_index(g[:, None] * GSL + k[None, :], t, q[:, None], cfg)
+    return space.gid(Region.PART, idx)
+
+
+def msq_rows(cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
+    """stage_mix: thread g S + tt polls MSQ[(7 g + k) S + tt], k < 7."""
+    s = cfg.S
+    tid = np.arange(8 * s)
+    g, tt = tid // s, tid % s
+    idx = (g[:, None] * GSL + np.arange(GSL)[None, :]) * s + tt[:, None]
+    return space.gid(Region.MSQ, idx)
+
+
+def gate_poll(cfg: LaunchConfig, space: CellSpace, tokens: range) -> Poll:
+    return poll("PART", *(gate_rows(cfg, space, t) for t in tokens))
+
+
+def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
+    s, ns = cfg.S, cfg.NS
+    tok, pairs = np.arange(s), np.arange(ns * 2)
+    src_bytes = s * ns * COLS * BF16 + s * COLS * BF16 + 2 * COLS * BF16
+    ops: list[Op] = [
+        Begin("slice"),
+        Load("slice.src", LoadKind.STAGING, src_bytes, f"blocks/prefix/delta cols {COLS * a}.."),
+        Use(("slice.src",)),
+        Compute("slice", s * ns),
+        Store("prefix", s * COLS * BF16),
+        Put(
+            Region.PART,
+            space.gid(Region.PART, part_index(a, tok[:, None], pairs[None, :], cfg).ravel()),
+        ),
+        Barrier(),
+        End("slice"),
+    ]
+    n_wgt = s * (ns + 1)
+    if not cfg.gate_local and a < s:
+        ops += [
+            Begin("gate"),
+            gate_poll(cfg, space, range(a, a + 1)),
+            Barrier(),
+            Compute("gate", ns),
+            Put(Region.WGT, space.gid(Region.WGT, a * (ns + 1) + np.arange(ns + 1))),
+            Barrier(),
+            End("gate"),
+        ]
+    ops.append(Begin("mix"))
+    if cfg.gate_local:
+        # every attn CTA reduces every token's partials itself: no WGT hand-off
+        ops += [gate_poll(cfg, space, range(s)), Barrier(), Compute("gate", ns * s)]
+    else:
+        ops.append(poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None])))
+        ops.append(Barrier())
+    ops += [
+        Compute("mix", s * ns),
+        Put(Region.MSQ, space.gid(Region.MSQ, a * s + np.arange(s))),
+        Barrier(),
+        poll("MSQ", msq_rows(cfg, space)),
+        Barrier(),
+        Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw"),
+        Use(("mix.in_nw",)),
+        Compute("norm", s),
+        Store("x", s * COLS * BF16, cells=(int(space.gid(Region.X, a)),)),
+        Publish(Region.XRDY, space.gid(Region.XRDY, np.array([a]))),
+        Barrier(),
+        End("mix"),
+    ]
+    return ops

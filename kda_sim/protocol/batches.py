@@ -1,0 +1,36 @@
+"""Poll batches: one row of pairs a polling thread, split at POLL_MAX."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kda_sim.constants import POLL_MAX
+from kda_sim.protocol.ops import Poll
+
+
+def split_rows(rows: np.ndarray, width: int = POLL_MAX) -> np.ndarray:
+    """A thread's list longer than ``width`` becomes several batches (padded with -1)."""
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
+    if rows.shape[1] <= width:
+        return rows
+    parts = []
+    for lo in range(0, rows.shape[1], width):
+        part = rows[:, lo : lo + width]
+        if part.shape[1] < width:
+            pad = np.full((part.shape[0], width - part.shape[1]), -1, dtype=np.int64)
+            part = np.concatenate([part, pad], axis=1)
+        parts.append(part)
+    return np.concatenate(parts, axis=0)
+
+
+def poll(label: str, *row_blocks: np.ndarray) -> Poll:
+    """A poll site from the threads' rows of global cell ids (several blocks may differ in
+    width; they are padded to one)."""
+    blocks = [split_rows(b) for b in row_blocks]
+    width = max(b.shape[1] for b in blocks)
+    padded = [np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=-1) for b in blocks]
+    batches = np.concatenate(padded, axis=0)
+    cells = np.unique(batches[batches >= 0])
+    batches.setflags(write=False)
+    cells.setflags(write=False)
+    return Poll(label, batches, cells)

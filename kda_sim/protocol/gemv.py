@@ -1,0 +1,72 @@
+"""The gemv CTAs 56..252: in_proj, two 16-row groups each.
+
+Program order as the seed gives it: group rg0's weights issued at kernel start,
+the XRDY poll (behind those weights, by design), x rows into LDS, the first
+RG1_EARLY chunks of rg1, gemv rg0 and its put, rg1's last chunks, gemv rg1 and
+its put. The last CTA's second group is past the end: it loads the last group
+again and puts nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kda_sim.config import LaunchConfig
+from kda_sim.constants import BF16, GEMV0, GEMV_TASKS, HIDDEN, NA, NPROJ, PER_WAVE, RG1_EARLY, ROWS
+from kda_sim.protocol.batches import poll
+from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Use
+from kda_sim.protocol.regions import CellSpace, Region
+
+GROUP_BYTES = ROWS * HIDDEN * BF16  # one 16-row group of w_in
+
+
+def groups_of(cta: int) -> tuple[int, int]:
+    rg0 = 2 * (cta - GEMV0)
+    return rg0, rg0 + 1
+
+
+def proj_rows_put(rg: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
+    """PROJ[tt][16 rg + r] for every token tt and row r of the group."""
+    idx = np.arange(cfg.S)[:, None] * NPROJ + rg * ROWS + np.arange(ROWS)[None, :]
+    return space.gid(Region.PROJ, idx.ravel())
+
+
+def weight_load(name: str, rg: int, chunks: int) -> Load:
+    row = min(rg, GEMV_TASKS - 1) * ROWS
+    nbytes = GROUP_BYTES * chunks // PER_WAVE
+    return Load(
+        name, LoadKind.WEIGHT, nbytes, f"w_in rows {row}..{row + ROWS - 1}, {chunks} chunks"
+    )
+
+
+def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
+    rg0, rg1 = groups_of(cta)
+    s = cfg.S
+    xcells = tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
+    ops: list[Op] = [
+        weight_load("w.rg0", rg0, PER_WAVE),
+        Begin("load_x"),
+        poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None])),
+        Barrier(),
+        Load("x", LoadKind.FLAGGED, s * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
+        Use(("x",)),
+        Barrier(),
+        End("load_x"),
+        weight_load("w.rg1a", rg1, RG1_EARLY),
+        Begin("gemv0"),
+        Use(("w.rg0",)),
+        Compute("gemv", s),
+        Barrier(),
+        Put(Region.PROJ, proj_rows_put(rg0, cfg, space)),
+        Barrier(),
+        End("gemv0"),
+        weight_load("w.rg1b", rg1, PER_WAVE - RG1_EARLY),
+        Begin("gemv1"),
+        Use(("w.rg1a", "w.rg1b")),
+        Compute("gemv", s),
+        Barrier(),
+    ]
+    if rg1 < GEMV_TASKS:
+        ops.append(Put(Region.PROJ, proj_rows_put(rg1, cfg, space)))
+    ops += [Barrier(), End("gemv1")]
+    return ops

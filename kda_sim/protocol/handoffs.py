@@ -1,0 +1,71 @@
+"""Who puts and who polls which pair: the static hand-off graph of a launch.
+
+Derived once from the programs (the one source of truth) and used by the engine
+(a poll waits on its producers' put operations), the checks and the kernels' tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from kda_sim.protocol.ops import Poll, Publish, Put
+from kda_sim.protocol.program import Launch, build_launch
+
+OpRef = tuple[int, int]  # (cta, op index in its program)
+
+
+@dataclass(frozen=True)
+class Handoffs:
+    launch: Launch
+    put_count: np.ndarray = field(repr=False)  # puts a cell receives in this launch
+    put_cta: np.ndarray = field(repr=False)  # the (last) CTA that puts a cell, -1 none
+    put_op: np.ndarray = field(repr=False)  # its op index, -1 none
+    polls: tuple[tuple[OpRef, Poll], ...] = field(repr=False)
+    producers: dict[OpRef, tuple[OpRef, ...]] = field(repr=False)  # poll -> put ops
+
+    def polled_cells(self) -> np.ndarray:
+        if not self.polls:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate([p.cells for _, p in self.polls]))
+
+    def unput_polled(self, ref: OpRef) -> np.ndarray:
+        """Cells that poll ``ref`` waits on and no op of this launch puts."""
+        poll = dict(self.polls)[ref]
+        return poll.cells[self.put_count[poll.cells] == 0]
+
+
+def put_ops(launch: Launch):
+    for prog in launch.programs:
+        for k, op in enumerate(prog.ops):
+            if isinstance(op, Put | Publish):
+                yield (prog.cta, k), op
+
+
+def derive(launch: Launch) -> Handoffs:
+    total = launch.space.total
+    count = np.zeros(total, dtype=np.int64)
+    cta = np.full(total, -1, dtype=np.int64)
+    opi = np.full(total, -1, dtype=np.int64)
+    for (c, k), op in put_ops(launch):
+        np.add.at(count, op.cells, 1)
+        cta[op.cells] = c
+        opi[op.cells] = k
+    polls: list[tuple[OpRef, Poll]] = []
+    producers: dict[OpRef, tuple[OpRef, ...]] = {}
+    for prog in launch.programs:
+        for k, op in enumerate(prog.ops):
+            if isinstance(op, Poll):
+                ref = (prog.cta, k)
+                polls.append((ref, op))
+                known = op.cells[count[op.cells] > 0]
+                pairs = np.unique(np.stack([cta[known], opi[known]], axis=1), axis=0)
+                producers[ref] = tuple((int(a), int(b)) for a, b in pairs)
+    return Handoffs(launch, count, cta, opi, tuple(polls), producers)
+
+
+@lru_cache(maxsize=64)
+def handoffs_of(cfg) -> Handoffs:
+    return derive(build_launch(cfg))

@@ -1,0 +1,101 @@
+"""What a CTA does, one operation at a time, in program order.
+
+A CTA is modelled as a whole (its threads move together between barriers); where
+threads poll different pairs, a :class:`Poll` keeps every thread's batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from kda_sim.protocol.regions import Region
+
+
+class LoadKind(StrEnum):
+    WEIGHT = "weight"  # w_in rows streamed by gemv CTAs
+    STAGING = "staging"  # inputs that need no hand-off
+    FLAGGED = "flagged"  # x rows, read after their XRDY flag
+
+
+@dataclass(frozen=True, slots=True)
+class Begin:
+    stage: str
+    task: int = -1  # kda task index, -1 for role stages
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    stage: str
+    task: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """Issue a load; it completes asynchronously (see :class:`Use`)."""
+
+    name: str
+    kind: LoadKind
+    nbytes: int
+    what: str
+    hbm: bool = True  # False: served from L2 (x rows re-read by every gemv CTA)
+    reads: tuple[int, ...] = ()  # flagged cells (X) this load reads
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """Wait until the named loads have returned (``s_waitcnt`` on them)."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Compute:
+    cost: str  # a key of the profile's stage costs
+    units: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Put:
+    """Device-scope 64-bit (value, tag) stores of the pairs ``cells`` (global ids)."""
+
+    region: Region
+    cells: np.ndarray = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Poll:
+    """Every thread's batch (rows of ``batches``, -1 padded, at most POLL_MAX pairs),
+    re-loaded until every tag matches; the CTA goes on when all are satisfied."""
+
+    label: str
+    batches: np.ndarray = field(compare=False)  # [n_batches, width] global cell ids
+    cells: np.ndarray = field(compare=False)  # unique cells, sorted
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """Plain stores (no tag): written data, or flagged data (``cells`` in X)."""
+
+    what: str
+    nbytes: int
+    cells: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Publish:
+    """Flag after plain stores: drain the CTA's stores, barrier, then put the flag."""
+
+    region: Region
+    cells: np.ndarray = field(compare=False)
+    drain: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Barrier:
+    pass
+
+
+Op = Begin | End | Load | Use | Compute | Put | Poll | Store | Publish | Barrier

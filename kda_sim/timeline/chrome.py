@@ -1,0 +1,352 @@
+"""Chrome trace event JSON, as the Perfetto UI opens it, and back without loss.
+
+CTAs are threads (tid = 2 cta) of one process a role; a CTA's loads run on a second
+track (tid = 2 cta + 1) because they overlap its stages and JSON traces cannot show
+overlapping slices on one track. Every event's ``args`` carries its record's fields
+with times in ns, so reading back does not depend on the microsecond ``ts``.
+Hand-offs are flow events from the put to the poll it satisfied.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any
+
+from kda_sim.errors import TraceFormatError
+from kda_sim.timeline.model import (
+    CellRange,
+    CtaTrack,
+    LoadSpan,
+    Meta,
+    PollRecord,
+    PutRecord,
+    StageSpan,
+    StuckWait,
+    Timeline,
+)
+
+FORMAT = "kda-sim timeline"
+VERSION = 1
+PIDS = {"attn": 1, "gemv": 2, "idle": 3}
+PUT_DUR_US = 0.001  # puts are instants; a 1 ns slice lets a flow bind to them
+
+
+def _us(ns: float) -> float:
+    return ns / 1000.0
+
+
+def _cta_head(c: CtaTrack) -> dict[str, Any]:
+    return {k: getattr(c, k) for k in ("cta", "role", "unit", "xcd", "start", "end")}
+
+
+def _cta_events(c: CtaTrack, tid: int, pid: int) -> list[dict[str, Any]]:
+    ev: list[dict[str, Any]] = []
+    where = {"pid": pid, "tid": tid}
+    if c.start is not None:
+        end = (
+            c.end
+            if c.end is not None
+            else max([c.start] + [s.end for s in c.stages] + [p.first_issue for p in c.polls])
+        )
+        args = _cta_head(c)
+        ev.append(
+            {
+                "name": f"CTA {c.cta}",
+                "cat": "cta",
+                "ph": "X",
+                "ts": _us(c.start),
+                "dur": _us(end - c.start),
+                **where,
+                "args": args,
+            }
+        )
+    for s in c.stages:
+        ev.append(
+            {
+                "name": s.name,
+                "cat": "stage",
+                "ph": "X",
+                "ts": _us(s.start),
+                "dur": _us(s.end - s.start),
+                **where,
+                "args": asdict(s),
+            }
+        )
+    for p in c.polls:
+        end = p.satisfied if p.satisfied is not None else p.first_issue
+        ev.append(
+            {
+                "name": f"poll {p.label}",
+                "cat": "poll",
+                "ph": "X",
+                "ts": _us(p.first_issue),
+                "dur": _us(end - p.first_issue),
+                **where,
+                "args": asdict(p),
+            }
+        )
+    for u in c.puts:
+        ev.append(
+            {
+                "name": f"put {u.region}",
+                "cat": "put",
+                "ph": "X",
+                "ts": _us(u.time),
+                "dur": PUT_DUR_US,
+                **where,
+                "args": asdict(u),
+            }
+        )
+    for ld in c.loads:
+        end = ld.done if ld.done is not None else ld.issue
+        ev.append(
+            {
+                "name": f"load {ld.name}",
+                "cat": "load",
+                "ph": "X",
+                "ts": _us(ld.issue),
+                "dur": _us(end - ld.issue),
+                "pid": pid,
+                "tid": tid + 1,
+                "args": asdict(ld),
+            }
+        )
+    return ev
+
+
+def _flows(tl: Timeline) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    n = 0
+    for c in tl.ctas:
+        for p in c.polls:
+            if p.producer is None or p.put_ref is None or p.satisfied is None:
+                continue
+            src = tl.ctas[p.producer]
+            if p.put_ref >= len(src.puts):
+                continue
+            put = src.puts[p.put_ref]
+            n += 1
+            common = {"name": "handoff", "cat": "handoff", "id": n}
+            out.append(
+                {
+                    **common,
+                    "ph": "s",
+                    "ts": _us(put.time),
+                    "pid": PIDS[src.role],
+                    "tid": 2 * src.cta,
+                }
+            )
+            out.append(
+                {
+                    **common,
+                    "ph": "f",
+                    "bp": "e",
+                    "ts": _us(p.satisfied),
+                    "pid": PIDS[c.role],
+                    "tid": 2 * c.cta,
+                }
+            )
+    return out
+
+
+def _names(tl: Timeline) -> list[dict[str, Any]]:
+    ev: list[dict[str, Any]] = []
+    for role, pid in PIDS.items():
+        ev.append(
+            {
+                "name": "process_name",
+                "ph": "M",
+                "pid": pid,
+                "tid": 0,
+                "args": {"name": f"{role} CTAs"},
+            }
+        )
+        ev.append(
+            {
+                "name": "process_sort_index",
+                "ph": "M",
+                "pid": pid,
+                "tid": 0,
+                "args": {"sort_index": pid},
+            }
+        )
+    for c in tl.ctas:
+        pid = PIDS[c.role]
+        unit = f" ({c.unit})" if c.unit is not None else ""
+        for tid, label in (
+            (2 * c.cta, f"CTA {c.cta}{unit}"),
+            (2 * c.cta + 1, f"CTA {c.cta} loads"),
+        ):
+            ev.append(
+                {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": label}}
+            )
+            ev.append(
+                {
+                    "name": "thread_sort_index",
+                    "ph": "M",
+                    "pid": pid,
+                    "tid": tid,
+                    "args": {"sort_index": tid},
+                }
+            )
+    return ev
+
+
+def to_chrome(tl: Timeline) -> dict[str, Any]:
+    events = _names(tl)
+    for c in tl.ctas:
+        events += _cta_events(c, 2 * c.cta, PIDS[c.role])
+    events += _flows(tl)
+    for s in tl.stuck:
+        c = tl.ctas[s.cta]
+        t = s.time if s.time is not None else (c.start or 0.0)
+        events.append(
+            {
+                "name": f"stuck: {s.region or s.stage}",
+                "cat": "stuck",
+                "ph": "i",
+                "s": "t",
+                "ts": _us(t),
+                "pid": PIDS[c.role],
+                "tid": 2 * s.cta,
+                "args": asdict(s),
+            }
+        )
+    return {
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {
+            "format": FORMAT,
+            "version": VERSION,
+            "meta": asdict(tl.meta),
+            "ctas": [_cta_head(c) for c in tl.ctas],
+        },
+    }
+
+
+def write_chrome(tl: Timeline, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(to_chrome(tl), separators=(",", ":")))
+
+
+def _build(cls: type, args: Any, where: str) -> Any:
+    if not isinstance(args, dict):
+        raise TraceFormatError("event args are not an object", where=where)
+    names = {f.name for f in fields(cls)}
+    missing = [n for n in names if n not in args and n not in _DEFAULTS.get(cls, ())]
+    if missing:
+        raise TraceFormatError(f"{cls.__name__} misses field(s) {missing}", where=where)
+    try:
+        obj = cls(**{k: v for k, v in args.items() if k in names})
+    except TypeError as e:
+        raise TraceFormatError(f"bad {cls.__name__}: {e}", where=where) from e
+    return obj
+
+
+_DEFAULTS: dict[type, tuple[str, ...]] = {
+    PollRecord: (
+        "producer",
+        "put_time",
+        "put_ref",
+        "cells",
+        "behind_loads",
+        "behind_weight_bytes",
+        "tag",
+    ),
+    LoadSpan: ("stage", "task"),
+    StuckWait: ("expected_tag", "seen_tag", "time"),
+    CtaTrack: ("unit", "xcd", "start", "end", "stages", "polls", "puts", "loads"),
+    Meta: ("nb", "kda0", "gate_local", "blocks", "clock", "extra"),
+}
+
+
+def _num(v: Any, where: str, field: str, optional: bool = False) -> None:
+    if v is None and optional:
+        return
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise TraceFormatError(f"field {field!r} must be a number, got {v!r}", where=where)
+
+
+def from_chrome(data: Any, source: str = "trace") -> Timeline:
+    """Read a timeline written by :func:`to_chrome`; a clear error names what is wrong."""
+    if not isinstance(data, dict) or "traceEvents" not in data:
+        raise TraceFormatError("not a Chrome trace object (no 'traceEvents')", where=source)
+    other = data.get("otherData")
+    if not isinstance(other, dict) or other.get("format") != FORMAT:
+        raise TraceFormatError(
+            "a Chrome trace, but not a kda-sim timeline (otherData.format missing)", where=source
+        )
+    if other.get("version") != VERSION:
+        raise TraceFormatError(f"unsupported version {other.get('version')!r}", where=source)
+    meta = _build(Meta, other.get("meta"), f"{source}: otherData.meta")
+    heads = other.get("ctas")
+    if not isinstance(heads, list) or not 0 < len(heads) <= 65536:
+        raise TraceFormatError("otherData.ctas must list the CTAs", where=source)
+    ctas = [_build(CtaTrack, h, f"{source}: otherData.ctas[{i}]") for i, h in enumerate(heads)]
+    for i, c in enumerate(ctas):
+        if c.cta != i:
+            raise TraceFormatError(f"CTA {c.cta} listed at {i}", where=f"{source}: otherData.ctas")
+        _num(c.start, source, "start", optional=True)
+        _num(c.end, source, "end", optional=True)
+    n = len(ctas)
+    stuck: list[StuckWait] = []
+    events = data["traceEvents"]
+    if not isinstance(events, list):
+        raise TraceFormatError("'traceEvents' is not a list", where=source)
+    pending: list[tuple[int, str, dict[str, Any], str]] = []
+    for i, ev in enumerate(events):
+        where = f"{source}: traceEvents[{i}]"
+        if not isinstance(ev, dict):
+            raise TraceFormatError("an event is not an object", where=where)
+        cat = ev.get("cat")
+        if cat not in ("stage", "poll", "put", "load", "stuck"):
+            continue
+        args = ev.get("args")
+        if not isinstance(args, dict):
+            raise TraceFormatError("event has no args object", where=where)
+        if cat == "stuck":
+            stuck.append(_build(StuckWait, args, where))
+            continue
+        tid = ev.get("tid")
+        if not isinstance(tid, int) or not 0 <= tid // 2 < n:
+            raise TraceFormatError(f"tid {tid!r} names no CTA of {n}", where=where)
+        pending.append((tid // 2, cat, args, where))
+    for cta, cat, args, where in pending:
+        track = ctas[cta]
+        if cat == "stage":
+            s = _build(StageSpan, args, where)
+            _num(s.start, where, "start")
+            _num(s.end, where, "end")
+            track.stages.append(s)
+        elif cat == "poll":
+            p = _build(PollRecord, args, where)
+            _num(p.first_issue, where, "first_issue")
+            _num(p.satisfied, where, "satisfied", optional=True)
+            p.cells = [_build(CellRange, c, where) for c in (p.cells or [])]
+            track.polls.append(p)
+        elif cat == "put":
+            u = _build(PutRecord, args, where)
+            _num(u.time, where, "time")
+            track.puts.append(u)
+        elif cat == "load":
+            ld = _build(LoadSpan, args, where)
+            _num(ld.issue, where, "issue")
+            track.loads.append(ld)
+    roles = {c.role for c in ctas if c is not None}
+    if not roles <= set(PIDS):
+        raise TraceFormatError(f"unknown role(s) {sorted(roles - set(PIDS))}", where=source)
+    return Timeline(meta, ctas, stuck)
+
+
+def read_chrome(path: str | Path) -> Timeline:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except UnicodeDecodeError as e:
+        raise TraceFormatError("not a text file (is it gzip'd or binary?)", where=str(p)) from e
+    except json.JSONDecodeError as e:
+        raise TraceFormatError(f"not JSON: {e.msg} at line {e.lineno}", where=str(p)) from e
+    except OSError as e:
+        raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
+    return from_chrome(data, str(p))

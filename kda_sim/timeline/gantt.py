@@ -1,0 +1,76 @@
+"""A matplotlib Gantt figure of a timeline: a row a CTA, stages coloured, polls visible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from kda_sim.timeline.model import STAGES, Timeline
+
+STAGE_COLORS: dict[str, str] = {
+    "slice": "#1f77b4",
+    "gate": "#aec7e8",
+    "mix": "#17becf",
+    "load_x": "#ff7f0e",
+    "gemv0": "#2ca02c",
+    "gemv1": "#98df8a",
+    "k.stage": "#c7c7c7",
+    "k.conv": "#9467bd",
+    "k.gates": "#c5b0d5",
+    "k.recur": "#8c564b",
+    "k.norm": "#e377c2",
+}
+ROLE_COLORS = {"attn": "#1f77b4", "gemv": "#2ca02c", "idle": "#7f7f7f"}
+
+
+def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figure:
+    """Stages as bars; poll waits as black ticks; stuck CTAs marked in red."""
+    fig, ax = plt.subplots(figsize=(14, 9), dpi=110)
+    t0 = tl.origin
+    for c in tl.ctas:
+        y = c.cta
+        ax.barh(y, 0.6, left=-1.2, height=1.0, color=ROLE_COLORS.get(c.role, "#999"), lw=0)
+        by: dict[str, list[tuple[float, float]]] = {}
+        for s in c.stages:
+            by.setdefault(s.name, []).append(((s.start - t0) / 1e3, max(s.end - s.start, 1) / 1e3))
+        for name, spans in by.items():
+            ax.broken_barh(spans, (y - 0.45, 0.9), color=STAGE_COLORS.get(name, "#bbb"), lw=0)
+        if polls:
+            waits = [
+                ((p.first_issue - t0) / 1e3, (p.satisfied - p.first_issue) / 1e3)
+                for p in c.polls
+                if p.satisfied is not None and p.satisfied > p.first_issue
+            ]
+            if waits:
+                ax.broken_barh(waits, (y - 0.12, 0.24), color="black", lw=0)
+    for s in tl.stuck:
+        c = tl.ctas[s.cta]
+        x = ((c.stages[-1].start if c.stages else (c.start or t0)) - t0) / 1e3
+        ax.plot([x], [s.cta], marker="x", color="red", ms=4)
+    ax.set_ylim(len(tl.ctas), -1)
+    ax.set_xlim(left=-1.5)
+    ax.set_xlabel("time (us)")
+    ax.set_ylabel("CTA")
+    m = tl.meta
+    span = tl.makespan
+    status = f"makespan {span / 1e3:.2f} us" if span is not None else "DOES NOT FINISH"
+    ax.set_title(title or f"{m.source} {m.gpu}  R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}: {status}")
+    used = [s for s in STAGES if any(sp.name == s for _, sp in tl.stage_spans())]
+    handles = [Patch(color=STAGE_COLORS[s], label=s) for s in used]
+    handles += [Patch(color="black", label="poll wait")]
+    handles += [Patch(color=c, label=f"{r} CTAs") for r, c in ROLE_COLORS.items()]
+    ax.legend(handles=handles, loc="lower right", fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def save_gantt(tl: Timeline, path: str | Path) -> None:
+    fig = gantt(tl)
+    fig.savefig(path)
+    plt.close(fig)

@@ -1,0 +1,62 @@
+"""Per-stage figures of a timeline: what the CLI prints and the app tabulates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kda_sim.timeline.model import STAGES, Timeline
+
+
+@dataclass(frozen=True)
+class StageStats:
+    stage: str
+    count: int
+    mean_ns: float
+    max_ns: float
+    poll_wait_ns: float  # mean time a stage's polls waited, summed over its polls
+    retries: int
+
+
+def stage_stats(tl: Timeline) -> list[StageStats]:
+    durs: dict[str, list[float]] = {}
+    waits: dict[tuple[str, int, int], float] = {}
+    retries: dict[str, int] = {}
+    for c in tl.ctas:
+        for s in c.stages:
+            durs.setdefault(s.name, []).append(s.end - s.start)
+        for p in c.polls:
+            if p.satisfied is not None:
+                key = (p.stage, c.cta, p.task)
+                waits[key] = waits.get(key, 0.0) + p.satisfied - p.first_issue
+                retries[p.stage] = retries.get(p.stage, 0) + (p.retries or 0)
+    order = [s for s in STAGES if s in durs] + sorted(set(durs) - set(STAGES))
+    out = []
+    for name in order:
+        d = np.asarray(durs[name])
+        w = [v for (st, _, _), v in waits.items() if st == name]
+        out.append(
+            StageStats(
+                name,
+                len(d),
+                float(d.mean()),
+                float(d.max()),
+                float(np.mean(w)) if w else 0.0,
+                retries.get(name, 0),
+            )
+        )
+    return out
+
+
+def format_table(stats: list[StageStats]) -> str:
+    head = (
+        f"{'stage':<9}{'count':>7}{'mean us':>10}{'max us':>10}{'poll wait us':>14}{'retries':>9}"
+    )
+    rows = [head]
+    for s in stats:
+        rows.append(
+            f"{s.stage:<9}{s.count:>7}{s.mean_ns / 1e3:>10.3f}{s.max_ns / 1e3:>10.3f}"
+            f"{s.poll_wait_ns / 1e3:>14.3f}{s.retries:>9}"
+        )
+    return "\n".join(rows)
