@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
@@ -38,8 +39,8 @@ def summary(res: SimResult) -> dict:
         "slots": res.residency.slots,
         "occupancy_limited_by": res.residency.limited_by,
         "hbm_bytes": res.hbm_bytes,
-        "stages": [s.__dict__ for s in stage_stats(tl)],
-        "stuck": [s.__dict__ for s in tl.stuck[:20]],
+        "stages": [asdict(s) for s in stage_stats(tl)],
+        "stuck": [asdict(s) for s in tl.stuck[:20]],
         "stuck_count": len(tl.stuck),
     }
 

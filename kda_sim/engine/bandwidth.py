@@ -23,7 +23,7 @@ class SharedBandwidth:
         self._t = env.now
         self._heap: list[tuple[float, int, simpy.Event]] = []
         self._seq = itertools.count()
-        self._gen = 0
+        self._wake_at: float | None = None
         self.bytes_total = 0
 
     def _rate(self) -> float:
@@ -48,16 +48,20 @@ class SharedBandwidth:
         return done
 
     def _arm(self) -> None:
-        self._gen += 1
+        """Keep one timer for the earliest finish. A join only slows streams down, so a
+        timer already set for earlier still fires first and re-arms then."""
         if not self._heap:
             return
-        gen = self._gen
-        dt = max(0.0, (self._heap[0][0] - self._v) / self._rate())
-        self.env.timeout(dt).callbacks.append(lambda _ev: self._wake(gen))
+        at = self.env.now + max(0.0, (self._heap[0][0] - self._v) / self._rate())
+        if self._wake_at is not None and self._wake_at <= at:
+            return
+        self._wake_at = at
+        self.env.timeout(at - self.env.now).callbacks.append(lambda _ev: self._wake(at))
 
-    def _wake(self, gen: int) -> None:
-        if gen != self._gen:
-            return  # a join or finish re-armed the timer since
+    def _wake(self, at: float) -> None:
+        if self._wake_at != at:
+            return  # superseded by an earlier timer
+        self._wake_at = None
         self._advance()
         eps = 1e-6 * max(1.0, self._v)
         while self._heap and self._heap[0][0] <= self._v + eps:

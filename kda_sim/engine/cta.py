@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,8 +28,16 @@ from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, St
 
 @dataclass
 class Pending:
-    event: simpy.Event
+    """A load in flight: an HBM load ends on an event (its share of bandwidth depends on
+    what else streams); an L2 load's end is known when it issues, so it costs no event."""
+
+    event: simpy.Event | None
     span: LoadSpan
+
+    def done_by(self, now: float) -> bool:
+        if self.event is None:
+            return self.span.done is not None and self.span.done <= now
+        return self.event.triggered
 
 
 class CtaRun:
@@ -46,26 +54,38 @@ class CtaRun:
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
+        self.debt = 0.0
 
     # -- loads and stores ---------------------------------------------------------------
-    def _load_proc(self, op: Load, ev: simpy.Event, span: LoadSpan) -> Generator[Any, Any, None]:
+    def _after(self, delay: float, fn: Callable[[], None]) -> None:
+        self.w.env.timeout(delay).callbacks.append(lambda _ev: fn())
+
+    def _hbm_load(self, op: Load, span: LoadSpan) -> simpy.Event:
+        """Latency, then the shared transfer; callbacks, not a process, to keep the event
+        count down."""
         w = self.w
-        if op.hbm:
-            yield w.env.timeout(w.sampler.latency("hbm_load"))
-            yield w.hbm.transfer(op.nbytes)
-        else:
-            lat = w.sampler.latency("l2_load")
-            yield w.env.timeout(lat + op.nbytes / w.prof.unit_bytes_per_ns)
-        span.done = w.env.now
-        ev.succeed()
+        ev = w.env.event()
+
+        def done(_ev: object = None) -> None:
+            span.done = w.env.now
+            ev.succeed()
+
+        self._after(
+            w.sampler.latency("hbm_load"),
+            lambda: w.hbm.transfer(op.nbytes).callbacks.append(done),
+        )
+        return ev
 
     def _issue(self, op: Load) -> None:
         w = self.w
-        span = LoadSpan(op.name, op.kind.value, op.nbytes, w.env.now, None, self.stage, self.task)
+        now = w.env.now
+        span = LoadSpan(op.name, op.kind.value, op.nbytes, now, None, self.stage, self.task)
         self.track.loads.append(span)
-        ev = w.env.event()
-        self.loads[op.name] = Pending(ev, span)
-        w.env.process(self._load_proc(op, ev, span))
+        if op.hbm:
+            self.loads[op.name] = Pending(self._hbm_load(op, span), span)
+        else:
+            span.done = now + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
+            self.loads[op.name] = Pending(None, span)
         if op.kind is LoadKind.FLAGGED:
             self._check_flagged(op)
 
@@ -84,22 +104,37 @@ class CtaRun:
                     )
                 )
 
-    def _store_proc(self, op: Store, ev: simpy.Event) -> Generator[Any, Any, None]:
-        w = self.w
-        yield w.env.timeout(w.sampler.latency("store_ack"))
-        yield w.hbm.transfer(op.nbytes)
-        for cell in op.cells:
-            w.data_visible[cell] = w.env.now
-            w.data_writer[cell] = self.prog.cta
-        ev.succeed()
-
     def _store(self, op: Store) -> None:
-        ev = self.w.env.event()
+        """A plain store is acknowledged (and visible at device scope) after its latency and
+        its share of HBM; a drain waits for every ack."""
+        w = self.w
+        ev = w.env.event()
         self.stores.append(ev)
-        self.w.env.process(self._store_proc(op, ev))
+        cta = self.prog.cta
+
+        def acked(_ev: object) -> None:
+            for cell in op.cells:
+                w.data_visible[cell] = w.env.now
+                w.data_writer[cell] = cta
+            ev.succeed()
+
+        self._after(
+            w.sampler.latency("store_ack"),
+            lambda: w.hbm.transfer(op.nbytes).callbacks.append(acked),
+        )
 
     def _outstanding(self) -> list[Pending]:
-        return [p for p in self.loads.values() if not p.event.triggered]
+        now = self.w.env.now
+        return [p for p in self.loads.values() if not p.done_by(now)]
+
+    def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, None]:
+        env = self.w.env
+        events = [p.event for p in pending if p.event is not None and not p.event.triggered]
+        if events:
+            yield _all(env, events)
+        until = max((p.span.done or 0.0 for p in pending if p.event is None), default=0.0)
+        if until > env.now:
+            yield env.timeout(until - env.now)
 
     # -- hand-offs ----------------------------------------------------------------------
     def _put(self, k: int, op: Put | Publish) -> None:
@@ -127,7 +162,7 @@ class CtaRun:
             t0,
             None,
             None,
-            cells=w.cell_ranges(op.cells),
+            cells=w.cell_ranges((self.prog.cta, k), op.cells),
             behind_loads=len(outstanding),
             behind_weight_bytes=sum(
                 p.span.nbytes for p in outstanding if p.span.kind == LoadKind.WEIGHT.value
@@ -138,20 +173,20 @@ class CtaRun:
         first_return = t0 + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
-            yield simpy.AllOf(env, [p.event for p in outstanding])
+            yield from self._wait_loads(outstanding)
             first_return = max(first_return, env.now)
         ref = (self.prog.cta, k)
         producers = w.handoffs.producers[ref]
-        events = [w.put_event(p) for p in producers]
-        if w.handoffs.put_count[op.cells].min(initial=1) == 0:
-            events.append(w.never)  # a pair nobody in this launch puts: waits forever
-        pending = [e for e in events if not e.triggered]
-        if pending:
-            yield simpy.AllOf(env, pending)
+        if w.handoffs.unput[ref]:
+            yield w.never  # a pair nobody in this launch puts: waits forever
+        joined = w.join(producers)
+        if joined is not None:
+            yield joined
         visible, last = t0, None
+        put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
         for p in producers:
-            done = w.put_done[p]
-            t = done.time + w.sampler.visibility(done.xcd, self.xcd)
+            done = put_done[p]
+            t = done.time + vis(done.xcd, me)
             if t >= visible:
                 visible, last = t, p
         # tries: the first issued at t0; each later one after the previous returned and
@@ -178,54 +213,75 @@ class CtaRun:
             rec.put_ref = w.put_done[last].put_index
 
     # -- stages -------------------------------------------------------------------------
-    def _begin(self, op: Begin) -> None:
+    def _begin(self, op: Begin, t: float) -> None:
         self.stage, self.task = op.stage, op.task
-        self.open = StageSpan(op.stage, op.task, self.w.env.now, self.w.env.now)
+        self.open = StageSpan(op.stage, op.task, t, t)
         self.track.stages.append(self.open)
 
-    def _end(self, op: End) -> None:
+    def _end(self, t: float) -> None:
         if self.open is not None:
-            self.open.end = self.w.env.now
+            self.open.end = t
         self.open = None
+
+    def _flush(self) -> Generator[Any, Any, None]:
+        """Compute and barrier time accrue as a debt, paid before the CTA next touches
+        shared state: one event instead of one an op."""
+        if self.debt > 0.0:
+            d, self.debt = self.debt, 0.0
+            yield self.w.env.timeout(d)
 
     def run(self) -> Generator[Any, Any, None]:
         w = self.w
         env = w.env
         cta = self.prog.cta
+        sampler = w.sampler
         self.track.start = env.now
         self.track.unit, self.track.xcd = self.unit, self.xcd
         for k, op in enumerate(self.prog.ops):
+            if isinstance(op, Compute):
+                self.debt += sampler.cost(op.cost, op.units)
+                continue
+            if isinstance(op, Barrier):
+                self.debt += sampler.latency("barrier")
+                continue
+            if isinstance(op, Begin):
+                self._begin(op, env.now + self.debt)
+                continue
+            if isinstance(op, End):
+                self._end(env.now + self.debt)
+                continue
+            if self.debt > 0.0:
+                d, self.debt = self.debt, 0.0
+                yield env.timeout(d)
             w.current_op[cta] = k
             if isinstance(op, Poll):
                 yield from self._poll(k, op)
-            elif isinstance(op, Compute):
-                yield env.timeout(w.sampler.cost(op.cost, op.units))
             elif isinstance(op, Load):
                 self._issue(op)
             elif isinstance(op, Use):
-                evs = [self.loads[n].event for n in op.names if not self.loads[n].event.triggered]
-                if evs:
-                    yield simpy.AllOf(env, evs)
+                now = env.now
+                pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(now)]
+                if pending:
+                    yield from self._wait_loads(pending)
             elif isinstance(op, Put):
                 self._put(k, op)
-            elif isinstance(op, Begin):
-                self._begin(op)
-            elif isinstance(op, End):
-                self._end(op)
-            elif isinstance(op, Barrier):
-                yield env.timeout(w.sampler.latency("barrier"))
             elif isinstance(op, Store):
                 self._store(op)
             elif isinstance(op, Publish):
                 if op.drain:
                     pending = [e for e in self.stores if not e.triggered]
                     if pending:
-                        yield simpy.AllOf(env, pending)
-                    yield env.timeout(w.sampler.latency("barrier"))
+                        yield _all(env, pending)
+                    yield env.timeout(sampler.latency("barrier"))
                 self._put(k, op)
+        yield from self._flush()
         # the CTA's last stores must land before it retires
         pending = [e for e in self.stores if not e.triggered]
         if pending:
-            yield simpy.AllOf(env, pending)
+            yield _all(env, pending)
         w.current_op.pop(cta, None)
         self.track.end = env.now
+
+
+def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:
+    return events[0] if len(events) == 1 else simpy.AllOf(env, events)

@@ -13,6 +13,8 @@ class Sampler:
         self.jitter = jitter if seed is not None else 0.0
         self.rng = np.random.default_rng(seed)
         self._lat = prof.latency_ns
+        self._same = self._lat["visibility_same_xcd"]
+        self._cross = self._lat["visibility_cross_xcd"]
 
     def _scale(self) -> float:
         if self.jitter <= 0.0:
@@ -20,11 +22,15 @@ class Sampler:
         return float(self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter))
 
     def latency(self, kind: str) -> float:
+        if not self.jitter:
+            return self._lat[kind]
         return self._lat[kind] * self._scale()
 
     def cost(self, key: str, units: float) -> float:
         return self.prof.cost(key, units) * self._scale()
 
     def visibility(self, src_xcd: int, dst_xcd: int) -> float:
+        if not self.jitter:
+            return self._same if src_xcd == dst_xcd else self._cross
         kind = "visibility_same_xcd" if src_xcd == dst_xcd else "visibility_cross_xcd"
         return self.latency(kind)

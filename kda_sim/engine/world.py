@@ -49,17 +49,47 @@ class World:
     current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
     never: simpy.Event | None = None
 
+    joins: dict[tuple[OpRef, ...], simpy.Event] = field(default_factory=dict)
+
+    def join(self, producers: tuple[OpRef, ...]) -> simpy.Event | None:
+        """One event for "every one of these put ops has happened", shared by every poll
+        that waits on the same set (197 gemv CTAs wait on the same 56 XRDY flags); None
+        when all have happened already."""
+        ev = self.joins.get(producers)
+        if ev is not None:
+            return None if ev.triggered else ev
+        waiting = [self.put_event(p) for p in producers if p not in self.put_done]
+        if not waiting:
+            return None
+        ev = self.joins[producers] = self.env.event()
+        left = [len(waiting)]
+
+        def one_more(_ev: object) -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                ev.succeed()
+
+        for w in waiting:
+            w.callbacks.append(one_more)
+        return ev
+
     def put_event(self, ref: OpRef) -> simpy.Event:
         ev = self.put_events.get(ref)
         if ev is None:
             ev = self.put_events[ref] = self.env.event()
         return ev
 
-    def cell_ranges(self, cells: np.ndarray) -> list[CellRange]:
+    def cell_ranges(self, ref: OpRef, cells: np.ndarray) -> list[CellRange]:
+        """The regions and index ranges a poll covers (cached with the launch: it is data)."""
+        cache = self.handoffs.range_cache
+        hit = cache.get(ref)
+        if hit is not None:
+            return [CellRange(c.region, c.first, c.last, c.count) for c in hit]
         space = self.handoffs.launch.space
         regs = space.region_of(cells)
         out = []
         for r in np.unique(regs):
             idx = cells[regs == r] - space.offsets[r]
             out.append(CellRange(Region(r).name, int(idx.min()), int(idx.max()), int(idx.size)))
-        return out
+        cache[ref] = out
+        return [CellRange(c.region, c.first, c.last, c.count) for c in out]

@@ -28,9 +28,17 @@ def poll(label: str, *row_blocks: np.ndarray) -> Poll:
     width; they are padded to one)."""
     blocks = [split_rows(b) for b in row_blocks]
     width = max(b.shape[1] for b in blocks)
-    padded = [np.pad(b, ((0, 0), (0, width - b.shape[1])), constant_values=-1) for b in blocks]
-    batches = np.concatenate(padded, axis=0)
-    cells = np.unique(batches[batches >= 0])
+    if len(blocks) == 1:
+        batches = blocks[0].copy()
+    else:
+        batches = np.full((sum(b.shape[0] for b in blocks), width), -1, dtype=np.int64)
+        row = 0
+        for b in blocks:
+            batches[row : row + b.shape[0], : b.shape[1]] = b
+            row += b.shape[0]
+    flat = np.sort(batches, axis=None)
+    flat = flat[flat >= 0]
+    cells = flat[np.concatenate(([True], flat[1:] != flat[:-1]))] if flat.size else flat
     batches.setflags(write=False)
     cells.setflags(write=False)
     return Poll(label, batches, cells)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from kda_sim.protocol.ops import Poll, Publish, Put
 from kda_sim.protocol.program import Launch, build_launch
 
 OpRef = tuple[int, int]  # (cta, op index in its program)
+_OP_SPAN = 1 << 24  # op indices of one CTA stay below this
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,8 @@ class Handoffs:
     put_op: np.ndarray = field(repr=False)  # its op index, -1 none
     polls: tuple[tuple[OpRef, Poll], ...] = field(repr=False)
     producers: dict[OpRef, tuple[OpRef, ...]] = field(repr=False)  # poll -> put ops
+    unput: dict[OpRef, bool] = field(repr=False)  # a poll waits on a pair nobody puts
+    range_cache: dict[OpRef, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def polled_cells(self) -> np.ndarray:
         if not self.polls:
@@ -55,15 +59,19 @@ def derive(launch: Launch) -> Handoffs:
         opi[op.cells] = k
     polls: list[tuple[OpRef, Poll]] = []
     producers: dict[OpRef, tuple[OpRef, ...]] = {}
+    unput: dict[OpRef, bool] = {}
     for prog in launch.programs:
         for k, op in enumerate(prog.ops):
             if isinstance(op, Poll):
                 ref = (prog.cta, k)
                 polls.append((ref, op))
                 known = op.cells[count[op.cells] > 0]
-                pairs = np.unique(np.stack([cta[known], opi[known]], axis=1), axis=0)
-                producers[ref] = tuple((int(a), int(b)) for a, b in pairs)
-    return Handoffs(launch, count, cta, opi, tuple(polls), producers)
+                keys = np.unique(cta[known] * _OP_SPAN + opi[known])
+                unput[ref] = known.size < op.cells.size
+                producers[ref] = tuple(
+                    (int(key // _OP_SPAN), int(key % _OP_SPAN)) for key in keys.tolist()
+                )
+    return Handoffs(launch, count, cta, opi, tuple(polls), producers, unput)
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,55 @@
+"""Profiles are data with documented sources; residency follows threads, registers, LDS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.config import LaunchConfig
+from kda_sim.errors import InvalidInput
+from kda_sim.machine import bundled_names, check_fits, load_profile, residency
+
+
+def test_bundled_profiles_state_the_issue_figures() -> None:
+    assert {"mi355x", "mi300x", "h200"} <= set(bundled_names())
+    m, m3, h = load_profile("mi355x"), load_profile("mi300x"), load_profile("h200")
+    assert (m.units, m.xcds, m.lds_per_unit, m.hbm_bytes_per_ns) == (256, 8, 160 * 1024, 8000.0)
+    assert (m3.units, m3.lds_per_unit, m3.hbm_bytes_per_ns) == (304, 64 * 1024, 5300.0)
+    assert (h.units, h.lds_per_unit, h.hbm_bytes_per_ns) == (132, 228 * 1024, 4800.0)
+    assert m.in_order_loads and not h.in_order_loads
+    for p in (m, m3, h):
+        assert p.sources and "costs" in p.sources  # every profile says where defaults come from
+
+
+def test_residency_from_resources_and_override() -> None:
+    h = load_profile("h200")
+    r = residency(LaunchConfig(1, 1), h)
+    assert (r.per_unit, r.slots, r.limited_by) == (2, 264, "registers")
+    big = residency(LaunchConfig(4, 2), h)  # x rows of 8 tokens: one CTA an SM
+    assert (big.per_unit, big.limited_by) == (1, "LDS")
+    assert residency(LaunchConfig(4, 2), h, occupancy=2).slots == 264
+    with pytest.raises(InvalidInput, match="occupancy"):
+        residency(LaunchConfig(1, 1), h, occupancy=0)
+
+
+def test_x_rows_over_the_lds_budget_are_refused() -> None:
+    check_fits(LaunchConfig(9, 1), load_profile("mi355x"))  # S = 9: 129 KiB <= 136 KiB
+    with pytest.raises(InvalidInput, match="LDS"):
+        check_fits(LaunchConfig(10, 1), load_profile("mi355x"))
+
+
+def test_a_profile_file_loads_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    d = load_profile("h200").to_dict()
+    d["name"] = "h200-fitted"
+    good = tmp_path / "fit.json"
+    good.write_text(json.dumps(d))
+    assert load_profile(str(good)).name == "h200-fitted"
+    del d["latency_ns"]["poll"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    with pytest.raises(InvalidInput, match="poll"):
+        load_profile(str(bad))
+    with pytest.raises(InvalidInput, match="unknown GPU"):
+        load_profile("a100")

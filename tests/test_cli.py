@@ -1,0 +1,57 @@
+"""``kda-sim simulate`` as a user runs it: exit codes, files, messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.cli import main
+
+
+def test_simulate_prints_makespan_and_stage_table(capsys) -> None:
+    assert main(["simulate", "--gpu", "mi355x", "--R", "1", "--L", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "makespan" in out and "k.recur" in out and "occupancy" in out
+
+
+def test_simulate_json_summary(capsys) -> None:
+    assert main(["simulate", "--gpu", "h200", "--R", "1", "--L", "2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["deadlock"] is False and d["ctas"] == 256 and d["makespan_ns"] > 0
+
+
+def test_deadlock_is_exit_1_and_names_the_wait(capsys) -> None:
+    assert main(["simulate", "--gpu", "h200", "--R", "4", "--L", "2", "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["deadlock"] and d["makespan_ns"] is None and d["stuck_count"] == 256
+    assert "not resident" in d["stuck"][0]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--R", "17", "--L", "1"], "S = R L = 17"),
+        (["--L", "17"], "L = 17 > 16"),
+        (["--nb", "0"], "nb = 0"),
+        (["--R", "0"], "R = 0"),
+        (["--gpu", "b200"], "unknown GPU"),
+        (["--R", "10", "--L", "1"], "LDS"),
+        (["--occupancy", "0"], "occupancy"),
+    ],
+)
+def test_impossible_input_is_exit_2_naming_the_constraint(argv, needle, capsys) -> None:
+    assert main(["simulate", *argv]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_out_and_png_are_written_and_never_overwritten(tmp_path: Path, capsys) -> None:
+    out, png = tmp_path / "t.json", tmp_path / "t.png"
+    assert main(["simulate", "--R", "1", "--L", "1", "--out", str(out), "--png", str(png)]) == 0
+    assert json.loads(out.read_text())["traceEvents"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    out.write_text("mine")
+    assert main(["simulate", "--R", "1", "--L", "1", "--out", str(out)]) == 2
+    assert out.read_text() == "mine"
+    assert "--force" in capsys.readouterr().err

@@ -1,0 +1,114 @@
+"""Chrome trace JSON: valid for the trace viewers, and read back without loss."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kda_sim.config import LaunchConfig
+from kda_sim.engine import simulate
+from kda_sim.errors import TraceFormatError
+from kda_sim.machine import load_profile
+from kda_sim.timeline.chrome import from_chrome, read_chrome, to_chrome, write_chrome
+
+# The Trace Event Format (the JSON Object Format the Perfetto UI and chrome://tracing read):
+# the phases we write and the fields each needs.
+EVENT = {
+    "type": "object",
+    "required": ["name", "ph", "pid", "tid"],
+    "properties": {
+        "name": {"type": "string"},
+        "cat": {"type": "string"},
+        "ph": {"enum": ["X", "M", "s", "f", "i"]},
+        "ts": {"type": "number"},
+        "dur": {"type": "number", "minimum": 0},
+        "pid": {"type": "integer"},
+        "tid": {"type": "integer"},
+        "id": {"type": "integer"},
+        "args": {"type": "object"},
+        "s": {"enum": ["g", "p", "t"]},
+        "bp": {"enum": ["e"]},
+    },
+    "allOf": [
+        {"if": {"properties": {"ph": {"const": "X"}}}, "then": {"required": ["ts", "dur"]}},
+        {"if": {"properties": {"ph": {"enum": ["s", "f"]}}}, "then": {"required": ["ts", "id", "cat"]}},
+        {"if": {"properties": {"ph": {"const": "i"}}}, "then": {"required": ["ts"]}},
+        {"if": {"properties": {"ph": {"const": "M"}}},
+         "then": {"required": ["args"], "properties": {"name": {"enum": [
+             "process_name", "thread_name", "process_sort_index", "thread_sort_index"]}}}},
+    ],
+}
+SCHEMA = {
+    "type": "object",
+    "required": ["traceEvents"],
+    "properties": {
+        "traceEvents": {"type": "array", "items": EVENT},
+        "displayTimeUnit": {"enum": ["ms", "ns"]},
+        "otherData": {"type": "object"},
+    },
+}
+
+
+def test_written_trace_is_valid_chrome_json_with_flows(tmp_path: Path) -> None:
+    res = simulate(LaunchConfig(1, 2), load_profile("mi355x"))
+    path = tmp_path / "t.json"
+    write_chrome(res.timeline, path)
+    data = json.loads(path.read_text())
+    jsonschema.validate(data, SCHEMA)
+    ev = data["traceEvents"]
+    starts = {e["id"] for e in ev if e["ph"] == "s"}
+    ends = {e["id"] for e in ev if e["ph"] == "f"}
+    assert starts and starts == ends  # every hand-off arrow has both ends
+    names = {e["args"]["name"] for e in ev if e["name"] == "thread_name"}
+    assert {"CTA 0 (0)", "CTA 255 loads"} <= names
+    # every flow starts on a put slice of its producer and ends inside the consumer's poll
+    puts = {(e["tid"], e["ts"]) for e in ev if e.get("cat") == "put"}
+    assert all((e["tid"], e["ts"]) in puts for e in ev if e["ph"] == "s")
+
+
+@settings(max_examples=6, deadline=None)
+@given(R=st.integers(1, 3), L=st.integers(1, 2), seed=st.one_of(st.none(), st.integers(0, 99)),
+       gpu=st.sampled_from(["mi355x", "h200"]), occupancy=st.sampled_from([None, 1]))
+def test_round_trip_is_lossless(R, L, seed, gpu, occupancy) -> None:
+    tl = simulate(LaunchConfig(R, L), load_profile(gpu), seed=seed, occupancy=occupancy).timeline
+    back = from_chrome(json.loads(json.dumps(to_chrome(tl))))
+    assert back == tl
+
+
+def test_deadlocked_timeline_round_trips_with_its_stuck_waits() -> None:
+    tl = simulate(LaunchConfig(4, 2), load_profile("h200"), occupancy=1).timeline
+    back = from_chrome(json.loads(json.dumps(to_chrome(tl))))
+    assert back.stuck == tl.stuck and back.deadlock
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"\x1f\x8b\x08binary", "not a text file"),
+        (b"{not json", "not JSON"),
+        (b'{"traceEvents": []}', "not a kda-sim timeline"),
+        (b'[1, 2]', "not a Chrome trace"),
+    ],
+)
+def test_bad_files_get_a_clear_error(tmp_path: Path, content: bytes, needle: str) -> None:
+    p = tmp_path / "bad.json"
+    p.write_bytes(content)
+    with pytest.raises(TraceFormatError, match=needle) as e:
+        read_chrome(p)
+    assert str(p) in str(e.value)
+
+
+def test_a_damaged_record_is_named() -> None:
+    data = to_chrome(simulate(LaunchConfig(1, 1), load_profile("mi355x")).timeline)
+    i = next(k for k, e in enumerate(data["traceEvents"]) if e.get("cat") == "poll")
+    data["traceEvents"][i]["args"]["first_issue"] = "soon"
+    with pytest.raises(TraceFormatError, match=rf"traceEvents\[{i}\].*first_issue"):
+        from_chrome(data)
+    del data["traceEvents"][i]["args"]["first_issue"]
+    with pytest.raises(TraceFormatError, match="misses field"):
+        from_chrome(data)
