@@ -54,7 +54,6 @@ class CtaRun:
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
-        self.debt = 0.0
 
     # -- loads and stores ---------------------------------------------------------------
     def _after(self, delay: float, fn: Callable[[], None]) -> None:
@@ -71,23 +70,21 @@ class CtaRun:
             ev.succeed()
 
         self._after(
-            w.sampler.latency("hbm_load"),
+            span.issue - w.env.now + w.sampler.latency("hbm_load"),
             lambda: w.hbm.transfer(op.nbytes).callbacks.append(done),
         )
         return ev
 
-    def _issue(self, op: Load) -> None:
+    def _issue(self, op: Load, t: float) -> None:
+        """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
         w = self.w
-        now = w.env.now
-        span = LoadSpan(op.name, op.kind.value, op.nbytes, now, None, self.stage, self.task)
+        span = LoadSpan(op.name, op.kind.value, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
         if op.hbm:
             self.loads[op.name] = Pending(self._hbm_load(op, span), span)
         else:
-            span.done = now + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
+            span.done = t + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
             self.loads[op.name] = Pending(None, span)
-        if op.kind is LoadKind.FLAGGED:
-            self._check_flagged(op)
 
     def _check_flagged(self, op: Load) -> None:
         now = self.w.env.now
@@ -104,7 +101,7 @@ class CtaRun:
                     )
                 )
 
-    def _store(self, op: Store) -> None:
+    def _store(self, op: Store, t: float) -> None:
         """A plain store is acknowledged (and visible at device scope) after its latency and
         its share of HBM; a drain waits for every ack."""
         w = self.w
@@ -119,13 +116,12 @@ class CtaRun:
             ev.succeed()
 
         self._after(
-            w.sampler.latency("store_ack"),
+            t - w.env.now + w.sampler.latency("store_ack"),
             lambda: w.hbm.transfer(op.nbytes).callbacks.append(acked),
         )
 
-    def _outstanding(self) -> list[Pending]:
-        now = self.w.env.now
-        return [p for p in self.loads.values() if not p.done_by(now)]
+    def _outstanding(self, t: float) -> list[Pending]:
+        return [p for p in self.loads.values() if not p.done_by(t)]
 
     def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, None]:
         env = self.w.env
@@ -148,11 +144,11 @@ class CtaRun:
         w.put_done[ref] = PutDone(now, self.xcd, len(self.track.puts) - 1)
         w.put_event(ref).succeed()
 
-    def _poll(self, k: int, op: Poll) -> Generator[Any, Any, None]:
+    def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, None]:
+        """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock)."""
         w = self.w
         env = w.env
-        t0 = env.now
-        outstanding = self._outstanding()
+        outstanding = self._outstanding(t0)
         rec = PollRecord(
             self.stage,
             self.task,
@@ -163,10 +159,6 @@ class CtaRun:
             None,
             None,
             cells=w.cell_ranges((self.prog.cta, k), op.cells),
-            behind_loads=len(outstanding),
-            behind_weight_bytes=sum(
-                p.span.nbytes for p in outstanding if p.span.kind == LoadKind.WEIGHT.value
-            ),
         )
         self.track.polls.append(rec)
         lat = w.sampler.latency("poll")
@@ -207,6 +199,10 @@ class CtaRun:
             yield env.timeout(satisfied - env.now)
         rec.satisfied = satisfied
         rec.retries = tries
+        # loads still in flight at the first issue (known exactly now that time has passed)
+        behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
+        rec.behind_loads = len(behind)
+        rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == LoadKind.WEIGHT.value)
         if last is not None:
             rec.producer = last[0]
             rec.put_time = w.put_done[last].time
@@ -223,58 +219,59 @@ class CtaRun:
             self.open.end = t
         self.open = None
 
-    def _flush(self) -> Generator[Any, Any, None]:
-        """Compute and barrier time accrue as a debt, paid before the CTA next touches
-        shared state: one event instead of one an op."""
-        if self.debt > 0.0:
-            d, self.debt = self.debt, 0.0
-            yield self.w.env.timeout(d)
-
     def run(self) -> Generator[Any, Any, None]:
+        """The CTA keeps its own time ``t`` and runs ahead of the clock through compute,
+        barriers, load and store issues and poll issues; it yields only where it must
+        meet the clock (a put others may see, a read of flagged data, a wait), so a task
+        costs a few events, not one an op."""
         w = self.w
         env = w.env
         cta = self.prog.cta
         sampler = w.sampler
-        self.track.start = env.now
+        self.track.start = t = env.now
         self.track.unit, self.track.xcd = self.unit, self.xcd
         for k, op in enumerate(self.prog.ops):
             if isinstance(op, Compute):
-                self.debt += sampler.cost(op.cost, op.units)
-                continue
-            if isinstance(op, Barrier):
-                self.debt += sampler.latency("barrier")
-                continue
-            if isinstance(op, Begin):
-                self._begin(op, env.now + self.debt)
-                continue
-            if isinstance(op, End):
-                self._end(env.now + self.debt)
-                continue
-            if self.debt > 0.0:
-                d, self.debt = self.debt, 0.0
-                yield env.timeout(d)
-            w.current_op[cta] = k
-            if isinstance(op, Poll):
-                yield from self._poll(k, op)
-            elif isinstance(op, Load):
-                self._issue(op)
-            elif isinstance(op, Use):
-                now = env.now
-                pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(now)]
-                if pending:
-                    yield from self._wait_loads(pending)
-            elif isinstance(op, Put):
-                self._put(k, op)
+                t += sampler.cost(op.cost, op.units)
+            elif isinstance(op, Barrier):
+                t += sampler.latency("barrier")
+            elif isinstance(op, Begin):
+                self._begin(op, t)
+            elif isinstance(op, End):
+                self._end(t)
             elif isinstance(op, Store):
-                self._store(op)
-            elif isinstance(op, Publish):
-                if op.drain:
-                    pending = [e for e in self.stores if not e.triggered]
+                self._store(op, t)
+            elif isinstance(op, Load) and op.kind is not LoadKind.FLAGGED:
+                self._issue(op, t)
+            else:
+                w.current_op[cta] = k
+                if isinstance(op, Poll):
+                    yield from self._poll(k, op, t)
+                    t = env.now
+                    continue
+                if isinstance(op, Use):
+                    pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(t)]
                     if pending:
-                        yield _all(env, pending)
-                    yield env.timeout(sampler.latency("barrier"))
-                self._put(k, op)
-        yield from self._flush()
+                        yield from self._wait_loads(pending)
+                    t = max(t, env.now)
+                    continue
+                if t > env.now:  # meet the clock: others see what follows
+                    yield env.timeout(t - env.now)
+                if isinstance(op, Load):
+                    self._issue(op, t)
+                    self._check_flagged(op)
+                elif isinstance(op, Put):
+                    self._put(k, op)
+                elif isinstance(op, Publish):
+                    if op.drain:
+                        pending = [e for e in self.stores if not e.triggered]
+                        if pending:
+                            yield _all(env, pending)
+                        yield env.timeout(sampler.latency("barrier"))
+                    self._put(k, op)
+                t = env.now
+        if t > env.now:
+            yield env.timeout(t - env.now)
         # the CTA's last stores must land before it retires
         pending = [e for e in self.stores if not e.triggered]
         if pending:

@@ -81,8 +81,9 @@ def test_residency_short_of_blocks_deadlocks_with_not_resident_producers() -> No
     assert never == set(range(132, 256))
     waiting = [s for s in tl.stuck if s.stage != "dispatch"]
     assert waiting and all(s.producer is not None for s in waiting)
-    assert all(tl.ctas[s.producer].start is None or tl.ctas[s.producer].end is None
-               for s in waiting)
+    assert all(
+        tl.ctas[s.producer].start is None or tl.ctas[s.producer].end is None for s in waiting
+    )
     assert any("not resident" in s.reason for s in waiting)
 
 

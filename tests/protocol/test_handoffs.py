@@ -21,7 +21,10 @@ def configs(draw: st.DrawFn) -> LaunchConfig:
     L = draw(st.integers(1, 4))
     R = draw(st.integers(1, 8 // L))
     return LaunchConfig(
-        R, L, nb=draw(st.integers(1, 8)), kda0=draw(st.integers(0, 255)),
+        R,
+        L,
+        nb=draw(st.integers(1, 8)),
+        kda0=draw(st.integers(0, 255)),
         gate_local=draw(st.booleans()),
     )
 
@@ -69,8 +72,10 @@ def test_tasks_go_to_every_256th_cta_after_its_role_work(kda0: int) -> None:
         tasks = [op.task for op in prog.ops if isinstance(op, Begin) and op.stage == "k.stage"]
         assert tasks == sorted(tasks) == list(prog.tasks)
         assert all(task_cta(i, cfg) == prog.cta for i in tasks)
-        first_kda = next((k for k, op in enumerate(prog.ops)
-                          if isinstance(op, Begin) and op.task >= 0), len(prog.ops))
+        first_kda = next(
+            (k for k, op in enumerate(prog.ops) if isinstance(op, Begin) and op.task >= 0),
+            len(prog.ops),
+        )
         assert not any(isinstance(op, Begin) and op.task < 0 for op in prog.ops[first_kda:])
         seen += tasks
     assert sorted(seen) == list(range(cfg.n_tasks))
@@ -88,9 +93,19 @@ def test_gemv_weights_issue_before_the_xrdy_poll_and_last_cta_puts_one_group() -
         first_poll = kinds.index("Poll")
         assert isinstance(prog.ops[0], Load) and prog.ops[0].kind is LoadKind.WEIGHT
         assert first_poll > 0 and prog.ops[first_poll].label == "XRDY"
-        role_puts = [op for op in prog.ops[: prog.ops.index(next(
-            op for op in prog.ops if isinstance(op, Begin) and op.task >= 0))]
-            if isinstance(op, Put)] if prog.tasks else [op for op in prog.ops if isinstance(op, Put)]
+        role_puts = (
+            [
+                op
+                for op in prog.ops[
+                    : prog.ops.index(
+                        next(op for op in prog.ops if isinstance(op, Begin) and op.task >= 0)
+                    )
+                ]
+                if isinstance(op, Put)
+            ]
+            if prog.tasks
+            else [op for op in prog.ops if isinstance(op, Put)]
+        )
         assert len(role_puts) == (1 if prog.cta == GEMV0 + 196 else 2)
 
 

@@ -11,8 +11,15 @@ from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.ops import Publish, Put
 from kda_sim.protocol.regions import CellSpace, Region, extents
 
-SHAPES = [LaunchConfig(1, 1), LaunchConfig(2, 2), LaunchConfig(4, 2), LaunchConfig(1, 4, nb=3),
-          LaunchConfig(8, 1, nb=1), LaunchConfig(3, 3, kda0=17), LaunchConfig(2, 4, gate_local=True)]
+SHAPES = [
+    LaunchConfig(1, 1),
+    LaunchConfig(2, 2),
+    LaunchConfig(4, 2),
+    LaunchConfig(1, 4, nb=3),
+    LaunchConfig(8, 1, nb=1),
+    LaunchConfig(3, 3, kda0=17),
+    LaunchConfig(2, 4, gate_local=True),
+]
 
 
 def puts_per_region(cfg: LaunchConfig) -> dict[Region, int]:

@@ -36,11 +36,27 @@ EVENT = {
     },
     "allOf": [
         {"if": {"properties": {"ph": {"const": "X"}}}, "then": {"required": ["ts", "dur"]}},
-        {"if": {"properties": {"ph": {"enum": ["s", "f"]}}}, "then": {"required": ["ts", "id", "cat"]}},
+        {
+            "if": {"properties": {"ph": {"enum": ["s", "f"]}}},
+            "then": {"required": ["ts", "id", "cat"]},
+        },
         {"if": {"properties": {"ph": {"const": "i"}}}, "then": {"required": ["ts"]}},
-        {"if": {"properties": {"ph": {"const": "M"}}},
-         "then": {"required": ["args"], "properties": {"name": {"enum": [
-             "process_name", "thread_name", "process_sort_index", "thread_sort_index"]}}}},
+        {
+            "if": {"properties": {"ph": {"const": "M"}}},
+            "then": {
+                "required": ["args"],
+                "properties": {
+                    "name": {
+                        "enum": [
+                            "process_name",
+                            "thread_name",
+                            "process_sort_index",
+                            "thread_sort_index",
+                        ]
+                    }
+                },
+            },
+        },
     ],
 }
 SCHEMA = {
@@ -72,8 +88,13 @@ def test_written_trace_is_valid_chrome_json_with_flows(tmp_path: Path) -> None:
 
 
 @settings(max_examples=6, deadline=None)
-@given(R=st.integers(1, 3), L=st.integers(1, 2), seed=st.one_of(st.none(), st.integers(0, 99)),
-       gpu=st.sampled_from(["mi355x", "h200"]), occupancy=st.sampled_from([None, 1]))
+@given(
+    R=st.integers(1, 3),
+    L=st.integers(1, 2),
+    seed=st.one_of(st.none(), st.integers(0, 99)),
+    gpu=st.sampled_from(["mi355x", "h200"]),
+    occupancy=st.sampled_from([None, 1]),
+)
 def test_round_trip_is_lossless(R, L, seed, gpu, occupancy) -> None:
     tl = simulate(LaunchConfig(R, L), load_profile(gpu), seed=seed, occupancy=occupancy).timeline
     back = from_chrome(json.loads(json.dumps(to_chrome(tl))))
@@ -92,7 +113,7 @@ def test_deadlocked_timeline_round_trips_with_its_stuck_waits() -> None:
         (b"\x1f\x8b\x08binary", "not a text file"),
         (b"{not json", "not JSON"),
         (b'{"traceEvents": []}', "not a kda-sim timeline"),
-        (b'[1, 2]', "not a Chrome trace"),
+        (b"[1, 2]", "not a Chrome trace"),
     ],
 )
 def test_bad_files_get_a_clear_error(tmp_path: Path, content: bytes, needle: str) -> None:
