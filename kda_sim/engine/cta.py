@@ -98,6 +98,7 @@ class CtaRun:
                         now,
                         self.w.data_writer.get(cell, -1),
                         float("inf") if vis is None else vis,
+                        cell,
                     )
                 )
 
@@ -167,6 +168,12 @@ class CtaRun:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
             yield from self._wait_loads(outstanding)
             first_return = max(first_return, env.now)
+        if w.prof.stores_in_vmcnt:
+            # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
+            stores = [e for e in self.stores if not e.triggered]
+            if stores:
+                yield _all(env, stores)
+                first_return = max(first_return, env.now)
         ref = (self.prog.cta, k)
         producers = w.handoffs.producers[ref]
         if w.handoffs.unput[ref]:

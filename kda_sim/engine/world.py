@@ -29,8 +29,9 @@ class StaleRead:
     cta: int
     stage: str
     read_at: float
-    producer: int  # the CTA whose store was not yet visible
+    producer: int  # the CTA whose store was not yet visible (-1: not known yet)
     visible_at: float
+    cell: int = -1  # the flagged cell (global id in the launch's CellSpace)
 
 
 @dataclass

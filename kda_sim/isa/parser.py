@@ -58,6 +58,8 @@ class Kernel:
     markers: list[Marker] = field(default_factory=list)
     args: list[KernelArg] = field(default_factory=list)
     kernarg_sgpr: int = 0  # first SGPR of the kernarg segment pointer
+    vgpr_spills: int = 0  # from the metadata: spilled VGPRs go through scratch (vmcnt)
+    wave_lanes: int = 64  # the metadata's .wavefront_size
 
 
 @dataclass
@@ -159,9 +161,11 @@ def parse(text: str, where: str = "") -> IsaText:
 def _attach_metadata(kernels: list[Kernel], lines: list[str]) -> None:
     by_name = {k.name: k for k in kernels}
     _kernarg_sgprs(by_name, lines)
-    for name, args in _metadata_args(lines).items():
+    for name, (args, fields) in _metadata(lines).items():
         if name in by_name:
             by_name[name].args = args
+            by_name[name].vgpr_spills = int(fields.get("vgpr_spill_count", "0") or 0)
+            by_name[name].wave_lanes = int(fields.get("wavefront_size", "64") or 64)
 
 
 def _kernarg_sgprs(by_name: dict[str, Kernel], lines: list[str]) -> None:
@@ -185,8 +189,9 @@ def _kernarg_sgprs(by_name: dict[str, Kernel], lines: list[str]) -> None:
                     sgpr += width
 
 
-def _metadata_args(lines: list[str]) -> dict[str, list[KernelArg]]:
-    """Kernel name -> its arguments, from the ``.amdgpu_metadata`` YAML. LLVM writes it
+def _metadata(lines: list[str]) -> dict[str, tuple[list[KernelArg], dict[str, str]]]:
+    """Kernel name -> its arguments and top-level fields, from the ``.amdgpu_metadata``
+    YAML. LLVM writes it
     in one fixed layout: a kernel entry is a dash at the list's indentation, its
     ``.args`` items dashes indented deeper."""
     body: list[re.Match[str]] = []
@@ -211,11 +216,13 @@ def _metadata_args(lines: list[str]) -> dict[str, list[KernelArg]]:
             entries.append([])
         if entries:
             entries[-1].append(m)
-    out: dict[str, list[KernelArg]] = {}
+    out: dict[str, tuple[list[KernelArg], dict[str, str]]] = {}
     for entry in entries:
-        name, items = "", []
+        name, items, fields = "", [], {}
         for m in entry:
             deeper = len(m.group("indent")) > entry_indent + 2
+            if not deeper:
+                fields[m.group("key")] = m.group("value").strip()
             if m.group("key") == "name" and not deeper:
                 name = m.group("value").strip()
             elif deeper:
@@ -224,7 +231,7 @@ def _metadata_args(lines: list[str]) -> dict[str, list[KernelArg]]:
                 if items:
                     items[-1][m.group("key")] = m.group("value").strip()
         if name:
-            out[name] = _to_args(items)
+            out[name] = (_to_args(items), fields)
     return out
 
 

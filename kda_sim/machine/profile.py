@@ -60,6 +60,7 @@ class GpuProfile:
     lds_reserve: int
     x_lds_budget: int
     in_order_loads: bool
+    stores_in_vmcnt: bool
     hbm_bytes_per_ns: float
     unit_bytes_per_ns: float
     kernel: KernelResources
@@ -122,6 +123,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             lds_reserve=int(d.get("lds_reserve", 0)),
             x_lds_budget=int(_need(d, "x_lds_budget", where)),
             in_order_loads=bool(_need(d, "in_order_loads", where)),
+            stores_in_vmcnt=bool(d.get("stores_in_vmcnt", False)),
             hbm_bytes_per_ns=float(_need(d, "hbm_bytes_per_ns", where)),
             unit_bytes_per_ns=float(_need(d, "unit_bytes_per_ns", where)),
             kernel=KernelResources(

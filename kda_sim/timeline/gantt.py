@@ -11,22 +11,8 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from kda_sim.timeline.colors import ROLE_COLORS, STAGE_COLORS
 from kda_sim.timeline.model import STAGES, Timeline
-
-STAGE_COLORS: dict[str, str] = {
-    "slice": "#1f77b4",
-    "gate": "#aec7e8",
-    "mix": "#17becf",
-    "load_x": "#ff7f0e",
-    "gemv0": "#2ca02c",
-    "gemv1": "#98df8a",
-    "k.stage": "#c7c7c7",
-    "k.conv": "#9467bd",
-    "k.gates": "#c5b0d5",
-    "k.recur": "#8c564b",
-    "k.norm": "#e377c2",
-}
-ROLE_COLORS = {"attn": "#1f77b4", "gemv": "#2ca02c", "idle": "#7f7f7f"}
 
 
 def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figure:

@@ -1,0 +1,172 @@
+"""How fast the app answers on this machine (a benchmark, not a timed test).
+
+    python bench/app_bench.py [--repeat N]
+
+1. first render: a fresh page on the first bundled real trace (or, until traces/
+   holds one, a jittered simulation saved as 'measured' in a temporary folder)
+   overlaid on its simulation, with empty caches. Reported twice: with the page's
+   libraries already imported (what a running `streamlit run` server pays for the
+   first visitor after a start) and the imports themselves (paid once a server).
+2. what-if: the What-if view re-simulating a configuration not seen before.
+3. with --browser: `streamlit run app.py` in headless chromium, from navigation to
+   the drawn timeline, for the server's first visitor and a later one (this adds the
+   page's imports, the websocket and plotly drawing every bar).
+
+Goals (issue 6): first render < 2 s, what-if < 1 s on the 2-core dev machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _imports() -> float:
+    t = time.perf_counter()
+    import pandas  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    import streamlit  # noqa: F401
+    from streamlit.testing.v1 import AppTest  # noqa: F401
+
+    import kda_sim.app.main
+    import kda_sim.engine  # noqa: F401
+
+    return time.perf_counter() - t
+
+
+def _traces_dir() -> tuple[Path, str]:
+    real = sorted((ROOT / "traces").glob("*.json"))
+    if real:
+        return ROOT / "traces", f"bundled {real[0].name}"
+    d = Path(tempfile.mkdtemp(prefix="kda-sim-bench-"))
+    # made in a child process: this one's protocol caches must stay cold for the timing
+    code = (
+        "import sys\n"
+        "from kda_sim.config import LaunchConfig\n"
+        "from kda_sim.engine import simulate\n"
+        "from kda_sim.machine.profile import load_profile\n"
+        "from kda_sim.timeline.chrome import write_chrome\n"
+        "tl = simulate(LaunchConfig(2, 2), load_profile('h200'), seed=7, jitter=0.2).timeline\n"
+        "tl.meta.source = 'measured'\n"
+        "write_chrome(tl, sys.argv[1])\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(d / "h200_R2_L2.json")], check=True, cwd=ROOT)
+    return d, "a stand-in h200 R=2 L=2 'measured' trace (traces/ holds none yet)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="what-if re-simulations to time")
+    ap.add_argument("--browser", action="store_true", help="also time the page in chromium")
+    args = ap.parse_args()
+    imports = _imports()
+    from streamlit.testing.v1 import AppTest
+
+    traces, what = _traces_dir()
+    os.environ["KDA_SIM_TRACES"] = str(traces)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    t = time.perf_counter()
+    at.run()
+    first = time.perf_counter() - t
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.get("plotly_chart"), "no timeline chart on the first page"
+
+    t = time.perf_counter()
+    at.run()
+    rerun = time.perf_counter() - t
+
+    at.sidebar.radio(key="view").set_value("What-if").run()
+    whatif = []
+    # shapes the page has not simulated yet: each is a real re-simulation
+    for R, L in [(1, 1), (1, 2), (2, 1), (3, 1), (1, 3), (3, 2)][: args.repeat]:
+        at.number_input(key="wi_R").set_value(R)
+        at.number_input(key="wi_L").set_value(L)
+        t = time.perf_counter()
+        at.run()
+        whatif.append(time.perf_counter() - t)
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.success or at.error or at.warning, "no verdict shown"
+    report = {
+        "machine": f"{os.cpu_count()} CPUs",
+        "opened_on": what,
+        "imports_s": round(imports, 3),
+        "first_render_s": round(first, 3),
+        "first_render_goal_s": 2.0,
+        "rerun_s": round(rerun, 3),
+        "whatif_resimulate_s": [round(x, 3) for x in whatif],
+        "whatif_median_s": round(statistics.median(whatif), 3),
+        "whatif_goal_s": 1.0,
+    }
+    if args.browser:
+        report["browser_s"] = _browser(traces)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+def _browser(traces: Path) -> dict[str, float]:
+    """Seconds from navigation to the timeline's bars in headless chromium."""
+    import socket
+    import urllib.request
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "KDA_SIM_TRACES": str(traces)}
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+           "--server.headless", "true", "--server.port", str(port)]  # fmt: skip
+    server = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    out: dict[str, float] = {}
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.5)
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = "/usr/bin/chromium"
+        profile = tempfile.mkdtemp(prefix="kda-sim-bench-chromium-")
+        flags = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+        flags += "--disable-background-networking --disable-component-update --disable-sync "
+        flags += f"--window-size=1600,1250 --user-data-dir={profile}"
+        for f in flags.split():
+            opts.add_argument(f)
+        driver = webdriver.Chrome(options=opts, service=Service("/usr/bin/chromedriver"))
+        try:
+            bars = (By.CSS_SELECTOR, "[data-testid='stPlotlyChart'] .barlayer .point")
+            for label in ("first_visitor", "later_visitor"):
+                t = time.perf_counter()
+                driver.get(url)
+                WebDriverWait(driver, 300, poll_frequency=0.05).until(
+                    ec.presence_of_element_located(bars)
+                )
+                out[label] = round(time.perf_counter() - t, 3)
+        finally:
+            driver.quit()
+    finally:
+        server.terminate()
+        server.wait(10)
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

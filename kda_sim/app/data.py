@@ -1,0 +1,340 @@
+"""Where the app's runs come from: bundled traces, uploads and simulations, cached.
+
+Nothing here draws; every function works without a Streamlit runtime (the bench and
+the tests call them directly). Caches are Streamlit resource caches: a timeline is
+large and never mutated by the app, so sharing one object beats pickling a copy on
+every rerun.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from kda_sim.config import LaunchConfig
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
+from kda_sim.machine.profile import bundled_names, load_profile
+from kda_sim.timeline.chrome import from_chrome, read_chrome
+from kda_sim.timeline.model import Timeline
+
+from . import plugins
+
+TRACES_ENV = "KDA_SIM_TRACES"  # lets tests and users point the app at another folder
+DEFAULT_GPU = "h200"  # the bundled real traces are H200 runs; its simulation is also quick
+DEFAULT_SHAPE = (2, 2)
+IMPORTER_SUFFIXES = (".pftrace.gz", ".pftrace", ".pt", ".npy")
+
+
+def traces_dir(root: Path | None = None) -> Path:
+    env = os.environ.get(TRACES_ENV)
+    if env:
+        return Path(env)
+    return (root or Path.cwd()) / "traces"
+
+
+def bundled_traces(root: Path | None = None) -> list[Path]:
+    d = traces_dir(root)
+    return sorted(p for p in d.glob("*.json") if p.is_file()) if d.is_dir() else []
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _read_bundled(path: str, mtime: float) -> Timeline:
+    del mtime  # part of the cache key only: a rewritten file is read again
+    return read_chrome(path)
+
+
+def read_bundled(path: Path) -> Timeline:
+    return _read_bundled(str(path), path.stat().st_mtime)
+
+
+@dataclass(frozen=True)
+class SimOutcome:
+    """One simulation as the what-if view needs it: a timeline or why there is none."""
+
+    timeline: Timeline | None
+    error: str | None
+    residency: str = ""
+    seconds: float = 0.0
+    stale_reads: int = 0
+    hbm_bytes: int = 0
+    params: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        if self.timeline is None:
+            return "invalid"
+        return "deadlocks" if self.timeline.deadlock else "finishes"
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _simulate(
+    gpu: str,
+    R: int,
+    L: int,
+    nb: int,
+    kda0: int,
+    gate_local: bool,
+    occupancy: int | None,
+    params: tuple[tuple[str, float], ...],
+) -> SimOutcome:
+    t0 = time.perf_counter()
+    try:
+        prof = load_profile(gpu)
+        if params:
+            prof = prof.with_params(**dict(params))
+        res = simulate(LaunchConfig(R, L, nb, kda0, gate_local), prof, occupancy=occupancy)
+    except KdaSimError as e:
+        return SimOutcome(None, str(e), seconds=time.perf_counter() - t0)
+    r = res.residency
+    return SimOutcome(
+        res.timeline,
+        None,
+        f"{r.per_unit} a {prof.unit_name} x {prof.units} = {r.slots} slots "
+        f"(limited by {r.limited_by})",
+        time.perf_counter() - t0,
+        len(res.stale_reads),
+        res.hbm_bytes,
+        dict(params),
+    )
+
+
+def simulate_cached(
+    gpu: str,
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    gate_local: bool = False,
+    occupancy: int | None = None,
+    params: dict[str, float] | None = None,
+) -> SimOutcome:
+    key = tuple(sorted((params or {}).items()))
+    return _simulate(gpu, int(R), int(L), int(nb), int(kda0), bool(gate_local), occupancy, key)
+
+
+def profile_name(gpu: str) -> str | None:
+    """The bundled profile a trace's GPU name means ("NVIDIA H200" -> "h200")."""
+    g = re.sub(r"[^a-z0-9]", "", gpu.lower())
+    names = bundled_names()
+    if g in names:
+        return g
+    hits = [n for n in names if n in g]
+    return max(hits, key=len) if hits else None
+
+
+def simulation_of(tl: Timeline) -> SimOutcome:
+    """The nominal simulation of the configuration a trace ran."""
+    m = tl.meta
+    gpu = profile_name(m.gpu)
+    if gpu is None:
+        return SimOutcome(
+            None, f"no bundled GPU profile matches {m.gpu!r} (known: {', '.join(bundled_names())})"
+        )
+    occ = m.extra.get("occupancy") if m.source == "simulated" else None
+    return simulate_cached(gpu, m.R, m.L, m.nb, m.kda0, m.gate_local, occ)
+
+
+@dataclass
+class Run:
+    """What the page shows: a real run with its simulation, or a simulation alone."""
+
+    name: str
+    kind: str  # "bundled" | "uploaded" | "simulated"
+    real: Timeline | None
+    sim: Timeline | None
+    note: str = ""
+    # the real run with each recorded poll's producer inferred where the trace did not
+    # say (our kernel's traces record polls but not puts); what the critical path and
+    # the hand-off view walk. ``real`` stays as read: it is what gets exported.
+    linked: Timeline | None = None
+
+    @property
+    def real_linked(self) -> Timeline | None:
+        return self.linked or self.real
+
+    @property
+    def main(self) -> Timeline:
+        tl = self.real or self.sim
+        assert tl is not None, "a run has a real or a simulated timeline"
+        return tl
+
+
+def default_run_name() -> str:
+    R, L = DEFAULT_SHAPE
+    return f"simulated {DEFAULT_GPU} R={R} L={L}"
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _run_of_trace(key: str, name: str, kind: str, _tl: Timeline) -> Run:
+    return run_of_trace(name, kind, _tl)
+
+
+def run_of_trace_cached(key: str, name: str, kind: str, tl: Timeline) -> Run:
+    """:func:`run_of_trace` once per ``key`` (which must name the file's content)."""
+    return _run_of_trace(key, name, kind, tl)
+
+
+def run_of_trace(name: str, kind: str, tl: Timeline) -> Run:
+    if tl.meta.source != "measured":
+        # a simulated timeline someone saved: show it as it is, no second simulation
+        return Run(name, kind, None, tl, f"{name} is a saved simulated run ({tl.meta.gpu}).")
+    sim = simulation_of(tl)
+    linked = with_producers(tl)
+    note = (
+        f"A real run ({tl.meta.clock}) overlaid on its simulation: bars real, outlines simulated."
+    )
+    if sim.timeline is None:
+        note = f"A real run ({tl.meta.clock}); no simulation to overlay: {sim.error}"
+    if linked is not tl:
+        note += " Producers of polls the trace does not attribute are inferred from the model."
+    return Run(name, kind, tl, sim.timeline, note, linked)
+
+
+def with_producers(tl: Timeline) -> Timeline:
+    """A copy whose satisfied polls name a producer, inferred from the model's hand-off
+    graph and the recorded times (kda_sim.compare) where the trace has none; ``tl``
+    itself when nothing is missing or the inference is not available."""
+    # only a trace with polls and no put records needs it (a poll with no producer in a
+    # trace that records puts found its pairs already there); this also keeps the
+    # comparison's imports (scipy.optimize) off the first render of complete traces
+    if any(c.puts for c in tl.ctas) or not any(c.polls for c in tl.ctas):
+        return tl
+    mv = plugins.call("model_view", tl)
+    if not mv.ok:
+        return tl
+    out = plugins.call("annotate", tl, mv.value)
+    return out.value if out.ok and isinstance(out.value, Timeline) else tl
+
+
+def default_simulation() -> Run:
+    R, L = DEFAULT_SHAPE
+    out = simulate_cached(DEFAULT_GPU, R, L)
+    if out.timeline is None:  # only if the bundled profile itself broke
+        raise InvalidInput(f"the default simulation failed: {out.error}")
+    return Run(default_run_name(), "simulated", None, out.timeline)
+
+
+# -- uploads -------------------------------------------------------------------------
+
+
+def _suffix(name: str) -> str:
+    low = name.lower()
+    for s in (".pftrace.gz", ".json.gz", *IMPORTER_SUFFIXES, ".json"):
+        if low.endswith(s):
+            return s
+    return Path(low).suffix
+
+
+def parse_upload(name: str, data: bytes, shape: dict[str, object] | None = None) -> Timeline:
+    """A timeline from an uploaded file; every failure is a :class:`TraceFormatError`.
+
+    ``shape`` (R, L, nb, kda0, gate_local, gpu) is what stamp tensors and ktrace files
+    do not record. The bytes are never written over any file: importers that need a
+    path get a copy in a fresh private temporary folder, removed afterwards.
+    """
+    try:
+        return _parse_upload(name, data, shape or {})
+    except KdaSimError:
+        raise
+    except Exception as e:  # the page must say what is wrong, never show a traceback
+        raise TraceFormatError(f"could not read it: {type(e).__name__}: {e}", where=name) from e
+
+
+def _parse_upload(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
+    if not data:
+        raise TraceFormatError("the file is empty", where=name)
+    suffix = _suffix(name)
+    if suffix in (".json", ".json.gz"):
+        if suffix == ".json.gz" or data[:2] == b"\x1f\x8b":
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError) as e:
+                raise TraceFormatError(f"not a valid gzip file: {e}", where=name) from e
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise TraceFormatError("not a text file (binary data in a .json)", where=name) from e
+        except json.JSONDecodeError as e:
+            raise TraceFormatError(
+                f"not JSON: {e.msg} at line {e.lineno} column {e.colno}", where=name
+            ) from e
+        tl = _json_parser()(obj, name)
+        _sane(tl, name)
+        return tl
+    if suffix in IMPORTER_SUFFIXES:
+        if not plugins.available("importers"):
+            raise TraceFormatError(
+                f"reading {suffix} files needs the importers of issue 5 "
+                f"(kda_sim.importers), not in this checkout yet; our .json timelines load now",
+                where=name,
+            )
+        return _import_via_plugin(name, data, shape)
+    raise TraceFormatError(
+        f"unknown file type {suffix or '(none)'}: expected a kda-sim .json timeline, "
+        f"a FlyDSL ktrace .pftrace.gz, or a stamp tensor .pt / .npy",
+        where=name,
+    )
+
+
+def _json_parser():
+    """The importers' reader checks a measured trace more strictly; from_chrome until then."""
+    try:
+        from kda_sim.importers.chrome import parse_kernel_trace
+    except Exception:  # absent or half-written: the format's own reader does
+        return from_chrome
+    return parse_kernel_trace
+
+
+def _import_via_plugin(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
+    tmp = Path(tempfile.mkdtemp(prefix="kda-sim-upload-"))
+    try:
+        safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name) or "upload"
+        path = tmp / safe  # a new folder of our own: nothing of the user's is there
+        path.write_bytes(data)
+        out = plugins.call("import", path, **shape)
+        if not out.ok:
+            raise TraceFormatError(out.message, where=name)
+        tl = out.value
+        if not isinstance(tl, Timeline):
+            raise TraceFormatError(
+                f"the importer returned {type(tl).__name__}, not a Timeline", where=name
+            )
+        _sane(tl, name)
+        return tl
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sane(tl: Timeline, name: str) -> None:
+    """What the views rely on beyond what the reader checks."""
+    if not tl.ctas:
+        raise TraceFormatError("the trace holds no CTA", where=name)
+    for c in tl.ctas:
+        for p in c.polls:
+            if p.producer is not None and not 0 <= p.producer < len(tl.ctas):
+                raise TraceFormatError(
+                    f"CTA {c.cta}: a poll names producer {p.producer}, no CTA of the trace",
+                    where=name,
+                )
+    for s in tl.stuck:
+        if not 0 <= s.cta < len(tl.ctas):
+            raise TraceFormatError(f"a stuck record names CTA {s.cta}", where=name)
+
+
+def unique_name(name: str, taken: set[str] | list[str]) -> str:
+    if name not in taken:
+        return name
+    i = 2
+    while f"{name} ({i})" in taken:
+        i += 1
+    return f"{name} ({i})"

@@ -1,0 +1,700 @@
+"""Plotly figures of timelines: zoom, pan and hover in the page.
+
+A figure holds one bar trace a stage (all CTAs in it, ``base`` = start) rather than a
+shape an event: a few dozen traces whatever the CTA count keeps the browser quick.
+Spans narrower than a pixel of the whole launch are merged per CTA and stage so a
+measured trace with thousands of events a CTA draws no more bars than the screen shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from kda_sim.timeline.colors import STAGE_COLORS
+from kda_sim.timeline.critical import CriticalPath, Source
+from kda_sim.timeline.model import ROLES, STAGES, CtaTrack, PollRecord, StuckWait, Timeline
+
+ROLE_BANDS = {"attn": "rgba(31,119,180,0.07)", "gemv": "rgba(44,160,44,0.06)", "idle": "#f4f4f4"}
+SIM_OUTLINE = 1.6
+MAX_BARS_PER_PIXEL_ROW = 3000  # horizontal resolution the merge aims at
+CRIT_COLOR = "#d62728"
+STUCK_COLOR = "#b30000"
+ARROW_COLOR = "#111111"
+
+
+@dataclass(frozen=True)
+class Filter:
+    roles: tuple[str, ...] = ROLES
+    cta_lo: int = 0
+    cta_hi: int = 1 << 30
+    stages: tuple[str, ...] = STAGES
+
+
+def rows_of(tl: Timeline, flt: Filter) -> list[int]:
+    """CTAs shown, grouped by role (attn, gemv, idle), by CTA id within a role."""
+    order = {r: i for i, r in enumerate(ROLES)}
+    keep = [c.cta for c in tl.ctas if c.role in flt.roles and flt.cta_lo <= c.cta <= flt.cta_hi]
+    return sorted(keep, key=lambda c: (order.get(tl.ctas[c].role, 99), c))
+
+
+def horizon(tl: Timeline) -> float:
+    """Last time anything happened, in ns from the origin (also for a stuck launch)."""
+    t = tl.origin
+    for c in tl.ctas:
+        for x in (c.end, c.start):
+            if x is not None:
+                t = max(t, x)
+        if c.stages:
+            t = max(t, c.stages[-1].end)
+        for p in c.polls:
+            t = max(t, p.satisfied if p.satisfied is not None else p.first_issue)
+    return t - tl.origin
+
+
+def _us(ns: float) -> float:
+    return ns / 1e3
+
+
+def _fmt_cells(p: PollRecord) -> str:
+    if not p.cells:
+        return f"{p.n_cells} cells"
+    parts = [f"{r.region}[{r.first}..{r.last}] ({r.count})" for r in p.cells[:3]]
+    more = f" +{len(p.cells) - 3} regions" if len(p.cells) > 3 else ""
+    return ", ".join(parts) + more
+
+
+def poll_text(p: PollRecord) -> str:
+    wait = "never satisfied" if p.wait is None else f"waited {_us(p.wait):.3f} us"
+    bits = [
+        f"poll {p.label}: {_fmt_cells(p)} in {p.n_batches} batch(es)",
+        f"{wait}, retries {p.retries if p.retries is not None else '?'}",
+    ]
+    who = []
+    if p.producer is not None and p.put_ref is None and p.put_time is not None:
+        who.append(f"released by CTA {p.producer} (inferred: the put is not recorded)")
+    elif p.producer is not None:
+        who.append(f"released by CTA {p.producer}'s put")
+    if p.tag is not None:
+        who.append(f"tag {p.tag}")
+    if p.behind_weight_bytes:
+        who.append(f"behind {p.behind_weight_bytes / 1024:.0f} KiB of weight loads")
+    if who:
+        bits.append(", ".join(who))
+    return "<br>".join(bits)
+
+
+def _polls_by_stage(c: CtaTrack) -> dict[tuple[str, int], list[PollRecord]]:
+    out: dict[tuple[str, int], list[PollRecord]] = {}
+    for p in c.polls:
+        out.setdefault((p.stage, p.task), []).append(p)
+    return out
+
+
+def _merge(spans: list[tuple[float, float, str]], res: float) -> list[tuple[float, float, str]]:
+    """Adjacent spans closer than ``res`` become one; its hover says how many."""
+    if len(spans) < 2 or res <= 0:
+        return spans
+    spans.sort()
+    out = [spans[0]]
+    n = 1
+    for s, e, text in spans[1:]:
+        ps, pe, ptext = out[-1]
+        if s - pe < res and (e - s) < res:
+            n += 1
+            out[-1] = (ps, max(pe, e), f"{ptext.split('<br>')[0]}<br>{n} spans merged")
+        else:
+            out.append((s, e, text))
+            n = 1
+    return out
+
+
+@dataclass
+class _Bars:
+    y: list[float]
+    base: list[float]
+    x: list[float]
+    text: list[str]
+
+
+def _stage_bars(tl: Timeline, rows: Sequence[int], flt: Filter, res_ns: float) -> dict[str, _Bars]:
+    t0 = tl.origin
+    ypos = {c: i for i, c in enumerate(rows)}
+    out: dict[str, _Bars] = {}
+    for cta in rows:
+        c = tl.ctas[cta]
+        polls = _polls_by_stage(c)
+        per: dict[str, list[tuple[float, float, str]]] = {}
+        for s in c.stages:
+            if s.name not in flt.stages:
+                continue
+            head = f"<b>CTA {cta}</b> ({c.role}) · <b>{s.name}</b>"
+            if s.task >= 0:
+                head += f" task {s.task}"
+            when = f"{_us(s.start - t0):.3f} → {_us(s.end - t0):.3f} us ({_us(s.dur):.3f} us)"
+            text = f"{head}<br>{when}"
+            ps = polls.get((s.name, s.task), [])
+            if ps:
+                text += "<br>" + "<br>".join(poll_text(p) for p in ps[:3])
+                if len(ps) > 3:
+                    text += f"<br>+{len(ps) - 3} more polls"
+            per.setdefault(s.name, []).append((s.start - t0, max(s.end - t0, s.start - t0), text))
+        for name, spans in per.items():
+            b = out.setdefault(name, _Bars([], [], [], []))
+            for s, e, text in _merge(spans, res_ns):
+                b.y.append(ypos[cta])
+                b.base.append(_us(s))
+                # a zero-length stage still gets a sliver so it can be hovered
+                b.x.append(max(_us(e - s), _us(res_ns) * 0.5, 1e-4))
+                b.text.append(text)
+    return out
+
+
+def _poll_bars(tl: Timeline, rows: Sequence[int], res_ns: float, stages: Iterable[str]) -> _Bars:
+    t0 = tl.origin
+    keep = set(stages)
+    b = _Bars([], [], [], [])
+    for i, cta in enumerate(rows):
+        for p in tl.ctas[cta].polls:
+            if p.satisfied is None or p.stage not in keep:
+                continue
+            w = p.satisfied - p.first_issue
+            if w < res_ns:
+                continue
+            b.y.append(i)
+            b.base.append(_us(p.first_issue - t0))
+            b.x.append(_us(w))
+            b.text.append(f"<b>CTA {cta}</b> · {p.stage}<br>{poll_text(p)}")
+    return b
+
+
+def _bar(
+    b: _Bars,
+    name: str,
+    color: str,
+    *,
+    outline: bool,
+    width: float,
+    opacity: float = 1.0,
+) -> go.Bar:
+    marker = (
+        {"color": "rgba(0,0,0,0)", "line": {"color": color, "width": SIM_OUTLINE}}
+        if outline
+        else {"color": color, "line": {"width": 0}}
+    )
+    # numpy arrays skip plotly's per-element list validation (most of the build time)
+    return go.Bar(
+        y=np.asarray(b.y, dtype=np.int32),
+        x=np.asarray(b.x),
+        base=np.asarray(b.base),
+        orientation="h",
+        width=width,
+        marker=marker,
+        opacity=opacity,
+        name=name,
+        hovertext=np.asarray(b.text, dtype=object),
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
+
+
+@dataclass(frozen=True)
+class Layer:
+    label: str  # "real", "simulated"
+    tl: Timeline
+    outline: bool
+
+
+@dataclass(frozen=True)
+class HandoffView:
+    """A poll picked by the user and the puts it waited on."""
+
+    cta: int
+    poll: PollRecord
+    sources: tuple[Source, ...]
+
+    @property
+    def inferred(self) -> bool:
+        """No put record to point at, but a producer and put time inferred for the poll."""
+        p = self.poll
+        return not self.sources and p.producer is not None and p.put_time is not None
+
+
+def _add(fig: go.Figure, trace: go.BaseTraceType, col: int | None) -> None:
+    if col is None:
+        fig.add_trace(trace)
+    else:
+        fig.add_trace(trace, row=1, col=col)
+
+
+def timeline_figure(
+    layers: Sequence[Layer],
+    flt: Filter = Filter(),
+    *,
+    side_by_side: bool = False,
+    polls: bool = True,
+    puts: bool = False,
+    critical: CriticalPath | None = None,
+    handoff: HandoffView | None = None,
+    stuck: bool = True,
+    chain: Sequence[StuckWait] = (),
+    title: str = "",
+    height: int | None = None,
+) -> go.Figure:
+    """Rows are CTAs of the first layer; each layer is drawn filled or as outlines."""
+    if not layers:
+        raise ValueError("nothing to draw")
+    base_tl = layers[0].tl
+    rows = rows_of(base_tl, flt)
+    n = max(len(rows), 1)
+    span_ns = max(horizon(ly.tl) for ly in layers) or 1.0
+    res_ns = span_ns / MAX_BARS_PER_PIXEL_ROW
+    cols = len(layers) if side_by_side and len(layers) > 1 else 1
+    if cols > 1:
+        fig = make_subplots(
+            rows=1,
+            cols=cols,
+            shared_yaxes=True,
+            shared_xaxes=True,
+            horizontal_spacing=0.02,
+            subplot_titles=[ly.label for ly in layers],
+        )
+    else:
+        fig = go.Figure()
+    bar_w = 0.8
+    for k, ly in enumerate(layers):
+        col = k + 1 if cols > 1 else None
+        outline = ly.outline and cols == 1
+        bars = _stage_bars(ly.tl, rows, flt, res_ns)
+        for name in [s for s in STAGES if s in bars] + sorted(set(bars) - set(STAGES)):
+            tr = _bar(
+                bars[name],
+                f"{name} ({ly.label})" if len(layers) > 1 else name,
+                STAGE_COLORS.get(name, "#bbbbbb"),
+                outline=outline,
+                width=bar_w,
+                # a picked hand-off's arrows must stand out over 256 rows of colour
+                opacity=0.35 if handoff is not None else 1.0,
+            )
+            _add(fig, tr, col)
+        # overlaid outlines get no poll bars: two sets on one row read as noise
+        if polls and not outline:
+            pb = _poll_bars(ly.tl, rows, res_ns, flt.stages)
+            if pb.y:
+                tr = _bar(
+                    pb,
+                    f"poll wait ({ly.label})" if len(layers) > 1 else "poll wait",
+                    # translucent: the stage under a wait stays readable at 3 px a row
+                    "rgba(20,20,20,0.45)",
+                    outline=False,
+                    width=0.3,
+                )
+                _add(fig, tr, col)
+        if puts:
+            tr = _put_markers(ly.tl, rows, ly.label if len(layers) > 1 else "")
+            _add(fig, tr, col)
+        if stuck and ly.tl.stuck:
+            for tr in _stuck_traces(ly.tl, rows, span_ns, chain if k == 0 else ()):
+                _add(fig, tr, col)
+    if critical is not None:
+        fig.add_trace(_critical_trace(base_tl, rows, critical))
+    if handoff is not None:
+        _handoff_arrows(fig, base_tl, rows, handoff)
+    _role_bands(fig, base_tl, rows, cols)
+    fig.update_layout(
+        barmode="overlay",
+        height=height or int(min(1500, max(460, 3.2 * n + 170))),
+        margin={"l": 60, "r": 10, "t": 90 if title or cols > 1 else 60, "b": 40},
+        title={"text": title, "x": 0.0, "font": {"size": 14}} if title else None,
+        # on top: with 256 rows a legend under the plot is below the fold
+        legend={
+            "orientation": "h",
+            "x": 0.0,
+            "y": 1.0,
+            "yanchor": "bottom",
+            "font": {"size": 11},
+            "bgcolor": "rgba(255,255,255,0)",
+        },
+        hoverlabel={"align": "left", "font": {"size": 11}},
+        plot_bgcolor="white",
+        bargap=0.0,
+        dragmode="zoom",
+        # keeps the user's zoom across reruns (filters, toggles) of the same run
+        uirevision="|".join(str(x) for x in astuple_meta(base_tl)),
+    )
+    if handoff is not None:
+        _zoom_to(fig, base_tl, rows, handoff)
+    step = max(1, int(np.ceil(n / 24)))
+    ticks = list(range(0, len(rows), step))
+    if handoff is None:
+        fig.update_yaxes(range=[n - 0.5, -0.5])
+    fig.update_yaxes(
+        autorange="reversed" if handoff is None else None,
+        tickvals=ticks,
+        ticktext=[f"CTA {rows[i]}" for i in ticks],
+        showgrid=False,
+        zeroline=False,
+        tickfont={"size": 10},
+    )
+    fig.update_xaxes(
+        title_text="time (us)",
+        showgrid=True,
+        gridcolor="#eeeeee",
+        zeroline=False,
+        rangemode="tozero",
+    )
+    return fig
+
+
+def astuple_meta(tl: Timeline) -> tuple[object, ...]:
+    m = tl.meta
+    return (m.source, m.gpu, m.R, m.L, m.nb, m.kda0, m.gate_local, len(tl.ctas))
+
+
+def _role_bands(fig: go.Figure, tl: Timeline, rows: Sequence[int], cols: int) -> None:
+    if not rows:
+        return
+    groups: list[tuple[str, int, int]] = []
+    for i, cta in enumerate(rows):
+        role = tl.ctas[cta].role
+        if groups and groups[-1][0] == role:
+            groups[-1] = (role, groups[-1][1], i)
+        else:
+            groups.append((role, i, i))
+    for role, lo, hi in groups:
+        for k in range(cols):
+            xref = "x domain" if k == 0 else f"x{k + 1} domain"
+            yref = "y" if k == 0 else f"y{k + 1}"
+            fig.add_shape(
+                type="rect",
+                xref=xref,
+                yref=yref,
+                x0=0,
+                x1=1,
+                y0=lo - 0.5,
+                y1=hi + 0.5,
+                fillcolor=ROLE_BANDS.get(role, "#f8f8f8"),
+                line={"width": 0},
+                layer="below",
+            )
+        fig.add_annotation(
+            xref="paper",
+            yref="y",
+            x=1.0,
+            y=(lo + hi) / 2,
+            text=f"{role} ({hi - lo + 1})",
+            showarrow=False,
+            xanchor="right",
+            font={"size": 11, "color": "#555"},
+            bgcolor="rgba(255,255,255,0.7)",
+        )
+
+
+def _put_markers(tl: Timeline, rows: Sequence[int], label: str) -> go.Scatter:
+    t0 = tl.origin
+    xs, ys, texts = [], [], []
+    for i, cta in enumerate(rows):
+        for u in tl.ctas[cta].puts:
+            xs.append(_us(u.time - t0))
+            ys.append(i)
+            texts.append(f"<b>CTA {cta}</b> put {u.region} ({u.n_cells} cells from {u.first})")
+    return go.Scattergl(
+        x=xs,
+        y=ys,
+        mode="markers",
+        marker={"symbol": "triangle-right", "size": 5, "color": "#444"},
+        name=f"puts ({label})" if label else "puts",
+        hovertext=texts,
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
+
+
+def _stuck_traces(
+    tl: Timeline, rows: Sequence[int], span_ns: float, chain: Sequence[StuckWait] = ()
+) -> list[go.BaseTraceType]:
+    """Red bars from where each stuck CTA began to wait, grey rows for CTAs that never
+    got a slot, faint lines to what each waits for, and one chain drawn bold."""
+    from kda_sim.timeline.critical import stuck_since
+
+    t0 = tl.origin
+    ypos = {c: i for i, c in enumerate(rows)}
+    end = _us(span_ns) * 1.04
+    waits = _Bars([], [], [], [])
+    absent = _Bars([], [], [], [])
+    lx: list[float | None] = []
+    ly: list[float | None] = []
+    at_x: dict[int, float] = {}
+    for w in tl.stuck:
+        if w.cta not in ypos:
+            continue
+        never = tl.ctas[w.cta].start is None
+        since = stuck_since(tl, w.cta)
+        x0 = 0.0 if never or since is None else _us(since - t0)
+        at_x[w.cta] = x0 if not never else end
+        where = f" on {w.region}[{w.index}]" if w.region else ""
+        b = absent if never else waits
+        b.y.append(ypos[w.cta])
+        b.base.append(x0)
+        b.x.append(max(end - x0, 1e-3))
+        head = "never resident" if never else f"stuck in {w.stage}{where}"
+        b.text.append(f"<b>CTA {w.cta}</b> {head}<br>{w.reason}")
+    for w in tl.stuck:
+        if w.producer is not None and w.cta in ypos and w.producer in ypos:
+            lx += [at_x[w.cta], at_x.get(w.producer, end), None]
+            ly += [ypos[w.cta], ypos[w.producer], None]
+    out: list[go.BaseTraceType] = []
+    for b, name, color in (
+        (waits, "stuck (waits)", "rgba(214,39,40,0.35)"),
+        (absent, "never resident (no free slot)", "rgba(120,120,120,0.22)"),
+    ):
+        if b.y:
+            out.append(
+                go.Bar(
+                    y=np.asarray(b.y, dtype=np.int32),
+                    x=np.asarray(b.x),
+                    base=np.asarray(b.base),
+                    orientation="h",
+                    width=0.5,
+                    marker={"color": color, "line": {"width": 0}},
+                    name=name,
+                    hovertext=np.asarray(b.text, dtype=object),
+                    hovertemplate="%{hovertext}<extra></extra>",
+                )
+            )
+    if lx:
+        out.append(
+            go.Scatter(
+                x=lx,
+                y=ly,
+                mode="lines",
+                line={"color": STUCK_COLOR, "width": 1},
+                opacity=0.2,
+                name="waits for (CTA → producer)",
+                hoverinfo="skip",
+            )
+        )
+    cx: list[float | None] = []
+    cy: list[float | None] = []
+    texts: list[str | None] = []
+    for w in chain:
+        if w.producer is None or w.cta not in ypos or w.producer not in ypos:
+            continue
+        cx += [at_x.get(w.cta, end), at_x.get(w.producer, end), None]
+        cy += [ypos[w.cta], ypos[w.producer], None]
+        t = f"CTA {w.cta} waits for CTA {w.producer}<br>{w.reason}"
+        texts += [t, t, None]
+    if cx:
+        out.append(
+            go.Scatter(
+                x=cx,
+                y=cy,
+                mode="lines+markers",
+                line={"color": "#111111", "width": 3},
+                marker={"size": 9, "color": STUCK_COLOR, "line": {"color": "#111", "width": 1}},
+                name="wait-for chain",
+                hovertext=texts,
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+    return out
+
+
+def _critical_trace(tl: Timeline, rows: Sequence[int], cp: CriticalPath) -> go.Scatter:
+    t0 = tl.origin
+    ypos = {c: i for i, c in enumerate(rows)}
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    texts: list[str | None] = []
+    for s in cp.steps:
+        a = s.src if s.kind != "run" else s.cta
+        if s.cta not in ypos or a not in ypos:
+            continue
+        what = {
+            "run": f"CTA {s.cta} runs",
+            "handoff": f"hand-off {s.label}: CTA {s.src} → CTA {s.cta}",
+            "slot": f"CTA {s.cta} gets CTA {s.src}'s slot",
+        }[s.kind]
+        text = f"<b>critical path</b><br>{what}<br>{_us(s.dur):.3f} us"
+        xs += [_us(s.start - t0), _us(s.end - t0), None]
+        ys += [ypos[a], ypos[s.cta], None]
+        texts += [text, text, None]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines+markers",
+        line={"color": CRIT_COLOR, "width": 3},
+        marker={"size": 5, "color": CRIT_COLOR},
+        name="critical path",
+        hovertext=texts,
+        hovertemplate="%{hovertext}<extra></extra>",
+    )
+
+
+def _zoom_to(fig: go.Figure, tl: Timeline, rows: Sequence[int], h: HandoffView) -> None:
+    """Open on the picked hand-off: its time window and the rows it joins (double-click
+    resets); a new pick re-zooms because the view key changes with it."""
+    t0 = tl.origin
+    ypos = {c: i for i, c in enumerate(rows)}
+    times = [h.poll.first_issue] + [tl.ctas[s.cta].puts[s.put_index].time for s in h.sources]
+    if h.inferred:
+        times.append(h.poll.put_time)  # type: ignore[arg-type]
+    end = h.poll.satisfied if h.poll.satisfied is not None else max(times)
+    lo, hi = min(times), max(end, max(times))
+    pad = max(0.25 * (hi - lo), 200.0)
+    who = [h.cta, *(s.cta for s in h.sources)] + ([h.poll.producer] if h.inferred else [])
+    ys = [ypos[c] for c in who if c in ypos]
+    if not ys:
+        return
+    y0, y1 = min(ys) - 4, max(ys) + 4
+    fig.update_xaxes(range=[_us(lo - t0 - pad), _us(hi - t0 + pad)])
+    fig.update_yaxes(range=[min(y1, len(rows)) + 0.5, max(y0, 0) - 0.5])
+    fig.update_layout(uirevision=f"handoff-{h.cta}-{h.poll.first_issue}")
+
+
+def _handoff_arrows(fig: go.Figure, tl: Timeline, rows: Sequence[int], h: HandoffView) -> None:
+    t0 = tl.origin
+    ypos = {c: i for i, c in enumerate(rows)}
+    if h.cta not in ypos or h.poll.satisfied is None:
+        return
+    y1, x1 = ypos[h.cta], _us(h.poll.satisfied - t0)
+    fig.add_trace(
+        go.Scatter(
+            x=[_us(h.poll.first_issue - t0), x1],
+            y=[y1, y1],
+            mode="lines+markers",
+            line={"color": ARROW_COLOR, "width": 5},
+            marker={"size": 8, "color": ARROW_COLOR},
+            name="picked poll",
+            hovertext=[poll_text(h.poll)] * 2,
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )
+    if h.inferred and h.poll.producer in ypos:
+        fig.add_annotation(
+            x=x1,
+            y=y1,
+            ax=_us(h.poll.put_time - t0),  # type: ignore[operator]
+            ay=ypos[h.poll.producer],  # type: ignore[index]
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            showarrow=True,
+            arrowhead=2,
+            arrowsize=1.2,
+            arrowwidth=2.2,
+            arrowcolor="rgba(0,0,0,0.6)",
+            text="",
+            hovertext=f"CTA {h.poll.producer}: its put, inferred (not recorded)",
+        )
+    # the last put is drawn on top; at most 64 arrows keep the chart quick
+    for s in sorted(h.sources, key=lambda s: s.last)[-64:]:
+        if s.cta not in ypos:
+            continue
+        put = tl.ctas[s.cta].puts[s.put_index]
+        fig.add_annotation(
+            x=x1,
+            y=y1,
+            ax=_us(put.time - t0),
+            ay=ypos[s.cta],
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            showarrow=True,
+            arrowhead=2,
+            arrowsize=1.2,
+            arrowwidth=2.6 if s.last else 1.2,
+            arrowcolor=ARROW_COLOR if s.last else "rgba(0,0,0,0.45)",
+            text="",
+            hovertext=f"CTA {s.cta} put {put.region} at {_us(put.time - t0):.3f} us",
+        )
+
+
+# -- other figures ---------------------------------------------------------------------
+
+
+def poll_wait_matrix(tl: Timeline, rows: Sequence[int]) -> tuple[np.ndarray, list[str]]:
+    """Total poll wait (us) of each CTA in each stage that polls."""
+    idx = {c: i for i, c in enumerate(rows)}
+    stages = [s for s in STAGES if any(p.stage == s for c in tl.ctas for p in c.polls)]
+    col = {s: j for j, s in enumerate(stages)}
+    z = np.zeros((len(rows), len(stages)))
+    for c in tl.ctas:
+        i = idx.get(c.cta)
+        if i is None:
+            continue
+        for p in c.polls:
+            if p.satisfied is not None and p.stage in col:
+                z[i, col[p.stage]] += _us(p.satisfied - p.first_issue)
+    return z, stages
+
+
+def heatmap_figure(
+    z: np.ndarray, stages: Sequence[str], rows: Sequence[int], title: str, diverging: bool = False
+) -> go.Figure:
+    lim = float(np.abs(z).max()) if z.size else 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(stages),
+            y=[f"CTA {c}" for c in rows],
+            colorscale="RdBu_r" if diverging else "Viridis",
+            zmid=0 if diverging else None,
+            zmin=-lim if diverging else 0,
+            zmax=lim if diverging else None,
+            colorbar={"title": {"text": "us"}},
+            hovertemplate="%{y} · %{x}<br>poll wait %{z:.3f} us<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": title, "font": {"size": 14}},
+        height=min(900, max(380, 2 * len(rows) + 120)),
+        margin={"l": 70, "r": 10, "t": 40, "b": 40},
+    )
+    fig.update_yaxes(autorange="reversed", showticklabels=len(rows) <= 64)
+    return fig
+
+
+VERDICT_CODE = {"finishes": 0, "deadlocks": 1, "invalid": 2}
+VERDICT_COLORS = ["#2ca02c", "#d62728", "#c7c7c7"]
+
+
+def safety_figure(cells: dict[tuple[int, int], tuple[str, float | None]], gpu: str) -> go.Figure:
+    """R x L grid: colour = verdict, text = predicted time (us) or the verdict."""
+    Rs = sorted({r for r, _ in cells})
+    Ls = sorted({ell for _, ell in cells})
+    z = np.full((len(Ls), len(Rs)), np.nan)
+    text = [["" for _ in Rs] for _ in Ls]
+    for (r, ell), (verdict, ns) in cells.items():
+        i, j = Ls.index(ell), Rs.index(r)
+        z[i, j] = VERDICT_CODE[verdict]
+        text[i][j] = f"{_us(ns):.1f} us" if ns is not None else verdict
+    scale = []
+    for k, c in enumerate(VERDICT_COLORS):
+        scale += [[k / 3, c], [(k + 1) / 3, c]]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[f"R={r}" for r in Rs],
+            y=[f"L={ell}" for ell in Ls],
+            text=text,
+            texttemplate="%{text}",
+            colorscale=scale,
+            zmin=-0.5,
+            zmax=2.5,
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            hovertemplate="%{x} %{y}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": f"{gpu}: green finishes, red deadlocks, grey invalid", "font": {"size": 14}},
+        height=320,
+        margin={"l": 50, "r": 10, "t": 40, "b": 30},
+    )
+    return fig

@@ -1,0 +1,110 @@
+"""The page: a sidebar that picks the run and the view, then the view itself.
+
+Views are chosen with a radio rather than tabs: Streamlit runs every tab's code on
+each rerun, and only the open view should compute.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import streamlit as st
+
+from kda_sim.app import data, plugins
+from kda_sim.app.views import compare, export, handoffs, safety, timeline, upload, whatif
+from kda_sim.app.views.common import Ctx
+from kda_sim.errors import KdaSimError
+
+log = logging.getLogger(__name__)
+
+VIEWS = {
+    "Timeline": timeline.render,
+    "Follow a hand-off": handoffs.render,
+    "Compare": compare.render,
+    "What-if": whatif.render,
+    "Safety map": safety.render,
+    "Bring a trace": upload.render,
+    "Take it away": export.render,
+}
+
+
+def _choices(root: Path) -> dict[str, tuple[str, object]]:
+    """Run name -> (kind, what loads it), bundled traces first: the page opens on them."""
+    out: dict[str, tuple[str, object]] = {}
+    for p in data.bundled_traces(root):
+        out[f"trace {p.name}"] = ("bundled", p)
+    for name, (token, tl) in st.session_state.get(upload.UPLOADS, {}).items():
+        out[name] = ("uploaded", (token, tl))
+    out[data.default_run_name()] = ("simulated", None)
+    return out
+
+
+def _load(name: str, kind: str, what: object) -> tuple[data.Run, str]:
+    if kind == "bundled":
+        assert isinstance(what, Path)
+        tl = data.read_bundled(what)
+        key = f"bundled:{what}:{what.stat().st_mtime}"
+        return data.run_of_trace_cached(key, name, "bundled", tl), key
+    if kind == "uploaded":
+        token, tl = what  # type: ignore[misc]
+        key = f"upload:{token}"
+        return data.run_of_trace_cached(key, name, "uploaded", tl), key
+    return data.default_simulation(), f"sim:{name}"
+
+
+def _sidebar(root: Path) -> tuple[str, str, tuple[str, object]]:
+    sb = st.sidebar
+    sb.title("kda-sim")
+    sb.caption("Tagged-mailbox hand-offs of K1 `kda_pre`: simulated and measured launches.")
+    choices = _choices(root)
+    names = list(choices)
+    if st.session_state.get(upload.RUN_CHOICE) not in names:
+        st.session_state[upload.RUN_CHOICE] = names[0]
+    name = sb.selectbox("Run", names, key=upload.RUN_CHOICE)
+    view = sb.radio("View", list(VIEWS), key="view")
+    with sb.expander("Modules from other issues", expanded=False):
+        for feat, (mod, what, issue) in plugins.FEATURES.items():
+            state = "present" if plugins.available(feat) else "not in this checkout yet"
+            st.markdown(f"`{mod}` (issue {issue}): {state}. Brings {what}.")
+    return name, view, choices[name]
+
+
+def main(root: Path) -> None:
+    st.set_page_config(page_title="kda-sim", page_icon="🧵", layout="wide")
+    name, view, (kind, what) = _sidebar(root)
+    try:
+        with st.spinner(f"Loading {name}…"):
+            run, key = _load(name, kind, what)
+    except Exception as e:  # a file the readers reject, or one they let through broken
+        msg = str(e) if isinstance(e, KdaSimError) else f"{type(e).__name__}: {e}"
+        st.error(f"Could not open {name}: {msg}. Showing the default simulation instead.")
+        run, key = data.default_simulation(), "sim:fallback"
+    _banner(run, root)
+    try:
+        VIEWS[view](Ctx(root, run, key))
+    except Exception as e:  # the page says what broke; the console keeps the traceback
+        log.exception("view %r failed on run %r", view, name)
+        st.error(
+            f"The {view} view could not show {name}: {type(e).__name__}: {e}. "
+            f"The other views may still work; the server log has the details."
+        )
+
+
+def _banner(run: data.Run, root: Path) -> None:
+    m = run.main.meta
+    st.markdown(
+        f"#### {run.name} <span style='color:#888;font-size:0.8em'>· {m.gpu} · "
+        f"R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}{' · gate_local' if m.gate_local else ''}"
+        f"</span>",
+        unsafe_allow_html=True,
+    )
+    if run.kind == "simulated":
+        where = data.traces_dir(root)
+        shown = where.relative_to(root) if where.is_relative_to(root) else where
+        st.caption(
+            f"A simulated run: no real trace is bundled yet in {shown}/ "
+            f"(the page opens on the first one when there is). Bring one in 'Bring a trace'."
+        )
+    elif run.note:
+        st.caption(run.note)

@@ -1,0 +1,1 @@
+"""One module a view; each has ``render(ctx)``."""

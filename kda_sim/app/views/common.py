@@ -1,0 +1,162 @@
+"""What every view shares: the page context, the filter controls, cached figure builds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from kda_sim.app import plugins
+from kda_sim.app.data import Run
+from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
+from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
+from kda_sim.timeline.model import ROLES, STAGES, StuckWait, Timeline
+from kda_sim.timeline.summary import stage_stats
+
+CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}
+
+
+@dataclass
+class Ctx:
+    root: Path
+    run: Run
+    run_key: str  # names the run in cache keys (the timelines themselves are not hashed)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _critical(key: str, _tl: Timeline) -> CriticalPath | None:
+    return critical_path(_tl)
+
+
+def critical_of(key: str, tl: Timeline) -> CriticalPath | None:
+    return _critical(key, tl)
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _figure(
+    key: str,
+    _layers: tuple[Layer, ...],
+    flt: Filter,
+    side_by_side: bool,
+    polls: bool,
+    puts: bool,
+    with_critical: bool,
+    _critical: CriticalPath | None,
+    _handoff: HandoffView | None,
+    _chain: tuple[StuckWait, ...],
+    title: str,
+) -> go.Figure:
+    return timeline_figure(
+        _layers,
+        flt,
+        side_by_side=side_by_side,
+        polls=polls,
+        puts=puts,
+        critical=_critical if with_critical else None,
+        handoff=_handoff,
+        chain=_chain,
+        title=title,
+    )
+
+
+def figure_cached(
+    key: str,
+    layers: tuple[Layer, ...],
+    flt: Filter,
+    *,
+    side_by_side: bool = False,
+    polls: bool = True,
+    puts: bool = False,
+    critical: CriticalPath | None = None,
+    handoff: HandoffView | None = None,
+    handoff_key: str = "",
+    chain: tuple[StuckWait, ...] = (),
+    title: str = "",
+) -> go.Figure:
+    """A cached timeline figure; ``key`` must name the layers, ``handoff_key`` the picked
+    poll; a chain is named by its first CTA."""
+    chain_key = f"chain{chain[0].cta}" if chain else ""
+    return _figure(
+        f"{key}|{handoff_key}|{chain_key}",
+        layers,
+        flt,
+        side_by_side,
+        polls,
+        puts,
+        critical is not None,
+        critical,
+        handoff,
+        chain,
+        title,
+    )
+
+
+def show_chart(fig: go.Figure, key: str) -> None:
+    st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
+
+
+def filter_controls(tl: Timeline, prefix: str) -> Filter:
+    """Role, CTA range and stage filters for a timeline's rows."""
+    roles = [r for r in ROLES if any(c.role == r for c in tl.ctas)]
+    stages = [s for s in STAGES if any(sp.name == s for _, sp in tl.stage_spans())]
+    n = len(tl.ctas)
+    a, b, c = st.columns([2, 3, 5])
+    pick_roles = a.multiselect("Roles", roles, default=roles, key=f"{prefix}_roles")
+    lo, hi = b.slider("CTAs", 0, max(n - 1, 1), (0, max(n - 1, 1)), key=f"{prefix}_ctas")
+    pick_stages = c.multiselect("Stages", stages, default=stages, key=f"{prefix}_stages")
+    return Filter(tuple(pick_roles), int(lo), int(hi), tuple(pick_stages))
+
+
+def stage_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame:
+    """Per-stage means side by side; with both runs, the simulation's relative error."""
+    rows: dict[str, dict[str, float | int | str]] = {}
+    for label, tl in (("real", real), ("sim", sim)):
+        if tl is None:
+            continue
+        for s in stage_stats(tl):
+            r = rows.setdefault(s.stage, {"stage": s.stage})
+            r[f"{label} count"] = s.count
+            r[f"{label} mean us"] = round(s.mean_ns / 1e3, 3)
+            r[f"{label} max us"] = round(s.max_ns / 1e3, 3)
+            r[f"{label} poll wait us"] = round(s.poll_wait_ns / 1e3, 3)
+            r[f"{label} retries"] = s.retries
+    if real is not None and sim is not None:
+        for r in rows.values():
+            a, b = r.get("real mean us"), r.get("sim mean us")
+            if isinstance(a, float) and isinstance(b, float) and a > 0:
+                r["sim error %"] = round(100 * (b - a) / a, 1)
+    order = {s: i for i, s in enumerate(STAGES)}
+    return pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(str(r["stage"]), 99)))
+
+
+def us(ns: float | None) -> str:
+    return "—" if ns is None else f"{ns / 1e3:.2f} us"
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _cached_call(want: str, key: str, _args: tuple) -> plugins.Outcome:
+    return plugins.call(want, *_args)
+
+
+def cached_call(want: str, key: str, *args: object) -> plugins.Outcome:
+    """A plugin call once per (function, run): the comparisons take seconds."""
+    return _cached_call(want, key, args)
+
+
+def longest_chain(tl: Timeline) -> list[StuckWait]:
+    """The wait-for chain with the most links among the stuck CTAs (the one to draw)."""
+    waiting = [s.cta for s in tl.stuck if s.producer is not None]
+    if not waiting:
+        return []
+    return max((wait_for_chain(tl, c) for c in waiting), key=len)
+
+
+def chain_lines(tl: Timeline, chain: list[StuckWait]) -> str:
+    lines = []
+    for w in chain:
+        at = f" on {w.region}[{w.index}]" if w.region else ""
+        lines.append(f"- **CTA {w.cta}** ({tl.ctas[w.cta].role}) in `{w.stage}`{at}: {w.reason}")
+    return "\n".join(lines)

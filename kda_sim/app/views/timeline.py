@@ -1,0 +1,100 @@
+"""The timeline: a row a CTA grouped by role, stages coloured, real bars over sim outlines."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from kda_sim.app.figures import Layer
+from kda_sim.app.views.common import (
+    Ctx,
+    chain_lines,
+    critical_of,
+    figure_cached,
+    filter_controls,
+    longest_chain,
+    show_chart,
+    stage_table,
+    us,
+)
+from kda_sim.timeline.critical import CriticalPath
+
+LAYOUTS = ("overlay", "side by side", "real only", "simulated only")
+
+
+def layers_of(ctx: Ctx, layout: str) -> tuple[Layer, ...]:
+    run = ctx.run
+    real = run.real_linked  # inferred producers in the hover and the critical path
+    if real is None:
+        return (Layer("simulated", run.main, False),)
+    if run.sim is None or layout == "real only":
+        return (Layer("real", real, False),)
+    if layout == "simulated only":
+        return (Layer("simulated", run.sim, False),)
+    return (Layer("real", real, False), Layer("simulated", run.sim, True))
+
+
+def render(ctx: Ctx) -> None:
+    run = ctx.run
+    tl = run.main
+    layout = "overlay"
+    if run.real is not None and run.sim is not None:
+        layout = st.radio(
+            "Show",
+            LAYOUTS,
+            horizontal=True,
+            key="tl_layout",
+            help="overlay: real runs as filled bars, the simulation as outlines on one axis",
+        )
+    flt = filter_controls(tl, "tl")
+    a, b, c = st.columns(3)
+    polls = a.toggle("Poll waits", value=True, key="tl_polls")
+    puts = b.toggle("Puts", value=False, key="tl_puts")
+    crit = c.toggle("Critical path", value=True, key="tl_crit")
+
+    layers = layers_of(ctx, layout)
+    cp = critical_of(f"{ctx.run_key}|{layers[0].label}", layers[0].tl)
+    _metrics(ctx, cp)
+    cp = cp if crit else None
+    chain = tuple(longest_chain(layers[0].tl)) if layers[0].tl.stuck else ()
+    with st.spinner("Drawing the timeline…"):
+        fig = figure_cached(
+            f"{ctx.run_key}|{layout}",
+            layers,
+            flt,
+            side_by_side=layout == "side by side",
+            polls=polls,
+            puts=puts,
+            critical=cp,
+            chain=chain,
+        )
+    if tl.deadlock:
+        st.error(
+            f"This run does not finish: {len(tl.stuck)} CTAs are stuck (red bars; faint red "
+            f"lines go to the CTA each one waits for; the longest wait-for chain is bold)."
+        )
+        if chain:
+            st.markdown(chain_lines(layers[0].tl, list(chain)))
+    show_chart(fig, "timeline_chart")
+    st.subheader("Stages")
+    st.dataframe(stage_table(run.real, run.sim), hide_index=True, width="stretch")
+
+
+def _metrics(ctx: Ctx, cp: CriticalPath | None) -> None:
+    run = ctx.run
+    shown: list[tuple[str, str, str | None]] = []
+    if run.real is not None:
+        shown.append(("Real makespan", us(run.real.makespan), None))
+    if run.sim is not None:
+        delta = None
+        if run.real is not None and run.real.makespan and run.sim.makespan:
+            delta = f"{100 * (run.sim.makespan / run.real.makespan - 1):+.1f}% vs real"
+        shown.append(("Simulated makespan", us(run.sim.makespan), delta))
+    tl = run.main
+    shown.append(("CTAs finished", f"{sum(c.finished for c in tl.ctas)} / {len(tl.ctas)}", None))
+    if cp is not None:
+        shown.append(("Critical path", f"{len(cp.handoffs())} hand-offs", f"{len(cp.ctas)} CTAs"))
+    slots = tl.meta.extra.get("slots")
+    if slots is not None:
+        shown.append(("Resident slots", str(slots), f"{tl.meta.extra.get('occupancy')} a unit"))
+    for col, (label, value, delta) in zip(st.columns(len(shown)), shown, strict=True):
+        col.metric(label, value, delta, delta_color="off", delta_arrow="off")

@@ -1,0 +1,243 @@
+"""What-if: change the GPU, occupancy, shape, kda0, gate variant or latencies; re-simulate."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from kda_sim.app import plugins
+from kda_sim.app.data import SimOutcome, profile_name, simulate_cached
+from kda_sim.app.figures import Filter, Layer
+from kda_sim.app.views.common import (
+    Ctx,
+    chain_lines,
+    critical_of,
+    figure_cached,
+    longest_chain,
+    show_chart,
+    us,
+)
+from kda_sim.app.views.export import perfetto_bytes, png_bytes, slug
+from kda_sim.config import LaunchConfig
+from kda_sim.errors import KdaSimError
+from kda_sim.machine.profile import bundled_names, load_profile
+from kda_sim.timeline.critical import wait_for_chain
+from kda_sim.timeline.model import StuckWait, Timeline
+
+# the latencies a user most often doubts, first; the rest sit behind "more"
+LATENCY_KNOBS = ("poll", "retry", "visibility_same_xcd", "visibility_cross_xcd", "hbm_load")
+MORE_KNOBS = ("store_ack", "l2_load", "dispatch", "barrier")
+
+
+def render(ctx: Ctx) -> None:
+    m = ctx.run.main.meta
+    names = bundled_names()
+    gpu0 = profile_name(m.gpu) or names[0]
+    a, b, c, d = st.columns(4)
+    gpu = a.selectbox("GPU profile", names, index=names.index(gpu0), key="wi_gpu")
+    occ = int(
+        b.number_input("Occupancy (CTAs a unit; 0 = from resources)", 0, 32, 0, 1, key="wi_occ")
+    )
+    gate = c.radio(
+        "Gate variant",
+        ("gate stage", "gate_local"),
+        index=1 if m.gate_local else 0,
+        key="wi_gate",
+        help="gate_local: every attn CTA computes the gate weights itself (no WGT hand-off)",
+    )
+    kda0 = int(d.number_input("kda0", 0, 255, m.kda0, 1, key="wi_kda0"))
+    a, b, c = st.columns(3)
+    R = int(a.number_input("R (requests)", 1, 16, m.R, 1, key="wi_R"))
+    L = int(b.number_input("L (tokens a request)", 1, 8, m.L, 1, key="wi_L"))
+    nb = int(c.number_input("nb (AttnRes blocks)", 1, 31, m.nb, 1, key="wi_nb"))
+    params = _latency_controls(gpu)
+
+    t0 = time.perf_counter()
+    with st.spinner("Simulating…"):
+        out = simulate_cached(gpu, R, L, nb, kda0, gate == "gate_local", occ or None, params)
+    cached = time.perf_counter() - t0 < 0.5 * out.seconds
+    _verdict(ctx, out, gpu, cached)
+    _checks(gpu, R, L, nb, kda0, gate == "gate_local", occ or None, params)
+    if out.timeline is None:
+        return
+    tl = out.timeline
+    key = f"whatif|{gpu}|{R}|{L}|{nb}|{kda0}|{gate}|{occ}|{sorted(params.items())}"
+    cp = critical_of(key, tl) if not tl.deadlock else None
+    chain = _pick_chain(tl) if tl.deadlock else []
+    fig = figure_cached(
+        key,
+        (Layer("what-if", tl, False),),
+        Filter(),
+        critical=cp,
+        chain=tuple(chain),
+        title=f"what-if: {gpu} {LaunchConfig(R, L, nb, kda0, gate == 'gate_local').label()}",
+    )
+    show_chart(fig, "whatif_chart")
+    a, b = st.columns(2)
+    name = slug(f"whatif-{gpu}-R{R}-L{L}-nb{nb}-kda0{kda0}-{gate}")
+    a.download_button(
+        "PNG of this what-if",
+        data=lambda: png_bytes(tl),
+        file_name=f"{name}.png",
+        mime="image/png",
+        key="wi_dl_png",
+    )
+    b.download_button(
+        "Perfetto JSON of this what-if",
+        data=lambda: perfetto_bytes(tl),
+        file_name=f"{name}.json",
+        mime="application/json",
+        key="wi_dl_json",
+    )
+    if tl.deadlock:
+        _stuck_table(tl)
+
+
+def _latency_controls(gpu: str) -> dict[str, float]:
+    prof = load_profile(gpu)
+    lat = prof.latency_ns
+    params: dict[str, float] = {}
+    with st.expander("Latencies (ns) and bandwidth", expanded=False):
+        cols = st.columns(len(LATENCY_KNOBS))
+        for col, name in zip(cols, LATENCY_KNOBS, strict=True):
+            v = col.number_input(name, 0.0, 1e6, float(lat[name]), key=f"wi_lat_{gpu}_{name}")
+            if v != lat[name]:
+                params[name] = float(v)
+        cols = st.columns(len(MORE_KNOBS) + 1)
+        for col, name in zip(cols, MORE_KNOBS, strict=False):
+            v = col.number_input(name, 0.0, 1e6, float(lat[name]), key=f"wi_lat_{gpu}_{name}")
+            if v != lat[name]:
+                params[name] = float(v)
+        bw = cols[-1].number_input(
+            "HBM GB/s", 1.0, 1e5, float(prof.hbm_bytes_per_ns), key=f"wi_bw_{gpu}"
+        )
+        if bw != prof.hbm_bytes_per_ns:
+            params["hbm_bytes_per_ns"] = float(bw)
+    return params
+
+
+def _verdict(ctx: Ctx, out: SimOutcome, gpu: str, cached: bool) -> None:
+    if out.timeline is None:
+        st.warning(f"Invalid configuration: {out.error}")
+        return
+    tl = out.timeline
+    base = ctx.run.sim.makespan if ctx.run.sim is not None else None
+    took = "cached" if cached else f"simulated in {out.seconds:.2f} s"
+    took = f"({took}; {out.residency})"
+    if tl.deadlock:
+        st.error(
+            f"DEADLOCK on {gpu}: {len(tl.stuck)} CTAs cannot go on, "
+            f"{sum(c.start is None for c in tl.ctas)} never became resident. {took}"
+        )
+    else:
+        delta = ""
+        if base:
+            delta = f" ({100 * (tl.makespan / base - 1):+.1f}% vs the open run's simulation)"  # type: ignore[operator]
+        st.success(f"Finishes in {us(tl.makespan)}{delta}. {took}")
+    if out.stale_reads:
+        st.error(
+            f"Visibility: {out.stale_reads} flagged reads saw x before its stores were visible."
+        )
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _run_checks(key: str, _cfg: LaunchConfig, _prof: object, occ: int | None) -> plugins.Outcome:
+    return plugins.call("check", _cfg, _prof, occupancy=occ)
+
+
+def _checks(
+    gpu: str,
+    R: int,
+    L: int,
+    nb: int,
+    kda0: int,
+    gate_local: bool,
+    occ: int | None,
+    params: dict[str, float],
+) -> None:
+    found = plugins.lookup("check")
+    with st.expander("Check verdicts (deadlock, visibility, role rule)", expanded=True):
+        if found.func is None:
+            st.info(found.where or plugins.missing_note("checks"))
+            st.caption("Until then the verdict above is the simulator's own.")
+            return
+        try:
+            cfg = LaunchConfig(R, L, nb, kda0, gate_local).validate()
+            prof = load_profile(gpu)
+            prof = prof.with_params(**params) if params else prof
+        except KdaSimError as e:
+            st.warning(str(e))
+            return
+        key = f"{gpu}|{cfg}|{occ}|{sorted(params.items())}"
+        done = st.session_state.setdefault("wi_checked", set())
+        # the checks run the engine under several adversarial latencies (seconds): on demand
+        if key not in done and not st.button("Run the checks", key="wi_check_go"):
+            st.caption(
+                f"`{found.where}`: static wait-for analysis, adversarial engine runs, "
+                f"visibility and the role rule; takes a few seconds."
+            )
+            return
+        done.add(key)
+        with st.spinner("Checking deadlock freedom, visibility and the role rule…"):
+            out = _run_checks(key, cfg, prof, occ)
+        if not out.ok:
+            st.warning(out.message)
+            return
+        _findings(out.value)
+
+
+def _findings(report: object) -> None:
+    findings = getattr(report, "findings", None)
+    if findings is None:
+        st.json(plugins.plain(report), expanded=1)
+        return
+    ok = getattr(report, "ok", None)
+    failing = [f for f in findings if getattr(f, "fails", False)]
+    if ok or (ok is None and not failing):
+        st.success(f"Every check passes ({len(findings)} notes).")
+    for f in findings:
+        cat = getattr(getattr(f, "category", ""), "value", getattr(f, "category", ""))
+        text = f"**{cat}**: {getattr(f, 'message', f)}"
+        fix = getattr(f, "fix", "")
+        if fix:
+            text += f"\n\n*Fix:* {fix}"
+        (st.error if getattr(f, "fails", False) else st.info)(text)
+
+
+def _pick_chain(tl: Timeline) -> list[StuckWait]:
+    """The chain to draw bold: from a stuck CTA the user picks (default: the longest)."""
+    st.subheader("Wait-for chain")
+    waiting = [s.cta for s in tl.stuck if s.producer is not None]
+    if not waiting:
+        st.markdown("No stuck CTA names a producer: each waits on a pair no CTA puts.")
+        return []
+    longest = longest_chain(tl)[0].cta
+    start = st.selectbox("From stuck CTA", waiting, index=waiting.index(longest), key="wi_chain")
+    chain = wait_for_chain(tl, int(start))
+    st.markdown(chain_lines(tl, chain))
+    st.caption("Drawn bold on the timeline below; faint red lines: every stuck CTA's wait.")
+    return chain
+
+
+def _stuck_table(tl: Timeline) -> None:
+    st.markdown(f"**All {len(tl.stuck)} stuck CTAs**")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "CTA": s.cta,
+                    "role": tl.ctas[s.cta].role,
+                    "stage": s.stage,
+                    "waits on": f"{s.region}[{s.index}]" if s.region else "a slot",
+                    "producer": s.producer,
+                    "reason": s.reason,
+                }
+                for s in tl.stuck
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        height=260,
+    )

@@ -1,0 +1,47 @@
+"""What a check reports: findings with a category, a counterexample and a fix."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Category(StrEnum):
+    DEADLOCK = "deadlock"  # a poll that is never satisfied
+    STALE = "stale"  # a poll that can pass on a pair its own launch did not write
+    OVERFLOW = "overflow"  # a tag the device computes differs from the scheme's integer
+    VISIBILITY = "visibility"  # flagged data read before its producer's stores landed
+    ROLE = "role"  # a poll behind weight loads the design does not accept
+
+
+class Severity(StrEnum):
+    FAIL = "fail"
+    NOTE = "note"  # reported, accepted by design (the role rule's gemv XRDY poll)
+
+
+@dataclass
+class Finding:
+    category: Category
+    severity: Severity
+    message: str  # one paragraph a kernel author can act on
+    fix: str = ""  # the option that removes it, "" if none is known
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fails(self) -> bool:
+        return self.severity is Severity.FAIL
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["category"] = self.category.value
+        d["severity"] = self.severity.value
+        return d
+
+    def text(self) -> str:
+        head = f"[{self.category.value}{'' if self.fails else ', accepted'}] {self.message}"
+        return head + (f"\n    fix: {self.fix}" if self.fix else "")
+
+
+def failing(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.fails]

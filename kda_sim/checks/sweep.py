@@ -1,0 +1,154 @@
+"""The safety map of one GPU: every shape R x L, whether it finishes, deadlocks or is
+invalid, and the predicted time. Each valid shape gets the static verdict (in-order
+dispatch) and one nominal engine run (its makespan is the prediction); the two must agree.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from kda_sim.checks.deadlock_static import check_static, slots_for
+from kda_sim.checks.waitgraph import waitgraph_of
+from kda_sim.config import LaunchConfig
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.residency import check_fits
+
+FINISHES = "finishes"
+DEADLOCK = "deadlocks"
+INVALID = "invalid"
+
+
+@dataclass
+class Cell:
+    R: int
+    L: int
+    verdict: str  # finishes | deadlocks | invalid
+    time_ns: float | None = None
+    reason: str = ""  # why invalid, or the first link of the deadlock
+    slots: int | None = None
+    agree: bool = True  # the static verdict and the engine agree
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sweep_cell(
+    prof: GpuProfile,
+    r: int,
+    lng: int,
+    occupancy: int | None = None,
+    nb: int = 8,
+    kda0: int = 0,
+    gate_local: bool = False,
+) -> Cell:
+    cfg = LaunchConfig(r, lng, nb, kda0, gate_local)
+    try:
+        cfg.validate()
+        check_fits(cfg, prof)
+    except InvalidInput as e:
+        return Cell(r, lng, INVALID, reason=str(e))
+    slots = slots_for(cfg, prof, occupancy)
+    st = check_static(waitgraph_of(cfg), slots)
+    res = simulate(cfg, prof, occupancy=occupancy)
+    reason = st.findings[0].message.split(". ", 1)[-1] if st.findings else ""
+    return Cell(
+        r,
+        lng,
+        FINISHES if st.finishes else DEADLOCK,
+        res.timeline.makespan,
+        reason,
+        slots.total,
+        agree=bool(st.finishes) == (not res.deadlock),
+    )
+
+
+def sweep(
+    prof: GpuProfile,
+    *,
+    occupancy: int | None = None,
+    nb: int = 8,
+    kda0: int = 0,
+    gate_local: bool = False,
+    rs: range = range(1, 9),
+    ls: range = range(1, 5),
+    jobs: int | None = None,
+) -> list[Cell]:
+    """Every shape's cell. The shapes are independent, so ``jobs`` processes (default:
+    the CPUs this process may use) share them; each builds its own protocols."""
+    shapes = [(r, lng) for r in rs for lng in ls]
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    args = (occupancy, nb, kda0, gate_local)
+    if jobs <= 1 or "fork" not in mp.get_all_start_methods():
+        return [sweep_cell(prof, r, lng, *args) for r, lng in shapes]
+    # the biggest shapes first: they take longest, so the pool ends evenly
+    by_cost = sorted(shapes, key=lambda x: -x[0] * x[1])
+    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
+        futs = {x: pool.submit(sweep_cell, prof, x[0], x[1], *args) for x in by_cost}
+        return [futs[x].result() for x in shapes]
+
+
+def format_table(cells: list[Cell], gpu: str) -> str:
+    rs = sorted({c.R for c in cells})
+    ls = sorted({c.L for c in cells})
+    at = {(c.R, c.L): c for c in cells}
+    head = f"{gpu}: R \\ L " + "".join(f"{f'L={lng}':>12}" for lng in ls)
+    lines = [head]
+    for r in rs:
+        row = f"{f'R={r}':>{len(gpu) + 8}}"
+        for lng in ls:
+            c = at[(r, lng)]
+            if c.verdict == FINISHES:
+                txt = f"{c.time_ns / 1e3:.1f} us" if c.time_ns is not None else "finishes"
+            elif c.verdict == DEADLOCK:
+                txt = "DEADLOCK"
+            else:
+                txt = "invalid"
+            if not c.agree:
+                txt += "!"
+            row += f"{txt:>12}"
+        lines.append(row)
+    n = {v: sum(c.verdict == v for c in cells) for v in (FINISHES, DEADLOCK, INVALID)}
+    lines.append(
+        f"{n[FINISHES]} finish, {n[DEADLOCK]} deadlock, {n[INVALID]} invalid"
+        + ("" if all(c.agree for c in cells) else "; ! = static and engine disagree")
+    )
+    return "\n".join(lines)
+
+
+def save_png(cells: list[Cell], gpu: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    rs = sorted({c.R for c in cells})
+    ls = sorted({c.L for c in cells})
+    code = {FINISHES: 0, DEADLOCK: 1, INVALID: 2}
+    at = {(c.R, c.L): c for c in cells}
+    grid = [[code[at[(r, lng)].verdict] for lng in ls] for r in rs]
+    fig, ax = plt.subplots(figsize=(1.6 * len(ls) + 2, 0.6 * len(rs) + 1.5))
+    ax.imshow(
+        grid, cmap=ListedColormap(["#7fc97f", "#f0027f", "#d9d9d9"]), vmin=0, vmax=2, aspect="auto"
+    )
+    for i, r in enumerate(rs):
+        for j, lng in enumerate(ls):
+            c = at[(r, lng)]
+            if c.verdict == FINISHES and c.time_ns is not None:
+                txt = f"{c.time_ns / 1e3:.1f} us"
+            else:
+                txt = c.verdict
+            ax.text(j, i, txt, ha="center", va="center", fontsize=8)
+    ax.set_xticks(range(len(ls)), [f"L={x}" for x in ls])
+    ax.set_yticks(range(len(rs)), [f"R={x}" for x in rs])
+    ax.set_title(f"{gpu}: finishes (time) / deadlocks / invalid")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

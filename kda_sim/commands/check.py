@@ -1,0 +1,260 @@
+"""``kda-sim check``: every property of one launch, or (``--tags``) tag uniqueness across
+the launches and steps of a run. Exit 0 if every property holds, 1 with the
+counterexample if one fails, 2 for invalid input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+from kda_sim.checks.findings import Finding
+from kda_sim.checks.launch_check import LaunchReport, check_launch
+from kda_sim.checks.mutations import BY_NAME
+from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
+from kda_sim.checks.tags.footprint import Layout, k1_step_model, parse_shapes
+from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
+from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
+from kda_sim.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
+from kda_sim.errors import InvalidInput
+
+FAULTS = ("frozen-epoch", "drop-slot")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "check",
+        help="check a launch (deadlock, visibility, role rule) or, with --tags, tag uniqueness",
+        description=__doc__,
+    )
+    add_launch_flags(p)
+    p.add_argument("--seeds", type=int, default=3, help="jittered engine runs (default 3)")
+    p.add_argument("--jitter", type=float, default=0.9, help="their jitter (default 0.9)")
+    p.add_argument("--json", action="store_true", help="print a machine-readable report")
+    p.add_argument(
+        "--mutant",
+        choices=sorted(BY_NAME),
+        default=None,
+        help="check a named fault of the catalogue applied to this launch (a demonstration)",
+    )
+    t = p.add_argument_group("tags (--tags)")
+    t.add_argument("--tags", action="store_true", help="check tag uniqueness across steps")
+    t.add_argument("--policy", choices=[x.value for x in Policy], default=Policy.NEVER_ZEROED.value)
+    t.add_argument("--shapes", default=None, help="step shapes R x L, e.g. 8x1,1x1")
+    slots = t.add_mutually_exclusive_group()
+    slots.add_argument("--slots", type=int, default=None, help="launches a step (one nb: --nb)")
+    slots.add_argument("--nb-per-slot", default=None, help="nb of each slot, e.g. 1,1,2,8")
+    t.add_argument("--tag-slots", type=int, default=TAG_SLOTS)
+    t.add_argument("--epoch-bits", type=int, default=EPOCH_BITS)
+    t.add_argument("--tag-bits", type=int, default=STEP_TAG_INT_BITS, help="int width (32)")
+    t.add_argument("--scheme", choices=SCHEMES, default="step_tag")
+    t.add_argument("--fault", choices=FAULTS, action="append", default=[])
+    t.add_argument("--layout", choices=[x.value for x in Layout], default=Layout.FIXED.value)
+    t.add_argument("--epoch0", type=int, default=0, help="the epoch counter's first value")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.tags:
+        return run_tags(args)
+    return run_launch(args)
+
+
+# -- one launch ------------------------------------------------------------------------------
+def run_launch(args: argparse.Namespace) -> int:
+    cfg = launch_config(args)
+    prof = gpu_profile(args)
+    if args.seeds < 0:
+        raise InvalidInput("--seeds must be >= 0", what="seeds")
+    if not 0 <= args.jitter < 1:
+        raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
+    occupancy, launch = args.occupancy, None
+    if args.mutant is not None:
+        case = BY_NAME[args.mutant].apply(cfg, prof)
+        if case.tags is not None:
+            t = case.tags
+            v = analyse(k1_step_model(t.shapes, t.nb_per_slot), t.scheme, t.policy)
+            print(f"mutant {args.mutant}: {BY_NAME[args.mutant].description}")
+            for f in v.findings:
+                print(f.text())
+            return 0 if v.safe else 1
+        cfg, prof, occupancy, launch = case.cfg, case.prof, case.occupancy, case.launch
+        print(f"mutant {args.mutant}: {BY_NAME[args.mutant].description}")
+    rep = check_launch(
+        cfg,
+        prof,
+        occupancy=occupancy,
+        launch=launch,
+        seeds=tuple(range(1, args.seeds + 1)),
+        jitter=args.jitter,
+    )
+    if args.json:
+        print(json.dumps(launch_json(rep), indent=2))
+    else:
+        print(launch_text(rep))
+    return 0 if rep.ok else 1
+
+
+def launch_json(rep: LaunchReport) -> dict[str, Any]:
+    dyn = rep.dynamic
+    return {
+        "gpu": rep.gpu,
+        "config": rep.cfg.to_dict(),
+        "ok": rep.ok,
+        "failing": sorted(c.value for c in rep.failing()),
+        "deadlock": {
+            "static": {
+                "assumption": rep.static.assumption,
+                "finishes": rep.static.finishes,
+                "stuck": len(rep.static.stuck),
+            },
+            "any_order": {
+                "assumption": rep.any_order.assumption,
+                "finishes": rep.any_order.finishes,
+                "note": rep.any_order.note,
+                "witness_order": None if rep.any_order.finishes else rep.any_order.order,
+                "engine_on_witness_finishes": rep.any_order_engine,
+            },
+            "engine": {
+                "assumption": dyn.assumption,
+                "finishes": dyn.finishes,
+                "runs": [
+                    {
+                        "run": r.label,
+                        "finishes": r.finishes,
+                        "makespan_ns": r.result.timeline.makespan,
+                    }
+                    for r in dyn.runs
+                ],
+            },
+        },
+        "visibility": {"ok": rep.visibility.ok, "runs": rep.visibility.runs},
+        "role_rule": {
+            "applies": rep.role.applies,
+            "polls_behind_weights": len(rep.role.blocked),
+            "accepted": sum(b.accepted for b in rep.role.blocked),
+            "accepted_exposed_cost_ns": rep.role.accepted_cost_ns,
+        },
+        "findings": [f.to_dict() for f in rep.findings],
+    }
+
+
+def _verdict(x: bool | None) -> str:
+    return {True: "finishes", False: "DEADLOCKS", None: "not decided"}[x]
+
+
+def launch_text(rep: LaunchReport) -> str:
+    dyn = rep.dynamic
+    res = dyn.runs[0].result.residency
+    lines = [
+        f"{rep.gpu}  {rep.cfg.label()}  occupancy {res.per_unit} ({res.slots} slots, "
+        f"by {res.limited_by})",
+        f"  deadlock, static, {rep.static.assumption}: {_verdict(rep.static.finishes)}",
+        f"  deadlock, static, {rep.any_order.assumption}: {_verdict(rep.any_order.finishes)}"
+        + (f" ({rep.any_order.note})" if rep.any_order.note else ""),
+        f"  deadlock, engine, {dyn.assumption}, {len(dyn.runs)} runs "
+        f"({', '.join(r.label for r in dyn.runs)}): {_verdict(dyn.finishes)}"
+        + (
+            f", nominal makespan {dyn.makespan / 1e3:.2f} us"
+            if dyn.finishes and dyn.makespan is not None
+            else ""
+        ),
+        f"  visibility, {rep.visibility.runs} runs with stores acked late: "
+        + ("ok" if rep.visibility.ok else f"{len(rep.visibility.stale)} STALE READS"),
+        "  role rule: "
+        + (
+            f"{len(rep.role.blocked)} polls behind weight loads, "
+            f"{sum(b.accepted for b in rep.role.blocked)} accepted by design"
+            if rep.role.applies
+            else "not applicable (loads retire out of order on this GPU)"
+        ),
+    ]
+    lines += _findings(rep.findings)
+    lines.append("PASS" if rep.ok else f"FAIL: {', '.join(sorted(c.value for c in rep.failing()))}")
+    return "\n".join(lines)
+
+
+def _findings(fs: list[Finding]) -> list[str]:
+    if not fs:
+        return []
+    return ["", *[f.text() for f in fs], ""]
+
+
+# -- tags ------------------------------------------------------------------------------------------
+def _ints(text: str, what: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError as e:
+        raise InvalidInput(f"{text!r}: a comma-separated list of integers", what=what) from e
+
+
+def run_tags(args: argparse.Namespace) -> int:
+    shapes = parse_shapes(args.shapes) if args.shapes else ((args.R, args.L),)
+    if args.nb_per_slot is not None:
+        nbs = _ints(args.nb_per_slot, "nb-per-slot")
+    else:
+        n = 1 if args.slots is None else args.slots
+        if n < 1:
+            raise InvalidInput(f"--slots {n}: at least 1", what="slots")
+        nbs = (args.nb,) * n
+    if args.tag_slots < 1:
+        raise InvalidInput("--tag-slots must be >= 1", what="tag-slots")
+    if not 1 <= args.tag_bits <= 64:
+        raise InvalidInput("--tag-bits must be in 1..64", what="tag-bits")
+    if not 1 <= args.epoch_bits < args.tag_bits:
+        raise InvalidInput(
+            f"--epoch-bits {args.epoch_bits}: must be in 1..{args.tag_bits - 1}", what="epoch-bits"
+        )
+    scheme = make_scheme(
+        args.scheme,
+        tag_slots=args.tag_slots,
+        epoch_bits=args.epoch_bits,
+        bits=args.tag_bits,
+        drop_slot="drop-slot" in args.fault,
+        frozen="frozen-epoch" in args.fault,
+    )
+    model = k1_step_model(shapes, nbs, Layout(args.layout), args.gate_local)
+    v = analyse(model, scheme, Policy(args.policy), epoch0=args.epoch0)
+    if args.json:
+        print(json.dumps(tags_json(v, args), indent=2))
+    else:
+        print(tags_text(v, args))
+    return 0 if v.safe else 1
+
+
+def tags_json(v: TagVerdict, args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "safe": v.safe,
+        "scheme": v.scheme,
+        "policy": v.policy.value,
+        "layout": args.layout,
+        "shapes": list(v.shapes),
+        "nb_per_slot": list(v.nb),
+        "scenarios": len(v.scenarios),
+        "findings": [f.to_dict() for f in v.findings],
+    }
+
+
+def tags_text(v: TagVerdict, args: argparse.Namespace) -> str:
+    nbs = v.nb
+    slots = (
+        f"{len(nbs)} slots of nb {nbs[0]}"
+        if len(set(nbs)) == 1
+        else f"{len(nbs)} slots, nb {','.join(map(str, nbs))}"
+    )
+    lines = [
+        f"tags: {v.scheme}; {v.policy.value}; steps of shape {', '.join(v.shapes)} in any "
+        f"order; {slots}; scratch layout {args.layout}",
+        "  analysed over every epoch the counter takes "
+        f"(2^{int(math.log2(max(2, _period(args))))} values), no step walked",
+    ]
+    lines += _findings(v.findings)
+    lines.append(
+        "SAFE: no poll can pass on a pair its own launch did not write" if v.safe else "UNSAFE"
+    )
+    return "\n".join(lines)
+
+
+def _period(args: argparse.Namespace) -> int:
+    return 1 << (64 if args.scheme == "counter64" else args.tag_bits)

@@ -1,0 +1,241 @@
+"""Glue: text or file -> parsed kernels -> CFG -> in-flight queues -> report."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from kda_sim.errors import InvalidInput
+from kda_sim.isa import cfg as cfg_mod
+from kda_sim.isa import polls, waitcnt
+from kda_sim.isa.classes import classify, source_of
+from kda_sim.isa.codeobj import disassemble, is_elf
+from kda_sim.isa.memops import MemKind
+from kda_sim.isa.parser import Kernel, parse
+from kda_sim.isa.provenance import argument
+from kda_sim.isa.report import (
+    Finding,
+    FindingKind,
+    InFlight,
+    IsaReport,
+    KernelReport,
+    PollReport,
+    PublishReport,
+)
+
+NO_MARKER_NOTE = (
+    "no `kda-sim: publish` markers: a flag store cannot be told from a put without one, "
+    "so drains were not checked"
+)
+
+
+def analyze_path(
+    path: Path,
+    *,
+    arg_classes: Mapping[str, str] | None = None,
+    arg_layout: Sequence[tuple[str, str]] = (),
+    accept: Collection[str] = (),
+) -> IsaReport:
+    """Analyze a ``.s`` file, or a code object through ``llvm-objdump``."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InvalidInput(f"cannot read: {e.strerror}", what="isa", where=str(path)) from e
+    if is_elf(data):
+        text = disassemble(path)
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InvalidInput(
+                f"not text (byte {e.start} is not UTF-8) and not an ELF code object",
+                what="isa",
+                where=str(path),
+            ) from e
+    return analyze_text(
+        text, str(path), arg_classes=arg_classes, arg_layout=arg_layout, accept=accept
+    )
+
+
+def analyze_text(
+    text: str,
+    name: str = "<text>",
+    *,
+    arg_classes: Mapping[str, str] | None = None,
+    arg_layout: Sequence[tuple[str, str]] = (),
+    accept: Collection[str] = (),
+) -> IsaReport:
+    """``arg_layout``: (name, class) of the kernel's arguments in order, for builds whose
+    metadata names none (FlyDSL's); ``arg_classes``: classes by argument name."""
+    parsed = parse(text, where=name)
+    report = IsaReport(name, parsed.arch, [], [])
+    classes = {n: c for n, c in arg_layout}
+    classes.update(arg_classes or {})
+    for kernel in parsed.kernels:
+        _name_args(kernel, arg_layout)
+        report.kernels.append(_kernel(kernel, parsed.arch, classes, set(accept), report))
+    if not any(polls.marker_kind(m)[0] == "publish" for k in parsed.kernels for m in k.markers):
+        report.notes.append(NO_MARKER_NOTE)
+    return report
+
+
+def _name_args(kernel: Kernel, layout: Sequence[tuple[str, str]]) -> None:
+    """Give metadata arguments without names (``argN``) the layout's names, in order."""
+    kernel.args = [
+        replace(a, name=layout[i][0]) if i < len(layout) and a.name == f"arg{i}" else a
+        for i, a in enumerate(kernel.args)
+    ]
+
+
+def _in_flight(
+    kernel: Kernel, flow: waitcnt.Flow, indices: tuple[int, ...], classes: Mapping[str, str]
+) -> list[InFlight]:
+    out = []
+    for i in indices:
+        op = flow.ops[i]
+        arg = argument(kernel, i, op.resource)
+        ins = kernel.instrs[i]
+        out.append(
+            InFlight(
+                ins.line,
+                ins.text,
+                str(op.kind),
+                classify(op, arg, classes),
+                op.nbytes,
+                source_of(op, arg),
+            )
+        )
+    return out
+
+
+def _bucket(f: InFlight) -> str:
+    return f.load_class if f.kind in (MemKind.LOAD, MemKind.ATOMIC) else f"{f.kind}:{f.load_class}"
+
+
+def _kernel(
+    kernel: Kernel, arch: str, classes: dict[str, str], accept: set[str], report: IsaReport
+) -> KernelReport:
+    cfg = cfg_mod.build(kernel)
+    flow = waitcnt.analyze(kernel, cfg, arch)
+    sites, spins = polls.classify_loops(kernel, cfg, flow)
+    labels, missing = polls.bind_polls(kernel, sites)
+    kr = KernelReport(kernel.name, len(kernel.instrs), len(cfg.loops), kernel.vgpr_spills)
+    for n, site in enumerate(sites):
+        kr.polls.append(_poll(kernel, cfg, flow, site, labels.get(n, ""), classes, accept, report))
+    for m in missing:
+        report.findings.append(
+            Finding(
+                FindingKind.POLL_MISSING,
+                kernel.name,
+                m.line,
+                f"marker `poll {polls.marker_kind(m)[1]}` has no poll loop after it (no loop "
+                "that re-loads, compares and sleeps or loads coherently): the compiler deleted it",
+            )
+        )
+    for loop in spins:
+        line = kernel.instrs[cfg.blocks[loop.header].start].line
+        report.findings.append(
+            Finding(
+                FindingKind.SPIN_WITHOUT_LOAD,
+                kernel.name,
+                line,
+                "a loop spins without any memory access: a poll whose load was hoisted out "
+                "(no s_sleep, no atomic)",
+            )
+        )
+    for flag in polls.flags(kernel, flow):
+        kr.publishes.append(_publish(kernel, flow, flag, classes, report))
+    report.approximate = report.approximate or flow.approximate
+    return kr
+
+
+def _poll(
+    kernel: Kernel,
+    cfg: cfg_mod.Cfg,
+    flow: waitcnt.Flow,
+    site: polls.PollSite,
+    label: str,
+    classes: Mapping[str, str],
+    accept: set[str],
+    report: IsaReport,
+) -> PollReport:
+    in_flight = _in_flight(kernel, flow, polls.in_flight_at_poll(flow, site), classes)
+    by_class: dict[str, int] = {}
+    bytes_by_class: dict[str, int] = {}
+    for f in in_flight:
+        key = _bucket(f)
+        by_class[key] = by_class.get(key, 0) + 1
+        bytes_by_class[key] = bytes_by_class.get(key, 0) + f.nbytes
+    wait = polls.wait_of(kernel, flow, site.first)
+    pr = PollReport(
+        kernel=kernel.name,
+        label=label,
+        line=kernel.instrs[site.first].line,
+        loop_line=kernel.instrs[cfg.blocks[site.loop.header].start].line,
+        wait_line=kernel.instrs[wait].line if wait >= 0 else 0,
+        pairs=len(site.loads),
+        sleeps=site.sleeps,
+        coherent=site.coherent,
+        peeled=bool(site.first_try),
+        in_flight=in_flight,
+        by_class=by_class,
+        bytes_by_class=bytes_by_class,
+        wave_bytes_by_class={c: b * kernel.wave_lanes for c, b in bytes_by_class.items()},
+        accepted=label in accept,
+    )
+    if by_class.get("weights", 0) and not pr.accepted:
+        report.findings.append(
+            Finding(
+                FindingKind.POLL_BEHIND_WEIGHTS,
+                kernel.name,
+                pr.line,
+                f"poll {label or '(unmarked)'} retires behind {by_class['weights']} weight load(s) "
+                f"({bytes_by_class['weights']} B a lane) that the role rule says are not in flight",
+            )
+        )
+    return pr
+
+
+def _stores(
+    kernel: Kernel, flow: waitcnt.Flow, at: int, classes: Mapping[str, str]
+) -> list[InFlight]:
+    vm, vs = polls.worst_state(flow.before(at))
+    return [f for f in _in_flight(kernel, flow, vm + vs, classes) if f.kind != MemKind.LOAD]
+
+
+def _publish(
+    kernel: Kernel,
+    flow: waitcnt.Flow,
+    flag: polls.Flag,
+    classes: Mapping[str, str],
+    report: IsaReport,
+) -> PublishReport:
+    label = polls.marker_kind(flag.marker)[1]
+    at_barrier = _stores(kernel, flow, flag.barrier, classes) if flag.barrier >= 0 else []
+    at_flag = _stores(kernel, flow, flag.store, classes)
+    drained = flag.barrier >= 0 and not at_barrier and not at_flag
+    pr = PublishReport(
+        kernel=kernel.name,
+        label=label,
+        line=kernel.instrs[flag.store].line,
+        drained=drained,
+        barrier_line=kernel.instrs[flag.barrier].line if flag.barrier >= 0 else 0,
+        stores_at_barrier=at_barrier,
+        stores_at_flag=at_flag,
+    )
+    if not drained:
+        why = (
+            "no s_barrier between the CTA's earlier stores and the flag"
+            if flag.barrier < 0
+            else f"{len(at_barrier) or len(at_flag)} store(s) still in flight at the barrier / flag"
+        )
+        report.findings.append(
+            Finding(
+                FindingKind.PUBLISH_UNDRAINED,
+                kernel.name,
+                pr.line,
+                f"flag store {label}: {why} (needs s_waitcnt vmcnt(0) + s_barrier)",
+            )
+        )
+    return pr

@@ -1,0 +1,197 @@
+"""Poll loops, their peeled first tries, spin loops that lost their load, and flag
+stores with (or without) the drain before them.
+
+A poll loop is a loop whose body loads, compares, and either sleeps (``s_sleep``) or
+loads coherently (sc0 / sc1 / glc, or an atomic): without either, FlyDSL deletes the
+loop or hoists its load out of it, leaving a spin on a value loaded once. LLVM often
+peels a poll's first try out of the loop; that copy is the one that waits behind
+whatever the CTA issued before the poll, so it is found (same load form, on the
+dominator path into the loop) and counted as the poll.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kda_sim.isa.cfg import Cfg, Loop
+from kda_sim.isa.memops import MemKind, MemOp, vm_wait
+from kda_sim.isa.parser import Kernel, Marker
+from kda_sim.isa.waitcnt import Flow, State
+
+PEEL_BLOCKS = 4  # dominator-path blocks searched for a peeled first try
+WAIT_SCAN = 400  # instructions searched after a poll load for the wait that retires it
+SMEM_PREFIXES = ("s_load", "s_buffer_load", "s_store", "s_buffer_store", "ds_", "s_atomic")
+
+
+@dataclass(frozen=True)
+class PollSite:
+    loop: Loop
+    loads: tuple[int, ...]  # poll loads in the loop, layout order
+    first_try: tuple[int, ...]  # the peeled copy's loads, issue order (may be empty)
+    sleeps: bool
+    coherent: bool
+
+    @property
+    def first(self) -> int:
+        return self.first_try[0] if self.first_try else self.loads[0]
+
+
+@dataclass(frozen=True)
+class Flag:
+    marker: Marker
+    store: int  # the flag store's instruction index
+    barrier: int  # -1: none between the last earlier store and the flag
+
+
+def _loads(flow: Flow, indices: list[int]) -> list[MemOp]:
+    return [
+        flow.ops[i]
+        for i in indices
+        if i in flow.ops and flow.ops[i].kind in (MemKind.LOAD, MemKind.ATOMIC)
+    ]
+
+
+def _touches_memory(kernel: Kernel, flow: Flow, indices: list[int]) -> bool:
+    return any(
+        i in flow.ops or kernel.instrs[i].mnemonic.startswith(SMEM_PREFIXES) for i in indices
+    )
+
+
+def classify_loops(kernel: Kernel, cfg: Cfg, flow: Flow) -> tuple[list[PollSite], list[Loop]]:
+    """(poll sites, loops that spin without touching memory)."""
+    polls: list[PollSite] = []
+    spins: list[Loop] = []
+    for loop in cfg.loops:
+        if any(other.header != loop.header and other.header in loop.blocks for other in cfg.loops):
+            continue  # an outer loop (the kda task loop): its inner loops are the polls
+        body = cfg.instrs_of(loop.blocks)
+        loads = _loads(flow, body)
+        sleeps = any(kernel.instrs[i].mnemonic == "s_sleep" for i in body)
+        compares = any(kernel.instrs[i].mnemonic.startswith(("v_cmp", "s_cmp")) for i in body)
+        coherent = any(op.coherent for op in loads)
+        if loads and compares and (sleeps or coherent):
+            start = cfg.blocks[loop.header].start
+            order = sorted(op.index for op in loads)
+            ordered = tuple([i for i in order if i >= start] + [i for i in order if i < start])
+            peeled = _peeled_first_try(kernel, cfg, flow, loop, loads)
+            polls.append(PollSite(loop, ordered, peeled, sleeps, coherent))
+        elif not _touches_memory(kernel, flow, body):
+            spins.append(loop)
+    return polls, spins
+
+
+def _peeled_first_try(
+    kernel: Kernel, cfg: Cfg, flow: Flow, loop: Loop, loads: list[MemOp]
+) -> tuple[int, ...]:
+    forms = {(kernel.instrs[op.index].mnemonic, op.cache) for op in loads}
+    # blocks of other loops (a previous poll, say) end the search; loops around this
+    # one (the kda task loop) do not
+    in_loops = set().union(*(lp.blocks for lp in cfg.loops if loop.header not in lp.blocks))
+    header_start = cfg.blocks[loop.header].start
+    floor = max((m.before for m in kernel.markers if m.before <= header_start), default=0)
+    found: list[int] = []
+    b = cfg.idom[loop.header]
+    for _ in range(PEEL_BLOCKS):
+        if b < 0 or b in in_loops:
+            break
+        block = cfg.blocks[b]
+        for i in range(block.end - 1, block.start - 1, -1):
+            ins = kernel.instrs[i]
+            if i < floor or ins.mnemonic in ("s_barrier", "s_sleep"):
+                return tuple(sorted(found))
+            op = flow.ops.get(i)
+            if op is None:
+                continue
+            if op.kind is MemKind.STORE:
+                return tuple(sorted(found))
+            if (ins.mnemonic, op.cache) in forms:
+                found.append(i)
+                if len(found) == len(loads):
+                    return tuple(sorted(found))
+        if b == 0:
+            break
+        b = cfg.idom[b]
+    return tuple(sorted(found))
+
+
+def worst_state(states: frozenset[State]) -> State:
+    """The path with the most ops in flight (ties: the most bytes)."""
+    if not states:
+        return ((), ())
+    return max(states, key=lambda st: (len(st[0]) + len(st[1]), st))
+
+
+def in_flight_at_poll(flow: Flow, site: PollSite) -> tuple[int, ...]:
+    """Ops that the poll's first load retires behind (vmcnt is in order): everything in
+    flight when it issues, on the worst path, over the peeled try and the loop."""
+    starts = [site.first] + ([site.loads[0]] if site.first_try else [])
+    worst: tuple[int, ...] = ()
+    for s in starts:
+        vm, _ = worst_state(flow.before(s))
+        if len(vm) > len(worst):
+            worst = vm
+    return worst
+
+
+def wait_of(kernel: Kernel, flow: Flow, first: int) -> int:
+    """Index of the ``s_waitcnt`` that retires load ``first`` (layout order), or -1."""
+    issued = 0
+    for i in range(first, min(len(kernel.instrs), first + WAIT_SCAN)):
+        if i in flow.ops:
+            issued += 1
+        n = vm_wait(kernel.instrs[i])
+        if n is not None and n < issued:
+            return i
+    return -1
+
+
+def marker_kind(m: Marker) -> tuple[str, str]:
+    word, _, rest = m.text.partition(" ")
+    return word, rest.strip()
+
+
+def bind_polls(kernel: Kernel, sites: list[PollSite]) -> tuple[dict[int, str], list[Marker]]:
+    """Site index -> its poll marker's label, and the poll markers with no site."""
+    markers = sorted(kernel.markers, key=lambda m: m.before)
+    labels: dict[int, str] = {}
+    bound: set[int] = set()
+    for n, site in enumerate(sites):
+        owner = None
+        for k, m in enumerate(markers):
+            if m.before <= site.first:
+                owner = k
+        if owner is not None and marker_kind(markers[owner])[0] == "poll":
+            labels[n] = marker_kind(markers[owner])[1]
+            bound.add(owner)
+    missing = [m for k, m in enumerate(markers) if marker_kind(m)[0] == "poll" and k not in bound]
+    return labels, missing
+
+
+def flags(kernel: Kernel, flow: Flow) -> list[Flag]:
+    """Each publish marker's flag store (the first vector store after it) and the
+    s_barrier between the last earlier store and it, if any."""
+    out = []
+    markers = sorted(kernel.markers, key=lambda m: m.before)
+    for k, m in enumerate(markers):
+        if marker_kind(m)[0] != "publish":
+            continue
+        stop = markers[k + 1].before if k + 1 < len(markers) else len(kernel.instrs)
+        store = next(
+            (
+                i
+                for i in range(m.before, stop)
+                if i in flow.ops and flow.ops[i].kind is not MemKind.LOAD
+            ),
+            -1,
+        )
+        if store < 0:
+            continue
+        barrier = -1
+        for i in range(store - 1, -1, -1):
+            if kernel.instrs[i].mnemonic == "s_barrier":
+                barrier = i
+                break
+            if i in flow.ops and flow.ops[i].kind is not MemKind.LOAD:
+                break
+        out.append(Flag(m, store, barrier))
+    return out

@@ -1,0 +1,113 @@
+"""The analyzer's answer: dataclasses, their JSON, and a plain-text rendering."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+
+
+class FindingKind(StrEnum):
+    POLL_BEHIND_WEIGHTS = "poll_behind_weights"  # a poll expected clear waits behind weights
+    PUBLISH_UNDRAINED = "publish_undrained"  # a flag store without the drain of earlier stores
+    POLL_MISSING = "poll_missing"  # a poll marker with no poll loop: the compiler deleted it
+    SPIN_WITHOUT_LOAD = "spin_without_load"  # a loop that spins on a value loaded once
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """One vector-memory op still outstanding (oldest first in a list)."""
+
+    line: int
+    text: str
+    kind: str  # load / store / atomic / writeback
+    load_class: str  # weights / staging / flagged / mailbox / unknown
+    nbytes: int
+    source: str  # kernel argument the resource came from, or the cache bits
+
+
+@dataclass
+class PollReport:
+    kernel: str
+    label: str  # the marker's text after "poll", or "" without one
+    line: int  # first poll load (the peeled first try where the compiler peeled one)
+    loop_line: int  # the loop's header
+    wait_line: int  # the s_waitcnt that retires the first poll load
+    pairs: int  # poll loads a try
+    sleeps: bool
+    coherent: bool
+    peeled: bool  # the compiler peeled the first try out of the loop
+    in_flight: list[InFlight]  # worst path, issue order
+    by_class: dict[str, int]
+    bytes_by_class: dict[str, int]  # a lane
+    wave_bytes_by_class: dict[str, int]  # a wave, every lane active: what the simulator charges
+    accepted: bool = False  # weights in flight here are accepted by design
+
+
+@dataclass
+class PublishReport:
+    kernel: str
+    label: str
+    line: int  # the flag store
+    drained: bool
+    barrier_line: int  # 0: no s_barrier before the flag
+    stores_at_barrier: list[InFlight]
+    stores_at_flag: list[InFlight]
+
+
+@dataclass
+class Finding:
+    kind: FindingKind
+    kernel: str
+    line: int
+    message: str
+
+
+@dataclass
+class KernelReport:
+    name: str
+    instructions: int
+    loops: int
+    vgpr_spills: int  # spill code waits on its own scratch traffic (vmcnt) near polls
+    polls: list[PollReport] = field(default_factory=list)
+    publishes: list[PublishReport] = field(default_factory=list)
+
+
+@dataclass
+class IsaReport:
+    file: str
+    arch: str
+    kernels: list[KernelReport]
+    findings: list[Finding]
+    approximate: bool = False  # a program point held more possible queues than kept
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    def render(self) -> str:
+        out = [f"{self.file}: {self.arch}, {len(self.kernels)} kernel(s)"]
+        for k in self.kernels:
+            spills = f", {k.vgpr_spills} VGPRs spilled" if k.vgpr_spills else ""
+            out.append(f"kernel {k.name}: {k.instructions} instructions, {k.loops} loop(s){spills}")
+            for p in k.polls:
+                cls = ", ".join(f"{n} {c}" for c, n in p.by_class.items()) or "nothing"
+                tag = " (accepted)" if p.accepted else ""
+                name = p.label or "unmarked"
+                out.append(
+                    f"  poll {name} @ line {p.line} (wait line {p.wait_line}, "
+                    f"{p.pairs} pair load(s)"
+                    f"{', peeled' if p.peeled else ''}): behind {cls}{tag}"
+                )
+            for pub in k.publishes:
+                state = "drained" if pub.drained else "NOT drained"
+                out.append(f"  publish {pub.label or 'unmarked'} @ line {pub.line}: {state}")
+        for f in self.findings:
+            out.append(f"FINDING {f.kind}: {f.kernel} line {f.line}: {f.message}")
+        if not self.findings:
+            out.append("no findings")
+        out.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(out)

@@ -1,0 +1,105 @@
+"""Which vector-memory ops may be in flight before each instruction.
+
+A wave's vector-memory ops retire in issue order, so the in-flight set is a queue
+and ``s_waitcnt vmcnt(N)`` keeps its N youngest. Paths differ in what they issued,
+so a program point holds a *set* of possible queues (union at joins, iterated to a
+fixed point around loops). The set is capped: past :data:`MAX_QUEUES` the longest
+queues are kept and the result is marked approximate (never seen on our kernels).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kda_sim.isa.cfg import Cfg
+from kda_sim.isa.memops import (
+    VMCNT_MAX,
+    MemKind,
+    MemOp,
+    mem_op,
+    separate_store_counter,
+    vm_wait,
+    vs_wait,
+)
+from kda_sim.isa.parser import Kernel
+
+Queue = tuple[int, ...]  # instruction indices of in-flight ops, oldest first
+State = tuple[Queue, Queue]  # (vmcnt queue, vscnt queue: gfx10+ stores only)
+MAX_QUEUES = 64
+MAX_ROUNDS = 200
+
+
+def _keep_youngest(q: Queue, n: int) -> Queue:
+    return q[len(q) - n :] if n < len(q) else q
+
+
+@dataclass
+class Flow:
+    kernel: Kernel
+    cfg: Cfg
+    ops: dict[int, MemOp]
+    split_stores: bool
+    block_in: list[frozenset[State]]
+    approximate: bool = False
+
+    def step(self, states: frozenset[State], index: int) -> frozenset[State]:
+        ins = self.kernel.instrs[index]
+        op = self.ops.get(index)
+        out = set()
+        for vm, vs in states:
+            if op is not None:
+                if self.split_stores and op.kind is MemKind.STORE:
+                    vs = _keep_youngest((*vs, index), VMCNT_MAX)
+                else:
+                    vm = _keep_youngest((*vm, index), VMCNT_MAX)
+            n = vm_wait(ins)
+            if n is not None:
+                vm = _keep_youngest(vm, n)
+            n = vs_wait(ins)
+            if n is not None:
+                vs = _keep_youngest(vs, n)
+            out.add((vm, vs))
+        return self._cap(out)
+
+    def _cap(self, states: Iterable[State]) -> frozenset[State]:
+        s = set(states)
+        if len(s) <= MAX_QUEUES:
+            return frozenset(s)
+        self.approximate = True
+        keep = sorted(s, key=lambda st: (len(st[0]) + len(st[1]), st), reverse=True)
+        return frozenset(keep[:MAX_QUEUES])
+
+    def before(self, index: int) -> frozenset[State]:
+        """Possible in-flight queues just before instruction ``index`` issues."""
+        b = self.cfg.blocks[self.cfg.block_of[index]]
+        states = self.block_in[b.id]
+        for i in range(b.start, index):
+            states = self.step(states, i)
+        return states
+
+
+def analyze(kernel: Kernel, cfg: Cfg, arch: str) -> Flow:
+    ops = {i.index: op for i in kernel.instrs if (op := mem_op(i)) is not None}
+    empty: frozenset[State] = frozenset({((), ())})
+    flow = Flow(kernel, cfg, ops, separate_store_counter(arch), [frozenset()] * len(cfg.blocks))
+    flow.block_in[0] = empty
+    work = [0]
+    rounds = 0
+    while work:
+        rounds += 1
+        if rounds > MAX_ROUNDS * max(1, len(cfg.blocks)):
+            flow.approximate = True
+            break
+        b = work.pop(0)
+        block = cfg.blocks[b]
+        states = flow.block_in[b]
+        for i in range(block.start, block.end):
+            states = flow.step(states, i)
+        for s in block.succs:
+            merged = flow._cap(flow.block_in[s] | states)
+            if merged != flow.block_in[s]:
+                flow.block_in[s] = merged
+                if s not in work:
+                    work.append(s)
+    return flow

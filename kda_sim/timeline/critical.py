@@ -1,0 +1,228 @@
+"""Why a launch took as long as it did, and why a stuck one cannot go on.
+
+``critical_path`` walks back from the CTA that ended last: through a CTA's program
+order to the latest poll that waited for a put issued after the poll began, across
+that hand-off to the producer's put, and on; a CTA that started late because its unit
+was full continues on the CTA whose end freed the slot. It reads only the
+:class:`Timeline`, so it works alike for simulated and measured runs.
+
+``poll_sources`` lists every put a poll waited on (the record keeps only the last one)
+from the static hand-off graph; ``wait_for_chain`` follows ``Timeline.stuck``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
+
+# a put counts as what a poll waited for only when it came after the poll began;
+# 1 ns absorbs float noise in measured clocks converted to ns
+EPS_NS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class PathStep:
+    """One piece of the critical path, in time order once the path is built."""
+
+    kind: str  # "run": time on one CTA; "handoff": put -> satisfied poll; "slot": end -> start
+    cta: int  # the CTA the time is spent on (for a hand-off / slot: the waiting CTA)
+    start: float
+    end: float
+    src: int | None = None  # hand-off / slot: the CTA that acted (producer, slot freer)
+    label: str = ""
+
+    @property
+    def dur(self) -> float:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalPath:
+    steps: tuple[PathStep, ...]
+    by_stage: dict[str, float] = field(default_factory=dict)  # ns on the path by stage
+
+    @property
+    def length(self) -> float:
+        return self.steps[-1].end - self.steps[0].start if self.steps else 0.0
+
+    @property
+    def ctas(self) -> list[int]:
+        seen: list[int] = []
+        for s in self.steps:
+            if s.kind == "run" and (not seen or seen[-1] != s.cta):
+                seen.append(s.cta)
+        return seen
+
+    def handoffs(self) -> list[PathStep]:
+        return [s for s in self.steps if s.kind == "handoff"]
+
+
+def _binding_poll(track: CtaTrack, t: float) -> PollRecord | None:
+    """The latest poll before ``t`` that waited on a put made after it began."""
+    best: PollRecord | None = None
+    for p in track.polls:
+        if p.satisfied is None or p.producer is None or p.put_time is None:
+            continue
+        if p.satisfied > t + EPS_NS or p.put_time >= t:
+            continue
+        if p.put_time <= p.first_issue + EPS_NS:
+            continue  # the pair was already there: the wait was the poll's own latency
+        if best is None or p.satisfied > best.satisfied:  # type: ignore[operator]
+            best = p
+    return best
+
+
+def _slot_freer(tl: Timeline, track: CtaTrack) -> CtaTrack | None:
+    """The CTA on the same unit whose end came last before ``track`` started."""
+    if track.unit is None or track.start is None:
+        return None
+    best: CtaTrack | None = None
+    for c in tl.ctas:
+        if c.cta == track.cta or c.unit != track.unit or c.end is None:
+            continue
+        if c.end <= track.start + EPS_NS and (best is None or c.end > best.end):  # type: ignore[operator]
+            best = c
+    return best
+
+
+def _stage_time(track: CtaTrack, start: float, end: float, acc: dict[str, float]) -> None:
+    covered = 0.0
+    for s in track.stages:
+        lo, hi = max(s.start, start), min(s.end, end)
+        if hi > lo:
+            acc[s.name] = acc.get(s.name, 0.0) + hi - lo
+            covered += hi - lo
+    rest = (end - start) - covered
+    if rest > EPS_NS:
+        acc["(between stages)"] = acc.get("(between stages)", 0.0) + rest
+
+
+def critical_path(tl: Timeline) -> CriticalPath | None:
+    """The chain of work and hand-offs that ends last; None if no CTA finished."""
+    done = [c for c in tl.ctas if c.end is not None and c.start is not None]
+    if not done:
+        return None
+    track = max(done, key=lambda c: c.end)  # type: ignore[arg-type, return-value]
+    t: float = track.end  # type: ignore[assignment]
+    steps: list[PathStep] = []
+    # every step moves t strictly back, so the walk ends; the cap guards bad traces
+    for _ in range(sum(len(c.polls) for c in tl.ctas) + len(tl.ctas) + 1):
+        p = _binding_poll(track, t)
+        if p is not None:
+            steps.append(PathStep("run", track.cta, p.satisfied, t))  # type: ignore[arg-type]
+            label = tl.ctas[p.producer].puts[p.put_ref].region if _has_put(tl, p) else p.label  # type: ignore[index]
+            steps.append(
+                PathStep("handoff", track.cta, p.put_time, p.satisfied, p.producer, label)  # type: ignore[arg-type]
+            )
+            track, t = tl.ctas[p.producer], p.put_time  # type: ignore[index, assignment]
+            continue
+        start: float = track.start  # type: ignore[assignment]
+        steps.append(PathStep("run", track.cta, start, t))
+        freer = _slot_freer(tl, track)
+        if freer is None or start <= tl.origin + EPS_NS:
+            break
+        steps.append(PathStep("slot", track.cta, freer.end, start, freer.cta, "slot"))  # type: ignore[arg-type]
+        track, t = freer, freer.end  # type: ignore[assignment]
+    steps.reverse()
+    acc: dict[str, float] = {}
+    for s in steps:
+        if s.kind == "run":
+            _stage_time(tl.ctas[s.cta], s.start, s.end, acc)
+        else:
+            key = "(hand-off latency)" if s.kind == "handoff" else "(waiting for a slot)"
+            acc[key] = acc.get(key, 0.0) + s.dur
+    return CriticalPath(tuple(steps), acc)
+
+
+def _has_put(tl: Timeline, p: PollRecord) -> bool:
+    return (
+        p.producer is not None
+        and p.put_ref is not None
+        and p.put_ref < len(tl.ctas[p.producer].puts)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A put a poll waited on."""
+
+    cta: int
+    put_index: int  # into ``tl.ctas[cta].puts``
+    last: bool  # the put the poll saw last (the one that released it)
+
+
+def poll_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
+    """Every put that poll ``poll_index`` of ``cta`` waited on.
+
+    From the static hand-off graph of the timeline's configuration when its records
+    line up with the programs (the simulator's always do; a measured trace's when it
+    recorded every poll and put in program order); else only the record's own producer.
+    """
+    poll = tl.ctas[cta].polls[poll_index]
+    last = (poll.producer, poll.put_ref)
+    out: list[Source] = []
+    try:
+        out = _static_sources(tl, cta, poll_index)
+    except (ImportError, ValueError, IndexError, KeyError, TypeError):
+        out = []
+    if not out and _has_put(tl, poll):
+        out = [Source(poll.producer, poll.put_ref, True)]  # type: ignore[arg-type]
+    return [Source(s.cta, s.put_index, (s.cta, s.put_index) == last) for s in out]
+
+
+def _static_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
+    # imported here: the timeline package stays usable without the protocol model
+    from kda_sim.config import LaunchConfig
+    from kda_sim.protocol.handoffs import handoffs_of
+    from kda_sim.protocol.ops import Poll, Publish, Put
+
+    m = tl.meta
+    cfg = LaunchConfig(m.R, m.L, m.nb, m.kda0, m.gate_local, m.blocks)
+    ho = handoffs_of(cfg)
+    programs = ho.launch.programs
+    if len(programs) != len(tl.ctas):
+        raise ValueError("CTA count differs from the configuration's")
+    poll_ops = [k for k, op in enumerate(programs[cta].ops) if isinstance(op, Poll)]
+    if len(poll_ops) != len(tl.ctas[cta].polls):
+        raise ValueError("the trace's polls do not line up with the program")
+    ref = (cta, poll_ops[poll_index])
+    out: list[Source] = []
+    put_index_cache: dict[int, dict[int, int]] = {}
+    for d, k in ho.producers[ref]:
+        idx = put_index_cache.get(d)
+        if idx is None:
+            ops = programs[d].ops
+            at = [j for j, op in enumerate(ops) if isinstance(op, Put | Publish)]
+            idx = {j: i for i, j in enumerate(at)}
+            put_index_cache[d] = idx
+        i = idx[k]
+        puts = tl.ctas[d].puts
+        if i >= len(puts) or puts[i].region != programs[d].ops[k].region.name:
+            raise ValueError("the trace's puts do not line up with the program")
+        out.append(Source(d, i, False))
+    return out
+
+
+def wait_for_chain(tl: Timeline, cta: int, limit: int = 64) -> list[StuckWait]:
+    """From a stuck CTA: what it waits for, what that producer waits for, ... until a
+    CTA that is not stuck (not resident, finished, no producer) or a cycle closes."""
+    by_cta = {s.cta: s for s in tl.stuck}
+    chain: list[StuckWait] = []
+    seen: set[int] = set()
+    c: int | None = cta
+    while c is not None and c in by_cta and c not in seen and len(chain) < limit:
+        seen.add(c)
+        w = by_cta[c]
+        chain.append(w)
+        c = w.producer
+    return chain
+
+
+def stuck_since(tl: Timeline, cta: int) -> float | None:
+    """When a stuck CTA began its last wait (its unsatisfied poll's first issue)."""
+    track = tl.ctas[cta]
+    waits = [p.first_issue for p in track.polls if p.satisfied is None]
+    if waits:
+        return min(waits)
+    return track.stages[-1].start if track.stages else track.start

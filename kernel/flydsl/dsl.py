@@ -1,0 +1,141 @@
+"""Small FlyDSL building blocks for mailbox kernels: buffer loads / stores with explicit
+cache bits, a do-while poll, a one-thread ``when``, ISA markers, ``s_memrealtime``.
+
+FlyDSL 0.5.0 ships no ``buffer_ops`` module (the seed imports one from elsewhere), and
+its AST rewriter only turns ``if`` / ``while`` into ``scf`` ops inside the decorated
+kernel itself: helpers called from it build their control flow here, on the ``scf``
+dialect directly. Offsets are in dwords (as the seed's ``buffer_load``); the hardware
+takes bytes.
+
+Cache bits (gfx942 / gfx950 buffer ``aux``): bit 0 sc0, bit 1 nt, bit 4 sc1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import flydsl.expr as fx
+from flydsl._mlir import ir
+from flydsl._mlir.dialects import llvm, scf
+from flydsl._mlir.extras import types as T
+
+AUX_SC0 = 1
+AUX_NT = 2
+AUX_SC1 = 16
+CM_NT = AUX_NT  # weights: streamed once, keep them out of the caches' way
+CM_DEV = AUX_SC0 | AUX_SC1  # mailbox pairs and flagged rows: coherent across XCDs
+MARKER_PREFIX = "kda-sim:"  # what `kda-sim isa` looks for in the ISA's comments
+
+
+def ir_of(v: object) -> ir.Value:
+    """The MLIR value under a DSL value or a Python int."""
+    if isinstance(v, int):
+        return fx.Int32(v).ir_value()
+    if isinstance(v, ir.Value):
+        return v
+    return v.ir_value()  # type: ignore[attr-defined]
+
+
+def i32(v: object) -> fx.Int32:
+    return fx.Int32(ir_of(v))
+
+
+def rsrc(ptr: fx.Pointer) -> ir.Value:
+    """A buffer resource over the whole of ``ptr``'s buffer (no bounds check)."""
+    return fx.rocdl.get_buffer_rsrc(fx.rocdl.make_buffer_ptr(ptr))
+
+
+def vec_type(width: int) -> ir.Type:
+    return T.i32() if width == 1 else ir.VectorType.get([width], T.i32())
+
+
+def load(rs: ir.Value, dword: object, width: int = 1, aux: int = 0) -> ir.Value:
+    """``width`` dwords from dword offset ``dword`` (one buffer_load instruction)."""
+    byte = ir_of(i32(dword) * 4)
+    return fx.rocdl.raw_ptr_buffer_load(vec_type(width), rs, byte, ir_of(0), aux=aux)
+
+
+def store(value: object, rs: ir.Value, dword: object, aux: int = 0) -> None:
+    byte = ir_of(i32(dword) * 4)
+    aux_attr = ir.IntegerAttr.get(T.i32(), aux)
+    fx.rocdl.raw_ptr_buffer_store(ir_of(value), rs, byte, ir_of(0), aux=aux_attr)
+
+
+def pair(value: object, tag: object) -> ir.Value:
+    """A (value, tag) pair as one vector<2xi32>, stored by one dwordx2."""
+    v = fx.Vector.from_elements([i32(value), i32(tag)], fx.Int32)
+    return ir_of(v)
+
+
+def element(vec: ir.Value, i: int) -> fx.Int32:
+    return fx.Int32(llvm.extractelement(vec, ir_of(i)))
+
+
+def marker(text: str) -> None:
+    """An asm comment the analyzer reads back: side-effecting, so it stays in place
+    (and, like any inline asm, orders the memory ops on either side of it)."""
+    llvm.inline_asm(None, [], f"; {MARKER_PREFIX} {text}", "", has_side_effects=True)
+
+
+def sleep(n: int = 1) -> None:
+    fx.rocdl.s_sleep(n)
+
+
+def realtime() -> fx.Int64:
+    """``s_memrealtime``: the 100 MHz constant clock shared by every CU."""
+    return fx.Int64(llvm.call_intrinsic(T.i64(), "llvm.amdgcn.s.memrealtime", [], [], []))
+
+
+def barrier() -> None:
+    fx.gpu.barrier()
+
+
+def drain_stores() -> None:
+    """Wait for every vector-memory op of this wave (stores count in vmcnt on gfx9)."""
+    fx.rocdl.s_waitcnt(vmcnt=0)
+
+
+def when(cond: object, body: Callable[[], None]) -> None:
+    """``if cond: body()`` for helpers (the rewriter only sees kernel bodies)."""
+    c = ir_of(cond) if not isinstance(cond, fx.Boolean) else cond.ir_value()
+    op = scf.IfOp(c)
+    with ir.InsertionPoint(op.then_block):
+        body()
+        scf.YieldOp([])
+
+
+def poll_pairs(
+    rs: ir.Value, cells: Sequence[object], tag: object, *, sleep_between: bool = True
+) -> list[fx.Int32]:
+    """Re-load every pair of ``cells`` together until every tag equals ``tag``; their
+    values. The loads are issued as one batch a try (so one vmcnt wait covers them),
+    with ``s_sleep 1`` between tries; the loads are coherent (sc0 sc1), which also
+    keeps the loop from being deleted when ``sleep_between`` is off."""
+    n = len(cells)
+    while_op = scf.WhileOp([T.i32()] * n, [])
+    before = while_op.regions[0].blocks.append()
+    after = while_op.regions[1].blocks.append(*([T.i32()] * n))
+    with ir.InsertionPoint(before):
+        got = [load(rs, i32(c) * 2, width=2, aux=CM_DEV) for c in cells]
+        ok = fx.Boolean(True)
+        for g in got:
+            ok = ok & (element(g, 1) == i32(tag))
+        values = [ir_of(element(g, 0)) for g in got]
+        scf.ConditionOp(ir_of(~ok), values)
+    with ir.InsertionPoint(after):
+        if sleep_between:
+            sleep(1)
+        scf.YieldOp([])
+    return [fx.Int32(r) for r in while_op.results]
+
+
+def put(rs: ir.Value, cell: object, value: object, tag: object) -> None:
+    """One device-scope 64-bit store of (value, tag)."""
+    store(pair(value, tag), rs, i32(cell) * 2, aux=CM_DEV)
+
+
+def lds(alloc: fx.gpu.SharedAllocator, dtype: type, count: int) -> fx.Pointer:
+    """``count`` elements of ``dtype`` in LDS, as a typed shared pointer."""
+    nbytes = max(count, 1) * (dtype.width // 8)
+    raw = alloc.allocate(nbytes, alignment=16)._ptr  # FlyDSL 0.5 keeps the pointer private
+    return fx.recast_iter(fx.Pointer[dtype, fx.AddressSpace.Shared].ir_type, raw)

@@ -1,0 +1,240 @@
+"""Our FlyDSL K1 ``kda_pre``: one launch of 256 CTAs x 512 threads, written from the
+seed's documentation (shared/seed/kda_pre.txt), compiled compile-only for gfx942 and
+gfx950.
+
+Roles, regions, indices, tags, batched polls and publish follow the protocol model
+(:mod:`kda_sim.protocol`): attn CTAs 0..55 (slice, gate, mix), gemv CTAs 56..252 (two
+16-row groups, rg0's weights issued before the XRDY poll), kda tasks i = (req 12 + h)
+8 + ch on CTA (i + kda0) mod 256. Mailbox pairs live in ``scratch`` at the model's
+:class:`~kda_sim.protocol.regions.CellSpace` offsets (pair = two dwords). The tag is
+``step_tag(epoch, slot) = (epoch % 2**22) * 256 + slot + 1`` in int32, epoch read from
+device memory. The gemv is MFMA as the seed's; other arithmetic is simplified where
+the stage modules say so (kernel/flydsl/README.md); nothing here has run on AMD hardware.
+
+``build_k1`` traces and compiles one shape; the (stage, region, kind) of every put /
+poll / publish traced is returned with the build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import flydsl.compiler as flyc
+import flydsl.expr as fx
+from flydsl._mlir.dialects import arith
+from flydsl._mlir.extras import types as T
+
+from kda_sim.config import LaunchConfig
+from kda_sim.constants import (
+    BLOCKS,
+    EPOCH_BITS,
+    GEMV0,
+    HD,
+    HIDDEN,
+    LDS_PAD,
+    N_GEMV,
+    NA,
+    TAG_SLOTS,
+    THREADS,
+    VCH,
+    WAVE_LANES,
+    WAVES,
+)
+from kda_sim.isa.presets import K1_ARGS
+from kda_sim.protocol.regions import CellSpace
+from kernel.flydsl import dsl
+from kernel.flydsl.build import Built, compile_isa
+from kernel.flydsl.k1_attn import stage_gate, stage_mix, stage_slice
+from kernel.flydsl.k1_ctx import Ctx, Record, Recorder
+from kernel.flydsl.k1_gemv import gemv_role
+from kernel.flydsl.k1_kda import kda_task
+from kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
+
+NO_STREAM = fx.Stream(None)  # compile-only: no stream is ever used
+POINTERS = tuple(name for name, cls in K1_ARGS if cls != "scalar")
+
+
+@dataclass(frozen=True)
+class K1Build:
+    cfg: LaunchConfig
+    built: Built
+    records: tuple[Record, ...]
+    layout: StampLayout
+
+
+def lds_words(cfg: LaunchConfig) -> dict[str, int]:
+    """Elements of each LDS array (4 bytes each but the i64 stamps)."""
+    s, L = cfg.S, cfg.L
+    return {
+        "red": max(WAVES * WAVE_LANES * 4, 128 + 8 * s, s * (cfg.NS + 1)),
+        "x": s * (HIDDEN + LDS_PAD) // 2,
+        "vloc": L * VCH,
+        "fa": L * HD,
+        "qkl": 2 * L * HD,
+        "decay": L * HD,
+        "beta": max(L, 1),
+        "ol": L * VCH,
+    }
+
+
+LDS_LIMIT = {"gfx942": 64 * 1024, "gfx950": 160 * 1024}  # bytes a workgroup may allocate
+
+
+def lds_bytes(cfg: LaunchConfig, layout: StampLayout) -> int:
+    """LDS the build allocates (each array 16-byte aligned), stamps included."""
+    arrays = [4 * n for n in lds_words(cfg).values()] + [8 * layout.width]
+    return sum(-(-b // 16) * 16 for b in arrays)
+
+
+def step_tag(epoch: fx.Int32, slot: fx.Int32) -> fx.Int32:
+    """(epoch % 2**22) * 256 + slot + 1: ``%`` on a signed Int32 is arith.remsi."""
+    return (epoch % (1 << EPOCH_BITS)) * TAG_SLOTS + slot + 1
+
+
+def _uniform(v: object) -> fx.Int32:
+    return fx.Int32(fx.rocdl.readfirstlane(T.i32(), dsl.ir_of(v)))
+
+
+def _flush(c: Ctx, layout: StampLayout) -> None:
+    """Every stamp to row ``bid`` of the global [BLOCKS, width] int64 tensor, once."""
+    ptr = c.lds["stamps"]
+    for lo in fx.range_constexpr(0, layout.width, THREADS):
+        col = c.tid + lo
+
+        def one(col: fx.Int32 = col) -> None:
+            v = fx.ptr_load(ptr + col)
+            lo32 = fx.Int32(arith.trunci(T.i32(), dsl.ir_of(v)))
+            hi32 = fx.Int32(arith.trunci(T.i32(), dsl.ir_of(v >> 32)))
+            words = fx.Vector.from_elements([lo32, hi32], fx.Int32)
+            dsl.store(words, c.rs["stamps"], (c.bid * layout.width + col) * 2)
+
+        dsl.when(col < layout.width, one)
+
+
+def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: Recorder):
+    space = CellSpace.of(cfg)
+    layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
+    words = lds_words(cfg)
+    name = f"k1_kda_pre_R{cfg.R}_L{cfg.L}_nb{cfg.nb}_k{cfg.kda0}{'_tl' if timeline else ''}"
+
+    @flyc.kernel(name=name)
+    def k1(
+        prefix: fx.Pointer,
+        blocks: fx.Pointer,
+        ares_nw: fx.Pointer,
+        ares_qk: fx.Pointer,
+        in_nw: fx.Pointer,
+        w_in: fx.Pointer,
+        w_fb: fx.Pointer,
+        conv_w: fx.Pointer,
+        conv_state: fx.Pointer,
+        a_log: fx.Pointer,
+        dt_bias: fx.Pointer,
+        on_w: fx.Pointer,
+        rstate: fx.Pointer,
+        core_out: fx.Pointer,
+        xbuf: fx.Pointer,
+        scratch: fx.Pointer,
+        epoch: fx.Pointer,
+        stamps: fx.Pointer,
+        slot: fx.Int32,
+    ):
+        args = dict(zip(POINTERS, (prefix, blocks, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w,
+                                   conv_state, a_log, dt_bias, on_w, rstate, core_out, xbuf,
+                                   scratch, epoch, stamps), strict=True))  # fmt: skip
+        tid = fx.Int32(fx.thread_idx.x)
+        bid = fx.Int32(fx.block_idx.x)
+        alloc = fx.gpu.SharedAllocator()
+        lds = {k: dsl.lds(alloc, fx.Float32, n) for k, n in words.items() if k != "x"}
+        lds["x"] = dsl.lds(alloc, fx.Int32, words["x"])
+        if fx.const_expr(timeline):
+            lds["stamps"] = dsl.lds(alloc, fx.Int64, layout.width)
+        rs = {k: dsl.rsrc(p) for k, p in args.items()}
+        tag = step_tag(_uniform(dsl.load(rs["epoch"], 0)), slot)
+        c = Ctx(cfg, space, layout, tid, tid % WAVE_LANES, tid // WAVE_LANES, bid, rs, lds, tag,
+                recorder, timeline, markers)  # fmt: skip
+        if fx.const_expr(timeline):
+            for lo in fx.range_constexpr(0, layout.width, THREADS):
+                dsl.when(
+                    tid + lo < layout.width,
+                    lambda lo=lo: fx.ptr_store(fx.Int64(0), lds["stamps"] + (tid + lo)),
+                )
+            dsl.barrier()
+            c.stamp(layout.role("start"))
+        dsl.when(bid < NA, lambda: _attn(c, bid))
+        dsl.when((bid >= GEMV0) & (bid < GEMV0 + N_GEMV), lambda: gemv_role(c, bid))
+        first = (bid - cfg.kda0 + cfg.blocks) % cfg.blocks
+        mine = (cfg.n_tasks - first + cfg.blocks - 1) // cfg.blocks
+        for n in range(mine):
+            kda_task(c, first + n * cfg.blocks, n)
+        if fx.const_expr(timeline):
+            c.stamp(END)
+
+            def ids() -> None:
+                fx.ptr_store(fx.Int64(arith.extsi(T.i64(), dsl.ir_of(bid))), lds["stamps"] + CTA_ID)
+                fx.ptr_store(
+                    fx.Int64(arith.extsi(T.i64(), dsl.ir_of(mine))), lds["stamps"] + TASKS_RUN
+                )
+
+            dsl.when(tid == 0, ids)
+            dsl.barrier()
+            _flush(c, layout)
+
+    return k1, layout
+
+
+def _attn(c: Ctx, a: fx.Int32) -> None:
+    with c.stage("slice", c.layout.role("slice")):
+        stage_slice(c, a)
+
+    def gate() -> None:
+        with c.stage("gate"):
+            stage_gate(c, a)
+
+    dsl.when(a < c.cfg.S, gate)
+    # every attn CTA stamps the gate point, as the twin (right after slice's without gate work)
+    c.stamp(c.layout.role("gate"))
+    with c.stage("mix", c.layout.role("mix")):
+        stage_mix(c, a)
+
+
+def build_k1(
+    cfg: LaunchConfig, arch: str, dump_dir: Path, *, timeline: bool = True, markers: bool = True
+) -> K1Build:
+    """Trace and compile K1 for ``cfg`` on ``arch`` (compile-only); its ISA and record."""
+    if cfg.gate_local:
+        raise ValueError("the FlyDSL K1 builds the gate stage (gate_local is not written yet)")
+    if cfg.blocks != BLOCKS:
+        raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")
+    cfg.validate()
+    layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
+    need = lds_bytes(cfg, layout)
+    if need > LDS_LIMIT.get(arch, min(LDS_LIMIT.values())):
+        raise ValueError(
+            f"{cfg.label()} needs {need} B of LDS (x rows of S = {cfg.S} tokens), "
+            f"over {arch}'s LDS a workgroup"
+        )
+    recorder = Recorder()
+    kernel, layout = make_kernel(cfg, timeline=timeline, markers=markers, recorder=recorder)
+
+    @flyc.jit
+    def launch(
+        prefix: fx.Pointer, blocks: fx.Pointer, ares_nw: fx.Pointer, ares_qk: fx.Pointer,
+        in_nw: fx.Pointer, w_in: fx.Pointer, w_fb: fx.Pointer, conv_w: fx.Pointer,
+        conv_state: fx.Pointer, a_log: fx.Pointer, dt_bias: fx.Pointer, on_w: fx.Pointer,
+        rstate: fx.Pointer, core_out: fx.Pointer, xbuf: fx.Pointer, scratch: fx.Pointer,
+        epoch: fx.Pointer, stamps: fx.Pointer, slot: fx.Int32,
+        stream: fx.Stream = NO_STREAM,
+    ):  # fmt: skip
+        kernel(prefix, blocks, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w, conv_state, a_log,
+               dt_bias, on_w, rstate, core_out, xbuf, scratch, epoch, stamps,
+               slot).launch(grid=(BLOCKS, 1, 1), block=(THREADS, 1, 1), stream=stream)  # fmt: skip
+
+    def run() -> None:
+        # null pointers are compile placeholders: nothing runs
+        ptrs = [flyc.from_c_void_p(fx.Int32, 0) for _ in POINTERS]
+        launch(*ptrs, 0)
+
+    built = compile_isa(run, arch, dump_dir)
+    return K1Build(cfg, built, tuple(recorder.records), layout)

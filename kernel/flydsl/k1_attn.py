@@ -1,0 +1,153 @@
+"""K1's attn CTAs 0..55: slice -> PART, gate (token t on CTA t) -> WGT, mix -> MSQ,
+the x rows and the XRDY flag. Index arithmetic as the seed's (PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import flydsl.expr as fx
+
+from kda_sim.constants import COLS, GSL, HIDDEN, QC, THREADS, WAVES
+from kda_sim.protocol.regions import Region
+from kernel.flydsl import dsl
+from kernel.flydsl import k1_index as idx
+from kernel.flydsl.k1_ctx import Ctx
+from kernel.flydsl.k1_math import (
+    LOG2E,
+    bf_hi,
+    bf_lo,
+    bf_pack,
+    bits_of,
+    butterfly,
+    butterfly_max,
+    exp2,
+    f32_of,
+    imin,
+    rsq,
+)
+
+EPS = 1e-6
+
+
+def ld_bf4(c: Ctx, arg: str, element: object) -> list[fx.Float32]:
+    """bf16 elements i .. i + 4 (i a multiple of 4) of ``arg`` as four f32 (one dwordx2)."""
+    w = dsl.load(c.rs[arg], dsl.i32(element) // 2, width=2)
+    w0, w1 = dsl.element(w, 0), dsl.element(w, 1)
+    return [bf_lo(w0), bf_hi(w0), bf_lo(w1), bf_hi(w1)]
+
+
+def source_cols(c: Ctx, t: object, src: object, col: object) -> list[fx.Float32]:
+    """Source ``src`` of token t (a block, or the prefix when src == nb) at 4 columns."""
+    nb = c.cfg.nb
+    blk = ld_bf4(c, "blocks", (dsl.i32(t) * nb + imin(src, nb - 1)) * HIDDEN + col)
+    pre = ld_bf4(c, "prefix", dsl.i32(t) * HIDDEN + col)
+    is_pre = dsl.i32(src) == nb
+    return [is_pre.select(pre[j], blk[j]) for j in range(4)]
+
+
+def stage_slice(c: Ctx, a: object) -> None:
+    s, ns = c.cfg.S, c.cfg.NS
+    n = s * ns * QC
+    w = ld_bf4(c, "ares_nw", dsl.i32(a) * COLS + (c.tid % QC) * 4)
+    q = ld_bf4(c, "ares_qk", dsl.i32(a) * COLS + (c.tid % QC) * 4)
+    for i in fx.range_constexpr((n + THREADS - 1) // THREADS):
+        e = imin(c.tid + THREADS * i, n - 1)
+        live = (c.tid + THREADS * i) < n
+        row = e // QC  # (token, source): 32 lanes a row
+        t, src = row // ns, row % ns
+        v = source_cols(c, t, src, dsl.i32(a) * COLS + (e % QC) * 4)
+        sq = butterfly(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3])
+        dt = butterfly(
+            v[0] * w[0] * q[0] + v[1] * w[1] * q[1] + v[2] * w[2] * q[2] + v[3] * w[3] * q[3]
+        )
+        at = idx.part(dsl.i32(a), t, src * 2, s, ns)
+        c.put(Region.PART, [(at, bits_of(sq)), (at + 1, bits_of(dt))], live & (c.lane % 32 == 0))
+    dsl.barrier()
+
+
+def stage_gate(c: Ctx, t: object) -> None:
+    """Token t: the 56 slices' partials -> NS softmax weights and their sum."""
+    s, ns = c.cfg.S, c.cfg.NS
+    nq = ns * 2
+    red = c.lds["red"]
+    me = imin(c.tid, 8 * nq - 1)
+    g, qq = me // nq, me % nq
+    cells = [c.cell(Region.PART, idx.gate_part(me, k, t, s, ns)) for k in range(GSL)]
+
+    def gather() -> None:
+        got = c.poll("PART", cells)
+        total = fx.Float32(0.0)
+        for v in got:
+            total = total + f32_of(v)
+        fx.ptr_store(total, red + (g * nq + qq))
+
+    dsl.when(c.tid < 8 * nq, gather)
+    dsl.barrier()
+    src = imin(c.lane, ns - 1)
+    sq, dt = fx.ptr_load(red + src * 2), fx.ptr_load(red + src * 2 + 1)
+    for gg in fx.range_constexpr(1, 8):
+        sq = sq + fx.ptr_load(red + (gg * nq + src * 2))
+        dt = dt + fx.ptr_load(red + (gg * nq + src * 2 + 1))
+    logit = dt * rsq(sq * fx.Float32(1.0 / HIDDEN) + fx.Float32(EPS)) * fx.Float32(LOG2E)
+    logit = (c.lane < ns).select(logit, fx.Float32(-3.0e38))
+    ex = (c.lane < ns).select(exp2(logit - butterfly_max(logit)), fx.Float32(0.0))
+    den = butterfly(ex, (32, 16, 8, 4, 2, 1))
+    wave0 = c.wave == 0
+    c.put(
+        Region.WGT,
+        [(idx.wgt(dsl.i32(t), imin(c.lane, ns - 1), ns), bits_of(ex))],
+        wave0 & (c.lane < ns),
+    )
+    c.put(Region.WGT, [(idx.wgt(dsl.i32(t), ns, ns), bits_of(den))], wave0 & (c.lane == 0))
+    dsl.barrier()
+
+
+def stage_mix(c: Ctx, a: object) -> None:
+    """Columns 128 a ..: the softmax mix, its sum of squares (MSQ), every slice's ->
+    rstd, x = mixed rstd w -> the x rows (plain device-scope stores), XRDY."""
+    s, ns = c.cfg.S, c.cfg.NS
+    red = c.lds["red"]
+    nw = s * (ns + 1)
+
+    def weights() -> None:
+        v = c.poll("WGT", [c.cell(Region.WGT, imin(c.tid, nw - 1))])[0]
+        fx.ptr_store(f32_of(v), red + c.tid)
+
+    dsl.when(c.tid < nw, weights)
+    dsl.barrier()
+    mine = c.tid < s * QC
+    t = imin(c.tid // QC, s - 1)
+    col = dsl.i32(a) * COLS + (c.tid % QC) * 4
+    mixed = [fx.Float32(0.0)] * 4
+    for src in fx.range_constexpr(ns):
+        v = source_cols(c, t, src, col)
+        wgt = fx.ptr_load(red + (t * (ns + 1) + src))
+        mixed = [mixed[j] + wgt * v[j] for j in range(4)]
+    den = fx.ptr_load(red + (t * (ns + 1) + ns))
+    mixed = [m / den for m in mixed]
+    sq = butterfly(
+        mixed[0] * mixed[0] + mixed[1] * mixed[1] + mixed[2] * mixed[2] + mixed[3] * mixed[3]
+    )
+    c.put(Region.MSQ, [(idx.msq(dsl.i32(a), t, s), bits_of(sq))], mine & (c.lane % 32 == 0))
+    dsl.barrier()
+    me = imin(c.tid, 8 * s - 1)
+    g, tt = me // s, me % s
+
+    def sums() -> None:
+        got = c.poll("MSQ", [c.cell(Region.MSQ, idx.mix_msq(me, k, s)) for k in range(GSL)])
+        total = fx.Float32(0.0)
+        for v in got:
+            total = total + f32_of(v)
+        fx.ptr_store(total, red + (128 + g * s + tt))
+
+    dsl.when(c.tid < 8 * s, sums)
+    dsl.barrier()
+    tot = fx.ptr_load(red + (128 + t))
+    for gg in fx.range_constexpr(1, WAVES):
+        tot = tot + fx.ptr_load(red + (128 + gg * s + t))
+    r = rsq(tot * fx.Float32(1.0 / HIDDEN) + fx.Float32(EPS))
+    wn = ld_bf4(c, "in_nw", col)
+    x = [mixed[j] * r * wn[j] for j in range(4)]
+    words = fx.Vector.from_elements([bf_pack(x[0], x[1]), bf_pack(x[2], x[3])], fx.Int32)
+    at = (t * HIDDEN + col) // 2
+    dsl.when(mine, lambda: dsl.store(words, c.rs["xbuf"], at, aux=dsl.CM_DEV))
+    c.publish(Region.XRDY, a, c.tid == 0)
+    dsl.barrier()

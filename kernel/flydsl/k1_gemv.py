@@ -1,0 +1,109 @@
+"""K1's gemv CTAs 56..252: two 16-row groups of in_proj each, against x in LDS.
+
+Order as the seed gives it: rg0's weights issued at kernel start (so the XRDY poll
+waits behind them: accepted by design), load_x, rg1's first RG1_EARLY chunks, gemv
+rg0 + put, rg1's last chunks, gemv rg1 + put. A lane holds 64 contiguous bytes of its
+row a chunk (4 dwordx4, ``nt``), the A operand of a 16x16 bf16 MFMA as it lands.
+"""
+
+from __future__ import annotations
+
+import flydsl.expr as fx
+
+from kda_sim.constants import (
+    GEMV_TASKS,
+    HIDDEN,
+    KCH,
+    LDS_PAD,
+    NA,
+    PER_WAVE,
+    RG1_EARLY,
+    ROWS,
+    THREADS,
+    WAVE_LANES,
+    WAVES,
+)
+from kda_sim.protocol.regions import Region
+from kernel.flydsl import dsl
+from kernel.flydsl import k1_index as idx
+from kernel.flydsl.k1_ctx import Ctx
+from kernel.flydsl.k1_math import bf16r, bits_of, imin
+from kernel.flydsl.k1_mfma import mfma_bf16, zero_acc
+
+Operands = list[list[object]]  # [chunk][q] vector<4xi32>: 8 bf16 each
+
+
+def gemv_loads(c: Ctx, rg: object, chunks: range) -> Operands:
+    row = imin(rg, GEMV_TASKS - 1) * ROWS + c.lane % ROWS
+    g = c.lane // ROWS
+    out = []
+    for i in chunks:
+        k = (c.wave + WAVES * i) * KCH + g * 8
+        base = (row * HIDDEN + k) // 2  # dwords
+        out.append(
+            [dsl.load(c.rs["w_in"], base + 16 * q, width=4, aux=dsl.CM_NT) for q in range(4)]
+        )
+    return out
+
+
+def load_x(c: Ctx) -> None:
+    """Every slice's x ready -> the bf16 x rows into LDS (rows padded)."""
+    s = c.cfg.S
+    dsl.when(c.tid < NA, lambda: c.poll("XRDY", [c.cell(Region.XRDY, imin(c.tid, NA - 1))]))
+    dsl.barrier()
+    words = s * HIDDEN // 8  # 16-byte pieces
+    row = HIDDEN + LDS_PAD
+    xl = c.lds["x"]
+    for i in fx.range_constexpr((words + THREADS - 1) // THREADS):
+        e = imin(c.tid + THREADS * i, words - 1)
+        v = dsl.load(c.rs["xbuf"], e * 4, width=4, aux=dsl.CM_DEV)
+        t, k = e // (HIDDEN // 8), e % (HIDDEN // 8) * 8
+        dst = (t * row + k) // 2
+        dsl.when((c.tid + THREADS * i) < words, lambda v=v, dst=dst: _put_words(xl, dst, v))
+    dsl.barrier()
+
+
+def _put_words(xl: fx.Pointer, at: object, v: object) -> None:
+    for j in range(4):
+        fx.ptr_store(dsl.element(v, j), xl + (dsl.i32(at) + j))
+
+
+def stage_gemv(c: Ctx, rg: object, ops: Operands) -> None:
+    """Rows 16 rg .. of in_proj against the LDS x -> PROJ (bf16-rounded f32), by MFMA:
+    A = this wave's weights (row lane % 16), B = x (token lane % 16), as the seed."""
+    s = c.cfg.S
+    xl, red = c.lds["x"], c.lds["red"]
+    g = c.lane // ROWS
+    t = imin(c.lane % ROWS, s - 1)
+    row = HIDDEN + LDS_PAD
+    acc = zero_acc()
+    for i in fx.range_constexpr(PER_WAVE):
+        k = (c.wave + WAVES * i) * KCH + g * 8
+        for q in fx.range_constexpr(4):
+            at = (t * row + k + 32 * q) // 2  # words; 16 B aligned (row and k even x 8)
+            xb = fx.ptr_load(xl + at, result_type=fx.Vector.make_type(4, fx.Int32))
+            acc = mfma_bf16(ops[i][q], xb, acc)
+    fx.ptr_store(fx.Vector(acc, (4,), fx.Float32), red + (c.wave * WAVE_LANES + c.lane) * 4)
+    dsl.barrier()
+    # row r, token tt: lane (r / 4) 16 + tt of every wave, element r % 4
+    r, tt = c.tid % ROWS, imin(c.tid // ROWS, s - 1)  # as idx.gemv_put
+    total = fx.Float32(0.0)
+    for w in fx.range_constexpr(WAVES):
+        total = total + fx.ptr_load(red + ((w * WAVE_LANES + (r // 4) * ROWS + tt) * 4 + r % 4))
+    live = (c.tid < ROWS * s) & (dsl.i32(rg) < GEMV_TASKS)
+    c.put(Region.PROJ, [(idx.gemv_put(c.tid, dsl.i32(rg), s), bits_of(bf16r(total)))], live)
+    dsl.barrier()
+
+
+def gemv_role(c: Ctx, cta: object) -> None:
+    rg0 = (dsl.i32(cta) - NA) * 2
+    rg1 = rg0 + 1
+    ops0 = gemv_loads(c, rg0, range(PER_WAVE))  # issued first: in flight during the XRDY poll
+    with c.stage("load_x", c.layout.role("load_x")):
+        load_x(c)
+    ops1 = gemv_loads(c, rg1, range(RG1_EARLY))
+    with c.stage("gemv0", c.layout.role("gemv0")):
+        stage_gemv(c, rg0, ops0)
+    ops1 += gemv_loads(c, rg1, range(RG1_EARLY, PER_WAVE))
+    with c.stage("gemv1", c.layout.role("gemv1")):
+        stage_gemv(c, rg1, ops1)

@@ -1,0 +1,107 @@
+"""The timeline build's stamp layout: one int64 row a CTA, ``s_memrealtime`` ticks
+(100 MHz), written to LDS as the CTA goes and flushed to global memory once at the end
+(a global store per stamp would sit on every later vmcnt wait).
+
+Columns 0..14 are the public twin's [256, 15] layout exactly, so the project's importer
+(:mod:`kda_sim.importers.stamps`) reads ``stamps[:, :15]`` as it reads the twin's:
+
+====  =====================================================================
+0     start (kernel entry)
+1..6  as the CTA leaves slice, gate, mix (attn CTAs; gate by every attn CTA,
+      right after slice where it has no gate work), load_x, gemv0, gemv1
+7..11 as it leaves k.stage .. k.norm of its LAST kda task
+12-14 never stamped (0), as the twin
+====  =====================================================================
+
+Our extension from column 15 covers EVERY kda task:
+
+====  =====================================================================
+15    end (after the CTA's last stage, before the flush)
+16    the CTA's id (written by the kernel: the flush landed in its row)
+17    kda tasks the CTA ran
+18+   ``18 + 5 n + p``: as the CTA leaves point p (k.stage .. k.norm) of its
+      n-th task (kda task (cta - kda0) mod 256 + 256 n)
+====  =====================================================================
+
+A point a CTA never passes stays 0. :func:`timeline` turns a tensor into the project's
+:class:`~kda_sim.timeline.model.Timeline` with every task's spans. Pure Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kda_sim.config import LaunchConfig
+from kda_sim.errors import TraceFormatError
+from kda_sim.importers.stamps import TICK_NS, stamps_timeline
+from kda_sim.timeline.model import StageSpan, Timeline
+
+ROLE_POINTS: tuple[str, ...] = ("start", "slice", "gate", "mix", "load_x", "gemv0", "gemv1")
+KDA_POINTS: tuple[str, ...] = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
+TWIN_POINTS: tuple[str, ...] = ROLE_POINTS + KDA_POINTS
+TWIN_WIDTH = 15
+END, CTA_ID, TASKS_RUN = 15, 16, 17
+EXT_BASE = 18
+
+
+@dataclass(frozen=True)
+class StampLayout:
+    tasks_per_cta: int  # most kda tasks one CTA runs: ceil(R 96 / 256)
+
+    @property
+    def width(self) -> int:
+        return EXT_BASE + len(KDA_POINTS) * self.tasks_per_cta
+
+    @staticmethod
+    def role(point: str) -> int:
+        return ROLE_POINTS.index(point)
+
+    @staticmethod
+    def last_task(point: str) -> int:
+        return len(ROLE_POINTS) + KDA_POINTS.index(point)
+
+    @staticmethod
+    def task_base(n: object) -> object:
+        return EXT_BASE + len(KDA_POINTS) * n  # type: ignore[operator]
+
+
+def tasks_per_cta(n_tasks: int, blocks: int) -> int:
+    return max(1, -(-n_tasks // blocks))
+
+
+def timeline(stamps: np.ndarray, cfg: LaunchConfig, *, gpu: str = "mi355x") -> Timeline:
+    """Our stamps -> Timeline: the twin's columns through the project's importer, then
+    the kda spans of every task (the importer keeps only each CTA's last)."""
+    arr = np.asarray(stamps, dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] < EXT_BASE:
+        raise TraceFormatError(f"shape {list(arr.shape)}: expected [blocks, >= {EXT_BASE}]")
+    tl = stamps_timeline(
+        arr[:, :TWIN_WIDTH], R=cfg.R, L=cfg.L, nb=cfg.nb, kda0=cfg.kda0, gate_local=cfg.gate_local,
+        gpu=gpu, source="flydsl k1 stamps",
+    )  # fmt: skip
+    t0 = int(tl.meta.extra["t0_ticks"])
+    n_cols = (arr.shape[1] - EXT_BASE) // len(KDA_POINTS)
+    for track in tl.ctas:
+        row = arr[track.cta]
+        if row[0] == 0:
+            continue
+        if row[CTA_ID] != track.cta:
+            raise TraceFormatError(f"row {track.cta} holds CTA {int(row[CTA_ID])}'s stamps")
+        track.stages = [s for s in track.stages if s.task < 0]
+        prev = max([int(row[0])] + [int(row[p]) for p in range(1, len(ROLE_POINTS)) if row[p]])
+        for n in range(min(int(row[TASKS_RUN]), n_cols)):
+            task = (track.cta - cfg.kda0) % cfg.blocks + cfg.blocks * n
+            for p, name in enumerate(KDA_POINTS):
+                here = int(row[EXT_BASE + len(KDA_POINTS) * n + p])
+                if here == 0:
+                    break
+                track.stages.append(
+                    StageSpan(name, task, (prev - t0) * TICK_NS, (here - t0) * TICK_NS)
+                )
+                prev = here
+        if row[END]:
+            track.end = (int(row[END]) - t0) * TICK_NS
+    tl.meta.extra.update(only_last_task=False, k_stage_start_lost=[], format="flydsl k1 stamps")
+    return tl

@@ -1,0 +1,83 @@
+"""Compile our FlyDSL K1 for gfx942 and gfx950 and commit what `kda-sim isa` says of it.
+
+    bash scripts/flydsl_env.sh && python scripts/isa_k1_report.py [--R 1 --L 1]
+
+Writes docs/isa/k1_<arch>.s (the ISA, so the report's line numbers can be read) and
+docs/isa/k1_<arch>.json: the analyzer's report (preset k1: argument classes by
+position, accepted polls from the protocol model), plus the build's shape and compile
+seconds, and the role-rule verdict the seed states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kda_sim.config import LaunchConfig  # noqa: E402
+from kda_sim.isa import analyze_path  # noqa: E402
+from kda_sim.isa.model import polls_behind_weights  # noqa: E402
+from kda_sim.isa.presets import K1_ARGS  # noqa: E402
+from kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
+
+
+def role_rule(report: dict, accepted: set[str]) -> dict:
+    """The seed's rule: no poll with weight loads in flight but the accepted ones."""
+    polls = [p for k in report["kernels"] for p in k["polls"]]
+    offenders = [
+        p["label"] for p in polls if p["by_class"].get("weights") and p["label"] not in accepted
+    ]
+    behind = {p["label"]: p["by_class"].get("weights", 0) for p in polls if p["label"] in accepted}
+    return {
+        "holds": not offenders,
+        "offenders": offenders,
+        "accepted_by_design": sorted(accepted),
+        "weights_in_flight_at_accepted": behind,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--R", type=int, default=1)
+    ap.add_argument("--L", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "isa")
+    args = ap.parse_args()
+    why = missing()
+    if why:
+        print(why, file=sys.stderr)
+        return 2
+    from kernel.flydsl.k1 import build_k1
+
+    cfg = LaunchConfig(args.R, args.L)
+    accepted = polls_behind_weights(cfg)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for arch in ARCHES:
+            b = build_k1(cfg, arch, Path(tmp) / arch)
+            report = analyze_path(b.built.isa, arg_layout=K1_ARGS, accept=accepted).to_dict()
+            doc = {
+                "build": {
+                    "arch": arch,
+                    "config": cfg.to_dict(),
+                    "compile_seconds": round(b.built.seconds, 2),
+                },
+                "role_rule": role_rule(report, accepted),
+                "report": report,
+            }
+            shutil.copyfile(b.built.isa, args.out / f"k1_{arch}.s")
+            report["file"] = f"k1_{arch}.s"
+            path = args.out / f"k1_{arch}.json"
+            path.write_text(json.dumps(doc, indent=2) + "\n")
+            holds = doc["role_rule"]["holds"]
+            print(f"{arch}: {b.built.seconds:.1f} s, role rule holds: {holds} -> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""The app in a real browser: headless Debian chromium loads the page, waits for the
+timeline chart to draw, and saves docs/screenshot.png (the README shows it).
+
+Skipped cleanly without /usr/bin/chromium and chromedriver (CI installs Debian's
+``chromium`` and ``chromium-driver``)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+SHOT = ROOT / "docs" / "screenshot.png"
+START_S = 90  # a cold server imports streamlit, plotly and pandas before the first page
+DRAW_S = 120  # first page: imports on the script thread, a simulation, the figure
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists() or not Path(DRIVER).exists(),
+        reason="needs Debian's chromium and chromium-driver",
+    ),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = _free_port()
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        "--server.headless", "true", "--server.port", str(port),
+        "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield _wait_healthy(proc, log, url)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _wait_healthy(proc: subprocess.Popen, log: IO[bytes], url: str) -> str:
+    deadline = time.monotonic() + START_S
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return url
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            log.seek(0)
+            pytest.fail(f"streamlit did not start:\n{log.read().decode(errors='replace')}")
+        time.sleep(0.5)
+
+
+def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Path) -> None:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1600,1250",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(options=opts, service=Service(DRIVER))
+    try:
+        driver.get(server)
+        wait = WebDriverWait(driver, DRAW_S)
+        chart = wait.until(
+            ec.presence_of_element_located(
+                (By.CSS_SELECTOR, "[data-testid='stPlotlyChart'] .js-plotly-plot .barlayer")
+            )
+        )
+        bars = chart.find_elements(By.CSS_SELECTOR, ".barlayer .point")
+        assert len(bars) > 1000, "the timeline should draw a bar per CTA stage"
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "simulated" in body or "trace" in body
+        assert "Traceback" not in body
+        # let the spinner go and fonts settle before the picture
+        WebDriverWait(driver, 30).until_not(
+            ec.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stSpinner']"))
+        )
+        time.sleep(1.5)
+        SHOT.parent.mkdir(exist_ok=True)
+        assert driver.save_screenshot(str(SHOT))
+        assert SHOT.stat().st_size > 20_000
+    finally:
+        driver.quit()

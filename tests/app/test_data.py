@@ -1,0 +1,148 @@
+"""The app's data layer and figures, without a page."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+from apphelp import measured_like
+
+from kda_sim.app import data, figures, plugins
+from kda_sim.app.views.export import perfetto_bytes, png_bytes
+from kda_sim.errors import TraceFormatError
+from kda_sim.timeline.chrome import from_chrome, to_chrome
+from kda_sim.timeline.model import StageSpan
+
+
+@pytest.mark.parametrize(
+    ("gpu", "name"),
+    [("h200", "h200"), ("NVIDIA H200", "h200"), ("AMD Instinct MI355X", "mi355x"), ("A100", None)],
+)
+def test_profile_name(gpu: str, name: str | None) -> None:
+    assert data.profile_name(gpu) == name
+
+
+def test_parse_upload_reads_json_and_gzip() -> None:
+    raw = json.dumps(to_chrome(measured_like())).encode()
+    for name, blob in (("a.json", raw), ("a.json.gz", gzip.compress(raw))):
+        tl = data.parse_upload(name, blob)
+        assert tl.meta.source == "measured" and len(tl.ctas) == 256
+
+
+@pytest.mark.parametrize(
+    ("name", "blob", "words"),
+    [
+        ("x.json", b"[1, 2", "not JSON"),
+        ("x.json", "é".encode("latin-1"), "not a text file"),
+        ("x.json", b'{"traceEvents": 3, "otherData": {"format": "kda-sim timeline"}}', ""),
+        ("x.bin", b"\x00\x01", "unknown file type"),
+        ("x.json", b"", "empty"),
+    ],
+)
+def test_parse_upload_errors_are_trace_format_errors(name: str, blob: bytes, words: str) -> None:
+    with pytest.raises(TraceFormatError) as e:
+        data.parse_upload(name, blob)
+    assert name in str(e.value) and words in str(e.value)
+
+
+def test_parse_upload_rejects_a_producer_outside_the_trace() -> None:
+    obj = to_chrome(measured_like())
+    poll = next(e for e in obj["traceEvents"] if e.get("cat") == "poll")
+    poll["args"]["producer"] = 999
+    with pytest.raises(TraceFormatError, match=r"producer.*999"):
+        data.parse_upload("p.json", json.dumps(obj).encode())
+
+
+def test_simulation_of_a_measured_trace_uses_its_configuration() -> None:
+    tl = measured_like("h200", 1, 2)
+    out = data.simulation_of(tl)
+    assert out.timeline is not None
+    m = out.timeline.meta
+    assert (m.source, m.gpu, m.R, m.L) == ("simulated", "h200", 1, 2)
+    assert data.simulation_of(tl) is out  # cached
+
+
+def test_invalid_simulation_is_an_outcome_not_an_exception() -> None:
+    out = data.simulate_cached("h200", 8, 4)
+    assert out.timeline is None and out.verdict == "invalid" and "S = R L" in out.error
+
+
+def test_merge_joins_sub_resolution_spans() -> None:
+    spans = [(float(i), i + 0.1, f"s{i}") for i in range(10)] + [(100.0, 101.0, "big")]
+    out = figures._merge(spans, res=1.0)
+    assert len(out) == 2
+    assert out[0][:2] == (0.0, 9.1) and "10 spans merged" in out[0][2]
+    assert out[1][2] == "big"
+
+
+def test_figure_bar_count_stays_bounded_for_dense_traces() -> None:
+    tl = measured_like()
+    c = tl.ctas[100]
+    base = c.stages[-1].end
+    # 5000 tiny spans on one CTA: a dense measured trace
+    c.stages += [
+        StageSpan("k.norm", 9, base + i * 0.01, base + i * 0.01 + 0.005) for i in range(5000)
+    ]
+    fig = figures.timeline_figure([figures.Layer("real", tl, False)], polls=False)
+    bars = sum(len(t.base) for t in fig.data if t.type == "bar")
+    assert bars < 3000
+
+
+def test_rows_group_by_role() -> None:
+    tl = measured_like()
+    tl.ctas[3].role = "idle"  # a CTA out of the usual order still lands in its group
+    rows = figures.rows_of(tl, figures.Filter())
+    roles = [tl.ctas[c].role for c in rows]
+    assert roles == sorted(roles, key=["attn", "gemv", "idle"].index)
+    assert rows[-4] == 3
+
+
+def test_poll_wait_matrix_sums_waits() -> None:
+    tl = measured_like()
+    rows = figures.rows_of(tl, figures.Filter())
+    z, stages = figures.poll_wait_matrix(tl, rows)
+    assert z.shape == (256, len(stages)) and "load_x" in stages
+    c = tl.ctas[60]
+    want = sum(p.satisfied - p.first_issue for p in c.polls if p.stage == "load_x") / 1e3
+    assert z[rows.index(60), stages.index("load_x")] == pytest.approx(want)
+    assert np.all(z >= 0)
+
+
+def test_exports() -> None:
+    tl = measured_like()
+    png = png_bytes(tl)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    back = from_chrome(json.loads(perfetto_bytes(tl)))
+    assert back.makespan == pytest.approx(tl.makespan)
+    assert any(e.get("ph") == "s" for e in json.loads(perfetto_bytes(tl))["traceEvents"])
+
+
+def test_plugins_report_missing_modules() -> None:
+    assert not plugins.has_module("kda_sim.no_such_module")
+    assert not plugins.has_module("no_such_package.sub")
+    assert "issue 3" in plugins.missing_note("checks")
+    plugins.WANTED["_test"] = (("kda_sim.no_such_module",), ("f",))
+    try:
+        out = plugins.call("_test")
+        assert not out.ok and out.message == "not available yet"
+    finally:
+        del plugins.WANTED["_test"]
+
+
+def test_plugin_failure_becomes_a_message() -> None:
+    plugins.WANTED["_test"] = (("kda_sim.config",), ("LaunchConfig",))
+    try:
+        out = plugins.call("_test", "not an int", 1)
+        assert out.ok  # the dataclass does not check types on construction
+        out = plugins.call("_test")  # missing arguments
+        assert not out.ok and "TypeError" in out.message
+    finally:
+        del plugins.WANTED["_test"]
+
+
+def test_plain_turns_results_into_data() -> None:
+    tl = measured_like()
+    p = plugins.plain({"poll": tl.ctas[0].polls[0], "arr": np.arange(3)})
+    assert p["poll"]["label"] == "PART" and p["arr"] == [0, 1, 2]

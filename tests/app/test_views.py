@@ -1,0 +1,388 @@
+"""Every view of the app driven through streamlit.testing, asserting on what the page shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from apphelp import figure_of, goto, texts
+
+from kda_sim.app import plugins
+from kda_sim.app.views import safety
+
+
+def test_opens_on_a_simulation_and_says_so(empty_traces: Path, make_app) -> None:
+    at = make_app()
+    assert "simulated h200 R=2 L=2" in texts(at.markdown)
+    assert "no real trace is bundled yet" in texts(at.caption)
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["CTAs finished"] == "256 / 256"
+    assert labels["Simulated makespan"].endswith(" us")
+    fig = figure_of(at)
+    names = [d["name"] for d in fig["data"]]
+    for stage in ("slice", "load_x", "gemv1", "k.recur", "poll wait", "critical path"):
+        assert stage in names
+    assert fig["layout"]["xaxis"]["title"]["text"] == "time (us)"
+    hover = "".join(fig["data"][names.index("k.conv")]["hovertext"])
+    # the hover names stage, task, cells, retries and producer
+    for word in ("k.conv", "task", "PROJ[", "retries", "released by CTA"):
+        assert word in hover
+    table = at.dataframe[0].value
+    assert {"slice", "k.norm"} <= set(table["stage"])
+
+
+def test_filters_narrow_the_rows(empty_traces: Path, make_app) -> None:
+    at = make_app()
+    at.multiselect(key="tl_roles").set_value(["attn"]).run()
+    fig = figure_of(at)
+    assert fig["layout"]["yaxis"]["ticktext"][0] == "CTA 0"
+    assert all(int(t.split()[1]) < 56 for t in fig["layout"]["yaxis"]["ticktext"])
+    at.multiselect(key="tl_roles").set_value(["gemv", "attn"]).run()
+    at.slider(key="tl_ctas").set_value((100, 120)).run()
+    fig = figure_of(at)
+    ticks = [int(t.split()[1]) for t in fig["layout"]["yaxis"]["ticktext"]]
+    assert min(ticks) == 100 and max(ticks) <= 120
+    at.multiselect(key="tl_stages").set_value(["gemv0"]).run()
+    names = [d["name"] for d in figure_of(at)["data"]]
+    assert "gemv0" in names and "gemv1" not in names and "k.conv" not in names
+
+
+def test_opens_on_the_bundled_trace_overlaid(one_trace: Path, make_app) -> None:
+    at = make_app()
+    assert "trace h200_R2_L2.json" in texts(at.markdown)
+    assert "real run (test clock ns) overlaid on its simulation" in texts(at.caption)
+    labels = {m.label for m in at.metric}
+    assert {"Real makespan", "Simulated makespan"} <= labels
+    fig = figure_of(at)
+    data = {d["name"]: d for d in fig["data"]}
+    assert "k.conv (real)" in data and "k.conv (simulated)" in data
+    # the simulation is drawn as outlines: transparent fill, coloured line
+    assert data["k.conv (simulated)"]["marker"]["color"] == "rgba(0,0,0,0)"
+    assert data["k.conv (real)"]["marker"]["color"] != "rgba(0,0,0,0)"
+    at.radio(key="tl_layout").set_value("side by side").run()
+    fig = figure_of(at)
+    assert "xaxis2" in fig["layout"]
+    assert any(d.get("xaxis") == "x2" for d in fig["data"])
+    assert "sim error %" in at.dataframe[0].value.columns
+
+
+def test_follow_a_handoff(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "Follow a hand-off")
+    fig = figure_of(at)
+    arrows = [a for a in fig["layout"].get("annotations", []) if a.get("showarrow")]
+    sources = at.dataframe[0].value
+    assert len(arrows) == len(sources) > 0
+    assert sources["released it"].sum() == 1
+    assert "Critical path" in texts(at.subheader)
+    assert "picked poll" in [d["name"] for d in fig["data"]]
+    # the chart opens on the hand-off's window, not the whole launch
+    picked = next(d for d in fig["data"] if d["name"] == "picked poll")
+    x0, x1 = fig["layout"]["xaxis"]["range"]
+    assert x0 <= min(sources["put at us"]) and x1 >= max(picked["x"])
+    assert x1 - x0 < 0.8 * max(sources["put at us"].max(), 1.0) + 10
+    # attn CTA 2 gates token 2 (S = 4): its first poll reads PART from all 56 slices
+    at.number_input(key=next(k for k in _keys(at) if k.startswith("ho_cta_"))).set_value(2).run()
+    sel = at.selectbox(key=next(k for k in _keys(at) if k.startswith("ho_poll_")))
+    sel.set_value(0).run()
+    assert len(at.dataframe[0].value) == 56
+    assert "poll PART" in sel.format_func(0)
+    # CTA 5 does not gate: its first poll is WGT, put by the 4 gating CTAs
+    at.number_input(key=next(k for k in _keys(at) if k.startswith("ho_cta_"))).set_value(5).run()
+    at.selectbox(key=next(k for k in _keys(at) if k.endswith("_5"))).set_value(0).run()
+    assert sorted(at.dataframe[0].value["producer CTA"]) == [0, 1, 2, 3]
+
+
+def _keys(at) -> list[str]:
+    return [w.key for w in at.number_input] + [w.key for w in at.selectbox]
+
+
+def test_compare_with_a_real_trace(one_trace: Path, make_app) -> None:
+    at = goto(make_app(), "Compare")
+    heads = texts(at.subheader)
+    for h in ("Per-stage error", "Poll wait, CTA x stage", "Clock offsets", "Conformance findings"):
+        assert h in heads
+    if plugins.lookup("compare").func is not None:
+        # kda_sim.compare (issue 5): its per-stage errors, clock fit and conformance
+        metrics = {m.label: m.value for m in at.metric}
+        assert metrics["Makespan error (sim - real)"].endswith("%")
+        table = at.dataframe[0].value
+        assert "duration error median (us)" in table.columns and "k.conv" in set(table["stage"])
+        assert "conforms to the model" in texts(at.success)
+        assert any(
+            json.loads(c.proto.spec)["data"][0]["type"] == "bar" for c in at.get("plotly_chart")
+        )
+    # the stage means of both runs are there either way
+    assert any("sim error %" in d.value.columns for d in at.dataframe)
+    heat = next(
+        json.loads(c.proto.spec)
+        for c in at.get("plotly_chart")
+        if json.loads(c.proto.spec)["data"][0]["type"] == "heatmap"
+    )
+    assert "k.conv" in heat["data"][0]["x"]
+    at.radio(key="cmp_heat").set_value("real - simulated").run()
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert any("real - simulated" in t for t in titles)
+
+
+def test_compare_says_what_is_missing_without_issue_5(
+    one_trace: Path, make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for want in ("compare", "offsets", "conformance"):
+        monkeypatch.setitem(plugins.WANTED, want, (("kda_sim.not_here",), ("f",)))
+    monkeypatch.setitem(plugins.FEATURES, "compare", ("kda_sim.not_here", "comparisons", 5))
+    at = goto(make_app(), "Compare")
+    assert texts(at.info).count("Not available yet") == 3
+    assert "sim error %" in at.dataframe[0].value.columns
+
+
+def test_compare_without_a_real_trace_says_what_it_needs(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "Compare")
+    assert "needs a real trace" in texts(at.info)
+    assert figure_of(at)["data"][0]["type"] == "heatmap"
+
+
+def test_whatif_deadlock_shows_the_wait_for_chain(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "What-if")
+    assert "Finishes in" in texts(at.success)
+    at.number_input(key="wi_R").set_value(4).run()
+    assert not at.exception
+    err = texts(at.error)
+    assert "DEADLOCK on h200" in err and "never became resident" in err
+    assert "Wait-for chain" in texts(at.subheader)
+    chain = texts(at.markdown)
+    assert "is not resident" in chain and "132 slots" in chain
+    labels = [b.label for b in at.get("download_button")]
+    assert "Perfetto JSON of this what-if" in labels
+    fig = figure_of(at)
+    names = [d["name"] for d in fig["data"]]
+    for name in ("stuck (waits)", "never resident (no free slot)", "wait-for chain"):
+        assert name in names
+    chain = next(d for d in fig["data"] if d["name"] == "wait-for chain")
+    assert "waits for CTA" in chain["hovertext"][0]
+    if plugins.lookup("check").func is not None:
+        at.button(key="wi_check_go").click().run()
+        assert not at.exception
+        assert "deadlock" in texts(at.error).lower()
+        assert "CTA 0 waits in k.conv" in texts(at.error)
+
+
+def test_whatif_without_the_checks_module(
+    empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(plugins.WANTED, "check", (("kda_sim.not_here",), ("f",)))
+    at = goto(make_app(), "What-if")
+    assert "Not available yet" in texts(at.info)
+    assert "Finishes in" in texts(at.success)
+
+
+def test_whatif_invalid_and_latency(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "What-if")
+    at.number_input(key="wi_R").set_value(8).run()
+    at.number_input(key="wi_L").set_value(4).run()
+    assert "Invalid configuration" in texts(at.warning)
+    at.number_input(key="wi_R").set_value(2).run()
+    at.number_input(key="wi_L").set_value(2).run()
+    base = texts(at.success)
+    at.number_input(key="wi_lat_h200_poll").set_value(2000.0).run()
+    slower = texts(at.success)
+    assert "Finishes in" in slower and slower != base
+    assert "+" in slower.split("(")[1]  # slower than the open run's simulation
+
+
+def test_safety_map(empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a corner of the grid with all three verdicts keeps the test short
+    monkeypatch.setattr(safety, "RS", (3, 4))
+    monkeypatch.setattr(safety, "LS", (1, 2, 4))
+    at = goto(make_app(), "Safety map")
+    assert "Press the button" in texts(at.info)
+    at.button(key="sm_go").click().run()
+    assert not at.exception
+    table = at.dataframe[0].value.set_index(["R", "L"])
+    assert table.loc[(3, 1), "verdict"] == "finishes"
+    assert table.loc[(3, 1), "predicted us"] > 0
+    assert table.loc[(4, 2), "verdict"] == "deadlocks"
+    assert table.loc[(4, 4), "verdict"] == "invalid"
+    assert "LDS" in table.loc[(4, 4), "why"]
+    heat = figure_of(at)["data"][0]
+    assert heat["type"] == "heatmap" and heat["x"] == ["R=3", "R=4"]
+
+
+def test_bad_uploads_get_a_clear_message(
+    empty_traces: Path, make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    at = goto(make_app(), "Bring a trace")
+    cases = [
+        ("broken.json", b'{"traceEvents": [', "not JSON"),
+        ("other.json", b'{"traceEvents": []}', "not a kda-sim timeline"),
+        ("empty.json", b"", "empty"),
+        ("notes.txt", b"hello", "unknown file type"),
+        ("zip.json", b"\x1f\x8b\x08garbage", "gzip"),
+    ]
+    for name, data, words in cases:
+        at.file_uploader(key="upload_file").set_value((name, data, "application/octet-stream"))
+        at.run()
+        assert not at.exception, name
+        msg = texts(at.error)
+        assert f"Could not load {name}" in msg and words in msg, (name, msg)
+    # nothing was written where the app runs (uploads stay in memory)
+    assert [p.name for p in tmp_path.rglob("*")] == ["no-traces"]
+
+
+def test_good_upload_becomes_the_open_run(
+    empty_traces: Path, make_app, measured_bytes: bytes, tmp_path: Path
+) -> None:
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    at = goto(make_app(), "Bring a trace")
+    at.file_uploader(key="upload_file").set_value(("run.json", measured_bytes, "application/json"))
+    at.run()
+    assert "Loaded run.json: measured h200 R=2 L=2" in texts(at.success)
+    assert at.sidebar.selectbox(key="run_choice").value == "uploaded run.json"
+    goto(at, "Timeline")
+    assert {"Real makespan", "Simulated makespan"} <= {m.label for m in at.metric}
+    # a second upload of the same name is kept apart, not written over the first
+    goto(at, "Bring a trace")
+    at.file_uploader(key="upload_file").set_value(("run.json", measured_bytes, "application/json"))
+    at.run()
+    assert "uploaded run.json (2)" in at.sidebar.selectbox(key="run_choice").options
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_take_it_away(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "Take it away")
+    labels = [b.label for b in at.get("download_button")]
+    assert labels == ["PNG of the simulated run", "Perfetto JSON of the simulated run"]
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "importers" / "fixtures"
+
+
+@pytest.mark.skipif(not plugins.available("importers"), reason="needs kda_sim.importers")
+def test_upload_a_stamp_tensor_with_its_shape(empty_traces: Path, make_app) -> None:
+    from apphelp import measured_like, stamps_of
+
+    blob = stamps_of(measured_like("mi355x", 2, 2))
+    at = goto(make_app(), "Bring a trace")
+    at.selectbox(key="up_gpu").set_value("mi355x").run()
+    at.file_uploader(key="upload_file").set_value(("stamps.npy", blob, "application/x-npy"))
+    at.run()
+    assert "Loaded stamps.npy: measured mi355x R=2 L=2, 256 CTAs" in texts(at.success)
+    goto(at, "Timeline")
+    assert {"Real makespan", "Simulated makespan"} <= {m.label for m in at.metric}
+    names = [d["name"] for d in figure_of(at)["data"]]
+    assert "k.conv (real)" in names
+    # stamps record no polls: the hand-off view says so instead of failing
+    goto(at, "Follow a hand-off")
+    assert "polls nothing" in texts(at.info) or at.dataframe
+
+
+@pytest.mark.skipif(
+    not plugins.available("importers")
+    or not (FIXTURES / "kda_pre_R1_L1_ktrace.pftrace.gz").exists(),
+    reason="needs kda_sim.importers and its ktrace fixture",
+)
+def test_upload_a_flydsl_ktrace(empty_traces: Path, make_app) -> None:
+    blob = (FIXTURES / "kda_pre_R1_L1_ktrace.pftrace.gz").read_bytes()
+    at = goto(make_app(), "Bring a trace")
+    at.number_input(key="up_R").set_value(1)
+    at.number_input(key="up_L").set_value(1).run()
+    at.file_uploader(key="upload_file").set_value(("k.pftrace.gz", blob, "application/gzip"))
+    at.run()
+    assert not at.exception
+    assert "Loaded k.pftrace.gz: measured mi355x R=1 L=1, 256 CTAs" in texts(at.success)
+    # a sparse trace (8 CTAs recorded) still draws, follows hand-offs and compares
+    for view in ("Timeline", "Follow a hand-off", "Compare"):
+        goto(at, view)
+        assert at.get("plotly_chart"), view
+    goto(at, "Bring a trace")
+    # a truncated ktrace is refused with a message, never a traceback
+    at.file_uploader(key="upload_file").set_value(("t.pftrace.gz", blob[:300], "application/gzip"))
+    at.run()
+    assert not at.exception
+    assert "Could not load t.pftrace.gz" in texts(at.error)
+
+
+def test_a_view_that_breaks_says_so_without_a_traceback(
+    empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kda_sim.app import main
+
+    def broken(ctx) -> None:
+        raise ValueError("a record the view did not expect")
+
+    at = make_app()
+    monkeypatch.setitem(main.VIEWS, "Compare", broken)
+    at.sidebar.radio(key="view").set_value("Compare").run()
+    assert not at.exception
+    assert "The Compare view could not show" in texts(at.error)
+    assert "a record the view did not expect" in texts(at.error)
+
+
+def test_a_broken_bundled_trace_falls_back_to_the_simulation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    d = tmp_path / "traces"
+    d.mkdir()
+    (d / "bad.json").write_text('{"traceEvents": [], "otherData": {"format": "nope"}}')
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = make_app()
+    assert "Could not open trace bad.json" in texts(at.error)
+    assert "not a kda-sim timeline" in texts(at.error)
+    assert figure_of(at)["data"]  # the default simulation is drawn instead
+    assert (d / "bad.json").read_text().startswith('{"traceEvents"')  # left as it was
+
+
+def test_a_stuck_real_trace_shows_its_chain_on_the_timeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    from apphelp import measured_like
+
+    from kda_sim.timeline.chrome import write_chrome
+
+    d = tmp_path / "traces"
+    d.mkdir()
+    write_chrome(measured_like("h200", 4, 2), d / "hang.json")  # 132 slots for 256 CTAs
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = make_app()
+    assert "This run does not finish" in texts(at.error)
+    chain = texts(at.markdown)
+    assert "**CTA 0** (attn) in `k.conv` on PROJ[" in chain and "never became resident" in chain
+    names = [t["name"] for t in figure_of(at)["data"]]
+    assert "wait-for chain" in names and "stuck (waits)" in names
+    assert {m.label: m.value for m in at.metric}["Real makespan"] == "—"
+
+
+@pytest.mark.skipif(
+    plugins.lookup("annotate").func is None, reason="needs kda_sim.compare (issue 5)"
+)
+def test_a_trace_without_puts_gets_inferred_producers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    """Our kernel's traces record polls but no puts: the critical path and the hand-off
+    arrows then come from producers inferred from the model, and say so."""
+    from apphelp import measured_like
+
+    from kda_sim.timeline.chrome import write_chrome
+
+    tl = measured_like()
+    for c in tl.ctas:
+        c.puts = []
+        for p in c.polls:
+            p.producer = p.put_time = p.put_ref = None
+    d = tmp_path / "traces"
+    d.mkdir()
+    write_chrome(tl, d / "polls_only.json")
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = make_app()
+    assert "inferred from the model" in texts(at.caption)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Critical path"] != "0 hand-offs"
+    hover = "".join(
+        next(t for t in figure_of(at)["data"] if t["name"] == "k.conv (real)")["hovertext"]
+    )
+    assert "(inferred: the put is not recorded)" in hover
+    goto(at, "Follow a hand-off")
+    assert "The trace records no puts" in texts(at.info)
+    arrows = [a for a in figure_of(at)["layout"]["annotations"] if a.get("showarrow")]
+    assert len(arrows) == 1 and "inferred" in arrows[0]["hovertext"]

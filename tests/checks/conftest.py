@@ -1,0 +1,26 @@
+"""Shared fixtures for the checks' tests; ``checks_scale.examples`` sizes their properties.
+
+The Hypothesis profiles live in ``tests/conftest.py`` (``ci`` by default, ``thorough``
+with HYPOTHESIS_PROFILE=thorough).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from kda_sim.machine.profile import GpuProfile, load_profile
+
+sys.path.insert(0, str(Path(__file__).parent))  # checks_scale, for every test below here
+
+
+@pytest.fixture(scope="session")
+def mi355x() -> GpuProfile:
+    return load_profile("mi355x")
+
+
+@pytest.fixture(scope="session")
+def h200() -> GpuProfile:
+    return load_profile("h200")

@@ -1,0 +1,94 @@
+"""``kda-sim check`` and ``kda-sim sweep`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.cli import main
+
+
+def test_check_failing_launch_is_exit_1_with_the_chain_and_fix(capsys) -> None:
+    assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2", "--seeds", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "CTA 0 waits in k.conv (task 0) on PROJ[" in out and "not resident" in out
+    assert "fix: more occupancy" in out and out.rstrip().endswith("FAIL: deadlock")
+
+
+def test_check_passing_launch_is_exit_0_and_json(capsys) -> None:
+    assert main(["check", "--gpu", "mi355x", "--R", "1", "--L", "1", "--seeds", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["ok"] and d["deadlock"]["static"]["finishes"] and d["deadlock"]["engine"]["finishes"]
+    assert d["deadlock"]["any_order"]["finishes"] is True
+    assert d["role_rule"]["accepted"] == 197 and d["visibility"]["ok"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--R", "17"],
+        ["check", "--gpu", "b200"],
+        ["check", "--jitter", "1.5"],
+        ["check", "--tags", "--shapes", "20x1"],
+        ["check", "--tags", "--shapes", "8y1"],
+        ["check", "--tags", "--slots", "2", "--nb-per-slot", "1,2"],
+        ["check", "--tags", "--epoch-bits", "40"],
+        ["check", "--tags", "--nb-per-slot", "1,x"],
+        ["sweep", "--gpu", "b200"],
+    ],
+)
+def test_invalid_input_is_exit_2(argv: list[str], capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        raise SystemExit(main(argv))
+    assert e.value.code == 2
+
+
+def test_tags_never_zeroed_fails_zeroed_passes(capsys) -> None:
+    base = ["check", "--tags", "--shapes", "8x1,1x1", "--nb-per-slot", "1,1,2,8"]
+    assert main([*base, "--policy", "never-zeroed"]) == 1
+    out = capsys.readouterr().out
+    assert "PART[" in out and "4194303 steps of shape 1x1" in out and "zeroed-per-step" in out
+    assert main([*base, "--policy", "zeroed-per-step", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["safe"] and d["nb_per_slot"] == [1, 1, 2, 8]
+
+
+def test_tag_faults_from_the_command_line(capsys) -> None:
+    assert main(["check", "--tags", "--nb-per-slot", "1,8", "--fault", "frozen-epoch"]) == 1
+    assert "epoch frozen" in capsys.readouterr().out
+    assert main(["check", "--tags", "--slots", "2", "--tag-slots", "1024", "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert any(f["category"] == "overflow" for f in d["findings"])
+    # layer + 1 is safe without zeroing only while every slot writes the same pairs
+    assert main(["check", "--tags", "--slots", "4", "--scheme", "layer+1"]) == 0
+    lp = ["check", "--tags", "--nb-per-slot", "1,8", "--scheme", "layer+1"]
+    assert main(lp) == 1
+    assert main([*lp, "--policy", "zeroed-per-step"]) == 0
+
+
+def test_sweep_json_png_and_table(tmp_path: Path, capsys) -> None:
+    png = tmp_path / "map.png"
+    assert main(["sweep", "--gpu", "h200", "--png", str(png), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert png.stat().st_size > 0
+    cells = {(c["R"], c["L"]): c for c in d["cells"]}
+    assert len(cells) == 32 and all(c["agree"] for c in cells.values())
+    assert cells[(4, 2)]["verdict"] == "deadlocks" and cells[(1, 1)]["verdict"] == "finishes"
+    assert cells[(1, 1)]["time_ns"] > 0 and "not resident" in cells[(4, 2)]["reason"]
+    assert cells[(8, 4)]["verdict"] == "invalid" and "S = " in cells[(8, 4)]["reason"]
+    assert main(["sweep", "--gpu", "h200", "--png", str(png)]) == 2  # exists, no --force
+    from kda_sim.checks.sweep import Cell, format_table
+
+    table = format_table([Cell(**c) for c in d["cells"]], "h200")
+    assert "DEADLOCK" in table and "invalid" in table and " us" in table
+
+
+def test_a_mutant_from_the_command_line_fails_with_its_category(capsys) -> None:
+    argv = ["check", "--R", "1", "--L", "1", "--seeds", "1", "--mutant", "publish-without-drain"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "mutant publish-without-drain" in out and "FAIL: visibility" in out
+    assert main(["check", "--mutant", "frozen-epoch"]) == 1
+    assert "[stale]" in capsys.readouterr().out

@@ -1,0 +1,147 @@
+"""Our FlyDSL K1 compiled for gfx942 and gfx950 (compile-only): its traced put / poll /
+publish record equals the protocol model's, and its ISA keeps the seed's role rule."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from kda_sim.config import LaunchConfig
+from kda_sim.constants import GEMV0, PER_WAVE, WAVES
+from kda_sim.isa import analyze_path
+from kda_sim.isa.model import polls_behind_weights, stage_ops
+from kda_sim.isa.presets import K1_ARGS
+from kda_sim.protocol.ops import Load
+from kda_sim.protocol.program import build_launch
+from kernel.flydsl.toolchain import missing
+
+pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
+
+# (R, L, arch): every role and several shapes, small enough for CI's 3-minute budget
+SHAPES = [(1, 1, "gfx942"), (1, 1, "gfx950"), (2, 1, "gfx942"), (1, 2, "gfx950")]
+BUDGET_S = 180.0
+XRDY_WEIGHT_LOADS = PER_WAVE * 4  # rg0: 7 chunks a wave, 4 dwordx4 a chunk
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, int, str], object]:
+    from kernel.flydsl.k1 import build_k1
+
+    out = {}
+    root = tmp_path_factory.mktemp("k1")
+    t0 = time.perf_counter()
+    for r, l_, arch in SHAPES:
+        out[(r, l_, arch)] = build_k1(LaunchConfig(r, l_), arch, root / f"{arch}_R{r}_L{l_}")
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def test_all_targets_compile_within_budget(builds: dict) -> None:
+    assert builds["seconds"] < BUDGET_S
+    for key in SHAPES:
+        isa = builds[key].built.isa.read_text()
+        assert f"amdgcn-amd-amdhsa-unknown-{key[2]}" in isa
+        assert "s_sleep 1" in isa and "s_memrealtime" in isa
+
+
+@pytest.mark.parametrize("key", SHAPES)
+def test_traced_record_equals_the_protocol_model(builds: dict, key: tuple[int, int, str]) -> None:
+    b = builds[key]
+    traced: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for stage, region, kind in b.records:
+        traced[stage].append((region, kind))
+    model = {s: ops for s, ops in stage_ops(b.cfg).items() if ops}
+    assert dict(traced) == model
+
+
+@pytest.mark.parametrize("key", SHAPES)
+def test_isa_keeps_the_role_rule(builds: dict, key: tuple[int, int, str]) -> None:
+    b = builds[key]
+    accepted = polls_behind_weights(b.cfg)
+    report = analyze_path(b.built.isa, arg_layout=K1_ARGS, accept=accepted)
+    assert report.findings == [], report.render()
+    [kernel] = report.kernels
+    model_polls = {
+        f"{s} {region}"
+        for s, ops in stage_ops(b.cfg).items()
+        for region, kind in ops
+        if kind == "poll"
+    }
+    assert {p.label for p in kernel.polls} == model_polls
+    # the MFMA gemv keeps rg0 (112 VGPRs) and rg1's first chunks in registers without
+    # spilling; spill code would wait for the weights before the poll and hide them
+    assert kernel.vgpr_spills == 0
+    for p in kernel.polls:
+        weights = p.by_class.get("weights", 0)
+        if p.label in accepted:
+            assert p.accepted and weights == XRDY_WEIGHT_LOADS
+            assert p.bytes_by_class["weights"] == XRDY_WEIGHT_LOADS * 16
+            # a wave's share of the model's rg0 load (16 rows of w_in, 8 waves a CTA)
+            rg0 = next(op for op in build_launch(b.cfg).programs[GEMV0].ops if isinstance(op, Load))
+            assert p.wave_bytes_by_class["weights"] == rg0.nbytes // WAVES
+        else:
+            assert weights == 0, p
+    [publish] = kernel.publishes
+    assert publish.label == "mix XRDY" and publish.drained
+
+
+def test_markers_and_stamps_do_not_make_the_finding(tmp_path: Path) -> None:
+    """Without markers or timeline (both add side-effecting code), the gemv CTAs' XRDY
+    poll still waits behind rg0's weights."""
+    from kernel.flydsl.k1 import build_k1
+
+    b = build_k1(LaunchConfig(1, 1), "gfx942", tmp_path, timeline=False, markers=False)
+    isa = b.built.isa.read_text()
+    assert "s_memrealtime" not in isa and "kda-sim:" not in isa
+    report = analyze_path(b.built.isa, arg_layout=K1_ARGS)
+    weights = [p.by_class.get("weights", 0) for p in report.kernels[0].polls]
+    assert weights.count(XRDY_WEIGHT_LOADS) == 1
+    assert sorted(weights)[:-1] == [0] * (len(weights) - 1)
+
+
+def test_kernel_arguments_follow_the_isa_preset() -> None:
+    import inspect
+
+    from kernel.flydsl.k1 import make_kernel
+    from kernel.flydsl.k1_ctx import Recorder
+
+    kernel, _ = make_kernel(LaunchConfig(1, 1), timeline=True, markers=True, recorder=Recorder())
+    fn = getattr(kernel, "_func", None) or getattr(kernel, "func", None) or kernel
+    params = list(inspect.signature(inspect.unwrap(fn)).parameters)
+    assert params == [name for name, _ in K1_ARGS]
+
+
+@pytest.mark.parametrize("key", SHAPES[:2])
+def test_stamps_are_flushed_once_after_the_last_stamp(
+    builds: dict, key: tuple[int, int, str]
+) -> None:
+    """A global store per stamp would sit on later vmcnt waits: every store to the
+    stamps argument comes after every s_memrealtime."""
+    from kda_sim.isa.memops import MemKind, mem_op
+    from kda_sim.isa.parser import parse
+    from kda_sim.isa.provenance import argument
+
+    text = builds[key].built.isa.read_text()
+    [kernel] = parse(text).kernels
+    names = [n for n, _ in K1_ARGS]
+    stamp_lines = [i.line for i in kernel.instrs if i.mnemonic == "s_memrealtime"]
+    flush = []
+    for ins in kernel.instrs:
+        op = mem_op(ins)
+        if op is not None and op.kind is MemKind.STORE:
+            arg = argument(kernel, ins.index, op.resource)
+            if arg is not None and names[kernel.args.index(arg)] == "stamps":
+                flush.append(ins.line)
+    # start, slice / gate / mix or load_x / gemv0 / gemv1, five a task (+ last-task copies), end
+    assert len(stamp_lines) >= 1 + 3 + 5 + 1
+    assert flush and min(flush) > max(stamp_lines)
+
+
+def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
+    from kernel.flydsl.k1 import build_k1
+
+    with pytest.raises(ValueError, match="LDS"):
+        build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
