@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
@@ -134,16 +135,24 @@ class CtaRun:
             yield env.timeout(until - env.now)
 
     # -- hand-offs ----------------------------------------------------------------------
-    def _put(self, k: int, op: Put | Publish) -> None:
+    def _put(self, k: int, op: Put | Publish, t: float) -> None:
+        """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
+        that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
+        a waiting one is woken at ``t``."""
         w = self.w
-        now = w.env.now
+        env = w.env
         space = w.handoffs.launch.space
         first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
-        rec = PutRecord(self.stage, self.task, op.region.name, len(op.cells), first, now)
+        rec = PutRecord(self.stage, self.task, op.region.name, len(op.cells), first, t)
         self.track.puts.append(rec)
         ref = (self.prog.cta, k)
-        w.put_done[ref] = PutDone(now, self.xcd, len(self.track.puts) - 1)
-        w.put_event(ref).succeed()
+        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1)
+        ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
+        if ev is not None:
+            if t <= env.now:
+                ev.succeed()
+            else:
+                env.timeout(t - env.now).callbacks.append(lambda _e: ev.succeed())
 
     def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, None]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock)."""
@@ -237,46 +246,47 @@ class CtaRun:
         sampler = w.sampler
         self.track.start = t = env.now
         self.track.unit, self.track.xcd = self.unit, self.xcd
+        kinds = _kinds(self.prog)
         for k, op in enumerate(self.prog.ops):
-            if isinstance(op, Compute):
+            kind = kinds[k]
+            if kind == _COMPUTE:
                 t += sampler.cost(op.cost, op.units)
-            elif isinstance(op, Barrier):
+            elif kind == _BARRIER:
                 t += sampler.latency("barrier")
-            elif isinstance(op, Begin):
+            elif kind == _BEGIN:
                 self._begin(op, t)
-            elif isinstance(op, End):
+            elif kind == _END:
                 self._end(t)
-            elif isinstance(op, Store):
+            elif kind == _STORE:
                 self._store(op, t)
-            elif isinstance(op, Load) and op.kind is not LoadKind.FLAGGED:
+            elif kind == _LOAD:
                 self._issue(op, t)
+            elif kind == _PUT:
+                self._put(k, op, t)
             else:
                 w.current_op[cta] = k
-                if isinstance(op, Poll):
+                if kind == _POLL:
                     yield from self._poll(k, op, t)
                     t = env.now
-                    continue
-                if isinstance(op, Use):
+                elif kind == _USE:
                     pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(t)]
                     if pending:
                         yield from self._wait_loads(pending)
                     t = max(t, env.now)
-                    continue
-                if t > env.now:  # meet the clock: others see what follows
-                    yield env.timeout(t - env.now)
-                if isinstance(op, Load):
-                    self._issue(op, t)
-                    self._check_flagged(op)
-                elif isinstance(op, Put):
-                    self._put(k, op)
-                elif isinstance(op, Publish):
-                    if op.drain:
+                else:
+                    if t > env.now:  # meet the clock: flagged data is read, a flag drained
+                        yield env.timeout(t - env.now)
+                    if kind == _FLAGGED:
+                        self._issue(op, t)
+                        self._check_flagged(op)
+                    elif op.drain:  # a publish
                         pending = [e for e in self.stores if not e.triggered]
                         if pending:
                             yield _all(env, pending)
                         yield env.timeout(sampler.latency("barrier"))
-                    self._put(k, op)
-                t = env.now
+                    t = env.now
+                    if kind == _PUBLISH:
+                        self._put(k, op, t)
         if t > env.now:
             yield env.timeout(t - env.now)
         # the CTA's last stores must land before it retires
@@ -285,6 +295,37 @@ class CtaRun:
             yield _all(env, pending)
         w.current_op.pop(cta, None)
         self.track.end = env.now
+
+
+(_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
+_KIND_OF = {
+    Compute: _COMPUTE,
+    Barrier: _BARRIER,
+    Begin: _BEGIN,
+    End: _END,
+    Store: _STORE,
+    Load: _LOAD,
+    Put: _PUT,
+    Poll: _POLL,
+    Use: _USE,
+    Publish: _PUBLISH,
+}
+_KINDS: dict[int, tuple[int, ...]] = {}
+
+
+def _kinds(prog: CtaProgram) -> tuple[int, ...]:
+    """Each op's kind as a small int (an int compare beats a chain of isinstance calls
+    in the engine's innermost loop); cached while the program lives."""
+    key = id(prog)
+    hit = _KINDS.get(key)
+    if hit is None:
+        hit = tuple(
+            _FLAGGED if isinstance(op, Load) and op.kind is LoadKind.FLAGGED else _KIND_OF[type(op)]
+            for op in prog.ops
+        )
+        _KINDS[key] = hit
+        weakref.finalize(prog, _KINDS.pop, key, None)
+    return hit
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:
