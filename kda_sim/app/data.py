@@ -23,7 +23,7 @@ import streamlit as st
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
-from kda_sim.machine.profile import bundled_names, load_profile
+from kda_sim.machine.profile import bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import from_chrome, read_chrome
 from kda_sim.timeline.model import Timeline
 
@@ -122,20 +122,15 @@ def simulate_cached(
     return _simulate(gpu, int(R), int(L), int(nb), int(kda0), bool(gate_local), occupancy, key)
 
 
-def profile_name(gpu: str) -> str | None:
+def profile_name(gpu: str, kernel: str | None = None) -> str | None:
     """The bundled profile a trace's GPU name means ("NVIDIA H200" -> "h200")."""
-    g = re.sub(r"[^a-z0-9]", "", gpu.lower())
-    names = bundled_names()
-    if g in names:
-        return g
-    hits = [n for n in names if n in g]
-    return max(hits, key=len) if hits else None
+    return bundled_for(gpu, kernel)
 
 
 def simulation_of(tl: Timeline) -> SimOutcome:
     """The nominal simulation of the configuration a trace ran."""
     m = tl.meta
-    gpu = profile_name(m.gpu)
+    gpu = profile_name(m.gpu, m.kernel())
     if gpu is None:
         return SimOutcome(
             None, f"no bundled GPU profile matches {m.gpu!r} (known: {', '.join(bundled_names())})"

@@ -7,6 +7,7 @@ where every default comes from; ``--profile FILE`` loads a fitted one.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -67,8 +68,14 @@ class GpuProfile:
     latency_ns: dict[str, float]
     costs: dict[str, tuple[float, float]]
     sources: dict[str, str] = field(default_factory=dict)
+    # a stage whose code changes with its work: above ``units`` it costs (base, per)
+    # instead (the Triton K1's gemv is an FMA loop for S <= 4, tensor-core dots above)
+    cost_above: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
     def cost(self, key: str, units: float) -> float:
+        above = self.cost_above.get(key)
+        if above is not None and units > above[0]:
+            return above[1] + above[2] * units
         base, per = self.costs[key]
         return base + per * units
 
@@ -76,21 +83,28 @@ class GpuProfile:
         """A copy with latencies (``poll=...``) or costs (``cost_k.recur=(a, b)``) replaced."""
         lat = dict(self.latency_ns)
         costs = dict(self.costs)
+        above = dict(self.cost_above)
         top: dict[str, Any] = {}
         for k, v in params.items():
             if k in lat:
                 lat[k] = float(v)
             elif k.startswith("cost_") and k[5:] in costs:
                 costs[k[5:]] = (float(v[0]), float(v[1]))  # type: ignore[index]
+            elif k.startswith("above_") and k[6:] in costs:
+                above[k[6:]] = (float(v[0]), float(v[1]), float(v[2]))  # type: ignore[index]
             elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns"):
                 top[k] = float(v)
             else:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
-        return replace(self, latency_ns=lat, costs=costs, **top)
+        return replace(self, latency_ns=lat, costs=costs, cost_above=above, **top)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["costs"] = {k: list(v) for k, v in self.costs.items()}
+        if self.cost_above:
+            d["cost_above"] = {k: list(v) for k, v in self.cost_above.items()}
+        else:
+            d.pop("cost_above", None)
         return d
 
 
@@ -132,6 +146,10 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             latency_ns=lat,
             costs=costs,
             sources=dict(d.get("sources", {})),
+            cost_above={
+                str(n): (float(v[0]), float(v[1]), float(v[2]))
+                for n, v in d.get("cost_above", {}).items()
+            },
         )
     except (TypeError, ValueError, KeyError, IndexError) as e:
         raise InvalidInput(f"malformed profile field: {e}", where=where) from e
@@ -147,6 +165,22 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
 def bundled_names() -> list[str]:
     files = resources.files("kda_sim.machine").joinpath("profiles")
     return sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+
+
+def bundled_for(gpu: str, kernel: str | None = None) -> str | None:
+    """The bundled profile a GPU's name means ("NVIDIA H200" -> "h200"), or None; with
+    ``kernel``, a profile fitted to that kernel on this GPU ("h200-k1") where one is
+    bundled."""
+    names = bundled_names()
+    key = re.sub(r"[^a-z0-9]", "", gpu.lower())
+    base = (
+        gpu
+        if gpu in names
+        else max((n for n in names if n.isalnum() and n in key), key=len, default=None)
+    )
+    if base is not None and kernel and f"{base}-{kernel}" in names:
+        return f"{base}-{kernel}"
+    return base
 
 
 def load_profile(name_or_path: str) -> GpuProfile:

@@ -39,6 +39,12 @@ class Meta:
     clock: str = "simulated ns"
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def kernel(self) -> str | None:
+        """Which of our kernels measured the run ("k1": the Triton K1 records its Triton
+        version), so that a profile fitted to it can be preferred."""
+        extra = self.extra if isinstance(self.extra, dict) else {}
+        return "k1" if self.source == "measured" and "triton" in extra else None
+
 
 @dataclass(slots=True)
 class StageSpan:

@@ -1,0 +1,133 @@
+"""``kda-sim calibrate``: fit a GPU profile to real traces; test it on held-out ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from kda_sim.commands.compare import add_shape_flags, read_any
+from kda_sim.compare.calibrate import (
+    evaluate,
+    fit_profile,
+    fitted_profile_dict,
+    prepare,
+    write_profile,
+)
+from kda_sim.compare.launch import profile_of
+from kda_sim.errors import InvalidInput
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("calibrate", help="fit a GPU profile to real traces")
+    p.add_argument("traces", nargs="+", type=Path, help="traces to fit on")
+    p.add_argument("--out", type=Path, required=True, help="the fitted profile .json")
+    p.add_argument("--holdout", nargs="*", type=Path, default=[], help="traces to test it on")
+    p.add_argument("--gpu", default=None, help="profile to start from (default: the traces' GPU)")
+    p.add_argument("--profile", default=None, help="a profile .json to start from")
+    p.add_argument("--budget", type=int, default=60, help="search evaluations (default 60)")
+    p.add_argument("--cost-passes", type=int, default=3, help="cost corrections (default 3)")
+    p.add_argument("--max-makespan-err", type=float, default=0.10)
+    p.add_argument("--max-start-err", type=float, default=0.10, help="median, of the makespan")
+    p.add_argument(
+        "--switch",
+        action="append",
+        default=[],
+        metavar="STAGE:UNITS",
+        help="a stage cost whose code changes above UNITS of work, fitted as two forms "
+        "(the Triton K1: gemv:4, FMA loop for S <= 4, tensor-core dots above)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    p.add_argument("--json", action="store_true", help="print a machine-readable report")
+    p.add_argument("--no-progress", action="store_true")
+    add_shape_flags(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.out.exists() and not args.force:
+        raise InvalidInput("exists; pass --force to overwrite it", where=str(args.out))
+    if args.budget < 0 or args.cost_passes < 0:
+        raise InvalidInput("--budget and --cost-passes must be >= 0", what="budget")
+    clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
+    switches: dict[str, float] = {}
+    for sw in args.switch:
+        key, _, units = sw.rpartition(":")
+        try:
+            switches[key] = float(units)
+        except ValueError:
+            raise InvalidInput(f"--switch {sw!r}: STAGE:UNITS", what="switch") from None
+    train = [prepare(read_any(p, args), p.name, **clk) for p in args.traces]
+    hold = [prepare(read_any(p, args), p.name, **clk) for p in args.holdout]
+    gpus = {t.tl.meta.gpu for t in train + hold}
+    if len(gpus) > 1:
+        raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")
+    base = profile_of(train[0].tl, args.profile or args.gpu)
+    before = evaluate(base, train + hold)
+    res = fit_profile(
+        base,
+        train,
+        budget=args.budget,
+        cost_passes=args.cost_passes,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        log=None if args.json else (lambda m: print(m, file=sys.stderr)),
+        switches=switches,
+    )
+    after = evaluate(res.profile, hold) if hold else {}
+    d = fitted_profile_dict(res, base, train)
+    write_profile(d, args.out)
+    rows = []
+    for t in train + hold:
+        a = res.train.get(t.name) or after[t.name]
+        b = before[t.name]
+        rows.append(
+            {
+                "trace": t.name,
+                "R": t.cfg.R,
+                "L": t.cfg.L,
+                "set": "fit" if t in train else "held out",
+                "real_makespan_ns": t.makespan,
+                "makespan_err_before": b.makespan_err,
+                "makespan_err": a.makespan_err,
+                "start_err_median_before": b.start_err_median,
+                "start_err_median": a.start_err_median,
+                "start_err_p90": a.start_err_p90,
+            }
+        )
+    ok = all(
+        abs(r["makespan_err"]) <= args.max_makespan_err
+        and r["start_err_median"] <= args.max_start_err
+        for r in rows
+        if r["set"] == "held out"
+    )
+    report = {
+        "out": str(args.out),
+        "base": base.name,
+        "launches": res.launches,
+        "seconds": res.seconds,
+        "rows": rows,
+        "holdout_ok": ok,
+        "switches": switches,
+        "criteria": {"makespan_err": args.max_makespan_err, "start_err_median": args.max_start_err},
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(
+            f"{'trace':28} {'R':>2} {'L':>2} {'set':9} {'makespan':>10} "
+            f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9}"
+        )
+        for r in rows:
+            print(
+                f"{r['trace'][:28]:28} {r['R']:2d} {r['L']:2d} {r['set']:9} "
+                f"{r['real_makespan_ns'] / 1e3:8.2f}us {100 * r['makespan_err_before']:+9.1f}% "
+                f"{100 * r['makespan_err']:+6.1f}% {100 * r['start_err_median']:8.2f}% "
+                f"{100 * r['start_err_p90']:8.2f}%"
+            )
+        print(f"wrote {args.out}  ({res.launches} simulated launches, {res.seconds:.0f} s)")
+        if hold:
+            print(
+                "held-out shapes within the criteria" if ok else "HELD-OUT SHAPES MISS THE CRITERIA"
+            )
+    return 0 if ok else 1

@@ -1,0 +1,141 @@
+"""``kda-sim compare``: a real trace against the model -- clocks, conformance, errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from kda_sim.compare.conformance import check_conformance
+from kda_sim.compare.diff import compare_timelines
+from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+from kda_sim.compare.model import config_of
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+
+
+def add_shape_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("shape of a stamp tensor / ktrace file (they do not record it)")
+    g.add_argument("--R", type=int, default=None)
+    g.add_argument("--L", type=int, default=None)
+    g.add_argument("--nb", type=int, default=8)
+    g.add_argument("--kda0", type=int, default=0)
+    g.add_argument("--gate-local", action="store_true")
+    g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
+    p.add_argument(
+        "--clock-mode",
+        choices=("global", "per_unit"),
+        default=None,
+        help="clock alignment (default: from the trace's clock: globaltimer and "
+        "s_memrealtime are device-wide)",
+    )
+    p.add_argument(
+        "--clock-group",
+        choices=("unit", "xcd"),
+        default=None,
+        help="one clock a unit (SM / CU) or an XCD (default: xcd on AMD, else unit)",
+    )
+
+
+def read_any(path: Path, args: argparse.Namespace):
+    if kind_of(path) == "chrome":
+        return read_kernel_trace(path)
+    if args.R is None or args.L is None:
+        raise InvalidInput(f"{path}: a {kind_of(path)} file needs --R and --L", what="R/L")
+    return load_trace(
+        path,
+        R=args.R,
+        L=args.L,
+        nb=args.nb,
+        kda0=args.kda0,
+        gate_local=args.gate_local,
+        gpu=args.trace_gpu,
+    )
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="a real trace against the model")
+    p.add_argument("real", type=Path, help="trace: .json, .pftrace.gz, .pt / .npy stamps")
+    p.add_argument("--sim", type=Path, help="a simulated timeline (default: simulate it)")
+    p.add_argument("--gpu", default=None, help="profile to simulate on (default: the trace's GPU)")
+    p.add_argument("--profile", default=None, help="a fitted profile .json (overrides --gpu)")
+    p.add_argument("--tolerance", type=float, default=None, help="skew tolerance in ns")
+    p.add_argument("--rows", type=int, default=10, help="worst (CTA, stage) rows to show")
+    p.add_argument("--json", action="store_true", help="print a machine-readable report")
+    add_shape_flags(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    real = read_any(args.real, args)
+    cfg = config_of(real)
+    if args.sim:
+        sim = read_kernel_trace(args.sim)
+        what = str(args.sim)
+    else:
+        prof = with_resources(profile_of(real, args.profile or args.gpu), resources(real))
+        sim = simulate(cfg, prof, occupancy=occupancy_of(real)).timeline
+        what = f"simulated on {prof.name}"
+    clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
+    conf = check_conformance(real, tolerance_ns=args.tolerance, **clk)
+    cmp = compare_timelines(real, sim, **clk)
+    report = {
+        "real": str(args.real),
+        "sim": what,
+        "config": cfg.to_dict(),
+        "conformance": conf.summary(),
+        "comparison": cmp.summary(rows=args.rows),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        _print(report, conf, cmp)
+    return 0 if conf.conforms else 1
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{100 * v:+.1f}%"
+
+
+def _print(report: dict, conf, cmp) -> None:
+    c = report["comparison"]
+    clk = conf.fit
+    print(f"{report['real']}  vs  {report['sim']}  ({cmp.matched and len(cmp.matched)} stages)")
+    print(
+        f"clocks: {clk.n_pairs} unit pairs from {clk.n_handoffs} hand-offs; residual "
+        f"{clk.residual_ns:.0f} ns, smallest margin {clk.margin_ns:.0f} ns, offsets "
+        f"{clk.offsets.min():.0f} .. {clk.offsets.max():.0f} ns"
+    )
+    verdict = "conforms" if conf.conforms else "DOES NOT CONFORM"
+    print(f"conformance: {verdict}  {conf.counts}  (skew tolerance {conf.tolerance_ns:.0f} ns)")
+    for f in conf.findings[:10]:
+        print(f"  [{f.kind}] CTA {f.cta}: {f.what}: {f.detail}")
+    if c["real_makespan_ns"] is not None and c["sim_makespan_ns"] is not None:
+        print(
+            f"makespan: real {c['real_makespan_ns'] / 1e3:.3f} us, sim "
+            f"{c['sim_makespan_ns'] / 1e3:.3f} us ({_pct(c['makespan_err'])})"
+        )
+    s = c["start_err_frac"]
+    if s["median"] is not None:
+        print(
+            f"start error / makespan: median {100 * s['median']:.2f}%  p90 {100 * s['p90']:.2f}%"
+            f"  max {100 * s['max']:.2f}%"
+        )
+    print(f"{'stage':8} {'n':>4} {'start err':>10} {'dur real':>9} {'dur sim':>9}")
+    for name, st in c["by_stage"].items():
+        print(
+            f"{name:8} {st['n']:4d} {st['start_err_median_ns']:9.0f}n "
+            f"{st['dur_real_median_ns']:8.0f}n {st['dur_sim_median_ns']:8.0f}n"
+        )
+    part = c["critical_path"]["part"]
+    rp, sp = c["critical_path"]["real"], c["critical_path"]["sim"]
+    if rp and sp:
+        print(
+            f"critical path: real {rp['length_ns'] / 1e3:.2f} us over CTAs {rp['ctas'][:8]}, "
+            f"sim {sp['length_ns'] / 1e3:.2f} us over {sp['ctas'][:8]}"
+        )
+    if part:
+        print(f"  they share {part['common_steps']} steps from the end, then part:")
+        print(f"    real: {part['real']}")
+        print(f"    sim:  {part['sim']}")

@@ -1,0 +1,409 @@
+"""Fit a GPU profile's parameters to real traces, and say how well it predicts others.
+
+The simulator costs 0.1 to 1.5 s a launch on this kind of machine, so the fit is
+built to need few launches:
+
+1. **Stage costs by correction** (a few launches a pass): a stage's busy time (its
+   span less the time it spent in polls) is its compute cost plus loads and
+   barriers. Simulate, take the median (real - simulated) busy time of every stage
+   on every training trace, and move the stage's cost ``(base, per unit)`` by the
+   compute share of it (the stage's cost over its simulated busy time: a gemv
+   stage's time is mostly its weight loads, which the bandwidth explains, not its
+   cost) -- fitted on the work units of the shapes (least squares once two shapes
+   differ in units, else the base only).
+2. **Machine parameters by derivative-free search** (``scipy.optimize.minimize``,
+   Nelder-Mead on log-scale factors, a bounded number of launches, a progress bar):
+   HBM bandwidth, one CTA's stream cap, poll latency, visibility, HBM load latency,
+   store ack and the gemv cost (load-bound, so step 1 leaves it), factors up to 100
+   either way, against the loss below (the retry interval only on request).
+3. One more cost-correction pass.
+
+A correction pass is kept only where it lowers the training loss.
+
+Loss of a trace: (makespan error / real makespan)^2 + (median over (CTA, stage) of
+|start error| / real makespan)^2. Real traces are first put on one clock
+(:mod:`kda_sim.compare.clocks`) and every time measured from the launch's first
+CTA start, as the simulator's are.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+from kda_sim.compare.clocks import aligned, fit_clocks
+from kda_sim.compare.launch import occupancy_of, resources, with_resources
+from kda_sim.compare.model import config_of, shifted
+from kda_sim.config import LaunchConfig
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.ops import Begin, Compute, End
+from kda_sim.protocol.program import build_launch
+from kda_sim.timeline.model import Timeline
+
+# machine parameters the search may move: (name, how): "log" scales the value; "add"
+# adds ns (for a parameter whose default may be 0)
+PARAMS: tuple[tuple[str, str], ...] = (
+    ("hbm_bytes_per_ns", "log"),
+    ("unit_bytes_per_ns", "log"),  # one CTA's stream cap
+    ("poll", "log"),
+    ("visibility", "log"),  # visibility_same_xcd and visibility_cross_xcd together
+    ("hbm_load", "log"),
+    ("store_ack", "log"),
+    ("retry", "add"),
+    ("cost_gemv", "log"),  # load-bound: left out of the cost correction
+)
+# the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
+# in a Triton loop): searched only on request; the training shapes rarely pin it down
+DEFAULT_SEARCH: tuple[str, ...] = tuple(n for n, _ in PARAMS if n != "retry")
+MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
+LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way
+ADD_BOUND = 2000.0
+
+
+@dataclass
+class Trace:
+    """One real trace, prepared once: aligned, from its origin, indexed."""
+
+    name: str
+    cfg: LaunchConfig
+    tl: Timeline
+    makespan: float
+    keys: list[tuple[int, str, int]]
+    start: np.ndarray
+    busy: dict[tuple[int, str, int], float]
+    occupancy: int | None = None  # CTAs an SM the measured launch had, where recorded
+    resources: dict | None = None  # the measured build's (threads, registers, shared)
+
+
+def busy_times(tl: Timeline) -> dict[tuple[int, str, int], float]:
+    """(cta, stage, task) -> span less its polls' waits."""
+    out: dict[tuple[int, str, int], float] = {}
+    for c in tl.ctas:
+        waits: dict[tuple[str, int], float] = {}
+        for p in c.polls:
+            if p.satisfied is not None:
+                k = (p.stage, p.task)
+                waits[k] = waits.get(k, 0.0) + p.satisfied - p.first_issue
+        for s in c.stages:
+            out[(c.cta, s.name, s.task)] = s.dur - waits.get((s.name, s.task), 0.0)
+    return out
+
+
+def prepare(
+    tl: Timeline,
+    name: str = "trace",
+    align: bool = True,
+    clock_mode: str | None = None,
+    clock_group: str | None = None,
+) -> Trace:
+    if tl.makespan is None:
+        raise InvalidInput("the trace did not finish (no makespan): cannot fit on it", where=name)
+    if align:
+        tl = aligned(tl, fit_clocks(tl, mode=clock_mode, group=clock_group))
+    tl = shifted(tl, np.full(len(tl.ctas), tl.origin))
+    spans = {(c.cta, s.name, s.task): s.start for c in tl.ctas for s in c.stages}
+    keys = sorted(spans)
+    return Trace(
+        name,
+        config_of(tl),
+        tl,
+        float(tl.makespan),  # type: ignore[arg-type]
+        keys,
+        np.array([spans[k] for k in keys]),
+        busy_times(tl),
+        occupancy_of(tl),
+        resources(tl),
+    )
+
+
+@dataclass
+class Score:
+    makespan_err: float  # (sim - real) / real
+    start_err_median: float  # median |start error| / real makespan
+    start_err_p90: float
+    matched: int
+    sim_makespan: float | None
+
+    @property
+    def loss(self) -> float:
+        return self.makespan_err**2 + self.start_err_median**2
+
+
+def score(tr: Trace, sim: Timeline) -> Score:
+    if sim.makespan is None:
+        return Score(10.0, 10.0, 10.0, 0, None)  # a deadlock is as wrong as it gets
+    o = sim.origin
+    spans = {(c.cta, s.name, s.task): s.start - o for c in sim.ctas for s in sim.ctas[c.cta].stages}
+    idx = [i for i, k in enumerate(tr.keys) if k in spans]
+    if not idx:
+        return Score(10.0, 10.0, 10.0, 0, sim.makespan)
+    real = tr.start[idx]
+    simv = np.array([spans[tr.keys[i]] for i in idx])
+    f = np.abs(real - simv) / tr.makespan
+    return Score(
+        (sim.makespan - tr.makespan) / tr.makespan,
+        float(np.median(f)),
+        float(np.percentile(f, 90)),
+        len(idx),
+        sim.makespan,
+    )
+
+
+@lru_cache(maxsize=64)
+def stage_costs(cfg: LaunchConfig) -> dict[str, tuple[str, float]]:
+    """stage -> (the cost key of its first Compute, its units) for this shape."""
+    out: dict[str, tuple[str, float]] = {}
+    for prog in build_launch(cfg).programs:
+        stage = None
+        for op in prog.ops:
+            if isinstance(op, Begin):
+                stage = op.stage
+            elif isinstance(op, End):
+                stage = None
+            elif isinstance(op, Compute) and stage is not None and stage not in out:
+                out[stage] = (op.cost, float(op.units))
+    return out
+
+
+def _sim(tr: Trace, prof: GpuProfile) -> Timeline:
+    return simulate(tr.cfg, with_resources(prof, tr.resources), occupancy=tr.occupancy).timeline
+
+
+def correct_costs(
+    prof: GpuProfile, traces: Sequence[Trace], sims: Sequence[Timeline]
+) -> GpuProfile:
+    """One pass of step 1 (module docstring)."""
+    # (key, above the key's switch?) -> [(units, median delta)]
+    per_key: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+    for tr, sim in zip(traces, sims, strict=True):
+        sb = busy_times(sim)
+        costs = stage_costs(tr.cfg)
+        deltas: dict[str, list[float]] = {}
+        for k, real_busy in tr.busy.items():
+            if k in sb and k[1] in costs:
+                deltas.setdefault(k[1], []).append(real_busy - sb[k])
+        sim_busy: dict[str, list[float]] = {}
+        for k, v in sb.items():
+            sim_busy.setdefault(k[1], []).append(v)
+        for stage, ds in deltas.items():
+            key, units = costs[stage]
+            # only the compute share of a stage's busy time is its cost; the rest is
+            # loads (bandwidth) and barriers, which the search fits
+            share = prof.cost(key, units) / max(float(np.median(sim_busy[stage])), 1e-9)
+            if share < MIN_SHARE:
+                continue  # load-bound: the search's bandwidth / cost scale fits it
+            step = float(np.median(ds)) * min(1.0, share)
+            sw = prof.cost_above.get(key)
+            per_key.setdefault((key, sw is not None and units > sw[0]), []).append((units, step))
+    new: dict[str, tuple[float, ...]] = {}
+    for (key, above), pts in per_key.items():
+        base, per = prof.cost_above[key][1:] if above else prof.costs[key]
+        u = np.array([p[0] for p in pts])
+        d = np.array([p[1] for p in pts])
+        if np.unique(u).size >= 2:
+            a = np.stack([np.ones_like(u), u], axis=1)
+            (db, dp), *_ = np.linalg.lstsq(a, d, rcond=None)
+        else:
+            db, dp = float(d.mean()), 0.0
+        nb, npu = base + db, per + dp
+        if npu < 0:  # keep the cost monotone in work; move what is left to the base
+            nb += float(np.mean(npu * u))
+            npu = 0.0
+        if above:
+            new[f"above_{key}"] = (prof.cost_above[key][0], max(nb, 0.0), npu)
+        else:
+            new[f"cost_{key}"] = (max(nb, 0.0), npu)
+    return prof.with_params(**new) if new else prof  # type: ignore[arg-type]
+
+
+def _search_spec(names: Sequence[str]) -> list[tuple[str, str]]:
+    known = dict(PARAMS)
+    known.update({n: "log" for n in names if n.startswith("above_")})
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise InvalidInput(
+            f"unknown search parameter(s) {bad}; known: {list(known)}", what="search"
+        )
+    return [(n, known[n]) for n in names]
+
+
+def apply_search(
+    base: GpuProfile, x: np.ndarray, names: Sequence[str] = DEFAULT_SEARCH
+) -> GpuProfile:
+    params: dict[str, float] = {}
+    for (name, how), v in zip(_search_spec(names), x, strict=True):
+        if name in ("hbm_bytes_per_ns", "unit_bytes_per_ns"):
+            params[name] = getattr(base, name) * math.exp(v)
+        elif name == "visibility":
+            for k in ("visibility_same_xcd", "visibility_cross_xcd"):
+                params[k] = base.latency_ns[k] * math.exp(v)
+        elif name.startswith("cost_"):
+            b, u = base.costs[name[5:]]
+            params[name] = (b * math.exp(v), u * math.exp(v))  # type: ignore[assignment]
+        elif name.startswith("above_"):
+            if name[6:] not in base.cost_above:
+                raise InvalidInput(f"{name}: the profile has no switch for {name[6:]}")
+            t, b, u = base.cost_above[name[6:]]
+            params[name] = (t, b * math.exp(v), u * math.exp(v))  # type: ignore[assignment]
+        elif how == "log":
+            params[name] = base.latency_ns[name] * math.exp(v)
+        else:
+            params[name] = max(0.0, base.latency_ns[name] + v)
+    return base.with_params(**params)
+
+
+@dataclass
+class FitResult:
+    profile: GpuProfile
+    train: dict[str, Score]
+    launches: int
+    seconds: float
+    history: list[float] = field(default_factory=list)
+
+
+def evaluate(prof: GpuProfile, traces: Sequence[Trace]) -> dict[str, Score]:
+    return {tr.name: score(tr, _sim(tr, prof)) for tr in traces}
+
+
+def fit_profile(
+    base: GpuProfile,
+    traces: Sequence[Trace],
+    *,
+    budget: int = 60,
+    cost_passes: int = 3,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    search: Sequence[str] = DEFAULT_SEARCH,
+    switches: dict[str, float] | None = None,
+) -> FitResult:
+    """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may use."""
+    if not traces:
+        raise InvalidInput("no training traces", what="traces")
+    t0 = time.perf_counter()
+    launches = 0
+    say = log or (lambda _m: None)
+    # the build is its threads, registers and shared memory (spill counts etc. may differ)
+    builds = {
+        tuple(tr.resources.get(k) for k in ("threads", "regs_per_thread", "shared_bytes"))
+        for tr in traces
+        if tr.resources
+    }
+    # the fitted profile runs the measured build (its residency) when the traces agree
+    prof = with_resources(base, traces[0].resources) if len(builds) == 1 else base
+    for key, units in (switches or {}).items():
+        # a stage whose code changes above ``units``: its two forms are fitted apart,
+        # both starting from the stock cost
+        if key not in prof.costs:
+            raise InvalidInput(f"--switch {key}: no such stage cost", what="switch")
+        if key not in prof.cost_above:
+            prof = prof.with_params(**{f"above_{key}": (float(units), *prof.costs[key])})
+    search = [*search, *(f"above_{k}" for k in switches or {} if f"above_{k}" not in search)]
+    sims = [_sim(tr, prof) for tr in traces]
+    launches += len(traces)
+    loss = _loss({tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)})
+    say(f"start: loss {loss:.5f}")
+    for i in range(cost_passes):
+        cand = correct_costs(prof, traces, sims)
+        cand_sims = [_sim(tr, cand) for tr in traces]
+        launches += len(traces)
+        new = _loss({tr.name: score(tr, sim) for tr, sim in zip(traces, cand_sims, strict=True)})
+        say(f"cost pass {i + 1}: loss {new:.5f}")
+        if new >= loss:
+            break  # the correction no longer helps (the rest is not the stages' cost)
+        prof, sims, loss = cand, cand_sims, new
+    history: list[float] = []
+    spec = _search_spec(search)
+    if budget > 0 and spec:
+        start = prof
+        bar = _bar(budget, progress)
+        bound = np.array([LOG_BOUND if h == "log" else ADD_BOUND for _, h in spec])
+        best = [math.inf]
+
+        def f(x: np.ndarray) -> float:
+            nonlocal launches
+            x = np.clip(x, -bound, bound)
+            loss = _loss(evaluate(apply_search(start, x, search), traces))
+            launches += len(traces)
+            history.append(loss)
+            best[0] = min(best[0], loss)
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss:.5f}", best=f"{best[0]:.5f}")
+            return loss
+
+        x0 = np.zeros(len(spec))
+        steps = [0.3 if h == "log" else 300.0 for _, h in spec]
+        simplex = np.vstack([x0] + [x0 + np.eye(len(spec))[i] * st for i, st in enumerate(steps)])
+        res = minimize(
+            f,
+            x0,
+            method="Nelder-Mead",
+            options={"maxfev": budget, "initial_simplex": simplex, "xatol": 1e-3, "fatol": 1e-6},
+        )
+        bar.close()
+        prof = apply_search(start, np.clip(res.x, -bound, bound), search)
+        say(f"search: {res.nfev} evaluations, loss {res.fun:.5f}")
+        sims = [_sim(tr, prof) for tr in traces]
+        launches += len(traces)
+    train = {tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)}
+    if cost_passes and budget > 0 and spec:
+        cand = correct_costs(prof, traces, sims)
+        cand_train = evaluate(cand, traces)
+        launches += len(traces)
+        say(f"last cost pass: loss {_loss(cand_train):.5f}")
+        if _loss(cand_train) < _loss(train):
+            prof, train = cand, cand_train
+    say(f"final training loss {_loss(train):.5f}")
+    return FitResult(prof, train, launches, time.perf_counter() - t0, history)
+
+
+def _loss(scores: dict[str, Score]) -> float:
+    return float(np.mean([s.loss for s in scores.values()]))
+
+
+class _NoBar:
+    def update(self, _n: int) -> None:
+        pass
+
+    def set_postfix(self, **_kw: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _bar(total: int, on: bool):
+    if not on:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="calibrate", unit="eval", leave=False)
+
+
+def fitted_profile_dict(
+    res: FitResult, base: GpuProfile, train: Sequence[Trace], name: str | None = None
+) -> dict:
+    d = res.profile.to_dict()
+    d["name"] = name or f"{base.name}-fitted"
+    src = dict(d.get("sources", {}))
+    src["calibration"] = (
+        f"kda-sim calibrate, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, from {base.name}: fitted on "
+        + ", ".join(f"{t.name} (R={t.cfg.R} L={t.cfg.L})" for t in train)
+        + f"; {res.launches} simulated launches, {res.seconds:.0f} s"
+    )
+    d["sources"] = src
+    return d
+
+
+def write_profile(d: dict, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(d, indent=2) + "\n")

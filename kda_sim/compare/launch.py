@@ -1,0 +1,70 @@
+"""Simulating "the same configuration" as a measured trace: which bundled profile its
+GPU is, and the measured build's resources.
+
+A measured trace names its GPU as the driver does ("NVIDIA H200"); the bundled
+profiles are named "h200". Our H200 traces also record the compiled kernel's
+resources (``meta.extra["resources"]``: threads, registers a thread, shared bytes,
+CTAs an SM): the simulated launch uses them, so the model runs with the residency the
+real one had. The Triton build keeps its shared memory at ``shared_bytes`` for every
+shape (the x rows are not staged in shared memory), so the AMD build's x-rows limit
+(``x_lds_budget``) does not bound it: the launch's profile lifts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from kda_sim.errors import InvalidInput
+from kda_sim.machine.profile import GpuProfile, KernelResources, bundled_for, load_profile
+from kda_sim.timeline.model import Timeline
+
+NO_X_LIMIT = 2**31 - 1
+
+
+def profile_of(tl: Timeline, explicit: str | None = None) -> GpuProfile:
+    """``explicit`` (a name or a file), else the trace's GPU's bundled profile."""
+    if explicit:
+        return load_profile(explicit)
+    name = bundled_for(tl.meta.gpu, tl.meta.kernel())
+    if name is None:
+        raise InvalidInput(
+            f"the trace's GPU {tl.meta.gpu!r} has no bundled profile: pass --gpu / --profile",
+            what="gpu",
+        )
+    return load_profile(name)
+
+
+def resources(tl: Timeline) -> dict[str, Any] | None:
+    r = tl.meta.extra.get("resources") if isinstance(tl.meta.extra, dict) else None
+    if not isinstance(r, dict):
+        return None
+    need = ("threads", "regs_per_thread", "shared_bytes")
+    if not all(isinstance(r.get(k), int) and not isinstance(r.get(k), bool) for k in need):
+        return None
+    return r
+
+
+def with_resources(prof: GpuProfile, res: dict[str, Any] | None) -> GpuProfile:
+    """``prof`` running the measured build (see the module docstring)."""
+    if res is None:
+        return prof
+    kernel = KernelResources(
+        int(res["threads"]), int(res["regs_per_thread"]), int(res["shared_bytes"])
+    )
+    if kernel == prof.kernel and prof.x_lds_budget == NO_X_LIMIT:
+        return prof
+    src = dict(prof.sources)
+    src["kernel (measured build)"] = (
+        f"the traced build's resources: {kernel.threads} threads, {kernel.regs_per_thread} "
+        f"registers a thread, {kernel.lds_bytes} B shared for every shape; x rows are not "
+        f"staged in shared memory, so no x-rows limit"
+    )
+    return replace(prof, kernel=kernel, x_lds_budget=NO_X_LIMIT, sources=src)
+
+
+def occupancy_of(tl: Timeline) -> int | None:
+    """CTAs an SM the measured launch had, where the trace says."""
+    r = resources(tl) or {}
+    v = r.get("ctas_per_sm")
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None

@@ -1,0 +1,483 @@
+"""FlyDSL ktrace's Perfetto trace (``*.pftrace.gz``) -> :class:`Timeline`.
+
+What the file holds (flydsl 0.5 ``compiler/backends/_rocm_ktrace_trace.py``): gzip'd
+``Trace.packet`` entries (field 1). Track descriptors (TracePacket field 60: uuid 1,
+name 2, parent 5) nest kernel -> ``launch N (...)`` -> ``XCD{x}/SE{s}/SH{h}/CU{c}``
+-> ``WG(x, y, z)`` -> ``Wave{n}`` (-> ``ranges k`` lanes for token ranges). Track
+events (field 11; timestamp field 8, in ns from the earliest record) carry type 9
+(1 slice begin, 2 slice end, 3 instant), track 11, name 23 and one ``payload`` debug
+annotation (field 4). A wave's whole life is a slice named ``Wave Span``; a range
+never closed is named ``... (unclosed)``. The protobuf subset is decoded by
+:mod:`kda_sim.importers.protowire` (why by hand: see there).
+
+How our kernel's events map to the timeline (the convention the kernel's ktrace build
+follows; events with other names are counted in ``meta.extra["ignored"]``):
+
+- a range named after a stage (``slice`` .. ``k.norm``) is that stage; for kda stages
+  the payload is the task index;
+- a range ``poll <LABEL>`` (LABEL as the model names the poll site, e.g. ``ONRM+PROJ``)
+  is a poll: first issue at its start, satisfied at its end, payload = retries;
+- an instant ``put <REGION>`` is a put, payload = its first cell index.
+
+A CTA is workgroup x; its waves are merged: a stage spans from the earliest wave's
+begin to the latest wave's end, the k-th poll (put) of a stage from the waves' k-th.
+The CU label gives ``unit`` = ((xcd 4 + se) 2 + sh) 16 + cu (the field widths of
+the HW_ID register ktrace decodes) and ``xcd``.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kda_sim.config import LaunchConfig
+from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.importers.protowire import (
+    FIXED64,
+    LEN,
+    VARINT,
+    WireError,
+    as_double,
+    as_signed,
+    as_text,
+    fields,
+)
+from kda_sim.timeline.model import (
+    STAGES,
+    CtaTrack,
+    Meta,
+    PollRecord,
+    PutRecord,
+    StageSpan,
+    Timeline,
+)
+
+MAX_BYTES = 256 * 1024 * 1024  # decompressed; a 256-CTA trace is a few MB
+MAX_TRACKS = 1_000_000
+SLICE_BEGIN, SLICE_END, INSTANT = 1, 2, 3
+_CU = re.compile(r"^XCD(\d+)/SE(\d+)/SH(\d+)/CU(\d+)$")
+_WG = re.compile(r"^WG\((\d+), (\d+), (\d+)\)$")
+_LAUNCH = re.compile(r"^launch (\d+)\b")
+
+
+@dataclass
+class Track:
+    uuid: int
+    name: str
+    parent: int | None
+
+
+@dataclass
+class Event:
+    ts: int
+    track: int
+    kind: int
+    name: str | None
+    payload: Any
+    offset: int
+
+
+@dataclass
+class Span:
+    name: str
+    start: int
+    end: int
+    payload: Any
+    closed: bool = True
+
+
+@dataclass
+class WaveLog:
+    spans: list[Span] = field(default_factory=list)
+    instants: list[tuple[int, str, Any]] = field(default_factory=list)
+    unit: int | None = None
+    xcd: int | None = None
+
+
+def _decompress(raw: bytes, where: str) -> bytes:
+    if raw[:2] != b"\x1f\x8b":
+        raise TraceFormatError("not gzip (a .pftrace.gz starts with 1f 8b)", where=where)
+    d = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(raw, MAX_BYTES + 1)
+    except zlib.error as e:
+        raise TraceFormatError(f"corrupt gzip stream: {e}", where=where) from e
+    if len(out) > MAX_BYTES:
+        raise TraceFormatError(f"decompresses past {MAX_BYTES} bytes", where=where)
+    if not d.eof:
+        raise TraceFormatError("truncated gzip stream", where=where)
+    return out
+
+
+def _annotation(buf: memoryview, base: int) -> tuple[str | None, Any]:
+    name: str | None = None
+    value: Any = None
+    for num, wt, v, at in fields(buf):
+        if num == 10 and wt == LEN:
+            name = as_text(v, base + at)
+        elif num == 2 and wt == VARINT:
+            value = bool(v)
+        elif num == 3 and wt == VARINT:
+            value = v
+        elif num == 4 and wt == VARINT:
+            value = as_signed(v)  # type: ignore[arg-type]
+        elif num == 5 and wt == FIXED64:
+            value = as_double(v)  # type: ignore[arg-type]
+        elif num == 6 and wt == LEN:
+            value = as_text(v, base + at)
+    return name, value
+
+
+def decode_packets(data: bytes, where: str) -> tuple[dict[int, Track], list[Event]]:
+    tracks: dict[int, Track] = {}
+    events: list[Event] = []
+    try:
+        for num, wt, packet, at in fields(data):
+            if num != 1:
+                continue  # Trace has only field 1; anything else is not ours to read
+            if wt != LEN:
+                raise WireError("Trace.packet is not length-delimited", at)
+            ts = None
+            for pnum, pwt, v, _pat in fields(packet):
+                if pnum == 8 and pwt == VARINT:
+                    ts = v
+                elif pnum == 60 and pwt == LEN:
+                    t = _descriptor(v, at)  # type: ignore[arg-type]
+                    if t.uuid in tracks:
+                        raise TraceFormatError(
+                            f"track uuid {t.uuid} described twice",
+                            where=f"{where}: packet at byte {at}",
+                        )
+                    tracks[t.uuid] = t
+                    if len(tracks) > MAX_TRACKS:
+                        raise TraceFormatError("too many tracks", where=where)
+                elif pnum == 11 and pwt == LEN:
+                    events.append(_event(v, ts, at, where))  # type: ignore[arg-type]
+    except WireError as e:
+        raise TraceFormatError(f"bad protobuf: {e}", where=where) from e
+    return tracks, events
+
+
+def _descriptor(buf: memoryview, at: int) -> Track:
+    uuid = None
+    name = ""
+    parent = None
+    for num, wt, v, off in fields(buf):
+        if num == 1 and wt == VARINT:
+            uuid = v
+        elif num == 2 and wt == LEN:
+            name = as_text(v, at + off)
+        elif num == 5 and wt == VARINT:
+            parent = v
+    if uuid is None:
+        raise WireError("a track descriptor without uuid (field 1)", at)
+    return Track(int(uuid), name, None if parent is None else int(parent))  # type: ignore[arg-type]
+
+
+def _event(buf: memoryview, ts: int | None, at: int, where: str) -> Event:
+    kind = track = None
+    name = None
+    payload = None
+    for num, wt, v, off in fields(buf):
+        if num == 9 and wt == VARINT:
+            kind = v
+        elif num == 11 and wt == VARINT:
+            track = v
+        elif num == 23 and wt == LEN:
+            name = as_text(v, at + off)
+        elif num == 4 and wt == LEN:
+            key, val = _annotation(v, at + off)  # type: ignore[arg-type]
+            if key == "payload":
+                payload = val
+    rec = f"{where}: track event at byte {at}"
+    if ts is None:
+        raise TraceFormatError("a track event without timestamp (TracePacket field 8)", where=rec)
+    if track is None:
+        raise TraceFormatError("a track event without track_uuid (field 11)", where=rec)
+    if kind not in (SLICE_BEGIN, SLICE_END, INSTANT):
+        raise TraceFormatError(f"track event type {kind!r} (field 9) is not 1, 2 or 3", where=rec)
+    return Event(int(ts), int(track), int(kind), name, payload, at)  # type: ignore[arg-type]
+
+
+def _ancestors(tracks: dict[int, Track], uuid: int, where: str) -> list[Track]:
+    chain: list[Track] = []
+    seen: set[int] = set()
+    u: int | None = uuid
+    while u is not None:
+        if u in seen:
+            raise TraceFormatError(f"track {uuid}'s parents form a cycle", where=where)
+        seen.add(u)
+        t = tracks.get(u)
+        if t is None:
+            raise TraceFormatError(f"track {u} is used but never described", where=where)
+        chain.append(t)
+        u = t.parent
+    return chain
+
+
+@dataclass
+class Place:
+    launch: int
+    cta: int
+    wave: str
+    unit: int
+    xcd: int
+
+
+def _place(
+    tracks: dict[int, Track], uuid: int, where: str, cache: dict[int, Place | None]
+) -> Place | None:
+    """The launch, workgroup and wave a track belongs to; None for tracks above a wave."""
+    if uuid in cache:
+        return cache[uuid]
+    chain = _ancestors(tracks, uuid, where)
+    wg = next((i for i, t in enumerate(chain) if _WG.match(t.name)), None)
+    if wg is None or wg == 0:
+        cache[uuid] = None
+        return None
+    cu = chain[wg + 1] if wg + 1 < len(chain) else None
+    launch = chain[wg + 2] if wg + 2 < len(chain) else None
+    m_cu = _CU.match(cu.name) if cu else None
+    m_l = _LAUNCH.match(launch.name) if launch else None
+    if m_cu is None or m_l is None:
+        raise TraceFormatError(
+            f"workgroup track {chain[wg].name!r} is not under a CU and a launch track",
+            where=f"{where}: track {chain[wg].uuid}",
+        )
+    x, se, sh, c = (int(g) for g in m_cu.groups())
+    m_wg = _WG.match(chain[wg].name)
+    assert m_wg is not None
+    place = Place(
+        launch=int(m_l.group(1)),
+        cta=int(m_wg.group(1)),
+        wave=chain[wg - 1].name,  # the Wave track (a ranges lane hangs under it)
+        unit=((x * 4 + se) * 2 + sh) * 16 + c,
+        xcd=x,
+    )
+    cache[uuid] = place
+    return place
+
+
+def collect(
+    tracks: dict[int, Track], events: list[Event], where: str
+) -> dict[int, dict[tuple[int, str], WaveLog]]:
+    """launch -> (cta, wave) -> the wave's closed spans and instants."""
+    out: dict[int, dict[tuple[int, str], WaveLog]] = defaultdict(lambda: defaultdict(WaveLog))
+    stacks: dict[int, list[Event]] = defaultdict(list)
+    cache: dict[int, Place | None] = {}
+    for ev in events:
+        place = _place(tracks, ev.track, where, cache)
+        if place is None:
+            continue
+        log = out[place.launch][(place.cta, place.wave)]
+        log.unit, log.xcd = place.unit, place.xcd
+        if ev.kind == SLICE_BEGIN:
+            if ev.name is None:
+                raise TraceFormatError(
+                    "a slice begin without a name (field 23)", where=f"{where}: byte {ev.offset}"
+                )
+            stacks[ev.track].append(ev)
+        elif ev.kind == SLICE_END:
+            if not stacks[ev.track]:
+                raise TraceFormatError(
+                    f"a slice end on track {ev.track} with no open slice",
+                    where=f"{where}: byte {ev.offset}",
+                )
+            b = stacks[ev.track].pop()
+            if ev.ts < b.ts:
+                raise TraceFormatError(
+                    f"slice {b.name!r} ends ({ev.ts}) before it begins ({b.ts})",
+                    where=f"{where}: byte {ev.offset}",
+                )
+            name = b.name or ""
+            closed = not name.endswith(" (unclosed)")
+            log.spans.append(Span(name.removesuffix(" (unclosed)"), b.ts, ev.ts, b.payload, closed))
+        else:
+            log.instants.append((ev.ts, ev.name or "", ev.payload))
+    left = [s for s in stacks.values() if s]
+    if left:
+        b = left[0][-1]
+        raise TraceFormatError(
+            f"slice {b.name!r} never ends (truncated file?)", where=f"{where}: byte {b.offset}"
+        )
+    return out
+
+
+def _int_payload(v: Any, what: str, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TraceFormatError(f"{what}: payload {v!r} is not an integer", where=where)
+    return v
+
+
+def to_timeline(
+    waves: dict[tuple[int, str], WaveLog], cfg: LaunchConfig, gpu: str, where: str
+) -> Timeline:
+    ctas = [CtaTrack(b, _role(b)) for b in range(cfg.blocks)]
+    ignored = 0
+    per_cta: dict[int, list[WaveLog]] = defaultdict(list)
+    for (cta, _wave), log in sorted(waves.items()):
+        if not 0 <= cta < cfg.blocks:
+            raise TraceFormatError(
+                f"workgroup {cta} is outside the launch's {cfg.blocks} CTAs", where=where
+            )
+        per_cta[cta].append(log)
+    stage_set = set(STAGES)
+    for cta, logs in per_cta.items():
+        track = ctas[cta]
+        rec = f"{where}: WG({cta})"
+        stages: dict[tuple[str, int], StageSpan] = {}
+        polls: dict[tuple[str, int, int], PollRecord] = {}
+        puts: dict[tuple[str, int, int], PutRecord] = {}
+        for log in logs:
+            track.unit, track.xcd = log.unit, log.xcd
+            life = [s for s in log.spans if s.name == "Wave Span"]
+            for s in life:
+                track.start = s.start if track.start is None else min(track.start, s.start)
+                track.end = s.end if track.end is None else max(track.end, s.end)
+            own = sorted((s for s in log.spans if s.name in stage_set), key=lambda s: s.start)
+            count: dict[tuple[str, int, str], int] = defaultdict(int)
+            for s in own:
+                task = (
+                    _int_payload(s.payload, f"stage {s.name}", rec)
+                    if s.name.startswith("k.")
+                    else -1
+                )
+                key = (s.name, task)
+                if not s.closed:
+                    track.end = None  # the wave never left this stage
+                old = stages.get(key)
+                if old is None:
+                    stages[key] = StageSpan(s.name, task, float(s.start), float(s.end))
+                else:
+                    old.start, old.end = min(old.start, s.start), max(old.end, s.end)
+
+            def enclosing(t: int, own: list[Span] = own) -> tuple[str, int]:
+                inside = [s for s in own if s.start <= t <= s.end]
+                if not inside:
+                    return "", -1
+                s = inside[-1]
+                task = s.payload if s.name.startswith("k.") else -1
+                return s.name, int(task)
+
+            for s in sorted(log.spans, key=lambda s: s.start):
+                if s.name in stage_set or s.name == "Wave Span":
+                    continue
+                if not s.name.startswith("poll "):
+                    ignored += 1
+                    continue
+                label = s.name[5:]
+                stage, task = enclosing(s.start)
+                n = count[(stage, task, "poll " + label)]
+                count[(stage, task, "poll " + label)] += 1
+                retries = None if s.payload is None else _int_payload(s.payload, s.name, rec)
+                key3 = (stage + "|" + label, task, n)
+                p = polls.get(key3)
+                sat = float(s.end) if s.closed else None
+                if p is None:
+                    polls[key3] = PollRecord(stage, task, label, 0, 0, float(s.start), sat, retries)
+                else:
+                    p.first_issue = min(p.first_issue, s.start)
+                    p.satisfied = (
+                        None if sat is None or p.satisfied is None else max(p.satisfied, sat)
+                    )
+                    if retries is not None:
+                        p.retries = max(p.retries or 0, retries)
+            for t, name, payload in sorted(log.instants, key=lambda i: i[0]):
+                if not name.startswith("put "):
+                    ignored += 1
+                    continue
+                region = name[4:]
+                stage, task = enclosing(t)
+                n = count[(stage, task, name)]
+                count[(stage, task, name)] += 1
+                first = -1 if payload is None else _int_payload(payload, name, rec)
+                key3 = (stage + "|" + region, task, n)
+                u = puts.get(key3)
+                if u is None:
+                    puts[key3] = PutRecord(stage, task, region, 0, first, float(t))
+                else:
+                    u.time = max(u.time, t)
+        track.stages = sorted(stages.values(), key=lambda s: (s.start, s.end))
+        track.polls = sorted(polls.values(), key=lambda p: p.first_issue)
+        track.puts = sorted(puts.values(), key=lambda u: u.time)
+    meta = Meta(
+        source="measured",
+        gpu=gpu,
+        R=cfg.R,
+        L=cfg.L,
+        nb=cfg.nb,
+        kda0=cfg.kda0,
+        gate_local=cfg.gate_local,
+        blocks=cfg.blocks,
+        clock="s_memrealtime 100 MHz (ktrace)",
+        extra={
+            "format": "ktrace",
+            "clock_resolution_ns": 10.0,
+            "ctas_recorded": sorted(per_cta),
+            "ignored": ignored,
+        },
+    )
+    return Timeline(meta, ctas)
+
+
+def _role(b: int) -> str:
+    from kda_sim.protocol.program import role_of
+
+    return role_of(b).value
+
+
+def read_ktrace(
+    path: str | Path,
+    *,
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    gate_local: bool = False,
+    gpu: str = "mi355x",
+    launch: int = 1,
+) -> Timeline:
+    """One launch (1-based, as the trace names them) of a ktrace ``.pftrace.gz``."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise TraceFormatError("larger than any ktrace file", where=str(p))
+        raw = p.read_bytes()
+    except OSError as e:
+        raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
+    return parse_ktrace(
+        raw, R=R, L=L, nb=nb, kda0=kda0, gate_local=gate_local, gpu=gpu, launch=launch, where=str(p)
+    )
+
+
+def parse_ktrace(
+    raw: bytes,
+    *,
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    gate_local: bool = False,
+    gpu: str = "mi355x",
+    launch: int = 1,
+    where: str = "ktrace",
+) -> Timeline:
+    try:
+        cfg = LaunchConfig(R, L, nb, kda0, gate_local).validate()
+    except InvalidInput as e:
+        raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
+    data = _decompress(raw, where)
+    tracks, events = decode_packets(data, where)
+    if not tracks:
+        raise TraceFormatError("no track descriptors (TracePacket field 60)", where=where)
+    launches = collect(tracks, events, where)
+    if launch not in launches:
+        have = sorted(launches)
+        raise TraceFormatError(
+            f"no launch {launch} with workgroup events (launches: {have})", where=where
+        )
+    return to_timeline(launches[launch], cfg, gpu, where)

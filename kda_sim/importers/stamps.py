@@ -1,0 +1,231 @@
+"""The public twin's timeline build: a [blocks, 15] int64 tensor of ``s_memrealtime``
+stamps (100 MHz), saved by torch (``.pt``) or numpy (``.npy``).
+
+What the columns hold, read from the twin (``vllm/models/kimi_k3/amd/mono/kda_pre.py``
+and ``common/stamps.py``): ``stamp_begin`` zeroes all 15 LDS words, then stamps point
+0 at the CTA's start; points 1..11 are stamped as the CTA *leaves* slice, gate, mix,
+load_x, gemv0, gemv1, k.stage, k.conv, k.gates, k.recur, k.norm; ``stamp_flush`` copies
+the 15 words out at the end. Columns 12..14 are never stamped (``TL_POINTS = 15`` leaves
+room; they stay 0). A point a CTA never passed stays 0, and so does every point of the
+role it does not have. The gate point (2) is stamped by every attn CTA, also those
+with no gate work (a >= S), where it equals point 1.
+
+So a stage runs from the previous stamped point of the CTA's program to its own.
+The kda points are overwritten by every task: only the last task of a CTA survives,
+and for a CTA that ran more than one task the start of that task's ``k.stage`` (the
+previous task's k.norm point) is lost; its ``k.stage`` span is left out and the
+CTA listed in ``meta.extra["k_stage_start_lost"]``. The stamps carry no CU id, so
+``unit`` is ``None`` (clock alignment then treats each CTA as its own clock).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kda_sim.config import LaunchConfig
+from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
+
+POINTS = 15
+TICK_NS = 10.0  # s_memrealtime runs at 100 MHz
+NAMES = (
+    "start",
+    "slice",
+    "gate",
+    "mix",
+    "load_x",
+    "gemv0",
+    "gemv1",
+    "k.stage",
+    "k.conv",
+    "k.gates",
+    "k.recur",
+    "k.norm",
+)
+UNUSED = (12, 13, 14)
+ATTN_POINTS = (1, 2, 3)
+GEMV_POINTS = (4, 5, 6)
+KDA_POINTS = (7, 8, 9, 10, 11)
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def _load_pt(path: Path) -> Any:
+    import torch  # only for .pt files; the rest of the package does not need torch
+
+    try:
+        obj = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, ValueError, EOFError, OSError, zipfile.BadZipFile) as e:
+        raise TraceFormatError(f"not a torch tensor file: {e}", where=str(path)) from e
+    except Exception as e:  # weights_only refuses pickled objects with its own types
+        raise TraceFormatError(
+            f"refused (only plain tensors load): {type(e).__name__}: {e}", where=str(path)
+        ) from e
+    if isinstance(obj, dict) and len(obj) == 1:
+        obj = next(iter(obj.values()))  # {"tl": tensor}: a saved state dict of one entry
+    if not isinstance(obj, torch.Tensor):
+        raise TraceFormatError(f"holds a {type(obj).__name__}, not a tensor", where=str(path))
+    if obj.is_floating_point() or obj.is_complex() or obj.dtype == torch.bool:
+        raise TraceFormatError(f"dtype {obj.dtype}: stamps are int64", where=str(path))
+    return obj.to(torch.int64).numpy()
+
+
+def _load_npy(path: Path) -> np.ndarray:
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except Exception as e:  # a corrupt header reaches numpy's literal_eval: any error
+        raise TraceFormatError(f"not a .npy array: {type(e).__name__}: {e}", where=str(path)) from e
+    if not isinstance(arr, np.ndarray):
+        raise TraceFormatError("an .npz archive, not one array", where=str(path))
+    if arr.dtype.kind not in "iu":
+        raise TraceFormatError(f"dtype {arr.dtype}: stamps are int64", where=str(path))
+    return arr.astype(np.int64)
+
+
+def load_stamp_array(path: str | Path) -> np.ndarray:
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_BYTES:
+            raise TraceFormatError("larger than any stamp tensor", where=str(p))
+    except OSError as e:
+        raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
+    if p.suffix == ".npy":
+        return _load_npy(p)
+    if p.suffix in (".pt", ".pth"):
+        return _load_pt(p)
+    raise TraceFormatError("a stamp tensor is a .pt or .npy file", where=str(p))
+
+
+def _config(R: int, L: int, nb: int, kda0: int, gate_local: bool, blocks: int) -> LaunchConfig:
+    try:
+        return LaunchConfig(R, L, nb, kda0, gate_local, blocks).validate()
+    except InvalidInput as e:
+        raise InvalidInput(f"the stamps' configuration: {e}", what=e.what) from e
+
+
+def stamps_timeline(
+    arr: np.ndarray,
+    *,
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    gate_local: bool = False,
+    gpu: str = "mi355x",
+    source: str = "stamps",
+) -> Timeline:
+    """A stamp array -> :class:`Timeline` (module docstring: what each column means)."""
+    from kda_sim.protocol.kda import tasks_of
+    from kda_sim.protocol.program import Role, role_of
+
+    arr = np.asarray(arr)
+    if arr.ndim != 2 or arr.shape[1] != POINTS:
+        raise TraceFormatError(
+            f"shape {list(arr.shape)}: expected [blocks, {POINTS}]", where=source
+        )
+    blocks = int(arr.shape[0])
+    cfg = _config(R, L, nb, kda0, gate_local, blocks)
+    if (arr < 0).any():
+        cta, col = (int(v) for v in np.argwhere(arr < 0)[0])
+        raise TraceFormatError(
+            f"negative stamp {int(arr[cta, col])} at point {col}", where=f"{source}: CTA {cta}"
+        )
+    starts = arr[:, 0]
+    if not (starts > 0).any():
+        raise TraceFormatError("no CTA stamped its start (point 0)", where=source)
+    t0 = int(starts[starts > 0].min())
+    # a stamp more than ~1 day of ticks from the first start cannot be this launch's
+    limit = t0 + 10**13
+    if (arr > limit).any():
+        cta, col = (int(v) for v in np.argwhere(arr > limit)[0])
+        raise TraceFormatError(
+            f"stamp {int(arr[cta, col])} is not of this launch", where=f"{source}: CTA {cta}"
+        )
+
+    def ns(v: int) -> float:
+        return (int(v) - t0) * TICK_NS
+
+    ctas: list[CtaTrack] = []
+    lost: list[int] = []
+    for b in range(blocks):
+        row = arr[b]
+        role = role_of(b)
+        tasks = tasks_of(b, cfg)
+        track = CtaTrack(b, role.value)
+        used = [c for c in UNUSED if row[c] != 0]
+        if used:
+            raise TraceFormatError(
+                f"point {used[0]} is stamped ({int(row[used[0]])}); the build never stamps "
+                f"points 12..14",
+                where=f"{source}: CTA {b}",
+            )
+        if row[0] == 0:
+            ctas.append(track)  # never started (or its record was never flushed)
+            continue
+        track.start = ns(row[0])
+        prog: list[tuple[int, str, int]] = []  # (point, stage, task) in program order
+        if role is Role.ATTN:
+            prog += [(1, "slice", -1), (2, "gate", -1), (3, "mix", -1)]
+        elif role is Role.GEMV:
+            prog += [(4, "load_x", -1), (5, "gemv0", -1), (6, "gemv1", -1)]
+        if tasks:
+            last = tasks[-1]
+            prog += [(p, NAMES[p], last) for p in KDA_POINTS]
+        wrong = [
+            p
+            for p in ATTN_POINTS + GEMV_POINTS + KDA_POINTS
+            if row[p] != 0 and p not in {q for q, _, _ in prog}
+        ]
+        if wrong:
+            raise TraceFormatError(
+                f"point {wrong[0]} ({NAMES[wrong[0]]}) is stamped, but a {role.value} CTA "
+                f"with {len(tasks)} kda task(s) never passes it",
+                where=f"{source}: CTA {b}",
+            )
+        prev: int | None = int(row[0])
+        finished = True
+        for point, stage, task in prog:
+            if row[point] == 0:
+                finished = False
+                break
+            here = int(row[point])
+            has_gate = not (cfg.gate_local or b >= cfg.S)
+            if stage == "gate" and not has_gate:
+                prev = here  # stamped right after slice: no gate work on this CTA
+                continue
+            if stage == "k.stage" and len(tasks) > 1:
+                lost.append(b)  # its start is the previous task's k.norm point, overwritten
+            elif prev is not None:
+                track.stages.append(StageSpan(stage, task, ns(prev), ns(here)))
+            prev = here
+        if finished:
+            track.end = ns(prev) if prev is not None else track.start
+        ctas.append(track)
+    meta = Meta(
+        source="measured",
+        gpu=gpu,
+        R=cfg.R,
+        L=cfg.L,
+        nb=cfg.nb,
+        kda0=cfg.kda0,
+        gate_local=cfg.gate_local,
+        blocks=blocks,
+        clock="s_memrealtime 100 MHz",
+        extra={
+            "format": "stamps",
+            "clock_resolution_ns": TICK_NS,
+            "t0_ticks": t0,
+            "only_last_task": True,
+            "k_stage_start_lost": lost,
+        },
+    )
+    return Timeline(meta, ctas)
+
+
+def read_stamps(path: str | Path, **cfg: Any) -> Timeline:
+    """A ``.pt`` / ``.npy`` stamp tensor -> :class:`Timeline`; ``cfg``: R, L, nb, kda0,
+    gate_local, gpu (the tensor does not record them)."""
+    return stamps_timeline(load_stamp_array(path), source=str(path), **cfg)

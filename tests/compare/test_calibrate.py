@@ -1,0 +1,115 @@
+"""Calibration: stage costs and machine parameters recovered from perturbed launches.
+
+The full acceptance run (three shapes fitted, the rest predicted) takes minutes on two
+cores: ``bench/compare_calibrate_synthetic.py``; here a small budget shows each piece
+works and the profile file loads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.compare.calibrate import (
+    DEFAULT_SEARCH,
+    apply_search,
+    correct_costs,
+    evaluate,
+    fit_profile,
+    fitted_profile_dict,
+    prepare,
+    write_profile,
+)
+from kda_sim.config import LaunchConfig
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.machine.profile import load_profile
+
+
+@pytest.fixture(scope="module")
+def slow_recur(h200, skew):
+    """k.recur 1.5x slower, on skewed clocks: the truth a fit should find."""
+    b, u = h200.costs["k.recur"]
+    truth = h200.with_params(**{"cost_k.recur": (1.5 * b, 1.5 * u)})
+    tl, _ = skew(simulate(LaunchConfig(1, 2), truth).timeline, 3)
+    return truth, prepare(tl, "R1L2")
+
+
+def test_cost_correction_recovers_a_scaled_stage(h200, slow_recur) -> None:
+    truth, tr = slow_recur
+    prof = h200
+    for _ in range(2):
+        prof = correct_costs(prof, [tr], [simulate(tr.cfg, prof).timeline])
+    want = truth.cost("k.recur", 2)
+    assert prof.cost("k.recur", 2) == pytest.approx(want, rel=0.05)
+    assert prof.costs["k.conv"] == pytest.approx(h200.costs["k.conv"], rel=0.1)
+    before = evaluate(h200, [tr])["R1L2"]
+    after = evaluate(prof, [tr])["R1L2"]
+    assert abs(after.makespan_err) < abs(before.makespan_err)
+
+
+def test_fit_writes_a_profile_the_simulator_loads(tmp_path: Path, h200, slow_recur) -> None:
+    _, tr = slow_recur
+    res = fit_profile(h200, [tr], budget=3, cost_passes=1, progress=False)
+    assert res.launches >= 4 and len(res.history) == 3
+    d = fitted_profile_dict(res, h200, [tr])
+    out = tmp_path / "fit.json"
+    write_profile(d, out)
+    prof = load_profile(str(out))
+    assert prof.name == "h200-fitted" and "calibration" in prof.sources
+    assert "R1L2" in json.loads(out.read_text())["sources"]["calibration"]
+    assert simulate(tr.cfg, prof).timeline.makespan is not None
+
+
+def test_search_parameters(h200) -> None:
+    import numpy as np
+
+    x = np.zeros(len(DEFAULT_SEARCH))
+    x[DEFAULT_SEARCH.index("hbm_bytes_per_ns")] = np.log(2.0)
+    p = apply_search(h200, x)
+    assert p.hbm_bytes_per_ns == pytest.approx(2 * h200.hbm_bytes_per_ns)
+    p = apply_search(
+        h200, np.array([0.0, 0.0, np.log(2.0)]), ("hbm_bytes_per_ns", "poll", "visibility")
+    )
+    assert p.latency_ns["visibility_cross_xcd"] == pytest.approx(
+        2 * h200.latency_ns["visibility_cross_xcd"]
+    )
+    with pytest.raises(InvalidInput, match="unknown search"):
+        apply_search(h200, np.zeros(1), ("bogus",))
+
+
+def test_unfinished_trace_is_refused(h200) -> None:
+    dead = simulate(LaunchConfig(4, 2), h200).timeline  # deadlocks on the H200 (LDS)
+    with pytest.raises(InvalidInput, match="did not finish"):
+        prepare(dead, "dead")
+
+
+def test_a_stage_with_two_code_forms(h200, tmp_path: Path) -> None:
+    """``cost_above``: a stage whose cost changes form above a work size (the Triton K1's
+    gemv: FMA loop for S <= 4, tensor-core dots above) round-trips through the file."""
+    p = h200.with_params(above_gemv=(4.0, 9000.0, 0.0))
+    assert p.cost("gemv", 4) == h200.cost("gemv", 4)
+    assert p.cost("gemv", 8) == 9000.0
+    d = fitted_profile_dict(
+        type("R", (), {"profile": p, "launches": 0, "seconds": 0.0})(), h200, []
+    )
+    write_profile(d, tmp_path / "p.json")
+    assert load_profile(str(tmp_path / "p.json")).cost_above == {"gemv": (4.0, 9000.0, 0.0)}
+
+
+def test_fit_with_a_switch_searches_both_forms(h200, slow_recur) -> None:
+    _, tr = slow_recur
+    res = fit_profile(h200, [tr], budget=2, cost_passes=0, progress=False, switches={"gemv": 4})
+    assert res.profile.cost_above["gemv"][0] == 4.0
+    with pytest.raises(InvalidInput, match="no such stage"):
+        fit_profile(h200, [tr], budget=0, cost_passes=0, progress=False, switches={"bogus": 1})
+
+
+def test_measured_build_and_gpu_name(h200) -> None:
+    from kda_sim.compare.launch import NO_X_LIMIT, bundled_for, with_resources
+
+    assert bundled_for("NVIDIA H200") == "h200" and bundled_for("Tesla T4") is None
+    p = with_resources(h200, {"threads": 256, "regs_per_thread": 128, "shared_bytes": 32768})
+    assert p.kernel.threads == 256 and p.x_lds_budget == NO_X_LIMIT
+    assert with_resources(h200, None) is h200

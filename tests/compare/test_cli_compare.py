@@ -1,0 +1,80 @@
+"""``kda-sim compare`` and ``kda-sim calibrate`` as a user runs them: exit codes 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kda_sim.cli import main
+from kda_sim.config import LaunchConfig
+from kda_sim.engine import simulate
+from kda_sim.timeline.chrome import write_chrome
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, h200, skew) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("cli")
+    sim = simulate(LaunchConfig(1, 1), h200, seed=2).timeline
+    real, _ = skew(sim, 4)
+    out = {"real": d / "real_R1L1.json", "sim": d / "sim_R1L1.json", "bad": d / "bad.json"}
+    write_chrome(real, out["real"])
+    write_chrome(simulate(LaunchConfig(1, 1), h200).timeline, out["sim"])
+    c = real.ctas[80]
+    sp = {s.name: s for s in c.stages}
+    sp["k.norm"].start, sp["k.recur"].start = sp["k.recur"].start, sp["k.norm"].start
+    write_chrome(real, out["bad"])
+    real2, _ = skew(simulate(LaunchConfig(1, 2), h200, seed=3).timeline, 5)
+    out["real2"] = d / "real_R1L2.json"
+    write_chrome(real2, out["real2"])
+    return out
+
+
+def test_compare_simulates_the_same_configuration(files, capsys) -> None:
+    assert main(["compare", str(files["real"]), "--gpu", "h200"]) == 0
+    out = capsys.readouterr().out
+    assert "conforms" in out and "makespan" in out and "critical path" in out
+
+
+def test_compare_json_with_a_given_simulation(files, capsys) -> None:
+    assert main(["compare", str(files["real"]), "--sim", str(files["sim"]), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["conformance"]["conforms"] and d["comparison"]["matched"] > 500
+    assert abs(d["comparison"]["makespan_err"]) < 0.1
+
+
+def test_compare_altered_stage_order_exits_1(files, capsys) -> None:
+    assert main(["compare", str(files["bad"]), "--gpu", "h200", "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["conformance"]["counts"]["stage_order"] >= 1
+
+
+def test_compare_invalid_inputs_exit_2(tmp_path: Path, capsys) -> None:
+    np.save(tmp_path / "s.npy", np.zeros((256, 15), np.int64))
+    assert main(["compare", str(tmp_path / "s.npy")]) == 2
+    assert "--R and --L" in capsys.readouterr().err
+    (tmp_path / "x.json").write_text("{")
+    assert main(["compare", str(tmp_path / "x.json")]) == 2
+    assert "not JSON" in capsys.readouterr().err
+
+
+def test_calibrate_writes_and_refuses_to_overwrite(files, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "fit.json"
+    args = ["calibrate", str(files["real"]), "--out", str(out), "--holdout", str(files["real2"])]
+    rc = main([*args, "--budget", "0", "--cost-passes", "1", "--json"])
+    assert rc in (0, 1)
+    d = json.loads(capsys.readouterr().out)
+    assert {r["set"] for r in d["rows"]} == {"fit", "held out"} and out.exists()
+    assert d["holdout_ok"] == (rc == 0)
+    assert main([*args, "--budget", "0"]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert main(["simulate", "--profile", str(out), "--R", "1", "--L", "1"]) == 0
+
+
+def test_calibrate_bad_budget_exits_2(files, tmp_path: Path) -> None:
+    assert (
+        main(["calibrate", str(files["real"]), "--out", str(tmp_path / "p.json"), "--budget", "-1"])
+        == 2
+    )

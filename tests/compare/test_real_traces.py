@@ -1,0 +1,53 @@
+"""The measured H200 traces in ``traces/`` (skipped where none is checked in): they
+conform to the model, and one altered on purpose does not."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.compare.conformance import check_conformance
+from kda_sim.importers import load_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def measured() -> list[Path]:
+    out = []
+    for p in sorted((ROOT / "traces").glob("*.json")):
+        try:
+            meta = json.loads(p.read_text())["otherData"]["meta"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if meta.get("source") == "measured":
+            out.append(p)
+    return out
+
+
+TRACES = measured()
+
+
+@pytest.mark.skipif(not TRACES, reason="no measured trace in traces/")
+@pytest.mark.parametrize("path", TRACES, ids=[p.name for p in TRACES])
+def test_measured_trace_conforms(path: Path) -> None:
+    tl = load_trace(path)
+    r = check_conformance(tl)
+    assert r.conforms, r.summary(limit=5)
+    assert r.fit.residual_ns == 0.0
+
+
+@pytest.mark.skipif(not TRACES, reason="no measured trace in traces/")
+def test_measured_trace_with_stage_order_altered_is_flagged() -> None:
+    tl = copy.deepcopy(load_trace(TRACES[0]))
+    c = next(c for c in tl.ctas if sum(s.name.startswith("k.") for s in c.stages) >= 5)
+    sp = {s.name: s for s in c.stages}
+    conv, gates = sp["k.conv"], sp["k.gates"]
+    d1, d2, t0 = conv.dur, gates.dur, conv.start
+    gates.start, gates.end = t0, t0 + d2
+    conv.start, conv.end = t0 + d2, t0 + d2 + d1
+    r = check_conformance(tl)
+    assert not r.conforms
+    assert any(f.kind == "stage_order" and f.cta == c.cta for f in r.findings)
