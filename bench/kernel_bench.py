@@ -1,0 +1,203 @@
+"""K1 on the GPU, side by side in one run: the fused Triton kernel (untraced and traced),
+the unfused path (torch pieces + cuBLAS GEMMs), the in_proj GEMM alone, and the HBM bound.
+
+Every timing is the median of ``triton.testing.do_bench`` over CUDA-graph replays of a
+step of ``LAYERS`` launches (the epoch bumped once a step, in the graph), with the layers
+cycling over ``SETS`` distinct weight sets so the 90 MB in_proj weight is not served from
+the 50 MB L2. Per-launch time = step time / LAYERS (the bump amortised, included).
+Usage: ``python -m bench.kernel_bench [--out FILE] [--shapes 1x1,2x2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from bench.kernel_unfused import in_proj_only, unfused_layer
+from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
+from kernel.inputs import Shape, make_inputs
+from kernel.launch import Build, Workspace, compile_only, launch
+from kernel.trace import environment
+
+HBM_BYTES_PER_S = 4.8e12  # the H200's datasheet figure (MATH.md's bound uses it)
+LAYERS = 8
+SETS = 4
+WEIGHTS = ("w_in", "w_fb", "conv_w", "a_log", "dt_bias", "on_w", "ares_nw", "ares_qk", "in_nw")
+
+
+def hbm_bytes(R: int, L: int, nb: int) -> int:
+    """Fewest bytes one launch moves: every input read once, every output written once."""
+    s = R * L
+    b = NPROJ * HIDDEN * 2 + PROJ * HD * 2 + 3 * PROJ * CONV_W * 4  # in_proj, f_b, conv_w
+    b += NH * 4 + PROJ * 4 + HD * 2 + 3 * HIDDEN * 2  # a_log, dt_bias, on_w, three norms
+    b += s * nb * HIDDEN * 2 + s * HIDDEN * 2 * 3  # blocks; prefix in + out, delta
+    b += R * 3 * PROJ * (CONV_W - 1 + L - 1) * 2 * 2  # conv state in + out
+    b += R * NH * HD * HD * 4 * (1 + L)  # state in, a state a token out
+    b += s * PROJ * 2 + R * L * 4 * 2  # core_out, st_idx / num_acc
+    return b
+
+
+def bench_graph(fn: Any, n_rep_ms: int = 400) -> float:
+    """Median ms of one replay of the graph that ``fn`` records."""
+    import triton.testing
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()  # warm the launch path outside the capture
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return float(triton.testing.do_bench(g.replay, warmup=100, rep=n_rep_ms, return_mode="median"))
+
+
+def make_sets(shape: Shape) -> list[dict[str, Any]]:
+    sets = []
+    for k in range(SETS):
+        sets.append(
+            make_inputs(shape, seed=1000 + k, pad=(1,) if shape.R > 1 else (), device="cuda")
+        )
+    return sets
+
+
+def variants(
+    R: int,
+    L: int,
+    nb: int,
+    sets_w: list[dict[str, Any]],
+    kws: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Untraced per-launch time of build variants (gemv form, tile, prefetch, back-off)."""
+    shape = Shape(R, L, nb)
+    layers = [
+        make_inputs(shape, seed=k, pad=(1,) if R > 1 else (), device="cuda",
+                    reuse={w: sets_w[k % SETS][w] for w in WEIGHTS})
+        for k in range(LAYERS)
+    ]
+    cores = [torch.empty(shape.S, PROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
+    rows = []
+    for kw in kws:
+        b = Build(R, L, nb, **kw).validate()
+        ws = Workspace.create([b], "cuda")
+        k = compile_only(b, layers[0], cores[0], ws)
+        k._init_handles()
+
+        def step(b: Build = b, ws: Workspace = ws) -> None:
+            ws.epoch.add_(1)
+            for i, inp in enumerate(layers):
+                launch(b, inp, cores[i], ws, i)
+
+        us = bench_graph(step, 200) * 1e3 / LAYERS
+        rows.append({"R": R, "L": L, "variant": kw, "us": us, "regs": int(k.n_regs),
+                     "spills": int(k.n_spills), "shared": int(k.metadata.shared)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[str, Any]:
+    shape = Shape(R, L, nb)
+    layers = []
+    for k in range(LAYERS):
+        # distinct weights, cycling over the sets (drawn once, on the GPU already)
+        inp = make_inputs(
+            shape,
+            seed=k,
+            pad=(1,) if R > 1 else (),
+            device="cuda",
+            reuse={w: sets_w[k % SETS][w] for w in WEIGHTS},
+        )
+        layers.append(inp)
+    cores = [torch.empty(shape.S, PROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
+    out: dict[str, Any] = {"R": R, "L": L, "nb": nb, "S": shape.S}
+    nbytes = hbm_bytes(R, L, nb)
+    out["hbm_mb"] = nbytes / 1e6
+    out["bound_us"] = nbytes / HBM_BYTES_PER_S * 1e6
+    for name, trace in (("fused", False), ("traced", True), ("fused_again", False)):
+        b = Build(R, L, nb, trace=trace).validate()
+        ws = Workspace.create([b], "cuda")
+        t = time.perf_counter()
+        k = compile_only(b, layers[0], cores[0], ws)
+        if name == "fused":
+            k._init_handles()
+            out["regs"], out["spills"] = int(k.n_regs), int(k.n_spills)
+            out["shared"] = int(k.metadata.shared)
+        out[f"{name}_compile_s"] = round(time.perf_counter() - t, 1)
+
+        def step(b: Build = b, ws: Workspace = ws) -> None:
+            ws.epoch.add_(1)
+            for i, inp in enumerate(layers):
+                launch(b, inp, cores[i], ws, i)
+
+        out[f"{name}_us"] = bench_graph(step) * 1e3 / LAYERS
+
+    def unfused() -> None:
+        for i, inp in enumerate(layers):
+            unfused_layer(inp, L, cores[i])
+
+    out["unfused_us"] = bench_graph(unfused) * 1e3 / LAYERS
+    xs = [torch.randn(shape.S, HIDDEN, device="cuda").to(torch.bfloat16) for _ in layers]
+    outs = [torch.empty(shape.S, NPROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
+
+    def gemm() -> None:
+        for i, inp in enumerate(layers):
+            in_proj_only({"prefix": xs[i], "w_in": inp["w_in"]}, outs[i])
+
+    out["in_proj_gemm_us"] = bench_graph(gemm) * 1e3 / LAYERS
+    f = min(out["fused_us"], out["fused_again_us"])
+    out["x_bound"] = f / out["bound_us"]
+    out["trace_overhead_pct"] = 100.0 * (out["traced_us"] / f - 1.0)
+    out["speedup_vs_unfused"] = out["unfused_us"] / f
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=Path("docs/measurements/kernel_bench.json"))
+    ap.add_argument("--shapes", default="1x1,1x4,2x2,4x1,2x4,4x4")
+    ap.add_argument("--nb", type=int, default=8)
+    ap.add_argument("--variants", help="JSON list of Build keyword dicts to time at 1x1 first")
+    a = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("kernel_bench: needs a CUDA GPU", file=sys.stderr)
+        return 2
+    shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")]
+    sets_w = make_sets(Shape(1, 1, a.nb))
+    var_rows = []
+    if a.variants:
+        for r, n in shapes[:1]:
+            var_rows += variants(r, n, a.nb, sets_w, json.loads(a.variants))
+    rows = []
+    for r, n in shapes:
+        row = bench_shape(r, n, a.nb, sets_w)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    env = environment()
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(
+        json.dumps({"env": env, "layers": LAYERS, "weight_sets": SETS, "variants": var_rows,
+                    "rows": rows}, indent=1)
+    )
+    print(
+        f"\n{'RxL':>5} {'bound':>7} {'fused':>7} {'x bnd':>6} {'traced':>7} {'ovh%':>6} "
+        f"{'unfused':>8} {'gemm':>7} {'speedup':>7}  (us a launch)"
+    )
+    for x in rows:
+        best = min(x["fused_us"], x["fused_again_us"])
+        print(
+            f"{x['R']}x{x['L']:<3} {x['bound_us']:7.1f} {best:7.1f} "
+            f"{x['x_bound']:6.2f} {x['traced_us']:7.1f} {x['trace_overhead_pct']:6.1f} "
+            f"{x['unfused_us']:8.1f} {x['in_proj_gemm_us']:7.1f} {x['speedup_vs_unfused']:7.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""``kda-sim kernel run``: the real Triton K1 on a CUDA GPU (``kernel/run.py``).
+
+Exit codes: 0 ran (and matched with --check), 1 the check failed or the watchdog gave up,
+2 no GPU / invalid input / a launch the pre-flight refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+FAULTS = ("drop", "corrupt", "skip-bump")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("kernel", help="run the real Triton K1 on a CUDA GPU")
+    ksub = p.add_subparsers(dest="kernel_command", required=True)
+    r = ksub.add_parser("run", help="one launch (or --graph: CUDA-graph steps) of K1")
+    r.add_argument("--R", type=int, default=1, help="requests")
+    r.add_argument("--L", type=int, default=1, help="tokens a request")
+    r.add_argument("--nb", type=int, default=8, help="AttnRes blocks")
+    r.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0")
+    r.add_argument("--trace", type=Path, help="write the measured timeline (traces/*.json)")
+    r.add_argument("--check", action="store_true", help="compare with the torch reference")
+    r.add_argument("--graph", action="store_true", help="replay a 3-launch step in a CUDA graph")
+    r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
+    r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
+    r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
+    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.add_argument("--backend", choices=("triton", "flydsl"), default="triton",
+                   help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)")
+    r.add_argument("--arch", default=None, help="with --backend flydsl: gfx942 or gfx950")
+    r.set_defaults(run=run)
+
+
+def run_flydsl(args: argparse.Namespace) -> int:
+    """The FlyDSL K1 runs only where a ROCm GPU exists; here it says there is none."""
+    from kda_sim.config import LaunchConfig
+    from kernel.flydsl.run import run_k1
+
+    run_k1(LaunchConfig(args.R, args.L, args.nb, args.kda0).validate(), args.arch)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.backend == "flydsl":
+        return run_flydsl(args)  # InvalidInput (no ROCm GPU) -> exit 2 in kda_sim.cli
+    try:
+        from kernel.run import KernelUnavailable
+        from kernel.run import run as krun
+    except ImportError as e:  # torch / triton not installed: same answer as no GPU
+        print(f"kda-sim kernel run: needs torch and triton ({e.name} missing)", file=sys.stderr)
+        return 2
+    from kernel.preflight import UnsafeLaunch
+    from kernel.run import CheckFailed
+    from kernel.watchdog import KernelStuck
+
+    try:
+        res = krun(
+            args.R, args.L, args.nb, args.kda0, trace_path=args.trace, check=args.check,
+            graph=args.graph, watchdog_ms=args.watchdog_ms, inject=args.inject,
+            replays=args.replays,
+        )
+    except KernelUnavailable as e:
+        print(f"kda-sim kernel run: {e}", file=sys.stderr)
+        return 2
+    except UnsafeLaunch as e:
+        print(f"kda-sim kernel run: {e}", file=sys.stderr)
+        return 2
+    except (KernelStuck, CheckFailed) as e:
+        print(f"kda-sim kernel run: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"kda-sim kernel run: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(res, indent=1, default=str))
+    else:
+        for k, v in res.items():
+            print(f"{k}: {v}")
+    return 0

@@ -1,0 +1,147 @@
+"""The K1 device code, role by role, under Triton's interpreter, against the reference.
+
+Each role runs as its own launch (``kernel.stage_kernels``) over just its programs, one
+thread a program (``kernel.interp``), with the mailboxes it reads filled from the
+reference; so the role's spin-waits on its siblings (the attn all-to-all, the kda heads'
+QK and ONRM exchanges) really run. Usage (the interpreter must be on before triton is
+imported): ``TRITON_INTERPRET=1 python -m kernel.interp_check`` -> JSON of the errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import torch
+
+from kda_sim.constants import NPROJ, PROJ
+from kernel.inputs import Shape, make_inputs
+from kernel.launch import Build, Workspace, next_pow2, step_tag
+from kernel.reference import attn_res, bf16r, kda_pre_reference
+
+EPOCH, SLOT = 5, 3
+
+
+def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30))
+
+
+def _pairs(vals: torch.Tensor, tag: int) -> torch.Tensor:
+    bits = vals.reshape(-1).float().view(torch.int32).to(torch.int64) & 0xFFFFFFFF
+    return (torch.tensor(tag, dtype=torch.int64) << 32) | bits
+
+
+def _values(words: torch.Tensor) -> torch.Tensor:
+    return (words & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
+
+
+def check_attn(R: int, L: int, nb: int) -> dict[str, Any]:
+    from kernel.interp import run_threaded
+    from kernel.stage_kernels import attn_only
+
+    sh = Shape(R, L, nb)
+    inp = make_inputs(sh, seed=R + L + nb)
+    p, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
+                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
+    b = Build(R, L, nb)
+    ws = Workspace.create([b], "cpu")
+    ws.epoch.fill_(EPOCH)
+    pre = inp["prefix"].clone()
+    bl = inp["blocks"]
+    run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
+                 inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
+                 SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True)
+    off = b.offsets()
+    tag = step_tag(EPOCH, SLOT)
+    xr = (ws.scratch[off["XRDY"] : off["XRDY"] + 56] >> 32) == tag
+    return {
+        "prefix_exact": bool(torch.equal(pre, p.to(torch.bfloat16))),
+        "x_rel": _rel(ws.xbuf[: sh.S].float(), x),
+        "xrdy_all": bool(xr.all()),
+    }
+
+
+def check_gemv(R: int, L: int, nb: int, fma: bool, g0: int = 190) -> dict[str, Any]:
+    from kernel.interp import run_threaded
+    from kernel.stage_kernels import gemv_only
+
+    sh = Shape(R, L, nb)
+    inp = make_inputs(sh, seed=R + L)
+    _, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
+                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
+    proj = bf16r(x @ inp["w_in"].float().T)
+    b = Build(R, L, nb)
+    ws = Workspace.create([b], "cpu")
+    ws.epoch.fill_(EPOCH)
+    off, tag = b.offsets(), step_tag(EPOCH, SLOT)
+    ws.xbuf[: sh.S] = x.to(torch.bfloat16)
+    ws.scratch[off["XRDY"] : off["XRDY"] + 56] = (tag << 32) | 1
+    n = 197 - g0  # the last CTAs: their second group runs past the end on CTA 196
+    run_threaded(gemv_only, n, inp["w_in"], ws.scratch, ws.xbuf, ws.epoch, SLOT, ws.alarm,
+                 R, nb, g0, L=L, NEV=64, BK=128, FMA=fma)
+    words = ws.scratch[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
+    lo = 32 * g0
+    got = _values(words)[:, lo:]
+    return {
+        "proj_max_abs": float((got - proj[:, lo:]).abs().max()),
+        "tags_all": bool(((words[:, lo:] >> 32) == tag).all()),
+    }
+
+
+def check_kda(R: int, L: int, nb: int) -> dict[str, Any]:
+    from kernel.interp import run_threaded
+    from kernel.stage_kernels import kda_only
+
+    sh = Shape(R, L, nb)
+    inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
+    _, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
+                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
+    proj = bf16r(x @ inp["w_in"].float().T)
+    ref = kda_pre_reference(**inp, L=L)
+    b = Build(R, L, nb)
+    ws = Workspace.create([b], "cpu")
+    ws.epoch.fill_(EPOCH)
+    off, tag = b.offsets(), step_tag(EPOCH, SLOT)
+    ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
+    k = {n: (v.clone() if v is not None else None) for n, v in inp.items()}
+    core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
+    cs, rs = k["conv_state"], k["rstate"]
+    run_threaded(
+        kda_only, R * 96, k["w_fb"], k["conv_w"], cs, cs.stride(0), cs.stride(1), cs.stride(2),
+        k["a_log"], k["dt_bias"], k["on_w"], rs, rs.stride(0), k["st_idx"],
+        k["st_idx"].stride(0), k["num_acc"], core, ws.scratch, ws.epoch, SLOT, ws.alarm, R, nb,
+        1e-5, -5.0, L=L, LP=next_pow2(L), SL=b.SL, SLP=next_pow2(max(b.SL - L, 1)), NEV=64,
+    )
+    return {
+        "core_rel": _rel(core.float(), ref[1].float()),
+        "core_finite": bool(torch.isfinite(core.float()).all()),
+        "conv_rel": _rel(cs.float(), ref[2].float()),
+        "rstate_rel": _rel(rs, ref[3]),
+    }
+
+
+def main() -> int:
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        print("set TRITON_INTERPRET=1", file=sys.stderr)
+        return 2
+    sys.setswitchinterval(1e-3)
+    what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    out: dict[str, Any] = {}
+    if what in ("attn", "all"):
+        out["attn 1x1 nb8"] = check_attn(1, 1, 8)
+        out["attn 2x2 nb3"] = check_attn(2, 2, 3)
+    if what in ("gemv", "all"):
+        out["gemv 1x1 fma"] = check_gemv(1, 1, 8, True)
+        out["gemv 2x2 fma"] = check_gemv(2, 2, 8, True)
+        out["gemv 2x4 dot"] = check_gemv(2, 4, 8, False)
+    if what in ("kda", "all"):
+        out["kda 1x2"] = check_kda(1, 2, 8)
+        out["kda 2x2"] = check_kda(2, 2, 3)
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

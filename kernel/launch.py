@@ -1,0 +1,213 @@
+"""Host side of the Triton K1: build keys, the scratch layout, one launch.
+
+The mailbox layout is the simulator's (``kda_sim.protocol.regions.CellSpace``): one dense
+word space a launch, regions in the seed's order, so a cell index means the same thing in
+a trace, a watchdog report and the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+
+from kda_sim.config import LaunchConfig
+from kda_sim.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
+from kda_sim.protocol.regions import CellSpace, Region
+from kernel import trace_layout as T
+from kernel.alarm_layout import alarm_words
+
+NUM_WARPS = 8  # 256 threads: two CTAs an SM on the H200
+MAX_S = 16  # the gemv's token tile and the mix's token vector are 16 wide
+# fault injection (watchdog builds): inj_mode of the kernel; skip-bump is the host's
+INJECT_CODES = {"none": 0, "drop": 1, "corrupt": 2, "skip-bump": 0}
+
+
+def step_tag(epoch: int, slot: int) -> int:
+    """The seed's step_tag in int32: (epoch % 2^22) * TAG_SLOTS + slot + 1 (remainder
+    with the dividend's sign, as FlyDSL's remsi and Triton's %)."""
+    e = abs(epoch) % (1 << EPOCH_BITS)
+    e = -e if epoch < 0 else e
+    return e * TAG_SLOTS + slot + 1
+
+
+def next_pow2(n: int) -> int:
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+@dataclass(frozen=True)
+class Build:
+    """Everything that selects a compiled kernel (constexprs) plus launch options."""
+
+    R: int
+    L: int
+    nb: int = 8
+    kda0: int = 0
+    has_delta: bool = True
+    sl: int | None = None  # conv state length; default CONV_W - 1 + L - 1
+    watchdog: bool = False
+    trace: bool = False
+    interp: bool = False
+    rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
+    bk: int = 128
+    nstage: int = 3
+    fma: bool = True  # S <= 4: the gemv on FMA units over all threads (see _gemv_group)
+    prefetch: bool = True
+    sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
+    maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
+
+    @property
+    def S(self) -> int:
+        return self.R * self.L
+
+    @property
+    def SL(self) -> int:
+        return self.sl if self.sl is not None else CONV_W - 1 + self.L - 1
+
+    @property
+    def cfg(self) -> LaunchConfig:
+        return LaunchConfig(self.R, self.L, self.nb, self.kda0)
+
+    def validate(self) -> Build:
+        self.cfg.validate()
+        if self.rmax < self.R:
+            raise ValueError(f"R = {self.R} > rmax = {self.rmax} of this build")
+        if self.S > MAX_S:
+            raise ValueError(f"S = {self.S} > {MAX_S}: the Triton K1 tiles tokens by 16")
+        if self.SL < self.L + CONV_W - 2:
+            raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
+        return self
+
+    def offsets(self) -> dict[str, int]:
+        cs = CellSpace.of(self.cfg)
+        return {r.name: cs.offsets[r] for r in Region}
+
+    def scratch_words(self) -> int:
+        cs = CellSpace.of(self.cfg)
+        return cs.offsets[Region.X]  # X is not a mailbox: it lives in xbuf
+
+    def constexprs(self) -> dict[str, Any]:
+        return {
+            "L": self.L,
+            "SL": self.SL,
+            "KDA0": self.kda0,
+            "HAS_DELTA": self.has_delta,
+            "LP": next_pow2(self.L),
+            "SLP": next_pow2(max(self.SL - self.L, 1)),
+            "NEV": T.record_words(self.rmax),
+            "MAXT": T.max_tasks(self.rmax),
+            "BK": self.bk,
+            "NSTAGE": self.nstage,
+            "FMA": self.fma,
+            "PREFETCH": self.prefetch,
+            "SLEEP_NS": self.sleep_ns,
+            "WATCHDOG": self.watchdog,
+            "TRACE": self.trace,
+            "INTERP": self.interp,
+        }
+
+    def with_(self, **kw: Any) -> Build:
+        return replace(self, **kw)
+
+
+@dataclass
+class Workspace:
+    """Device buffers a step's launches share. Nothing here is ever cleared by the kernel
+    or by us between launches: tags make old contents harmless."""
+
+    scratch: torch.Tensor  # int64 (value, tag) words
+    xbuf: torch.Tensor  # bf16 x rows [MAX_S, HIDDEN]
+    epoch: torch.Tensor  # int32 [1]
+    alarm: torch.Tensor  # int64
+    trace: torch.Tensor  # int64 [BLOCKS, NEV]
+
+    @classmethod
+    def create(
+        cls, builds: list[Build], device: str | torch.device, *, clear: bool = True
+    ) -> Workspace:
+        words = max(b.scratch_words() for b in builds)
+        nev = max(T.record_words(b.rmax) for b in builds)
+        # only the first allocation is cleared (a fresh buffer holds tag 0, never a tag)
+        mk = torch.zeros if clear else torch.empty
+        return cls(
+            scratch=mk(words, dtype=torch.int64, device=device),
+            xbuf=mk(MAX_S, HIDDEN, dtype=torch.bfloat16, device=device),
+            epoch=torch.zeros(1, dtype=torch.int32, device=device),
+            alarm=torch.zeros(alarm_words(BLOCKS), dtype=torch.int64, device=device),
+            trace=torch.zeros(BLOCKS, nev, dtype=torch.int64, device=device),
+        )
+
+
+def kernel_args(
+    b: Build,
+    inp: dict[str, torch.Tensor | None],
+    core_out: torch.Tensor,
+    ws: Workspace,
+    slot: int,
+    *,
+    budget_ns: int = 200_000_000,
+    max_retry: int = 1 << 40,
+    inj_mode: int = 0,
+    inj_gidx: int = -1,
+    eps: float = 1e-5,
+    out_eps: float = 1e-5,
+    onorm_eps: float = 1e-5,
+    lower_bound: float = -5.0,
+) -> tuple[list[Any], dict[str, Any]]:
+    """Positional args and constexprs of one launch, checked against the build."""
+    prefix, blocks, cs, rs = inp["prefix"], inp["blocks"], inp["conv_state"], inp["rstate"]
+    assert prefix is not None and blocks is not None and cs is not None and rs is not None
+    delta = inp["delta"]
+    assert (delta is not None) == b.has_delta, "build's has_delta must match delta"
+    assert blocks.shape[1] == b.nb and blocks.stride(2) == 1
+    assert prefix.shape == (b.S, HIDDEN) and prefix.is_contiguous()
+    assert cs.shape[2] == b.SL, f"conv state length {cs.shape[2]} != build's {b.SL}"
+    assert rs.shape[1:] == (12, HD, HD) and rs.stride(3) == 1 and rs.stride(2) == HD
+    st_idx = inp["st_idx"]
+    assert st_idx is not None and st_idx.shape[0] == b.R and st_idx.shape[1] >= b.L
+    assert inp["w_in"] is not None and inp["w_in"].shape == (NPROJ, HIDDEN)
+    assert slot < TAG_SLOTS
+    args = [
+        prefix, delta if delta is not None else prefix, blocks, blocks.stride(0),
+        blocks.stride(1), inp["ares_nw"], inp["ares_qk"], inp["in_nw"], inp["w_in"],
+        inp["w_fb"], inp["conv_w"], cs, cs.stride(0), cs.stride(1), cs.stride(2),
+        inp["a_log"], inp["dt_bias"], inp["on_w"], rs, rs.stride(0), st_idx,
+        st_idx.stride(0), inp["num_acc"], core_out,
+        ws.scratch, ws.xbuf, ws.epoch, slot, ws.alarm, ws.trace, inj_mode, inj_gidx,
+        budget_ns, max_retry, eps, out_eps, onorm_eps, lower_bound, b.R, b.nb,
+    ]
+    return args, b.constexprs()
+
+
+def launch(
+    b: Build,
+    inp: dict[str, torch.Tensor | None],
+    core_out: torch.Tensor,
+    ws: Workspace,
+    slot: int,
+    **kw: Any,
+) -> Any:
+    """One launch of 256 programs (no pre-flight here: see kernel.preflight / kernel.run)."""
+    from kernel.triton_k1 import kda_pre_k1
+
+    args, cx = kernel_args(b, inp, core_out, ws, slot, **kw)
+    opts: dict[str, Any] = {"num_warps": NUM_WARPS}
+    if b.maxnreg is not None and not b.interp:
+        opts["maxnreg"] = b.maxnreg
+    return kda_pre_k1[(BLOCKS,)](*args, **cx, **opts)
+
+
+def compile_only(b: Build, inp: dict[str, torch.Tensor | None], core_out: torch.Tensor,
+                 ws: Workspace) -> Any:
+    """Compile without launching (for the pre-flight): the compiled kernel object."""
+    from kernel.triton_k1 import kda_pre_k1
+
+    args, cx = kernel_args(b, inp, core_out, ws, 0)
+    opts: dict[str, Any] = {"num_warps": NUM_WARPS}
+    if b.maxnreg is not None:
+        opts["maxnreg"] = b.maxnreg
+    return kda_pre_k1.warmup(*args, **cx, **opts, grid=(BLOCKS,))

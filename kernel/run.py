@@ -1,0 +1,233 @@
+"""Runner API for the Triton K1 on a CUDA GPU: what ``kda-sim kernel run`` calls.
+
+``run`` builds inputs for a shape, compiles, runs the co-residency pre-flight, launches
+(plainly or as a CUDA graph of whole steps), and on request checks against the torch
+reference, reads the watchdog and writes the trace.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
+from kernel import preflight
+from kernel import trace as ktrace
+from kernel import watchdog as wd
+from kernel.inputs import Shape, make_inputs
+from kernel.launch import INJECT_CODES, Build, Workspace, compile_only, launch, step_tag
+from kernel.reference import kda_pre_reference
+
+FAULTS = ("drop", "corrupt", "skip-bump")
+
+
+class KernelUnavailable(RuntimeError):
+    """No CUDA GPU here (the kernel needs one; the reference and the decoders do not)."""
+
+
+class CheckFailed(AssertionError):
+    """The kernel's outputs differ from the reference by more than bf16 rounding."""
+
+
+# tolerances: bf16 outputs one rounding apart (split-K order differs), fp32 state
+TOL = {"core_out": 2e-2, "conv_state": 1e-2, "rstate": 1e-2}
+
+
+def need_gpu() -> None:
+    if not torch.cuda.is_available():
+        raise KernelUnavailable(
+            "no CUDA GPU: the Triton K1 runs on an NVIDIA GPU (written for the H200; the "
+            "AMD build is untested). The reference (kernel.reference) runs on the CPU."
+        )
+
+
+def rel_err(a: torch.Tensor, b: torch.Tensor) -> float:
+    a64, b64 = a.double(), b.double()
+    return float((a64 - b64).norm() / b64.norm().clamp_min(1e-30))
+
+
+def compare(got: dict[str, torch.Tensor], ref: dict[str, torch.Tensor]) -> dict[str, float]:
+    """Relative errors; raises CheckFailed naming every output over its tolerance."""
+    errs: dict[str, float] = {}
+    bad: list[str] = []
+    if not torch.equal(got["prefix"].cpu(), ref["prefix"].cpu()):
+        bad.append("prefix differs (an elementwise bf16 add must be exact)")
+    for k, tol in TOL.items():
+        g, r = got[k].float().cpu(), ref[k].float().cpu()
+        if not torch.isfinite(g).all():
+            bad.append(f"{k} has non-finite values (unwritten?)")
+            continue
+        errs[k] = rel_err(g, r)
+        if errs[k] > tol:
+            bad.append(f"{k}: relative error {errs[k]:.3g} > {tol}")
+    if bad:
+        raise CheckFailed("; ".join(bad))
+    return errs
+
+
+def reference_step(inp: dict[str, Any], L: int) -> dict[str, torch.Tensor]:
+    """The reference on the inputs' device (fp32 matmuls: TF32 stays off)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    p, core, cs, rs = kda_pre_reference(**inp, L=L)
+    return {"prefix": p, "core_out": core, "conv_state": cs, "rstate": rs}
+
+
+def fault_cell(b: Build) -> int:
+    """The scratch word a 'drop' / 'corrupt' fault hits: the PROJ pair of token 0's first
+    k channel of head 0, chunk 4 (a gemv group's put that kda tasks wait for)."""
+    off = b.offsets()
+    return off["PROJ"] + PROJ + 4 * VCH
+
+
+@dataclass
+class Layer:
+    build: Build
+    inp: dict[str, Any]
+    core: torch.Tensor
+    slot: int
+
+
+def _snapshot(inp: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.clone() if v is not None else None) for k, v in inp.items()}
+
+
+def _got(ly: Layer) -> dict[str, torch.Tensor]:
+    return {"prefix": ly.inp["prefix"], "core_out": ly.core,
+            "conv_state": ly.inp["conv_state"], "rstate": ly.inp["rstate"]}
+
+
+def _layers(shape: Shape, nbs: list[int], build: Build, seed: int) -> list[Layer]:
+    out = []
+    for k, nb in enumerate(nbs):
+        sh = Shape(shape.R, shape.L, nb)
+        inp = make_inputs(sh, seed=seed + k, pad=(1,) if shape.R > 1 else (),
+                          num_acc=None, device="cuda")
+        core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16, device="cuda")
+        out.append(Layer(build.with_(nb=nb), inp, core, k))
+    return out
+
+
+def run(
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    trace_path: str | Path | None = None,
+    check: bool = False,
+    graph: bool = False,
+    watchdog_ms: float | None = None,
+    inject: str | None = None,
+    *,
+    replays: int = 20,
+    seed: int = 0,
+    simulate_preflight: bool = True,
+) -> dict[str, Any]:
+    """Run K1 at (R, L, nb); returns what happened. Raises KernelUnavailable without a
+    GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck
+    when a wait gave up, CheckFailed when ``check`` finds a difference."""
+    need_gpu()
+    if inject is not None and inject not in FAULTS:
+        raise ValueError(f"inject must be one of {FAULTS}")
+    if inject is not None and watchdog_ms is None:
+        watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
+    b = Build(R, L, nb, kda0, watchdog=watchdog_ms is not None,
+              trace=trace_path is not None).validate()
+    budget_ns = int((watchdog_ms or 0) * 1e6)
+    shape = Shape(R, L, nb)
+    nbs = [nb, max(1, nb // 2), 1] if graph else [nb]
+    layers = _layers(shape, nbs, b, seed)
+    ws = Workspace.create([ly.build for ly in layers], "cuda")
+    result: dict[str, Any] = {"R": R, "L": L, "nb": nb, "kda0": kda0, "graph": graph}
+
+    # compile (no launch) and the pre-flight
+    t = time.perf_counter()
+    compiled = compile_only(b, layers[0].inp, layers[0].core, ws)
+    result["compile_s"] = round(time.perf_counter() - t, 2)
+    res = preflight.of_compiled(compiled, preflight.SmLimits.of_device())
+    result["resources"] = {
+        "regs_per_thread": res.regs_per_thread, "shared_bytes": res.shared_bytes,
+        "threads": res.threads, "ctas_per_sm": res.per_sm, "limited_by": res.limited_by,
+        "sms": res.sms, "spills": int(getattr(compiled, "n_spills", -1)),
+    }
+    result["preflight"] = preflight.check(b.cfg, res, simulate=simulate_preflight)
+
+    ref_inp = [{k: (v.clone() if v is not None else None) for k, v in ly.inp.items()}
+               for ly in layers]
+    kw: dict[str, Any] = {"budget_ns": budget_ns} if budget_ns else {}
+    if inject in ("drop", "corrupt"):
+        kw |= {"inj_mode": INJECT_CODES[inject], "inj_gidx": fault_cell(b)}
+
+    def step(bump: bool = True) -> None:
+        if bump:
+            ws.epoch.add_(1)
+        for ly in layers:
+            launch(ly.build, ly.inp, ly.core, ws, ly.slot, **kw)
+
+    launches = lambda: [  # noqa: E731 (read after the step: the epoch it ran at)
+        (ly.build, ly.slot, step_tag(int(ws.epoch.item()), ly.slot)) for ly in layers
+    ]
+    n_steps = 1
+    if graph:
+        step()  # one eager step, outside the graph: warms the launch path
+        torch.cuda.synchronize()
+        if b.watchdog:
+            wd.check(ws.alarm.cpu().numpy(), launches())
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            step(bump=inject != "skip-bump")
+        worst: dict[str, float] = {}
+        for _ in range(replays):
+            # each replay is checked against the reference applied to the state it started
+            # from (a one-step error: rounding differences do not compound across steps)
+            before = [_snapshot(ly.inp) for ly in layers] if check else []
+            g.replay()
+            torch.cuda.synchronize()
+            if b.watchdog:  # each replay's tags: check every step, not only the last
+                wd.check(ws.alarm.cpu().numpy(), launches())
+            for k, ly in enumerate(layers if check else []):
+                out = reference_step(before[k], L)
+                errs = compare(_got(ly), out)
+                for name, e in errs.items():
+                    worst[name] = max(worst.get(name, 0.0), e)
+        n_steps = 1 + replays
+        if check:
+            result["errors"] = {"worst over replays and slots": worst}
+            check = False  # done, step by step
+    else:
+        step()
+        if inject == "skip-bump":
+            torch.cuda.synchronize()
+            step(bump=False)  # the same tags again: every put finds its own tag
+            n_steps = 2
+    torch.cuda.synchronize()
+    result["steps"] = n_steps
+    if b.watchdog:
+        wd.check(ws.alarm.cpu().numpy(), launches())
+
+    if check:
+        errs = {}
+        for k, ly in enumerate(layers):
+            cur = ref_inp[k]
+            for _ in range(n_steps):
+                out = reference_step(cur, L)
+                cur = cur | {"prefix": out["prefix"], "conv_state": out["conv_state"],
+                             "rstate": out["rstate"]}
+            errs[f"slot{k}"] = compare(_got(ly), out)
+        result["errors"] = errs
+
+    if trace_path is not None:
+        buf = ws.trace.cpu().numpy()
+        tag = step_tag(int(ws.epoch.item()), layers[-1].slot)
+        extra = ktrace.environment() | {
+            "resources": result["resources"], "replays": n_steps, "slot": layers[-1].slot,
+            "nproj": NPROJ, "na": NA, "hd": HD,
+        }
+        tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0, tag=tag,
+                           gpu=extra.get("gpu", "cuda"), extra=extra)
+        result["trace"] = str(ktrace.write(tl, trace_path))
+        result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
+    return result

@@ -1,0 +1,85 @@
+"""Each role of K1 as its own small launch, for the interpreter and for debugging.
+
+The persistent kernel's roles spin on each other; these wrappers run one role over just
+the programs of that role, with the mailboxes it reads filled beforehand (by the previous
+role's wrapper, or by the host from the reference). Same device functions as the kernel.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+from kernel.triton_k1 import (
+    EPOCH_MOD,
+    HD,
+    NA,
+    NH,
+    NPROJ,
+    TAG_SLOTS,
+    _attn,
+    _gemv,
+    _kda_task,
+)
+
+
+@triton.jit
+def _offsets(R, L: tl.constexpr, NB):
+    S = R * L
+    NS = NB + 1
+    OFF_WGT = NA * S * NS * 2
+    OFF_MSQ = OFF_WGT + S * (NS + 1)
+    OFF_XRDY = OFF_MSQ + NA * S
+    OFF_PROJ = OFF_XRDY + NA
+    OFF_QK = OFF_PROJ + S * NPROJ
+    OFF_ONRM = OFF_QK + R * NH * L * 2 * HD
+    return S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM
+
+
+@triton.jit
+def attn_only(
+    prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw, scratch, xbuf, epoch,
+    slot, alarm, R, NB, eps, out_eps,
+    L: tl.constexpr, HAS_DELTA: tl.constexpr, NEV: tl.constexpr, WATCHDOG: tl.constexpr,
+):
+    S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = _offsets(R, L, NB)
+    pid = tl.program_id(0)
+    tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
+    ev = tl.arange(0, NEV)
+    tr = tl.zeros([NEV], tl.int64)
+    _attn(pid, tag, pid * 0, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
+          in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
+          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, WATCHDOG, False, True, 0)
+
+
+@triton.jit
+def gemv_only(
+    w_in, scratch, xbuf, epoch, slot, alarm, R, NB, g0,
+    L: tl.constexpr, NEV: tl.constexpr, BK: tl.constexpr, FMA: tl.constexpr,
+):
+    S, _, _, OFF_XRDY, OFF_PROJ, _, _ = _offsets(R, L, NB)
+    pid = tl.program_id(0)
+    tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
+    ev = tl.arange(0, NEV)
+    tr = tl.zeros([NEV], tl.int64)
+    _gemv(g0 + pid, tag, pid * 0, tr, ev, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
+          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, False, False, True, 0)
+
+
+@triton.jit
+def kda_only(
+    w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
+    st_idx, st_stride, num_acc, core_out, scratch, epoch, slot, alarm, R, NB,
+    onorm_eps, lower_bound,
+    L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
+    NEV: tl.constexpr,
+):
+    _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = _offsets(R, L, NB)
+    i = tl.program_id(0)
+    tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
+    ev = tl.arange(0, NEV)
+    tr = tl.zeros([NEV], tl.int64)
+    _kda_task(i, 0, i, tag, i * 0, tr, ev, w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok,
+              a_log, dt_bias, on_w, rstate, rs_seq, st_idx, st_stride, num_acc, core_out,
+              scratch, alarm, onorm_eps, lower_bound, 1 << 40, 1 << 20, 0, -1,
+              OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP, False, False, True, 0)

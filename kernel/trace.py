@@ -1,0 +1,178 @@
+"""The K1 trace buffer -> the project's timeline, and ``traces/*.json``.
+
+The kernel leaves one record a CTA (``kernel.trace_layout``): globaltimer at every stage
+boundary of every task it ran, its SM id, and for each poll site its first issue, the
+time it was satisfied and its retries. Times become ns from the earliest CTA start.
+"""
+
+from __future__ import annotations
+
+import platform
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kda_sim.constants import BLOCKS, GEMV0, HD, N_GEMV, NA, NPROJ, NVCH, VCH
+from kda_sim.timeline.chrome import write_chrome
+from kda_sim.timeline.model import CellRange, CtaTrack, Meta, PollRecord, StageSpan, Timeline
+from kernel import trace_layout as T
+
+CLOCK = "globaltimer ns (H200: 32 ns steps), origin the earliest CTA start"
+
+
+class TraceError(RuntimeError):
+    """A trace buffer that is not one complete record a CTA of this launch."""
+
+
+def role_of(cta: int) -> str:
+    if cta < NA:
+        return "attn"
+    if cta < GEMV0 + N_GEMV:
+        return "gemv"
+    return "idle"
+
+
+def _poll_cells(R: int, L: int, nb: int) -> dict[tuple[str, str], int]:
+    s, ns = R * L, nb + 1
+    return {
+        ("gate", "PART"): NA * ns * 2,
+        ("mix", "WGT"): s * (ns + 1),
+        ("mix", "MSQ"): NA * s,
+        ("load_x", "XRDY"): NA,
+        ("k.conv", "q/k/v"): 3 * VCH * L,
+        ("k.gates", "f_a"): HD * L,
+        ("k.gates", "q/k"): 2 * HD * L,
+        ("k.gates", "beta"): L,
+        ("k.norm", "onrm+g2"): (NVCH + VCH) * L,
+    }
+
+
+def _poll(stage: str, task: int, label: str, cells: int, w: np.ndarray, at: int,
+          t0: int, region_first: int | None = None) -> PollRecord:
+    first, sat, retries = int(w[at]), int(w[at + 1]), int(w[at + 2])
+    cr = [CellRange(label.split("+")[0], region_first, region_first + cells - 1, cells)] if (
+        region_first is not None
+    ) else []
+    return PollRecord(
+        stage=stage, task=task, label=label, n_cells=cells, n_batches=1,
+        first_issue=float(first - t0), satisfied=float(sat - t0), retries=retries, cells=cr,
+    )
+
+
+def decode(
+    buf: np.ndarray,
+    *,
+    R: int,
+    L: int,
+    nb: int,
+    kda0: int = 0,
+    tag: int | None = None,
+    gpu: str = "unknown",
+    extra: dict[str, Any] | None = None,
+) -> Timeline:
+    """One launch's records [BLOCKS, NEV] int64 -> a measured Timeline."""
+    buf = np.asarray(buf, dtype=np.int64)
+    if buf.ndim != 2 or buf.shape[0] != BLOCKS or buf.shape[1] < T.record_words(R):
+        raise TraceError(f"trace buffer of shape {buf.shape}, want [{BLOCKS}, >= "
+                         f"{T.record_words(R)}]")
+    if tag is not None:
+        stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
+        if stale.size:
+            raise TraceError(f"{stale.size} CTA records are not this launch's (tag "
+                             f"{tag}): first CTA {int(stale[0])}")
+    t0 = int(buf[:, T.EV_START].min())
+    cells = _poll_cells(R, L, nb)
+    s = R * L
+    ctas: list[CtaTrack] = []
+    for cta in range(BLOCKS):
+        w = buf[cta]
+        role = role_of(cta)
+        start, end = float(w[T.EV_START] - t0), float(w[T.EV_END] - t0)
+        tr = CtaTrack(cta=cta, role=role, unit=int(w[T.EV_SMID]), start=start, end=end)
+        bounds = [start] + [float(w[T.EV_ROLE + k] - t0) for k in range(T.N_ROLE_STAGES)]
+        if role == "attn":
+            for k, name in enumerate(T.ATTN_STAGES):
+                if name == "gate" and cta >= s:
+                    continue  # the gate of token t runs on attn CTA t only
+                tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
+            for k, (stage, label) in enumerate(T.ATTN_POLLS):
+                if stage == "gate" and cta >= s:
+                    continue
+                tr.polls.append(_poll(stage, -1, label, cells[(stage, label)], w,
+                                      T.EV_RPOLL + 3 * k, t0))
+        elif role == "gemv":
+            for k, name in enumerate(T.GEMV_STAGES):
+                tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
+            tr.polls.append(_poll("load_x", -1, "XRDY", NA, w, T.EV_RPOLL, t0))
+        ntask = int(w[T.EV_NTASK])
+        expect = sum(1 for n in range(T.max_tasks(R))
+                     if ((cta - kda0) % BLOCKS) + n * BLOCKS < R * 96)
+        if ntask != expect:
+            raise TraceError(f"CTA {cta} ran {ntask} kda tasks, the mapping gives {expect}")
+        for n in range(ntask):
+            base = T.EV_TASK0 + n * T.TASK_STRIDE
+            task = int(w[base + T.TASK_ID])
+            tb = [float(w[base + T.TASK_T + k] - t0) for k in range(T.N_TASK_T)]
+            for k, name in enumerate(T.KDA_STAGES):
+                tr.stages.append(StageSpan(name, task, tb[k], tb[k + 1]))
+            for k, ((stage, region), what) in enumerate(
+                zip(T.KDA_POLLS, T.KDA_POLL_CELLS, strict=True)
+            ):
+                p = _poll(stage, task, region, cells[(stage, what)], w,
+                          base + T.TASK_POLL + 3 * k, t0)
+                tr.polls.append(p)
+        ctas.append(tr)
+    meta = Meta(
+        source="measured", gpu=gpu, R=R, L=L, nb=nb, kda0=kda0, blocks=BLOCKS, clock=CLOCK,
+        extra=dict(extra or {}),
+    )
+    return Timeline(meta=meta, ctas=ctas)
+
+
+def environment() -> dict[str, Any]:
+    """Where a trace was made: versions, GPU, driver, the command line."""
+    info: dict[str, Any] = {
+        "python": platform.python_version(),
+        "command": " ".join(shlex.quote(a) for a in sys.argv),
+        "nproj": NPROJ,
+    }
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+        if torch.cuda.is_available():
+            p = torch.cuda.get_device_properties(0)
+            info["gpu"] = p.name
+            info["sms"] = p.multi_processor_count
+            info["cuda"] = torch.version.cuda
+    except ImportError:  # the CPU-only decode needs no torch
+        pass
+    try:
+        import triton
+
+        info["triton"] = triton.__version__
+    except ImportError:
+        pass
+    try:
+        import subprocess
+
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+        if out.returncode == 0:
+            info["driver"] = out.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def write(tl: Timeline, path: str | Path) -> Path:
+    """``traces/*.json``: the Chrome trace JSON the project's readers load."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    write_chrome(tl, p)
+    return p

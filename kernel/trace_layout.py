@@ -1,0 +1,52 @@
+"""Where each event sits in a CTA's trace record (int64 words), shared by the kernel and
+the host decoder. One record a CTA, flushed once at the kernel's end."""
+
+from __future__ import annotations
+
+# header
+EV_START = 0
+EV_END = 1
+EV_SMID = 2
+EV_NTASK = 3
+EV_TAG = 4  # the launch's tag: a record from an older launch is never decoded as this one's
+# role stages: the end of each (a stage begins where the previous ended, the first at start)
+EV_ROLE = 5  # attn: slice, gate, mix; gemv: load_x, gemv0, gemv1
+N_ROLE_STAGES = 3
+EV_RPOLL = 8  # role poll sites, 3 words each: first issue, satisfied, retries
+N_RPOLL = 4  # attn: gate PART, mix WGT, mix MSQ (3 used); gemv: XRDY (1 used)
+EV_TASK0 = EV_RPOLL + 3 * N_RPOLL  # 20
+# a task: its index, then 6 boundaries (k.stage begins .. k.norm ends), then 5 poll sites
+TASK_ID = 0
+TASK_T = 1
+N_TASK_T = 6
+TASK_POLL = TASK_T + N_TASK_T  # 7
+N_TASK_POLL = 5  # k.conv PROJ, k.gates FA, k.gates QK, k.gates BETA, k.norm ONRM+G2
+TASK_STRIDE = TASK_POLL + 3 * N_TASK_POLL  # 22
+
+ATTN_STAGES = ("slice", "gate", "mix")
+GEMV_STAGES = ("load_x", "gemv0", "gemv1")
+KDA_STAGES = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
+ATTN_POLLS = (("gate", "PART"), ("mix", "WGT"), ("mix", "MSQ"))
+GEMV_POLLS = (("load_x", "XRDY"),)
+KDA_POLLS = (
+    ("k.conv", "PROJ"),
+    ("k.gates", "PROJ"),
+    ("k.gates", "QK"),
+    ("k.gates", "PROJ"),
+    ("k.norm", "ONRM+PROJ"),
+)
+KDA_POLL_CELLS = ("q/k/v", "f_a", "q/k", "beta", "onrm+g2")
+
+
+def max_tasks(R: int, blocks: int = 256) -> int:
+    """kda tasks the busiest CTA runs."""
+    return -(-R * 96 // blocks)
+
+
+def record_words(R: int, blocks: int = 256) -> int:
+    """Words a CTA's record takes (a power of two: the kernel keeps it as one tensor)."""
+    n = EV_TASK0 + TASK_STRIDE * max_tasks(R, blocks)
+    p = 1
+    while p < n:
+        p *= 2
+    return p

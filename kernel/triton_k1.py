@@ -1,0 +1,760 @@
+"""K1 ``kda_pre`` in Triton: one persistent launch of 256 programs in the seed's three roles.
+
+Written for the NVIDIA H200 from the seed's documentation (``shared/seed/kda_pre.txt``) and
+``shared/PROTOCOL.md``; the AMD build of this file is untested. Protocol, as in the seed:
+
+* every mailbox value is a (32-bit value, 32-bit tag) pair written in one 64-bit store;
+* a poll batch re-loads all its pairs until every tag equals this launch's tag,
+  ``step_tag(epoch, slot)``, computed here from the device epoch (bumped in the graph);
+* scratch is never cleared; x rows are plain stores published by XRDY (release / acquire).
+
+Differences forced by the H200 and Triton (each kept minimal, each said where it is made):
+
+* a CTA is 8 warps of 32 (256 threads), so two fit an SM: 256 CTAs on 132 SMs;
+* "issue the first group's weights before the XRDY poll": the weights of both groups cannot
+  sit in the registers of two CTAs an SM (2 x 229 KB), so they are requested into L2 by
+  ``prefetch.global.L2`` before the poll (rg0) and as x lands (rg1), and streamed to the
+  tensor cores by a software-pipelined loop after it; NVIDIA loads need not retire in order,
+  so a poll never waits behind them (the role rule holds trivially);
+* x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS.
+
+Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
+the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
+one put); TRACE stamps every stage boundary and poll site into a register-resident record
+flushed once at the end; INTERP swaps
+the inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+from kda_sim import constants as C
+from kernel import alarm_layout as A
+from kernel import trace_layout as T
+
+# the protocol constants, as constexprs (their values live in kda_sim/constants.py)
+HIDDEN = tl.constexpr(C.HIDDEN)
+NA = tl.constexpr(C.NA)
+COLS = tl.constexpr(C.COLS)
+NH = tl.constexpr(C.NH)
+HD = tl.constexpr(C.HD)
+PROJ = tl.constexpr(C.PROJ)
+VCH = tl.constexpr(C.VCH)
+NVCH = tl.constexpr(C.NVCH)
+CONV_W = tl.constexpr(C.CONV_W)
+NPROJ = tl.constexpr(C.NPROJ)
+FA_0 = tl.constexpr(C.FA_0)
+BETA_0 = tl.constexpr(C.BETA_0)
+G2_0 = tl.constexpr(C.G2_0)
+ROWS = tl.constexpr(C.ROWS)
+GEMV_TASKS = tl.constexpr(C.GEMV_TASKS)
+N_GEMV = tl.constexpr(C.N_GEMV)
+BLOCKS = tl.constexpr(C.BLOCKS)
+TAG_SLOTS = tl.constexpr(C.TAG_SLOTS)
+EPOCH_MOD = tl.constexpr(1 << C.EPOCH_BITS)
+TASKS_A_REQ = tl.constexpr(C.NH * C.NVCH)  # 96
+LINES_A_GROUP = tl.constexpr(C.ROWS * C.HIDDEN * C.BF16 // 128)  # 128 B L2 lines: 1792
+
+# record layouts
+EV_START = tl.constexpr(T.EV_START)
+EV_END = tl.constexpr(T.EV_END)
+EV_SMID = tl.constexpr(T.EV_SMID)
+EV_NTASK = tl.constexpr(T.EV_NTASK)
+EV_TAG = tl.constexpr(T.EV_TAG)
+EV_ROLE = tl.constexpr(T.EV_ROLE)
+EV_RPOLL = tl.constexpr(T.EV_RPOLL)
+EV_TASK0 = tl.constexpr(T.EV_TASK0)
+TASK_STRIDE = tl.constexpr(T.TASK_STRIDE)
+TASK_T = tl.constexpr(T.TASK_T)
+TASK_POLL = tl.constexpr(T.TASK_POLL)
+AL_REC0 = tl.constexpr(A.REC0)
+AL_WORDS = tl.constexpr(A.REC_WORDS)
+K_TIMEOUT = tl.constexpr(A.KIND_TIMEOUT)
+K_RELEASED = tl.constexpr(A.KIND_RELEASED)
+K_REUSE = tl.constexpr(A.KIND_REUSE)
+SITE_PUT = tl.constexpr(A.SITE_PUT)
+
+INJ_DROP = tl.constexpr(1)  # inj_mode 1: drop the put of scratch word inj_gidx
+INJ_CORRUPT = tl.constexpr(2)  # inj_mode 2: write that word with a wrong tag
+
+
+# --------------------------------------------------------------------------- machine bits
+
+
+@triton.jit
+def _now(INTERP: tl.constexpr):
+    """globaltimer in ns (32 ns steps on the H200); 0 in the interpreter."""
+    if INTERP:
+        t = tl.full([], 0, tl.int64)
+    else:
+        t = tl.inline_asm_elementwise(
+            "mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1
+        )
+    return t
+
+
+@triton.jit
+def _smid(INTERP: tl.constexpr):
+    if INTERP:
+        s = tl.full([], -1, tl.int32)
+    else:
+        s = tl.inline_asm_elementwise(
+            "mov.u32 $0, %smid;", "=r", [], dtype=tl.int32, is_pure=True, pack=1
+        )
+    return s
+
+
+@triton.jit
+def _backoff(SLEEP_NS: tl.constexpr, INTERP: tl.constexpr):
+    # between tries, as the seed's s_sleep 1: keeps ~200 polling CTAs off the L2 a little
+    if not INTERP:  # noqa: SIM102 (constexpr branches: Triton folds each on its own)
+        if SLEEP_NS > 0:
+            tl.inline_asm_elementwise(
+                f"nanosleep.u32 {SLEEP_NS}; mov.u32 $0, 0;",
+                "=r",
+                [],
+                dtype=tl.int32,
+                is_pure=False,
+                pack=1,
+            )
+
+
+@triton.jit
+def _prefetch_group(w_in, rg, INTERP: tl.constexpr):
+    """Ask L2 for in_proj rows 16 rg .. (one 229 KB run): the 'weights issued early'."""
+    if not INTERP:
+        ln = tl.minimum(tl.arange(0, 2048), LINES_A_GROUP - 1)
+        p = w_in + rg.to(tl.int64) * (ROWS * HIDDEN) + ln * 64
+        tl.inline_asm_elementwise(
+            "prefetch.global.L2 [$1]; mov.u32 $0, 0;",
+            "=r,l",
+            [p],
+            dtype=tl.int32,
+            is_pure=False,
+            pack=1,
+        )
+
+
+@triton.jit
+def _ev(tr, ev, k, v):
+    """Set word k of the register-resident trace record."""
+    return tl.where(ev == k, v.to(tl.int64), tr)
+
+
+@triton.jit
+def _stamp(tr, ev, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
+    if TRACE:
+        tr = _ev(tr, ev, k, _now(INTERP))
+    return tr
+
+
+@triton.jit
+def _poll_rec(tr, ev, k, t0, t1, nr, TRACE: tl.constexpr):
+    if TRACE:
+        tr = _ev(tr, ev, k, t0)
+        tr = _ev(tr, ev, k + 1, t1)
+        tr = _ev(tr, ev, k + 2, nr)
+    return tr
+
+
+@triton.jit
+def _bf16r(x):
+    """Round fp32 to the nearest bf16 (ties to even), staying fp32. Integer arithmetic:
+    the GPU's cast rounds, the interpreter's truncates; this is the same on both."""
+    b = x.to(tl.int32, bitcast=True)
+    b = (b + 0x7FFF + ((b >> 16) & 1)) & -65536
+    return b.to(tl.float32, bitcast=True)
+
+
+@triton.jit
+def _dot(a, b, acc, INTERP: tl.constexpr):
+    """bf16 x bf16 -> fp32 on the tensor cores; the interpreter's bf16 dot is wrong (numpy has
+    no bf16), so there the exact bf16 values go through an fp32 dot instead."""
+    if INTERP:
+        acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc, input_precision="ieee")
+    else:
+        acc = tl.dot(a, b, acc)
+    return acc
+
+
+@triton.jit
+def _to_bf16(x):
+    return _bf16r(x).to(tl.bfloat16)
+
+
+@triton.jit
+def _value(w):
+    """The fp32 value of a (value, tag) pair."""
+    return (w & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+
+
+# --------------------------------------------------------------------------- mailboxes
+
+
+@triton.jit
+def _record(alarm, pid, kind, gidx, expect, seen, t, site, task, tag):
+    rf = tl.arange(0, 8)
+    rec = tl.zeros([8], tl.int64)
+    rec = tl.where(rf == 0, tag, rec)
+    rec = tl.where(rf == 1, kind, rec)
+    rec = tl.where(rf == 2, gidx, rec)
+    rec = tl.where(rf == 3, expect, rec)
+    rec = tl.where(rf == 4, seen, rec)
+    rec = tl.where(rf == 5, t, rec)
+    rec = tl.where(rf == 6, site, rec)
+    rec = tl.where(rf == 7, task, rec)
+    tl.store(alarm + AL_REC0 + pid * AL_WORDS + rf, rec)
+
+
+@triton.jit
+def _put(
+    scratch, gidx, val, mask, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
+    WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+):
+    """Store (val, tag) pairs, one 64-bit store each, at scratch words gidx."""
+    bits = val.to(tl.float32).to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
+    word = (tag.to(tl.int64) << 32) | bits
+    if WATCHDOG:
+        # fault injection lives in the watchdog build only (the production build has none)
+        hit = gidx == inj_gidx
+        mask = mask & ~(hit & (inj_mode == INJ_DROP))
+        word = tl.where(hit & (inj_mode == INJ_CORRUPT), word ^ (1 << 52), word)
+        # a cell that already holds this launch's tag before its only put means the tag is
+        # not fresh (an epoch that was not bumped): readers may already have passed on it
+        old = tl.load(scratch + gidx, mask=mask, other=0, volatile=True)
+        reuse = (((old >> 32).to(tl.int32) == tag) & mask).to(tl.int32)
+        if (tl.sum(reuse) > 0) & (dead == 0):
+            first = tl.min(tl.where(reuse != 0, gidx, 2147483647))
+            _record(alarm, pid, K_REUSE, first, tag, tag, _now(INTERP), SITE_PUT, task, tag)
+            tl.atomic_xchg(alarm, tag.to(tl.int64), sem="release", scope="gpu")
+            dead = dead + 1
+    tl.store(scratch + gidx, word, mask=mask)
+    return dead
+
+
+@triton.jit
+def _load_pairs(scratch, gidx, mask):
+    return tl.load(scratch + gidx, mask=mask, other=0, volatile=True)
+
+
+@triton.jit
+def _acquire(scratch, gidx, mask):
+    """After a spin that read flags published with release: one acquire RMW on each flag,
+    once (not a retry: 197 CTAs x 56 atomics a retry on 4 lines serialise in L2). It is
+    also a compiler barrier: the flagged data's loads cannot be moved above it."""
+    tl.atomic_add(scratch + gidx, 0, mask=mask, sem="acquire", scope="gpu")
+
+
+@triton.jit
+def _poll(
+    scratch, gidx, mask, tag, dead, alarm, pid, site, task, budget_ns, max_retry,
+    ACQ: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr, SLEEP_NS: tl.constexpr,
+):
+    """One poll batch: re-load every pair until every tag is this launch's.
+
+    Returns (words, first issue, satisfied, retries, dead). A dead CTA (one that gave up
+    already) does not wait: it passes through with whatever it read."""
+    t0 = _now(INTERP)
+    w = _load_pairs(scratch, gidx, mask)
+    bad = ((w >> 32).to(tl.int32) != tag) & mask
+    nbad = tl.sum(bad.to(tl.int32))
+    nr = t0 * 0
+    while (nbad > 0) & (dead == 0):
+        _backoff(SLEEP_NS, INTERP)
+        w = _load_pairs(scratch, gidx, mask)
+        bad = ((w >> 32).to(tl.int32) != tag) & mask
+        nbad = tl.sum(bad.to(tl.int32))
+        nr += 1
+        if WATCHDOG:
+            t = _now(INTERP)
+            released = tl.load(alarm, volatile=True) == tag.to(tl.int64)
+            late = ((t - t0) > budget_ns) | (nr > max_retry)
+            if (late | released) & (nbad > 0):
+                first = tl.min(tl.where(bad, gidx, 2147483647))
+                seen = tl.max(tl.where(bad & (gidx == first), w >> 32, -1))
+                kind = tl.where(released, K_RELEASED, K_TIMEOUT)
+                _record(alarm, pid, kind, first, tag, seen, t, site, task, tag)
+                if kind == K_TIMEOUT:
+                    tl.atomic_xchg(alarm, tag.to(tl.int64), sem="release", scope="gpu")
+                dead = dead + 1
+    if ACQ:
+        _acquire(scratch, gidx, mask)
+    t1 = _now(INTERP)
+    return w, t0, t1, nr, dead
+
+
+# --------------------------------------------------------------------------- attn CTAs
+
+
+@triton.jit
+def _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS):
+    """Token t's sources for columns c0 .. c0+128, [16, 128] fp32: blocks, then the prefix
+    (already p' = bf16(prefix + delta) in memory), zero past NS."""
+    src = tl.arange(0, 16)
+    cols = tl.arange(0, COLS)
+    blk = tl.load(
+        blocks + t * blk_sm + src[:, None] * blk_sr + c0 + cols[None, :],
+        mask=(src < NB)[:, None],
+        other=0.0,
+    ).to(tl.float32)
+    pre = tl.load(prefix + t * HIDDEN + c0 + cols).to(tl.float32)
+    return tl.where((src == NB)[:, None], pre[None, :], blk)
+
+
+@triton.jit
+def _attn(
+    a, tag, dead, tr, ev,
+    prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw,
+    scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode, inj_gidx,
+    S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
+    HAS_DELTA: tl.constexpr,
+    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+):
+    NS = NB + 1
+    c0 = a * COLS
+    cols = tl.arange(0, COLS)
+    src = tl.arange(0, 16)
+    task = (a * 0 - 1).to(tl.int64)
+    # ---- slice: p' stored back, PART[a][t][src] = (sum of squares, qk dot)
+    wq = tl.load(ares_nw + c0 + cols).to(tl.float32) * tl.load(ares_qk + c0 + cols).to(
+        tl.float32
+    )
+    for t in range(S):
+        if HAS_DELTA:
+            at = prefix + t * HIDDEN + c0 + cols
+            pre = tl.load(at).to(tl.float32) + tl.load(delta + t * HIDDEN + c0 + cols).to(
+                tl.float32
+            )
+            tl.store(at, _to_bf16(pre))
+    tl.debug_barrier()  # the sources below read p' back (other threads stored some)
+    for t in range(S):
+        v = _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS)
+        sq = tl.sum(v * v, 1)
+        dt = tl.sum(v * wq[None, :], 1)
+        at = OFF_PART + ((a * S + t) * NS + src) * 2
+        dead = _put(scratch, at, sq, src < NS, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                    WATCHDOG, INTERP)
+        dead = _put(scratch, at + 1, dt, src < NS, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                    WATCHDOG, INTERP)
+    tr = _stamp(tr, ev, EV_ROLE + 0, TRACE, INTERP)
+    # ---- gate: token t = a, on CTAs a < S
+    if a < S:
+        ap = tl.arange(0, 64)
+        q2 = tl.arange(0, 2)
+        g3 = OFF_PART + ((ap[:, None, None] * S + a) * NS + src[None, :, None]) * 2 + q2[
+            None, None, :
+        ]
+        m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
+        w, t0, t1, nr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task,
+                                    budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+        tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
+        part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
+        sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
+        dt = tl.sum(tl.where((q2 == 1)[None, :], part, 0.0), 1)
+        logit = dt * tl.rsqrt(sq / HIDDEN + eps)
+        logit = tl.where(src < NS, logit, float("-inf"))
+        e = tl.exp(logit - tl.max(logit, 0))
+        e = tl.where(src < NS, e, 0.0)
+        den = tl.sum(e, 0)
+        dead = _put(scratch, OFF_WGT + a * (NS + 1) + src, tl.where(src < NS, e, den),
+                    src <= NS, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG, INTERP)
+    tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
+    # ---- mix: every token's weights, the mix, MSQ all-to-all, RMSNorm, x rows, XRDY
+    tt = tl.arange(0, 16)
+    gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
+    mw = (tt < S)[:, None] & (src <= NS)[None, :]
+    w, t0, t1, nr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+    tr = _poll_rec(tr, ev, EV_RPOLL + 3, t0, t1, nr, TRACE)
+    wt = tl.where(mw, _value(w), 0.0)
+    mixed = tl.zeros([16, COLS], tl.float32)
+    msq = tl.zeros([16], tl.float32)
+    for t in range(S):
+        row = tl.sum(tl.where((tt == t)[:, None], wt, 0.0), 0)  # [16] over sources
+        den = tl.sum(tl.where(src == NS, row, 0.0), 0)
+        e = tl.where(src < NS, row, 0.0)
+        v = _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS)
+        mx = tl.sum(e[:, None] * v, 0) / den
+        mixed = tl.where((tt == t)[:, None], mx[None, :], mixed)
+        msq = tl.where(tt == t, tl.sum(mx * mx, 0), msq)
+    dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
+                inj_mode, inj_gidx, WATCHDOG, INTERP)
+    ap = tl.arange(0, 64)
+    gm = OFF_MSQ + ap[:, None] * S + tt[None, :]
+    mm = (ap < NA)[:, None] & (tt < S)[None, :]
+    w, t0, t1, nr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+    tr = _poll_rec(tr, ev, EV_RPOLL + 6, t0, t1, nr, TRACE)
+    tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [16] over tokens
+    rstd = tl.rsqrt(tot / HIDDEN + out_eps)
+    nw = tl.load(in_nw + c0 + cols).to(tl.float32)
+    x = _to_bf16(mixed * rstd[:, None] * nw[None, :])
+    tl.store(xbuf + tt[:, None] * HIDDEN + c0 + cols[None, :], x, mask=(tt < S)[:, None],
+             cache_modifier=".cg")
+    # publish: every thread's x stores before the flag (barrier, then a gpu-scope release)
+    tl.debug_barrier()
+    flag = (tag.to(tl.int64) << 32) | 1
+    if WATCHDOG:
+        if (inj_mode != INJ_DROP) | (inj_gidx != OFF_XRDY + a):
+            tl.atomic_xchg(scratch + OFF_XRDY + a, flag, sem="release", scope="gpu")
+    else:
+        tl.atomic_xchg(scratch + OFF_XRDY + a, flag, sem="release", scope="gpu")
+    tr = _stamp(tr, ev, EV_ROLE + 2, TRACE, INTERP)
+    return tr, dead
+
+
+# --------------------------------------------------------------------------- gemv CTAs
+
+
+@triton.jit
+def _fma4(a0, a1, a2, a3, w, xbuf, k0, kk, S):
+    """Four tokens' accumulators += one [16, BK] weight chunk x that chunk of x."""
+    wf = w.to(tl.float32)
+    x0 = tl.load(xbuf + k0 + kk, cache_modifier=".cg").to(tl.float32)
+    x1 = tl.load(xbuf + HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 1), other=0.0,
+                 cache_modifier=".cg").to(tl.float32)
+    x2 = tl.load(xbuf + 2 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 2), other=0.0,
+                 cache_modifier=".cg").to(tl.float32)
+    x3 = tl.load(xbuf + 3 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 3), other=0.0,
+                 cache_modifier=".cg").to(tl.float32)
+    return (a0 + wf * x0[None, :], a1 + wf * x1[None, :], a2 + wf * x2[None, :],
+            a3 + wf * x3[None, :])
+
+
+@triton.jit
+def _gemv_group(w_in, xbuf, rg, S, BK: tl.constexpr, NSTAGE: tl.constexpr,
+                FMA: tl.constexpr, INTERP: tl.constexpr):
+    """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32.
+
+    Two forms. The tensor-core form (tl.dot, software-pipelined by Triton) puts the
+    whole [16, BK] x [BK, 16] product on the few warps an M = 16 dot gets. For S <= 4 the
+    FMA form spreads the work over all 256 threads instead: four [16, BK] fp32
+    accumulators (one a token; tokens past S multiply masked zeros), reduced once."""
+    rows = rg * ROWS + tl.arange(0, ROWS)
+    kk = tl.arange(0, BK)
+    tok = tl.arange(0, 16)
+    wp = w_in + rows[:, None].to(tl.int64) * HIDDEN + kk[None, :]
+    res = tl.zeros([ROWS, 16], tl.float32)
+    if FMA and S <= 4:
+        # four chunks a step, the next step's four loaded before this step's FMAs: eight
+        # [16, BK] weight loads in flight a thread group (loads that only feed FMAs are
+        # not software-pipelined by Triton, so the double buffer is written out)
+        a0 = tl.zeros([ROWS, BK], tl.float32)
+        a1 = tl.zeros([ROWS, BK], tl.float32)
+        a2 = tl.zeros([ROWS, BK], tl.float32)
+        a3 = tl.zeros([ROWS, BK], tl.float32)
+        w0 = tl.load(wp, eviction_policy="evict_first")
+        w1 = tl.load(wp + BK, eviction_policy="evict_first")
+        w2 = tl.load(wp + 2 * BK, eviction_policy="evict_first")
+        w3 = tl.load(wp + 3 * BK, eviction_policy="evict_first")
+        for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
+            kn = k0 + 4 * BK
+            n0 = tl.load(wp + kn, eviction_policy="evict_first")
+            n1 = tl.load(wp + kn + BK, eviction_policy="evict_first")
+            n2 = tl.load(wp + kn + 2 * BK, eviction_policy="evict_first")
+            n3 = tl.load(wp + kn + 3 * BK, eviction_policy="evict_first")
+            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, k0, kk, S)
+            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, k0 + BK, kk, S)
+            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, k0 + 2 * BK, kk, S)
+            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, k0 + 3 * BK, kk, S)
+            w0 = n0
+            w1 = n1
+            w2 = n2
+            w3 = n3
+        kl = HIDDEN - 4 * BK
+        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, kl, kk, S)
+        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, kl + BK, kk, S)
+        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, kl + 2 * BK, kk, S)
+        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, kl + 3 * BK, kk, S)
+        res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
+        res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
+        res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
+        res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
+    else:
+        xp = xbuf + tok[:, None] * HIDDEN + kk[None, :]
+        xm = (tok < S)[:, None]
+        for k0 in tl.range(0, HIDDEN, BK, num_stages=NSTAGE):
+            wv = tl.load(wp + k0, eviction_policy="evict_first")
+            xv = tl.load(xp + k0, mask=xm, other=0.0, cache_modifier=".cg")
+            res = _dot(wv, tl.trans(xv), res, INTERP)
+    return res
+
+
+@triton.jit
+def _gemv(
+    g, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
+    S, OFF_XRDY, OFF_PROJ,
+    BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
+    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+):
+    pid = g + NA
+    task = (g * 0 - 1).to(tl.int64)
+    rg0 = 2 * g
+    rg1 = rg0 + 1
+    rg1c = tl.minimum(rg1, GEMV_TASKS - 1)  # past the end: the last group again, no put
+    if PREFETCH:
+        _prefetch_group(w_in, rg0, INTERP)
+    ap = tl.arange(0, 64)
+    _, t0, t1, nr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3,
+                                task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS)
+    tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
+    if PREFETCH:
+        _prefetch_group(w_in, rg1c, INTERP)
+    tr = _stamp(tr, ev, EV_ROLE + 0, TRACE, INTERP)
+    r = tl.arange(0, ROWS)
+    tok = tl.arange(0, 16)
+    m = (tok < S)[None, :] & (r >= 0)[:, None]
+    acc = _gemv_group(w_in, xbuf, rg0, S, BK, NSTAGE, FMA, INTERP)
+    gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
+    dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
+                WATCHDOG, INTERP)
+    tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg1c, S, BK, NSTAGE, FMA, INTERP)
+    gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
+    dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
+                inj_mode, inj_gidx, WATCHDOG, INTERP)
+    tr = _stamp(tr, ev, EV_ROLE + 2, TRACE, INTERP)
+    return tr, dead
+
+
+# --------------------------------------------------------------------------- kda tasks
+
+
+@triton.jit
+def _kda_task(
+    i, n, pid, tag, dead, tr, ev,
+    w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
+    st_idx, st_stride, num_acc, core_out,
+    scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode, inj_gidx,
+    OFF_PROJ, OFF_QK, OFF_ONRM,
+    L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
+    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+):
+    req = i // TASKS_A_REQ
+    h = (i // NVCH) % NH
+    ch = i % NVCH
+    task = i.to(tl.int64)
+    base = EV_TASK0 + n * TASK_STRIDE
+    if TRACE:
+        tr = _ev(tr, ev, base, i)
+    tr = _stamp(tr, ev, base + TASK_T + 0, TRACE, INTERP)
+    # ---- k.stage: everything that needs no hand-off, issued before the first poll
+    acc_idx = tl.load(num_acc + req) - 1
+    slot_c = tl.load(st_idx + req * st_stride)
+    slot0 = tl.load(st_idx + req * st_stride + acc_idx)
+    c = tl.arange(0, 64)  # owned conv channels: q, k, v x 16 (48 used)
+    cm = c < 3 * VCH
+    part = c // VCH
+    d = c % VCH
+    chan = part * PROJ + h * HD + ch * VCH + d
+    p4 = tl.arange(0, 4)
+    cw = tl.load(conv_w + chan[:, None] * CONV_W + p4[None, :], mask=cm[:, None], other=0.0)
+    csb = conv_st + tl.maximum(slot_c, 0).to(tl.int64) * cs_seq + chan[:, None] * cs_dim
+    win = tl.load(csb + (acc_idx + p4[None, :]) * cs_tok,
+                  mask=cm[:, None] & (p4 < CONV_W - 1)[None, :], other=0.0).to(tl.float32)
+    po = tl.arange(0, SLP)
+    keep = cm[:, None] & (po < SL - L)[None, :]
+    old = tl.load(csb + (acc_idx + 1 + po[None, :]) * cs_tok, mask=keep, other=0.0)
+    vr = tl.arange(0, VCH)
+    kk = tl.arange(0, HD)
+    rows = (h * HD + ch * VCH + vr[:, None]) * HD + kk[None, :]
+    st = tl.load(rstate + tl.maximum(slot0, 0).to(tl.int64) * rs_seq + rows)
+    fb = tl.load(w_fb + (h * HD + kk[:, None]) * HD + kk[None, :])  # f_b rows of head h
+    aa = tl.exp(tl.load(a_log + h))
+    dtb = tl.load(dt_bias + h * HD + kk)
+    jj = tl.arange(0, LP)
+    slots = tl.load(st_idx + req * st_stride + jj, mask=jj < L, other=0)
+    onw = tl.load(on_w + ch * VCH + vr).to(tl.float32)
+    # every k.stage load is performed before any thread stores: k.conv overwrites conv
+    # state that the window loads read and k.recur may overwrite the initial state rows,
+    # from other threads (other layouts); without this the compiler may sink the loads
+    # past the polls (volatile loads order nothing else) and a thread reads new values
+    tl.debug_barrier()
+    tr = _stamp(tr, ev, base + TASK_T + 1, TRACE, INTERP)
+    # ---- k.conv: the owned channels' L inputs, conv update, q / k out through QK
+    gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
+    mx = cm[:, None] & (jj < L)[None, :]
+    w, t0, t1, nr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS)
+    tr = _poll_rec(tr, ev, base + TASK_POLL + 0, t0, t1, nr, TRACE)
+    xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
+    y = tl.zeros([64, LP], tl.float32)
+    for j in tl.static_range(L):
+        acc = tl.zeros([64], tl.float32)
+        for q in tl.static_range(CONV_W):
+            wq = tl.sum(tl.where((p4 == q)[None, :], cw, 0.0), 1)
+            if j + q < CONV_W - 1:
+                col = tl.sum(tl.where((p4 == j + q)[None, :], win, 0.0), 1)
+            else:
+                col = tl.sum(tl.where((jj == j + q - (CONV_W - 1))[None, :], xin, 0.0), 1)
+            acc += wq * col
+        yj = _bf16r(acc * tl.sigmoid(acc))
+        y = tl.where((jj == j)[None, :], yj[:, None], y)
+    # new conv state: the kept history, then the L inputs (only for a real slot)
+    live_c = slot_c > 0
+    tl.store(csb + po[None, :] * cs_tok, old, mask=keep & live_c)
+    tl.store(csb + (SL - L + jj[None, :]) * cs_tok, xin.to(tl.bfloat16), mask=mx & live_c)
+    gq = OFF_QK + ((req * NH + h) * L + jj[None, :]) * (2 * HD) + part[:, None] * HD + (
+        ch * VCH + d[:, None]
+    )
+    dead = _put(scratch, gq, y, (c < 2 * VCH)[:, None] & (jj < L)[None, :], tag, dead, alarm,
+                pid, task, inj_mode, inj_gidx, WATCHDOG, INTERP)
+    # v rows to registers: row v is channel 2 VCH + v (a select, not a reshape: tensors
+    # this small are replicated across threads and a select leaves nothing to layouts)
+    vch = vr + 2 * VCH
+    sel = c[None, :, None] == vch[:, None, None]
+    vv = tl.sum(tl.where(sel, y[None, :, :], 0.0), 1)  # [16 v rows, LP]
+    tr = _stamp(tr, ev, base + TASK_T + 2, TRACE, INTERP)
+    # ---- k.gates: f_a, the head's q / k (all 8 chunks' puts), beta
+    j16 = tl.arange(0, 16)
+    gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
+    mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
+    w, t0, t1, nr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS)
+    tr = _poll_rec(tr, ev, base + TASK_POLL + 3, t0, t1, nr, TRACE)
+    fa = tl.where(mf, _value(w), 0.0)
+    r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
+    gk = OFF_QK + ((req * NH + h) * L + r2[:, None] // 2) * (2 * HD) + (r2[:, None] % 2) * HD + (
+        kk[None, :]
+    )
+    mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
+    w, t0, t1, nr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+    tr = _poll_rec(tr, ev, base + TASK_POLL + 6, t0, t1, nr, TRACE)
+    qk = tl.where(mk, _value(w), 0.0)
+    gb = OFF_PROJ + (req * L + jj) * NPROJ + BETA_0 + h
+    w, t0, t1, nr, dead = _poll(scratch, gb, jj < L, tag, dead, alarm, pid, 7, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+    tr = _poll_rec(tr, ev, base + TASK_POLL + 9, t0, t1, nr, TRACE)
+    beta = tl.sigmoid(tl.where(jj < L, _value(w), 0.0))
+    g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
+    decay = tl.exp(lower_bound * tl.sigmoid(aa * (g1 + dtb[None, :])))
+    sc = tl.rsqrt(tl.sum(qk * qk, 1) + 1e-6)
+    sc = tl.where(r2 % 2 == 0, sc * (HD**-0.5), sc)
+    qk = qk * sc[:, None]
+    tr = _stamp(tr, ev, base + TASK_T + 3, TRACE, INTERP)
+    # ---- k.recur: 16 state rows over the L tokens, a state written a token
+    live0 = slot0 > 0
+    st = tl.where(live0, st, 0.0)
+    o_t = tl.zeros([LP, VCH], tl.float32)  # [token, v row]
+    for j in tl.static_range(L):
+        qj = tl.sum(tl.where((r2 == 2 * j)[:, None], qk, 0.0), 0)
+        kj = tl.sum(tl.where((r2 == 2 * j + 1)[:, None], qk, 0.0), 0)
+        dj = tl.sum(tl.where((j16 == j)[:, None], decay, 0.0), 0)
+        vj = tl.sum(tl.where((jj == j)[None, :], vv, 0.0), 1)
+        bj = tl.sum(tl.where(jj == j, beta, 0.0), 0)
+        st = st * dj[None, :]
+        p = tl.sum(st * kj[None, :], 1)
+        st = st + ((vj - p) * bj)[:, None] * kj[None, :]
+        o = tl.where(live0, _bf16r(tl.sum(st * qj[None, :], 1)), 0.0)
+        o_t = tl.where((jj == j)[:, None], o[None, :], o_t)
+        sj = tl.sum(tl.where(jj == j, slots, 0), 0)
+        tl.store(rstate + sj.to(tl.int64) * rs_seq + rows, st,
+                 mask=(vr >= 0)[:, None] & (live0 & (sj > 0)))
+    ss = tl.sum(o_t * o_t, 1)  # [LP]
+    go = OFF_ONRM + ((req * NH + h) * L + jj) * NVCH + ch
+    dead = _put(scratch, go, ss, jj < L, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
+                WATCHDOG, INTERP)
+    tr = _stamp(tr, ev, base + TASK_T + 4, TRACE, INTERP)
+    # ---- k.norm: every chunk's partial norm and the g2 rows in one batch -> core_out
+    q32 = tl.arange(0, 32)  # 0..7: ONRM chunks, 16..31: g2 of the 16 owned rows
+    isn = q32 < NVCH
+    isg = q32 >= 16
+    gn = tl.where(
+        isn[None, :],
+        OFF_ONRM + ((req * NH + h) * L + jj[:, None]) * NVCH + q32[None, :],
+        OFF_PROJ + (req * L + jj[:, None]) * NPROJ + G2_0 + h * HD + ch * VCH + (q32[None, :] - 16),
+    )
+    mn = (jj < L)[:, None] & (isn | isg)[None, :]
+    w, t0, t1, nr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task,
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+    tr = _poll_rec(tr, ev, base + TASK_POLL + 12, t0, t1, nr, TRACE)
+    got = tl.where(mn, _value(w), 0.0)
+    ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
+    rn = tl.rsqrt(ssum / HD + onorm_eps)
+    g2c = vr + 16
+    pick = q32[None, None, :] == g2c[None, :, None]
+    g2 = tl.sum(tl.where(pick, got[:, None, :], 0.0), 2)  # [LP, 16]
+    yo = o_t * rn[:, None] * onw[None, :] * tl.sigmoid(g2)
+    tl.store(core_out + (req * L + jj[:, None]) * PROJ + h * HD + ch * VCH + vr[None, :],
+             _to_bf16(yo), mask=(jj < L)[:, None] & (vr >= 0)[None, :])
+    tr = _stamp(tr, ev, base + TASK_T + 5, TRACE, INTERP)
+    return tr, dead
+
+
+# --------------------------------------------------------------------------- the kernel
+
+
+@triton.jit(
+    do_not_specialize=["R", "NB", "slot", "inj_mode", "inj_gidx", "budget_ns", "max_retry"]
+)
+def kda_pre_k1(
+    prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w,
+    conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
+    st_idx, st_stride, num_acc, core_out,
+    scratch, xbuf, epoch, slot, alarm, trace, inj_mode, inj_gidx, budget_ns, max_retry,
+    eps, out_eps, onorm_eps, lower_bound, R, NB,
+    L: tl.constexpr, SL: tl.constexpr, KDA0: tl.constexpr, HAS_DELTA: tl.constexpr,
+    LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
+    BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+):
+    # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
+    # the mailbox layout is the simulator's CellSpace, regions in the seed's order
+    S = R * L
+    NS = NB + 1
+    OFF_PART = S * 0
+    OFF_WGT = OFF_PART + NA * S * NS * 2
+    OFF_MSQ = OFF_WGT + S * (NS + 1)
+    OFF_XRDY = OFF_MSQ + NA * S
+    OFF_PROJ = OFF_XRDY + NA
+    OFF_QK = OFF_PROJ + S * NPROJ
+    OFF_ONRM = OFF_QK + R * NH * L * 2 * HD
+    pid = tl.program_id(0)
+    ep = tl.load(epoch)
+    tag = (ep % EPOCH_MOD) * TAG_SLOTS + slot + 1  # step_tag, in int32 as in the seed
+    dead = pid * 0
+    ev = tl.arange(0, NEV)
+    tr = tl.zeros([NEV], tl.int64)
+    if TRACE:
+        tr = _ev(tr, ev, EV_START, _now(INTERP))
+        tr = _ev(tr, ev, EV_SMID, _smid(INTERP))
+        tr = _ev(tr, ev, EV_TAG, tag)
+    if pid < NA:
+        tr, dead = _attn(
+            pid, tag, dead, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
+            in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
+            inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS,
+        )
+    elif pid < NA + N_GEMV:
+        tr, dead = _gemv(
+            pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
+            inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS,
+        )
+    # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
+    i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
+    ntask = pid * 0
+    for n in tl.static_range(MAXT):
+        i = i0 + n * BLOCKS
+        if i < R * TASKS_A_REQ:
+            tr, dead = _kda_task(
+                i, n, pid, tag, dead, tr, ev,
+                w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,
+                rs_seq, st_idx, st_stride, num_acc, core_out,
+                scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
+                inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP,
+                WATCHDOG, TRACE, INTERP, SLEEP_NS,
+            )
+            ntask += 1
+    if TRACE:
+        tr = _ev(tr, ev, EV_NTASK, ntask)
+        tr = _ev(tr, ev, EV_END, _now(INTERP))
+        tl.store(trace + pid * NEV + ev, tr)

@@ -1,0 +1,47 @@
+"""Compile K1 builds in parallel processes (Triton's on-disk cache then serves them), so
+a GPU session spends seconds, not minutes, compiling. ``python -m kernel.warm`` warms the
+builds the GPU tests and the benchmark use.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time
+
+
+def _one(spec: tuple[int, bool, bool, dict]) -> str:
+    L, watchdog, trace, extra = spec
+    import torch
+
+    from kda_sim.constants import PROJ
+    from kernel.inputs import Shape, make_inputs
+    from kernel.launch import Build, Workspace, compile_only
+
+    t = time.perf_counter()
+    b = Build(1, L, 8, watchdog=watchdog, trace=trace, **extra)
+    inp = make_inputs(Shape(1, L, 8), seed=0, device="cuda")
+    core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
+    k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
+    k._init_handles()
+    return (f"L={L} watchdog={watchdog} trace={trace} {extra}: {time.perf_counter() - t:.1f} s, "
+            f"{k.n_regs} regs, {k.n_spills} spills, {k.metadata.shared} B shared")
+
+
+SPECS = [(L, wd, tr, {}) for L in (1, 2, 4) for wd, tr in ((True, False), (False, True),
+                                                           (False, False))]
+
+if __name__ == "__main__":
+    import json
+
+    # extra builds: a JSON list of Build keyword dicts, warmed at L = 1 (bench variants)
+    extra = [(1, False, False, kw) for kw in json.loads(sys.argv[1])] if len(sys.argv) > 1 else []
+    specs = SPECS + extra
+    if os.environ.get("KDA_WARM_ONLY") == "watchdog":  # a correctness-only session
+        specs = [sp for sp in specs if sp[1]]
+    t0 = time.perf_counter()
+    with mp.get_context("spawn").Pool(min(len(specs), 14)) as pool:
+        for line in pool.imap_unordered(_one, specs):
+            print(line, flush=True)
+    print(f"warm: {time.perf_counter() - t0:.1f} s", file=sys.stderr)

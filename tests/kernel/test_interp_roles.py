@@ -1,0 +1,46 @@
+"""The Triton K1's device code on the CPU: each role under Triton's interpreter (a thread a
+program, so the roles' spin-waits on one another really run) against the reference."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("triton")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(what: str) -> dict:
+    env = os.environ | {"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "kernel.interp_check", what], env=env, cwd=ROOT,
+        capture_output=True, text=True, timeout=1500, check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_attn_role_all_to_all() -> None:
+    for name, r in _run("attn").items():
+        assert r["prefix_exact"], name
+        assert r["x_rel"] < 1e-3, (name, r)  # bf16 x: at most a rare one-ulp flip
+        assert r["xrdy_all"], name
+
+
+def test_gemv_role_both_forms() -> None:
+    for name, r in _run("gemv").items():
+        assert r["tags_all"], name
+        assert r["proj_max_abs"] <= 2 ** -6, (name, r)  # one bf16 ulp at |x| < 4
+
+
+def test_kda_tasks_exchange_qk_and_norms() -> None:
+    for name, r in _run("kda").items():
+        assert r["core_finite"], name
+        assert r["core_rel"] < 1e-3 and r["conv_rel"] < 1e-6 and r["rstate_rel"] < 1e-5, (
+            name, r)

@@ -1,0 +1,41 @@
+"""Co-residency pre-flight: the residency arithmetic and the refusal of unsafe launches."""
+
+from __future__ import annotations
+
+import pytest
+
+from kda_sim.config import LaunchConfig
+from kernel.preflight import SmLimits, UnsafeLaunch, check, residency
+
+
+def test_two_ctas_an_sm_at_128_registers() -> None:
+    r = residency(128, 33 * 1024, 256, SmLimits())
+    assert r.per_sm == 2 and r.slots == 264
+
+
+def test_register_granularity() -> None:
+    # 129 registers round up to 136 a thread (256 a warp): 8 warps take 34816 of 65536
+    r = residency(129, 0, 256, SmLimits())
+    assert r.per_sm == 1 and r.limited_by == "registers"
+
+
+def test_shared_memory_counts_the_reserve() -> None:
+    lim = SmLimits()
+    half = lim.shared // 2
+    assert residency(64, half - lim.shared_reserved_per_cta, 256, lim).per_sm == 2
+    assert residency(64, half - lim.shared_reserved_per_cta + 1, 256, lim).per_sm == 1
+
+
+def test_refuses_when_producers_can_never_be_resident() -> None:
+    # one CTA an SM on a 40-SM part: the 56 attn CTAs alone outnumber the slots, and
+    # every one of them polls the others' partial sums (an all-to-all)
+    r = residency(200, 0, 256, SmLimits(sms=40))
+    with pytest.raises(UnsafeLaunch, match="deadlock"):
+        check(LaunchConfig(1, 1, 8), r)
+    with pytest.raises(UnsafeLaunch, match="never be resident"):
+        check(LaunchConfig(1, 1, 8), r, simulate=False)
+
+
+def test_accepts_the_h200_budget() -> None:
+    r = residency(128, 33 * 1024, 256, SmLimits())
+    assert "finishes" in check(LaunchConfig(2, 2, 8), r)

@@ -1,0 +1,92 @@
+"""The trace buffer -> timeline conversion, on a synthetic buffer built to the layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kda_sim.constants import BLOCKS, NA
+from kda_sim.importers.chrome import read_kernel_trace
+from kernel import trace as ktrace
+from kernel import trace_layout as T
+
+
+def synthetic(R: int, L: int, kda0: int = 0, tag: int = 777, t0: int = 10**12) -> np.ndarray:
+    """A plausible launch: roles then tasks, 100 ns a stage, polls inside their stage."""
+    nev = T.record_words(4)
+    buf = np.zeros((BLOCKS, nev), dtype=np.int64)
+    rng = np.random.default_rng(R * 10 + L)
+    for cta in range(BLOCKS):
+        w = buf[cta]
+        t = t0 + int(rng.integers(0, 200))
+        w[T.EV_START], w[T.EV_SMID], w[T.EV_TAG] = t, cta % 132, tag
+        for k in range(T.N_ROLE_STAGES):
+            if cta < 253:
+                w[T.EV_RPOLL + 3 * k : T.EV_RPOLL + 3 * k + 3] = (t + 10, t + 60, 3 + k)
+                t += 100
+            w[T.EV_ROLE + k] = t
+        tasks = [i for i in range(R * 96) if (i + kda0) % BLOCKS == cta]
+        for n, i in enumerate(tasks):
+            base = T.EV_TASK0 + n * T.TASK_STRIDE
+            w[base + T.TASK_ID] = i
+            for k in range(T.N_TASK_T):
+                w[base + T.TASK_T + k] = t + 100 * k
+            for k in range(T.N_TASK_POLL):
+                at = base + T.TASK_POLL + 3 * k
+                w[at : at + 3] = (t + 100 * k + 100, t + 100 * k + 150, k)
+            t += 100 * T.N_TASK_T
+        w[T.EV_NTASK] = len(tasks)
+        w[T.EV_END] = t + 5
+    return buf
+
+
+@pytest.mark.parametrize(("R", "L", "kda0"), [(1, 1, 0), (2, 2, 5), (4, 1, 0), (4, 4, 200)])
+def test_decode_every_stage_and_poll(R: int, L: int, kda0: int) -> None:
+    buf = synthetic(R, L, kda0)
+    tl = ktrace.decode(buf, R=R, L=L, nb=8, kda0=kda0, tag=777, gpu="synthetic")
+    assert len(tl.ctas) == BLOCKS and not tl.deadlock
+    assert tl.origin == 0.0
+    tasks = sorted(s.task for _, s in tl.stage_spans() if s.name == "k.stage")
+    assert tasks == list(range(R * 96)), "every kda task appears once"
+    for c in tl.ctas:
+        names = [s.name for s in c.stages if s.task < 0]
+        if c.role == "attn":
+            want = ["slice", "gate", "mix"] if c.cta < R * L else ["slice", "mix"]
+            assert names == want
+            assert len([p for p in c.polls if p.task < 0]) == len(want)
+        elif c.role == "gemv":
+            assert names == ["load_x", "gemv0", "gemv1"]
+            assert [p.label for p in c.polls if p.task < 0] == ["XRDY"]
+        else:
+            assert names == [] and c.cta >= 253
+        for s in c.stages:
+            assert s.start <= s.end
+        for p in c.polls:
+            assert p.satisfied is not None and p.satisfied >= p.first_issue
+        assert c.unit == c.cta % 132
+    # the k.gates polls: three batches, in order
+    c0 = tl.cta(kda0 % BLOCKS)
+    gates = [p for p in c0.polls if p.stage == "k.gates" and p.task == 0]
+    assert [p.n_cells for p in gates] == [128 * L, 256 * L, L]
+    assert tl.cta(0).polls[0].n_cells == NA * 9 * 2
+
+
+def test_decode_rejects_other_launch_and_wrong_task_count() -> None:
+    buf = synthetic(1, 1)
+    with pytest.raises(ktrace.TraceError, match="not this launch"):
+        ktrace.decode(buf, R=1, L=1, nb=8, tag=778)
+    buf[3, T.EV_NTASK] = 0
+    with pytest.raises(ktrace.TraceError, match="kda tasks"):
+        ktrace.decode(buf, R=1, L=1, nb=8, tag=777)
+
+
+def test_written_trace_loads_as_timeline(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    tl = ktrace.decode(synthetic(2, 2), R=2, L=2, nb=8, tag=777, gpu="synthetic",
+                       extra={"command": "test"})
+    p = ktrace.write(tl, tmp_path / "t.json")
+    back = read_kernel_trace(p)
+    assert back.meta.source == "measured" and back.meta.R == 2 and back.meta.L == 2
+    assert len(back.ctas) == BLOCKS
+    n = sum(len(c.stages) for c in tl.ctas)
+    assert sum(len(c.stages) for c in back.ctas) == n
+    assert sum(len(c.polls) for c in back.ctas) == sum(len(c.polls) for c in tl.ctas)
