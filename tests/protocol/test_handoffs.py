@@ -59,7 +59,7 @@ def test_batches_hold_at_most_poll_max_pairs(cfg: LaunchConfig) -> None:
 
 def test_long_token_lists_split_into_batches() -> None:
     cfg = LaunchConfig(1, 16, nb=1)
-    conv = [p for (c, _), p in handoffs_of(cfg).polls if p.label == "PROJ" and c == 0][0]
+    conv = next(p for (c, _), p in handoffs_of(cfg).polls if p.label == "PROJ" and c == 0)
     assert conv.batches.shape == (2 * 48, POLL_MAX)  # 16 tokens: a batch of 12 and one of 4
 
 
