@@ -39,8 +39,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix, vstack
 
 from kda_sim.compare.model import ModelView, model_view, shifted
 from kda_sim.errors import InvalidInput
@@ -214,6 +212,11 @@ def fit_clocks(
             mode=mode,
             group=group,
         )
+    # scipy is imported where it is needed: its import costs 0.6 s, which a page that
+    # only reads a trace (the app's first render) need not pay
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix, vstack
+
     scale = float(max(1.0, np.abs(m).max()))
     mm = m / scale  # solve in units of the largest gap: HiGHS tolerances are absolute
     rows = np.arange(npair)
@@ -300,6 +303,9 @@ def fit_clocks(
 
 def _least_correction(n: int, p: np.ndarray, q: np.ndarray, mm2: np.ndarray) -> np.ndarray:
     """A device-wide clock: the offsets closest to 0 (L1) that causality allows."""
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix, vstack
+
     npair = int(p.size)
     rows = np.arange(npair)
     # x = [e (n), a (n)], a >= |e|; e_q - e_p <= m'
