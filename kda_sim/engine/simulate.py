@@ -81,15 +81,10 @@ def simulate(
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
     env.run()
-    meta = Meta(
+    meta = Meta.for_launch(
+        cfg,
         source="simulated",
         gpu=prof.name,
-        R=cfg.R,
-        L=cfg.L,
-        nb=cfg.nb,
-        kda0=cfg.kda0,
-        gate_local=cfg.gate_local,
-        blocks=cfg.blocks,
         clock="simulated ns",
         extra={
             "seed": seed,

@@ -404,15 +404,10 @@ def to_timeline(
         track.stages = sorted(stages.values(), key=lambda s: (s.start, s.end))
         track.polls = sorted(polls.values(), key=lambda p: p.first_issue)
         track.puts = sorted(puts.values(), key=lambda u: u.time)
-    meta = Meta(
+    meta = Meta.for_launch(
+        cfg,
         source="measured",
         gpu=gpu,
-        R=cfg.R,
-        L=cfg.L,
-        nb=cfg.nb,
-        kda0=cfg.kda0,
-        gate_local=cfg.gate_local,
-        blocks=cfg.blocks,
         clock="s_memrealtime 100 MHz (ktrace)",
         extra={
             "format": "ktrace",

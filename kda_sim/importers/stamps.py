@@ -28,24 +28,11 @@ import numpy as np
 
 from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
+from kda_sim.timeline.model import STAGES, CtaTrack, Meta, StageSpan, Timeline
 
 POINTS = 15
 TICK_NS = 10.0  # s_memrealtime runs at 100 MHz
-NAMES = (
-    "start",
-    "slice",
-    "gate",
-    "mix",
-    "load_x",
-    "gemv0",
-    "gemv1",
-    "k.stage",
-    "k.conv",
-    "k.gates",
-    "k.recur",
-    "k.norm",
-)
+NAMES = ("start", *STAGES)  # the twin's 12 stamp points: the start, then every stage
 UNUSED = (12, 13, 14)
 ATTN_POINTS = (1, 2, 3)
 GEMV_POINTS = (4, 5, 6)
@@ -204,14 +191,10 @@ def stamps_timeline(
         if finished:
             track.end = ns(prev) if prev is not None else track.start
         ctas.append(track)
-    meta = Meta(
+    meta = Meta.for_launch(
+        cfg,
         source="measured",
         gpu=gpu,
-        R=cfg.R,
-        L=cfg.L,
-        nb=cfg.nb,
-        kda0=cfg.kda0,
-        gate_local=cfg.gate_local,
         blocks=blocks,
         clock="s_memrealtime 100 MHz",
         extra={

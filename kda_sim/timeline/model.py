@@ -8,7 +8,10 @@ was simulated or measured: fields a source cannot know are ``None``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kda_sim.config import LaunchConfig
 
 STAGES: tuple[str, ...] = (
     "slice",
@@ -38,6 +41,32 @@ class Meta:
     blocks: int = 256
     clock: str = "simulated ns"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def for_launch(
+        cls,
+        cfg: LaunchConfig,
+        *,
+        source: str,
+        gpu: str,
+        clock: str,
+        extra: dict[str, Any] | None = None,
+        blocks: int | None = None,
+    ) -> Meta:
+        """The metadata of a run of ``cfg`` (``blocks`` where a source recorded another
+        CTA count than the configuration's)."""
+        return cls(
+            source,
+            gpu,
+            cfg.R,
+            cfg.L,
+            cfg.nb,
+            cfg.kda0,
+            cfg.gate_local,
+            cfg.blocks if blocks is None else blocks,
+            clock,
+            dict(extra or {}),
+        )
 
     def kernel(self) -> str | None:
         """Which of our kernels measured the run ("k1": the Triton K1 records its Triton
