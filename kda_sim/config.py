@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kda_sim.constants import BLOCKS, GEMV0, MAX_L, N_GEMV, NA, QC, THREADS
+from kda_sim.constants import BLOCKS, CONV_W, GEMV0, MAX_L, N_GEMV, NA, QC, THREADS
 from kda_sim.errors import InvalidInput
 
 
@@ -32,6 +32,11 @@ class LaunchConfig:
     @property
     def NS(self) -> int:
         return self.nb + 1
+
+    @property
+    def SL(self) -> int:
+        """Conv state length: CONV_W - 1 + num_spec, num_spec = L - 1 (reading)."""
+        return CONV_W - 1 + self.L - 1
 
     @property
     def n_tasks(self) -> int:

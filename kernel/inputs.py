@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 
 BF = torch.bfloat16
@@ -32,8 +33,8 @@ class Shape:
 
     @property
     def SL(self) -> int:
-        """Conv state length: CONV_W - 1 + num_spec, num_spec = L - 1."""
-        return CONV_W - 1 + self.L - 1
+        """Conv state length (the protocol's reading: LaunchConfig.SL)."""
+        return LaunchConfig(self.R, self.L, self.nb).SL
 
     @property
     def slots(self) -> int:

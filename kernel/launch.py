@@ -66,7 +66,7 @@ class Build:
 
     @property
     def SL(self) -> int:
-        return self.sl if self.sl is not None else CONV_W - 1 + self.L - 1
+        return self.sl if self.sl is not None else self.cfg.SL
 
     @property
     def cfg(self) -> LaunchConfig:

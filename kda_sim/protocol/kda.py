@@ -104,7 +104,7 @@ def norm_rows(req: int, h: int, ch: int, cfg: LaunchConfig, space: CellSpace) ->
 def staging_bytes(cfg: LaunchConfig) -> tuple[int, int]:
     """(HBM bytes, L2 bytes) kda_stage loads: metadata, conv window and weights, the 16
     state rows, per-head constants; the head's f_b rows (shared by its 8 chunk tasks)."""
-    sl = CONV_W - 1 + cfg.L - 1  # state_len = CONV_W - 1 + num_spec, num_spec = L - 1
+    sl = cfg.SL
     meta = (cfg.L + 3) * 4
     conv = 3 * VCH * ((CONV_W - 1) + (sl - cfg.L)) * BF16 + 3 * VCH * CONV_W * F32
     state = VCH * HD * F32
@@ -116,7 +116,7 @@ def staging_bytes(cfg: LaunchConfig) -> tuple[int, int]:
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     req, h, ch = task_coords(i)
     L = cfg.L
-    sl = CONV_W - 1 + L - 1
+    sl = cfg.SL
     hbm, l2 = staging_bytes(cfg)
     fa, qk, beta = gates_rows(req, h, cfg, space)
     return [
