@@ -21,11 +21,38 @@ import torch
 from kernel.inputs import Shape, make_inputs
 from kernel.launch import NUM_WARPS, Build, Workspace, kernel_args
 
-_T = {torch.bfloat16: "*bf16", torch.float32: "*fp32", torch.int64: "*i64",
-      torch.int32: "*i32"}
+
+def jit_signature(
+    fn: Any, args: list[Any], cx: dict[str, Any]
+) -> tuple[dict[str, str], dict[str, Any], dict[tuple[int, ...], Any]]:
+    """Signature, constants and attributes as ``@triton.jit`` specialises them at a launch
+    (16-byte aligned pointers and multiples of 16 marked divisible, ints equal to 1 made
+    constants), so the offline PTX is the PTX the GPU runs: without the divisibility marks
+    every load compiles to scalar accesses."""
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import BaseBackend
+
+    pos = [n for n in fn.arg_names if n not in cx]
+    fixed = set(fn.do_not_specialize) | {
+        fn.arg_names[i] for i in fn.do_not_specialize if isinstance(i, int)
+    }
+    sig: dict[str, str] = {}
+    consts = dict(cx)
+    attrs: dict[tuple[int, ...], Any] = {}
+    for n, a in zip(pos, args, strict=True):
+        ty, spec = native_specialize_impl(BaseBackend, a, False, n not in fixed, True)
+        if ty == "constexpr":
+            consts[n] = spec
+        elif spec == "D":
+            attrs[(fn.arg_names.index(n),)] = [["tt.divisibility", 16]]
+        sig[n] = ty
+    for n in consts:
+        sig[n] = "constexpr"
+    return sig, consts, attrs
 
 
-def compile_sm90(b: Build) -> dict[str, Any]:
+def compile_k1(b: Build) -> Any:
+    """The compiled kernel object (its ``asm`` holds ttgir, ptx and cubin)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -37,41 +64,51 @@ def compile_sm90(b: Build) -> dict[str, Any]:
     ws = Workspace.create([b], "cpu")
     core = torch.zeros(sh.S, 1536, dtype=torch.bfloat16)
     args, cx = kernel_args(b, inp, core, ws, 0)
-    pos = [n for n in kda_pre_k1.arg_names if n not in cx]
-    sig: dict[str, str] = {}
-    for n, a in zip(pos, args, strict=True):
-        if isinstance(a, torch.Tensor):
-            sig[n] = _T[a.dtype]
-        elif isinstance(a, float):
-            sig[n] = "fp32"
-        else:
-            sig[n] = "i64" if abs(a) >= 2**31 else "i32"
-    for n in cx:
-        sig[n] = "constexpr"
+    sig, consts, attrs = jit_signature(kda_pre_k1, args, cx)
     opts: dict[str, Any] = {"num_warps": NUM_WARPS}
     if b.maxnreg:
         opts["maxnreg"] = b.maxnreg
+    return triton.compile(
+        ASTSource(kda_pre_k1, sig, consts, attrs), target=GPUTarget("cuda", 90, 32), options=opts
+    )
+
+
+def compile_sm90(b: Build) -> dict[str, Any]:
+    """Compile and read the resources."""
+    import triton
+
     t = time.perf_counter()
-    c = triton.compile(ASTSource(kda_pre_k1, sig, cx), target=GPUTarget("cuda", 90, 32),
-                       options=opts)
+    c = compile_k1(b)
     secs = time.perf_counter() - t
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(c.asm["cubin"])
         path = f.name
     tool = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
-    out = subprocess.run([tool, "-res-usage", path], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [tool, "-res-usage", path], capture_output=True, text=True, check=True
+    ).stdout
     os.unlink(path)
     m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", out)
     assert m, out
     return {
-        "regs": int(m.group(1)), "stack": int(m.group(2)), "static_shared": int(m.group(3)),
-        "local": int(m.group(4)), "dynamic_shared": int(c.metadata.shared),
-        "num_warps": int(c.metadata.num_warps), "compile_s": round(secs, 1),
+        "regs": int(m.group(1)),
+        "stack": int(m.group(2)),
+        "static_shared": int(m.group(3)),
+        "local": int(m.group(4)),
+        "dynamic_shared": int(c.metadata.shared),
+        "num_warps": int(c.metadata.num_warps),
+        "compile_s": round(secs, 1),
     }
 
 
 if __name__ == "__main__":
     L = int(sys.argv[1])
-    kw = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:])}
-    print(compile_sm90(Build(1, L, 8, **kw)))
+    kw = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:]) if k != "dump"}
+    dump = dict(a.split("=") for a in sys.argv[2:]).get("dump")
+    b = Build(1, L, 8, **kw)
+    if dump:  # the compiler's stages, to read what a change did to the loads and fences
+        c = compile_k1(b)
+        for ext in ("ttgir", "ptx"):
+            with open(f"{dump}.{ext}", "w") as f:
+                f.write(c.asm[ext])
+    print(compile_sm90(b))

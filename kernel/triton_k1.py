@@ -235,16 +235,66 @@ def _put(
 
 
 @triton.jit
-def _load_pairs(scratch, gidx, mask):
-    return tl.load(scratch + gidx, mask=mask, other=0, volatile=True)
+def _load_pairs(scratch, gidx, mask, INTERP: tl.constexpr):
+    """One poll's pairs. On the GPU each pair is one relaxed gpu-scope 64-bit load (the
+    form the PTX memory model pairs with a fence for an acquire) in inline asm with side
+    effects: Triton re-materialises a plain (even volatile) tt.load in each layout its
+    uses want, which gives two loads of one mailbox at two moments, only one of them
+    checked (seen in the TTGIR of the k.conv poll). An impure asm op is never duplicated."""
+    if INTERP:
+        w = tl.load(scratch + gidx, mask=mask, other=0, volatile=True)
+    else:
+        w = tl.inline_asm_elementwise(
+            "ld.relaxed.gpu.global.b64 $0, [$1];",
+            "=l,l",
+            [scratch + tl.where(mask, gidx, 0)],  # masked lanes read cell 0, a valid word
+            dtype=tl.int64,
+            is_pure=False,
+            pack=1,
+        )
+        w = tl.where(mask, w, 0)
+    return w
 
 
 @triton.jit
-def _acquire(scratch, gidx, mask):
-    """After a spin that read flags published with release: one acquire RMW on each flag,
-    once (not a retry: 197 CTAs x 56 atomics a retry on 4 lines serialise in L2). It is
-    also a compiler barrier: the flagged data's loads cannot be moved above it."""
-    tl.atomic_add(scratch + gidx, 0, mask=mask, sem="acquire", scope="gpu")
+def _count_bad(bad, INTERP: tl.constexpr):
+    """How many stale pairs, counted over every thread's copy. A tensor smaller than the
+    CTA is replicated across warps, each replica loads its own copy, and Triton's
+    reductions read one replica (they assume replicas are equal): a poll could pass on
+    one warp's fresh copy while another warp goes on with its stale one. bar.red.popc
+    counts over all 256 threads, one register slot at a time (every thread holds as many)."""
+    b = bad.to(tl.int32)
+    if not INTERP:
+        b = tl.inline_asm_elementwise(
+            "{ .reg .pred p; setp.ne.s32 p, $1, 0; bar.red.popc.u32 $0, 0, p; }",
+            "=r,r",
+            [b],
+            dtype=tl.int32,
+            is_pure=False,
+            pack=1,
+        )
+    return tl.sum(b)
+
+
+@triton.jit
+def _cta_any(x, INTERP: tl.constexpr):
+    """A per-thread condition (a clock, a load) made one answer for the whole CTA, so no
+    two warps part ways before a barrier."""
+    v = tl.zeros([1], tl.int32) + x.to(tl.int32)
+    return _count_bad(v != 0, INTERP) > 0
+
+
+@triton.jit
+def _acquire(INTERP: tl.constexpr):
+    """After a spin that read flags published with release: each thread's relaxed loads
+    saw its flags, its fence.acq_rel makes that an acquire (PTX fence-based
+    synchronisation), and the barrier carries it to the threads that saw other flags.
+    No RMW: 197 CTAs x 56 acquire RMWs on the 4 lines of XRDY serialise in L2."""
+    if not INTERP:
+        tl.inline_asm_elementwise(
+            "fence.acq_rel.gpu; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
+        )
+    tl.debug_barrier()
 
 
 @triton.jit
@@ -257,20 +307,20 @@ def _poll(
     Returns (words, first issue, satisfied, retries, dead). A dead CTA (one that gave up
     already) does not wait: it passes through with whatever it read."""
     t0 = _now(INTERP)
-    w = _load_pairs(scratch, gidx, mask)
+    w = _load_pairs(scratch, gidx, mask, INTERP)
     bad = ((w >> 32).to(tl.int32) != tag) & mask
-    nbad = tl.sum(bad.to(tl.int32))
+    nbad = _count_bad(bad, INTERP)
     nr = t0 * 0
     while (nbad > 0) & (dead == 0):
         _backoff(SLEEP_NS, INTERP)
-        w = _load_pairs(scratch, gidx, mask)
+        w = _load_pairs(scratch, gidx, mask, INTERP)
         bad = ((w >> 32).to(tl.int32) != tag) & mask
-        nbad = tl.sum(bad.to(tl.int32))
+        nbad = _count_bad(bad, INTERP)
         nr += 1
         if WATCHDOG:
             t = _now(INTERP)
-            released = tl.load(alarm, volatile=True) == tag.to(tl.int64)
-            late = ((t - t0) > budget_ns) | (nr > max_retry)
+            released = _cta_any(tl.load(alarm, volatile=True) == tag.to(tl.int64), INTERP)
+            late = _cta_any(((t - t0) > budget_ns) | (nr > max_retry), INTERP)
             if (late | released) & (nbad > 0):
                 first = tl.min(tl.where(bad, gidx, 2147483647))
                 seen = tl.max(tl.where(bad & (gidx == first), w >> 32, -1))
@@ -280,7 +330,7 @@ def _poll(
                     tl.atomic_xchg(alarm, tag.to(tl.int64), sem="release", scope="gpu")
                 dead = dead + 1
     if ACQ:
-        _acquire(scratch, gidx, mask)
+        _acquire(INTERP)
     t1 = _now(INTERP)
     return w, t0, t1, nr, dead
 
@@ -289,9 +339,9 @@ def _poll(
 
 
 @triton.jit
-def _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS):
+def _sources(blocks, blk_sm, blk_sr, pre, t, c0, NB, NS):
     """Token t's sources for columns c0 .. c0+128, [16, 128] fp32: blocks, then the prefix
-    (already p' = bf16(prefix + delta) in memory), zero past NS."""
+    row ``pre`` (p' = bf16(prefix + delta), fp32 [128]), zero past NS."""
     src = tl.arange(0, 16)
     cols = tl.arange(0, COLS)
     blk = tl.load(
@@ -299,7 +349,6 @@ def _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS):
         mask=(src < NB)[:, None],
         other=0.0,
     ).to(tl.float32)
-    pre = tl.load(prefix + t * HIDDEN + c0 + cols).to(tl.float32)
     return tl.where((src == NB)[:, None], pre[None, :], blk)
 
 
@@ -323,15 +372,14 @@ def _attn(
         tl.float32
     )
     for t in range(S):
+        # p' stays in registers for this token's sources (no store, barrier, re-load
+        # on the way to the first put); the mix reads it back from memory
+        at = prefix + t * HIDDEN + c0 + cols
+        pre = tl.load(at).to(tl.float32)
         if HAS_DELTA:
-            at = prefix + t * HIDDEN + c0 + cols
-            pre = tl.load(at).to(tl.float32) + tl.load(delta + t * HIDDEN + c0 + cols).to(
-                tl.float32
-            )
-            tl.store(at, _to_bf16(pre))
-    tl.debug_barrier()  # the sources below read p' back (other threads stored some)
-    for t in range(S):
-        v = _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS)
+            pre = _bf16r(pre + tl.load(delta + t * HIDDEN + c0 + cols).to(tl.float32))
+            tl.store(at, pre.to(tl.bfloat16))
+        v = _sources(blocks, blk_sm, blk_sr, pre, t, c0, NB, NS)
         sq = tl.sum(v * v, 1)
         dt = tl.sum(v * wq[None, :], 1)
         at = OFF_PART + ((a * S + t) * NS + src) * 2
@@ -376,7 +424,8 @@ def _attn(
         row = tl.sum(tl.where((tt == t)[:, None], wt, 0.0), 0)  # [16] over sources
         den = tl.sum(tl.where(src == NS, row, 0.0), 0)
         e = tl.where(src < NS, row, 0.0)
-        v = _sources(prefix, blocks, blk_sm, blk_sr, t, c0, NB, NS)
+        pre = tl.load(prefix + t * HIDDEN + c0 + cols).to(tl.float32)  # p', stored above
+        v = _sources(blocks, blk_sm, blk_sr, pre, t, c0, NB, NS)
         mx = tl.sum(e[:, None] * v, 0) / den
         mixed = tl.where((tt == t)[:, None], mx[None, :], mixed)
         msq = tl.where(tt == t, tl.sum(mx * mx, 0), msq)
