@@ -56,7 +56,8 @@ class Build:
     bk: int = 128
     nstage: int = 3
     fma: bool = True  # S <= 4: the gemv on FMA units over all threads (see _gemv_group)
-    prefetch: bool = True
+    prefetch: bool = False  # measured: the L2 prefetch of the weights slows the attn phase
+    tb: int = 2  # attn: tokens a slice / mix iteration (their loads in flight together)
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
 
@@ -96,6 +97,7 @@ class Build:
             "SL": self.SL,
             "KDA0": self.kda0,
             "HAS_DELTA": self.has_delta,
+            "TB": self.tb,
             "LP": next_pow2(self.L),
             "SLP": next_pow2(max(self.SL - self.L, 1)),
             "NEV": T.record_words(self.rmax),
