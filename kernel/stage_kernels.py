@@ -41,6 +41,7 @@ def attn_only(
     prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw, scratch, xbuf, epoch,
     slot, alarm, R, NB, eps, out_eps,
     L: tl.constexpr, HAS_DELTA: tl.constexpr, NEV: tl.constexpr, WATCHDOG: tl.constexpr,
+    TB: tl.constexpr,
 ):
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = _offsets(R, L, NB)
     pid = tl.program_id(0)
@@ -49,7 +50,7 @@ def attn_only(
     tr = tl.zeros([NEV], tl.int64)
     _attn(pid, tag, pid * 0, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
-          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, WATCHDOG, False, True, 0)
+          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, WATCHDOG, False, True, 0)
 
 
 @triton.jit

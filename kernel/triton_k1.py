@@ -339,17 +339,19 @@ def _poll(
 
 
 @triton.jit
-def _sources(blocks, blk_sm, blk_sr, pre, t, c0, NB, NS):
-    """Token t's sources for columns c0 .. c0+128, [16, 128] fp32: blocks, then the prefix
-    row ``pre`` (p' = bf16(prefix + delta), fp32 [128]), zero past NS."""
+def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
+    """Tokens t's sources for columns c0 .. c0+128, [TB, 16, 128] fp32: blocks, then the
+    prefix row ``pre`` (p' = bf16(prefix + delta), fp32 [TB, 128]), zero past NS and for
+    tokens off ``tm``."""
     src = tl.arange(0, 16)
     cols = tl.arange(0, COLS)
     blk = tl.load(
-        blocks + t * blk_sm + src[:, None] * blk_sr + c0 + cols[None, :],
-        mask=(src < NB)[:, None],
+        blocks + t[:, None, None] * blk_sm + src[None, :, None] * blk_sr + c0
+        + cols[None, None, :],
+        mask=tm[:, None, None] & (src < NB)[None, :, None],
         other=0.0,
     ).to(tl.float32)
-    return tl.where((src == NB)[:, None], pre[None, :], blk)
+    return tl.where((src == NB)[None, :, None], pre[:, None, :], blk)
 
 
 @triton.jit
@@ -358,7 +360,7 @@ def _attn(
     prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw,
     scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode, inj_gidx,
     S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
-    HAS_DELTA: tl.constexpr,
+    HAS_DELTA: tl.constexpr, TB: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr,
 ):
@@ -371,21 +373,28 @@ def _attn(
     wq = tl.load(ares_nw + c0 + cols).to(tl.float32) * tl.load(ares_qk + c0 + cols).to(
         tl.float32
     )
-    for t in range(S):
-        # p' stays in registers for this token's sources (no store, barrier, re-load
-        # on the way to the first put); the mix reads it back from memory
-        at = prefix + t * HIDDEN + c0 + cols
-        pre = tl.load(at).to(tl.float32)
+    tb = tl.arange(0, TB)
+    for tk in range(0, S, TB):
+        # TB tokens at once: their loads are in flight together (one token at a time, the
+        # slice was a chain of S round trips). p' stays in registers for the sources (no
+        # store, barrier, re-load before the first put); the mix reads it back.
+        t = tk + tb
+        tm = t < S
+        at = prefix + t[:, None] * HIDDEN + c0 + cols[None, :]
+        pre = tl.load(at, mask=tm[:, None], other=0.0).to(tl.float32)
         if HAS_DELTA:
-            pre = _bf16r(pre + tl.load(delta + t * HIDDEN + c0 + cols).to(tl.float32))
-            tl.store(at, pre.to(tl.bfloat16))
-        v = _sources(blocks, blk_sm, blk_sr, pre, t, c0, NB, NS)
-        sq = tl.sum(v * v, 1)
-        dt = tl.sum(v * wq[None, :], 1)
-        at = OFF_PART + ((a * S + t) * NS + src) * 2
-        dead = _put(scratch, at, sq, src < NS, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+            dl = tl.load(delta + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
+                         other=0.0)
+            pre = _bf16r(pre + dl.to(tl.float32))
+            tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])
+        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
+        sq = tl.sum(v * v, 2)  # [TB, 16]
+        dt = tl.sum(v * wq[None, None, :], 2)
+        at = OFF_PART + ((a * S + t[:, None]) * NS + src[None, :]) * 2
+        mp = tm[:, None] & (src < NS)[None, :]
+        dead = _put(scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
                     WATCHDOG, INTERP)
-        dead = _put(scratch, at + 1, dt, src < NS, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+        dead = _put(scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
                     WATCHDOG, INTERP)
     tr = _stamp(tr, ev, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S
@@ -420,15 +429,20 @@ def _attn(
     wt = tl.where(mw, _value(w), 0.0)
     mixed = tl.zeros([16, COLS], tl.float32)
     msq = tl.zeros([16], tl.float32)
-    for t in range(S):
-        row = tl.sum(tl.where((tt == t)[:, None], wt, 0.0), 0)  # [16] over sources
-        den = tl.sum(tl.where(src == NS, row, 0.0), 0)
-        e = tl.where(src < NS, row, 0.0)
-        pre = tl.load(prefix + t * HIDDEN + c0 + cols).to(tl.float32)  # p', stored above
-        v = _sources(blocks, blk_sm, blk_sr, pre, t, c0, NB, NS)
-        mx = tl.sum(e[:, None] * v, 0) / den
-        mixed = tl.where((tt == t)[:, None], mx[None, :], mixed)
-        msq = tl.where(tt == t, tl.sum(mx * mx, 0), msq)
+    for tk in range(0, S, TB):
+        t = tk + tb
+        tm = t < S
+        hit = tt[None, :] == t[:, None]  # [TB, 16 tokens]
+        row = tl.sum(tl.where(hit[:, :, None], wt[None, :, :], 0.0), 1)  # [TB, 16 sources]
+        den = tl.sum(tl.where((src == NS)[None, :], row, 0.0), 1)
+        den = tl.where(tm, den, 1.0)
+        e = tl.where((src < NS)[None, :], row, 0.0)
+        pre = tl.load(prefix + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
+                      other=0.0).to(tl.float32)  # p', stored by this CTA above
+        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
+        mx = tl.sum(e[:, :, None] * v, 1) / den[:, None]  # [TB, 128]
+        mixed += tl.sum(tl.where(hit[:, :, None], mx[:, None, :], 0.0), 0)
+        msq += tl.sum(tl.where(hit, tl.sum(mx * mx, 1)[:, None], 0.0), 0)
     dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
     ap = tl.arange(0, 64)
@@ -749,6 +763,7 @@ def kda_pre_k1(
     scratch, xbuf, epoch, slot, alarm, trace, inj_mode, inj_gidx, budget_ns, max_retry,
     eps, out_eps, onorm_eps, lower_bound, R, NB,
     L: tl.constexpr, SL: tl.constexpr, KDA0: tl.constexpr, HAS_DELTA: tl.constexpr,
+    TB: tl.constexpr,
     LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
     SLEEP_NS: tl.constexpr,
@@ -779,7 +794,7 @@ def kda_pre_k1(
         tr, dead = _attn(
             pid, tag, dead, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
-            inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA,
+            inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB,
             WATCHDOG, TRACE, INTERP, SLEEP_NS,
         )
     elif pid < NA + N_GEMV:
