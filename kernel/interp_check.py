@@ -53,7 +53,7 @@ def check_attn(R: int, L: int, nb: int) -> dict[str, Any]:
     run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
                  inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
-                 TB=b.tb)
+                 TB=b.TB)
     off = b.offsets()
     tag = step_tag(EPOCH, SLOT)
     xr = (ws.scratch[off["XRDY"] : off["XRDY"] + 56] >> 32) == tag

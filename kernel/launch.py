@@ -57,13 +57,22 @@ class Build:
     nstage: int = 3
     fma: bool = True  # S <= 4: the gemv on FMA units over all threads (see _gemv_group)
     prefetch: bool = False  # measured: the L2 prefetch of the weights slows the attn phase
-    tb: int = 2  # attn: tokens a slice / mix iteration (their loads in flight together)
+    tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
 
     @property
     def S(self) -> int:
         return self.R * self.L
+
+    @property
+    def TB(self) -> int:
+        """Tokens the attn slice and mix take an iteration (their loads in flight together).
+        Measured on the H200 (docs/measurements/kernel_h200.md, run 11): 2 saves 8 us at
+        S = 16 and costs 2.5 us at S = 1 (a masked second token); 4 spills registers."""
+        if self.tb is not None:
+            return self.tb
+        return 1 if self.S == 1 else 2
 
     @property
     def SL(self) -> int:
@@ -97,7 +106,7 @@ class Build:
             "SL": self.SL,
             "KDA0": self.kda0,
             "HAS_DELTA": self.has_delta,
-            "TB": self.tb,
+            "TB": self.TB,
             "LP": next_pow2(self.L),
             "SLP": next_pow2(max(self.SL - self.L, 1)),
             "NEV": T.record_words(self.rmax),
