@@ -125,6 +125,7 @@ def run(
     replays: int = 20,
     seed: int = 0,
     simulate_preflight: bool = True,
+    prefetch: bool = False,
 ) -> dict[str, Any]:
     """Run K1 at (R, L, nb); returns what happened. Raises KernelUnavailable without a
     GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck
@@ -135,7 +136,7 @@ def run(
     if inject is not None and watchdog_ms is None:
         watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
     b = Build(R, L, nb, kda0, watchdog=watchdog_ms is not None,
-              trace=trace_path is not None).validate()
+              trace=trace_path is not None, prefetch=prefetch).validate()
     budget_ns = int((watchdog_ms or 0) * 1e6)
     shape = Shape(R, L, nb)
     nbs = [nb, max(1, nb // 2), 1] if graph else [nb]

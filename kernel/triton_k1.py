@@ -11,11 +11,17 @@ Written for the NVIDIA H200 from the seed's documentation (``shared/seed/kda_pre
 Differences forced by the H200 and Triton (each kept minimal, each said where it is made):
 
 * a CTA is 8 warps of 32 (256 threads), so two fit an SM: 256 CTAs on 132 SMs;
-* "issue the first group's weights before the XRDY poll": the weights of both groups cannot
-  sit in the registers of two CTAs an SM (2 x 229 KB), so they are requested into L2 by
-  ``prefetch.global.L2`` before the poll (rg0) and as x lands (rg1), and streamed to the
-  tensor cores by a software-pipelined loop after it; NVIDIA loads need not retire in order,
-  so a poll never waits behind them (the role rule holds trivially);
+* "issue the first group's weights before the XRDY poll": the weights of one group cannot
+  sit in the registers of two CTAs an SM (2 x 229 KB). The H200 form is PREFETCH:
+  ``prefetch.global.L2`` of group rg0 before the poll and rg1 as x lands, then a loop that
+  streams them after it. It is off by default because it measured slower on the H200
+  (66.6 against 58.4 us at 1x1, docs/measurements/kernel_h200.md run 9b): 45 MB of
+  prefetch queued at kernel start delays the attn CTAs' few, latency-bound loads, which
+  are the critical path into XRDY. NVIDIA loads need not retire in order, so either way
+  a poll never waits behind weights (the role rule holds trivially);
+* every poll pair is loaded by inline asm and counted stale over every thread's copy
+  (``_load_pairs``, ``_count_bad``): Triton otherwise re-materialises a volatile load in
+  a second layout and checks one replica of a replicated tensor;
 * x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS.
 
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records

@@ -28,6 +28,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
     r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
     r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
+    r.add_argument("--prefetch-weights", action="store_true",
+                   help="ask L2 for the first gemv group's weights before the XRDY poll (the "
+                        "seed's order; off by default: slower on the H200)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--backend", choices=("triton", "flydsl"), default="triton",
                    help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)")
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         res = krun(
             args.R, args.L, args.nb, args.kda0, trace_path=args.trace, check=args.check,
             graph=args.graph, watchdog_ms=args.watchdog_ms, inject=args.inject,
-            replays=args.replays,
+            replays=args.replays, prefetch=args.prefetch_weights,
         )
     except KernelUnavailable as e:
         print(f"kda-sim kernel run: {e}", file=sys.stderr)
