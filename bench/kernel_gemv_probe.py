@@ -1,0 +1,185 @@
+"""Where the gemv role's time goes: the role alone against a plain stream of the same bytes.
+
+In the fused K1 the 197 gemv CTAs stream the 90 MB in_proj weight at about 2.7 TB/s
+(docs/measurements/kernel_h200.md). This probe times, on the GPU, one launch of
+
+* ``gemv``: the K1's own gemv role (``kernel.triton_k1._gemv``, same code, same 256
+  threads and 128-register cap) on 197 programs with XRDY already published, so nothing
+  waits: the loop's own rate, without the attn and kda roles beside it;
+* ``stream``: 197 programs that only load the same 458 KB each and sum them: what the
+  machine gives to this many CTAs with this many bytes in flight.
+
+Each is timed as the bench times the kernel: the median of ``triton.testing.do_bench`` over
+a CUDA graph of 8 launches cycling over 4 weight sets (so L2 does not hold the weights).
+Usage: ``python -m bench.kernel_gemv_probe [--out FILE] [--S 1,4]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+import triton
+import triton.language as tl
+
+from bench.kernel_bench import bench_graph
+from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
+from kernel.launch import NUM_WARPS, Build, Workspace, step_tag
+from kernel.trace import environment
+from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
+
+SETS = 4
+LAYERS = 8
+GROUP_BYTES = ROWS * HIDDEN * 2  # one 16-row group of bf16 weights
+
+
+@triton.jit
+def gemv_probe(
+    w_in,
+    xbuf,
+    scratch,
+    alarm,
+    epoch,
+    slot,
+    S,
+    OFF_XRDY,
+    OFF_PROJ,
+    BK: tl.constexpr,
+    NSTAGE: tl.constexpr,
+    FMA: tl.constexpr,
+    PREFETCH: tl.constexpr,
+):
+    g = tl.program_id(0)
+    tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
+    ev = tl.arange(0, 64)
+    tr = tl.zeros([64], tl.int64)
+    _gemv(
+        g,
+        tag,
+        g * 0,
+        tr,
+        ev,
+        w_in,
+        xbuf,
+        scratch,
+        alarm,
+        1 << 40,
+        1 << 20,
+        0,
+        -1,
+        S,
+        OFF_XRDY,
+        OFF_PROJ,
+        BK,
+        NSTAGE,
+        FMA,
+        PREFETCH,
+        False,
+        False,
+        False,
+        0,
+    )
+
+
+@triton.jit
+def stream_probe(w, out, PER: tl.constexpr, BLOCK: tl.constexpr):
+    """Each program sums its PER contiguous bf16 weights, BLOCK at a time."""
+    pid = tl.program_id(0)
+    acc = tl.zeros([BLOCK], tl.float32)
+    base = w + pid.to(tl.int64) * PER
+    for i in range(0, PER, BLOCK):
+        acc += tl.load(base + i + tl.arange(0, BLOCK), eviction_policy="evict_first").to(tl.float32)
+    tl.store(out + pid, tl.sum(acc))
+
+
+def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float:
+    b = Build(1, S, 8, **kw).validate()
+    ws = Workspace.create([b], "cuda")
+    ws.epoch.fill_(1)
+    off = b.offsets()
+    tag = step_tag(1, 0)
+    ws.scratch[off["XRDY"] : off["XRDY"] + 56] = (tag << 32) | 1
+    ws.xbuf.normal_()
+
+    def step() -> None:
+        for i in range(LAYERS):
+            gemv_probe[(N_GEMV,)](
+                weights[i % SETS],
+                ws.xbuf,
+                ws.scratch,
+                ws.alarm,
+                ws.epoch,
+                0,
+                S,
+                off["XRDY"],
+                off["PROJ"],
+                BK=b.bk,
+                NSTAGE=b.nstage,
+                FMA=b.fma,
+                PREFETCH=b.prefetch,
+                num_warps=NUM_WARPS,
+                maxnreg=b.maxnreg,
+            )
+
+    return bench_graph(step) * 1e3 / LAYERS
+
+
+def probe_stream(block: int, weights: list[torch.Tensor]) -> float:
+    per = 2 * GROUP_BYTES // 2  # elements: two groups a program, as a gemv CTA
+    out = torch.empty(N_GEMV, device="cuda")
+
+    def step() -> None:
+        for i in range(LAYERS):
+            stream_probe[(N_GEMV,)](
+                weights[i % SETS], out, PER=per, BLOCK=block, num_warps=NUM_WARPS, maxnreg=128
+            )
+
+    return bench_graph(step) * 1e3 / LAYERS
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--S", default="1,4", help="tokens (the gemv form changes above 4)")
+    a = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("kernel_gemv_probe: needs a CUDA GPU", file=sys.stderr)
+        return 2
+    # 16 spare rows: the stream's last program reads a whole second group, as the gemv's
+    # last CTA would if its second group were not clamped
+    weights = [
+        torch.randn(NPROJ + ROWS, HIDDEN, device="cuda").to(torch.bfloat16) for _ in range(SETS)
+    ]
+    nbytes = N_GEMV * 2 * GROUP_BYTES
+    rows: list[dict[str, Any]] = []
+
+    def add(kind: str, form: Any, us: float) -> None:
+        row = {
+            "kind": kind,
+            "form": form,
+            "us": us,
+            "TB_s": nbytes / us / 1e6,
+            "GB_s_a_cta": 2 * GROUP_BYTES / us / 1e3,
+        }
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    for block in (2048, 8192):
+        add("stream", {"block": block}, probe_stream(block, weights))
+    for s in (int(v) for v in a.S.split(",")):
+        for kw in ({}, {"prefetch": True}, {"fma": False, "bk": 256, "nstage": 5}):
+            add("gemv", {"S": s} | kw, probe_gemv(s, kw, weights))
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(
+            json.dumps({"env": environment(), "bytes": nbytes, "rows": rows}, indent=1)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
