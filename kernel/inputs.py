@@ -7,8 +7,6 @@ state is O(0.1). Padding requests carry state indices <= 0; num_acc is drawn in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
 from kda_sim.config import LaunchConfig
@@ -17,29 +15,13 @@ from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 BF = torch.bfloat16
 
 
-@dataclass(frozen=True)
-class Shape:
-    R: int
-    L: int
-    nb: int = 8
+# a kernel shape is a launch configuration: R, L, nb and what follows from them (S, NS, SL)
+Shape = LaunchConfig
 
-    @property
-    def S(self) -> int:
-        return self.R * self.L
 
-    @property
-    def NS(self) -> int:
-        return self.nb + 1
-
-    @property
-    def SL(self) -> int:
-        """Conv state length (the protocol's reading: LaunchConfig.SL)."""
-        return LaunchConfig(self.R, self.L, self.nb).SL
-
-    @property
-    def slots(self) -> int:
-        """State slots: slot 0 is the null slot, then one per (request, token), then spare."""
-        return 1 + self.R * self.L + 2
+def state_slots(shape: LaunchConfig) -> int:
+    """State slots: slot 0 is the null slot, then one per (request, token), then spare."""
+    return 1 + shape.R * shape.L + 2
 
 
 def make_inputs(
@@ -87,11 +69,11 @@ def make_inputs(
         "w_in": w_in,
         "w_fb": rn(PROJ, HD, scale=HD**-0.5).to(BF),
         "conv_w": rn(3 * PROJ, CONV_W, scale=0.5),
-        "conv_state": rn(shape.slots, 3 * PROJ, shape.SL).to(BF),
+        "conv_state": rn(state_slots(shape), 3 * PROJ, shape.SL).to(BF),
         "a_log": torch.log(torch.rand(NH, generator=g) * 15 + 1),
         "dt_bias": rn(PROJ, scale=0.5),
         "on_w": rn(HD, scale=0.1, mean=1.0).to(BF),
-        "rstate": rn(shape.slots, NH, HD, HD, scale=0.1),
+        "rstate": rn(state_slots(shape), NH, HD, HD, scale=0.1),
         "st_idx": st_idx,
         "num_acc": acc,
     }

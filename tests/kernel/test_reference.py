@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
-from kernel.inputs import Shape, make_inputs
+from kernel.inputs import Shape, make_inputs, state_slots
 from kernel.reference import kda_pre_reference
 
 
@@ -135,7 +135,7 @@ def test_conv_state_shifts_by_accepted_tokens() -> None:
         new_x = cs[slot, :, sl - shape.L :]
         assert not torch.equal(new_x, old[:, sl - shape.L :])
         # other slots untouched
-        others = [i for i in range(shape.slots) if i != slot]
+        others = [i for i in range(state_slots(shape)) if i != slot]
         assert torch.equal(cs[others], inp["conv_state"][others])
 
 
@@ -144,7 +144,7 @@ def test_states_written_to_each_tokens_slot_only() -> None:
     inp = make_inputs(shape, seed=11, num_acc=[1, 2])
     _, _, _, rs = kda_pre_reference(**inp, L=shape.L)
     written = {int(i) for i in inp["st_idx"].flatten() if int(i) > 0}
-    for slot in range(shape.slots):
+    for slot in range(state_slots(shape)):
         same = torch.equal(rs[slot], inp["rstate"][slot])
         assert same == (slot not in written), slot
 
