@@ -52,6 +52,7 @@ def gemv_probe(
     NSTAGE: tl.constexpr,
     FMA: tl.constexpr,
     PREFETCH: tl.constexpr,
+    EARLY: tl.constexpr,
 ):
     g = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
@@ -78,6 +79,7 @@ def gemv_probe(
         NSTAGE,
         FMA,
         PREFETCH,
+        EARLY,
         False,
         False,
         False,
@@ -121,6 +123,7 @@ def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float
                 NSTAGE=b.nstage,
                 FMA=b.fma,
                 PREFETCH=b.prefetch,
+                EARLY=b.early,
                 num_warps=NUM_WARPS,
                 maxnreg=b.maxnreg,
             )

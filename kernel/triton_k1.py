@@ -12,13 +12,14 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
 
 * a CTA is 8 warps of 32 (256 threads), so two fit an SM: 256 CTAs on 132 SMs;
 * "issue the first group's weights before the XRDY poll": the weights of one group cannot
-  sit in the registers of two CTAs an SM (2 x 229 KB). The H200 form is PREFETCH:
-  ``prefetch.global.L2`` of group rg0 before the poll and rg1 as x lands, then a loop that
-  streams them after it. It is off by default because it measured slower on the H200
-  (66.6 against 58.4 us at 1x1, docs/measurements/kernel_h200.md run 9b): 45 MB of
-  prefetch queued at kernel start delays the attn CTAs' few, latency-bound loads, which
-  are the critical path into XRDY. NVIDIA loads need not retire in order, so either way
-  a poll never waits behind weights (the role rule holds trivially);
+  sit in the registers of two CTAs an SM (2 x 229 KB). EARLY (the default) issues the FMA
+  loop's first step of group rg0 (16 KB a CTA) into registers before the poll and hands
+  it to the loop; the rest streams after the poll. PREFETCH adds ``prefetch.global.L2`` of
+  all of rg0 before the poll and rg1 as x lands; it is off by default because it measured
+  slower (66.6 against 58.4 us at 1x1, docs/measurements/kernel_h200.md run 9b): 45 MB of
+  prefetch queued at kernel start delays the attn CTAs' few, latency-bound loads, the
+  critical path into XRDY. NVIDIA loads need not retire in order, so either way a poll
+  never waits behind weights (the role rule holds trivially);
 * every poll pair is loaded by inline asm and counted stale over every thread's copy
   (``_load_pairs``, ``_count_bad``): Triton otherwise re-materialises a volatile load in
   a second layout and checks one replica of a replicated tensor;
@@ -494,14 +495,30 @@ def _fma4(a0, a1, a2, a3, w, xbuf, k0, kk, S):
 
 
 @triton.jit
-def _gemv_group(w_in, xbuf, rg, S, BK: tl.constexpr, NSTAGE: tl.constexpr,
-                FMA: tl.constexpr, INTERP: tl.constexpr):
+def _first_step(w_in, rg, S, BK: tl.constexpr):
+    """The FMA loop's first step of group rg: four [16, BK] weight chunks (16 KB a CTA at
+    BK = 128), loaded only where the FMA form runs (S <= 4)."""
+    rows = rg * ROWS + tl.arange(0, ROWS)
+    kk = tl.arange(0, BK)
+    wp = w_in + rows[:, None].to(tl.int64) * HIDDEN + kk[None, :]
+    m = (kk >= 0)[None, :] & (S <= 4)
+    w0 = tl.load(wp, mask=m, other=0.0, eviction_policy="evict_first")
+    w1 = tl.load(wp + BK, mask=m, other=0.0, eviction_policy="evict_first")
+    w2 = tl.load(wp + 2 * BK, mask=m, other=0.0, eviction_policy="evict_first")
+    w3 = tl.load(wp + 3 * BK, mask=m, other=0.0, eviction_policy="evict_first")
+    return w0, w1, w2, w3
+
+
+@triton.jit
+def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
+                FMA: tl.constexpr, PRE: tl.constexpr, INTERP: tl.constexpr):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32.
 
     Two forms. The tensor-core form (tl.dot, software-pipelined by Triton) puts the
     whole [16, BK] x [BK, 16] product on the few warps an M = 16 dot gets. For S <= 4 the
     FMA form spreads the work over all 256 threads instead: four [16, BK] fp32
-    accumulators (one a token; tokens past S multiply masked zeros), reduced once."""
+    accumulators (one a token; tokens past S multiply masked zeros), reduced once. With
+    PRE the FMA form's first step is p0 .. p3, loaded by the caller (before the poll)."""
     rows = rg * ROWS + tl.arange(0, ROWS)
     kk = tl.arange(0, BK)
     tok = tl.arange(0, 16)
@@ -515,10 +532,10 @@ def _gemv_group(w_in, xbuf, rg, S, BK: tl.constexpr, NSTAGE: tl.constexpr,
         a1 = tl.zeros([ROWS, BK], tl.float32)
         a2 = tl.zeros([ROWS, BK], tl.float32)
         a3 = tl.zeros([ROWS, BK], tl.float32)
-        w0 = tl.load(wp, eviction_policy="evict_first")
-        w1 = tl.load(wp + BK, eviction_policy="evict_first")
-        w2 = tl.load(wp + 2 * BK, eviction_policy="evict_first")
-        w3 = tl.load(wp + 3 * BK, eviction_policy="evict_first")
+        if PRE:
+            w0, w1, w2, w3 = p0, p1, p2, p3
+        else:
+            w0, w1, w2, w3 = _first_step(w_in, rg, S, BK)
         for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
             kn = k0 + 4 * BK
             n0 = tl.load(wp + kn, eviction_policy="evict_first")
@@ -557,6 +574,7 @@ def _gemv(
     g, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
     S, OFF_XRDY, OFF_PROJ,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
+    EARLY: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr,
 ):
@@ -567,6 +585,14 @@ def _gemv(
     rg1c = tl.minimum(rg1, GEMV_TASKS - 1)  # past the end: the last group again, no put
     if PREFETCH:
         _prefetch_group(w_in, rg0, INTERP)
+    # the seed's order: the first group's weights are issued before the XRDY poll. Into
+    # registers, as on AMD, as much as the loop's first step holds (16 KB a CTA); NVIDIA
+    # loads need not retire in order, so the poll does not wait behind them
+    if FMA and EARLY:
+        p0, p1, p2, p3 = _first_step(w_in, rg0, S, BK)
+    else:  # loaded after the poll (and the tensor-core form pipelines its own loads)
+        p0 = tl.zeros([ROWS, BK], tl.bfloat16)
+        p1, p2, p3 = p0, p0, p0
     ap = tl.arange(0, 64)
     _, t0, t1, nr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3,
                                 task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS)
@@ -577,12 +603,12 @@ def _gemv(
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
-    acc = _gemv_group(w_in, xbuf, rg0, S, BK, NSTAGE, FMA, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
-    acc = _gemv_group(w_in, xbuf, rg1c, S, BK, NSTAGE, FMA, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
@@ -772,7 +798,7 @@ def kda_pre_k1(
     TB: tl.constexpr,
     LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    SLEEP_NS: tl.constexpr,
+    EARLY: tl.constexpr, SLEEP_NS: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
@@ -806,7 +832,7 @@ def kda_pre_k1(
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
-            inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH,
+            inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
             WATCHDOG, TRACE, INTERP, SLEEP_NS,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order

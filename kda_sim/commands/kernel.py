@@ -29,8 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
     r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
     r.add_argument("--prefetch-weights", action="store_true",
-                   help="ask L2 for the first gemv group's weights before the XRDY poll (the "
-                        "seed's order; off by default: slower on the H200)")
+                   help="also ask L2 for all of the first gemv group's weights before the "
+                        "XRDY poll (off by default: slower on the H200)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--backend", choices=("triton", "flydsl"), default="triton",
                    help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)")
