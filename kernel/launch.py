@@ -64,7 +64,7 @@ class Build:
 
     @property
     def S(self) -> int:
-        return self.R * self.L
+        return self.cfg.S
 
     @property
     def TB(self) -> int:
