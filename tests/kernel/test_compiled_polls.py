@@ -1,5 +1,5 @@
 """The compiled Triton K1 (sm_90, compiled here without a GPU): every poll reads each mailbox
-once a try, and decides on every thread's copy.
+once a try, and decides on every thread's copy; the gemv issues weights before its poll.
 
 Two GPU-only bugs hid here and gave wrong outputs on the H200 while the interpreter was
 exact: Triton re-materialised a volatile ``tt.load`` in a second layout (two loads of one
@@ -32,10 +32,10 @@ def _sites(b: Build) -> int:
 
 
 @cache
-def _ttgir(watchdog: bool) -> str:
+def _ttgir(watchdog: bool, early: bool = True) -> str:
     from kernel.offline import compile_k1
 
-    return compile_k1(Build(1, 2, 8, watchdog=watchdog)).asm["ttgir"]
+    return compile_k1(Build(1, 2, 8, watchdog=watchdog, early=early)).asm["ttgir"]
 
 
 @pytest.mark.parametrize("watchdog", [False, True])
@@ -56,3 +56,19 @@ def test_every_try_counts_bad_pairs_over_all_threads(watchdog: bool) -> None:
     ir = _ttgir(watchdog)
     counts = len(re.findall(r"bar\.red\.popc\.u32", ir))
     assert counts >= _sites(Build(1, 2, 8))
+
+
+def _first_weight_load_before_xrdy_poll(ir: str) -> bool:
+    # the attn role comes first in the program and loads no weights, so the first
+    # evict_first tensor load is the gemv's; the XRDY poll is the only one over 64 flags
+    weights = ir.index("evictionPolicy = evict_first : tensor<16x")
+    xrdy = re.search(r'"ld\.relaxed\.gpu\.global\.b64.*tensor<64x!tt\.ptr<i64>', ir)
+    assert xrdy is not None, "no XRDY poll in the compiled kernel"
+    return weights < xrdy.start()
+
+
+def test_first_group_weights_are_issued_before_the_xrdy_poll() -> None:
+    """The seed's order (PROTOCOL.md): the gemv CTA's first weights are in flight while it
+    polls XRDY. The control build (early=False) loads them after, so the check can fail."""
+    assert _first_weight_load_before_xrdy_poll(_ttgir(False))
+    assert not _first_weight_load_before_xrdy_poll(_ttgir(False, early=False))
