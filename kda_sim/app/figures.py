@@ -573,45 +573,55 @@ def _handoff_arrows(fig: go.Figure, tl: Timeline, rows: Sequence[int], h: Handof
         )
     )
     if h.inferred and h.poll.producer in ypos:
-        fig.add_annotation(
-            x=x1,
-            y=y1,
-            ax=_us(h.poll.put_time - t0),  # type: ignore[operator]
-            ay=ypos[h.poll.producer],  # type: ignore[index]
-            xref="x",
-            yref="y",
-            axref="x",
-            ayref="y",
-            showarrow=True,
-            arrowhead=2,
-            arrowsize=1.2,
-            arrowwidth=2.2,
-            arrowcolor="rgba(0,0,0,0.6)",
-            text="",
-            hovertext=f"CTA {h.poll.producer}: its put, inferred (not recorded)",
+        _put_arrow(
+            fig,
+            (x1, y1),
+            (_us(h.poll.put_time - t0), ypos[h.poll.producer]),  # type: ignore[operator, index]
+            2.2,
+            "rgba(0,0,0,0.6)",
+            f"CTA {h.poll.producer}: its put, inferred (not recorded)",
         )
     # the last put is drawn on top; at most 64 arrows keep the chart quick
     for s in sorted(h.sources, key=lambda s: s.last)[-64:]:
         if s.cta not in ypos:
             continue
         put = tl.ctas[s.cta].puts[s.put_index]
-        fig.add_annotation(
-            x=x1,
-            y=y1,
-            ax=_us(put.time - t0),
-            ay=ypos[s.cta],
-            xref="x",
-            yref="y",
-            axref="x",
-            ayref="y",
-            showarrow=True,
-            arrowhead=2,
-            arrowsize=1.2,
-            arrowwidth=2.6 if s.last else 1.2,
-            arrowcolor=ARROW_COLOR if s.last else "rgba(0,0,0,0.45)",
-            text="",
-            hovertext=f"CTA {s.cta} put {put.region} at {_us(put.time - t0):.3f} us",
+        _put_arrow(
+            fig,
+            (x1, y1),
+            (_us(put.time - t0), ypos[s.cta]),
+            2.6 if s.last else 1.2,
+            ARROW_COLOR if s.last else "rgba(0,0,0,0.45)",
+            f"CTA {s.cta} put {put.region} at {_us(put.time - t0):.3f} us",
         )
+
+
+def _put_arrow(
+    fig: go.Figure,
+    to: tuple[float, float],
+    frm: tuple[float, float],
+    width: float,
+    color: str,
+    hover: str,
+) -> None:
+    """An arrow from a put (time, CTA row) to the poll it satisfied."""
+    fig.add_annotation(
+        x=to[0],
+        y=to[1],
+        ax=frm[0],
+        ay=frm[1],
+        xref="x",
+        yref="y",
+        axref="x",
+        ayref="y",
+        showarrow=True,
+        arrowhead=2,
+        arrowsize=1.2,
+        arrowwidth=width,
+        arrowcolor=color,
+        text="",
+        hovertext=hover,
+    )
 
 
 # -- other figures ---------------------------------------------------------------------
