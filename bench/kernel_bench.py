@@ -1,5 +1,7 @@
 """K1 on the GPU, side by side in one run: the fused Triton kernel (untraced and traced),
-the unfused path (torch pieces + cuBLAS GEMMs), the in_proj GEMM alone, and the HBM bound.
+two unfused paths (torch pieces + cuBLAS GEMMs, and the same front with
+flash-linear-attention's recurrent KDA and gated-norm kernels as the back, when fla-core is
+installed), the in_proj GEMM alone, and the HBM bound.
 
 Every timing is the median of ``triton.testing.do_bench`` over CUDA-graph replays of a
 step of ``LAYERS`` launches (the epoch bumped once a step, in the graph), with the layers
@@ -21,7 +23,7 @@ from typing import Any
 
 import torch
 
-from bench.kernel_unfused import in_proj_only, unfused_layer
+from bench.kernel_unfused import in_proj_only, unfused_layer, unfused_layer_fla
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 from kernel.inputs import Shape, make_inputs
 from kernel.launch import Build, Workspace, compile_only, launch
@@ -91,7 +93,7 @@ def variants(
         for k in range(LAYERS)
     ]
     cores = [torch.empty(shape.S, PROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
-    rows = []
+    built = []
     for kw in kws:
         b = Build(R, L, nb, **kw).validate()
         ws = Workspace.create([b], "cuda")
@@ -103,13 +105,21 @@ def variants(
             for i, inp in enumerate(layers):
                 launch(b, inp, cores[i], ws, i)
 
-        us = bench_graph(step, 200) * 1e3 / LAYERS
+        built.append((kw, k, step))
+    # the variants alternate ROUNDS times, as the traced / untraced pair does
+    times: list[list[float]] = [[] for _ in built]
+    for _ in range(ROUNDS):
+        for i, (_, _, step) in enumerate(built):
+            times[i].append(bench_graph(step, 200) * 1e3 / LAYERS)
+    rows = []
+    for (kw, k, _), us in zip(built, times, strict=True):
         rows.append(
             {
                 "R": R,
                 "L": L,
                 "variant": kw,
-                "us": us,
+                "us": statistics.median(us),
+                "rounds_us": us,
                 "regs": int(k.n_regs),
                 "spills": int(k.n_spills),
                 "shared": int(k.metadata.shared),
@@ -172,6 +182,7 @@ def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[s
             unfused_layer(inp, L, cores[i])
 
     out["unfused_us"] = bench_graph(unfused) * 1e3 / LAYERS
+    out.update(fla_path(layers, L, cores, [w for w in (1,) if R > 1]))
     xs = [torch.randn(shape.S, HIDDEN, device="cuda").to(torch.bfloat16) for _ in layers]
     outs = [torch.empty(shape.S, NPROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
 
@@ -182,7 +193,52 @@ def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[s
     out["in_proj_gemm_us"] = bench_graph(gemm) * 1e3 / LAYERS
     f = out["fused_us"]
     out["x_bound"] = f / out["bound_us"]
-    out["speedup_vs_unfused"] = out["unfused_us"] / f
+    out["speedup_vs_unfused_torch"] = out["unfused_us"] / f
+    best = min(out["unfused_us"], out.get("unfused_fla_us", float("inf")))
+    out["speedup_vs_unfused"] = best / f  # against the faster unfused path
+    return out
+
+
+def fla_path(
+    layers: list[dict[str, Any]], L: int, cores: list[torch.Tensor], pad: list[int]
+) -> dict[str, Any]:
+    """Time the unfused path with fla's back, after checking it computes the torch path's
+    layer (live requests' core_out) on copies of the first layer's inputs."""
+    try:
+        import fla
+    except ImportError:
+        return {"unfused_fla": "fla-core not installed"}
+    first = layers[0]
+    a = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in first.items()}
+    b = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in first.items()}
+    ca, cb = torch.empty_like(cores[0]), torch.empty_like(cores[0])
+    unfused_layer(a, L, ca)
+    unfused_layer_fla(b, L, cb)
+    live = [t for t in range(ca.shape[0]) if t // L not in pad]
+    ref, got = ca[live].float(), cb[live].float()
+    err = float((got - ref).abs().max() / ref.abs().max())
+    # slot 0 is the padding requests' scratch slot in the fla path (see unfused_layer_fla)
+    ra, rb = a["rstate"][1:], b["rstate"][1:]
+    st_err = float((rb - ra).abs().max() / ra.abs().max())
+
+    def unfused_fla() -> None:
+        for i, inp in enumerate(layers):
+            unfused_layer_fla(inp, L, cores[i])
+
+    return {
+        "unfused_fla_us": bench_graph(unfused_fla) * 1e3 / LAYERS,
+        "fla_core_rel_err": err,
+        "fla_rstate_rel_err": st_err,
+        "fla_version": getattr(fla, "__version__", "?"),
+    }
+
+
+def parse_shapes(text: str) -> list[tuple[int, int]]:
+    """Shapes as R x L pairs: "1x1,2x2" -> [(1, 1), (2, 2)]."""
+    out = []
+    for s in text.split(","):
+        r, n = s.split("x")
+        out.append((int(r), int(n)))
     return out
 
 
@@ -191,16 +247,18 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=Path("docs/measurements/kernel_bench.json"))
     ap.add_argument("--shapes", default="1x1,1x4,2x2,4x1,2x4,4x4")
     ap.add_argument("--nb", type=int, default=8)
-    ap.add_argument("--variants", help="JSON list of Build keyword dicts to time at 1x1 first")
+    ap.add_argument("--variants", help="JSON list of Build keyword dicts to time first")
+    ap.add_argument("--variant-shapes", help="shapes for --variants (default: the first)")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         print("kernel_bench: needs a CUDA GPU", file=sys.stderr)
         return 2
-    shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",")]
+    shapes = parse_shapes(a.shapes)
     sets_w = make_sets(Shape(1, 1, a.nb))
     var_rows = []
     if a.variants:
-        for r, n in shapes[:1]:
+        vshapes = parse_shapes(a.variant_shapes) if a.variant_shapes else shapes[:1]
+        for r, n in vshapes:
             var_rows += variants(r, n, a.nb, sets_w, json.loads(a.variants))
     rows = []
     for r, n in shapes:
@@ -217,14 +275,16 @@ def main() -> int:
     )
     print(
         f"\n{'RxL':>5} {'bound':>7} {'fused':>7} {'x bnd':>6} {'traced':>7} {'ovh%':>6} "
-        f"{'unfused':>8} {'gemm':>7} {'speedup':>7}  (us a launch)"
+        f"{'torch':>7} {'fla':>7} {'gemm':>7} {'speedup':>7}  (us a launch; unfused: torch,"
+        " fla backs; speedup vs the faster)"
     )
     for x in rows:
         best = x["fused_us"]
         print(
             f"{x['R']}x{x['L']:<3} {x['bound_us']:7.1f} {best:7.1f} "
             f"{x['x_bound']:6.2f} {x['traced_us']:7.1f} {x['trace_overhead_pct']:6.1f} "
-            f"{x['unfused_us']:8.1f} {x['in_proj_gemm_us']:7.1f} {x['speedup_vs_unfused']:7.2f}"
+            f"{x['unfused_us']:7.1f} {x.get('unfused_fla_us', float('nan')):7.1f} "
+            f"{x['in_proj_gemm_us']:7.1f} {x['speedup_vs_unfused']:7.2f}"
         )
     return 0
 

@@ -1,15 +1,21 @@
-"""The unfused path the fused K1 competes with: the same layer as separate launches.
+"""The unfused paths the fused K1 competes with: the same layer as separate launches.
 
-torch pieces (each a few kernels) and cuBLAS GEMMs, batched over requests and heads,
-free of host syncs so a CUDA graph can hold a whole step: AttnRes -> in_proj GEMM ->
-spec conv -> f_b GEMM + gates -> l2norm -> delta-rule recurrence -> gated RMSNorm. vLLM's
-path uses Triton kernels for attn_res / conv / recurrence / norm (fewer launches than
-these torch pieces), so the in_proj GEMM alone is also timed: a lower bound for any
-unfused path.
+Both share a front of torch pieces (each a few kernels) and cuBLAS GEMMs, batched over
+requests and heads and free of host syncs, so a CUDA graph holds a whole step: AttnRes
+-> in_proj GEMM -> spec conv -> f_b GEMM. They differ in the back:
+
+- ``unfused_layer``: torch gates, l2norm, delta-rule recurrence and gated RMSNorm;
+- ``unfused_layer_fla``: flash-linear-attention's kernels, as vLLM's KDA decode runs them:
+  ``fused_recurrent_kda_fwd`` (gates, l2norm, beta sigmoid and the recurrence in one
+  launch, states read and written in place through the state indices and accepted-token
+  counts) and ``layer_norm_gated_fwd`` (RMSNorm with the sigmoid output gate).
+
+The in_proj GEMM alone is also timed: a lower bound for any unfused path.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -17,8 +23,20 @@ import torch
 from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, NH, PROJ
 
 
-def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
-    """One layer in place (prefix, conv_state, rstate updated; core_out written)."""
+@dataclass
+class Front:
+    """What the shared front hands the back: per request r, token j, head h."""
+
+    proj: torch.Tensor  # [S, NPROJ] bf16, the in_proj GEMM's output
+    q: torch.Tensor  # [R, L, NH, HD] fp32 conv outputs (not normalised)
+    k: torch.Tensor
+    v: torch.Tensor
+    g1: torch.Tensor  # [R, L, NH, HD] bf16, f_a @ f_b (the gate before dt_bias)
+    live: torch.Tensor  # [R] bool: the request has a state slot
+
+
+def front(inp: dict[str, Any], L: int) -> Front:
+    """AttnRes, in_proj, spec conv (conv state updated in place), f_b."""
     prefix, delta, blocks = inp["prefix"], inp["delta"], inp["blocks"]
     s = prefix.shape[0]
     r_n = s // L
@@ -33,7 +51,6 @@ def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
         torch.bfloat16
     )
     proj = x @ inp["w_in"].T  # cuBLAS, bf16 out
-    # spec conv
     st_idx, acc = inp["st_idx"], inp["num_acc"].long() - 1
     slot_c = st_idx[:, 0].long()
     cs = inp["conv_state"]
@@ -51,21 +68,33 @@ def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
     new = torch.cat([kept, xin.to(cs.dtype)], 2)
     live_c = (slot_c > 0)[:, None, None]
     cs[slot_c.clamp_min(0)] = torch.where(live_c, new, state)
-    # gates
-    pr = proj.view(r_n, L, -1).float()
-    g1 = (proj[:, FA_0 : FA_0 + HD] @ inp["w_fb"].T).float().view(r_n, L, NH, HD)
+    g1 = (proj[:, FA_0 : FA_0 + HD] @ inp["w_fb"].T).view(r_n, L, NH, HD)
+
+    def heads(i: int) -> torch.Tensor:
+        return y[:, i * PROJ : (i + 1) * PROJ].view(r_n, NH, HD, L).permute(0, 3, 1, 2)
+
+    slot0 = torch.gather(st_idx.long(), 1, acc[:, None])[:, 0]
+    return Front(proj, heads(0), heads(1), heads(2), g1, slot0 > 0)
+
+
+def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
+    """One layer in place (prefix, conv_state, rstate updated; core_out written), the back
+    in torch pieces."""
+    f = front(inp, L)
+    r_n = f.q.shape[0]
+    s = r_n * L
+    st_idx, acc = inp["st_idx"], inp["num_acc"].long() - 1
+    pr = f.proj.view(r_n, L, -1).float()
     a = torch.exp(inp["a_log"])[None, None, :, None]
-    decay = torch.exp(-5.0 * torch.sigmoid(a * (g1 + inp["dt_bias"].view(NH, HD))))
+    decay = torch.exp(-5.0 * torch.sigmoid(a * (f.g1.float() + inp["dt_bias"].view(NH, HD))))
     beta = torch.sigmoid(pr[..., BETA_0 : BETA_0 + NH])  # [R, L, NH]
-    q = y[:, :PROJ].view(r_n, NH, HD, L).permute(0, 3, 1, 2)  # [R, L, NH, HD]
-    k = y[:, PROJ : 2 * PROJ].view(r_n, NH, HD, L).permute(0, 3, 1, 2)
-    v = y[:, 2 * PROJ :].view(r_n, NH, HD, L).permute(0, 3, 1, 2)
-    q = q * torch.rsqrt(q.pow(2).sum(-1, keepdim=True) + 1e-6) * HD**-0.5
-    k = k * torch.rsqrt(k.pow(2).sum(-1, keepdim=True) + 1e-6)
+    q = f.q * torch.rsqrt(f.q.pow(2).sum(-1, keepdim=True) + 1e-6) * HD**-0.5
+    k = f.k * torch.rsqrt(f.k.pow(2).sum(-1, keepdim=True) + 1e-6)
+    v = f.v
     # recurrence, batched over requests and heads
     rs = inp["rstate"]
     slot0 = torch.gather(st_idx.long(), 1, acc[:, None])[:, 0]
-    live = (slot0 > 0)[:, None, None, None]
+    live = f.live[:, None, None, None]
     st = torch.where(live, rs[slot0.clamp_min(0)], 0.0)  # [R, NH, V, K]
     outs = []
     for j in range(L):
@@ -81,6 +110,52 @@ def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
     g2 = pr[..., G2_0 : G2_0 + PROJ].view(r_n, L, NH, HD)
     yo = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + 1e-5) * inp["on_w"].float()
     core_out.copy_((yo * torch.sigmoid(g2)).view(s, PROJ).to(torch.bfloat16))
+
+
+def unfused_layer_fla(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
+    """One layer in place, the back in flash-linear-attention's kernels (needs a GPU and
+    fla-core). A padding request (no state slot) is given slot 0, as a scratch slot: fla
+    reads a slot for every request, and only live requests' outputs are defined."""
+    from fla.modules.norm.fused_norm_gate import layer_norm_gated_fwd
+    from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
+
+    f = front(inp, L)
+    r_n = f.q.shape[0]
+    s = r_n * L
+
+    def dense(t: torch.Tensor) -> torch.Tensor:  # fla's kernels index [R, L, NH, ...] rows
+        return t.to(torch.bfloat16).contiguous()
+
+    o, _ = fused_recurrent_kda_fwd(
+        q=dense(f.q),
+        k=dense(f.k),
+        v=dense(f.v),
+        g=dense(f.g1),
+        beta=dense(f.proj[:, BETA_0 : BETA_0 + NH]).view(r_n, L, NH),
+        A_log=inp["a_log"],
+        dt_bias=inp["dt_bias"],
+        scale=HD**-0.5,
+        initial_state=inp["rstate"],
+        inplace_final_state=True,
+        state_v_first=True,
+        ssm_state_indices=inp["st_idx"][:, :L].clamp_min(0),
+        num_accepted_tokens=inp["num_acc"],
+        use_qk_l2norm_in_kernel=True,
+        use_gate_in_kernel=True,
+        use_beta_sigmoid_in_kernel=True,
+        lower_bound=-5.0,
+    )  # [R, L, NH, HD] bf16
+    g2 = f.proj[:, G2_0 : G2_0 + PROJ].contiguous().view(s * NH, HD)
+    y, *_ = layer_norm_gated_fwd(
+        o.reshape(s * NH, HD),
+        g2,
+        inp["on_w"],
+        None,
+        activation="sigmoid",
+        eps=1e-5,
+        is_rms_norm=True,
+    )
+    core_out.copy_(y.view(s, PROJ))
 
 
 def in_proj_only(inp: dict[str, Any], out: torch.Tensor) -> None:

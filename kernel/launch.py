@@ -58,6 +58,7 @@ class Build:
     fma: bool = True  # S <= 4: the gemv on FMA units over all threads (see _gemv_group)
     prefetch: bool = False  # measured: the L2 prefetch of the weights slows the attn phase
     early: bool = True  # the FMA loop's first 16 KB of group rg0 issued before the XRDY poll
+    quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
@@ -118,6 +119,7 @@ class Build:
             "PREFETCH": self.prefetch,
             "EARLY": self.early,
             "SLEEP_NS": self.sleep_ns,
+            "QUIET": self.quiet,
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace,
             "INTERP": self.interp,

@@ -50,7 +50,7 @@ def attn_only(
     tr = tl.zeros([NEV], tl.int64)
     _attn(pid, tag, pid * 0, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
-          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, WATCHDOG, False, True, 0)
+          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, WATCHDOG, False, True, 0, True)
 
 
 @triton.jit
@@ -64,7 +64,7 @@ def gemv_only(
     ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
     _gemv(g0 + pid, tag, pid * 0, tr, ev, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
-          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, False, False, True, 0)
+          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, False, False, True, 0, True)
 
 
 @triton.jit
@@ -83,4 +83,4 @@ def kda_only(
     _kda_task(i, 0, i, tag, i * 0, tr, ev, w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok,
               a_log, dt_bias, on_w, rstate, rs_seq, st_idx, st_stride, num_acc, core_out,
               scratch, alarm, onorm_eps, lower_bound, 1 << 40, 1 << 20, 0, -1,
-              OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP, False, False, True, 0)
+              OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP, False, False, True, 0, True)

@@ -242,14 +242,29 @@ def _put(
 
 
 @triton.jit
-def _load_pairs(scratch, gidx, mask, INTERP: tl.constexpr):
+def _load_pairs(scratch, gidx, mask, QUIET: tl.constexpr, INTERP: tl.constexpr):
     """One poll's pairs. On the GPU each pair is one relaxed gpu-scope 64-bit load (the
     form the PTX memory model pairs with a fence for an acquire) in inline asm with side
     effects: Triton re-materialises a plain (even volatile) tt.load in each layout its
     uses want, which gives two loads of one mailbox at two moments, only one of them
-    checked (seen in the TTGIR of the k.conv poll). An impure asm op is never duplicated."""
+    checked (seen in the TTGIR of the k.conv poll). An impure asm op is never duplicated.
+
+    QUIET: a masked lane issues no load (a predicated ld). Otherwise it reads cell 0, a
+    valid word: with 96 to 256 CTAs re-polling tensors mostly masked (the k.gates poll
+    uses 128 of 2048 lanes at L = 1), that is one L2 line hammered by every try, in the
+    slice the gemv's weight stream also goes through."""
     if INTERP:
         w = tl.load(scratch + gidx, mask=mask, other=0, volatile=True)
+    elif QUIET:
+        w = tl.inline_asm_elementwise(
+            "{ .reg .pred p; setp.ne.s32 p, $2, 0; mov.b64 $0, 0; "
+            "@p ld.relaxed.gpu.global.b64 $0, [$1]; }",
+            "=l,l,r",
+            [scratch + tl.where(mask, gidx, 0), mask.to(tl.int32)],
+            dtype=tl.int64,
+            is_pure=False,
+            pack=1,
+        )
     else:
         w = tl.inline_asm_elementwise(
             "ld.relaxed.gpu.global.b64 $0, [$1];",
@@ -308,19 +323,20 @@ def _acquire(INTERP: tl.constexpr):
 def _poll(
     scratch, gidx, mask, tag, dead, alarm, pid, site, task, budget_ns, max_retry,
     ACQ: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr, SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
 ):
     """One poll batch: re-load every pair until every tag is this launch's.
 
     Returns (words, first issue, satisfied, retries, dead). A dead CTA (one that gave up
     already) does not wait: it passes through with whatever it read."""
     t0 = _now(INTERP)
-    w = _load_pairs(scratch, gidx, mask, INTERP)
+    w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
     bad = ((w >> 32).to(tl.int32) != tag) & mask
     nbad = _count_bad(bad, INTERP)
     nr = t0 * 0
     while (nbad > 0) & (dead == 0):
         _backoff(SLEEP_NS, INTERP)
-        w = _load_pairs(scratch, gidx, mask, INTERP)
+        w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
         bad = ((w >> 32).to(tl.int32) != tag) & mask
         nbad = _count_bad(bad, INTERP)
         nr += 1
@@ -369,7 +385,7 @@ def _attn(
     S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
     HAS_DELTA: tl.constexpr, TB: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -413,7 +429,7 @@ def _attn(
         ]
         m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
         w, t0, t1, nr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task,
-                                    budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+                                    budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
         tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
         part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
         sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
@@ -431,7 +447,7 @@ def _attn(
     gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
     mw = (tt < S)[:, None] & (src <= NS)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 3, t0, t1, nr, TRACE)
     wt = tl.where(mw, _value(w), 0.0)
     mixed = tl.zeros([16, COLS], tl.float32)
@@ -456,7 +472,7 @@ def _attn(
     gm = OFF_MSQ + ap[:, None] * S + tt[None, :]
     mm = (ap < NA)[:, None] & (tt < S)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 6, t0, t1, nr, TRACE)
     tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [16] over tokens
     rstd = tl.rsqrt(tot / HIDDEN + out_eps)
@@ -576,7 +592,7 @@ def _gemv(
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
     EARLY: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
     pid = g + NA
     task = (g * 0 - 1).to(tl.int64)
@@ -593,9 +609,12 @@ def _gemv(
     else:  # loaded after the poll (and the tensor-core form pipelines its own loads)
         p0 = tl.zeros([ROWS, BK], tl.bfloat16)
         p1, p2, p3 = p0, p0, p0
-    ap = tl.arange(0, 64)
+    # the 56 flags over 256 lanes when QUIET: a 64-lane tensor is replicated on the CTA's
+    # 8 warps, and each replica re-reads the 4 lines all 197 gemv CTAs poll
+    ap = tl.arange(0, 256 if QUIET else 64)
     _, t0, t1, nr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3,
-                                task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS)
+                                task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS,
+                                QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
     if PREFETCH:
         _prefetch_group(w_in, rg1c, INTERP)
@@ -628,7 +647,7 @@ def _kda_task(
     OFF_PROJ, OFF_QK, OFF_ONRM,
     L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
     req = i // TASKS_A_REQ
     h = (i // NVCH) % NH
@@ -675,7 +694,7 @@ def _kda_task(
     gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
     mx = cm[:, None] & (jj < L)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 0, t0, t1, nr, TRACE)
     xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
     y = tl.zeros([64, LP], tl.float32)
@@ -710,7 +729,7 @@ def _kda_task(
     gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
     mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 3, t0, t1, nr, TRACE)
     fa = tl.where(mf, _value(w), 0.0)
     r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
@@ -719,12 +738,12 @@ def _kda_task(
     )
     mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 6, t0, t1, nr, TRACE)
     qk = tl.where(mk, _value(w), 0.0)
     gb = OFF_PROJ + (req * L + jj) * NPROJ + BETA_0 + h
     w, t0, t1, nr, dead = _poll(scratch, gb, jj < L, tag, dead, alarm, pid, 7, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 9, t0, t1, nr, TRACE)
     beta = tl.sigmoid(tl.where(jj < L, _value(w), 0.0))
     g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
@@ -767,7 +786,7 @@ def _kda_task(
     )
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 12, t0, t1, nr, TRACE)
     got = tl.where(mn, _value(w), 0.0)
     ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
@@ -798,7 +817,7 @@ def kda_pre_k1(
     TB: tl.constexpr,
     LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, SLEEP_NS: tl.constexpr,
+    EARLY: tl.constexpr, SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
@@ -827,13 +846,13 @@ def kda_pre_k1(
             pid, tag, dead, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
     i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
@@ -847,7 +866,7 @@ def kda_pre_k1(
                 rs_seq, st_idx, st_stride, num_acc, core_out,
                 scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
                 inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP,
-                WATCHDOG, TRACE, INTERP, SLEEP_NS,
+                WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
             )
             ntask += 1
     if TRACE:

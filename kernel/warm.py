@@ -35,8 +35,9 @@ SPECS = [(L, wd, tr, {}) for L in (1, 2, 4) for wd, tr in ((True, False), (False
 if __name__ == "__main__":
     import json
 
-    # extra builds: a JSON list of Build keyword dicts, warmed at L = 1 (bench variants)
-    extra = [(1, False, False, kw) for kw in json.loads(sys.argv[1])] if len(sys.argv) > 1 else []
+    # extra builds: a JSON list of Build keyword dicts (bench variants), warmed at each L
+    kws = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
+    extra = [(L, False, False, kw) for kw in kws for L in (1, 2, 4)]
     specs = SPECS + extra
     if os.environ.get("KDA_WARM_ONLY") == "watchdog":  # a correctness-only session
         specs = [sp for sp in specs if sp[1]]

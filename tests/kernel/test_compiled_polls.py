@@ -32,16 +32,17 @@ def _sites(b: Build) -> int:
 
 
 @cache
-def _ttgir(watchdog: bool, early: bool = True) -> str:
+def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True) -> str:
     from kernel.offline import compile_k1
 
-    return compile_k1(Build(1, 2, 8, watchdog=watchdog, early=early)).asm["ttgir"]
+    b = Build(1, 2, 8, watchdog=watchdog, early=early, quiet=quiet)
+    return compile_k1(b).asm["ttgir"]
 
 
 @pytest.mark.parametrize("watchdog", [False, True])
 def test_each_poll_site_loads_its_pairs_once(watchdog: bool) -> None:
     ir = _ttgir(watchdog)
-    loads = re.findall(r'tt\.elementwise_inline_asm "ld\.relaxed\.gpu\.global\.b64', ir)
+    loads = re.findall(r'tt\.elementwise_inline_asm "[^"]*ld\.relaxed\.gpu\.global\.b64', ir)
     assert len(loads) == _sites(Build(1, 2, 8)), "a mailbox load was duplicated or lost"
 
 
@@ -60,9 +61,9 @@ def test_every_try_counts_bad_pairs_over_all_threads(watchdog: bool) -> None:
 
 def _first_weight_load_before_xrdy_poll(ir: str) -> bool:
     # the attn role comes first in the program and loads no weights, so the first
-    # evict_first tensor load is the gemv's; the XRDY poll is the only one over 64 flags
+    # evict_first tensor load is the gemv's; the XRDY poll is the only 1-D one of 256 lanes
     weights = ir.index("evictionPolicy = evict_first : tensor<16x")
-    xrdy = re.search(r'"ld\.relaxed\.gpu\.global\.b64.*tensor<64x!tt\.ptr<i64>', ir)
+    xrdy = re.search(r"ld\.relaxed\.gpu\.global\.b64.*tensor<256x!tt\.ptr<i64>", ir)
     assert xrdy is not None, "no XRDY poll in the compiled kernel"
     return weights < xrdy.start()
 
@@ -72,3 +73,16 @@ def test_first_group_weights_are_issued_before_the_xrdy_poll() -> None:
     polls XRDY. The control build (early=False) loads them after, so the check can fail."""
     assert _first_weight_load_before_xrdy_poll(_ttgir(False))
     assert not _first_weight_load_before_xrdy_poll(_ttgir(False, early=False))
+
+
+def _mailbox_loads(ir: str) -> list[str]:
+    return re.findall(r'tt\.elementwise_inline_asm "([^"]*ld\.relaxed\.gpu\.global\.b64[^"]*)"', ir)
+
+
+def test_masked_lanes_load_nothing() -> None:
+    """Quiet polls (the default): every mailbox load is predicated on its lane's mask, so a
+    mostly masked poll tensor does not re-read cell 0 on every try; the control build
+    (quiet=False) loads on every lane, so the check can fail."""
+    quiet, loud = _mailbox_loads(_ttgir(False)), _mailbox_loads(_ttgir(False, quiet=False))
+    assert quiet and all("@p ld.relaxed" in a for a in quiet)
+    assert loud and not any("@p ld" in a for a in loud)
