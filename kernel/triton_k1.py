@@ -526,24 +526,45 @@ def _first_step(w_in, rg, S, BK: tl.constexpr):
 
 
 @triton.jit
+def _load_step(wp, k, BK: tl.constexpr):
+    """One FMA step's weights: four [16, BK] chunks from column k (16 KB a CTA at BK = 128)."""
+    w0 = tl.load(wp + k, eviction_policy="evict_first")
+    w1 = tl.load(wp + k + BK, eviction_policy="evict_first")
+    w2 = tl.load(wp + k + 2 * BK, eviction_policy="evict_first")
+    w3 = tl.load(wp + k + 3 * BK, eviction_policy="evict_first")
+    return w0, w1, w2, w3
+
+
+@triton.jit
+def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr):
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, k0, kk, S)
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, k0 + BK, kk, S)
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, k0 + 2 * BK, kk, S)
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, k0 + 3 * BK, kk, S)
+    return a0, a1, a2, a3
+
+
+@triton.jit
 def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
-                FMA: tl.constexpr, PRE: tl.constexpr, INTERP: tl.constexpr):
+                FMA: tl.constexpr, PRE: tl.constexpr, DEPTH: tl.constexpr,
+                TC_BK: tl.constexpr, INTERP: tl.constexpr):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32.
 
-    Two forms. The tensor-core form (tl.dot, software-pipelined by Triton) puts the
-    whole [16, BK] x [BK, 16] product on the few warps an M = 16 dot gets. For S <= 4 the
-    FMA form spreads the work over all 256 threads instead: four [16, BK] fp32
-    accumulators (one a token; tokens past S multiply masked zeros), reduced once. With
-    PRE the FMA form's first step is p0 .. p3, loaded by the caller (before the poll)."""
+    Two forms. The tensor-core form (tl.dot, software-pipelined by Triton, TC_BK columns
+    a stage) puts the whole [16, TC_BK] x [TC_BK, 16] product on the few warps an M = 16
+    dot gets. For S <= 4 the FMA form spreads the work over all 256 threads instead: four
+    [16, BK] fp32 accumulators (one a token; tokens past S multiply masked zeros), reduced
+    once. With PRE the FMA form's first step is p0 .. p3, loaded by the caller.
+
+    A gemv CTA streams 458 KB and nothing else limits it but the bytes it has in flight
+    (latency x bandwidth): DEPTH steps of weights are loaded ahead of the FMAs (Triton does
+    not software-pipeline loads that only feed FMAs, so the buffers are written out)."""
     rows = rg * ROWS + tl.arange(0, ROWS)
     kk = tl.arange(0, BK)
     tok = tl.arange(0, 16)
     wp = w_in + rows[:, None].to(tl.int64) * HIDDEN + kk[None, :]
     res = tl.zeros([ROWS, 16], tl.float32)
     if FMA and S <= 4:
-        # four chunks a step, the next step's four loaded before this step's FMAs: eight
-        # [16, BK] weight loads in flight a thread group (loads that only feed FMAs are
-        # not software-pipelined by Triton, so the double buffer is written out)
         a0 = tl.zeros([ROWS, BK], tl.float32)
         a1 = tl.zeros([ROWS, BK], tl.float32)
         a2 = tl.zeros([ROWS, BK], tl.float32)
@@ -552,34 +573,35 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
             w0, w1, w2, w3 = p0, p1, p2, p3
         else:
             w0, w1, w2, w3 = _first_step(w_in, rg, S, BK)
-        for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
-            kn = k0 + 4 * BK
-            n0 = tl.load(wp + kn, eviction_policy="evict_first")
-            n1 = tl.load(wp + kn + BK, eviction_policy="evict_first")
-            n2 = tl.load(wp + kn + 2 * BK, eviction_policy="evict_first")
-            n3 = tl.load(wp + kn + 3 * BK, eviction_policy="evict_first")
-            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, k0, kk, S)
-            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, k0 + BK, kk, S)
-            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, k0 + 2 * BK, kk, S)
-            a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, k0 + 3 * BK, kk, S)
-            w0 = n0
-            w1 = n1
-            w2 = n2
-            w3 = n3
-        kl = HIDDEN - 4 * BK
-        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, kl, kk, S)
-        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, kl + BK, kk, S)
-        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, kl + 2 * BK, kk, S)
-        a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, kl + 3 * BK, kk, S)
+        if DEPTH == 3:
+            n0, n1, n2, n3 = _load_step(wp, 4 * BK, BK)
+            for k0 in range(0, HIDDEN - 8 * BK, 4 * BK):
+                m0, m1, m2, m3 = _load_step(wp, k0 + 8 * BK, BK)
+                a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
+                w0, w1, w2, w3 = n0, n1, n2, n3
+                n0, n1, n2, n3 = m0, m1, m2, m3
+            kl = HIDDEN - 8 * BK
+            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
+            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, n0, n1, n2, n3, xbuf, kl + 4 * BK, kk,
+                                       S, BK)
+        else:
+            for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
+                n0, n1, n2, n3 = _load_step(wp, k0 + 4 * BK, BK)
+                a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
+                w0, w1, w2, w3 = n0, n1, n2, n3
+            kl = HIDDEN - 4 * BK
+            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
         res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
         res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
         res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
         res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
     else:
-        xp = xbuf + tok[:, None] * HIDDEN + kk[None, :]
+        kt = tl.arange(0, TC_BK)
+        wt = w_in + rows[:, None].to(tl.int64) * HIDDEN + kt[None, :]
+        xp = xbuf + tok[:, None] * HIDDEN + kt[None, :]
         xm = (tok < S)[:, None]
-        for k0 in tl.range(0, HIDDEN, BK, num_stages=NSTAGE):
-            wv = tl.load(wp + k0, eviction_policy="evict_first")
+        for k0 in tl.range(0, HIDDEN, TC_BK, num_stages=NSTAGE):
+            wv = tl.load(wt + k0, eviction_policy="evict_first")
             xv = tl.load(xp + k0, mask=xm, other=0.0, cache_modifier=".cg")
             res = _dot(wv, tl.trans(xv), res, INTERP)
     return res
@@ -590,7 +612,7 @@ def _gemv(
     g, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
     S, OFF_XRDY, OFF_PROJ,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr,
+    EARLY: tl.constexpr, DEPTH: tl.constexpr, TC_BK: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
@@ -622,12 +644,16 @@ def _gemv(
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
-    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, DEPTH, TC_BK,
+                      INTERP)
+    if FMA and DEPTH == 3:  # group 1's first weights in flight during group 0's reduce + put
+        p0, p1, p2, p3 = _first_step(w_in, rg1c, S, BK)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
-    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, DEPTH == 3, DEPTH,
+                      TC_BK, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
@@ -817,7 +843,8 @@ def kda_pre_k1(
     TB: tl.constexpr,
     LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
+    EARLY: tl.constexpr, DEPTH: tl.constexpr, TC_BK: tl.constexpr, SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
@@ -852,6 +879,7 @@ def kda_pre_k1(
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
+            DEPTH, TC_BK,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
