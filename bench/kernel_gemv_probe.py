@@ -53,6 +53,8 @@ def gemv_probe(
     FMA: tl.constexpr,
     PREFETCH: tl.constexpr,
     EARLY: tl.constexpr,
+    TC_BK: tl.constexpr,
+    QUIET: tl.constexpr,
 ):
     g = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
@@ -80,10 +82,12 @@ def gemv_probe(
         FMA,
         PREFETCH,
         EARLY,
+        TC_BK,
         False,
         False,
         False,
         0,
+        QUIET,
     )
 
 
@@ -124,6 +128,8 @@ def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float
                 FMA=b.fma,
                 PREFETCH=b.prefetch,
                 EARLY=b.early,
+                TC_BK=b.tc_bk,
+                QUIET=b.quiet,
                 num_warps=NUM_WARPS,
                 maxnreg=b.maxnreg,
             )
@@ -174,7 +180,7 @@ def main() -> int:
     for block in (2048, 8192):
         add("stream", {"block": block}, probe_stream(block, weights))
     for s in (int(v) for v in a.S.split(",")):
-        for kw in ({}, {"prefetch": True}, {"fma": False, "bk": 256, "nstage": 5}):
+        for kw in ({}, {"prefetch": True}, {"fma": False, "tc_bk": 256, "nstage": 5}):
             add("gemv", {"S": s} | kw, probe_gemv(s, kw, weights))
     if a.out:
         a.out.parent.mkdir(parents=True, exist_ok=True)

@@ -64,8 +64,7 @@ def gemv_only(
     ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
     _gemv(g0 + pid, tag, pid * 0, tr, ev, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
-          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, 3, BK, False, False, True, 0,
-          True)
+          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, BK, False, False, True, 0, True)
 
 
 @triton.jit

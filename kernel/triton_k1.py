@@ -546,8 +546,8 @@ def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr)
 
 @triton.jit
 def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
-                FMA: tl.constexpr, PRE: tl.constexpr, DEPTH: tl.constexpr,
-                TC_BK: tl.constexpr, INTERP: tl.constexpr):
+                FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
+                INTERP: tl.constexpr):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32.
 
     Two forms. The tensor-core form (tl.dot, software-pipelined by Triton, TC_BK columns
@@ -556,9 +556,8 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
     [16, BK] fp32 accumulators (one a token; tokens past S multiply masked zeros), reduced
     once. With PRE the FMA form's first step is p0 .. p3, loaded by the caller.
 
-    A gemv CTA streams 458 KB and nothing else limits it but the bytes it has in flight
-    (latency x bandwidth): DEPTH steps of weights are loaded ahead of the FMAs (Triton does
-    not software-pipeline loads that only feed FMAs, so the buffers are written out)."""
+    Triton does not software-pipeline loads that only feed FMAs, so the FMA form's double
+    buffer is written out."""
     rows = rg * ROWS + tl.arange(0, ROWS)
     kk = tl.arange(0, BK)
     tok = tl.arange(0, 16)
@@ -573,24 +572,14 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
             w0, w1, w2, w3 = p0, p1, p2, p3
         else:
             w0, w1, w2, w3 = _first_step(w_in, rg, S, BK)
-        if DEPTH == 3:
-            n0, n1, n2, n3 = _load_step(wp, 4 * BK, BK)
-            for k0 in range(0, HIDDEN - 8 * BK, 4 * BK):
-                m0, m1, m2, m3 = _load_step(wp, k0 + 8 * BK, BK)
-                a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
-                w0, w1, w2, w3 = n0, n1, n2, n3
-                n0, n1, n2, n3 = m0, m1, m2, m3
-            kl = HIDDEN - 8 * BK
-            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
-            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, n0, n1, n2, n3, xbuf, kl + 4 * BK, kk,
-                                       S, BK)
-        else:
-            for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
-                n0, n1, n2, n3 = _load_step(wp, k0 + 4 * BK, BK)
-                a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
-                w0, w1, w2, w3 = n0, n1, n2, n3
-            kl = HIDDEN - 4 * BK
-            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
+        # the next step's 16 KB loaded before this step's FMAs (a third step in flight,
+        # measured: spills and 2 to 3 % slower at S = 4, no gain at S = 1)
+        for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
+            n0, n1, n2, n3 = _load_step(wp, k0 + 4 * BK, BK)
+            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
+            w0, w1, w2, w3 = n0, n1, n2, n3
+        kl = HIDDEN - 4 * BK
+        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
         res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
         res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
         res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
@@ -612,7 +601,7 @@ def _gemv(
     g, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
     S, OFF_XRDY, OFF_PROJ,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, DEPTH: tl.constexpr, TC_BK: tl.constexpr,
+    EARLY: tl.constexpr, TC_BK: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
@@ -644,16 +633,12 @@ def _gemv(
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
-    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, DEPTH, TC_BK,
-                      INTERP)
-    if FMA and DEPTH == 3:  # group 1's first weights in flight during group 0's reduce + put
-        p0, p1, p2, p3 = _first_step(w_in, rg1c, S, BK)
+    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
-    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, DEPTH == 3, DEPTH,
-                      TC_BK, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
@@ -843,8 +828,7 @@ def kda_pre_k1(
     TB: tl.constexpr,
     LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, DEPTH: tl.constexpr, TC_BK: tl.constexpr, SLEEP_NS: tl.constexpr,
-    QUIET: tl.constexpr,
+    EARLY: tl.constexpr, TC_BK: tl.constexpr, SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
@@ -879,7 +863,7 @@ def kda_pre_k1(
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
-            DEPTH, TC_BK,
+            TC_BK,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
