@@ -20,7 +20,7 @@ def _one(spec: tuple[int, bool, bool, dict]) -> str:
     from kernel.launch import Build, Workspace, compile_only
 
     t = time.perf_counter()
-    b = Build(1, L, 8, watchdog=watchdog, trace=trace, **extra)
+    b = Build(1, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
     inp = make_inputs(Shape(1, L, 8), seed=0, device="cuda")
     core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
     k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
