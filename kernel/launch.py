@@ -39,11 +39,6 @@ def next_pow2(n: int) -> int:
     return p
 
 
-# the TRACE constexpr a traced build gets: its stamps' clock ("none" reads no clock: what
-# the stamps cost without one, a measurement, not a trace)
-TRACE_CLOCKS = {"globaltimer": 1, "clock64": 2, "none": 3}
-
-
 @dataclass(frozen=True)
 class Build:
     """Everything that selects a compiled kernel (constexprs) plus launch options."""
@@ -56,7 +51,6 @@ class Build:
     sl: int | None = None  # conv state length; default CONV_W - 1 + L - 1
     watchdog: bool = False
     trace: bool = False
-    clock: str = "globaltimer"  # the traced build's stamps: see TRACE_CLOCKS
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
     bk: int = 128  # FMA gemv (S <= 4): columns a weight chunk
@@ -98,8 +92,6 @@ class Build:
             raise ValueError(f"R = {self.R} > rmax = {self.rmax} of this build")
         if self.S > MAX_S:
             raise ValueError(f"S = {self.S} > {MAX_S}: the Triton K1 tiles tokens by 16")
-        if self.clock not in TRACE_CLOCKS:
-            raise ValueError(f"clock {self.clock!r}: one of {sorted(TRACE_CLOCKS)}")
         if self.SL < self.L + CONV_W - 2:
             raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
         return self
@@ -132,7 +124,7 @@ class Build:
             "SLEEP_NS": self.sleep_ns,
             "QUIET": self.quiet,
             "WATCHDOG": self.watchdog,
-            "TRACE": TRACE_CLOCKS[self.clock] if self.trace else 0,
+            "TRACE": self.trace,
             "INTERP": self.interp,
         }
 

@@ -103,23 +103,6 @@ def _now(INTERP: tl.constexpr):
 
 
 @triton.jit
-def _clock(TRACE: tl.constexpr, INTERP: tl.constexpr):
-    """A trace stamp's clock: TRACE 1 globaltimer (ns), 2 the SM's clock64 (cycles), 3 a
-    constant (no clock read: what the stamps cost without the clock, for measurement)."""
-    if INTERP or TRACE == 1:
-        t = _now(INTERP)
-    elif TRACE == 2:
-        t = tl.inline_asm_elementwise(
-            "mov.u64 $0, %clock64;", "=l", [], dtype=tl.int64, is_pure=False, pack=1
-        )
-    else:
-        t = tl.inline_asm_elementwise(
-            "mov.u64 $0, 0;", "=l", [], dtype=tl.int64, is_pure=False, pack=1
-        )
-    return t
-
-
-@triton.jit
 def _smid(INTERP: tl.constexpr):
     if INTERP:
         s = tl.full([], -1, tl.int32)
@@ -170,7 +153,7 @@ def _ev(tr, ev, k, v):
 @triton.jit
 def _stamp(tr, ev, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
     if TRACE:
-        tr = _ev(tr, ev, k, _clock(TRACE, INTERP))
+        tr = _ev(tr, ev, k, _now(INTERP))
     return tr
 
 
@@ -340,13 +323,13 @@ def _acquire(INTERP: tl.constexpr):
 def _poll(
     scratch, gidx, mask, tag, dead, alarm, pid, site, task, budget_ns, max_retry,
     ACQ: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr, SLEEP_NS: tl.constexpr,
-    QUIET: tl.constexpr, TRACE: tl.constexpr,
+    QUIET: tl.constexpr,
 ):
     """One poll batch: re-load every pair until every tag is this launch's.
 
     Returns (words, first issue, satisfied, retries, dead). A dead CTA (one that gave up
     already) does not wait: it passes through with whatever it read."""
-    t0 = _now(INTERP) if WATCHDOG else _clock(TRACE, INTERP)  # the budget is in ns
+    t0 = _now(INTERP)
     w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
     bad = ((w >> 32).to(tl.int32) != tag) & mask
     nbad = _count_bad(bad, INTERP)
@@ -371,7 +354,7 @@ def _poll(
                 dead = dead + 1
     if ACQ:
         _acquire(INTERP)
-    t1 = _now(INTERP) if WATCHDOG else _clock(TRACE, INTERP)
+    t1 = _now(INTERP)
     return w, t0, t1, nr, dead
 
 
@@ -446,7 +429,7 @@ def _attn(
         ]
         m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
         w, t0, t1, nr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task,
-                                    budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, TRACE)
+                                    budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
         tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
         part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
         sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
@@ -464,7 +447,7 @@ def _attn(
     gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
     mw = (tt < S)[:, None] & (src <= NS)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 3, t0, t1, nr, TRACE)
     wt = tl.where(mw, _value(w), 0.0)
     mixed = tl.zeros([16, COLS], tl.float32)
@@ -489,7 +472,7 @@ def _attn(
     gm = OFF_MSQ + ap[:, None] * S + tt[None, :]
     mm = (ap < NA)[:, None] & (tt < S)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 6, t0, t1, nr, TRACE)
     tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [16] over tokens
     rstd = tl.rsqrt(tot / HIDDEN + out_eps)
@@ -642,7 +625,7 @@ def _gemv(
     ap = tl.arange(0, 256 if QUIET else 64)
     _, t0, t1, nr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3,
                                 task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS,
-                                QUIET, TRACE)
+                                QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
     if PREFETCH:
         _prefetch_group(w_in, rg1c, INTERP)
@@ -722,8 +705,7 @@ def _kda_task(
     gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
     mx = cm[:, None] & (jj < L)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET,
-                                TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 0, t0, t1, nr, TRACE)
     xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
     y = tl.zeros([64, LP], tl.float32)
@@ -758,8 +740,7 @@ def _kda_task(
     gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
     mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET,
-                                TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 3, t0, t1, nr, TRACE)
     fa = tl.where(mf, _value(w), 0.0)
     r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
@@ -768,12 +749,12 @@ def _kda_task(
     )
     mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 6, t0, t1, nr, TRACE)
     qk = tl.where(mk, _value(w), 0.0)
     gb = OFF_PROJ + (req * L + jj) * NPROJ + BETA_0 + h
     w, t0, t1, nr, dead = _poll(scratch, gb, jj < L, tag, dead, alarm, pid, 7, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 9, t0, t1, nr, TRACE)
     beta = tl.sigmoid(tl.where(jj < L, _value(w), 0.0))
     g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
@@ -816,7 +797,7 @@ def _kda_task(
     )
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, TRACE)
+                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, base + TASK_POLL + 12, t0, t1, nr, TRACE)
     got = tl.where(mn, _value(w), 0.0)
     ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
