@@ -8,13 +8,17 @@ requests and heads and free of host syncs, so a CUDA graph holds a whole step: A
 - ``unfused_layer_fla``: flash-linear-attention's kernels, as vLLM's KDA decode runs them:
   ``fused_recurrent_kda_fwd`` (gates, l2norm, beta sigmoid and the recurrence in one
   launch, states read and written in place through the state indices and accepted-token
-  counts) and ``layer_norm_gated_fwd`` (RMSNorm with the sigmoid output gate).
+  counts) and ``layer_norm_gated_fwd`` (RMSNorm with the sigmoid output gate);
+- ``unfused_layer_fla_compiled``: the same, its front compiled by ``torch.compile``
+  (Inductor fuses the AttnRes and conv pieces into a few Triton kernels): the fastest
+  unfused path we can build without writing kernels for it.
 
 The in_proj GEMM alone is also timed: a lower bound for any unfused path.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +41,11 @@ class Front:
 
 def front(inp: dict[str, Any], L: int) -> Front:
     """AttnRes, in_proj, spec conv (conv state updated in place), f_b."""
+    return Front(*_front(inp, L))
+
+
+def _front(inp: dict[str, Any], L: int) -> tuple[torch.Tensor, ...]:
+    # plain tensors out, so torch.compile captures it whole
     prefix, delta, blocks = inp["prefix"], inp["delta"], inp["blocks"]
     s = prefix.shape[0]
     r_n = s // L
@@ -74,7 +83,12 @@ def front(inp: dict[str, Any], L: int) -> Front:
         return y[:, i * PROJ : (i + 1) * PROJ].view(r_n, NH, HD, L).permute(0, 3, 1, 2)
 
     slot0 = torch.gather(st_idx.long(), 1, acc[:, None])[:, 0]
-    return Front(proj, heads(0), heads(1), heads(2), g1, slot0 > 0)
+    return proj, heads(0), heads(1), heads(2), g1, slot0 > 0
+
+
+@functools.cache
+def _compiled_front() -> Any:
+    return torch.compile(_front, dynamic=False)
 
 
 def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
@@ -112,14 +126,23 @@ def unfused_layer(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
     core_out.copy_((yo * torch.sigmoid(g2)).view(s, PROJ).to(torch.bfloat16))
 
 
-def unfused_layer_fla(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
+def unfused_layer_fla_compiled(inp: dict[str, Any], L: int, core_out: torch.Tensor) -> None:
+    """``unfused_layer_fla`` with its front compiled by torch.compile (compiled at the first
+    call of a shape: call it once before timing or capturing)."""
+    unfused_layer_fla(inp, L, core_out, Front(*_compiled_front()(inp, L)))
+
+
+def unfused_layer_fla(
+    inp: dict[str, Any], L: int, core_out: torch.Tensor, f: Front | None = None
+) -> None:
     """One layer in place, the back in flash-linear-attention's kernels (needs a GPU and
     fla-core). A padding request (no state slot) is given slot 0, as a scratch slot: fla
     reads a slot for every request, and only live requests' outputs are defined."""
     from fla.modules.norm.fused_norm_gate import layer_norm_gated_fwd
     from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
 
-    f = front(inp, L)
+    if f is None:
+        f = front(inp, L)
     r_n = f.q.shape[0]
     s = r_n * L
 
