@@ -20,6 +20,10 @@ F_SEEN = 4
 F_TIME = 5  # globaltimer ns
 F_SITE = 6
 F_TASK = 7
+# F_GIDX when the CTA's reduction found no stale lane in the copy it reads: the stale pair
+# was in another warp's replica of a small poll tensor (its count is CTA-wide, its index
+# is not), so the cell is not identified
+NO_CELL = 2**31 - 1
 
 KIND_TIMEOUT = 1  # the wait ran past its budget
 KIND_RELEASED = 2  # another CTA gave up first; this one was released

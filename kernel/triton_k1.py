@@ -77,6 +77,7 @@ TASK_STRIDE = tl.constexpr(T.TASK_STRIDE)
 TASK_T = tl.constexpr(T.TASK_T)
 TASK_POLL = tl.constexpr(T.TASK_POLL)
 AL_REC0 = tl.constexpr(A.REC0)
+AL_NO_CELL = tl.constexpr(A.NO_CELL)
 AL_WORDS = tl.constexpr(A.REC_WORDS)
 K_TIMEOUT = tl.constexpr(A.KIND_TIMEOUT)
 K_RELEASED = tl.constexpr(A.KIND_RELEASED)
@@ -233,7 +234,7 @@ def _put(
         old = tl.load(scratch + gidx, mask=mask, other=0, volatile=True)
         reuse = (((old >> 32).to(tl.int32) == tag) & mask).to(tl.int32)
         if (tl.sum(reuse) > 0) & (dead == 0):
-            first = tl.min(tl.where(reuse != 0, gidx, 2147483647))
+            first = tl.min(tl.where(reuse != 0, gidx, AL_NO_CELL))
             _record(alarm, pid, K_REUSE, first, tag, tag, _now(INTERP), SITE_PUT, task, tag)
             tl.atomic_xchg(alarm, tag.to(tl.int64), sem="release", scope="gpu")
             dead = dead + 1
@@ -345,7 +346,7 @@ def _poll(
             released = _cta_any(tl.load(alarm, volatile=True) == tag.to(tl.int64), INTERP)
             late = _cta_any(((t - t0) > budget_ns) | (nr > max_retry), INTERP)
             if (late | released) & (nbad > 0):
-                first = tl.min(tl.where(bad, gidx, 2147483647))
+                first = tl.min(tl.where(bad, gidx, AL_NO_CELL))
                 seen = tl.max(tl.where(bad & (gidx == first), w >> 32, -1))
                 kind = tl.where(released, K_RELEASED, K_TIMEOUT)
                 _record(alarm, pid, kind, first, tag, seen, t, site, task, tag)

@@ -12,6 +12,8 @@ from kda_sim.timeline.model import StuckWait
 from kernel import alarm_layout as A
 from kernel.launch import Build
 
+UNKNOWN_CELL = "the stale copy was in another warp's replica of the poll"
+
 
 @dataclass(frozen=True)
 class StuckRecord:
@@ -29,10 +31,14 @@ class StuckRecord:
 
     def line(self, t0: int) -> str:
         where = f"task {self.task} " if self.task >= 0 else ""
+        if self.index < 0:
+            cell, saw = f"{self.region} (cell not identified: {UNKNOWN_CELL})", ""
+        else:
+            cell, saw = f"{self.region}[{self.index}]", f", saw {self.seen_tag}"
         return (
             f"+{(self.time_ns - t0) / 1000:9.3f} us  CTA {self.cta:3d} {where}{self.stage} "
-            f"[{self.what}] {self.kind}: {self.region}[{self.index}] expected tag "
-            f"{self.expected_tag}, saw {self.seen_tag} (launch slot {self.slot})"
+            f"[{self.what}] {self.kind}: {cell} expected tag {self.expected_tag}{saw} "
+            f"(launch slot {self.slot})"
         )
 
     def as_stuck_wait(self) -> StuckWait:
@@ -72,14 +78,17 @@ def read_alarm(alarm: np.ndarray, launches: list[tuple[Build, int, int]]) -> lis
         b, slot = by_tag[tag]
         space = CellSpace.of(b.cfg)
         gidx = int(r[A.F_GIDX])
-        try:
-            region, index = space.split(gidx)
-            rname = region.name
-        except (IndexError, ValueError):
-            rname, index = "?", gidx
         stage, what = A.SITES[int(r[A.F_SITE])] if 0 <= int(r[A.F_SITE]) < len(A.SITES) else (
             "?", "?"
         )
+        if gidx == A.NO_CELL:
+            rname, index = what, -1
+        else:
+            try:
+                region, index = space.split(gidx)
+                rname = region.name
+            except (IndexError, ValueError):
+                rname, index = "?", gidx
         out.append(
             StuckRecord(
                 cta=cta, kind=A.KIND_NAMES[kind], region=rname, index=index,
