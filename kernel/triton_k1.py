@@ -22,14 +22,18 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
   never waits behind weights (the role rule holds trivially);
 * every poll pair is loaded by inline asm and counted stale over every thread's copy
   (``_load_pairs``, ``_count_bad``): Triton otherwise re-materialises a volatile load in
-  a second layout and checks one replica of a replicated tensor;
+  a second layout and checks one replica of a replicated tensor. QUIET (the default)
+  predicates each load on its lane's mask and reads the XRDY flags once a CTA: masked
+  lanes and replicas otherwise re-read a few hot L2 lines thousands of times a try;
 * x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS.
 
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
 one put); TRACE stamps every stage boundary and poll site into a register-resident record
-flushed once at the end; INTERP swaps
-the inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
+flushed once at the end; INTERP swaps the inline PTX for stand-ins so the Triton
+interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK, TB,
+SLEEP_NS, EARLY, PREFETCH, QUIET) come from ``kernel.launch.Build``, where each default
+says what measured it.
 """
 
 from __future__ import annotations
