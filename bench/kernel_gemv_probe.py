@@ -111,6 +111,9 @@ def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float
     ws.scratch[off["XRDY"] : off["XRDY"] + 56] = (tag << 32) | 1
     ws.xbuf.normal_()
 
+    # the build's own constexprs, those the probe takes (a new switch needs no edit here)
+    cx = {k: v for k, v in b.constexprs().items() if k in gemv_probe.arg_names}
+
     def step() -> None:
         for i in range(LAYERS):
             gemv_probe[(N_GEMV,)](
@@ -123,13 +126,7 @@ def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float
                 S,
                 off["XRDY"],
                 off["PROJ"],
-                BK=b.bk,
-                NSTAGE=b.nstage,
-                FMA=b.fma,
-                PREFETCH=b.prefetch,
-                EARLY=b.early,
-                TC_BK=b.tc_bk,
-                QUIET=b.quiet,
+                **cx,
                 num_warps=NUM_WARPS,
                 maxnreg=b.maxnreg,
             )
