@@ -30,7 +30,7 @@ from bench.kernel_unfused import (
     unfused_layer_fla_compiled,
 )
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
-from kernel.inputs import Shape, make_inputs
+from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, compile_only, launch
 from kernel.trace import environment
 
@@ -218,7 +218,7 @@ def fla_path(
         return {"unfused_fla": "fla-core not installed"}
     out: dict[str, Any] = {"fla_version": getattr(fla, "__version__", "?")}
     for name, fn in (("fla", unfused_layer_fla), ("fla_compiled", unfused_layer_fla_compiled)):
-        a, b = _copy(layers[0]), _copy(layers[0])
+        a, b = clone_inputs(layers[0]), clone_inputs(layers[0])
         ca, cb = torch.empty_like(cores[0]), torch.empty_like(cores[0])
         unfused_layer(a, L, ca)
         try:
@@ -239,10 +239,6 @@ def fla_path(
 
         out[f"unfused_{name}_us"] = bench_graph(step) * 1e3 / LAYERS
     return out
-
-
-def _copy(inp: dict[str, Any]) -> dict[str, Any]:
-    return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in inp.items()}
 
 
 def parse_shapes(text: str) -> list[tuple[int, int]]:

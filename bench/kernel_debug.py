@@ -13,7 +13,7 @@ import sys
 import torch
 
 from kda_sim.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
-from kernel.inputs import Shape, make_inputs
+from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, launch, step_tag
 from kernel.reference import attn_res, bf16r, kda_pre_reference, short_conv
 from kernel.run import rel_err
@@ -26,7 +26,7 @@ def _vals(words: torch.Tensor) -> torch.Tensor:
 def once(R: int, L: int, nb: int, seed: int) -> None:
     sh = Shape(R, L, nb)
     inp = make_inputs(sh, seed=seed, device="cuda")
-    keep = {k: (v.clone() if v is not None else None) for k, v in inp.items()}
+    keep = clone_inputs(inp)
     ref = kda_pre_reference(**keep, L=L)
     _, x = attn_res(keep["prefix"], keep["delta"], keep["blocks"], keep["ares_nw"],
                     keep["ares_qk"], keep["in_nw"], 1e-5, 1e-5)

@@ -7,6 +7,8 @@ state is O(0.1). Padding requests carry state indices <= 0; num_acc is drawn in 
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from kda_sim.config import LaunchConfig
@@ -17,6 +19,11 @@ BF = torch.bfloat16
 
 # a kernel shape is a launch configuration: R, L, nb and what follows from them (S, NS, SL)
 Shape = LaunchConfig
+
+
+def clone_inputs(inp: dict[str, Any]) -> dict[str, Any]:
+    """A copy whose tensors are new (a launch updates prefix and states in place)."""
+    return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in inp.items()}
 
 
 def state_slots(shape: LaunchConfig) -> int:

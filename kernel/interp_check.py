@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from kda_sim.constants import NPROJ, PROJ
-from kernel.inputs import Shape, make_inputs
+from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, next_pow2, step_tag
 from kernel.reference import attn_res, bf16r, kda_pre_reference
 
@@ -106,7 +106,7 @@ def check_kda(R: int, L: int, nb: int) -> dict[str, Any]:
     ws.epoch.fill_(EPOCH)
     off, tag = b.offsets(), step_tag(EPOCH, SLOT)
     ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
-    k = {n: (v.clone() if v is not None else None) for n, v in inp.items()}
+    k = clone_inputs(inp)
     core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
     cs, rs = k["conv_state"], k["rstate"]
     run_threaded(

@@ -18,7 +18,7 @@ from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
 from kernel import preflight
 from kernel import trace as ktrace
 from kernel import watchdog as wd
-from kernel.inputs import Shape, make_inputs
+from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import INJECT_CODES, Build, Workspace, compile_only, launch, step_tag
 from kernel.reference import kda_pre_reference
 
@@ -91,10 +91,6 @@ class Layer:
     slot: int
 
 
-def _snapshot(inp: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v.clone() if v is not None else None) for k, v in inp.items()}
-
-
 def _got(ly: Layer) -> dict[str, torch.Tensor]:
     return {"prefix": ly.inp["prefix"], "core_out": ly.core,
             "conv_state": ly.inp["conv_state"], "rstate": ly.inp["rstate"]}
@@ -156,8 +152,7 @@ def run(
     }
     result["preflight"] = preflight.check(b.cfg, res, simulate=simulate_preflight)
 
-    ref_inp = [{k: (v.clone() if v is not None else None) for k, v in ly.inp.items()}
-               for ly in layers]
+    ref_inp = [clone_inputs(ly.inp) for ly in layers]
     kw: dict[str, Any] = {"budget_ns": budget_ns} if budget_ns else {}
     if inject in ("drop", "corrupt"):
         kw |= {"inj_mode": INJECT_CODES[inject], "inj_gidx": fault_cell(b)}
@@ -184,7 +179,7 @@ def run(
         for _ in range(replays):
             # each replay is checked against the reference applied to the state it started
             # from (a one-step error: rounding differences do not compound across steps)
-            before = [_snapshot(ly.inp) for ly in layers] if check else []
+            before = [clone_inputs(ly.inp) for ly in layers] if check else []
             g.replay()
             torch.cuda.synchronize()
             if b.watchdog:  # each replay's tags: check every step, not only the last

@@ -9,7 +9,7 @@ import torch
 
 from bench.kernel_unfused import unfused_layer
 from kda_sim.constants import PROJ
-from kernel.inputs import Shape, make_inputs
+from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.reference import kda_pre_reference
 
 
@@ -25,7 +25,7 @@ def test_unfused_torch_path_matches_reference(
     shape = Shape(R, L, 8)
     inp = make_inputs(shape, seed=3, pad=pad, num_acc=acc)
     pre, core, cs, rs = kda_pre_reference(**inp, L=L)
-    mine = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in inp.items()}
+    mine = clone_inputs(inp)
     out = torch.empty(shape.S, PROJ, dtype=torch.bfloat16)
     unfused_layer(mine, L, out)
     live = [r for r in range(R) if r not in pad]
