@@ -78,6 +78,38 @@ def make_sets(shape: Shape) -> list[dict[str, Any]]:
     return sets
 
 
+def make_layers(
+    shape: Shape, sets_w: list[dict[str, Any]], device: str = "cuda"
+) -> tuple[list[dict[str, Any]], list[torch.Tensor]]:
+    """LAYERS layers' inputs with distinct weights, cycling over the sets (drawn once, on
+    the GPU already), and their core_out buffers."""
+    layers = [
+        make_inputs(
+            shape,
+            seed=k,
+            pad=(1,) if shape.R > 1 else (),
+            device=device,
+            reuse={w: sets_w[k % SETS][w] for w in WEIGHTS},
+        )
+        for k in range(LAYERS)
+    ]
+    cores = [torch.empty(shape.S, PROJ, dtype=torch.bfloat16, device=device) for _ in layers]
+    return layers, cores
+
+
+def fused_step(
+    b: Build, ws: Workspace, layers: list[dict[str, Any]], cores: list[torch.Tensor]
+) -> Any:
+    """One step of the fused build: the epoch bumped, then a launch a layer (a slot each)."""
+
+    def step() -> None:
+        ws.epoch.add_(1)
+        for i, inp in enumerate(layers):
+            launch(b, inp, cores[i], ws, i)
+
+    return step
+
+
 def variants(
     R: int,
     L: int,
@@ -86,31 +118,14 @@ def variants(
     kws: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """Untraced per-launch time of build variants (gemv form, tile, prefetch, back-off)."""
-    shape = Shape(R, L, nb)
-    layers = [
-        make_inputs(
-            shape,
-            seed=k,
-            pad=(1,) if R > 1 else (),
-            device="cuda",
-            reuse={w: sets_w[k % SETS][w] for w in WEIGHTS},
-        )
-        for k in range(LAYERS)
-    ]
-    cores = [torch.empty(shape.S, PROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
+    layers, cores = make_layers(Shape(R, L, nb), sets_w)
     built = []
     for kw in kws:
         b = Build(R, L, nb, **kw).validate()
         ws = Workspace.create([b], "cuda")
         k = compile_only(b, layers[0], cores[0], ws)
         k._init_handles()
-
-        def step(b: Build = b, ws: Workspace = ws) -> None:
-            ws.epoch.add_(1)
-            for i, inp in enumerate(layers):
-                launch(b, inp, cores[i], ws, i)
-
-        built.append((kw, k, step))
+        built.append((kw, k, fused_step(b, ws, layers, cores)))
     # the variants alternate ROUNDS times, as the traced / untraced pair does
     times: list[list[float]] = [[] for _ in built]
     for _ in range(ROUNDS):
@@ -136,18 +151,7 @@ def variants(
 
 def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[str, Any]:
     shape = Shape(R, L, nb)
-    layers = []
-    for k in range(LAYERS):
-        # distinct weights, cycling over the sets (drawn once, on the GPU already)
-        inp = make_inputs(
-            shape,
-            seed=k,
-            pad=(1,) if R > 1 else (),
-            device="cuda",
-            reuse={w: sets_w[k % SETS][w] for w in WEIGHTS},
-        )
-        layers.append(inp)
-    cores = [torch.empty(shape.S, PROJ, dtype=torch.bfloat16, device="cuda") for _ in layers]
+    layers, cores = make_layers(shape, sets_w)
     out: dict[str, Any] = {"R": R, "L": L, "nb": nb, "S": shape.S}
     nbytes = hbm_bytes(R, L, nb)
     out["hbm_mb"] = nbytes / 1e6
@@ -163,13 +167,7 @@ def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[s
             out["regs"], out["spills"] = int(k.n_regs), int(k.n_spills)
             out["shared"] = int(k.metadata.shared)
         out[f"{name}_compile_s"] = round(time.perf_counter() - t, 1)
-
-        def step(b: Build = b, ws: Workspace = ws) -> None:
-            ws.epoch.add_(1)
-            for i, inp in enumerate(layers):
-                launch(b, inp, cores[i], ws, i)
-
-        steps[name] = step
+        steps[name] = fused_step(b, ws, layers, cores)
     # untraced and traced alternate, ROUNDS times: the overhead is the median of the
     # paired ratios, so a drift of the machine between two timings does not read as it
     fused, traced = [], []
