@@ -39,10 +39,15 @@ def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True) -> str:
     return compile_k1(b).asm["ttgir"]
 
 
+def _mailbox_loads(ir: str) -> list[str]:
+    """The asm text of every mailbox load in the TTGIR."""
+    return re.findall(r'tt\.elementwise_inline_asm "([^"]*ld\.relaxed\.gpu\.global\.b64[^"]*)"', ir)
+
+
 @pytest.mark.parametrize("watchdog", [False, True])
 def test_each_poll_site_loads_its_pairs_once(watchdog: bool) -> None:
     ir = _ttgir(watchdog)
-    loads = re.findall(r'tt\.elementwise_inline_asm "[^"]*ld\.relaxed\.gpu\.global\.b64', ir)
+    loads = _mailbox_loads(ir)
     assert len(loads) == _sites(Build(1, 2, 8)), "a mailbox load was duplicated or lost"
 
 
@@ -73,10 +78,6 @@ def test_first_group_weights_are_issued_before_the_xrdy_poll() -> None:
     polls XRDY. The control build (early=False) loads them after, so the check can fail."""
     assert _first_weight_load_before_xrdy_poll(_ttgir(False))
     assert not _first_weight_load_before_xrdy_poll(_ttgir(False, early=False))
-
-
-def _mailbox_loads(ir: str) -> list[str]:
-    return re.findall(r'tt\.elementwise_inline_asm "([^"]*ld\.relaxed\.gpu\.global\.b64[^"]*)"', ir)
 
 
 def test_masked_lanes_load_nothing() -> None:
