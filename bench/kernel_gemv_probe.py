@@ -54,6 +54,8 @@ def gemv_probe(
     PREFETCH: tl.constexpr,
     EARLY: tl.constexpr,
     TC_BK: tl.constexpr,
+    TC_SPLIT: tl.constexpr,
+    MAXS: tl.constexpr,
     QUIET: tl.constexpr,
 ):
     g = tl.program_id(0)
@@ -83,6 +85,8 @@ def gemv_probe(
         PREFETCH,
         EARLY,
         TC_BK,
+        TC_SPLIT,
+        MAXS,
         False,
         False,
         False,

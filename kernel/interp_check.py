@@ -37,7 +37,7 @@ def _values(words: torch.Tensor) -> torch.Tensor:
     return (words & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
 
 
-def check_attn(R: int, L: int, nb: int) -> dict[str, Any]:
+def check_attn(R: int, L: int, nb: int, by_src: bool = True) -> dict[str, Any]:
     from kernel.interp import run_threaded
     from kernel.stage_kernels import attn_only
 
@@ -53,7 +53,7 @@ def check_attn(R: int, L: int, nb: int) -> dict[str, Any]:
     run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
                  inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
-                 TB=b.TB)
+                 TB=b.TB, SRC_MIN_S=1 if by_src else 17)
     off = b.offsets()
     tag = step_tag(EPOCH, SLOT)
     xr = (ws.scratch[off["XRDY"] : off["XRDY"] + 56] >> 32) == tag
@@ -64,7 +64,9 @@ def check_attn(R: int, L: int, nb: int) -> dict[str, Any]:
     }
 
 
-def check_gemv(R: int, L: int, nb: int, fma: bool, g0: int = 190) -> dict[str, Any]:
+def check_gemv(
+    R: int, L: int, nb: int, fma: bool, g0: int = 190, split: int = 8
+) -> dict[str, Any]:
     from kernel.interp import run_threaded
     from kernel.stage_kernels import gemv_only
 
@@ -81,7 +83,7 @@ def check_gemv(R: int, L: int, nb: int, fma: bool, g0: int = 190) -> dict[str, A
     ws.scratch[off["XRDY"] : off["XRDY"] + 56] = (tag << 32) | 1
     n = 197 - g0  # the last CTAs: their second group runs past the end on CTA 196
     run_threaded(gemv_only, n, inp["w_in"], ws.scratch, ws.xbuf, ws.epoch, SLOT, ws.alarm,
-                 R, nb, g0, L=L, NEV=64, BK=128, FMA=fma)
+                 R, nb, g0, L=L, NEV=64, BK=128, FMA=fma, TC_SPLIT=split)
     words = ws.scratch[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
     lo = 32 * g0
     got = _values(words)[:, lo:]
@@ -133,10 +135,13 @@ def main() -> int:
     if what in ("attn", "all"):
         out["attn 1x1 nb8"] = check_attn(1, 1, 8)
         out["attn 2x2 nb3"] = check_attn(2, 2, 3)
+        out["attn 4x4 nb14"] = check_attn(4, 4, 14)
+        out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, by_src=False)
     if what in ("gemv", "all"):
         out["gemv 1x1 fma"] = check_gemv(1, 1, 8, True)
         out["gemv 2x2 fma"] = check_gemv(2, 2, 8, True)
         out["gemv 2x4 dot"] = check_gemv(2, 4, 8, False)
+        out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, False, split=1)
     if what in ("kda", "all"):
         out["kda 1x2"] = check_kda(1, 2, 8)
         out["kda 2x2"] = check_kda(2, 2, 3)

@@ -20,6 +20,7 @@ from kernel.alarm_layout import alarm_words
 
 NUM_WARPS = 8  # 256 threads: two CTAs an SM on the H200
 MAX_S = 16  # the gemv's token tile and the mix's token vector are 16 wide
+MAX_NB = 14  # a token's nb + 1 softmax weights and their sum fit the gate's 16 lanes
 # fault injection (watchdog builds): inj_mode of the kernel; skip-bump is the host's
 INJECT_CODES = {"none": 0, "drop": 1, "corrupt": 2, "skip-bump": 0}
 
@@ -58,8 +59,16 @@ class Build:
     fma: bool = True  # S <= 4: the gemv on FMA units over all threads (see _gemv_group)
     prefetch: bool = False  # measured: the L2 prefetch of the weights slows the attn phase
     early: bool = True  # the FMA loop's first 16 KB of group rg0 issued before the XRDY poll
-    # measured on the H200 (run 16): 256 x 4 stages 3.7 % faster at 4x4 than 128 x 3
+    # measured on the H200 (run 16): 256 x 4 stages 3.7 % faster at 4x4 than 128 x 3;
+    # with 4 slices (run 22) 512 x 3 is within 1.3 us
     tc_bk: int = 256
+    # tensor-core gemv: K split over this many column slices (1: one [16, 16] dot).
+    # Measured (runs 21, 22): 4 is fastest at 2x4 and 4x4 (8 and 2 slower)
+    tc_split: int = 4
+    # attn slice and mix one source an iteration for all 16 tokens from S = src_min_s on
+    # (else TB tokens an iteration; 17: never). Measured (run 21): 4x4 136.1 -> 104.2 us;
+    # at S = 1 and 2 the token form is 1 to 2 us faster
+    src_min_s: int = 4
     quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
@@ -92,6 +101,11 @@ class Build:
             raise ValueError(f"R = {self.R} > rmax = {self.rmax} of this build")
         if self.S > MAX_S:
             raise ValueError(f"S = {self.S} > {MAX_S}: the Triton K1 tiles tokens by 16")
+        if self.nb > MAX_NB:
+            raise ValueError(
+                f"nb = {self.nb} > {MAX_NB}: the Triton K1 puts a token's nb + 1 weights and "
+                f"their sum in 16 lanes"
+            )
         if self.SL < self.L + CONV_W - 2:
             raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
         return self
@@ -121,8 +135,11 @@ class Build:
             "PREFETCH": self.prefetch,
             "EARLY": self.early,
             "TC_BK": self.tc_bk,
+            "TC_SPLIT": self.tc_split,
+            "MAXS": min(self.rmax * self.L, MAX_S),
             "SLEEP_NS": self.sleep_ns,
             "QUIET": self.quiet,
+            "SRC_MIN_S": self.src_min_s,
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace,
             "INTERP": self.interp,

@@ -41,7 +41,7 @@ def attn_only(
     prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw, scratch, xbuf, epoch,
     slot, alarm, R, NB, eps, out_eps,
     L: tl.constexpr, HAS_DELTA: tl.constexpr, NEV: tl.constexpr, WATCHDOG: tl.constexpr,
-    TB: tl.constexpr,
+    TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
 ):
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = _offsets(R, L, NB)
     pid = tl.program_id(0)
@@ -50,13 +50,15 @@ def attn_only(
     tr = tl.zeros([NEV], tl.int64)
     _attn(pid, tag, pid * 0, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
-          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, WATCHDOG, False, True, 0, True)
+          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S, WATCHDOG, False, True, 0,
+          True)
 
 
 @triton.jit
 def gemv_only(
     w_in, scratch, xbuf, epoch, slot, alarm, R, NB, g0,
     L: tl.constexpr, NEV: tl.constexpr, BK: tl.constexpr, FMA: tl.constexpr,
+    TC_SPLIT: tl.constexpr,
 ):
     S, _, _, OFF_XRDY, OFF_PROJ, _, _ = _offsets(R, L, NB)
     pid = tl.program_id(0)
@@ -64,7 +66,8 @@ def gemv_only(
     ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
     _gemv(g0 + pid, tag, pid * 0, tr, ev, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
-          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, BK, False, False, True, 0, True)
+          S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, BK, TC_SPLIT, 16, False, False, True, 0,
+          True)
 
 
 @triton.jit

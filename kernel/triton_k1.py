@@ -25,14 +25,21 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
   a second layout and checks one replica of a replicated tensor. QUIET (the default)
   predicates each load on its lane's mask and reads the XRDY flags once a CTA: masked
   lanes and replicas otherwise re-read a few hot L2 lines thousands of times a try;
-* x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS.
+* x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS;
+* the gemv's tensor-core form (S > 4) splits K over the warps (TC_SPLIT slices, a batched
+  dot): a [16, 16] dot is one warp's tile, which Triton otherwise replicates on all 8;
+* from S = SRC_MIN_S on, the attn slice and mix take one source row of all 16 tokens an
+  iteration (elementwise, no cross-warp reduction a step). The slice's PART puts then land
+  source by source instead of token by token; every one still precedes the stage's next
+  poll, as in the seed, so the protocol's order of puts and polls is unchanged.
 
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
 one put); TRACE stamps every stage boundary and poll site into a register-resident record
 flushed once at the end; INTERP swaps the inline PTX for stand-ins so the Triton
-interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK, TB,
-SLEEP_NS, EARLY, PREFETCH, QUIET) come from ``kernel.launch.Build``, where each default
+interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK,
+TC_SPLIT, TB, SRC_MIN_S, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build
+serves) come from ``kernel.launch.Build``, where each default
 says what measured it.
 """
 
@@ -43,6 +50,7 @@ import triton.language as tl
 
 from kda_sim import constants as C
 from kernel import alarm_layout as A
+from kernel import launch as K
 from kernel import trace_layout as T
 
 # the protocol constants, as constexprs (their values live in kda_sim/constants.py)
@@ -60,6 +68,7 @@ FA_0 = tl.constexpr(C.FA_0)
 BETA_0 = tl.constexpr(C.BETA_0)
 G2_0 = tl.constexpr(C.G2_0)
 ROWS = tl.constexpr(C.ROWS)
+MAX_NB = tl.constexpr(K.MAX_NB)
 GEMV_TASKS = tl.constexpr(C.GEMV_TASKS)
 N_GEMV = tl.constexpr(C.N_GEMV)
 BLOCKS = tl.constexpr(C.BLOCKS)
@@ -383,12 +392,145 @@ def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
 
 
 @triton.jit
+def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr):
+    """p' = bf16(prefix + delta) of tokens t (off where not tm), columns c0 .. c0+128,
+    stored back into prefix; fp32 [len(t), 128]."""
+    cols = tl.arange(0, COLS)
+    at = prefix + t[:, None] * HIDDEN + c0 + cols[None, :]
+    pre = tl.load(at, mask=tm[:, None], other=0.0).to(tl.float32)
+    if HAS_DELTA:
+        dl = tl.load(delta + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
+                     other=0.0)
+        pre = _bf16r(pre + dl.to(tl.float32))
+        tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])
+    return pre
+
+
+@triton.jit
+def _slice_by_token(
+    a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
+    inj_mode, inj_gidx, S, NB, OFF_PART,
+    HAS_DELTA: tl.constexpr, TB: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+):
+    """The slice TB tokens an iteration: p' stored back, PART[a][t][src] = (sum of squares,
+    qk dot) over this CTA's columns."""
+    NS = NB + 1
+    c0 = a * COLS
+    src = tl.arange(0, 16)
+    tb = tl.arange(0, TB)
+    for tk in range(0, S, TB):
+        # TB tokens at once: their loads are in flight together (one token at a time, the
+        # slice was a chain of S round trips). p' stays in registers for the sources (no
+        # store, barrier, re-load before the first put); the mix reads it back.
+        t = tk + tb
+        tm = t < S
+        pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA)
+        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
+        sq = tl.sum(v * v, 2)  # [TB, 16]
+        dt = tl.sum(v * wq[None, None, :], 2)
+        at = OFF_PART + ((a * S + t[:, None]) * NS + src[None, :]) * 2
+        mp = tm[:, None] & (src < NS)[None, :]
+        dead = _put(scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                    WATCHDOG, INTERP)
+        dead = _put(scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                    WATCHDOG, INTERP)
+    return dead
+
+
+@triton.jit
+def _slice_by_source(
+    a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
+    inj_mode, inj_gidx, S, NB, OFF_PART,
+    HAS_DELTA: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+):
+    """The slice one source an iteration for all 16 tokens: a [16, 128] tile, its two
+    reductions within a warp, its PART pairs put at once. No iteration waits on another's
+    loads (the token form reduced [TB, 16, 128] across warps, a chain of round trips)."""
+    NS = NB + 1
+    c0 = a * COLS
+    cols = tl.arange(0, COLS)
+    tt = tl.arange(0, 16)
+    tm = tt < S
+    pre = _p_prime(prefix, delta, tt, tm, c0, HAS_DELTA)
+    for s in tl.static_range(MAX_NB + 1):  # source NB is the prefix row
+        v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + c0 + cols[None, :],
+                    mask=(tm & (s < NB))[:, None], other=0.0).to(tl.float32)
+        v = tl.where(s == NB, pre, v)
+        pp = OFF_PART + ((a * S + tt) * NS + s) * 2
+        mp = tm & (s < NS)
+        dead = _put(scratch, pp, tl.sum(v * v, 1), mp, tag, dead, alarm, a, task, inj_mode,
+                    inj_gidx, WATCHDOG, INTERP)
+        dead = _put(scratch, pp + 1, tl.sum(v * wq[None, :], 1), mp, tag, dead, alarm, a,
+                    task, inj_mode, inj_gidx, WATCHDOG, INTERP)
+    return dead
+
+
+@triton.jit
+def _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB: tl.constexpr):
+    """The mix TB tokens an iteration: each token's sources [TB, 16, 128] reduced over the
+    sources (cross-warp), the iterations a chain. [16, 128] mixed rows, [16] sums of
+    squares."""
+    NS = NB + 1
+    cols = tl.arange(0, COLS)
+    src = tl.arange(0, 16)
+    tt = tl.arange(0, 16)
+    tb = tl.arange(0, TB)
+    mixed = tl.zeros([16, COLS], tl.float32)
+    msq = tl.zeros([16], tl.float32)
+    for tk in range(0, S, TB):
+        t = tk + tb
+        tm = t < S
+        hit = tt[None, :] == t[:, None]  # [TB, 16 tokens]
+        row = tl.sum(tl.where(hit[:, :, None], wt[None, :, :], 0.0), 1)  # [TB, 16 sources]
+        den = tl.sum(tl.where((src == NS)[None, :], row, 0.0), 1)
+        den = tl.where(tm, den, 1.0)
+        e = tl.where((src < NS)[None, :], row, 0.0)
+        pre = tl.load(prefix + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
+                      other=0.0).to(tl.float32)  # p', stored by this CTA above
+        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
+        mx = tl.sum(e[:, :, None] * v, 1) / den[:, None]  # [TB, 128]
+        mixed += tl.sum(tl.where(hit[:, :, None], mx[:, None, :], 0.0), 0)
+        msq += tl.sum(tl.where(hit, tl.sum(mx * mx, 1)[:, None], 0.0), 0)
+    return mixed, msq
+
+
+@triton.jit
+def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_WGT):
+    """The mix one source an iteration for all 16 tokens: mixed += w[:, s] v[:, s] is
+    elementwise (no reduction until the sums of squares), and no iteration waits on the
+    previous one's loads. The weights are re-read from the mailbox words the poll checked
+    (.cg: from L2, where the puts landed)."""
+    NS = NB + 1
+    cols = tl.arange(0, COLS)
+    src = tl.arange(0, 16)
+    tt = tl.arange(0, 16)
+    tm = tt < S
+    den = tl.sum(tl.where((src == NS)[None, :], wt, 0.0), 1)
+    den = tl.where(tm, den, 1.0)
+    row = c0 + cols[None, :]
+    pre = tl.load(prefix + tt[:, None] * HIDDEN + row, mask=tm[:, None], other=0.0)
+    wp = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + NB, mask=tm, other=0,
+                        cache_modifier=".cg"))
+    mixed = wp[:, None] * pre.to(tl.float32)
+    for s in tl.static_range(MAX_NB):
+        ms = tm & (s < NB)
+        v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + row, mask=ms[:, None],
+                    other=0.0)
+        ws = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + s, mask=ms, other=0,
+                            cache_modifier=".cg"))
+        mixed += ws[:, None] * v.to(tl.float32)
+    mixed = mixed / den[:, None]
+    msq = tl.sum(mixed * mixed, 1)
+    return mixed, msq
+
+
+@triton.jit
 def _attn(
     a, tag, dead, tr, ev,
     prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw,
     scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode, inj_gidx,
     S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
-    HAS_DELTA: tl.constexpr, TB: tl.constexpr,
+    HAS_DELTA: tl.constexpr, TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
@@ -401,29 +543,14 @@ def _attn(
     wq = tl.load(ares_nw + c0 + cols).to(tl.float32) * tl.load(ares_qk + c0 + cols).to(
         tl.float32
     )
-    tb = tl.arange(0, TB)
-    for tk in range(0, S, TB):
-        # TB tokens at once: their loads are in flight together (one token at a time, the
-        # slice was a chain of S round trips). p' stays in registers for the sources (no
-        # store, barrier, re-load before the first put); the mix reads it back.
-        t = tk + tb
-        tm = t < S
-        at = prefix + t[:, None] * HIDDEN + c0 + cols[None, :]
-        pre = tl.load(at, mask=tm[:, None], other=0.0).to(tl.float32)
-        if HAS_DELTA:
-            dl = tl.load(delta + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
-                         other=0.0)
-            pre = _bf16r(pre + dl.to(tl.float32))
-            tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])
-        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
-        sq = tl.sum(v * v, 2)  # [TB, 16]
-        dt = tl.sum(v * wq[None, None, :], 2)
-        at = OFF_PART + ((a * S + t[:, None]) * NS + src[None, :]) * 2
-        mp = tm[:, None] & (src < NS)[None, :]
-        dead = _put(scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                    WATCHDOG, INTERP)
-        dead = _put(scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                    WATCHDOG, INTERP)
+    if S >= SRC_MIN_S:
+        dead = _slice_by_source(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
+                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
+                                HAS_DELTA, WATCHDOG, INTERP)
+    else:
+        dead = _slice_by_token(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
+                               scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
+                               HAS_DELTA, TB, WATCHDOG, INTERP)
     tr = _stamp(tr, ev, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S
     if a < S:
@@ -455,22 +582,11 @@ def _attn(
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
     tr = _poll_rec(tr, ev, EV_RPOLL + 3, t0, t1, nr, TRACE)
     wt = tl.where(mw, _value(w), 0.0)
-    mixed = tl.zeros([16, COLS], tl.float32)
-    msq = tl.zeros([16], tl.float32)
-    for tk in range(0, S, TB):
-        t = tk + tb
-        tm = t < S
-        hit = tt[None, :] == t[:, None]  # [TB, 16 tokens]
-        row = tl.sum(tl.where(hit[:, :, None], wt[None, :, :], 0.0), 1)  # [TB, 16 sources]
-        den = tl.sum(tl.where((src == NS)[None, :], row, 0.0), 1)
-        den = tl.where(tm, den, 1.0)
-        e = tl.where((src < NS)[None, :], row, 0.0)
-        pre = tl.load(prefix + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
-                      other=0.0).to(tl.float32)  # p', stored by this CTA above
-        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
-        mx = tl.sum(e[:, :, None] * v, 1) / den[:, None]  # [TB, 128]
-        mixed += tl.sum(tl.where(hit[:, :, None], mx[:, None, :], 0.0), 0)
-        msq += tl.sum(tl.where(hit, tl.sum(mx * mx, 1)[:, None], 0.0), 0)
+    if S >= SRC_MIN_S:
+        mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
+                                    OFF_WGT)
+    else:
+        mixed, msq = _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB)
     dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
     ap = tl.arange(0, 64)
@@ -550,46 +666,50 @@ def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr)
 
 
 @triton.jit
-def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
-                FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
-                INTERP: tl.constexpr):
-    """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32.
+def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr):
+    """The FMA form (S <= 4) of _gemv_group: four [16, BK] fp32 accumulators over all 256
+    threads (one a token; tokens past S multiply masked zeros), reduced once. With PRE the
+    first step is p0 .. p3, loaded by the caller.
 
-    Two forms. The tensor-core form (tl.dot, software-pipelined by Triton, TC_BK columns
-    a stage) puts the whole [16, TC_BK] x [TC_BK, 16] product on the few warps an M = 16
-    dot gets. For S <= 4 the FMA form spreads the work over all 256 threads instead: four
-    [16, BK] fp32 accumulators (one a token; tokens past S multiply masked zeros), reduced
-    once. With PRE the FMA form's first step is p0 .. p3, loaded by the caller.
-
-    Triton does not software-pipeline loads that only feed FMAs, so the FMA form's double
-    buffer is written out."""
+    Triton does not software-pipeline loads that only feed FMAs, so the double buffer is
+    written out."""
     rows = rg * ROWS + tl.arange(0, ROWS)
     kk = tl.arange(0, BK)
     tok = tl.arange(0, 16)
     wp = w_in + rows[:, None].to(tl.int64) * HIDDEN + kk[None, :]
     res = tl.zeros([ROWS, 16], tl.float32)
-    if FMA and S <= 4:
-        a0 = tl.zeros([ROWS, BK], tl.float32)
-        a1 = tl.zeros([ROWS, BK], tl.float32)
-        a2 = tl.zeros([ROWS, BK], tl.float32)
-        a3 = tl.zeros([ROWS, BK], tl.float32)
-        if PRE:
-            w0, w1, w2, w3 = p0, p1, p2, p3
-        else:
-            w0, w1, w2, w3 = _first_step(w_in, rg, S, BK)
-        # the next step's 16 KB loaded before this step's FMAs (a third step in flight,
-        # measured: spills and 2 to 3 % slower at S = 4, no gain at S = 1)
-        for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
-            n0, n1, n2, n3 = _load_step(wp, k0 + 4 * BK, BK)
-            a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
-            w0, w1, w2, w3 = n0, n1, n2, n3
-        kl = HIDDEN - 4 * BK
-        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
-        res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
-        res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
-        res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
-        res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
+    a0 = tl.zeros([ROWS, BK], tl.float32)
+    a1 = tl.zeros([ROWS, BK], tl.float32)
+    a2 = tl.zeros([ROWS, BK], tl.float32)
+    a3 = tl.zeros([ROWS, BK], tl.float32)
+    if PRE:
+        w0, w1, w2, w3 = p0, p1, p2, p3
     else:
+        w0, w1, w2, w3 = _first_step(w_in, rg, S, BK)
+    # the next step's 16 KB loaded before this step's FMAs (a third step in flight,
+    # measured: spills and 2 to 3 % slower at S = 4, no gain at S = 1)
+    for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
+        n0, n1, n2, n3 = _load_step(wp, k0 + 4 * BK, BK)
+        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
+        w0, w1, w2, w3 = n0, n1, n2, n3
+    kl = HIDDEN - 4 * BK
+    a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
+    res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
+    res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
+    res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
+    res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
+    return res
+
+
+@triton.jit
+def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
+             TC_SPLIT: tl.constexpr, INTERP: tl.constexpr):
+    """The tensor-core form of _gemv_group: tl.dot, software-pipelined by Triton, TC_BK
+    columns a stage."""
+    rows = rg * ROWS + tl.arange(0, ROWS)
+    tok = tl.arange(0, 16)
+    res = tl.zeros([ROWS, 16], tl.float32)
+    if TC_SPLIT == 1:
         kt = tl.arange(0, TC_BK)
         wt = w_in + rows[:, None].to(tl.int64) * HIDDEN + kt[None, :]
         xp = xbuf + tok[:, None] * HIDDEN + kt[None, :]
@@ -598,6 +718,42 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
             wv = tl.load(wt + k0, eviction_policy="evict_first")
             xv = tl.load(xp + k0, mask=xm, other=0.0, cache_modifier=".cg")
             res = _dot(wv, tl.trans(xv), res, INTERP)
+    else:
+        # a [16, 16] dot is one warp's mma tile, which Triton replicates over the 8 warps
+        # (each reading the whole stage from shared memory). Batching TC_SPLIT column
+        # slices splits K over the warps, summed once. Measured on the H200 (runs 21, 22):
+        # 4 slices took 2x4 from 88.0 to 62.5 us and 4x4 from 104.2 to 80.9; 2 and 8 less
+        KS: tl.constexpr = TC_BK // TC_SPLIT
+        sb = tl.arange(0, TC_SPLIT)
+        kc = tl.arange(0, KS)
+        wt = (w_in + rows[None, :, None].to(tl.int64) * HIDDEN
+              + (sb[:, None, None] * KS + kc[None, None, :]))
+        xp = xbuf + tok[None, None, :] * HIDDEN + (sb[:, None, None] * KS + kc[None, :, None])
+        xm = (tok < S)[None, None, :] & (kc >= 0)[None, :, None]
+        acc = tl.zeros([TC_SPLIT, ROWS, 16], tl.float32)
+        for k0 in tl.range(0, HIDDEN, TC_BK, num_stages=NSTAGE):
+            wv = tl.load(wt + k0, eviction_policy="evict_first")
+            xv = tl.load(xp + k0, mask=xm, other=0.0, cache_modifier=".cg")
+            acc = _dot(wv, xv, acc, INTERP)
+        res = tl.sum(acc, 0)
+    return res
+
+
+@triton.jit
+def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
+                FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
+                TC_SPLIT: tl.constexpr, MAXS: tl.constexpr, INTERP: tl.constexpr):
+    """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32, in the
+    FMA form for S <= 4 and the tensor-core form above. A build whose largest S (MAXS) is
+    4 or less holds no tensor-core code: a traced L = 1 build with the split dot compiled
+    in, never run, gave wrong outputs on the H200 (docs/measurements/kernel_h200.md)."""
+    # two branches, not one `or`: Triton drops the other code only for a constexpr test
+    if FMA and MAXS <= 4:  # noqa: SIM114
+        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE)
+    elif FMA and S <= 4:
+        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE)
+    else:
+        res = _gemv_tc(w_in, xbuf, rg, S, NSTAGE, TC_BK, TC_SPLIT, INTERP)
     return res
 
 
@@ -606,7 +762,7 @@ def _gemv(
     g, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
     S, OFF_XRDY, OFF_PROJ,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, TC_BK: tl.constexpr,
+    EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, MAXS: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
@@ -638,12 +794,14 @@ def _gemv(
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
-    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK,
+                      TC_SPLIT, MAXS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
-    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK, INTERP)
+    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
+                      TC_SPLIT, MAXS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
@@ -833,7 +991,8 @@ def kda_pre_k1(
     TB: tl.constexpr,
     LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, TC_BK: tl.constexpr, SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
+    EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
@@ -861,14 +1020,14 @@ def kda_pre_k1(
         tr, dead = _attn(
             pid, tag, dead, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
-            inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB,
+            inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
-            TC_BK,
+            TC_BK, TC_SPLIT, MAXS,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order

@@ -39,8 +39,11 @@ if __name__ == "__main__":
     kws = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
     extra = [(L, False, False, kw) for kw in kws for L in (1, 2, 4)]
     specs = SPECS + extra
-    if os.environ.get("KDA_WARM_ONLY") == "watchdog":  # a correctness-only session
+    only = os.environ.get("KDA_WARM_ONLY")
+    if only == "watchdog":  # a correctness-only session
         specs = [sp for sp in specs if sp[1]]
+    elif only == "variants":  # a session that times variants only
+        specs = extra
     t0 = time.perf_counter()
     with mp.get_context("spawn").Pool(min(len(specs), 14)) as pool:
         for line in pool.imap_unordered(_one, specs):

@@ -1,5 +1,6 @@
 """The compiled Triton K1 (sm_90, compiled here without a GPU): every poll reads each mailbox
-once a try, and decides on every thread's copy; the gemv issues weights before its poll.
+once a try, and decides on every thread's copy; the gemv issues weights before its poll;
+the tensor-core gemv is compiled only into builds that can run it.
 
 Two GPU-only bugs hid here and gave wrong outputs on the H200 while the interpreter was
 exact: Triton re-materialised a volatile ``tt.load`` in a second layout (two loads of one
@@ -32,10 +33,10 @@ def _sites(b: Build) -> int:
 
 
 @cache
-def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True) -> str:
+def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True, L: int = 2) -> str:
     from kernel.offline import compile_k1
 
-    b = Build(1, 2, 8, watchdog=watchdog, early=early, quiet=quiet)
+    b = Build(1, L, 8, watchdog=watchdog, early=early, quiet=quiet)
     return compile_k1(b).asm["ttgir"]
 
 
@@ -87,3 +88,16 @@ def test_masked_lanes_load_nothing() -> None:
     quiet, loud = _mailbox_loads(_ttgir(False)), _mailbox_loads(_ttgir(False, quiet=False))
     assert quiet and all("@p ld.relaxed" in a for a in quiet)
     assert loud and not any("@p ld" in a for a in loud)
+
+
+def test_tensor_core_gemv_only_where_it_can_run() -> None:
+    # S = R L <= rmax L: an L = 1 build never takes the tensor-core form (S <= 4), and holds
+    # none of its code (a traced L = 1 build with the split dot compiled in, never run,
+    # gave wrong outputs on the H200, run 23); an L = 2 build serves S = 8
+    # the form's marks: its cp.async pipeline and its batched [slices, 16, k] dot (the kda
+    # tasks have a 2-D dot of their own, and no async copies)
+    split = re.compile(r"tensor<\d+x16x\d+xbf16, #ttg\.dot_op")
+    assert "async_copy_global_to_local" not in _ttgir(False, L=1)
+    assert not split.search(_ttgir(False, L=1))
+    assert "async_copy_global_to_local" in _ttgir(False)
+    assert split.search(_ttgir(False))
