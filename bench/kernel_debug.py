@@ -15,7 +15,7 @@ import torch
 from kda_sim.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, launch, step_tag
-from kernel.reference import attn_res, bf16r, kda_pre_reference, short_conv
+from kernel.reference import front_of, kda_pre_reference, short_conv
 from kernel.run import rel_err
 
 
@@ -28,9 +28,7 @@ def once(R: int, L: int, nb: int, seed: int) -> None:
     inp = make_inputs(sh, seed=seed, device="cuda")
     keep = clone_inputs(inp)
     ref = kda_pre_reference(**keep, L=L)
-    _, x = attn_res(keep["prefix"], keep["delta"], keep["blocks"], keep["ares_nw"],
-                    keep["ares_qk"], keep["in_nw"], 1e-5, 1e-5)
-    proj = bf16r(x @ keep["w_in"].float().T)
+    _, _, proj = front_of(keep)
     b = Build(R, L, nb, watchdog=True)
     ws = Workspace.create([b], "cuda")
     core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16, device="cuda")

@@ -17,16 +17,14 @@ import torch
 from kda_sim.constants import NPROJ, PROJ
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, launch, step_tag
-from kernel.reference import attn_res, bf16r
+from kernel.reference import front_of
 
 
 def check(R: int, L: int, nb: int, kw: dict[str, Any], repeats: int) -> list[dict[str, Any]]:
     sh = Shape(R, L, nb)
     inp0 = make_inputs(sh, seed=0, device="cuda")
     c = {k: (v.cpu() if v is not None else None) for k, v in inp0.items()}
-    p, x = attn_res(c["prefix"], c["delta"], c["blocks"], c["ares_nw"], c["ares_qk"],
-                    c["in_nw"], 1e-5, 1e-5)
-    proj = bf16r(x @ c["w_in"].float().T)
+    p, x, proj = front_of(c)
     b = Build(R, L, nb, **kw).validate()
     ws = Workspace.create([b], "cuda")
     lo = b.offsets()["PROJ"]

@@ -19,7 +19,7 @@ import torch
 from kda_sim.constants import NPROJ, PROJ
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, next_pow2, step_tag
-from kernel.reference import attn_res, bf16r, kda_pre_reference
+from kernel.reference import front_of, kda_pre_reference
 
 EPOCH, SLOT = 5, 3
 
@@ -37,14 +37,13 @@ def _values(words: torch.Tensor) -> torch.Tensor:
     return (words & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
 
 
-def check_attn(R: int, L: int, nb: int, by_src: bool = True) -> dict[str, Any]:
+def check_attn(R: int, L: int, nb: int, source_form: bool = True) -> dict[str, Any]:
     from kernel.interp import run_threaded
     from kernel.stage_kernels import attn_only
 
     sh = Shape(R, L, nb)
     inp = make_inputs(sh, seed=R + L + nb)
-    p, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
-                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
+    p, x, _ = front_of(inp)
     b = Build(R, L, nb)
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
@@ -53,7 +52,7 @@ def check_attn(R: int, L: int, nb: int, by_src: bool = True) -> dict[str, Any]:
     run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
                  inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
-                 TB=b.TB, SRC_MIN_S=1 if by_src else 17)
+                 TB=b.TB, SRC_MIN_S=1 if source_form else 17)
     off = b.offsets()
     tag = step_tag(EPOCH, SLOT)
     xr = (ws.scratch[off["XRDY"] : off["XRDY"] + 56] >> 32) == tag
@@ -72,9 +71,7 @@ def check_gemv(
 
     sh = Shape(R, L, nb)
     inp = make_inputs(sh, seed=R + L)
-    _, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
-                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
-    proj = bf16r(x @ inp["w_in"].float().T)
+    _, x, proj = front_of(inp)
     b = Build(R, L, nb)
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
@@ -99,9 +96,7 @@ def check_kda(R: int, L: int, nb: int) -> dict[str, Any]:
 
     sh = Shape(R, L, nb)
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
-    _, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
-                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
-    proj = bf16r(x @ inp["w_in"].float().T)
+    _, _, proj = front_of(inp)
     ref = kda_pre_reference(**inp, L=L)
     b = Build(R, L, nb)
     ws = Workspace.create([b], "cpu")
@@ -136,7 +131,7 @@ def main() -> int:
         out["attn 1x1 nb8"] = check_attn(1, 1, 8)
         out["attn 2x2 nb3"] = check_attn(2, 2, 3)
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
-        out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, by_src=False)
+        out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
     if what in ("gemv", "all"):
         out["gemv 1x1 fma"] = check_gemv(1, 1, 8, True)
         out["gemv 2x2 fma"] = check_gemv(2, 2, 8, True)

@@ -62,6 +62,19 @@ def attn_res(
     return p, x
 
 
+def front_of(
+    inp: dict[str, torch.Tensor | None], eps: float = 1e-5, out_eps: float = 1e-5
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The hand-offs before the kda tasks, from a launch's inputs (``kernel.inputs``):
+    p' and x (the attn role's) and the bf16 in_proj rows (the gemv role's PROJ), fp32."""
+    prefix, blocks, w_in = inp["prefix"], inp["blocks"], inp["w_in"]
+    ares_nw, ares_qk, in_nw = inp["ares_nw"], inp["ares_qk"], inp["in_nw"]
+    assert prefix is not None and blocks is not None and w_in is not None
+    assert ares_nw is not None and ares_qk is not None and in_nw is not None
+    p, x = attn_res(prefix, inp["delta"], blocks, ares_nw, ares_qk, in_nw, eps, out_eps)
+    return p, x, bf16r(x @ f32(w_in).T)
+
+
 def short_conv(
     xs: torch.Tensor, win: torch.Tensor, cw: torch.Tensor
 ) -> torch.Tensor:
