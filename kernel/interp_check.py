@@ -138,6 +138,7 @@ def main() -> int:
         out["gemv 2x4 dot"] = check_gemv(2, 4, 8, False)
         out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, False, split=1)
     if what in ("kda", "all"):
+        out["kda 2x1"] = check_kda(2, 1, 8)  # L = 1: the beta poll on 16 lanes, one live
         out["kda 1x2"] = check_kda(1, 2, 8)
         out["kda 2x2"] = check_kda(2, 2, 3)
     print(json.dumps(out))

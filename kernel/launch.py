@@ -52,6 +52,9 @@ class Build:
     sl: int | None = None  # conv state length; default CONV_W - 1 + L - 1
     watchdog: bool = False
     trace: bool = False
+    # what a traced build records, to split the tracing overhead (a diagnostic): 1 all,
+    # 2 no poll records, 3 the header and the task ids only (neither stamps nor polls)
+    trace_level: int = 1
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
     bk: int = 128  # FMA gemv (S <= 4): columns a weight chunk
@@ -108,6 +111,8 @@ class Build:
             )
         if self.SL < self.L + CONV_W - 2:
             raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
+        if self.trace_level not in (1, 2, 3):
+            raise ValueError(f"trace_level = {self.trace_level}: 1, 2 or 3")
         return self
 
     def offsets(self) -> dict[str, int]:
@@ -141,7 +146,7 @@ class Build:
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "WATCHDOG": self.watchdog,
-            "TRACE": self.trace,
+            "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,
         }
 

@@ -46,9 +46,8 @@ def attn_only(
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = _offsets(R, L, NB)
     pid = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
-    ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
-    _attn(pid, tag, pid * 0, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
+    _attn(pid, tag, pid * 0, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
           S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S, WATCHDOG, False, True, 0,
           True)
@@ -63,9 +62,8 @@ def gemv_only(
     S, _, _, OFF_XRDY, OFF_PROJ, _, _ = _offsets(R, L, NB)
     pid = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
-    ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
-    _gemv(g0 + pid, tag, pid * 0, tr, ev, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
+    _gemv(g0 + pid, tag, pid * 0, tr, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
           S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, False, True, BK, TC_SPLIT, 16, False, False, True, 0,
           True)
 
@@ -81,9 +79,8 @@ def kda_only(
     _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = _offsets(R, L, NB)
     i = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
-    ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
-    _kda_task(i, 0, i, tag, i * 0, tr, ev, w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok,
+    _kda_task(i, 0, i, tag, i * 0, tr, w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok,
               a_log, dt_bias, on_w, rstate, rs_seq, st_idx, st_stride, num_acc, core_out,
               scratch, alarm, onorm_eps, lower_bound, 1 << 40, 1 << 20, 0, -1,
               OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP, False, False, True, 0, True)

@@ -159,24 +159,28 @@ def _prefetch_group(w_in, rg, INTERP: tl.constexpr):
 
 
 @triton.jit
-def _ev(tr, ev, k, v):
-    """Set word k of the register-resident trace record."""
-    return tl.where(ev == k, v.to(tl.int64), tr)
+def _ev(tr, k, v):
+    """Set word k of the register-resident trace record. The word index is made here, at
+    each use, not once before the roles: a record index made in the entry block had the
+    compiler compute the thread-index terms of every role's layouts there, live through
+    the whole kernel: a traced build with no stamp in it ran 3 to 13 % slower than the
+    untraced one (run 26, ``trace_level=3``; docs/measurements/kernel_h200.md)."""
+    return tl.where(tl.arange(0, tr.shape[0]) == k, v.to(tl.int64), tr)
 
 
 @triton.jit
-def _stamp(tr, ev, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
-    if TRACE:
-        tr = _ev(tr, ev, k, _now(INTERP))
+def _stamp(tr, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
+    if (TRACE == 1) | (TRACE == 2):  # see Build.trace_level
+        tr = _ev(tr, k, _now(INTERP))
     return tr
 
 
 @triton.jit
-def _poll_rec(tr, ev, k, t0, t1, nr, TRACE: tl.constexpr):
-    if TRACE:
-        tr = _ev(tr, ev, k, t0)
-        tr = _ev(tr, ev, k + 1, t1)
-        tr = _ev(tr, ev, k + 2, nr)
+def _poll_rec(tr, k, t0, t1, nr, TRACE: tl.constexpr):
+    if TRACE == 1:  # see Build.trace_level
+        tr = _ev(tr, k, t0)
+        tr = _ev(tr, k + 1, t1)
+        tr = _ev(tr, k + 2, nr)
     return tr
 
 
@@ -443,25 +447,33 @@ def _slice_by_source(
     inj_mode, inj_gidx, S, NB, OFF_PART,
     HAS_DELTA: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
 ):
-    """The slice one source an iteration for all 16 tokens: a [16, 128] tile, its two
-    reductions within a warp, its PART pairs put at once. No iteration waits on another's
-    loads (the token form reduced [TB, 16, 128] across warps, a chain of round trips)."""
+    """The slice one source an iteration for all 16 tokens: a [16, 128] tile whose two
+    reductions stay within a warp (the token form reduced [TB, 16, 128] across warps, a
+    chain of round trips). The sums gather into [16 tokens, 16 sources] and every PART
+    pair is put at once after the loop: a put between iterations kept the next source's
+    loads behind it, one load round trip a source (8.3 us at S = 4, run 24)."""
     NS = NB + 1
     c0 = a * COLS
     cols = tl.arange(0, COLS)
     tt = tl.arange(0, 16)
+    src = tl.arange(0, 16)
     tm = tt < S
     pre = _p_prime(prefix, delta, tt, tm, c0, HAS_DELTA)
+    sq = tl.zeros([16, 16], tl.float32)
+    dt = tl.zeros([16, 16], tl.float32)
     for s in tl.static_range(MAX_NB + 1):  # source NB is the prefix row
         v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + c0 + cols[None, :],
                     mask=(tm & (s < NB))[:, None], other=0.0).to(tl.float32)
         v = tl.where(s == NB, pre, v)
-        pp = OFF_PART + ((a * S + tt) * NS + s) * 2
-        mp = tm & (s < NS)
-        dead = _put(scratch, pp, tl.sum(v * v, 1), mp, tag, dead, alarm, a, task, inj_mode,
-                    inj_gidx, WATCHDOG, INTERP)
-        dead = _put(scratch, pp + 1, tl.sum(v * wq[None, :], 1), mp, tag, dead, alarm, a,
-                    task, inj_mode, inj_gidx, WATCHDOG, INTERP)
+        at = (src == s)[None, :]
+        sq = tl.where(at, tl.sum(v * v, 1)[:, None], sq)
+        dt = tl.where(at, tl.sum(v * wq[None, :], 1)[:, None], dt)
+    pp = OFF_PART + ((a * S + tt[:, None]) * NS + src[None, :]) * 2
+    mp = tm[:, None] & (src < NS)[None, :]
+    dead = _put(scratch, pp, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                WATCHDOG, INTERP)
+    dead = _put(scratch, pp + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                WATCHDOG, INTERP)
     return dead
 
 
@@ -526,7 +538,7 @@ def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_W
 
 @triton.jit
 def _attn(
-    a, tag, dead, tr, ev,
+    a, tag, dead, tr,
     prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw,
     scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode, inj_gidx,
     S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
@@ -551,7 +563,7 @@ def _attn(
         dead = _slice_by_token(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
                                HAS_DELTA, TB, WATCHDOG, INTERP)
-    tr = _stamp(tr, ev, EV_ROLE + 0, TRACE, INTERP)
+    tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S
     if a < S:
         ap = tl.arange(0, 64)
@@ -562,7 +574,7 @@ def _attn(
         m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
         w, t0, t1, nr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task,
                                     budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-        tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
+        tr = _poll_rec(tr, EV_RPOLL + 0, t0, t1, nr, TRACE)
         part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
         sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
         dt = tl.sum(tl.where((q2 == 1)[None, :], part, 0.0), 1)
@@ -573,14 +585,14 @@ def _attn(
         den = tl.sum(e, 0)
         dead = _put(scratch, OFF_WGT + a * (NS + 1) + src, tl.where(src < NS, e, den),
                     src <= NS, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG, INTERP)
-    tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
+    tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
     # ---- mix: every token's weights, the mix, MSQ all-to-all, RMSNorm, x rows, XRDY
     tt = tl.arange(0, 16)
     gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
     mw = (tt < S)[:, None] & (src <= NS)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, ev, EV_RPOLL + 3, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, EV_RPOLL + 3, t0, t1, nr, TRACE)
     wt = tl.where(mw, _value(w), 0.0)
     if S >= SRC_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
@@ -594,7 +606,7 @@ def _attn(
     mm = (ap < NA)[:, None] & (tt < S)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, ev, EV_RPOLL + 6, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, EV_RPOLL + 6, t0, t1, nr, TRACE)
     tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [16] over tokens
     rstd = tl.rsqrt(tot / HIDDEN + out_eps)
     nw = tl.load(in_nw + c0 + cols).to(tl.float32)
@@ -609,7 +621,7 @@ def _attn(
             tl.atomic_xchg(scratch + OFF_XRDY + a, flag, sem="release", scope="gpu")
     else:
         tl.atomic_xchg(scratch + OFF_XRDY + a, flag, sem="release", scope="gpu")
-    tr = _stamp(tr, ev, EV_ROLE + 2, TRACE, INTERP)
+    tr = _stamp(tr, EV_ROLE + 2, TRACE, INTERP)
     return tr, dead
 
 
@@ -759,7 +771,7 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
 
 @triton.jit
 def _gemv(
-    g, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
+    g, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
     S, OFF_XRDY, OFF_PROJ,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, MAXS: tl.constexpr,
@@ -787,10 +799,10 @@ def _gemv(
     _, t0, t1, nr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3,
                                 task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS,
                                 QUIET)
-    tr = _poll_rec(tr, ev, EV_RPOLL + 0, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, EV_RPOLL + 0, t0, t1, nr, TRACE)
     if PREFETCH:
         _prefetch_group(w_in, rg1c, INTERP)
-    tr = _stamp(tr, ev, EV_ROLE + 0, TRACE, INTERP)
+    tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
@@ -799,13 +811,13 @@ def _gemv(
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
-    tr = _stamp(tr, ev, EV_ROLE + 1, TRACE, INTERP)
+    tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
     acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
                       TC_SPLIT, MAXS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
-    tr = _stamp(tr, ev, EV_ROLE + 2, TRACE, INTERP)
+    tr = _stamp(tr, EV_ROLE + 2, TRACE, INTERP)
     return tr, dead
 
 
@@ -814,7 +826,7 @@ def _gemv(
 
 @triton.jit
 def _kda_task(
-    i, n, pid, tag, dead, tr, ev,
+    i, n, pid, tag, dead, tr,
     w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
     st_idx, st_stride, num_acc, core_out,
     scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode, inj_gidx,
@@ -829,8 +841,8 @@ def _kda_task(
     task = i.to(tl.int64)
     base = EV_TASK0 + n * TASK_STRIDE
     if TRACE:
-        tr = _ev(tr, ev, base, i)
-    tr = _stamp(tr, ev, base + TASK_T + 0, TRACE, INTERP)
+        tr = _ev(tr, base, i)
+    tr = _stamp(tr, base + TASK_T + 0, TRACE, INTERP)
     # ---- k.stage: everything that needs no hand-off, issued before the first poll
     acc_idx = tl.load(num_acc + req) - 1
     slot_c = tl.load(st_idx + req * st_stride)
@@ -863,13 +875,13 @@ def _kda_task(
     # from other threads (other layouts); without this the compiler may sink the loads
     # past the polls (volatile loads order nothing else) and a thread reads new values
     tl.debug_barrier()
-    tr = _stamp(tr, ev, base + TASK_T + 1, TRACE, INTERP)
+    tr = _stamp(tr, base + TASK_T + 1, TRACE, INTERP)
     # ---- k.conv: the owned channels' L inputs, conv update, q / k out through QK
     gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
     mx = cm[:, None] & (jj < L)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
-    tr = _poll_rec(tr, ev, base + TASK_POLL + 0, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, base + TASK_POLL + 0, t0, t1, nr, TRACE)
     xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
     y = tl.zeros([64, LP], tl.float32)
     for j in tl.static_range(L):
@@ -897,14 +909,14 @@ def _kda_task(
     vch = vr + 2 * VCH
     sel = c[None, :, None] == vch[:, None, None]
     vv = tl.sum(tl.where(sel, y[None, :, :], 0.0), 1)  # [16 v rows, LP]
-    tr = _stamp(tr, ev, base + TASK_T + 2, TRACE, INTERP)
+    tr = _stamp(tr, base + TASK_T + 2, TRACE, INTERP)
     # ---- k.gates: f_a, the head's q / k (all 8 chunks' puts), beta
     j16 = tl.arange(0, 16)
     gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
     mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
-    tr = _poll_rec(tr, ev, base + TASK_POLL + 3, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, base + TASK_POLL + 3, t0, t1, nr, TRACE)
     fa = tl.where(mf, _value(w), 0.0)
     r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
     gk = OFF_QK + ((req * NH + h) * L + r2[:, None] // 2) * (2 * HD) + (r2[:, None] % 2) * HD + (
@@ -913,19 +925,22 @@ def _kda_task(
     mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, ev, base + TASK_POLL + 6, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, base + TASK_POLL + 6, t0, t1, nr, TRACE)
     qk = tl.where(mk, _value(w), 0.0)
-    gb = OFF_PROJ + (req * L + jj) * NPROJ + BETA_0 + h
-    w, t0, t1, nr, dead = _poll(scratch, gb, jj < L, tag, dead, alarm, pid, 7, task,
+    # beta's L words polled over 16 lanes (L live) and moved to the jj layout by a masked
+    # sum: a poll on a [LP] tensor (one element at L = 1) made the traced L = 1 build spill
+    gb = OFF_PROJ + (req * L + j16) * NPROJ + BETA_0 + h
+    w, t0, t1, nr, dead = _poll(scratch, gb, j16 < L, tag, dead, alarm, pid, 7, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, ev, base + TASK_POLL + 9, t0, t1, nr, TRACE)
-    beta = tl.sigmoid(tl.where(jj < L, _value(w), 0.0))
+    tr = _poll_rec(tr, base + TASK_POLL + 9, t0, t1, nr, TRACE)
+    b16 = tl.where(j16 < L, _value(w), 0.0)
+    beta = tl.sigmoid(tl.sum(tl.where(j16[None, :] == jj[:, None], b16[None, :], 0.0), 1))
     g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
     decay = tl.exp(lower_bound * tl.sigmoid(aa * (g1 + dtb[None, :])))
     sc = tl.rsqrt(tl.sum(qk * qk, 1) + 1e-6)
     sc = tl.where(r2 % 2 == 0, sc * (HD**-0.5), sc)
     qk = qk * sc[:, None]
-    tr = _stamp(tr, ev, base + TASK_T + 3, TRACE, INTERP)
+    tr = _stamp(tr, base + TASK_T + 3, TRACE, INTERP)
     # ---- k.recur: 16 state rows over the L tokens, a state written a token
     live0 = slot0 > 0
     st = tl.where(live0, st, 0.0)
@@ -948,7 +963,7 @@ def _kda_task(
     go = OFF_ONRM + ((req * NH + h) * L + jj) * NVCH + ch
     dead = _put(scratch, go, ss, jj < L, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
-    tr = _stamp(tr, ev, base + TASK_T + 4, TRACE, INTERP)
+    tr = _stamp(tr, base + TASK_T + 4, TRACE, INTERP)
     # ---- k.norm: every chunk's partial norm and the g2 rows in one batch -> core_out
     q32 = tl.arange(0, 32)  # 0..7: ONRM chunks, 16..31: g2 of the 16 owned rows
     isn = q32 < NVCH
@@ -961,7 +976,7 @@ def _kda_task(
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
     w, t0, t1, nr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task,
                                 budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, ev, base + TASK_POLL + 12, t0, t1, nr, TRACE)
+    tr = _poll_rec(tr, base + TASK_POLL + 12, t0, t1, nr, TRACE)
     got = tl.where(mn, _value(w), 0.0)
     ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
     rn = tl.rsqrt(ssum / HD + onorm_eps)
@@ -971,7 +986,7 @@ def _kda_task(
     yo = o_t * rn[:, None] * onw[None, :] * tl.sigmoid(g2)
     tl.store(core_out + (req * L + jj[:, None]) * PROJ + h * HD + ch * VCH + vr[None, :],
              _to_bf16(yo), mask=(jj < L)[:, None] & (vr >= 0)[None, :])
-    tr = _stamp(tr, ev, base + TASK_T + 5, TRACE, INTERP)
+    tr = _stamp(tr, base + TASK_T + 5, TRACE, INTERP)
     return tr, dead
 
 
@@ -1010,22 +1025,19 @@ def kda_pre_k1(
     ep = tl.load(epoch)
     tag = (ep % EPOCH_MOD) * TAG_SLOTS + slot + 1  # step_tag, in int32 as in the seed
     dead = pid * 0
-    ev = tl.arange(0, NEV)
     tr = tl.zeros([NEV], tl.int64)
-    if TRACE:
-        tr = _ev(tr, ev, EV_START, _now(INTERP))
-        tr = _ev(tr, ev, EV_SMID, _smid(INTERP))
-        tr = _ev(tr, ev, EV_TAG, tag)
+    # the header's words are set at the end (see _ev); the start time is read here
+    t_start = _now(INTERP) if TRACE else 0
     if pid < NA:
         tr, dead = _attn(
-            pid, tag, dead, tr, ev, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
+            pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
-            pid - NA, tag, dead, tr, ev, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
+            pid - NA, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
             TC_BK, TC_SPLIT, MAXS,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
@@ -1037,7 +1049,7 @@ def kda_pre_k1(
         i = i0 + n * BLOCKS
         if i < R * TASKS_A_REQ:
             tr, dead = _kda_task(
-                i, n, pid, tag, dead, tr, ev,
+                i, n, pid, tag, dead, tr,
                 w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,
                 rs_seq, st_idx, st_stride, num_acc, core_out,
                 scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
@@ -1046,6 +1058,9 @@ def kda_pre_k1(
             )
             ntask += 1
     if TRACE:
-        tr = _ev(tr, ev, EV_NTASK, ntask)
-        tr = _ev(tr, ev, EV_END, _now(INTERP))
-        tl.store(trace + pid * NEV + ev, tr)
+        tr = _ev(tr, EV_START, t_start)
+        tr = _ev(tr, EV_SMID, _smid(INTERP))
+        tr = _ev(tr, EV_TAG, tag)
+        tr = _ev(tr, EV_NTASK, ntask)
+        tr = _ev(tr, EV_END, _now(INTERP))
+        tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)

@@ -17,3 +17,15 @@ def test_nb_past_the_gate_lanes_is_refused() -> None:
     with pytest.raises(ValueError, match=r"nb = 15 > 14"):
         Build(1, 1, 15).validate()
 
+
+
+def test_trace_level_reaches_the_kernel_only_when_traced() -> None:
+    assert Build(1, 1, 8).constexprs()["TRACE"] == 0
+    assert Build(1, 1, 8, trace_level=3).constexprs()["TRACE"] == 0
+    assert Build(1, 1, 8, trace=True).constexprs()["TRACE"] == 1
+    assert Build(1, 1, 8, trace=True, trace_level=2).constexprs()["TRACE"] == 2
+
+
+def test_unknown_trace_level_is_refused() -> None:
+    with pytest.raises(ValueError, match="trace_level = 4"):
+        Build(1, 1, 8, trace=True, trace_level=4).validate()
