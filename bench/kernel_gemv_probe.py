@@ -11,7 +11,9 @@ In the fused K1 the 197 gemv CTAs stream the 90 MB in_proj weight at about 2.7 T
 
 Each is timed as the bench times the kernel: the median of ``triton.testing.do_bench`` over
 a CUDA graph of 8 launches cycling over 4 weight sets (so L2 does not hold the weights).
-Usage: ``python -m bench.kernel_gemv_probe [--out FILE] [--S 1,4]``.
+``--whole`` adds the whole 90 MB weight streamed by 197 to 4224 programs and by torch's
+own reduction: how fast the GPU reads it at all.
+Usage: ``python -m bench.kernel_gemv_probe [--out FILE] [--S 1,4] [--whole]``.
 """
 
 from __future__ import annotations
@@ -60,14 +62,12 @@ def gemv_probe(
 ):
     g = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
-    ev = tl.arange(0, 64)
     tr = tl.zeros([64], tl.int64)
     _gemv(
         g,
         tag,
         g * 0,
         tr,
-        ev,
         w_in,
         xbuf,
         scratch,
@@ -104,6 +104,32 @@ def stream_probe(w, out, PER: tl.constexpr, BLOCK: tl.constexpr):
     for i in range(0, PER, BLOCK):
         acc += tl.load(base + i + tl.arange(0, BLOCK), eviction_policy="evict_first").to(tl.float32)
     tl.store(out + pid, tl.sum(acc))
+
+
+def probe_whole(programs: int, block: int, weights: list[torch.Tensor]) -> tuple[float, int]:
+    """The whole in_proj weight (90 MB) streamed by ``programs`` programs: how fast this
+    GPU reads it at all, whatever the roles (us a launch, bytes read)."""
+    per = (NPROJ * HIDDEN // programs) // block * block
+    out = torch.empty(programs, device="cuda")
+
+    def step() -> None:
+        for i in range(LAYERS):
+            stream_probe[(programs,)](
+                weights[i % SETS], out, PER=per, BLOCK=block, num_warps=NUM_WARPS, maxnreg=128
+            )
+
+    return bench_graph(step) * 1e3 / LAYERS, programs * per * 2
+
+
+def probe_torch_sum(weights: list[torch.Tensor]) -> float:
+    """torch's own reduction over the same 90 MB: a tuned library kernel as the yardstick."""
+    w = [x[:NPROJ] for x in weights]
+
+    def step() -> None:
+        for i in range(LAYERS):
+            w[i % SETS].sum(dtype=torch.float32)
+
+    return bench_graph(step) * 1e3 / LAYERS
 
 
 def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float:
@@ -155,6 +181,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--S", default="1,4", help="tokens (the gemv form changes above 4)")
+    ap.add_argument(
+        "--whole", action="store_true", help="also the whole weight by 197 to 4224 programs"
+    )
     a = ap.parse_args()
     if not torch.cuda.is_available():
         print("kernel_gemv_probe: needs a CUDA GPU", file=sys.stderr)
@@ -167,19 +196,26 @@ def main() -> int:
     nbytes = N_GEMV * 2 * GROUP_BYTES
     rows: list[dict[str, Any]] = []
 
-    def add(kind: str, form: Any, us: float) -> None:
+    def add(kind: str, form: Any, us: float, read: int = nbytes, programs: int = N_GEMV) -> None:
         row = {
             "kind": kind,
             "form": form,
             "us": us,
-            "TB_s": nbytes / us / 1e6,
-            "GB_s_a_cta": 2 * GROUP_BYTES / us / 1e3,
+            "MB": read / 1e6,
+            "TB_s": read / us / 1e6,
+            "GB_s_a_cta": read / programs / us / 1e3,
         }
         rows.append(row)
         print(json.dumps(row), flush=True)
 
     for block in (2048, 8192):
         add("stream", {"block": block}, probe_stream(block, weights))
+    if a.whole:
+        for programs in (197, 264, 528, 1056, 4224):
+            for block in (2048, 8192):
+                us, read = probe_whole(programs, block, weights)
+                add("whole", {"programs": programs, "block": block}, us, read, programs)
+        add("torch_sum", {}, probe_torch_sum(weights), NPROJ * HIDDEN * 2, 1)
     for s in (int(v) for v in a.S.split(",")):
         for kw in ({}, {"prefetch": True}, {"fma": False, "tc_bk": 256, "nstage": 5}):
             add("gemv", {"S": s} | kw, probe_gemv(s, kw, weights))

@@ -1,0 +1,31 @@
+"""The gemv probe's kernel calls the K1's own gemv role: it must compile against the
+role's current signature (sm_90, here without a GPU). A change of ``_gemv``'s arguments
+broke it once without any CPU test noticing."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("triton")
+
+
+def test_probe_kernel_compiles_for_sm90() -> None:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from bench.kernel_gemv_probe import gemv_probe
+    from kernel.launch import NUM_WARPS, Build
+
+    b = Build(1, 1, 8)
+    cx = {k: v for k, v in b.constexprs().items() if k in gemv_probe.arg_names}
+    ptrs = {"w_in": "*bf16", "xbuf": "*bf16", "scratch": "*i64", "alarm": "*i64", "epoch": "*i32"}
+    ints = {n: "i32" for n in ("slot", "S", "OFF_XRDY", "OFF_PROJ")}
+    sig = ptrs | ints | {k: "constexpr" for k in cx}
+    assert set(sig) == set(gemv_probe.arg_names)
+    c = triton.compile(
+        ASTSource(gemv_probe, sig, cx),
+        target=GPUTarget("cuda", 90, 32),
+        options={"num_warps": NUM_WARPS, "maxnreg": b.maxnreg},
+    )
+    assert "ld.relaxed.gpu.global.b64" in c.asm["ptx"]  # the XRDY poll is in it
