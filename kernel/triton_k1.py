@@ -411,6 +411,22 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr):
 
 
 @triton.jit
+def _put_part(
+    scratch, a, S, NS, t, tm, src, sq, dt, tag, dead, alarm, task, inj_mode, inj_gidx,
+    OFF_PART, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+):
+    """Put the slice's PART pairs of tokens t (live where tm) and sources src: the sum of
+    squares and the dot with the query weight, [len(t), 16] each, for attn CTA a."""
+    at = OFF_PART + ((a * S + t[:, None]) * NS + src[None, :]) * 2
+    mp = tm[:, None] & (src < NS)[None, :]
+    dead = _put(scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                WATCHDOG, INTERP)
+    dead = _put(scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
+                WATCHDOG, INTERP)
+    return dead
+
+
+@triton.jit
 def _slice_by_token(
     a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
     inj_mode, inj_gidx, S, NB, OFF_PART,
@@ -432,12 +448,8 @@ def _slice_by_token(
         v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
         sq = tl.sum(v * v, 2)  # [TB, 16]
         dt = tl.sum(v * wq[None, None, :], 2)
-        at = OFF_PART + ((a * S + t[:, None]) * NS + src[None, :]) * 2
-        mp = tm[:, None] & (src < NS)[None, :]
-        dead = _put(scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                    WATCHDOG, INTERP)
-        dead = _put(scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                    WATCHDOG, INTERP)
+        dead = _put_part(scratch, a, S, NS, t, tm, src, sq, dt, tag, dead, alarm, task,
+                         inj_mode, inj_gidx, OFF_PART, WATCHDOG, INTERP)
     return dead
 
 
@@ -468,13 +480,8 @@ def _slice_by_source(
         at = (src == s)[None, :]
         sq = tl.where(at, tl.sum(v * v, 1)[:, None], sq)
         dt = tl.where(at, tl.sum(v * wq[None, :], 1)[:, None], dt)
-    pp = OFF_PART + ((a * S + tt[:, None]) * NS + src[None, :]) * 2
-    mp = tm[:, None] & (src < NS)[None, :]
-    dead = _put(scratch, pp, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                WATCHDOG, INTERP)
-    dead = _put(scratch, pp + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                WATCHDOG, INTERP)
-    return dead
+    return _put_part(scratch, a, S, NS, tt, tm, src, sq, dt, tag, dead, alarm, task,
+                     inj_mode, inj_gidx, OFF_PART, WATCHDOG, INTERP)
 
 
 @triton.jit
