@@ -6,9 +6,9 @@ installed), the in_proj GEMM alone, and the HBM bound.
 Every timing is the median of ``triton.testing.do_bench`` over CUDA-graph replays of a
 step of ``LAYERS`` launches (the epoch bumped once a step, in the graph), with the layers
 cycling over ``SETS`` distinct weight sets so the 90 MB in_proj weight is not served from
-the 50 MB L2. Per-launch time = step time / LAYERS (the bump amortised, included). The
-untraced and traced builds, on one workspace, alternate ``ROUNDS`` times a shape with an
-A/A control: the untraced build again on a workspace of its own.
+the L2 (60 MB on the H200). Per-launch time = step time / LAYERS (the bump amortised,
+included). The untraced and traced builds, on one workspace, alternate ``ROUNDS`` times a
+shape with an A/A control: the untraced build again on a workspace of its own.
 Usage: ``python -m bench.kernel_bench [--out FILE] [--shapes 1x1,2x2]``.
 """
 
@@ -256,9 +256,9 @@ def fla_path(
 
 
 def parse_shapes(text: str) -> list[tuple[int, int]]:
-    """Shapes as R x L pairs: "1x1,2x2" -> [(1, 1), (2, 2)]."""
+    """Shapes as R x L pairs: "1x1,2x2" -> [(1, 1), (2, 2)]; "" -> none."""
     out = []
-    for s in text.split(","):
+    for s in filter(None, text.split(",")):
         r, n = s.split("x")
         out.append((int(r), int(n)))
     return out
@@ -267,7 +267,8 @@ def parse_shapes(text: str) -> list[tuple[int, int]]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=Path("docs/measurements/kernel_bench.json"))
-    ap.add_argument("--shapes", default="1x1,1x4,2x2,4x1,2x4,4x4")
+    ap.add_argument("--shapes", default="1x1,1x4,2x2,4x1,2x4,4x4",
+                    help='shapes for the full comparison ("": none, variants only)')
     ap.add_argument("--nb", type=int, default=8)
     ap.add_argument("--variants", help="JSON list of Build keyword dicts to time first")
     ap.add_argument("--variant-shapes", help="shapes for --variants (default: the first)")
@@ -280,6 +281,9 @@ def main() -> int:
     var_rows = []
     if a.variants:
         vshapes = parse_shapes(a.variant_shapes) if a.variant_shapes else shapes[:1]
+        if not vshapes:
+            print("kernel_bench: --variants needs --variant-shapes or --shapes", file=sys.stderr)
+            return 2
         for r, n in vshapes:
             var_rows += variants(r, n, a.nb, sets_w, json.loads(a.variants))
     rows = []

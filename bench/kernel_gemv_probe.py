@@ -58,6 +58,9 @@ def gemv_probe(
     TC_BK: tl.constexpr,
     TC_SPLIT: tl.constexpr,
     MAXS: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    FMA_BY_S: tl.constexpr,
+    PF_DELAY: tl.constexpr,
     QUIET: tl.constexpr,
 ):
     g = tl.program_id(0)
@@ -87,6 +90,9 @@ def gemv_probe(
         TC_BK,
         TC_SPLIT,
         MAXS,
+        FMA_MAX_S,
+        FMA_BY_S,
+        PF_DELAY,
         False,
         False,
         False,

@@ -63,16 +63,16 @@ def check_attn(R: int, L: int, nb: int, source_form: bool = True) -> dict[str, A
     }
 
 
-def check_gemv(
-    R: int, L: int, nb: int, fma: bool, g0: int = 190, split: int = 8
-) -> dict[str, Any]:
+def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str, Any]:
+    """The gemv role of a build (Build's defaults, overridden by ``build``) on the last
+    CTAs, with x published: PROJ against the reference."""
     from kernel.interp import run_threaded
     from kernel.stage_kernels import gemv_only
 
     sh = Shape(R, L, nb)
     inp = make_inputs(sh, seed=R + L)
     _, x, proj = front_of(inp)
-    b = Build(R, L, nb)
+    b = Build(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
     off, tag = b.offsets(), step_tag(EPOCH, SLOT)
@@ -80,7 +80,8 @@ def check_gemv(
     ws.scratch[off["XRDY"] : off["XRDY"] + 56] = (tag << 32) | 1
     n = 197 - g0  # the last CTAs: their second group runs past the end on CTA 196
     run_threaded(gemv_only, n, inp["w_in"], ws.scratch, ws.xbuf, ws.epoch, SLOT, ws.alarm,
-                 R, nb, g0, L=L, NEV=64, BK=128, FMA=fma, TC_SPLIT=split)
+                 R, nb, g0, L=L, NEV=64, BK=b.bk, FMA=b.fma, TC_SPLIT=b.tc_split,
+                 FMA_MAX_S=b.fma_max_s, FMA_BY_S=b.fma_by_s)
     words = ws.scratch[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
     lo = 32 * g0
     got = _values(words)[:, lo:]
@@ -133,10 +134,19 @@ def main() -> int:
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
         out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
     if what in ("gemv", "all"):
-        out["gemv 1x1 fma"] = check_gemv(1, 1, 8, True)
-        out["gemv 2x2 fma"] = check_gemv(2, 2, 8, True)
-        out["gemv 2x4 dot"] = check_gemv(2, 4, 8, False)
-        out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, False, split=1)
+        # the build's forms: FMA with an accumulator a token at S = 1, 2; tensor cores at
+        # S = 4 (L = 1 and 2) and above
+        out["gemv 1x1"] = check_gemv(1, 1, 8)
+        out["gemv 2x1"] = check_gemv(2, 1, 8)
+        out["gemv 4x1"] = check_gemv(4, 1, 8)
+        out["gemv 2x2"] = check_gemv(2, 2, 8)
+        out["gemv 2x4"] = check_gemv(2, 4, 8)
+        # the other forms: four FMA accumulators at S = 1 and S = 4; the dot unsplit and
+        # in 8 slices
+        out["gemv 1x1 fma of 4"] = check_gemv(1, 1, 8, fma_by_s=False)
+        out["gemv 2x2 fma of 4"] = check_gemv(2, 2, 8, fma_max_s=4)
+        out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, tc_split=1)
+        out["gemv 2x4 dot in 8"] = check_gemv(2, 4, 8, tc_split=8)
     if what in ("kda", "all"):
         out["kda 2x1"] = check_kda(2, 1, 8)  # L = 1: the beta poll on 16 lanes, one live
         out["kda 1x2"] = check_kda(1, 2, 8)

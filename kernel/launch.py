@@ -57,10 +57,27 @@ class Build:
     trace_level: int = 1
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
-    bk: int = 128  # FMA gemv (S <= 4): columns a weight chunk
+    bk: int = 128  # FMA gemv (S <= fma_max_s): columns a weight chunk
     nstage: int = 4  # tensor-core gemv: pipeline stages of tc_bk columns
-    fma: bool = True  # S <= 4: the gemv on FMA units over all threads (see _gemv_group)
-    prefetch: bool = False  # measured: the L2 prefetch of the weights slows the attn phase
+    fma: bool = True  # S <= fma_max_s: the gemv on FMA units over all threads
+    # the largest S the FMA form serves (above it, the tensor cores). Measured on the H200
+    # (run 32): 3, the split dot at S = 4, took 1x4 from 63.7 to 56.5 us, 2x2 from 61.2 to
+    # 54.5 and 4x1 from 65.3 to 59.8 (and 1x1 from 53.8 to 50.2: an L = 1 build whose FMA
+    # form serves S <= 3 keeps three accumulators, not four)
+    fma_max_s: int = 3
+    # the FMA form keeps an accumulator only for the tokens S has (1, 2 or 4): at S = 1
+    # four accumulators did 4 FMAs a weight, three on masked zeros. Measured (run 34):
+    # 1x1 50.3 -> 45.1 us, 1x2 54.2 -> 53.2; the gemv at S = 1 now streams at the rate
+    # of a plain read of the weights
+    fma_by_s: bool = True
+    # the weights asked of L2 before the XRDY poll: 0 none; 1 a prefetch.global.L2 a line,
+    # group rg0 before the poll and rg1 after it; 2, 3, 4 the copy engine's bulk prefetch:
+    # rg0 before the poll; and rg1 after it; and rg1 before it too. Every mode measured
+    # slower on the H200 (runs 9b, 32: 1x1 53.8 us with none, 57.9 to 62.2 with one): the
+    # weights' HBM traffic slows the attn CTAs' own loads, so XRDY comes later, and the
+    # gemv groups took no less time after it (docs/measurements/kernel_h200.md)
+    prefetch: int = 0
+    prefetch_delay_ns: int = 0  # the L2 prefetch waits this long after the CTA starts
     early: bool = True  # the FMA loop's first 16 KB of group rg0 issued before the XRDY poll
     # measured on the H200 (run 16): 256 x 4 stages 3.7 % faster at 4x4 than 128 x 3;
     # with 4 slices (run 22) 512 x 3 is within 1.3 us
@@ -111,6 +128,10 @@ class Build:
             )
         if self.SL < self.L + CONV_W - 2:
             raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
+        if self.prefetch not in range(5):
+            raise ValueError(f"prefetch = {self.prefetch}: 0 to 4")
+        if not 1 <= self.fma_max_s <= MAX_S:
+            raise ValueError(f"fma_max_s = {self.fma_max_s}: 1 to {MAX_S}")
         if self.trace_level not in (1, 2, 3):
             raise ValueError(f"trace_level = {self.trace_level}: 1, 2 or 3")
         return self
@@ -137,7 +158,10 @@ class Build:
             "BK": self.bk,
             "NSTAGE": self.nstage,
             "FMA": self.fma,
-            "PREFETCH": self.prefetch,
+            "PREFETCH": int(self.prefetch),
+            "PF_DELAY": self.prefetch_delay_ns,
+            "FMA_MAX_S": self.fma_max_s,
+            "FMA_BY_S": self.fma_by_s,
             "EARLY": self.early,
             "TC_BK": self.tc_bk,
             "TC_SPLIT": self.tc_split,

@@ -121,7 +121,7 @@ def run(
     replays: int = 20,
     seed: int = 0,
     simulate_preflight: bool = True,
-    prefetch: bool = False,
+    prefetch: int = 0,
 ) -> dict[str, Any]:
     """Run K1 at (R, L, nb); returns what happened. Raises KernelUnavailable without a
     GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck

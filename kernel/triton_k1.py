@@ -14,19 +14,22 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
 * "issue the first group's weights before the XRDY poll": the weights of one group cannot
   sit in the registers of two CTAs an SM (2 x 229 KB). EARLY (the default) issues the FMA
   loop's first step of group rg0 (16 KB a CTA) into registers before the poll and hands
-  it to the loop; the rest streams after the poll. PREFETCH adds ``prefetch.global.L2`` of
-  all of rg0 before the poll and rg1 as x lands; it is off by default because it measured
-  slower (66.6 against 58.4 us at 1x1, docs/measurements/kernel_h200.md run 9b): 45 MB of
-  prefetch queued at kernel start delays the attn CTAs' few, latency-bound loads, the
-  critical path into XRDY. NVIDIA loads need not retire in order, so either way a poll
-  never waits behind weights (the role rule holds trivially);
+  it to the loop; the rest streams after the poll. PREFETCH also asks L2 for rg0 before
+  the poll (and rg1 as x lands), a line at a time or by the copy engine's bulk prefetch;
+  it is off by default because every form measured slower (docs/measurements/
+  kernel_h200.md, runs 9b and 32): 45 MB of weights in flight at kernel start slow the
+  attn CTAs' own loads, the critical path into XRDY, and the gemv groups took no less
+  time after it. NVIDIA loads need not retire in order, so either way a poll never waits
+  behind weights (the role rule holds trivially);
 * every poll pair is loaded by inline asm and counted stale over every thread's copy
   (``_load_pairs``, ``_count_bad``): Triton otherwise re-materialises a volatile load in
   a second layout and checks one replica of a replicated tensor. QUIET (the default)
   predicates each load on its lane's mask and reads the XRDY flags once a CTA: masked
   lanes and replicas otherwise re-read a few hot L2 lines thousands of times a try;
 * x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS;
-* the gemv's tensor-core form (S > 4) splits K over the warps (TC_SPLIT slices, a batched
+* the gemv runs on FMA units up to S = FMA_MAX_S (3), one accumulator a token S has, and
+  on the tensor cores above;
+* the gemv's tensor-core form (S > FMA_MAX_S) splits K over the warps (TC_SPLIT slices, a batched
   dot): a [16, 16] dot is one warp's tile, which Triton otherwise replicates on all 8;
 * from S = SRC_MIN_S on, the attn slice and mix take one source row of all 16 tokens an
   iteration (elementwise, no cross-warp reduction a step). The slice's PART puts then land
@@ -76,6 +79,11 @@ TAG_SLOTS = tl.constexpr(C.TAG_SLOTS)
 EPOCH_MOD = tl.constexpr(1 << C.EPOCH_BITS)
 TASKS_A_REQ = tl.constexpr(C.NH * C.NVCH)  # 96
 LINES_A_GROUP = tl.constexpr(C.ROWS * C.HIDDEN * C.BF16 // 128)  # 128 B L2 lines: 1792
+BULK_ELEMS = tl.constexpr(C.ROWS * C.HIDDEN // 256)  # a group over 256 lanes: 448
+# a lane's share of a group (896 B), asked of L2 by the copy engine in one request
+BULK_ASM = tl.constexpr(
+    f"cp.async.bulk.prefetch.L2.global [$1], {C.ROWS * C.HIDDEN * C.BF16 // 256};"
+)
 
 # record layouts
 EV_START = tl.constexpr(T.EV_START)
@@ -143,19 +151,33 @@ def _backoff(SLEEP_NS: tl.constexpr, INTERP: tl.constexpr):
 
 
 @triton.jit
+def _ask_l2(p, ASM: tl.constexpr):
+    """One asm request a lane of p (no result): ASM names the address $1."""
+    tl.inline_asm_elementwise(ASM + " mov.u32 $0, 0;", "=r,l", [p], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+
+@triton.jit
 def _prefetch_group(w_in, rg, INTERP: tl.constexpr):
-    """Ask L2 for in_proj rows 16 rg .. (one 229 KB run): the 'weights issued early'."""
+    """Ask L2 for in_proj rows 16 rg .. (one 229 KB run), a ``prefetch.global.L2`` a line."""
     if not INTERP:
         ln = tl.minimum(tl.arange(0, 2048), LINES_A_GROUP - 1)
-        p = w_in + rg.to(tl.int64) * (ROWS * HIDDEN) + ln * 64
-        tl.inline_asm_elementwise(
-            "prefetch.global.L2 [$1]; mov.u32 $0, 0;",
-            "=r,l",
-            [p],
-            dtype=tl.int32,
-            is_pure=False,
-            pack=1,
-        )
+        _ask_l2(w_in + rg.to(tl.int64) * (ROWS * HIDDEN) + ln * 64, "prefetch.global.L2 [$1];")
+
+
+@triton.jit
+def _bulk_prefetch_group(w_in, rg, INTERP: tl.constexpr):
+    """The same run handed to the copy engine: one ``cp.async.bulk.prefetch.L2`` of 896 B
+    a thread (256 threads, one lane each), so the SM issues 256 requests, not 1792."""
+    if not INTERP:
+        ln = tl.arange(0, 256)
+        _ask_l2(w_in + rg.to(tl.int64) * (ROWS * HIDDEN) + ln * BULK_ELEMS, BULK_ASM)
+
+
+@triton.jit
+def _sleep_until(t_end, SLEEP_NS: tl.constexpr, INTERP: tl.constexpr):
+    while _now(INTERP) < t_end:
+        _backoff(SLEEP_NS, INTERP)
 
 
 @triton.jit
@@ -636,28 +658,34 @@ def _attn(
 
 
 @triton.jit
-def _fma4(a0, a1, a2, a3, w, xbuf, k0, kk, S):
-    """Four tokens' accumulators += one [16, BK] weight chunk x that chunk of x."""
+def _fma4(a0, a1, a2, a3, w, xbuf, k0, kk, S, NT: tl.constexpr):
+    """The first NT (1, 2 or 4) tokens' accumulators += one [16, BK] weight chunk x that
+    chunk of x; tokens past S multiply masked zeros."""
     wf = w.to(tl.float32)
     x0 = tl.load(xbuf + k0 + kk, cache_modifier=".cg").to(tl.float32)
-    x1 = tl.load(xbuf + HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 1), other=0.0,
-                 cache_modifier=".cg").to(tl.float32)
-    x2 = tl.load(xbuf + 2 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 2), other=0.0,
-                 cache_modifier=".cg").to(tl.float32)
-    x3 = tl.load(xbuf + 3 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 3), other=0.0,
-                 cache_modifier=".cg").to(tl.float32)
-    return (a0 + wf * x0[None, :], a1 + wf * x1[None, :], a2 + wf * x2[None, :],
-            a3 + wf * x3[None, :])
+    a0 = a0 + wf * x0[None, :]
+    if NT > 1:
+        x1 = tl.load(xbuf + HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 1), other=0.0,
+                     cache_modifier=".cg").to(tl.float32)
+        a1 = a1 + wf * x1[None, :]
+    if NT > 2:
+        x2 = tl.load(xbuf + 2 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 2), other=0.0,
+                     cache_modifier=".cg").to(tl.float32)
+        x3 = tl.load(xbuf + 3 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 3), other=0.0,
+                     cache_modifier=".cg").to(tl.float32)
+        a2 = a2 + wf * x2[None, :]
+        a3 = a3 + wf * x3[None, :]
+    return a0, a1, a2, a3
 
 
 @triton.jit
-def _first_step(w_in, rg, S, BK: tl.constexpr):
+def _first_step(w_in, rg, S, BK: tl.constexpr, FMA_MAX_S: tl.constexpr):
     """The FMA loop's first step of group rg: four [16, BK] weight chunks (16 KB a CTA at
-    BK = 128), loaded only where the FMA form runs (S <= 4)."""
+    BK = 128), loaded only where the FMA form runs (S <= FMA_MAX_S)."""
     rows = rg * ROWS + tl.arange(0, ROWS)
     kk = tl.arange(0, BK)
     wp = w_in + rows[:, None].to(tl.int64) * HIDDEN + kk[None, :]
-    m = (kk >= 0)[None, :] & (S <= 4)
+    m = (kk >= 0)[None, :] & (S <= FMA_MAX_S)
     w0 = tl.load(wp, mask=m, other=0.0, eviction_policy="evict_first")
     w1 = tl.load(wp + BK, mask=m, other=0.0, eviction_policy="evict_first")
     w2 = tl.load(wp + 2 * BK, mask=m, other=0.0, eviction_policy="evict_first")
@@ -676,19 +704,21 @@ def _load_step(wp, k, BK: tl.constexpr):
 
 
 @triton.jit
-def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr):
-    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, k0, kk, S)
-    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, k0 + BK, kk, S)
-    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, k0 + 2 * BK, kk, S)
-    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, k0 + 3 * BK, kk, S)
+def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr,
+              NT: tl.constexpr):
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, k0, kk, S, NT)
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, k0 + BK, kk, S, NT)
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, k0 + 2 * BK, kk, S, NT)
+    a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w3, xbuf, k0 + 3 * BK, kk, S, NT)
     return a0, a1, a2, a3
 
 
 @triton.jit
-def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr):
-    """The FMA form (S <= 4) of _gemv_group: four [16, BK] fp32 accumulators over all 256
-    threads (one a token; tokens past S multiply masked zeros), reduced once. With PRE the
-    first step is p0 .. p3, loaded by the caller.
+def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+              FMA_MAX_S: tl.constexpr, NT: tl.constexpr):
+    """The FMA form (S <= FMA_MAX_S) of _gemv_group: NT [16, BK] fp32 accumulators over all
+    256 threads (one a token; tokens past S multiply masked zeros), reduced once. With PRE
+    the first step is p0 .. p3, loaded by the caller.
 
     Triton does not software-pipeline loads that only feed FMAs, so the double buffer is
     written out."""
@@ -704,19 +734,36 @@ def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.const
     if PRE:
         w0, w1, w2, w3 = p0, p1, p2, p3
     else:
-        w0, w1, w2, w3 = _first_step(w_in, rg, S, BK)
+        w0, w1, w2, w3 = _first_step(w_in, rg, S, BK, FMA_MAX_S)
     # the next step's 16 KB loaded before this step's FMAs (a third step in flight,
     # measured: spills and 2 to 3 % slower at S = 4, no gain at S = 1)
     for k0 in range(0, HIDDEN - 4 * BK, 4 * BK):
         n0, n1, n2, n3 = _load_step(wp, k0 + 4 * BK, BK)
-        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK)
+        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK, NT)
         w0, w1, w2, w3 = n0, n1, n2, n3
     kl = HIDDEN - 4 * BK
-    a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK)
+    a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, kl, kk, S, BK, NT)
     res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
     res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
     res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
     res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
+    return res
+
+
+@triton.jit
+def _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+                   FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr):
+    """The FMA form with as many accumulators as the launch has tokens (FMA_BY_S): at S = 1
+    one FMA a weight, not four of which three multiply masked zeros."""
+    if FMA_BY_S:
+        if S == 1:
+            res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1)
+        elif S == 2:
+            res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2)
+        else:
+            res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4)
+    else:
+        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4)
     return res
 
 
@@ -761,16 +808,18 @@ def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
 @triton.jit
 def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
                 FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
-                TC_SPLIT: tl.constexpr, MAXS: tl.constexpr, INTERP: tl.constexpr):
+                TC_SPLIT: tl.constexpr, MAXS: tl.constexpr, FMA_MAX_S: tl.constexpr,
+                FMA_BY_S: tl.constexpr, INTERP: tl.constexpr):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32, in the
-    FMA form for S <= 4 and the tensor-core form above. A build whose largest S (MAXS) is
-    4 or less holds no tensor-core code: a traced L = 1 build with the split dot compiled
-    in, never run, gave wrong outputs on the H200 (docs/measurements/kernel_h200.md)."""
+    FMA form for S <= FMA_MAX_S and the tensor-core form above. A build whose largest S
+    (MAXS) is FMA_MAX_S or less holds no tensor-core code: a traced L = 1 build with the
+    split dot compiled in, never run, gave wrong outputs on the H200
+    (docs/measurements/kernel_h200.md)."""
     # two branches, not one `or`: Triton drops the other code only for a constexpr test
-    if FMA and MAXS <= 4:  # noqa: SIM114
-        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE)
-    elif FMA and S <= 4:
-        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE)
+    if FMA and MAXS <= FMA_MAX_S:  # noqa: SIM114
+        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S)
+    elif FMA and S <= FMA_MAX_S:
+        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S)
     else:
         res = _gemv_tc(w_in, xbuf, rg, S, NSTAGE, TC_BK, TC_SPLIT, INTERP)
     return res
@@ -782,6 +831,7 @@ def _gemv(
     S, OFF_XRDY, OFF_PROJ,
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, MAXS: tl.constexpr,
+    FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
@@ -790,16 +840,24 @@ def _gemv(
     rg0 = 2 * g
     rg1 = rg0 + 1
     rg1c = tl.minimum(rg1, GEMV_TASKS - 1)  # past the end: the last group again, no put
-    if PREFETCH:
-        _prefetch_group(w_in, rg0, INTERP)
     # the seed's order: the first group's weights are issued before the XRDY poll. Into
     # registers, as on AMD, as much as the loop's first step holds (16 KB a CTA); NVIDIA
     # loads need not retire in order, so the poll does not wait behind them
     if FMA and EARLY:
-        p0, p1, p2, p3 = _first_step(w_in, rg0, S, BK)
+        p0, p1, p2, p3 = _first_step(w_in, rg0, S, BK, FMA_MAX_S)
     else:  # loaded after the poll (and the tensor-core form pipelines its own loads)
         p0 = tl.zeros([ROWS, BK], tl.bfloat16)
         p1, p2, p3 = p0, p0, p0
+    # and into L2 (PREFETCH, see Build.prefetch): HBM is all but idle while the attn
+    # CTAs work towards XRDY, and 60 MB of L2 holds more than a group of every CTA (45 MB)
+    if PF_DELAY > 0:
+        _sleep_until(_now(INTERP) + PF_DELAY, SLEEP_NS, INTERP)
+    if PREFETCH == 1:
+        _prefetch_group(w_in, rg0, INTERP)
+    elif PREFETCH >= 2:
+        _bulk_prefetch_group(w_in, rg0, INTERP)
+        if PREFETCH == 4:
+            _bulk_prefetch_group(w_in, rg1c, INTERP)
     # the 56 flags over 256 lanes when QUIET: a 64-lane tensor is replicated on the CTA's
     # 8 warps, and each replica re-reads the 4 lines all 197 gemv CTAs poll
     ap = tl.arange(0, 256 if QUIET else 64)
@@ -807,20 +865,22 @@ def _gemv(
                                 task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS,
                                 QUIET)
     tr = _poll_rec(tr, EV_RPOLL + 0, t0, t1, nr, TRACE)
-    if PREFETCH:
+    if PREFETCH == 1:
         _prefetch_group(w_in, rg1c, INTERP)
+    elif PREFETCH == 3:
+        _bulk_prefetch_group(w_in, rg1c, INTERP)
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
     acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK,
-                      TC_SPLIT, MAXS, INTERP)
+                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
     acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
-                      TC_SPLIT, MAXS, INTERP)
+                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
@@ -1015,6 +1075,7 @@ def kda_pre_k1(
     BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
+    FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
@@ -1046,7 +1107,7 @@ def kda_pre_k1(
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
-            TC_BK, TC_SPLIT, MAXS,
+            TC_BK, TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, PF_DELAY,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order

@@ -28,9 +28,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
     r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
     r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
-    r.add_argument("--prefetch-weights", action="store_true",
-                   help="also ask L2 for all of the first gemv group's weights before the "
-                        "XRDY poll (off by default: slower on the H200)")
+    r.add_argument("--prefetch-weights", type=int, choices=range(5), default=0,
+                   metavar="MODE",
+                   help="also ask L2 for gemv weights before the XRDY poll: 1 a prefetch "
+                        "a line; 2, 3, 4 the copy engine's bulk prefetch of the first group, "
+                        "and the second after the poll, or before it too (kernel.launch."
+                        "Build.prefetch; 0, the default: every mode measured slower on the "
+                        "H200)")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--backend", choices=("triton", "flydsl"), default="triton",
                    help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)")

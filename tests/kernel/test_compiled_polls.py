@@ -91,13 +91,46 @@ def test_masked_lanes_load_nothing() -> None:
 
 
 def test_tensor_core_gemv_only_where_it_can_run() -> None:
-    # S = R L <= rmax L: an L = 1 build never takes the tensor-core form (S <= 4), and holds
-    # none of its code (a traced L = 1 build with the split dot compiled in, never run,
-    # gave wrong outputs on the H200, run 23); an L = 2 build serves S = 8
+    # S = R L <= rmax L: a build whose largest S is fma_max_s or less never takes the
+    # tensor-core form, and holds none of its code (a traced L = 1 build with the split
+    # dot compiled in, never run, gave wrong outputs on the H200, run 23); an L = 1 build
+    # of rmax 4 serves S = 4 on the tensor cores (since run 33), an L = 2 build S = 8
     # the form's marks: its cp.async pipeline and its batched [slices, 16, k] dot (the kda
     # tasks have a 2-D dot of their own, and no async copies)
     split = re.compile(r"tensor<\d+x16x\d+xbf16, #ttg\.dot_op")
-    assert "async_copy_global_to_local" not in _ttgir(False, L=1)
-    assert not split.search(_ttgir(False, L=1))
-    assert "async_copy_global_to_local" in _ttgir(False)
-    assert split.search(_ttgir(False))
+    small = _ttgir_of(Build(1, 1, 8, rmax=Build(1, 1, 8).fma_max_s))
+    assert "async_copy_global_to_local" not in small
+    assert not split.search(small)
+    for ir in (_ttgir(False, L=1), _ttgir(False)):
+        assert "async_copy_global_to_local" in ir
+        assert split.search(ir)
+
+
+@cache
+def _ttgir_of(b: Build) -> str:
+    from kernel.offline import compile_k1
+
+    return compile_k1(b).asm["ttgir"]
+
+
+def _bulk_prefetches(prefetch: int) -> list[tuple[int, int]]:
+    """(position in the TTGIR, bytes) of each bulk L2 prefetch of a build."""
+    ir = _ttgir_of(Build(1, 1, 8, prefetch=prefetch))
+    return [(m.start(), int(m.group(1)))
+            for m in re.finditer(r"cp\.async\.bulk\.prefetch\.L2\.global \[\$1\], (\d+);", ir)]
+
+
+def test_bulk_prefetch_covers_each_group_once() -> None:
+    """prefetch=3: group rg0 asked of L2 before the XRDY poll and rg1 after it, each as one
+    256-lane request over the whole 229 KB run; the default build asks nothing."""
+    from kda_sim.constants import BF16, HIDDEN, ROWS
+
+    assert _bulk_prefetches(0) == []
+    got = _bulk_prefetches(3)
+    assert [n for _, n in got] == [ROWS * HIDDEN * BF16 // 256] * 2
+    ir = _ttgir_of(Build(1, 1, 8, prefetch=3))
+    xrdy = re.search(r"ld\.relaxed\.gpu\.global\.b64.*tensor<256x!tt\.ptr<i64>", ir)
+    assert xrdy is not None
+    assert got[0][0] < xrdy.start() < got[1][0]
+    # one lane a thread: the request tensor is 256 wide on a 256-thread CTA
+    assert re.search(r"cp\.async\.bulk\.prefetch[^\n]*tensor<256x!tt\.ptr<bf16>", ir)

@@ -29,3 +29,12 @@ def test_trace_level_reaches_the_kernel_only_when_traced() -> None:
 def test_unknown_trace_level_is_refused() -> None:
     with pytest.raises(ValueError, match="trace_level = 4"):
         Build(1, 1, 8, trace=True, trace_level=4).validate()
+
+
+def test_prefetch_mode_and_fma_limit_are_checked() -> None:
+    assert Build(1, 1, 8, prefetch=3).constexprs()["PREFETCH"] == 3
+    assert Build(1, 1, 8, prefetch=True).constexprs()["PREFETCH"] == 1  # the old switch
+    with pytest.raises(ValueError, match="prefetch = 5"):
+        Build(1, 1, 8, prefetch=5).validate()
+    with pytest.raises(ValueError, match="fma_max_s = 0"):
+        Build(1, 1, 8, fma_max_s=0).validate()
