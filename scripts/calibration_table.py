@@ -32,7 +32,15 @@ def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    print(table(json.loads(Path(sys.argv[1]).read_text())))
+    path = Path(sys.argv[1])
+    try:
+        report = json.loads(path.read_text())
+        text = table(report)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"{path}: not a `kda-sim calibrate --json` report ({type(e).__name__}: {e})",
+              file=sys.stderr)
+        return 2
+    print(text)
     return 0
 
 

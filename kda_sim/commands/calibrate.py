@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="STAGE:UNITS",
         help="a stage cost whose code changes above UNITS of work, fitted as two forms "
-        "(the Triton K1: gemv:4, FMA loop for S <= 4, tensor-core dots above)",
+        "(the Triton K1: gemv:3, FMA loop for S <= 3, tensor-core dots above)",
     )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")

@@ -69,7 +69,7 @@ class GpuProfile:
     costs: dict[str, tuple[float, float]]
     sources: dict[str, str] = field(default_factory=dict)
     # a stage whose code changes with its work: above ``units`` it costs (base, per)
-    # instead (the Triton K1's gemv is an FMA loop for S <= 4, tensor-core dots above)
+    # instead (the Triton K1's gemv is an FMA loop for S <= 3, tensor-core dots above)
     cost_above: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
     def cost(self, key: str, units: float) -> float:
