@@ -130,6 +130,8 @@ class Build:
             raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
         if self.prefetch not in range(5):
             raise ValueError(f"prefetch = {self.prefetch}: 0 to 4")
+        if self.prefetch_delay_ns < 0:
+            raise ValueError(f"prefetch_delay_ns = {self.prefetch_delay_ns}: not negative")
         if not 1 <= self.fma_max_s <= MAX_S:
             raise ValueError(f"fma_max_s = {self.fma_max_s}: 1 to {MAX_S}")
         if self.trace_level not in (1, 2, 3):

@@ -812,9 +812,10 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
                 FMA_BY_S: tl.constexpr, INTERP: tl.constexpr):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32, in the
     FMA form for S <= FMA_MAX_S and the tensor-core form above. A build whose largest S
-    (MAXS) is FMA_MAX_S or less holds no tensor-core code: a traced L = 1 build with the
-    split dot compiled in, never run, gave wrong outputs on the H200
-    (docs/measurements/kernel_h200.md)."""
+    (MAXS) is FMA_MAX_S or less holds no tensor-core code. (Runs 22 and 23 saw a traced
+    L = 1 build with the split dot compiled in, never run, give wrong outputs on the H200,
+    cause unknown; since run 33 the L = 1 builds run S = 4 on it, and the checked launches
+    of runs 33 to 35 were all right: docs/measurements/kernel_h200.md.)"""
     # two branches, not one `or`: Triton drops the other code only for a constexpr test
     if FMA and MAXS <= FMA_MAX_S:  # noqa: SIM114
         res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S)
@@ -848,8 +849,9 @@ def _gemv(
     else:  # loaded after the poll (and the tensor-core form pipelines its own loads)
         p0 = tl.zeros([ROWS, BK], tl.bfloat16)
         p1, p2, p3 = p0, p0, p0
-    # and into L2 (PREFETCH, see Build.prefetch): HBM is all but idle while the attn
-    # CTAs work towards XRDY, and 60 MB of L2 holds more than a group of every CTA (45 MB)
+    # and into L2 (PREFETCH): HBM is all but idle while the attn CTAs work towards XRDY,
+    # and 60 MB of L2 holds a group of every CTA (45 MB); measured slower all the same,
+    # so off by default (Build.prefetch says why)
     if PF_DELAY > 0:
         _sleep_until(_now(INTERP) + PF_DELAY, SLEEP_NS, INTERP)
     if PREFETCH == 1:

@@ -38,3 +38,5 @@ def test_prefetch_mode_and_fma_limit_are_checked() -> None:
         Build(1, 1, 8, prefetch=5).validate()
     with pytest.raises(ValueError, match="fma_max_s = 0"):
         Build(1, 1, 8, fma_max_s=0).validate()
+    with pytest.raises(ValueError, match="prefetch_delay_ns = -1"):
+        Build(1, 1, 8, prefetch=3, prefetch_delay_ns=-1).validate()
