@@ -21,6 +21,10 @@ pytest.importorskip("triton")
 from kernel.launch import Build
 from kernel.trace_layout import max_tasks
 
+# an L = 1 build serving S <= fma_max_s only, with the bulk L2 prefetch: one compile (20 to
+# 40 s here) for the tensor-core test and the prefetch test
+SMALL = Build(1, 1, 8, rmax=Build(1, 1, 8).fma_max_s, prefetch=3)
+
 # poll sites in program order, as PROTOCOL.md's roles have them:
 # attn: PART (gate), WGT and MSQ (mix); gemv: XRDY; kda task: PROJ (conv), PROJ f_a, QK,
 # PROJ beta, ONRM + PROJ g2 (norm), unrolled once a task slot of the CTA
@@ -32,11 +36,15 @@ def _sites(b: Build) -> int:
     return 2 * (ATTN_POLLS + GEMV_POLLS + KDA_POLLS * max_tasks(b.rmax))
 
 
-@cache
 def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True, L: int = 2) -> str:
+    return _ttgir_of(Build(1, L, 8, watchdog=watchdog, early=early, quiet=quiet))
+
+
+@cache
+def _ttgir_of(b: Build) -> str:
+    """One compile a build for the whole module (a compile takes 10 to 20 s here)."""
     from kernel.offline import compile_k1
 
-    b = Build(1, L, 8, watchdog=watchdog, early=early, quiet=quiet)
     return compile_k1(b).asm["ttgir"]
 
 
@@ -98,7 +106,7 @@ def test_tensor_core_gemv_only_where_it_can_run() -> None:
     # the form's marks: its cp.async pipeline and its batched [slices, 16, k] dot (the kda
     # tasks have a 2-D dot of their own, and no async copies)
     split = re.compile(r"tensor<\d+x16x\d+xbf16, #ttg\.dot_op")
-    small = _ttgir_of(Build(1, 1, 8, rmax=Build(1, 1, 8).fma_max_s))
+    small = _ttgir_of(SMALL)
     assert "async_copy_global_to_local" not in small
     assert not split.search(small)
     for ir in (_ttgir(False, L=1), _ttgir(False)):
@@ -106,16 +114,9 @@ def test_tensor_core_gemv_only_where_it_can_run() -> None:
         assert split.search(ir)
 
 
-@cache
-def _ttgir_of(b: Build) -> str:
-    from kernel.offline import compile_k1
-
-    return compile_k1(b).asm["ttgir"]
-
-
-def _bulk_prefetches(prefetch: int) -> list[tuple[int, int]]:
+def _bulk_prefetches(b: Build) -> list[tuple[int, int]]:
     """(position in the TTGIR, bytes) of each bulk L2 prefetch of a build."""
-    ir = _ttgir_of(Build(1, 1, 8, prefetch=prefetch))
+    ir = _ttgir_of(b)
     return [(m.start(), int(m.group(1)))
             for m in re.finditer(r"cp\.async\.bulk\.prefetch\.L2\.global \[\$1\], (\d+);", ir)]
 
@@ -125,10 +126,10 @@ def test_bulk_prefetch_covers_each_group_once() -> None:
     256-lane request over the whole 229 KB run; the default build asks nothing."""
     from kda_sim.constants import BF16, HIDDEN, ROWS
 
-    assert _bulk_prefetches(0) == []
-    got = _bulk_prefetches(3)
+    assert _bulk_prefetches(Build(1, 1, 8)) == []
+    got = _bulk_prefetches(SMALL)
     assert [n for _, n in got] == [ROWS * HIDDEN * BF16 // 256] * 2
-    ir = _ttgir_of(Build(1, 1, 8, prefetch=3))
+    ir = _ttgir_of(SMALL)
     xrdy = re.search(r"ld\.relaxed\.gpu\.global\.b64.*tensor<256x!tt\.ptr<i64>", ir)
     assert xrdy is not None
     assert got[0][0] < xrdy.start() < got[1][0]
