@@ -42,7 +42,7 @@ def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True, L: int = 2) -
 
 @cache
 def _ttgir_of(b: Build) -> str:
-    """One compile a build for the whole module (a compile takes 10 to 20 s here)."""
+    """One compile a build for the whole module (a compile takes 20 to 50 s here)."""
     from kernel.offline import compile_k1
 
     return compile_k1(b).asm["ttgir"]
