@@ -37,14 +37,15 @@ def _values(words: torch.Tensor) -> torch.Tensor:
     return (words & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
 
 
-def check_attn(R: int, L: int, nb: int, source_form: bool = True) -> dict[str, Any]:
+def check_attn(R: int, L: int, nb: int, source_form: bool = True, **build: Any
+               ) -> dict[str, Any]:
     from kernel.interp import run_threaded
     from kernel.stage_kernels import attn_only
 
     sh = Shape(R, L, nb)
     inp = make_inputs(sh, seed=R + L + nb)
     p, x, _ = front_of(inp)
-    b = Build(R, L, nb)
+    b = Build(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
     pre = inp["prefix"].clone()
@@ -52,7 +53,7 @@ def check_attn(R: int, L: int, nb: int, source_form: bool = True) -> dict[str, A
     run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
                  inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
-                 TB=b.TB, SRC_MIN_S=1 if source_form else 17)
+                 TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align)
     off = b.offsets()
     tag = step_tag(EPOCH, SLOT)
     xr = (ws.scratch[off["XRDY"] : off["XRDY"] + 56] >> 32) == tag
@@ -81,7 +82,7 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     n = 197 - g0  # the last CTAs: their second group runs past the end on CTA 196
     run_threaded(gemv_only, n, inp["w_in"], ws.scratch, ws.xbuf, ws.epoch, SLOT, ws.alarm,
                  R, nb, g0, L=L, NEV=64, BK=b.bk, FMA=b.fma, TC_SPLIT=b.tc_split,
-                 FMA_MAX_S=b.fma_max_s, FMA_BY_S=b.fma_by_s)
+                 FMA_MAX_S=b.fma_max_s, FMA_BY_S=b.fma_by_s, ALIGN=b.align)
     words = ws.scratch[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
     lo = 32 * g0
     got = _values(words)[:, lo:]
@@ -91,7 +92,7 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     }
 
 
-def check_kda(R: int, L: int, nb: int) -> dict[str, Any]:
+def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     from kernel.interp import run_threaded
     from kernel.stage_kernels import kda_only
 
@@ -99,7 +100,7 @@ def check_kda(R: int, L: int, nb: int) -> dict[str, Any]:
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
     _, _, proj = front_of(inp)
     ref = kda_pre_reference(**inp, L=L)
-    b = Build(R, L, nb)
+    b = Build(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
     off, tag = b.offsets(), step_tag(EPOCH, SLOT)
@@ -112,6 +113,7 @@ def check_kda(R: int, L: int, nb: int) -> dict[str, Any]:
         k["a_log"], k["dt_bias"], k["on_w"], rs, rs.stride(0), k["st_idx"],
         k["st_idx"].stride(0), k["num_acc"], core, ws.scratch, ws.epoch, SLOT, ws.alarm, R, nb,
         1e-5, -5.0, L=L, LP=next_pow2(L), SL=b.SL, SLP=next_pow2(max(b.SL - L, 1)), NEV=64,
+        ALIGN=b.align,
     )
     return {
         "core_rel": _rel(core.float(), ref[1].float()),
@@ -133,6 +135,7 @@ def main() -> int:
         out["attn 2x2 nb3"] = check_attn(2, 2, 3)
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
         out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
+        out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
     if what in ("gemv", "all"):
         # the build's forms: FMA with an accumulator a token at S = 1, 2; tensor cores at
         # S = 4 (L = 1 and 2) and above
@@ -147,10 +150,12 @@ def main() -> int:
         out["gemv 2x2 fma of 4"] = check_gemv(2, 2, 8, fma_max_s=4)
         out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, tc_split=1)
         out["gemv 2x4 dot in 8"] = check_gemv(2, 4, 8, tc_split=8)
+        out["gemv 1x1 aligned"] = check_gemv(1, 1, 8, align=16)
     if what in ("kda", "all"):
         out["kda 2x1"] = check_kda(2, 1, 8)  # L = 1: the beta poll on 16 lanes, one live
         out["kda 1x2"] = check_kda(1, 2, 8)
         out["kda 2x2"] = check_kda(2, 2, 3)
+        out["kda 2x1 aligned"] = check_kda(2, 1, 8, align=16)
     print(json.dumps(out))
     return 0
 

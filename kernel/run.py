@@ -121,18 +121,19 @@ def run(
     replays: int = 20,
     seed: int = 0,
     simulate_preflight: bool = True,
-    prefetch: int = 0,
+    build: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run K1 at (R, L, nb); returns what happened. Raises KernelUnavailable without a
     GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck
-    when a wait gave up, CheckFailed when ``check`` finds a difference."""
+    when a wait gave up, CheckFailed when ``check`` finds a difference. ``build``: further
+    ``Build`` fields (a variant: align, sleep_ns, gemv form)."""
     need_gpu()
     if inject is not None and inject not in FAULTS:
         raise ValueError(f"inject must be one of {FAULTS}")
     if inject is not None and watchdog_ms is None:
         watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
     b = Build(R, L, nb, kda0, watchdog=watchdog_ms is not None,
-              trace=trace_path is not None, prefetch=prefetch).validate()
+              trace=trace_path is not None, **(build or {})).validate()
     budget_ns = int((watchdog_ms or 0) * 1e6)
     shape = Shape(R, L, nb)
     nbs = [nb, max(1, nb // 2), 1] if graph else [nb]
@@ -220,7 +221,7 @@ def run(
         tag = step_tag(int(ws.epoch.item()), layers[-1].slot)
         extra = ktrace.environment() | {
             "resources": result["resources"], "replays": n_steps, "slot": layers[-1].slot,
-            "nproj": NPROJ, "na": NA, "hd": HD,
+            "nproj": NPROJ, "na": NA, "hd": HD, "build": build or {},
         }
         tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0, tag=tag,
                            gpu=extra.get("gpu", "cuda"), extra=extra)

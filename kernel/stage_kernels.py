@@ -12,28 +12,12 @@ import triton.language as tl
 
 from kernel.triton_k1 import (
     EPOCH_MOD,
-    HD,
-    NA,
-    NH,
-    NPROJ,
     TAG_SLOTS,
     _attn,
     _gemv,
     _kda_task,
+    layout,
 )
-
-
-@triton.jit
-def _offsets(R, L: tl.constexpr, NB):
-    S = R * L
-    NS = NB + 1
-    OFF_WGT = NA * S * NS * 2
-    OFF_MSQ = OFF_WGT + S * (NS + 1)
-    OFF_XRDY = OFF_MSQ + NA * S
-    OFF_PROJ = OFF_XRDY + NA
-    OFF_QK = OFF_PROJ + S * NPROJ
-    OFF_ONRM = OFF_QK + R * NH * L * 2 * HD
-    return S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM
 
 
 @triton.jit
@@ -41,16 +25,16 @@ def attn_only(
     prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw, scratch, xbuf, epoch,
     slot, alarm, R, NB, eps, out_eps,
     L: tl.constexpr, HAS_DELTA: tl.constexpr, NEV: tl.constexpr, WATCHDOG: tl.constexpr,
-    TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
+    TB: tl.constexpr, SRC_MIN_S: tl.constexpr, ALIGN: tl.constexpr,
 ):
-    S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = _offsets(R, L, NB)
+    S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
     tr = tl.zeros([NEV], tl.int64)
     _attn(pid, tag, pid * 0, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
-          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S, WATCHDOG, False, True, 0,
-          True)
+          S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S, WATCHDOG,
+          False, True, 0, True)
 
 
 @triton.jit
@@ -58,8 +42,9 @@ def gemv_only(
     w_in, scratch, xbuf, epoch, slot, alarm, R, NB, g0,
     L: tl.constexpr, NEV: tl.constexpr, BK: tl.constexpr, FMA: tl.constexpr,
     TC_SPLIT: tl.constexpr, FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr,
+    ALIGN: tl.constexpr,
 ):
-    S, _, _, OFF_XRDY, OFF_PROJ, _, _ = _offsets(R, L, NB)
+    S, _, _, OFF_XRDY, OFF_PROJ, _, _ = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
     tr = tl.zeros([NEV], tl.int64)
@@ -74,9 +59,9 @@ def kda_only(
     st_idx, st_stride, num_acc, core_out, scratch, epoch, slot, alarm, R, NB,
     onorm_eps, lower_bound,
     L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
-    NEV: tl.constexpr,
+    NEV: tl.constexpr, ALIGN: tl.constexpr,
 ):
-    _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = _offsets(R, L, NB)
+    _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
     i = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
     tr = tl.zeros([NEV], tl.int64)

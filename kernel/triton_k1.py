@@ -398,6 +398,26 @@ def _poll(
     return w, t0, t1, nr, dead
 
 
+@triton.jit
+def _up(x, A: tl.constexpr):
+    return (x + (A - 1)) // A * A
+
+
+@triton.jit
+def layout(R, L: tl.constexpr, NB, ALIGN: tl.constexpr):
+    """S and the mailbox offsets (cells) after PART's, which is 0: the simulator's
+    CellSpace.of(cfg, ALIGN), regions in the seed's order, each from a multiple of ALIGN."""
+    S = R * L
+    NS = NB + 1
+    OFF_WGT = _up(NA * S * NS * 2, ALIGN)
+    OFF_MSQ = _up(OFF_WGT + S * (NS + 1), ALIGN)
+    OFF_XRDY = _up(OFF_MSQ + NA * S, ALIGN)
+    OFF_PROJ = _up(OFF_XRDY + NA, ALIGN)
+    OFF_QK = _up(OFF_PROJ + S * NPROJ, ALIGN)
+    OFF_ONRM = _up(OFF_QK + R * NH * L * 2 * HD, ALIGN)
+    return S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM
+
+
 # --------------------------------------------------------------------------- attn CTAs
 
 
@@ -1078,19 +1098,12 @@ def kda_pre_k1(
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
+    ALIGN: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
-    # R and NB are run-time values (one compiled kernel serves every R and nb of an L):
-    # the mailbox layout is the simulator's CellSpace, regions in the seed's order
-    S = R * L
-    NS = NB + 1
+    # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
+    S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
     OFF_PART = S * 0
-    OFF_WGT = OFF_PART + NA * S * NS * 2
-    OFF_MSQ = OFF_WGT + S * (NS + 1)
-    OFF_XRDY = OFF_MSQ + NA * S
-    OFF_PROJ = OFF_XRDY + NA
-    OFF_QK = OFF_PROJ + S * NPROJ
-    OFF_ONRM = OFF_QK + R * NH * L * 2 * HD
     pid = tl.program_id(0)
     ep = tl.load(epoch)
     tag = (ep % EPOCH_MOD) * TAG_SLOTS + slot + 1  # step_tag, in int32 as in the seed

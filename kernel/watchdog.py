@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kda_sim.protocol.regions import CellSpace
 from kda_sim.timeline.model import StuckWait
 from kernel import alarm_layout as A
 from kernel.launch import Build
@@ -76,7 +75,7 @@ def read_alarm(alarm: np.ndarray, launches: list[tuple[Build, int, int]]) -> lis
         if tag not in by_tag or kind not in A.KIND_NAMES:
             continue  # an older launch's record, or none
         b, slot = by_tag[tag]
-        space = CellSpace.of(b.cfg)
+        space = b.space
         gidx = int(r[A.F_GIDX])
         stage, what = A.SITES[int(r[A.F_SITE])] if 0 <= int(r[A.F_SITE]) < len(A.SITES) else (
             "?", "?"

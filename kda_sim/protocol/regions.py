@@ -47,17 +47,28 @@ def extents(cfg: LaunchConfig) -> dict[Region, int]:
 
 @dataclass(frozen=True)
 class CellSpace:
-    """Dense global ids: ``gid = offset[region] + index``."""
+    """Global ids ``gid = offset[region] + index``, regions in the seed's order.
+
+    ``align`` (cells) starts every region on a multiple of it, the gap before it unused:
+    a kernel that lays its scratch out this way keeps each region on cache lines of its
+    own (1: dense)."""
 
     sizes: tuple[int, ...]
     offsets: tuple[int, ...]
 
     @classmethod
-    def of(cls, cfg: LaunchConfig) -> CellSpace:
+    def of(cls, cfg: LaunchConfig, align: int = 1) -> CellSpace:
+        if align < 1:
+            raise ValueError(f"align = {align}: at least 1 cell")
         ext = extents(cfg)
         sizes = tuple(ext[r] for r in Region)
-        offsets = tuple(int(x) for x in np.concatenate([[0], np.cumsum(sizes)[:-1]]))
-        return cls(sizes, offsets)
+        offsets: list[int] = []
+        at = 0
+        for n in sizes:
+            at = -(-at // align) * align
+            offsets.append(at)
+            at += n
+        return cls(sizes, tuple(offsets))
 
     @property
     def total(self) -> int:

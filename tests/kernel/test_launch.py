@@ -40,3 +40,13 @@ def test_prefetch_mode_and_fma_limit_are_checked() -> None:
         Build(1, 1, 8, fma_max_s=0).validate()
     with pytest.raises(ValueError, match="prefetch_delay_ns = -1"):
         Build(1, 1, 8, prefetch=3, prefetch_delay_ns=-1).validate()
+
+
+def test_layout_and_back_off_keys_are_checked() -> None:
+    b = Build(1, 1, 8).validate()  # by default each region on 128 B lines of its own
+    assert all(o % 16 == 0 for o in b.offsets().values()) and b.constexprs()["ALIGN"] == 16
+    assert b.scratch_words() > Build(1, 1, 8, align=1).scratch_words()
+    with pytest.raises(ValueError, match="align = 24"):
+        Build(1, 1, 8, align=24).validate()
+    with pytest.raises(ValueError, match="sleep_ns = -1"):
+        Build(1, 1, 8, sleep_ns=-1).validate()

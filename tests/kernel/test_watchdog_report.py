@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.regions import Region
 from kernel import alarm_layout as A
 from kernel.launch import Build
 from kernel.watchdog import UNKNOWN_CELL, KernelStuck, check, read_alarm
@@ -32,7 +32,7 @@ def build() -> Build:
 
 
 def test_cause_first_then_released_and_old_launches_ignored(build: Build) -> None:
-    xrdy = CellSpace.of(build.cfg).offsets[Region.XRDY] + 5
+    xrdy = build.space.offsets[Region.XRDY] + 5
     buf = _alarm({
         60: (TAG, A.KIND_RELEASED, xrdy, TAG - 1, 900, 3),
         61: (TAG, A.KIND_TIMEOUT, xrdy, TAG - 1, 1000, 3),

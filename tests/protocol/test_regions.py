@@ -78,3 +78,23 @@ def test_proj_layout_is_the_seeds() -> None:
     assert extents(cfg)[Region.PROJ] == 2 * NPROJ
     assert extents(cfg)[Region.QK] == NH * 2 * 2 * HD
     assert np.all(np.diff(CellSpace.of(cfg).offsets) > 0)
+
+
+@pytest.mark.parametrize("align", [16, 64])
+@pytest.mark.parametrize("cfg", SHAPES[:4], ids=str)
+def test_aligned_space_keeps_each_region_on_lines_of_its_own(cfg: LaunchConfig, align: int) -> None:
+    dense, space = CellSpace.of(cfg), CellSpace.of(cfg, align)
+    assert space.sizes == dense.sizes
+    ends = [o + n for o, n in zip(space.offsets, space.sizes, strict=True)]
+    for region in Region:
+        assert space.offsets[region] % align == 0, region.name
+        if region > 0:  # no line holds the end of one region and the start of the next
+            assert space.offsets[region] >= ends[region - 1]
+            assert space.offsets[region] - ends[region - 1] < align
+        for idx in (0, space.sizes[region] - 1):
+            assert space.split(int(space.gid(region, idx))) == (region, idx)
+
+
+def test_align_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="align = 0"):
+        CellSpace.of(LaunchConfig(1, 1), 0)
