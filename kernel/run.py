@@ -127,13 +127,18 @@ def run(
     GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck
     when a wait gave up, CheckFailed when ``check`` finds a difference. ``build``: further
     ``Build`` fields (a variant: align, sleep_ns, gemv form)."""
-    need_gpu()
     if inject is not None and inject not in FAULTS:
         raise ValueError(f"inject must be one of {FAULTS}")
     if inject is not None and watchdog_ms is None:
         watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
     b = Build(R, L, nb, kda0, watchdog=watchdog_ms is not None,
               trace=trace_path is not None, **(build or {})).validate()
+    if b.trace and b.trace_level != 1:
+        raise ValueError(
+            f"trace_level = {b.trace_level}: a trace file needs the full record (level 1); "
+            f"the lighter levels time the tracing itself (bench/trace_stages.py)"
+        )
+    need_gpu()  # after the checks above: a bad request is named even without a GPU
     budget_ns = int((watchdog_ms or 0) * 1e6)
     shape = Shape(R, L, nb)
     nbs = [nb, max(1, nb // 2), 1] if graph else [nb]

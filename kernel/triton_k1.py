@@ -175,6 +175,24 @@ def _bulk_prefetch_group(w_in, rg, INTERP: tl.constexpr):
 
 
 @triton.jit
+def _warp_jitter(JITTER_NS: tl.constexpr, INTERP: tl.constexpr):
+    """Warp w of the CTA sleeps about w * JITTER_NS ns (a stress build, Build.jitter_ns):
+    warps that run in step hide a missing barrier between one warp's load and another's
+    store; staggered, the later warps load after the earlier ones stored."""
+    if not INTERP:  # noqa: SIM102 (constexpr branches: Triton folds each on its own)
+        if JITTER_NS > 0:
+            tl.inline_asm_elementwise(
+                "{ .reg .u32 w; mov.u32 w, %tid.x; shr.u32 w, w, 5; "
+                f"mul.lo.u32 w, w, {JITTER_NS}; nanosleep.u32 w; mov.u32 $0, 0; }}",
+                "=r",
+                [],
+                dtype=tl.int32,
+                is_pure=False,
+                pack=1,
+            )
+
+
+@triton.jit
 def _sleep_until(t_end, SLEEP_NS: tl.constexpr, INTERP: tl.constexpr):
     while _now(INTERP) < t_end:
         _backoff(SLEEP_NS, INTERP)
@@ -192,7 +210,7 @@ def _ev(tr, k, v):
 
 @triton.jit
 def _stamp(tr, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
-    if (TRACE == 1) | (TRACE == 2):  # see Build.trace_level
+    if (TRACE == 1) | (TRACE == 2) | (TRACE == 4):  # see Build.trace_level
         tr = _ev(tr, k, _now(INTERP))
     return tr
 
@@ -203,6 +221,9 @@ def _poll_rec(tr, k, t0, t1, nr, TRACE: tl.constexpr):
         tr = _ev(tr, k, t0)
         tr = _ev(tr, k + 1, t1)
         tr = _ev(tr, k + 2, nr)
+    if TRACE == 4:
+        tr = _ev(tr, k, t0)
+        tr = _ev(tr, k + 1, t1)
     return tr
 
 
@@ -363,12 +384,13 @@ def _acquire(INTERP: tl.constexpr):
 def _poll(
     scratch, gidx, mask, tag, dead, alarm, pid, site, task, budget_ns, max_retry,
     ACQ: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr, SLEEP_NS: tl.constexpr,
-    QUIET: tl.constexpr,
+    QUIET: tl.constexpr, tr, k, TRACE: tl.constexpr,
 ):
     """One poll batch: re-load every pair until every tag is this launch's.
 
-    Returns (words, first issue, satisfied, retries, dead). A dead CTA (one that gave up
-    already) does not wait: it passes through with whatever it read."""
+    Returns (words, tr, dead): with TRACE, record word k of tr gets the batch's first
+    issue, the time it was satisfied and its retries (see Build.trace_level). A dead CTA
+    (one that gave up already) does not wait: it passes through with whatever it read."""
     t0 = _now(INTERP)
     w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
     bad = ((w >> 32).to(tl.int32) != tag) & mask
@@ -395,7 +417,8 @@ def _poll(
     if ACQ:
         _acquire(INTERP)
     t1 = _now(INTERP)
-    return w, t0, t1, nr, dead
+    tr = _poll_rec(tr, k, t0, t1, nr, TRACE)
+    return w, tr, dead
 
 
 @triton.jit
@@ -448,6 +471,12 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr):
         dl = tl.load(delta + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
                      other=0.0)
         pre = _bf16r(pre + dl.to(tl.float32))
+        # the store overwrites what the load read, from other threads: Triton loads prefix
+        # once in each layout its uses want (the sources take another), so without this
+        # barrier a warp could re-read a row another warp had already updated and add
+        # delta twice (seen on the H200, run 42: an unrelated store at the kernel's entry
+        # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1)
+        tl.debug_barrier()
         tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])
     return pre
 
@@ -621,9 +650,8 @@ def _attn(
             None, None, :
         ]
         m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
-        w, t0, t1, nr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task,
-                                    budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-        tr = _poll_rec(tr, EV_RPOLL + 0, t0, t1, nr, TRACE)
+        w, tr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task, budget_ns, max_retry,
+                            False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 0, TRACE)
         part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
         sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
         dt = tl.sum(tl.where((q2 == 1)[None, :], part, 0.0), 1)
@@ -639,9 +667,8 @@ def _attn(
     tt = tl.arange(0, 16)
     gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
     mw = (tt < S)[:, None] & (src <= NS)[None, :]
-    w, t0, t1, nr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, EV_RPOLL + 3, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry, False,
+                        WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
     wt = tl.where(mw, _value(w), 0.0)
     if S >= SRC_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
@@ -653,9 +680,8 @@ def _attn(
     ap = tl.arange(0, 64)
     gm = OFF_MSQ + ap[:, None] * S + tt[None, :]
     mm = (ap < NA)[:, None] & (tt < S)[None, :]
-    w, t0, t1, nr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, EV_RPOLL + 6, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task, budget_ns, max_retry, False,
+                        WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 6, TRACE)
     tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [16] over tokens
     rstd = tl.rsqrt(tot / HIDDEN + out_eps)
     nw = tl.load(in_nw + c0 + cols).to(tl.float32)
@@ -883,10 +909,9 @@ def _gemv(
     # the 56 flags over 256 lanes when QUIET: a 64-lane tensor is replicated on the CTA's
     # 8 warps, and each replica re-reads the 4 lines all 197 gemv CTAs poll
     ap = tl.arange(0, 256 if QUIET else 64)
-    _, t0, t1, nr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3,
-                                task, budget_ns, max_retry, True, WATCHDOG, INTERP, SLEEP_NS,
-                                QUIET)
-    tr = _poll_rec(tr, EV_RPOLL + 0, t0, t1, nr, TRACE)
+    _, tr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3, task, budget_ns,
+                        max_retry, True, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, EV_RPOLL + 0,
+                        TRACE)
     if PREFETCH == 1:
         _prefetch_group(w_in, rg1c, INTERP)
     elif PREFETCH == 3:
@@ -968,9 +993,8 @@ def _kda_task(
     # ---- k.conv: the owned channels' L inputs, conv update, q / k out through QK
     gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
     mx = cm[:, None] & (jj < L)[None, :]
-    w, t0, t1, nr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
-    tr = _poll_rec(tr, base + TASK_POLL + 0, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task, budget_ns, max_retry,
+                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, base + TASK_POLL + 0, TRACE)
     xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
     y = tl.zeros([64, LP], tl.float32)
     for j in tl.static_range(L):
@@ -1003,25 +1027,22 @@ def _kda_task(
     j16 = tl.arange(0, 16)
     gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
     mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
-    w, t0, t1, nr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, SLEEP_NS, QUIET)
-    tr = _poll_rec(tr, base + TASK_POLL + 3, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task, budget_ns, max_retry,
+                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, base + TASK_POLL + 3, TRACE)
     fa = tl.where(mf, _value(w), 0.0)
     r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
     gk = OFF_QK + ((req * NH + h) * L + r2[:, None] // 2) * (2 * HD) + (r2[:, None] % 2) * HD + (
         kk[None, :]
     )
     mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
-    w, t0, t1, nr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, base + TASK_POLL + 6, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task, budget_ns, max_retry,
+                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 6, TRACE)
     qk = tl.where(mk, _value(w), 0.0)
     # beta's L words polled over 16 lanes (L live) and moved to the jj layout by a masked
     # sum: a poll on a [LP] tensor (one element at L = 1) made the traced L = 1 build spill
     gb = OFF_PROJ + (req * L + j16) * NPROJ + BETA_0 + h
-    w, t0, t1, nr, dead = _poll(scratch, gb, j16 < L, tag, dead, alarm, pid, 7, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, base + TASK_POLL + 9, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gb, j16 < L, tag, dead, alarm, pid, 7, task, budget_ns, max_retry,
+                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 9, TRACE)
     b16 = tl.where(j16 < L, _value(w), 0.0)
     beta = tl.sigmoid(tl.sum(tl.where(j16[None, :] == jj[:, None], b16[None, :], 0.0), 1))
     g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
@@ -1063,9 +1084,8 @@ def _kda_task(
         OFF_PROJ + (req * L + jj[:, None]) * NPROJ + G2_0 + h * HD + ch * VCH + (q32[None, :] - 16),
     )
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
-    w, t0, t1, nr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task,
-                                budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET)
-    tr = _poll_rec(tr, base + TASK_POLL + 12, t0, t1, nr, TRACE)
+    w, tr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task, budget_ns, max_retry,
+                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 12, TRACE)
     got = tl.where(mn, _value(w), 0.0)
     ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
     rn = tl.rsqrt(ssum / HD + onorm_eps)
@@ -1098,7 +1118,7 @@ def kda_pre_k1(
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
-    ALIGN: tl.constexpr,
+    ALIGN: tl.constexpr, JITTER_NS: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
@@ -1111,6 +1131,7 @@ def kda_pre_k1(
     tr = tl.zeros([NEV], tl.int64)
     # the header's words are set at the end (see _ev); the start time is read here
     t_start = _now(INTERP) if TRACE else 0
+    _warp_jitter(JITTER_NS, INTERP)
     if pid < NA:
         tr, dead = _attn(
             pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
@@ -1131,6 +1152,7 @@ def kda_pre_k1(
     for n in tl.static_range(MAXT):
         i = i0 + n * BLOCKS
         if i < R * TASKS_A_REQ:
+            _warp_jitter(JITTER_NS, INTERP)
             tr, dead = _kda_task(
                 i, n, pid, tag, dead, tr,
                 w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,

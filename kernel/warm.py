@@ -10,6 +10,8 @@ import os
 import sys
 import time
 
+from kernel.launch import STRESS_JITTER_NS
+
 
 def _one(spec: tuple[int, bool, bool, dict]) -> str:
     L, watchdog, trace, extra = spec
@@ -31,6 +33,8 @@ def _one(spec: tuple[int, bool, bool, dict]) -> str:
 
 SPECS = [(L, wd, tr, {}) for L in (1, 2, 4) for wd, tr in ((True, False), (False, True),
                                                            (False, False))]
+# the staggered-warps GPU test's builds (tests/kernel/test_gpu_k1.py)
+SPECS += [(L, True, False, {"jitter_ns": STRESS_JITTER_NS}) for L in (1, 2, 4)]
 
 if __name__ == "__main__":
     import json

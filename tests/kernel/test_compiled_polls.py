@@ -5,8 +5,10 @@ the tensor-core gemv is compiled only into builds that can run it.
 Two GPU-only bugs hid here and gave wrong outputs on the H200 while the interpreter was
 exact: Triton re-materialised a volatile ``tt.load`` in a second layout (two loads of one
 mailbox at two moments, one checked, the other used), and small poll tensors were
-replicated across warps with the tag check reading one replica. These tests read the
-compiler's own output, so a Triton upgrade or a kernel edit that brings either back fails.
+replicated across warps with the tag check reading one replica. A third, the first one
+again on plain data: the slice's load of prefix, made once a layout, could follow another
+warp's store of p' over it. These tests read the compiler's own output, so a Triton
+upgrade or a kernel edit that brings any of them back fails.
 """
 
 from __future__ import annotations
@@ -135,3 +137,40 @@ def test_bulk_prefetch_covers_each_group_once() -> None:
     assert got[0][0] < xrdy.start() < got[1][0]
     # one lane a thread: the request tensor is 256 wide on a 256-thread CTA
     assert re.search(r"cp\.async\.bulk\.prefetch[^\n]*tensor<256x!tt\.ptr<bf16>", ir)
+
+
+
+# loads of what the CTA later overwrites, by the kernel's names: prefix in the slice
+# (_p_prime: pre from at), the conv window and kept history and the recurrent state rows
+# in the kda task's k.stage (win, old, st)
+IN_PLACE_LOADS = re.compile(r"%(?:pre_\d+ = tt\.load %at_|(?:win|old|st)_\d+ = tt\.load )")
+
+
+def _loads_before_unfenced_stores(ir: str) -> tuple[int, list[str]]:
+    """How many in-place loads there are, and those whose next store comes before any
+    barrier."""
+    lines = ir.splitlines()
+    n, bad = 0, []
+    for i, ln in enumerate(lines):
+        if not IN_PLACE_LOADS.search(ln):
+            continue
+        n += 1
+        for nxt in lines[i + 1:]:
+            if "gpu.barrier" in nxt:
+                break
+            if "tt.store" in nxt:
+                bad.append(ln.strip()[:80])
+                break
+    return n, bad
+
+
+def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores() -> None:
+    """The slice loads prefix, adds delta and stores p' back over it; k.conv and k.recur
+    store the conv and recurrent state over what k.stage loaded. Triton may load a value
+    once in each layout its uses want; a warp that loaded a prefix row after another warp's
+    store added delta twice (H200, run 45). Each such load must meet a barrier before
+    the next store."""
+    n, bad = _loads_before_unfenced_stores(_ttgir(False))
+    # prefix in both slice forms, and win, old, st once a kda task slot
+    assert n >= 2 + 3 * max_tasks(4), f"only {n} in-place loads found: names changed?"
+    assert not bad, f"loads with a store before the next barrier: {bad}"

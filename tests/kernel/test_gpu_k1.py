@@ -59,6 +59,21 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
     assert res["steps"] == 31
 
 
+@pytest.mark.parametrize(("R", "L"), [(1, 1), (2, 2), (4, 4)])
+def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
+    """The stress build (Build.jitter_ns): each CTA's warps start, and start each kda task,
+    STRESS_JITTER_NS apart, so a load in one warp and another warp's store over the same data,
+    with no barrier between them, come apart. The slice's in-place prefix update had none
+    and gave wrong PART pairs at 1x1 once warps drifted (H200, runs 42 to 45)."""
+    from kernel.launch import STRESS_JITTER_NS
+    from kernel.run import run
+
+    res = run(R, L, nb=8, check=True, graph=True, replays=10, watchdog_ms=WATCHDOG_MS,
+              seed=200 + R * 7 + L, build={"jitter_ns": STRESS_JITTER_NS})
+    record(f"staggered R={R} L={L}", res)
+    assert res["steps"] == 11
+
+
 @pytest.mark.parametrize("fault", ["drop", "corrupt", "skip-bump"])
 def test_watchdog_catches_fault(fault: str) -> None:
     from kernel.run import run

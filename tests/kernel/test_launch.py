@@ -26,11 +26,6 @@ def test_trace_level_reaches_the_kernel_only_when_traced() -> None:
     assert Build(1, 1, 8, trace=True, trace_level=2).constexprs()["TRACE"] == 2
 
 
-def test_unknown_trace_level_is_refused() -> None:
-    with pytest.raises(ValueError, match="trace_level = 4"):
-        Build(1, 1, 8, trace=True, trace_level=4).validate()
-
-
 def test_prefetch_mode_and_fma_limit_are_checked() -> None:
     assert Build(1, 1, 8, prefetch=3).constexprs()["PREFETCH"] == 3
     assert Build(1, 1, 8, prefetch=True).constexprs()["PREFETCH"] == 1  # the old switch
@@ -50,3 +45,14 @@ def test_layout_and_back_off_keys_are_checked() -> None:
         Build(1, 1, 8, align=24).validate()
     with pytest.raises(ValueError, match="sleep_ns = -1"):
         Build(1, 1, 8, sleep_ns=-1).validate()
+
+
+def test_stress_and_trace_level_keys_are_checked() -> None:
+    assert Build(1, 1, 8).constexprs()["JITTER_NS"] == 0  # production: no stagger code
+    assert Build(1, 1, 8, jitter_ns=300).validate().constexprs()["JITTER_NS"] == 300
+    with pytest.raises(ValueError, match="jitter_ns = -5"):
+        Build(1, 1, 8, jitter_ns=-5).validate()
+    assert Build(1, 1, 8, trace=True, trace_level=4).validate().constexprs()["TRACE"] == 4
+    assert Build(1, 1, 8, trace_level=4).constexprs()["TRACE"] == 0  # untraced: no record
+    with pytest.raises(ValueError, match="trace_level = 5"):
+        Build(1, 1, 8, trace=True, trace_level=5).validate()
