@@ -388,7 +388,7 @@ def _poll(
 ):
     """One poll batch: re-load every pair until every tag is this launch's.
 
-    Returns (words, tr, dead): with TRACE, record word k of tr gets the batch's first
+    Returns (words, tr, dead): with TRACE, words k, k + 1, k + 2 of tr get the batch's first
     issue, the time it was satisfied and its retries (see Build.trace_level). A dead CTA
     (one that gave up already) does not wait: it passes through with whatever it read."""
     t0 = _now(INTERP)
@@ -474,7 +474,7 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr):
         # the store overwrites what the load read, from other threads: Triton loads prefix
         # once in each layout its uses want (the sources take another), so without this
         # barrier a warp could re-read a row another warp had already updated and add
-        # delta twice (seen on the H200, run 42: an unrelated store at the kernel's entry
+        # delta twice (seen on the H200, runs 42 to 45: an unrelated store at the kernel's entry
         # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1)
         tl.debug_barrier()
         tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])

@@ -164,13 +164,14 @@ def _loads_before_unfenced_stores(ir: str) -> tuple[int, list[str]]:
     return n, bad
 
 
-def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores() -> None:
+@pytest.mark.parametrize("L", [1, 2])  # L = 1: where it showed; both compiled for other tests
+def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores(L: int) -> None:
     """The slice loads prefix, adds delta and stores p' back over it; k.conv and k.recur
     store the conv and recurrent state over what k.stage loaded. Triton may load a value
     once in each layout its uses want; a warp that loaded a prefix row after another warp's
     store added delta twice (H200, run 45). Each such load must meet a barrier before
     the next store."""
-    n, bad = _loads_before_unfenced_stores(_ttgir(False))
+    n, bad = _loads_before_unfenced_stores(_ttgir(False, L=L))
     # prefix in both slice forms, and win, old, st once a kda task slot
     assert n >= 2 + 3 * max_tasks(4), f"only {n} in-place loads found: names changed?"
     assert not bad, f"loads with a store before the next barrier: {bad}"
