@@ -59,8 +59,8 @@ class Build:
     trace: bool = False
     # what a traced build records, to split the tracing overhead (a diagnostic): 1 all,
     # 2 no poll records, 3 the header and the task ids only (neither stamps nor polls),
-    # 4 poll records without their retry counts. Measured at 4x4 on the H200 (runs 41 to
-    # 43, over the untraced build): 1 +3.7 to +4.4 %, 2 +2.1 %, 3 +1.6 %, 4 +2.5 to +2.7 %
+    # 4 poll records without their retry counts. Measured at 4x4 on the H200 over the
+    # untraced build (runs 41 to 44): 1 +3.7 / +3.8 %, 2 +2.1 %, 3 +1.6 %, 4 +2.5 to +2.7 %
     trace_level: int = 1
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
