@@ -109,6 +109,9 @@ class Build:
     # kda task, so a load in one warp and another warp's store over it, unordered by a
     # barrier, come apart (tests/kernel/test_gpu_k1.py); 0 (production): no code
     jitter_ns: int = 0
+    # False only to prove that the stress build finds the race it was made for: the
+    # slice's in-place prefix update without its barrier (a GPU test expects wrong outputs)
+    slice_barrier: bool = True
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
 
     @property
@@ -198,6 +201,7 @@ class Build:
             "SLEEP_NS": self.sleep_ns,
             "ALIGN": self.align,
             "JITTER_NS": self.jitter_ns,
+            "SLICE_FENCE": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "WATCHDOG": self.watchdog,

@@ -34,7 +34,7 @@ def attn_only(
     _attn(pid, tag, pid * 0, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
           S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S, WATCHDOG,
-          False, True, 0, True)
+          False, True, 0, True, True)
 
 
 @triton.jit

@@ -461,7 +461,7 @@ def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
 
 
 @triton.jit
-def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr):
+def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, FENCE: tl.constexpr):
     """p' = bf16(prefix + delta) of tokens t (off where not tm), columns c0 .. c0+128,
     stored back into prefix; fp32 [len(t), 128]."""
     cols = tl.arange(0, COLS)
@@ -475,8 +475,10 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr):
         # once in each layout its uses want (the sources take another), so without this
         # barrier a warp could re-read a row another warp had already updated and add
         # delta twice (seen on the H200, runs 42 to 45: an unrelated store at the kernel's entry
-        # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1)
-        tl.debug_barrier()
+        # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1). FENCE is
+        # off only to prove the stress build finds this race (Build.slice_barrier)
+        if FENCE:
+            tl.debug_barrier()
         tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])
     return pre
 
@@ -502,6 +504,7 @@ def _slice_by_token(
     a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
     inj_mode, inj_gidx, S, NB, OFF_PART,
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+    FENCE: tl.constexpr,
 ):
     """The slice TB tokens an iteration: p' stored back, PART[a][t][src] = (sum of squares,
     qk dot) over this CTA's columns."""
@@ -515,7 +518,7 @@ def _slice_by_token(
         # store, barrier, re-load before the first put); the mix reads it back.
         t = tk + tb
         tm = t < S
-        pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA)
+        pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA, FENCE)
         v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
         sq = tl.sum(v * v, 2)  # [TB, 16]
         dt = tl.sum(v * wq[None, None, :], 2)
@@ -529,6 +532,7 @@ def _slice_by_source(
     a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
     inj_mode, inj_gidx, S, NB, OFF_PART,
     HAS_DELTA: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+    FENCE: tl.constexpr,
 ):
     """The slice one source an iteration for all 16 tokens: a [16, 128] tile whose two
     reductions stay within a warp (the token form reduced [TB, 16, 128] across warps, a
@@ -541,7 +545,7 @@ def _slice_by_source(
     tt = tl.arange(0, 16)
     src = tl.arange(0, 16)
     tm = tt < S
-    pre = _p_prime(prefix, delta, tt, tm, c0, HAS_DELTA)
+    pre = _p_prime(prefix, delta, tt, tm, c0, HAS_DELTA, FENCE)
     sq = tl.zeros([16, 16], tl.float32)
     dt = tl.zeros([16, 16], tl.float32)
     for s in tl.static_range(MAX_NB + 1):  # source NB is the prefix row
@@ -622,7 +626,7 @@ def _attn(
     S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, FENCE: tl.constexpr,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -636,11 +640,11 @@ def _attn(
     if S >= SRC_MIN_S:
         dead = _slice_by_source(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                 scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                                HAS_DELTA, WATCHDOG, INTERP)
+                                HAS_DELTA, WATCHDOG, INTERP, FENCE)
     else:
         dead = _slice_by_token(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                               HAS_DELTA, TB, WATCHDOG, INTERP)
+                               HAS_DELTA, TB, WATCHDOG, INTERP, FENCE)
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S
     if a < S:
@@ -1118,7 +1122,7 @@ def kda_pre_k1(
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
-    ALIGN: tl.constexpr, JITTER_NS: tl.constexpr,
+    ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_FENCE: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
@@ -1137,7 +1141,7 @@ def kda_pre_k1(
             pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_FENCE,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(

@@ -35,6 +35,7 @@ SPECS = [(L, wd, tr, {}) for L in (1, 2, 4) for wd, tr in ((True, False), (False
                                                            (False, False))]
 # the staggered-warps GPU test's builds (tests/kernel/test_gpu_k1.py)
 SPECS += [(L, True, False, {"jitter_ns": STRESS_JITTER_NS}) for L in (1, 2, 4)]
+SPECS += [(1, True, False, {"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})]
 
 if __name__ == "__main__":
     import json

@@ -175,3 +175,9 @@ def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores(
     # prefix in both slice forms, and win, old, st once a kda task slot
     assert n >= 2 + 3 * max_tasks(4), f"only {n} in-place loads found: names changed?"
     assert not bad, f"loads with a store before the next barrier: {bad}"
+
+
+def test_the_in_place_check_sees_a_missing_barrier() -> None:
+    """The check above, on the build whose slice barrier is off, finds the prefix loads."""
+    _, bad = _loads_before_unfenced_stores(_ttgir_of(Build(1, 1, 8, slice_barrier=False)))
+    assert bad and all("%pre_" in b for b in bad), bad

@@ -74,6 +74,19 @@ def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
     assert res["steps"] == 11
 
 
+def test_staggered_warps_find_the_slice_race_without_its_barrier() -> None:
+    """The stress build must catch what it was made for, or the test above proves nothing:
+    with the slice's prefix update unfenced (Build.slice_barrier=False), staggered warps
+    give wrong outputs at 1x1."""
+    from kernel.launch import STRESS_JITTER_NS
+    from kernel.run import CheckFailed, run
+
+    with pytest.raises(CheckFailed) as e:
+        run(1, 1, nb=8, check=True, graph=True, replays=10, watchdog_ms=WATCHDOG_MS, seed=201,
+            build={"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})
+    record("staggered, no slice barrier R=1 L=1", {"check_failed": str(e.value)})
+
+
 @pytest.mark.parametrize("fault", ["drop", "corrupt", "skip-bump"])
 def test_watchdog_catches_fault(fault: str) -> None:
     from kernel.run import run
