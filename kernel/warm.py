@@ -36,6 +36,9 @@ SPECS = [(L, wd, tr, {}) for L in (1, 2, 4) for wd, tr in ((True, False), (False
 # the staggered-warps GPU test's builds (tests/kernel/test_gpu_k1.py)
 SPECS += [(L, True, False, {"jitter_ns": STRESS_JITTER_NS}) for L in (1, 2, 4)]
 SPECS += [(1, True, False, {"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})]
+# the kda0 GPU tests' builds (KDA0_CASES and the traced kda0 = 200 launch there)
+SPECS += [(L, True, False, {"kda0": k}) for L, k in ((1, 200), (2, 160), (1, 255), (4, 56))]
+SPECS += [(2, False, True, {"kda0": 200})]
 
 if __name__ == "__main__":
     import json

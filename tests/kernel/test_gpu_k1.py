@@ -59,6 +59,38 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
     assert res["steps"] == 31
 
 
+# kda task i runs on CTA (i + kda0) mod 256: 0 puts the first tasks on the attn CTAs; these
+# put them on gemv CTAs only (160 at R <= 1), wrap them onto the attn CTAs (200, 255) or
+# start them on the first gemv CTA (56). Each kda0 is a compiled kernel (kernel.warm).
+KDA0_CASES = [(1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56)]
+
+
+@pytest.mark.parametrize(("R", "L", "kda0"), KDA0_CASES)
+def test_matches_reference_with_kda_tasks_elsewhere(R: int, L: int, kda0: int) -> None:
+    from kernel.run import run
+
+    res = run(R, L, nb=8, kda0=kda0, check=True, graph=True, replays=10,
+              watchdog_ms=WATCHDOG_MS, seed=300 + R * 7 + L)
+    record(f"kda0={kda0} R={R} L={L}", res)
+    assert res["steps"] == 11 and res["preflight"].startswith("safe")
+
+
+def test_trace_places_each_kda_task_where_kda0_says() -> None:
+    """A traced launch with kda0 = 200 (tasks 0 to 55 on gemv CTAs 200 to 255, the rest
+    wrapped onto attn CTAs 0 to 135): every task's stages on CTA (task + kda0) mod 256."""
+    from kda_sim.constants import BLOCKS
+    from kda_sim.importers.chrome import read_kernel_trace
+    from kernel.run import run
+
+    R, L, kda0 = 2, 2, 200
+    path = OUT / f"trace_kda0_{kda0}_R{R}_L{L}.json"
+    res = run(R, L, nb=8, kda0=kda0, trace_path=path, check=True)
+    record(f"trace kda0={kda0} R={R} L={L}", res)
+    tl = read_kernel_trace(path)
+    where = {(s.task, c.cta) for c in tl.ctas for s in c.stages if s.task >= 0}
+    assert where == {(i, (i + kda0) % BLOCKS) for i in range(R * 96)}
+
+
 @pytest.mark.parametrize(("R", "L"), [(1, 1), (2, 2), (4, 4)])
 def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
     """The stress build (Build.jitter_ns): each CTA's warps start, and start each kda task,
