@@ -55,3 +55,53 @@ def test_out_and_png_are_written_and_never_overwritten(tmp_path: Path, capsys) -
     assert main(["simulate", "--R", "1", "--L", "1", "--out", str(out)]) == 2
     assert out.read_text() == "mine"
     assert "--force" in capsys.readouterr().err
+
+
+KERNEL_RUN_ARGV = [
+    "kernel", "run", "--R", "2", "--L", "2", "--nb", "4", "--kda0", "56", "--check",
+    "--graph", "--replays", "3", "--watchdog-ms", "50", "--inject", "drop",
+    "--prefetch-weights", "2", "--json",
+]
+
+
+def test_kernel_run_passes_every_option_as_kernel_run_takes_it(monkeypatch, tmp_path, capsys):
+    """The CLI's call must bind to kernel.run.run's signature and give a valid Build
+    (a renamed keyword once made every ``kda-sim kernel run`` a TypeError)."""
+    import inspect
+
+    import kernel.run as krun
+    from kernel.launch import Build
+
+    real = krun.run
+    seen: dict = {}
+
+    def spy(*args, **kwargs):
+        seen.update(inspect.signature(real).bind(*args, **kwargs).arguments)
+        extra = seen.get("build") or {}
+        Build(seen["R"], seen["L"], seen["nb"], seen["kda0"], **extra).validate()
+        return {"ok": True}
+
+    monkeypatch.setattr(krun, "run", spy)
+    trace = tmp_path / "t.json"
+    assert main([*KERNEL_RUN_ARGV, "--trace", str(trace)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"ok": True}
+    assert (seen["R"], seen["L"], seen["nb"], seen["kda0"]) == (2, 2, 4, 56)
+    assert seen["inject"] == "drop" and seen["watchdog_ms"] == 50 and seen["replays"] == 3
+    assert seen["build"] == {"prefetch": 2} and str(seen["trace_path"]) == str(trace)
+
+
+@pytest.mark.skipif(
+    __import__("torch").cuda.is_available(), reason="checks the answer on a machine without a GPU"
+)
+def test_kernel_run_without_a_gpu_is_exit_2_with_a_message(capsys) -> None:
+    assert main(KERNEL_RUN_ARGV) == 2
+    err = capsys.readouterr().err
+    assert "no CUDA GPU" in err and "Traceback" not in err
+
+
+def test_kernel_run_never_overwrites_a_trace(tmp_path: Path, capsys) -> None:
+    trace = tmp_path / "mine.json"
+    trace.write_text("recorded")
+    assert main([*KERNEL_RUN_ARGV, "--trace", str(trace)]) == 2
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert trace.read_text() == "recorded"

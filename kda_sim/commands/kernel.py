@@ -23,6 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--nb", type=int, default=8, help="AttnRes blocks")
     r.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0")
     r.add_argument("--trace", type=Path, help="write the measured timeline (traces/*.json)")
+    r.add_argument("--force", action="store_true", help="overwrite an existing --trace file")
     r.add_argument("--check", action="store_true", help="compare with the torch reference")
     r.add_argument("--graph", action="store_true", help="replay a 3-launch step in a CUDA graph")
     r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
@@ -54,6 +55,11 @@ def run_flydsl(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.backend == "flydsl":
         return run_flydsl(args)  # InvalidInput (no ROCm GPU) -> exit 2 in kda_sim.cli
+    if args.trace is not None and args.trace.exists() and not args.force:
+        # before any GPU work: a recorded trace is the user's data
+        from kda_sim.errors import InvalidInput
+
+        raise InvalidInput("exists; pass --force to overwrite it", where=str(args.trace))
     try:
         from kernel.run import KernelUnavailable
         from kernel.run import run as krun
@@ -68,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         res = krun(
             args.R, args.L, args.nb, args.kda0, trace_path=args.trace, check=args.check,
             graph=args.graph, watchdog_ms=args.watchdog_ms, inject=args.inject,
-            replays=args.replays, prefetch=args.prefetch_weights,
+            replays=args.replays,
+            build={"prefetch": args.prefetch_weights} if args.prefetch_weights else None,
         )
     except KernelUnavailable as e:
         print(f"kda-sim kernel run: {e}", file=sys.stderr)
