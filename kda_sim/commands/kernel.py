@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from kda_sim.errors import InvalidInput
+
 FAULTS = ("drop", "corrupt", "skip-bump")
 
 
@@ -57,8 +59,6 @@ def run(args: argparse.Namespace) -> int:
         return run_flydsl(args)  # InvalidInput (no ROCm GPU) -> exit 2 in kda_sim.cli
     if args.trace is not None and args.trace.exists() and not args.force:
         # before any GPU work: a recorded trace is the user's data
-        from kda_sim.errors import InvalidInput
-
         raise InvalidInput("exists; pass --force to overwrite it", where=str(args.trace))
     try:
         from kernel.run import KernelUnavailable
