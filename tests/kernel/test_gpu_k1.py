@@ -60,8 +60,8 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
 
 
 # kda task i runs on CTA (i + kda0) mod 256: 0 puts the first tasks on the attn CTAs; these
-# put them on gemv CTAs only (160 at R <= 1), wrap them onto the attn CTAs (200, 255) or
-# start them on the first gemv CTA (56). Each kda0 is a compiled kernel (kernel.warm).
+# start them on gemv CTAs and wrap the rest round to CTA 0 (200, 160, 255) or start them on
+# the first gemv CTA (56). Each kda0 is a compiled kernel (kernel.warm).
 KDA0_CASES = [(1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56)]
 
 
