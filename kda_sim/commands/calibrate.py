@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from kda_sim.commands.common import refuse_overwrite
 from kda_sim.commands.compare import add_shape_flags, read_any
 from kda_sim.compare.calibrate import (
     evaluate,
@@ -46,8 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.out.exists() and not args.force:
-        raise InvalidInput("exists; pass --force to overwrite it", where=str(args.out))
+    refuse_overwrite(args.out, args.force)
     if args.budget < 0 or args.cost_passes < 0:
         raise InvalidInput("--budget and --cost-passes must be >= 0", what="budget")
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}

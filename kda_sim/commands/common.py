@@ -1,10 +1,13 @@
-"""Flags several subcommands share: the launch configuration and the GPU."""
+"""What several subcommands share: the launch configuration and GPU flags, and the rule
+that an output file the user already has is kept."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from kda_sim.config import LaunchConfig
+from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
 
@@ -39,3 +42,9 @@ def launch_config(args: argparse.Namespace) -> LaunchConfig:
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:
     return load_profile(args.profile or args.gpu)
+
+
+def refuse_overwrite(path: Path | None, force: bool) -> None:
+    """Checked before any work: nothing the user gave us is overwritten unless --force."""
+    if path is not None and path.exists() and not force:
+        raise InvalidInput("exists; pass --force to overwrite it", where=str(path))

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from kda_sim.errors import InvalidInput
+from kda_sim.commands.common import refuse_overwrite
 
 FAULTS = ("drop", "corrupt", "skip-bump")
 
@@ -57,9 +57,7 @@ def run_flydsl(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.backend == "flydsl":
         return run_flydsl(args)  # InvalidInput (no ROCm GPU) -> exit 2 in kda_sim.cli
-    if args.trace is not None and args.trace.exists() and not args.force:
-        # before any GPU work: a recorded trace is the user's data
-        raise InvalidInput("exists; pass --force to overwrite it", where=str(args.trace))
+    refuse_overwrite(args.trace, args.force)  # before any GPU work
     try:
         from kernel.run import KernelUnavailable
         from kernel.run import run as krun

@@ -7,7 +7,12 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
+from kda_sim.commands.common import (
+    add_launch_flags,
+    gpu_profile,
+    launch_config,
+    refuse_overwrite,
+)
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.chrome import write_chrome
@@ -45,18 +50,13 @@ def summary(res: SimResult) -> dict:
     }
 
 
-def _guard(path: Path | None, force: bool) -> None:
-    if path is not None and path.exists() and not force:
-        raise InvalidInput("exists; pass --force to overwrite it", where=str(path))
-
-
 def run(args: argparse.Namespace) -> int:
     cfg = launch_config(args)
     prof = gpu_profile(args)
     if args.jitter < 0 or args.jitter >= 1:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
-    _guard(args.out, args.force)
-    _guard(args.png, args.force)
+    refuse_overwrite(args.out, args.force)
+    refuse_overwrite(args.png, args.force)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
     tl = res.timeline
     if args.out:

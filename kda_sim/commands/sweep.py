@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from kda_sim.checks.sweep import DEADLOCK, format_table, save_png, sweep
-from kda_sim.commands.common import add_launch_flags, gpu_profile
-from kda_sim.errors import InvalidInput
+from kda_sim.commands.common import add_launch_flags, gpu_profile, refuse_overwrite
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,8 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prof = gpu_profile(args)
-    if args.png is not None and args.png.exists() and not args.force:
-        raise InvalidInput("exists; pass --force to overwrite it", where=str(args.png))
+    refuse_overwrite(args.png, args.force)
     cells = sweep(
         prof, occupancy=args.occupancy, nb=args.nb, kda0=args.kda0, gate_local=args.gate_local
     )
