@@ -217,13 +217,11 @@ def _stamp(tr, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
 
 @triton.jit
 def _poll_rec(tr, k, t0, t1, nr, TRACE: tl.constexpr):
-    if TRACE == 1:  # see Build.trace_level
+    if (TRACE == 1) | (TRACE == 4):  # see Build.trace_level
         tr = _ev(tr, k, t0)
         tr = _ev(tr, k + 1, t1)
+    if TRACE == 1:
         tr = _ev(tr, k + 2, nr)
-    if TRACE == 4:
-        tr = _ev(tr, k, t0)
-        tr = _ev(tr, k + 1, t1)
     return tr
 
 

@@ -139,7 +139,6 @@ def test_bulk_prefetch_covers_each_group_once() -> None:
     assert re.search(r"cp\.async\.bulk\.prefetch[^\n]*tensor<256x!tt\.ptr<bf16>", ir)
 
 
-
 # loads of what the CTA later overwrites, by the kernel's names: prefix in the slice
 # (_p_prime: pre from at), the conv window and kept history and the recurrent state rows
 # in the kda task's k.stage (win, old, st)
