@@ -21,8 +21,6 @@ from kernel.alarm_layout import alarm_words
 NUM_WARPS = 8  # 256 threads: two CTAs an SM on the H200
 MAX_S = 16  # the gemv's token tile and the mix's token vector are 16 wide
 MAX_NB = 14  # a token's nb + 1 softmax weights and their sum fit the gate's 16 lanes
-# fault injection (watchdog builds): inj_mode of the kernel; skip-bump is the host's
-INJECT_CODES = {"none": 0, "drop": 1, "corrupt": 2, "skip-bump": 0}
 
 
 def step_tag(epoch: int, slot: int) -> int:
@@ -201,7 +199,7 @@ class Build:
             "SLEEP_NS": self.sleep_ns,
             "ALIGN": self.align,
             "JITTER_NS": self.jitter_ns,
-            "SLICE_FENCE": self.slice_barrier,
+            "SLICE_BARRIER": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "WATCHDOG": self.watchdog,

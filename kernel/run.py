@@ -18,11 +18,10 @@ from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
 from kernel import preflight
 from kernel import trace as ktrace
 from kernel import watchdog as wd
+from kernel.faults import FAULTS, INJECT_CODES
 from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import INJECT_CODES, Build, Workspace, compile_only, launch, step_tag
+from kernel.launch import Build, Workspace, compile_only, launch, step_tag
 from kernel.reference import kda_pre_reference
-
-FAULTS = ("drop", "corrupt", "skip-bump")
 
 
 class KernelUnavailable(RuntimeError):

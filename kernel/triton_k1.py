@@ -53,6 +53,7 @@ import triton.language as tl
 
 from kda_sim import constants as C
 from kernel import alarm_layout as A
+from kernel import faults as F
 from kernel import launch as K
 from kernel import trace_layout as T
 
@@ -105,8 +106,8 @@ K_RELEASED = tl.constexpr(A.KIND_RELEASED)
 K_REUSE = tl.constexpr(A.KIND_REUSE)
 SITE_PUT = tl.constexpr(A.SITE_PUT)
 
-INJ_DROP = tl.constexpr(1)  # inj_mode 1: drop the put of scratch word inj_gidx
-INJ_CORRUPT = tl.constexpr(2)  # inj_mode 2: write that word with a wrong tag
+INJ_DROP = tl.constexpr(F.INJECT_CODES["drop"])  # drop the put of scratch word inj_gidx
+INJ_CORRUPT = tl.constexpr(F.INJECT_CODES["corrupt"])  # write that word with a wrong tag
 
 
 # --------------------------------------------------------------------------- machine bits
@@ -459,7 +460,7 @@ def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
 
 
 @triton.jit
-def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, FENCE: tl.constexpr):
+def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, BARRIER: tl.constexpr):
     """p' = bf16(prefix + delta) of tokens t (off where not tm), columns c0 .. c0+128,
     stored back into prefix; fp32 [len(t), 128]."""
     cols = tl.arange(0, COLS)
@@ -473,9 +474,9 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, FENCE: tl.conste
         # once in each layout its uses want (the sources take another), so without this
         # barrier a warp could re-read a row another warp had already updated and add
         # delta twice (seen on the H200, runs 42 to 45: an unrelated store at the kernel's entry
-        # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1). FENCE is
+        # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1). BARRIER is
         # off only to prove the stress build finds this race (Build.slice_barrier)
-        if FENCE:
+        if BARRIER:
             tl.debug_barrier()
         tl.store(at, pre.to(tl.bfloat16), mask=tm[:, None])
     return pre
@@ -502,7 +503,7 @@ def _slice_by_token(
     a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
     inj_mode, inj_gidx, S, NB, OFF_PART,
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
-    FENCE: tl.constexpr,
+    BARRIER: tl.constexpr,
 ):
     """The slice TB tokens an iteration: p' stored back, PART[a][t][src] = (sum of squares,
     qk dot) over this CTA's columns."""
@@ -516,7 +517,7 @@ def _slice_by_token(
         # store, barrier, re-load before the first put); the mix reads it back.
         t = tk + tb
         tm = t < S
-        pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA, FENCE)
+        pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA, BARRIER)
         v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
         sq = tl.sum(v * v, 2)  # [TB, 16]
         dt = tl.sum(v * wq[None, None, :], 2)
@@ -530,7 +531,7 @@ def _slice_by_source(
     a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
     inj_mode, inj_gidx, S, NB, OFF_PART,
     HAS_DELTA: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
-    FENCE: tl.constexpr,
+    BARRIER: tl.constexpr,
 ):
     """The slice one source an iteration for all 16 tokens: a [16, 128] tile whose two
     reductions stay within a warp (the token form reduced [TB, 16, 128] across warps, a
@@ -543,7 +544,7 @@ def _slice_by_source(
     tt = tl.arange(0, 16)
     src = tl.arange(0, 16)
     tm = tt < S
-    pre = _p_prime(prefix, delta, tt, tm, c0, HAS_DELTA, FENCE)
+    pre = _p_prime(prefix, delta, tt, tm, c0, HAS_DELTA, BARRIER)
     sq = tl.zeros([16, 16], tl.float32)
     dt = tl.zeros([16, 16], tl.float32)
     for s in tl.static_range(MAX_NB + 1):  # source NB is the prefix row
@@ -624,7 +625,7 @@ def _attn(
     S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, FENCE: tl.constexpr,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -638,11 +639,11 @@ def _attn(
     if S >= SRC_MIN_S:
         dead = _slice_by_source(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                 scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                                HAS_DELTA, WATCHDOG, INTERP, FENCE)
+                                HAS_DELTA, WATCHDOG, INTERP, BARRIER)
     else:
         dead = _slice_by_token(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                               HAS_DELTA, TB, WATCHDOG, INTERP, FENCE)
+                               HAS_DELTA, TB, WATCHDOG, INTERP, BARRIER)
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S
     if a < S:
@@ -1120,7 +1121,7 @@ def kda_pre_k1(
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
-    ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_FENCE: tl.constexpr,
+    ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
@@ -1139,7 +1140,7 @@ def kda_pre_k1(
             pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_FENCE,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(

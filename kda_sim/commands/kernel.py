@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from kda_sim.commands.common import refuse_overwrite
-
-FAULTS = ("drop", "corrupt", "skip-bump")
+from kernel.faults import FAULTS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -34,3 +34,20 @@ def test_unfused_torch_path_matches_reference(
     assert _rel(out[rows], core[rows]) < 2e-2
     assert _rel(mine["conv_state"], cs) < 1e-2
     assert _rel(mine["rstate"], rs) < 1e-2
+
+
+def test_compiled_front_is_never_timed_eagerly() -> None:
+    """Run 52: at the bench's ninth shape dynamo hit its recompile limit and ran the front
+    eagerly, and the bench timed that as the compiled path. The limit must cover every
+    shape the bench runs, and a hit must raise (fla_path then records the path as failed)."""
+    import torch._dynamo.config as dc
+
+    from bench.kernel_bench import SHAPES, parse_shapes
+    from bench.kernel_unfused import _compiled_front
+
+    with dc.patch(recompile_limit=8, fail_on_recompile_limit_hit=False):
+        _compiled_front.cache_clear()
+        _compiled_front()
+        assert dc.fail_on_recompile_limit_hit
+        assert dc.recompile_limit >= len(parse_shapes(SHAPES))
+    _compiled_front.cache_clear()

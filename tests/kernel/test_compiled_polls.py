@@ -145,7 +145,7 @@ def test_bulk_prefetch_covers_each_group_once() -> None:
 IN_PLACE_LOADS = re.compile(r"%(?:pre_\d+ = tt\.load %at_|(?:win|old|st)_\d+ = tt\.load )")
 
 
-def _loads_before_unfenced_stores(ir: str) -> tuple[int, list[str]]:
+def _loads_before_stores_without_barrier(ir: str) -> tuple[int, list[str]]:
     """How many in-place loads there are, and those whose next store comes before any
     barrier."""
     lines = ir.splitlines()
@@ -170,7 +170,7 @@ def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores(
     once in each layout its uses want; a warp that loaded a prefix row after another warp's
     store added delta twice (H200, run 45). Each such load must meet a barrier before
     the next store."""
-    n, bad = _loads_before_unfenced_stores(_ttgir(False, L=L))
+    n, bad = _loads_before_stores_without_barrier(_ttgir(False, L=L))
     # prefix in both slice forms, and win, old, st once a kda task slot
     assert n >= 2 + 3 * max_tasks(4), f"only {n} in-place loads found: names changed?"
     assert not bad, f"loads with a store before the next barrier: {bad}"
@@ -178,5 +178,5 @@ def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores(
 
 def test_the_in_place_check_sees_a_missing_barrier() -> None:
     """The check above, on the build whose slice barrier is off, finds the prefix loads."""
-    _, bad = _loads_before_unfenced_stores(_ttgir_of(Build(1, 1, 8, slice_barrier=False)))
+    _, bad = _loads_before_stores_without_barrier(_ttgir_of(Build(1, 1, 8, slice_barrier=False)))
     assert bad and all("%pre_" in b for b in bad), bad

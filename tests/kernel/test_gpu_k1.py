@@ -108,7 +108,7 @@ def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
 
 def test_staggered_warps_find_the_slice_race_without_its_barrier() -> None:
     """The stress build must catch what it was made for, or the test above proves nothing:
-    with the slice's prefix update unfenced (Build.slice_barrier=False), staggered warps
+    without the barrier in the slice's prefix update (Build.slice_barrier=False), staggered warps
     give wrong outputs at 1x1."""
     from kernel.launch import STRESS_JITTER_NS
     from kernel.run import CheckFailed, run
@@ -144,7 +144,7 @@ def test_watchdog_catches_fault(fault: str) -> None:
     assert ok["errors"]
 
 
-TRACE_SHAPES = [(1, 1), (1, 2), (2, 1), (2, 2), (4, 1), (1, 4), (2, 4), (4, 4)]
+TRACE_SHAPES = SHAPES  # every R x L the issue names: traces/ holds one of each
 
 
 @pytest.mark.parametrize(("R", "L"), TRACE_SHAPES)

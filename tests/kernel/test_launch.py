@@ -49,8 +49,8 @@ def test_layout_and_back_off_keys_are_checked() -> None:
 
 def test_stress_and_trace_level_keys_are_checked() -> None:
     assert Build(1, 1, 8).constexprs()["JITTER_NS"] == 0  # production: no stagger code
-    assert Build(1, 1, 8).constexprs()["SLICE_FENCE"] is True
-    assert Build(1, 1, 8, slice_barrier=False).constexprs()["SLICE_FENCE"] is False
+    assert Build(1, 1, 8).constexprs()["SLICE_BARRIER"] is True
+    assert Build(1, 1, 8, slice_barrier=False).constexprs()["SLICE_BARRIER"] is False
     assert Build(1, 1, 8, jitter_ns=300).validate().constexprs()["JITTER_NS"] == 300
     with pytest.raises(ValueError, match="jitter_ns = -5"):
         Build(1, 1, 8, jitter_ns=-5).validate()
