@@ -1,0 +1,136 @@
+"""How far apart two real launches of one shape are: the floor under any model's error.
+
+The fitted profile's errors (docs/calibration.md) mean little without it: a model cannot
+predict a launch closer than the next launch of the same shape lands to it. ``record``
+makes N traced launches a shape on the GPU, as the bundled traces were made
+(``kernel.run.run`` with a trace path); ``report`` compares them on any machine with the
+same comparison ``kda-sim compare`` makes (every pair of launches, one as "real" and the
+other in the model's place) and beside it the fitted profile against each launch.
+
+Usage:
+    python -m bench.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR
+    python -m bench.trace_spread report DIR [--out JSON]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from kda_sim.compare.diff import compare_timelines
+from kda_sim.timeline import Timeline
+
+NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
+
+
+def record(shapes: list[tuple[int, int]], launches: int, out: Path) -> None:
+    from kernel.run import run
+
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = [(R, L, i) for R, L in shapes for i in range(launches)]
+    for R, L, i in tqdm(jobs, desc="traced launches", unit="launch"):
+        run(R, L, nb=8, trace_path=out / f"k1_R{R}_L{L}_{i}.json")
+
+
+def _errors(a: Timeline, b: Timeline) -> tuple[float, float]:
+    """(|makespan error|, median |start error|) of b against a, as fractions of a's makespan,
+    as ``kda-sim compare`` reports them."""
+    c = compare_timelines(a, b)
+    return abs(c.makespan_err or 0.0), float(statistics.median(c.start_err_frac()))
+
+
+def _stats(xs: list[float]) -> dict[str, float]:
+    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)}
+
+
+def spread(launches: list[Timeline]) -> dict[str, Any]:
+    """Makespans, and the errors between every ordered pair of launches of one shape."""
+    pairs = [_errors(a, b) for a, b in itertools.permutations(launches, 2)]
+    ms = [(t.makespan or 0.0) / 1e3 for t in launches]
+    return {
+        "launches": len(launches),
+        "makespan_us": _stats(ms),
+        "makespan_range_frac": (max(ms) - min(ms)) / statistics.median(ms),
+        "pair_makespan_err_frac": _stats([p[0] for p in pairs]),
+        "pair_start_err_median_frac": _stats([p[1] for p in pairs]),
+    }
+
+
+def model_errors(launches: list[Timeline]) -> dict[str, Any]:
+    """The profile a trace names (``kda-sim compare``'s choice) against each launch."""
+    from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+    from kda_sim.compare.model import config_of
+    from kda_sim.engine import simulate
+
+    errs = []
+    for t in launches:
+        prof = with_resources(profile_of(t), resources(t))
+        sim = simulate(config_of(t), prof, occupancy=occupancy_of(t)).timeline
+        errs.append((prof.name, *_errors(t, sim)))
+    return {
+        "profile": errs[0][0],
+        "makespan_err_frac": _stats([e[1] for e in errs]),
+        "start_err_median_frac": _stats([e[2] for e in errs]),
+    }
+
+
+def report(folder: Path) -> dict[str, Any]:
+    from kda_sim.importers.chrome import read_kernel_trace
+
+    groups: dict[tuple[int, int], list[Path]] = {}
+    for p in sorted(folder.glob("*.json")):
+        m = NAME.fullmatch(p.name)
+        if m:
+            groups.setdefault((int(m[1]), int(m[2])), []).append(p)
+    if not groups:
+        raise SystemExit(f"trace_spread: no k1_R*_L*_*.json traces in {folder}")
+    out: dict[str, Any] = {}
+    for (R, L), paths in tqdm(sorted(groups.items()), desc="shapes"):
+        tls = [read_kernel_trace(p) for p in paths]
+        out[f"{R}x{L}"] = {
+            "files": [p.name for p in paths],
+            "between_launches": spread(tls),
+            "model": model_errors(tls),
+        }
+    return out
+
+
+def _shapes(text: str) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in (s.split("x") for s in text.split(","))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record", help="traced launches on the GPU")
+    r.add_argument("--shapes", default="1x1,1x2,4x4")
+    r.add_argument("--launches", type=int, default=8)
+    r.add_argument("--dir", type=Path, required=True)
+    p = sub.add_parser("report", help="compare the launches (CPU)")
+    p.add_argument("dir", type=Path)
+    p.add_argument("--out", type=Path)
+    a = ap.parse_args(argv)
+    if a.cmd == "record":
+        record(_shapes(a.shapes), a.launches, a.dir)
+        return 0
+    res = report(a.dir)
+    text = json.dumps(res, indent=1)
+    if a.out:
+        if a.out.exists():
+            print(f"trace_spread: {a.out} exists; not overwritten", file=sys.stderr)
+            return 2
+        a.out.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
