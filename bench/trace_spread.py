@@ -32,12 +32,16 @@ NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
 
 
 def record(shapes: list[tuple[int, int]], launches: int, out: Path) -> None:
+    """Raises FileExistsError (before any launch) where a trace of this name is there."""
+    jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]
+    there = [p.name for _, _, p in jobs if p.exists()]
+    if there:
+        raise FileExistsError(f"{out} already holds {there[:3]}: record into an empty folder")
     from kernel.run import run
 
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(R, L, i) for R, L in shapes for i in range(launches)]
-    for R, L, i in tqdm(jobs, desc="traced launches", unit="launch"):
-        run(R, L, nb=8, trace_path=out / f"k1_R{R}_L{L}_{i}.json")
+    for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
+        run(R, L, nb=8, trace_path=path)
 
 
 def _errors(a: Timeline, b: Timeline) -> tuple[float, float]:
@@ -91,7 +95,7 @@ def report(folder: Path) -> dict[str, Any]:
         if m:
             groups.setdefault((int(m[1]), int(m[2])), []).append(p)
     if not groups:
-        raise SystemExit(f"trace_spread: no k1_R*_L*_*.json traces in {folder}")
+        raise FileNotFoundError(f"no k1_R*_L*_*.json traces in {folder}")
     out: dict[str, Any] = {}
     for (R, L), paths in tqdm(sorted(groups.items()), desc="shapes"):
         tls = [read_kernel_trace(p) for p in paths]
@@ -118,15 +122,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dir", type=Path)
     p.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
-    if a.cmd == "record":
-        record(_shapes(a.shapes), a.launches, a.dir)
-        return 0
-    res = report(a.dir)
-    text = json.dumps(res, indent=1)
+    try:
+        if a.cmd == "record":
+            record(_shapes(a.shapes), a.launches, a.dir)
+            return 0
+        if a.out and a.out.exists():
+            raise FileExistsError(f"{a.out} exists; not overwritten")
+        text = json.dumps(report(a.dir), indent=1)
+    except (FileExistsError, FileNotFoundError) as e:
+        print(f"trace_spread: {e}", file=sys.stderr)
+        return 2
     if a.out:
-        if a.out.exists():
-            print(f"trace_spread: {a.out} exists; not overwritten", file=sys.stderr)
-            return 2
         a.out.write_text(text + "\n")
     print(text)
     return 0

@@ -65,3 +65,18 @@ def test_report_groups_launches_by_shape_and_names_the_model(tmp_path: Path) -> 
     assert r["1x1"]["between_launches"]["launches"] == 2
     assert r["1x1"]["model"]["profile"] == "h200-k1"
     assert r["1x1"]["model"]["makespan_err_frac"]["max"] > 0
+
+
+def test_nothing_is_overwritten_and_an_empty_folder_is_named(tmp_path: Path) -> None:
+    from bench.trace_spread import main
+
+    kept = tmp_path / "k1_R1_L1_0.json"
+    kept.write_text("mine")
+    # record refuses before any launch (so before it needs a GPU), and keeps the file
+    assert main(["record", "--shapes", "1x1", "--launches", "1", "--dir", str(tmp_path)]) == 2
+    assert kept.read_text() == "mine"
+    out = tmp_path / "r.json"
+    out.write_text("mine")
+    assert main(["report", str(tmp_path), "--out", str(out)]) == 2
+    assert out.read_text() == "mine"
+    assert main(["report", str(tmp_path / "empty")]) == 2
