@@ -20,7 +20,7 @@ import numpy as np
 from kda_sim.compare.calibrate import evaluate, fit_profile, prepare
 from kda_sim.compare.clocks import unit_keys
 from kda_sim.compare.model import shifted
-from kda_sim.config import LaunchConfig
+from kda_sim.config import LaunchConfig, parse_shapes
 from kda_sim.engine import simulate
 from kda_sim.machine.profile import load_profile
 
@@ -100,7 +100,7 @@ def main(argv: list[str]) -> int:
     def shapes(text: str | None, default: tuple) -> tuple:
         if not text:
             return default
-        return tuple(tuple(int(v) for v in s.split("x")) for s in text.split(","))
+        return parse_shapes(text)
 
     fit_shapes, held_shapes = shapes(a.train, TRAIN), shapes(a.holdout, HOLDOUT)
     t0 = time.perf_counter()

@@ -30,6 +30,7 @@ from bench.kernel_unfused import (
     unfused_layer_fla,
     unfused_layer_fla_compiled,
 )
+from kda_sim import config
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, compile_only, launch
@@ -260,12 +261,8 @@ SHAPES = "1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4"
 
 
 def parse_shapes(text: str) -> list[tuple[int, int]]:
-    """Shapes as R x L pairs: "1x1,2x2" -> [(1, 1), (2, 2)]; "" -> none."""
-    out = []
-    for s in filter(None, text.split(",")):
-        r, n = s.split("x")
-        out.append((int(r), int(n)))
-    return out
+    """Shapes as R x L pairs: "1x1,2x2" -> [(1, 1), (2, 2)]; "" -> none (variants only)."""
+    return list(config.parse_shapes(text)) if text else []
 
 
 def main() -> int:

@@ -26,6 +26,8 @@ from typing import Any
 from tqdm import tqdm
 
 from kda_sim.compare.diff import compare_timelines
+from kda_sim.config import parse_shapes
+from kda_sim.errors import InvalidInput
 from kda_sim.timeline import Timeline
 
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
@@ -107,10 +109,6 @@ def report(folder: Path) -> dict[str, Any]:
     return out
 
 
-def _shapes(text: str) -> list[tuple[int, int]]:
-    return [(int(a), int(b)) for a, b in (s.split("x") for s in text.split(","))]
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -124,12 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         if a.cmd == "record":
-            record(_shapes(a.shapes), a.launches, a.dir)
+            record(list(parse_shapes(a.shapes)), a.launches, a.dir)
             return 0
         if a.out and a.out.exists():
             raise FileExistsError(f"{a.out} exists; not overwritten")
         text = json.dumps(report(a.dir), indent=1)
-    except (FileExistsError, FileNotFoundError) as e:
+    except (FileExistsError, FileNotFoundError, InvalidInput) as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2
     if a.out:

@@ -102,3 +102,18 @@ class LaunchConfig:
             if not ok:
                 raise InvalidInput(msg, what=what)
         return self
+
+
+def parse_shapes(text: str) -> tuple[tuple[int, int], ...]:
+    """Shapes written R x L, comma-separated ("8x1,1x1") -> ((8, 1), (1, 1)), each once."""
+    out: list[tuple[int, int]] = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        try:
+            r, lng = part.split("x")
+            out.append((int(r), int(lng)))
+        except ValueError as e:
+            raise InvalidInput(f"shape {part!r}: write R x L as e.g. 8x1", what="shapes") from e
+    if not out:
+        raise InvalidInput("at least one shape", what="shapes")
+    return tuple(dict.fromkeys(out))

@@ -13,9 +13,10 @@ from kda_sim.checks.findings import Finding
 from kda_sim.checks.launch_check import LaunchReport, check_launch
 from kda_sim.checks.mutations import BY_NAME
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
-from kda_sim.checks.tags.footprint import Layout, k1_step_model, parse_shapes
+from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
 from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
+from kda_sim.config import parse_shapes
 from kda_sim.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.errors import InvalidInput
 

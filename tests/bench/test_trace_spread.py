@@ -80,3 +80,5 @@ def test_nothing_is_overwritten_and_an_empty_folder_is_named(tmp_path: Path) -> 
     assert main(["report", str(tmp_path), "--out", str(out)]) == 2
     assert out.read_text() == "mine"
     assert main(["report", str(tmp_path / "empty")]) == 2
+    assert main(["record", "--shapes", "1y1", "--dir", str(tmp_path / "new")]) == 2
+    assert not (tmp_path / "new").exists()

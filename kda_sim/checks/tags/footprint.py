@@ -179,20 +179,6 @@ class StepModel:
         return f"{region.name}[{index}]"
 
 
-def parse_shapes(text: str) -> tuple[Shape, ...]:
-    out: list[Shape] = []
-    for part in text.split(","):
-        part = part.strip().lower()
-        try:
-            r, lng = part.split("x")
-            out.append((int(r), int(lng)))
-        except ValueError as e:
-            raise InvalidInput(f"shape {part!r}: write R x L as e.g. 8x1", what="shapes") from e
-    if not out:
-        raise InvalidInput("at least one shape", what="shapes")
-    return tuple(dict.fromkeys(out))
-
-
 def k1_step_model(
     shapes: tuple[Shape, ...],
     nb_per_slot: tuple[int, ...],

@@ -11,9 +11,8 @@ from kda_sim.checks.tags.footprint import (
     k1_step_model,
     locate,
     max_extents,
-    parse_shapes,
 )
-from kda_sim.config import LaunchConfig
+from kda_sim.config import LaunchConfig, parse_shapes
 from kda_sim.errors import InvalidInput
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.regions import Region, extents
