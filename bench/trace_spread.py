@@ -25,6 +25,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from kda_sim.commands.common import refuse_overwrite
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
@@ -33,12 +34,12 @@ from kda_sim.timeline import Timeline
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
 
 
-def record(shapes: list[tuple[int, int]], launches: int, out: Path) -> None:
-    """Raises FileExistsError (before any launch) where a trace of this name is there."""
+def record(shapes: list[tuple[int, int]], launches: int, out: Path, force: bool = False) -> None:
+    """Raises InvalidInput (before any launch) where a trace of this name is there,
+    unless ``force``."""
     jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]
-    there = [p.name for _, _, p in jobs if p.exists()]
-    if there:
-        raise FileExistsError(f"{out} already holds {there[:3]}: record into an empty folder")
+    for _, _, path in jobs:
+        refuse_overwrite(path, force)
     from kernel.run import run
 
     out.mkdir(parents=True, exist_ok=True)
@@ -116,18 +117,19 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--shapes", default="1x1,1x2,4x4")
     r.add_argument("--launches", type=int, default=8)
     r.add_argument("--dir", type=Path, required=True)
+    r.add_argument("--force", action="store_true", help="overwrite traces of the same names")
     p = sub.add_parser("report", help="compare the launches (CPU)")
     p.add_argument("dir", type=Path)
     p.add_argument("--out", type=Path)
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "record":
-            record(list(parse_shapes(a.shapes)), a.launches, a.dir)
+            record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force)
             return 0
-        if a.out and a.out.exists():
-            raise FileExistsError(f"{a.out} exists; not overwritten")
+        refuse_overwrite(a.out, a.force)
         text = json.dumps(report(a.dir), indent=1)
-    except (FileExistsError, FileNotFoundError, InvalidInput) as e:
+    except (FileNotFoundError, InvalidInput) as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2
     if a.out:
