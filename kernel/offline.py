@@ -73,6 +73,11 @@ def compile_k1(b: Build) -> Any:
     )
 
 
+def sass_instructions(sass: str) -> int:
+    """Instructions in a ``cuobjdump -sass`` listing (each line holds its /*offset*/)."""
+    return len(re.findall(r"^\s+/\*[0-9a-f]{4,}\*/\s+\S", sass, re.M))
+
+
 def compile_sm90(b: Build) -> dict[str, Any]:
     """Compile and read the resources."""
     import triton
@@ -87,6 +92,9 @@ def compile_sm90(b: Build) -> dict[str, Any]:
     out = subprocess.run(
         [tool, "-res-usage", path], capture_output=True, text=True, check=True
     ).stdout
+    sass = subprocess.run(
+        [tool, "-sass", path], capture_output=True, text=True, check=True
+    ).stdout
     os.unlink(path)
     m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", out)
     assert m, out
@@ -97,6 +105,8 @@ def compile_sm90(b: Build) -> dict[str, Any]:
         "local": int(m.group(4)),
         "dynamic_shared": int(c.metadata.shared),
         "num_warps": int(c.metadata.num_warps),
+        # the code's length: the kernel runs once a CTA, so every instruction is a fetch
+        "sass_instructions": sass_instructions(sass),
         "compile_s": round(secs, 1),
     }
 
@@ -105,7 +115,8 @@ if __name__ == "__main__":
     L = int(sys.argv[1])
     kw = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:]) if k != "dump"}
     dump = dict(a.split("=") for a in sys.argv[2:]).get("dump")
-    b = Build(1, L, 8, **kw)
+    R = kw.pop("R", 1)
+    b = Build(R, L, 8, **kw)
     if dump:  # the compiler's stages, to read what a change did to the loads and fences
         c = compile_k1(b)
         for ext in ("ttgir", "ptx"):
