@@ -52,15 +52,18 @@ def with_resources(prof: GpuProfile, res: dict[str, Any] | None) -> GpuProfile:
     kernel = KernelResources(
         int(res["threads"]), int(res["regs_per_thread"]), int(res["shared_bytes"])
     )
-    if kernel == prof.kernel and prof.x_lds_budget == NO_X_LIMIT:
+    if kernel == prof.kernel and prof.x_lds_budget == NO_X_LIMIT and prof.streamed_weights:
         return prof
     src = dict(prof.sources)
     src["kernel (measured build)"] = (
         f"the traced build's resources: {kernel.threads} threads, {kernel.regs_per_thread} "
         f"registers a thread, {kernel.lds_bytes} B shared for every shape; x rows are not "
-        f"staged in shared memory, so no x-rows limit"
+        f"staged in shared memory, so no x-rows limit; its gemv streams each weight group "
+        f"through its loop (streamed_weights)"
     )
-    return replace(prof, kernel=kernel, x_lds_budget=NO_X_LIMIT, sources=src)
+    return replace(
+        prof, kernel=kernel, x_lds_budget=NO_X_LIMIT, streamed_weights=True, sources=src
+    )
 
 
 def occupancy_of(tl: Timeline) -> int | None:

@@ -51,6 +51,7 @@ class CtaRun:
         self.xcd = xcd
         self.track: CtaTrack = world.tracks[prog.cta]
         self.loads: dict[str, Pending] = {}
+        self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
         self.stores: list[simpy.Event] = []
         self.stage = ""
         self.task = -1
@@ -247,20 +248,34 @@ class CtaRun:
         self.track.start = t = env.now
         self.track.unit, self.track.xcd = self.unit, self.xcd
         kinds = _kinds(self.prog)
+        streamed = w.prof.streamed_weights
+        wanted: float | None = None  # when the Use before this compute asked for its stream
+        slot = -1  # the kda task slot now running
         for k, op in enumerate(self.prog.ops):
             kind = kinds[k]
             if kind == _COMPUTE:
-                t += sampler.cost(op.cost, op.units)
+                if wanted is None:
+                    t += sampler.cost(op.cost, op.units)
+                else:  # the compute ran alongside the stream it waited for
+                    t = max(t, wanted + sampler.cost(op.cost, op.units))
+                    wanted = None
             elif kind == _BARRIER:
                 t += sampler.latency("barrier")
             elif kind == _BEGIN:
+                if op.task >= 0 and op.task != self.task:
+                    slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                 self._begin(op, t)
+                if slot > 0:  # the stage's code runs here for the first time
+                    t += sampler.latency("cold_code")
             elif kind == _END:
                 self._end(t)
             elif kind == _STORE:
                 self._store(op, t)
             elif kind == _LOAD:
-                self._issue(op, t)
+                if streamed and op.kind is LoadKind.WEIGHT:
+                    self.held[op.name] = op
+                else:
+                    self._issue(op, t)
             elif kind == _PUT:
                 self._put(k, op, t)
             else:
@@ -269,6 +284,10 @@ class CtaRun:
                     yield from self._poll(k, op, t)
                     t = env.now
                 elif kind == _USE:
+                    held = [self.held.pop(n) for n in op.names if n in self.held]
+                    for ld in held:
+                        self._issue(ld, t)
+                    wanted = t if held else None
                     pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(t)]
                     if pending:
                         yield from self._wait_loads(pending)

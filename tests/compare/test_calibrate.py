@@ -112,4 +112,43 @@ def test_measured_build_and_gpu_name(h200) -> None:
     assert bundled_for("NVIDIA H200") == "h200" and bundled_for("Tesla T4") is None
     p = with_resources(h200, {"threads": 256, "regs_per_thread": 128, "shared_bytes": 32768})
     assert p.kernel.threads == 256 and p.x_lds_budget == NO_X_LIMIT
+    assert p.streamed_weights and not h200.streamed_weights  # the Triton build streams
     assert with_resources(h200, None) is h200
+
+
+def test_streamed_gemv_starts_compute_bound_from_the_measured_stage_times(h200) -> None:
+    """Under streamed_weights the gemv's cost line starts through the measured gemv busy
+    times (each form apart); without it the profile is left as it is."""
+    import statistics
+    from dataclasses import replace
+
+    from kda_sim.compare.calibrate import streamed_stages, streamed_start
+    from kda_sim.importers.chrome import read_kernel_trace
+
+    traces_dir = Path(__file__).resolve().parents[2] / "traces"
+    trs = [prepare(read_kernel_trace(traces_dir / f"k1_h200_R1_L{L}.json"), f"1x{L}")
+           for L in (1, 2, 4)]
+    assert streamed_stages(trs[0].cfg) == {"gemv0": "gemv", "gemv1": "gemv"}
+    prof = h200.with_params(above_gemv=(3.0, *h200.costs["gemv"]))
+    assert streamed_start(prof, trs) is prof
+    got = streamed_start(replace(prof, streamed_weights=True), trs)
+
+    def busy(tr) -> float:
+        return statistics.median(v for (_, s, _), v in tr.busy.items() if s in ("gemv0", "gemv1"))
+
+    # S = 1 and 2 are the FMA form: a line through both; S = 4 the tensor-core form alone
+    assert got.cost("gemv", 1) == pytest.approx(busy(trs[0]), rel=1e-6)
+    assert got.cost("gemv", 2) == pytest.approx(busy(trs[1]), rel=1e-6)
+    assert got.cost("gemv", 4) == pytest.approx(busy(trs[2]), rel=1e-6)
+
+
+def test_cold_code_starts_as_measured_from_a_ctas_later_tasks(h200) -> None:
+    from kda_sim.compare.calibrate import cold_start
+
+    truth = h200.with_params(cold_code=700.0)
+    tr = prepare(simulate(LaunchConfig(4, 1), truth, occupancy=2).timeline, "4x1", align=False)
+    got = cold_start(h200, [tr]).latency_ns["cold_code"]
+    assert got == pytest.approx(700.0, abs=100.0)
+    one_task = prepare(simulate(LaunchConfig(1, 1), truth, occupancy=2).timeline, "1x1",
+                       align=False)
+    assert cold_start(h200, [one_task]) is h200  # no CTA runs a second task

@@ -117,3 +117,60 @@ def test_every_cta_runs_every_stage_of_every_task(gpu: str) -> None:
             assert p.satisfied >= p.first_issue and p.retries >= 0
             if p.producer is not None:
                 assert p.put_time <= p.satisfied
+
+
+def _streamed(prof=H200, **params):
+    return dataclasses.replace(prof.with_params(**params), streamed_weights=True)
+
+
+def test_streamed_weights_issue_when_the_gemv_stage_asks_for_them() -> None:
+    tl = simulate(LaunchConfig(1, 1), _streamed(), occupancy=2).timeline
+    gemv = [c for c in tl.ctas if c.role == "gemv"]
+    assert len(gemv) == 197
+    for c in gemv:
+        begins = {s.name: s.start for s in c.stages}
+        xrdy = next(p for p in c.polls if p.label == "XRDY")
+        for ld in c.loads:
+            if ld.kind == "weight":
+                assert ld.stage in ("gemv0", "gemv1")
+                assert ld.issue >= xrdy.satisfied
+                assert ld.issue == pytest.approx(begins[ld.stage], abs=1e-6)
+
+
+def test_streamed_gemv_takes_the_longer_of_its_stream_and_its_compute() -> None:
+    cost = 40_000.0  # ns a group: far longer than any group's stream
+    slow = simulate(LaunchConfig(1, 1), _streamed(cost_gemv=(cost, 0.0)), occupancy=2).timeline
+    held = simulate(
+        LaunchConfig(1, 1), H200.with_params(cost_gemv=(cost, 0.0)), occupancy=2
+    ).timeline
+    for tl, extra in ((slow, 0.0), (held, 1.0)):
+        durs = [s.dur for c in tl.ctas for s in c.stages if s.name in ("gemv0", "gemv1")]
+        assert min(durs) >= cost
+        if extra:  # held weights: the compute follows the group's loads
+            assert max(durs) > cost + 1000.0
+        else:  # streamed: the stream ran under the compute
+            assert max(durs) < cost + 200.0
+
+
+def _stage_durs(tl, stage: str) -> tuple[list[float], list[float]]:
+    """(first task's, later tasks') durations of a kda stage over the CTAs."""
+    first: list[float] = []
+    later: list[float] = []
+    for c in tl.ctas:
+        tasks = sorted({s.task for s in c.stages if s.task >= 0})
+        for s in c.stages:
+            if s.task >= 0 and (stage == "" or s.name == stage):
+                (later if tasks.index(s.task) else first).append(s.dur)
+    return first, later
+
+
+def test_cold_code_lengthens_each_stage_of_a_ctas_later_tasks_only() -> None:
+    cold = 2000.0
+    warm = simulate(LaunchConfig(4, 1), H200, occupancy=2).timeline
+    tl = simulate(LaunchConfig(4, 1), H200.with_params(cold_code=cold), occupancy=2).timeline
+    _, later = _stage_durs(tl, "")
+    assert len(later) == 128 * 5  # 384 tasks on 256 CTAs: 128 run a second, 5 stages each
+    assert min(later) >= cold
+    assert min(_stage_durs(warm, "")[1]) < cold
+    # k.stage waits for no other CTA: the first task's are what they were without it
+    assert sorted(_stage_durs(tl, "k.stage")[0]) == sorted(_stage_durs(warm, "k.stage")[0])

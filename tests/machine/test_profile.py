@@ -53,3 +53,16 @@ def test_a_profile_file_loads_and_a_bad_one_is_named(tmp_path: Path) -> None:
         load_profile(str(bad))
     with pytest.raises(InvalidInput, match="unknown GPU"):
         load_profile("a100")
+
+
+def test_streamed_weights_round_trip_and_a_bad_flag_is_named(tmp_path: Path) -> None:
+    d = load_profile("h200").to_dict()
+    assert d["streamed_weights"] is False
+    d["streamed_weights"] = True
+    f = tmp_path / "streamed.json"
+    f.write_text(json.dumps(d))
+    assert load_profile(str(f)).streamed_weights is True
+    d["streamed_weights"] = "yes"
+    f.write_text(json.dumps(d))
+    with pytest.raises(InvalidInput, match="streamed_weights"):
+        load_profile(str(f))
