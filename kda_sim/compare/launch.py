@@ -7,7 +7,11 @@ resources (``meta.extra["resources"]``: threads, registers a thread, shared byte
 CTAs an SM): the simulated launch uses them, so the model runs with the residency the
 real one had. The Triton build keeps its shared memory at ``shared_bytes`` for every
 shape (the x rows are not staged in shared memory), so the AMD build's x-rows limit
-(``x_lds_budget``) does not bound it: the launch's profile lifts it.
+(``x_lds_budget``) does not bound it: the launch's profile lifts it. Nor does it hold a
+gemv weight group in registers from the kernel's start, as the seed's build does: it
+streams each group through its loop, so the launch's profile streams its weights
+(``streamed_weights``). Only our Triton K1 records its resources (``kernel/run.py``), so
+a trace that records them is taken for that build.
 """
 
 from __future__ import annotations
