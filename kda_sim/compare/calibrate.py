@@ -15,8 +15,12 @@ built to need few launches:
    Nelder-Mead on log-scale factors, a bounded number of launches, a progress bar):
    HBM bandwidth, one CTA's stream cap, poll latency, visibility, HBM load latency,
    store ack and the gemv cost (load-bound, so step 1 leaves it), factors up to 100
-   either way, against the loss below (the retry interval only on request).
+   either way, and ``cold_code`` in ns added, against the loss below (the retry
+   interval only on request).
 3. One more cost-correction pass.
+
+Before step 1, a streamed gemv's cost and ``cold_code`` start from the traces
+(:mod:`kda_sim.compare.starts`): around their stock values the loss is flat.
 
 A correction pass is kept only where it lowers the training loss.
 
@@ -34,7 +38,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -43,12 +46,18 @@ from scipy.optimize import minimize
 from kda_sim.compare.clocks import aligned, fit_clocks
 from kda_sim.compare.launch import occupancy_of, resources, with_resources
 from kda_sim.compare.model import config_of, shifted
+from kda_sim.compare.starts import (
+    cold_start,
+    cost_param,
+    fit_line,
+    later_task_excess,
+    stage_costs,
+    streamed_start,
+)
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Use
-from kda_sim.protocol.program import build_launch
 from kda_sim.timeline.model import Timeline
 
 # machine parameters the search may move: (name, how): "log" scales the value; "add"
@@ -161,131 +170,6 @@ def score(tr: Trace, sim: Timeline) -> Score:
     )
 
 
-@lru_cache(maxsize=64)
-def stage_costs(cfg: LaunchConfig) -> dict[str, tuple[str, float]]:
-    """stage -> (the cost key of its first Compute, its units) for this shape."""
-    out: dict[str, tuple[str, float]] = {}
-    for prog in build_launch(cfg).programs:
-        stage = None
-        for op in prog.ops:
-            if isinstance(op, Begin):
-                stage = op.stage
-            elif isinstance(op, End):
-                stage = None
-            elif isinstance(op, Compute) and stage is not None and stage not in out:
-                out[stage] = (op.cost, float(op.units))
-    return out
-
-
-@lru_cache(maxsize=64)
-def streamed_stages(cfg: LaunchConfig) -> dict[str, str]:
-    """stage -> cost key, for the stages whose compute waits on weight loads (Use of a
-    WEIGHT load, then Compute): under ``streamed_weights`` their compute runs alongside
-    the stream."""
-    out: dict[str, str] = {}
-    for prog in build_launch(cfg).programs:
-        weights = {
-            op.name for op in prog.ops if isinstance(op, Load) and op.kind is LoadKind.WEIGHT
-        }
-        stage, waited = None, False
-        for op in prog.ops:
-            if isinstance(op, Begin):
-                stage, waited = op.stage, False
-            elif isinstance(op, Use):
-                waited = waited or any(n in weights for n in op.names)
-            elif isinstance(op, Compute) and stage is not None and waited:
-                out[stage] = op.cost
-    return out
-
-
-def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
-    """Under ``streamed_weights``, a streamed stage's cost starts as its measured busy time
-    (a line over the shapes' units, for each form of a switched cost): the stage is then
-    compute-bound, and the search can lower the cost until the stream binds. From a cost
-    below the stream the loss does not move with the cost (the stage takes the stream's
-    time either way), so the search could not find a compute-bound stage from there
-    (docs/calibration.md)."""
-    if not prof.streamed_weights:
-        return prof
-    pts: dict[tuple[str, bool], list[tuple[float, float]]] = {}
-    for tr in traces:
-        costs = stage_costs(tr.cfg)
-        streamed = streamed_stages(tr.cfg)
-        # key -> (units, every busy time of its stages): one point a shape
-        by_key: dict[str, tuple[float, list[float]]] = {}
-        for (_, stage, _), v in tr.busy.items():
-            if stage in streamed and stage in costs:
-                by_key.setdefault(streamed[stage], (costs[stage][1], []))[1].append(v)
-        for key, (units, vs) in by_key.items():
-            sw = prof.cost_above.get(key)
-            above = sw is not None and units > sw[0]
-            pts.setdefault((key, above), []).append((units, float(np.median(vs))))
-    new: dict[str, tuple[float, ...]] = {}
-    for (key, above), xy in pts.items():
-        base, per = _line(xy)
-        if per < 0:  # a cost falling with work: the mean, flat
-            base, per = float(np.mean([p[1] for p in xy])), 0.0
-        new.update(_cost_param(prof, key, above, base, per))
-    return prof.with_params(**new) if new else prof  # type: ignore[arg-type]
-
-
-def _line(pts: Sequence[tuple[float, float]]) -> tuple[float, float]:
-    """(base, per unit) through (units, value) points: least squares once two points differ
-    in units, else their mean as the base."""
-    u = np.array([p[0] for p in pts])
-    y = np.array([p[1] for p in pts])
-    if np.unique(u).size >= 2:
-        a = np.stack([np.ones_like(u), u], axis=1)
-        (base, per), *_ = np.linalg.lstsq(a, y, rcond=None)
-        return float(base), float(per)
-    return float(y.mean()), 0.0
-
-
-def _cost_param(
-    prof: GpuProfile, key: str, above: bool, base: float, per: float
-) -> dict[str, tuple[float, ...]]:
-    """The with_params entry that sets a cost line (of the form above the switch, if so)."""
-    if above:
-        return {f"above_{key}": (prof.cost_above[key][0], max(base, 0.0), per)}
-    return {f"cost_{key}": (max(base, 0.0), per)}
-
-
-def later_task_excess(traces: Sequence[Trace]) -> float | None:
-    """Over the traces where some CTA runs two kda tasks or more, the median over kda
-    stages of (the stage's median busy time in CTAs' later tasks - in their first); None
-    where no CTA of any trace runs a second task."""
-    diffs: list[float] = []
-    for tr in traces:
-        slots: dict[int, dict[int, int]] = {}  # cta -> task -> slot
-        for cta, _, task in tr.busy:
-            if task >= 0:
-                slots.setdefault(cta, {})[task] = 0
-        for tasks in slots.values():
-            for n, task in enumerate(sorted(tasks)):
-                tasks[task] = n
-        first: dict[str, list[float]] = {}
-        later: dict[str, list[float]] = {}
-        for (cta, stage, task), v in tr.busy.items():
-            if task >= 0:
-                (later if slots[cta][task] else first).setdefault(stage, []).append(v)
-        per_stage = [
-            float(np.median(later[st]) - np.median(first[st])) for st in later if st in first
-        ]
-        if per_stage:
-            diffs.append(float(np.median(per_stage)))
-    return float(np.median(diffs)) if diffs else None
-
-
-def cold_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
-    """``cold_code`` starts as measured (:func:`later_task_excess`), where that is
-    positive: the stage costs alone cannot tell a CTA's tasks apart, and with one such
-    shape in the fit the search barely moves it from 0."""
-    excess = later_task_excess(traces)
-    if excess is None or excess <= 0:
-        return prof
-    return prof.with_params(cold_code=excess)
-
-
 def _sim(tr: Trace, prof: GpuProfile) -> Timeline:
     return simulate(tr.cfg, with_resources(prof, tr.resources), occupancy=tr.occupancy).timeline
 
@@ -319,12 +203,12 @@ def correct_costs(
     new: dict[str, tuple[float, ...]] = {}
     for (key, above), pts in per_key.items():
         base, per = prof.cost_above[key][1:] if above else prof.costs[key]
-        db, dp = _line(pts)
+        db, dp = fit_line(pts)
         nb, npu = base + db, per + dp
         if npu < 0:  # keep the cost monotone in work; move what is left to the base
             nb += float(np.mean([npu * p[0] for p in pts]))
             npu = 0.0
-        new.update(_cost_param(prof, key, above, nb, npu))
+        new.update(cost_param(prof, key, above, nb, npu))
     return prof.with_params(**new) if new else prof  # type: ignore[arg-type]
 
 

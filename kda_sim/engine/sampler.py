@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.profile import OPTIONAL_LATENCIES, GpuProfile
 
 
 class Sampler:
@@ -12,7 +12,8 @@ class Sampler:
         self.prof = prof
         self.jitter = jitter if seed is not None else 0.0
         self.rng = np.random.default_rng(seed)
-        self._lat = prof.latency_ns
+        # a profile made in code may leave the optional latencies out: they are then 0
+        self._lat = {**dict.fromkeys(OPTIONAL_LATENCIES, 0.0), **prof.latency_ns}
         self._same = self._lat["visibility_same_xcd"]
         self._cross = self._lat["visibility_cross_xcd"]
 

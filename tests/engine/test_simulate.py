@@ -174,3 +174,11 @@ def test_cold_code_lengthens_each_stage_of_a_ctas_later_tasks_only() -> None:
     assert min(_stage_durs(warm, "")[1]) < cold
     # k.stage waits for no other CTA: the first task's are what they were without it
     assert sorted(_stage_durs(tl, "k.stage")[0]) == sorted(_stage_durs(warm, "k.stage")[0])
+
+
+def test_a_profile_made_without_the_optional_latencies_runs_as_if_they_were_0() -> None:
+    lat = {k: v for k, v in H200.latency_ns.items() if k != "cold_code"}
+    bare = dataclasses.replace(H200, latency_ns=lat)
+    a = simulate(LaunchConfig(4, 1), bare, occupancy=2).timeline
+    b = simulate(LaunchConfig(4, 1), H200, occupancy=2).timeline
+    assert a.makespan == b.makespan
