@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +29,7 @@ from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
+from kda_sim.timeline.summary import slot_stats
 
 KEYS = ("errors", "resources", "makespan_us")
 
@@ -62,14 +61,12 @@ def record(
 def slot_stages(tl: Timeline) -> list[dict[str, float]]:
     """Median duration (ns) of each kda stage, one dict a task slot: slot n holds every
     CTA's n-th task."""
-    by_slot: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for c in tl.ctas:
-        tasks = sorted({s.task for s in c.stages if s.task >= 0})
-        for s in c.stages:
-            if s.task >= 0:
-                by_slot[tasks.index(s.task)][s.name].append(s.dur)
-    return [{k: float(statistics.median(v)) for k, v in by_slot[n].items()}
-            for n in sorted(by_slot)]
+    out: list[dict[str, float]] = []
+    for s in slot_stats(tl):
+        while len(out) <= s.slot:
+            out.append({})
+        out[s.slot][s.stage] = s.median_ns
+    return out
 
 
 def report(folder: Path) -> dict[str, Any]:

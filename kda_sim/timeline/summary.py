@@ -49,6 +49,31 @@ def stage_stats(tl: Timeline) -> list[StageStats]:
     return out
 
 
+@dataclass(frozen=True)
+class SlotStats:
+    """A kda stage over the CTAs' n-th task (slot 0: each CTA's first)."""
+
+    stage: str
+    slot: int
+    count: int
+    median_ns: float
+
+
+def slot_stats(tl: Timeline) -> list[SlotStats]:
+    """Each kda stage's median duration by task slot. Where CTAs run two tasks (R = 4),
+    the second runs code the CTA has not run yet in a build that unrolls its slots (the
+    Triton K1 on the H200: docs/measurements/kernel_h200.md, run 56); this shows it."""
+    by: dict[tuple[str, int], list[float]] = {}
+    for c in tl.ctas:
+        tasks = sorted({s.task for s in c.stages if s.task >= 0})
+        for s in c.stages:
+            if s.task >= 0:
+                by.setdefault((s.name, tasks.index(s.task)), []).append(s.end - s.start)
+    order = {s: i for i, s in enumerate(STAGES)}
+    keys = sorted(by, key=lambda k: (k[1], order.get(k[0], 99), k[0]))
+    return [SlotStats(k[0], k[1], len(by[k]), float(np.median(by[k]))) for k in keys]
+
+
 def format_table(stats: list[StageStats]) -> str:
     head = (
         f"{'stage':<9}{'count':>7}{'mean us':>10}{'max us':>10}{'poll wait us':>14}{'retries':>9}"

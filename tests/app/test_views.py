@@ -386,3 +386,28 @@ def test_a_trace_without_puts_gets_inferred_producers(
     assert "The trace records no puts" in texts(at.info)
     arrows = [a for a in figure_of(at)["layout"]["annotations"] if a.get("showarrow")]
     assert len(arrows) == 1 and "inferred" in arrows[0]["hovertext"]
+
+
+def test_a_run_whose_ctas_run_two_kda_tasks_shows_them_by_slot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    from apphelp import measured_like
+
+    from kda_sim.timeline.chrome import to_chrome
+
+    d = tmp_path / "traces"
+    d.mkdir()
+    (d / "h200_R4_L1.json").write_text(json.dumps(to_chrome(measured_like(R=4, L=1))))
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = make_app()
+    assert len(at.dataframe) == 2  # the stage table, then the slot table
+    slots = at.dataframe[1].value
+    second = slots[slots["task slot"] == 2]
+    assert set(second["stage"]) == {"k.stage", "k.conv", "k.gates", "k.recur", "k.norm"}
+    assert (second["real count"] == 128).all() and (second["sim count"] == 128).all()
+    assert "by task slot" in texts(at.caption)
+
+
+def test_one_task_a_cta_shows_no_slot_table(empty_traces: Path, make_app) -> None:
+    at = make_app()
+    assert len(at.dataframe) == 1  # the stage table only: R = 2 runs one task a CTA

@@ -14,7 +14,7 @@ from kda_sim.app.data import Run
 from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import ROLES, STAGES, StuckWait, Timeline
-from kda_sim.timeline.summary import stage_stats
+from kda_sim.timeline.summary import slot_stats, stage_stats
 
 CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}
 
@@ -130,6 +130,22 @@ def stage_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame:
                 r["sim error %"] = round(100 * (b - a) / a, 1)
     order = {s: i for i, s in enumerate(STAGES)}
     return pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(str(r["stage"]), 99)))
+
+
+def slot_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame | None:
+    """kda stages' medians by task slot, real and simulated side by side; None where no
+    CTA runs a second task (nothing to tell apart)."""
+    rows: dict[tuple[str, int], dict[str, float | int | str]] = {}
+    for label, tl in (("real", real), ("sim", sim)):
+        if tl is None:
+            continue
+        for s in slot_stats(tl):
+            r = rows.setdefault((s.stage, s.slot), {"stage": s.stage, "task slot": s.slot + 1})
+            r[f"{label} count"] = s.count
+            r[f"{label} median us"] = round(s.median_ns / 1e3, 3)
+    if not any(slot for _, slot in rows):
+        return None
+    return pd.DataFrame(list(rows.values()))
 
 
 def us(ns: float | None) -> str:

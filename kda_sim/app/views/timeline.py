@@ -13,6 +13,7 @@ from kda_sim.app.views.common import (
     filter_controls,
     longest_chain,
     show_chart,
+    slot_table,
     stage_table,
     us,
 )
@@ -77,6 +78,13 @@ def render(ctx: Ctx) -> None:
     show_chart(fig, "timeline_chart")
     st.subheader("Stages")
     st.dataframe(stage_table(run.real, run.sim), hide_index=True, width="stretch")
+    slots = slot_table(run.real, run.sim)
+    if slots is not None:
+        st.caption(
+            "kda stages by task slot: a CTA's second task (R = 4) runs code it has not run "
+            "yet in a build that unrolls its task slots"
+        )
+        st.dataframe(slots, hide_index=True, width="stretch")
 
 
 def _metrics(ctx: Ctx, cp: CriticalPath | None) -> None:
