@@ -40,7 +40,12 @@ def record(shapes: list[tuple[int, int]], launches: int, out: Path, force: bool 
     jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]
     for _, _, path in jobs:
         refuse_overwrite(path, force)
-    from kernel.run import run
+    from kernel.run import KernelUnavailable, need_gpu, run
+
+    try:
+        need_gpu()
+    except KernelUnavailable as e:
+        raise InvalidInput(str(e), where="this machine") from e
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):

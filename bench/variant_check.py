@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,23 @@ def record(
 ) -> list[dict[str, Any]]:
     """Raises InvalidInput (before any launch) where a trace of this name is there, unless
     ``force``; kernel.run.CheckFailed where a build's outputs differ from the reference."""
+    from kernel.launch import Build
+
+    known = {f.name for f in fields(Build)} - {"R", "L", "trace", "watchdog"}
+    bad = sorted(set(variant) - known)
+    if bad:
+        raise InvalidInput(f"not Build fields a variant may set: {bad}", where="--variant")
     builds = (("default", {}), ("variant", variant))
     jobs = [(R, L, name, kw, out / f"R{R}_L{L}_{name}.json")
             for R, L in shapes for name, kw in builds]
     for *_, path in jobs:
         refuse_overwrite(path, force)
-    from kernel.run import run
+    from kernel.run import KernelUnavailable, need_gpu, run
+
+    try:
+        need_gpu()
+    except KernelUnavailable as e:
+        raise InvalidInput(str(e), where="this machine") from e
 
     out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -109,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, InvalidInput) as e:
         print(f"variant_check: {e}", file=sys.stderr)
         return 2
+    except AssertionError as e:  # kernel.run.CheckFailed: a build's outputs are wrong
+        print(f"variant_check: outputs differ from the reference: {e}", file=sys.stderr)
+        return 1
     if a.out:
         a.out.write_text(text + "\n")
     print(text)

@@ -82,3 +82,17 @@ def test_nothing_is_overwritten_and_an_empty_folder_is_named(tmp_path: Path) -> 
     assert main(["report", str(tmp_path / "empty")]) == 2
     assert main(["record", "--shapes", "1y1", "--dir", str(tmp_path / "new")]) == 2
     assert not (tmp_path / "new").exists()
+
+
+def test_without_a_gpu_record_exits_2_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import torch
+
+    from bench.trace_spread import main
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here")
+    assert main(["record", "--shapes", "1x1", "--launches", "1", "--dir", str(tmp_path)]) == 2
+    assert "no CUDA GPU" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

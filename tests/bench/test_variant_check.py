@@ -58,3 +58,20 @@ def test_a_variant_that_is_not_an_object_exits_2(tmp_path: Path,
     assert main(["record", "--variant", "{oops", "--dir", str(tmp_path)]) == 2
     assert main(["report", str(tmp_path)]) == 2  # no traces there
     assert "variant_check:" in capsys.readouterr().err
+
+
+def test_an_unknown_build_field_is_named_before_any_launch(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="bogus"):
+        record([(1, 1)], {"bogus": 1}, tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+def test_without_a_gpu_record_exits_2_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here")
+    assert main(["record", "--variant", "{}", "--shapes", "1x1", "--dir", str(tmp_path)]) == 2
+    assert "no CUDA GPU" in capsys.readouterr().err
