@@ -76,15 +76,16 @@ def spread(launches: list[Timeline]) -> dict[str, Any]:
     }
 
 
-def model_errors(launches: list[Timeline]) -> dict[str, Any]:
-    """The profile a trace names (``kda-sim compare``'s choice) against each launch."""
+def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:
+    """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
+    a file), against each launch."""
     from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
     from kda_sim.compare.model import config_of
     from kda_sim.engine import simulate
 
     errs = []
     for t in launches:
-        prof = with_resources(profile_of(t), resources(t))
+        prof = with_resources(profile_of(t, profile), resources(t))
         sim = simulate(config_of(t), prof, occupancy=occupancy_of(t)).timeline
         errs.append((prof.name, *_errors(t, sim)))
     return {
@@ -94,7 +95,7 @@ def model_errors(launches: list[Timeline]) -> dict[str, Any]:
     }
 
 
-def report(folder: Path) -> dict[str, Any]:
+def report(folder: Path, profile: str | None = None) -> dict[str, Any]:
     from kda_sim.importers.chrome import read_kernel_trace
 
     groups: dict[tuple[int, int], list[Path]] = {}
@@ -110,7 +111,7 @@ def report(folder: Path) -> dict[str, Any]:
         out[f"{R}x{L}"] = {
             "files": [p.name for p in paths],
             "between_launches": spread(tls),
-            "model": model_errors(tls),
+            "model": model_errors(tls, profile),
         }
     return out
 
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("report", help="compare the launches (CPU)")
     p.add_argument("dir", type=Path)
     p.add_argument("--out", type=Path)
+    p.add_argument("--profile", help="the model to set against the launches (name or file; "
+                   "default: the one each trace's GPU and kernel name, as compare takes it)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     a = ap.parse_args(argv)
     try:
@@ -133,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force)
             return 0
         refuse_overwrite(a.out, a.force)
-        text = json.dumps(report(a.dir), indent=1)
+        text = json.dumps(report(a.dir, a.profile), indent=1)
     except (FileNotFoundError, InvalidInput) as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2

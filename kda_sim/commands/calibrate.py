@@ -13,6 +13,7 @@ from kda_sim.compare.calibrate import (
     evaluate,
     fit_profile,
     fitted_profile_dict,
+    pinned,
     prepare,
     write_profile,
 )
@@ -39,6 +40,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a stage cost whose code changes above UNITS of work, fitted as two forms "
         "(the Triton K1: gemv:3, FMA loop for S <= 3, tensor-core dots above)",
     )
+    p.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a machine parameter set to a measured value and left out of the search "
+        "(e.g. hbm_bytes_per_ns=3720: the H200's best measured stream, B/ns)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument("--no-progress", action="store_true")
@@ -58,16 +67,25 @@ def run(args: argparse.Namespace) -> int:
             switches[key] = float(units)
         except ValueError:
             raise InvalidInput(f"--switch {sw!r}: STAGE:UNITS", what="switch") from None
+    pins: dict[str, float] = {}
+    for pn in args.pin:
+        name, eq, value = pn.partition("=")
+        try:
+            pins[name] = float(value) if eq else float("nan")
+        except ValueError:
+            raise InvalidInput(f"--pin {pn!r}: NAME=VALUE", what="pin") from None
     train = [prepare(read_any(p, args), p.name, **clk) for p in args.traces]
     hold = [prepare(read_any(p, args), p.name, **clk) for p in args.holdout]
     gpus = {t.tl.meta.gpu for t in train + hold}
     if len(gpus) > 1:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")
-    base = profile_of(train[0].tl, args.profile or args.gpu)
-    before = evaluate(base, train + hold)
+    stock = profile_of(train[0].tl, args.profile or args.gpu)
+    base, search = pinned(stock, pins)
+    before = evaluate(stock, train + hold)
     res = fit_profile(
         base,
         train,
+        search=search,
         budget=args.budget,
         cost_passes=args.cost_passes,
         progress=not args.no_progress and sys.stderr.isatty(),
@@ -75,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         switches=switches,
     )
     after = evaluate(res.profile, hold) if hold else {}
-    d = fitted_profile_dict(res, base, train)
+    d = fitted_profile_dict(res, stock, train, pins=pins)
     write_profile(d, args.out)
     rows = []
     for t in train + hold:
@@ -109,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         "rows": rows,
         "holdout_ok": ok,
         "switches": switches,
+        "pins": pins,
         "criteria": {"makespan_err": args.max_makespan_err, "start_err_median": args.max_start_err},
     }
     if args.json:

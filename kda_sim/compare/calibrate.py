@@ -212,6 +212,26 @@ def correct_costs(
     return prof.with_params(**new) if new else prof  # type: ignore[arg-type]
 
 
+def pinned(
+    base: GpuProfile, pins: dict[str, float], search: Sequence[str] = DEFAULT_SEARCH
+) -> tuple[GpuProfile, list[str]]:
+    """``base`` with machine parameters set to measured values (``hbm_bytes_per_ns=3720``),
+    and the search without them: a figure measured on the GPU is not left to the fit."""
+    scalar = [n for n, _ in PARAMS if not n.startswith("cost_")]
+    params: dict[str, float] = {}
+    for name, v in pins.items():
+        if name not in scalar:
+            raise InvalidInput(f"cannot pin {name!r}; pinnable: {scalar}", what="pin")
+        if not math.isfinite(v) or v < 0:
+            raise InvalidInput(f"{name} = {v}: a finite value >= 0", what="pin")
+        if name == "visibility":
+            params["visibility_same_xcd"] = params["visibility_cross_xcd"] = v
+        else:
+            params[name] = v
+    prof = base.with_params(**params) if params else base
+    return prof, [n for n in search if n not in pins]
+
+
 def _search_spec(names: Sequence[str]) -> list[tuple[str, str]]:
     known = dict(PARAMS)
     known.update({n: "log" for n in names if n.startswith("above_")})
@@ -381,7 +401,11 @@ def _bar(total: int, on: bool):
 
 
 def fitted_profile_dict(
-    res: FitResult, base: GpuProfile, train: Sequence[Trace], name: str | None = None
+    res: FitResult,
+    base: GpuProfile,
+    train: Sequence[Trace],
+    name: str | None = None,
+    pins: dict[str, float] | None = None,
 ) -> dict:
     d = res.profile.to_dict()
     d["name"] = name or f"{base.name}-fitted"
@@ -390,6 +414,12 @@ def fitted_profile_dict(
         f"kda-sim calibrate, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, from {base.name}: fitted on "
         + ", ".join(f"{t.name} (R={t.cfg.R} L={t.cfg.L})" for t in train)
         + f"; {res.launches} simulated launches, {res.seconds:.0f} s"
+        + (
+            "; pinned (measured, not fitted): "
+            + ", ".join(f"{k} = {v:g}" for k, v in pins.items())
+            if pins
+            else ""
+        )
     )
     d["sources"] = src
     return d

@@ -65,6 +65,9 @@ def test_report_groups_launches_by_shape_and_names_the_model(tmp_path: Path) -> 
     assert r["1x1"]["between_launches"]["launches"] == 2
     assert r["1x1"]["model"]["profile"] == "h200-k1"
     assert r["1x1"]["model"]["makespan_err_frac"]["max"] > 0
+    stock = report(tmp_path, "h200")["1x1"]["model"]  # another model, named
+    assert stock["profile"] == "h200"
+    assert stock["makespan_err_frac"]["max"] > r["1x1"]["model"]["makespan_err_frac"]["max"]
 
 
 def test_nothing_is_overwritten_and_an_empty_folder_is_named(tmp_path: Path) -> None:
