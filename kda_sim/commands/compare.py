@@ -13,6 +13,7 @@ from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+from kda_sim.timeline.summary import slots_side_by_side
 
 
 def add_shape_flags(p: argparse.ArgumentParser) -> None:
@@ -87,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         "conformance": conf.summary(),
         "comparison": cmp.summary(rows=args.rows),
     }
+    slots = slots_side_by_side({"real": real, "sim": sim})
+    if slots:
+        report["by_task_slot"] = slots
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
@@ -128,6 +132,16 @@ def _print(report: dict, conf, cmp) -> None:
             f"{name:8} {st['n']:4d} {st['start_err_median_ns']:9.0f}n "
             f"{st['dur_real_median_ns']:8.0f}n {st['dur_sim_median_ns']:8.0f}n"
         )
+    if report.get("by_task_slot"):
+        print("kda stages by task slot (a CTA's second task runs code it has not run yet):")
+        print(f"{'stage':8} {'slot':>4} {'dur real':>9} {'dur sim':>9}")
+        for r in report["by_task_slot"]:
+            real_d, sim_d = r.get("dur_real_median_ns"), r.get("dur_sim_median_ns")
+            print(
+                f"{r['stage']:8} {r['slot'] + 1:4d} "
+                f"{'-' if real_d is None else f'{real_d:.0f}n':>9} "
+                f"{'-' if sim_d is None else f'{sim_d:.0f}n':>9}"
+            )
     part = c["critical_path"]["part"]
     rp, sp = c["critical_path"]["real"], c["critical_path"]["sim"]
     if rp and sp:

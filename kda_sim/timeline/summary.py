@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -72,6 +73,23 @@ def slot_stats(tl: Timeline) -> list[SlotStats]:
     order = {s: i for i, s in enumerate(STAGES)}
     keys = sorted(by, key=lambda k: (k[1], order.get(k[0], 99), k[0]))
     return [SlotStats(k[0], k[1], len(by[k]), float(np.median(by[k]))) for k in keys]
+
+
+def slots_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any]]:
+    """:func:`slot_stats` of several timelines (label -> timeline) a row a (stage, slot):
+    ``{"stage", "slot", "dur_<label>_median_ns", "<label>_count"}``; empty where no CTA of
+    any runs a second task (nothing to tell apart)."""
+    rows: dict[tuple[str, int], dict[str, Any]] = {}
+    for label, tl in tls.items():
+        if tl is None:
+            continue
+        for st in slot_stats(tl):
+            r = rows.setdefault((st.stage, st.slot), {"stage": st.stage, "slot": st.slot})
+            r[f"dur_{label}_median_ns"] = st.median_ns
+            r[f"{label}_count"] = st.count
+    if not any(slot for _, slot in rows):
+        return []
+    return list(rows.values())
 
 
 def format_table(stats: list[StageStats]) -> str:

@@ -100,3 +100,16 @@ def test_calibrate_bad_pin_exits_2(files, tmp_path: Path, capsys, pin: str, said
     args = ["calibrate", str(files["real"]), "--out", str(tmp_path / "p.json"), "--pin", pin]
     assert main(args) == 2
     assert said in capsys.readouterr().err
+
+
+def test_compare_shows_kda_stages_by_task_slot_where_ctas_run_two(capsys) -> None:
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    assert main(["compare", str(traces / "k1_h200_R4_L1.json"), "--json"]) == 0
+    slots = json.loads(capsys.readouterr().out)["by_task_slot"]
+    second = {r["stage"]: r for r in slots if r["slot"] == 1}
+    assert set(second) == {"k.stage", "k.conv", "k.gates", "k.recur", "k.norm"}
+    assert all(r["dur_real_median_ns"] > 0 and r["dur_sim_median_ns"] > 0 for r in slots)
+    assert main(["compare", str(traces / "k1_h200_R4_L1.json")]) == 0
+    assert "by task slot" in capsys.readouterr().out
+    assert main(["compare", str(traces / "k1_h200_R1_L1.json"), "--json"]) == 0
+    assert "by_task_slot" not in json.loads(capsys.readouterr().out)  # one task a CTA

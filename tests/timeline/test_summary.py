@@ -31,3 +31,17 @@ def test_slots_split_the_ctas_first_and_second_tasks() -> None:
 def test_one_task_a_cta_is_one_slot() -> None:
     tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
     assert {s.slot for s in slot_stats(tl)} == {0}
+
+
+def test_side_by_side_pairs_the_slots_of_two_runs_and_is_empty_for_one_task() -> None:
+    from kda_sim.timeline.summary import slots_side_by_side
+
+    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json")
+    rows = slots_side_by_side({"real": tl, "sim": None, "again": tl})
+    assert len(rows) == 10  # 5 stages x 2 slots
+    r = next(r for r in rows if r["stage"] == "k.recur" and r["slot"] == 1)
+    assert r["real_count"] == r["again_count"] == 128
+    assert r["dur_real_median_ns"] == r["dur_again_median_ns"]
+    assert "sim_count" not in r
+    one = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    assert slots_side_by_side({"real": one}) == []

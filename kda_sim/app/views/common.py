@@ -14,7 +14,7 @@ from kda_sim.app.data import Run
 from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import ROLES, STAGES, StuckWait, Timeline
-from kda_sim.timeline.summary import slot_stats, stage_stats
+from kda_sim.timeline.summary import slots_side_by_side, stage_stats
 
 CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}
 
@@ -135,17 +135,18 @@ def stage_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame:
 def slot_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame | None:
     """kda stages' medians by task slot, real and simulated side by side; None where no
     CTA runs a second task (nothing to tell apart)."""
-    rows: dict[tuple[str, int], dict[str, float | int | str]] = {}
-    for label, tl in (("real", real), ("sim", sim)):
-        if tl is None:
-            continue
-        for s in slot_stats(tl):
-            r = rows.setdefault((s.stage, s.slot), {"stage": s.stage, "task slot": s.slot + 1})
-            r[f"{label} count"] = s.count
-            r[f"{label} median us"] = round(s.median_ns / 1e3, 3)
-    if not any(slot for _, slot in rows):
+    rows = slots_side_by_side({"real": real, "sim": sim})
+    if not rows:
         return None
-    return pd.DataFrame(list(rows.values()))
+    out = []
+    for r in rows:
+        row: dict[str, float | int | str] = {"stage": r["stage"], "task slot": r["slot"] + 1}
+        for label in ("real", "sim"):
+            if f"{label}_count" in r:
+                row[f"{label} count"] = r[f"{label}_count"]
+                row[f"{label} median us"] = round(r[f"dur_{label}_median_ns"] / 1e3, 3)
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def us(ns: float | None) -> str:
