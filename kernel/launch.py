@@ -110,13 +110,6 @@ class Build:
     # False only to prove that the stress build finds the race it was made for: the
     # slice's in-place prefix update without its barrier (a GPU test expects wrong outputs)
     slice_barrier: bool = True
-    # the kda task slots as a run-time loop: one copy of the task's code, not MAXT. The
-    # unrolled second task runs cold code (its stages 0.1 to 1.1 us longer than the first
-    # task's at 4x4, where the loop's second task is the faster one), but the loop keeps
-    # 158 values live into it and spills (44 at 4x4): slower at every shape
-    # measured (run 56, us untraced / traced: 4x4 75.6 / 78.4 -> 77.2 / 82.3, 4x1 60.0 /
-    # 60.8 -> 61.7 / 62.7, 1x1 45.8 / 45.9 -> 46.9 / 47.1)
-    task_loop: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
 
     @property
@@ -209,7 +202,6 @@ class Build:
             "SLICE_BARRIER": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
-            "TASK_LOOP": self.task_loop,
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,

@@ -1102,33 +1102,6 @@ def _kda_task(
     return tr, dead
 
 
-@triton.jit
-def _kda_slot(
-    i0, n, pid, tag, dead, tr, ntask, R,
-    w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
-    st_idx, st_stride, num_acc, core_out,
-    scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode, inj_gidx,
-    OFF_PROJ, OFF_QK, OFF_ONRM,
-    L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
-    JITTER_NS: tl.constexpr, WATCHDOG: tl.constexpr, TRACE: tl.constexpr,
-    INTERP: tl.constexpr, SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
-):
-    """The n-th kda task slot of a CTA: task i0 + 256 n, if R has it."""
-    i = i0 + n * BLOCKS
-    if i < R * TASKS_A_REQ:
-        _warp_jitter(JITTER_NS, INTERP)
-        tr, dead = _kda_task(
-            i, n, pid, tag, dead, tr,
-            w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,
-            rs_seq, st_idx, st_stride, num_acc, core_out,
-            scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
-            inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
-        )
-        ntask += 1
-    return tr, dead, ntask
-
-
 # --------------------------------------------------------------------------- the kernel
 
 
@@ -1149,7 +1122,7 @@ def kda_pre_k1(
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
-    TASK_LOOP: tl.constexpr, WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1179,26 +1152,19 @@ def kda_pre_k1(
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
     i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
     ntask = pid * 0
-    if TASK_LOOP:
-        for n in tl.range(MAXT, num_stages=1):
-            tr, dead, ntask = _kda_slot(
-                i0, n, pid, tag, dead, tr, ntask, R,
+    for n in tl.static_range(MAXT):
+        i = i0 + n * BLOCKS
+        if i < R * TASKS_A_REQ:
+            _warp_jitter(JITTER_NS, INTERP)
+            tr, dead = _kda_task(
+                i, n, pid, tag, dead, tr,
                 w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,
                 rs_seq, st_idx, st_stride, num_acc, core_out,
                 scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
-                inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP, JITTER_NS,
+                inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP,
                 WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
             )
-    else:
-        for n in tl.static_range(MAXT):
-            tr, dead, ntask = _kda_slot(
-                i0, n, pid, tag, dead, tr, ntask, R,
-                w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,
-                rs_seq, st_idx, st_stride, num_acc, core_out,
-                scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
-                inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP, JITTER_NS,
-                WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
-            )
+            ntask += 1
     if TRACE:
         tr = _ev(tr, EV_START, t_start)
         tr = _ev(tr, EV_SMID, _smid(INTERP))

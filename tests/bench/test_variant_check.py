@@ -48,7 +48,7 @@ def test_record_refuses_an_existing_trace_before_any_launch(tmp_path: Path) -> N
     kept = tmp_path / "R4_L4_default.json"
     kept.write_text("mine")
     with pytest.raises(InvalidInput, match="exists"):
-        record([(4, 4)], {"task_loop": True}, tmp_path)
+        record([(4, 4)], {"sleep_ns": 0}, tmp_path)
     assert kept.read_text() == "mine"
 
 
