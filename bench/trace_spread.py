@@ -25,6 +25,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bench.gpu_jobs import before_launches, emit
 from kda_sim.commands.common import refuse_overwrite
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.config import parse_shapes
@@ -35,17 +36,11 @@ NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
 
 
 def record(shapes: list[tuple[int, int]], launches: int, out: Path, force: bool = False) -> None:
-    """Raises InvalidInput (before any launch) where a trace of this name is there,
-    unless ``force``."""
+    """Raises InvalidInput (before any launch, bench.gpu_jobs.before_launches) where a
+    trace of this name is there (unless ``force``) or no GPU is here."""
     jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]
-    for _, _, path in jobs:
-        refuse_overwrite(path, force)
-    from kernel.run import KernelUnavailable, need_gpu, run
-
-    try:
-        need_gpu()
-    except KernelUnavailable as e:
-        raise InvalidInput(str(e), where="this machine") from e
+    before_launches([path for _, _, path in jobs], force)
+    from kernel.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
@@ -140,9 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, InvalidInput) as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2
-    if a.out:
-        a.out.write_text(text + "\n")
-    print(text)
+    emit(text, a.out)
     return 0
 
 

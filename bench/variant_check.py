@@ -25,6 +25,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from bench.gpu_jobs import before_launches, emit
 from kda_sim.commands.common import refuse_overwrite
 from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
@@ -38,8 +39,9 @@ KEYS = ("errors", "resources", "makespan_us")
 def record(
     shapes: list[tuple[int, int]], variant: dict[str, Any], out: Path, force: bool = False
 ) -> list[dict[str, Any]]:
-    """Raises InvalidInput (before any launch) where a trace of this name is there, unless
-    ``force``; kernel.run.CheckFailed where a build's outputs differ from the reference."""
+    """Raises InvalidInput (before any launch, bench.gpu_jobs.before_launches) where a
+    variant field is unknown, a trace of this name is there (unless ``force``) or no GPU is
+    here; kernel.run.CheckFailed where a build's outputs differ from the reference."""
     from kernel.launch import Build
 
     known = {f.name for f in fields(Build)} - {"R", "L", "trace", "watchdog"}
@@ -49,14 +51,8 @@ def record(
     builds = (("default", {}), ("variant", variant))
     jobs = [(R, L, name, kw, out / f"R{R}_L{L}_{name}.json")
             for R, L in shapes for name, kw in builds]
-    for *_, path in jobs:
-        refuse_overwrite(path, force)
-    from kernel.run import KernelUnavailable, need_gpu, run
-
-    try:
-        need_gpu()
-    except KernelUnavailable as e:
-        raise InvalidInput(str(e), where="this machine") from e
+    before_launches([job[-1] for job in jobs], force)
+    from kernel.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -124,9 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     except AssertionError as e:  # kernel.run.CheckFailed: a build's outputs are wrong
         print(f"variant_check: outputs differ from the reference: {e}", file=sys.stderr)
         return 1
-    if a.out:
-        a.out.write_text(text + "\n")
-    print(text)
+    emit(text, a.out)
     return 0
 
 

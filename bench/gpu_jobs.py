@@ -1,0 +1,34 @@
+"""What the bench's record / report scripts (trace_spread, variant_check) share: the checks
+made before any launch, and writing a report.
+
+Before any launch, nothing the user has is overwritten and a GPU is here; both are said as
+InvalidInput (exit 2), so a record asked of a machine without a GPU names why, not a
+traceback, and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from kda_sim.commands.common import refuse_overwrite
+from kda_sim.errors import InvalidInput
+
+
+def before_launches(paths: Iterable[Path], force: bool) -> None:
+    """Raises InvalidInput where a path exists (unless ``force``) or no GPU is here."""
+    for path in paths:
+        refuse_overwrite(path, force)
+    from kernel.run import KernelUnavailable, need_gpu
+
+    try:
+        need_gpu()
+    except KernelUnavailable as e:
+        raise InvalidInput(str(e), where="this machine") from e
+
+
+def emit(text: str, out: Path | None) -> None:
+    """A report to ``out`` (checked beforehand with refuse_overwrite) and to stdout."""
+    if out:
+        out.write_text(text + "\n")
+    print(text)
