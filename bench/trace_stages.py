@@ -26,6 +26,7 @@ from kernel import trace_layout as T
 from kernel.inputs import Shape
 from kernel.launch import Build, Workspace, compile_only
 from kernel.trace import environment, role_of
+from kernel.trace import records as widened
 
 
 def _med(xs: list[float]) -> float:
@@ -84,7 +85,7 @@ def records(R: int, L: int, levels: list[int], samples: int) -> dict[int, list[n
             for _ in range(5):  # steady state: the L2 as the benchmark's replays leave it
                 g.replay()
             torch.cuda.synchronize()
-            out[lv].append(ws.trace.cpu().numpy().copy())
+            out[lv].append(widened(ws.trace.cpu().numpy(), R=R, rec32=builds[lv].rec32))
     return out
 
 

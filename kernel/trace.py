@@ -62,6 +62,40 @@ def _poll(stage: str, task: int, label: str, cells: int, w: np.ndarray, at: int,
     )
 
 
+def widen(words: np.ndarray, *, R: int) -> np.ndarray:
+    """A 32-bit build's records [BLOCKS, NEV] -> 64-bit ones, as ``decode`` reads them.
+
+    Such a record keeps the low half of each stamp, and the high halves of the CTA's start
+    and end stamps. A stamp is the start plus its signed 32-bit distance from it, so the
+    widening is exact while a CTA runs under 2^31 ns (2.1 s); a longer one is refused."""
+    w = np.asarray(words).astype(np.int64)
+    lo = w & 0xFFFFFFFF
+    start = (w[:, T.EV_START_HI] << 32) | lo[:, T.EV_START]
+    end = (w[:, T.EV_END_HI] << 32) | lo[:, T.EV_END]
+    long_ = np.nonzero((end < start) | (end - start >= 1 << 31))[0]
+    if long_.size:
+        c = int(long_[0])
+        raise TraceError(
+            f"CTA {c} ran from {int(start[c])} to {int(end[c])} ns: a 32-bit record's "
+            f"stamps can be widened only within 2^31 ns of the CTA's start"
+        )
+    out = w.copy()  # counts and ids: the int32 words, sign-extended
+    stamps = T.stamp_words(R)
+    d = (lo[:, stamps] - lo[:, [T.EV_START]] + (1 << 31)) % (1 << 32) - (1 << 31)
+    out[:, stamps] = start[:, None] + d
+    out[:, T.EV_START], out[:, T.EV_END] = start, end
+    return out
+
+
+def records(raw: np.ndarray, *, R: int, rec32: bool) -> np.ndarray:
+    """The kernel's trace buffer (int64 [BLOCKS, NEV]) as 64-bit records: a 32-bit build
+    writes the first NEV int32 of each CTA's row."""
+    raw = np.ascontiguousarray(raw, dtype=np.int64)
+    if not rec32:
+        return raw
+    return widen(raw.view(np.int32)[:, : raw.shape[1]], R=R)
+
+
 def decode(
     buf: np.ndarray,
     *,

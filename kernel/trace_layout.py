@@ -9,12 +9,16 @@ EV_END = 1
 EV_SMID = 2
 EV_NTASK = 3
 EV_TAG = 4  # the launch's tag: a record from an older launch is never decoded as this one's
+# the high halves of the start and end stamps: a 32-bit record keeps every other stamp's
+# low half only, and the host widens them against these (``kernel.trace.widen``)
+EV_START_HI = 5
+EV_END_HI = 6
 # role stages: the end of each (a stage begins where the previous ended, the first at start)
-EV_ROLE = 5  # attn: slice, gate, mix; gemv: load_x, gemv0, gemv1
+EV_ROLE = 7  # attn: slice, gate, mix; gemv: load_x, gemv0, gemv1
 N_ROLE_STAGES = 3
-EV_RPOLL = 8  # role poll sites, 3 words each: first issue, satisfied, retries
-N_RPOLL = 4  # attn: gate PART, mix WGT, mix MSQ (3 used); gemv: XRDY (1 used)
-EV_TASK0 = EV_RPOLL + 3 * N_RPOLL  # 20
+EV_RPOLL = 10  # role poll sites, 3 words each: first issue, satisfied, retries
+N_RPOLL = 3  # attn: gate PART, mix WGT, mix MSQ; gemv: XRDY (the first only)
+EV_TASK0 = EV_RPOLL + 3 * N_RPOLL  # 19
 # a task: its index, then 6 boundaries (k.stage begins .. k.norm ends), then 5 poll sites
 TASK_ID = 0
 TASK_T = 1
@@ -36,6 +40,17 @@ KDA_POLLS = (
     ("k.norm", "ONRM+PROJ"),
 )
 KDA_POLL_CELLS = ("q/k/v", "f_a", "q/k", "beta", "onrm+g2")
+
+
+def stamp_words(R: int, blocks: int = 256) -> list[int]:
+    """The words of a record that hold a globaltimer stamp (the rest are counts and ids)."""
+    words = [EV_START, EV_END, *range(EV_ROLE, EV_ROLE + N_ROLE_STAGES)]
+    words += [EV_RPOLL + 3 * k + j for k in range(N_RPOLL) for j in (0, 1)]
+    for n in range(max_tasks(R, blocks)):
+        base = EV_TASK0 + n * TASK_STRIDE
+        words += [base + TASK_T + k for k in range(N_TASK_T)]
+        words += [base + TASK_POLL + 3 * k + j for k in range(N_TASK_POLL) for j in (0, 1)]
+    return words
 
 
 def max_tasks(R: int, blocks: int = 256) -> int:

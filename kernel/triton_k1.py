@@ -92,6 +92,8 @@ EV_END = tl.constexpr(T.EV_END)
 EV_SMID = tl.constexpr(T.EV_SMID)
 EV_NTASK = tl.constexpr(T.EV_NTASK)
 EV_TAG = tl.constexpr(T.EV_TAG)
+EV_START_HI = tl.constexpr(T.EV_START_HI)
+EV_END_HI = tl.constexpr(T.EV_END_HI)
 EV_ROLE = tl.constexpr(T.EV_ROLE)
 EV_RPOLL = tl.constexpr(T.EV_RPOLL)
 EV_TASK0 = tl.constexpr(T.EV_TASK0)
@@ -122,6 +124,29 @@ def _now(INTERP: tl.constexpr):
         t = tl.inline_asm_elementwise(
             "mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1
         )
+    return t
+
+
+@triton.jit
+def _now_lo(INTERP: tl.constexpr):
+    """globaltimer's low 32 bits, for a 32-bit record (kernel.trace.widen)."""
+    if INTERP:
+        t = tl.full([], 0, tl.int32)
+    else:
+        t = tl.inline_asm_elementwise(
+            "mov.u32 $0, %globaltimer_lo;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
+        )
+    return t
+
+
+@triton.jit
+def _stamp_now(tr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr):
+    """A stamp for the record tr: its low half alone when the record is 32-bit (one
+    register live, not two), the whole time when the watchdog measures waits with it."""
+    if (tr.dtype == tl.int32) and (not WATCHDOG):  # noqa: SIM108 (folded at compile time)
+        t = _now_lo(INTERP)
+    else:
+        t = _now(INTERP)
     return t
 
 
@@ -206,13 +231,13 @@ def _ev(tr, k, v):
     compiler compute the thread-index terms of every role's layouts there, live through
     the whole kernel: a traced build with no stamp in it ran 3 to 13 % slower than the
     untraced one (run 26, ``trace_level=3``; docs/measurements/kernel_h200.md)."""
-    return tl.where(tl.arange(0, tr.shape[0]) == k, v.to(tl.int64), tr)
+    return tl.where(tl.arange(0, tr.shape[0]) == k, v.to(tr.dtype), tr)
 
 
 @triton.jit
 def _stamp(tr, k, TRACE: tl.constexpr, INTERP: tl.constexpr):
     if (TRACE == 1) | (TRACE == 2) | (TRACE == 4):  # see Build.trace_level
-        tr = _ev(tr, k, _now(INTERP))
+        tr = _ev(tr, k, _stamp_now(tr, False, INTERP))
     return tr
 
 
@@ -390,11 +415,11 @@ def _poll(
     Returns (words, tr, dead): with TRACE, words k, k + 1, k + 2 of tr get the batch's first
     issue, the time it was satisfied and its retries (see Build.trace_level). A dead CTA
     (one that gave up already) does not wait: it passes through with whatever it read."""
-    t0 = _now(INTERP)
+    t0 = _stamp_now(tr, WATCHDOG, INTERP)
     w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
     bad = ((w >> 32).to(tl.int32) != tag) & mask
     nbad = _count_bad(bad, INTERP)
-    nr = t0 * 0
+    nr = tl.zeros([], tl.int64)
     while (nbad > 0) & (dead == 0):
         _backoff(SLEEP_NS, INTERP)
         w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
@@ -415,7 +440,7 @@ def _poll(
                 dead = dead + 1
     if ACQ:
         _acquire(INTERP)
-    t1 = _now(INTERP)
+    t1 = _stamp_now(tr, WATCHDOG, INTERP)
     tr = _poll_rec(tr, k, t0, t1, nr, TRACE)
     return w, tr, dead
 
@@ -1122,7 +1147,7 @@ def kda_pre_k1(
     QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
-    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, REC32: tl.constexpr, INTERP: tl.constexpr,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1131,7 +1156,7 @@ def kda_pre_k1(
     ep = tl.load(epoch)
     tag = (ep % EPOCH_MOD) * TAG_SLOTS + slot + 1  # step_tag, in int32 as in the seed
     dead = pid * 0
-    tr = tl.zeros([NEV], tl.int64)
+    tr = tl.zeros([NEV], tl.int32 if REC32 else tl.int64)
     # the header's words are set at the end (see _ev); the start time is read here
     t_start = _now(INTERP) if TRACE else 0
     _warp_jitter(JITTER_NS, INTERP)
@@ -1170,5 +1195,12 @@ def kda_pre_k1(
         tr = _ev(tr, EV_SMID, _smid(INTERP))
         tr = _ev(tr, EV_TAG, tag)
         tr = _ev(tr, EV_NTASK, ntask)
-        tr = _ev(tr, EV_END, _now(INTERP))
-        tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)
+        t_end = _now(INTERP)
+        tr = _ev(tr, EV_END, t_end)
+        tr = _ev(tr, EV_START_HI, t_start >> 32)
+        tr = _ev(tr, EV_END_HI, t_end >> 32)
+        if REC32:  # the first NEV int32 of the CTA's row of NEV int64
+            rec = trace.to(tl.pointer_type(tl.int32)) + pid * (2 * NEV)
+            tl.store(rec + tl.arange(0, NEV), tr)
+        else:
+            tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)
