@@ -25,8 +25,7 @@ from bench.kernel_bench import fused_step, make_layers, make_sets
 from kernel import trace_layout as T
 from kernel.inputs import Shape
 from kernel.launch import Build, Workspace, compile_only
-from kernel.trace import environment, role_of
-from kernel.trace import records as widened
+from kernel.trace import environment, role_of, widen
 
 
 def _med(xs: list[float]) -> float:
@@ -85,7 +84,7 @@ def records(R: int, L: int, levels: list[int], samples: int) -> dict[int, list[n
             for _ in range(5):  # steady state: the L2 as the benchmark's replays leave it
                 g.replay()
             torch.cuda.synchronize()
-            out[lv].append(widened(ws.trace.cpu().numpy(), R=R, rec32=builds[lv].rec32))
+            out[lv].append(widen(ws.trace.cpu().numpy(), R=R))
     return out
 
 

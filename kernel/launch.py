@@ -60,9 +60,6 @@ class Build:
     # 4 poll records without their retry counts. Measured at 4x4 on the H200 over the
     # untraced build (runs 41 to 44): 1 +3.7 / +3.8 %, 2 +2.1 %, 3 +1.6 %, 4 +2.5 to +2.7 %
     trace_level: int = 1
-    # the record's words: 64-bit, or 32-bit with the stamps' low halves (the host widens
-    # them against the start and end stamps' high halves, kernel.trace.widen)
-    rec32: bool = False
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
     bk: int = 128  # FMA gemv (S <= fma_max_s): columns a weight chunk
@@ -207,7 +204,6 @@ class Build:
             "SRC_MIN_S": self.src_min_s,
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
-            "REC32": self.rec32,
             "INTERP": self.interp,
         }
 
@@ -224,7 +220,7 @@ class Workspace:
     xbuf: torch.Tensor  # bf16 x rows [MAX_S, HIDDEN]
     epoch: torch.Tensor  # int32 [1]
     alarm: torch.Tensor  # int64
-    trace: torch.Tensor  # int64 [BLOCKS, NEV]
+    trace: torch.Tensor  # int32 [BLOCKS, NEV] (kernel.trace_layout; widened by kernel.trace)
 
     @classmethod
     def create(
@@ -239,7 +235,7 @@ class Workspace:
             xbuf=mk(MAX_S, HIDDEN, dtype=torch.bfloat16, device=device),
             epoch=torch.zeros(1, dtype=torch.int32, device=device),
             alarm=torch.zeros(alarm_words(BLOCKS), dtype=torch.int64, device=device),
-            trace=torch.zeros(BLOCKS, nev, dtype=torch.int64, device=device),
+            trace=torch.zeros(BLOCKS, nev, dtype=torch.int32, device=device),
         )
 
 

@@ -221,7 +221,7 @@ def run(
         result["errors"] = errs
 
     if trace_path is not None:
-        buf = ktrace.records(ws.trace.cpu().numpy(), R=R, rec32=b.rec32)
+        buf = ktrace.widen(ws.trace.cpu().numpy(), R=R)
         tag = step_tag(int(ws.epoch.item()), layers[-1].slot)
         extra = ktrace.environment() | {
             "resources": result["resources"], "replays": n_steps, "slot": layers[-1].slot,

@@ -1,8 +1,9 @@
 """The K1 trace buffer -> the project's timeline, and ``traces/*.json``.
 
-The kernel leaves one record a CTA (``kernel.trace_layout``): globaltimer at every stage
-boundary of every task it ran, its SM id, and for each poll site its first issue, the
-time it was satisfied and its retries. Times become ns from the earliest CTA start.
+The kernel leaves one record a CTA (``kernel.trace_layout``, 32-bit words): globaltimer at
+every stage boundary of every task it ran, its SM id, and for each poll site its first
+issue, the time it was satisfied and its retries. ``widen`` restores the stamps' high
+halves; times become ns from the earliest CTA start.
 """
 
 from __future__ import annotations
@@ -63,12 +64,16 @@ def _poll(stage: str, task: int, label: str, cells: int, w: np.ndarray, at: int,
 
 
 def widen(words: np.ndarray, *, R: int) -> np.ndarray:
-    """A 32-bit build's records [BLOCKS, NEV] -> 64-bit ones, as ``decode`` reads them.
+    """The kernel's records (int32 [BLOCKS, NEV]) -> 64-bit ones, as ``decode`` reads them.
 
-    Such a record keeps the low half of each stamp, and the high halves of the CTA's start
-    and end stamps. A stamp is the start plus its signed 32-bit distance from it, so the
-    widening is exact while a CTA runs under 2^31 ns (2.1 s); a longer one is refused."""
-    w = np.asarray(words).astype(np.int64)
+    A record keeps the low half of each stamp, and the high halves of the CTA's start and
+    end stamps. A stamp is the start plus its signed 32-bit distance from it, so the
+    widening is exact while a CTA runs under 2^31 ns (2.1 s), a stamp read by one warp a
+    little before another warp read the start included; a longer CTA is refused."""
+    w = np.asarray(words).astype(np.int64)  # counts and ids: the int32 words, sign-extended
+    if w.ndim != 2 or w.shape[0] != BLOCKS or w.shape[1] < T.record_words(R):
+        raise TraceError(f"trace buffer of shape {w.shape}, want [{BLOCKS}, >= "
+                         f"{T.record_words(R)}]")
     lo = w & 0xFFFFFFFF
     start = (w[:, T.EV_START_HI] << 32) | lo[:, T.EV_START]
     end = (w[:, T.EV_END_HI] << 32) | lo[:, T.EV_END]
@@ -76,24 +81,14 @@ def widen(words: np.ndarray, *, R: int) -> np.ndarray:
     if long_.size:
         c = int(long_[0])
         raise TraceError(
-            f"CTA {c} ran from {int(start[c])} to {int(end[c])} ns: a 32-bit record's "
-            f"stamps can be widened only within 2^31 ns of the CTA's start"
+            f"CTA {c} ran from {int(start[c])} to {int(end[c])} ns: its 32-bit stamps can be "
+            f"widened only within 2^31 ns of its start"
         )
-    out = w.copy()  # counts and ids: the int32 words, sign-extended
     stamps = T.stamp_words(R)
     d = (lo[:, stamps] - lo[:, [T.EV_START]] + (1 << 31)) % (1 << 32) - (1 << 31)
-    out[:, stamps] = start[:, None] + d
-    out[:, T.EV_START], out[:, T.EV_END] = start, end
-    return out
-
-
-def records(raw: np.ndarray, *, R: int, rec32: bool) -> np.ndarray:
-    """The kernel's trace buffer (int64 [BLOCKS, NEV]) as 64-bit records: a 32-bit build
-    writes the first NEV int32 of each CTA's row."""
-    raw = np.ascontiguousarray(raw, dtype=np.int64)
-    if not rec32:
-        return raw
-    return widen(raw.view(np.int32)[:, : raw.shape[1]], R=R)
+    w[:, stamps] = start[:, None] + d
+    w[:, T.EV_START], w[:, T.EV_END] = start, end
+    return w
 
 
 def decode(
@@ -107,7 +102,8 @@ def decode(
     gpu: str = "unknown",
     extra: dict[str, Any] | None = None,
 ) -> Timeline:
-    """One launch's records [BLOCKS, NEV] int64 -> a measured Timeline."""
+    """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
+    Timeline."""
     buf = np.asarray(buf, dtype=np.int64)
     if buf.ndim != 2 or buf.shape[0] != BLOCKS or buf.shape[1] < T.record_words(R):
         raise TraceError(f"trace buffer of shape {buf.shape}, want [{BLOCKS}, >= "

@@ -1,4 +1,4 @@
-"""Where each event sits in a CTA's trace record (int64 words), shared by the kernel and
+"""Where each event sits in a CTA's trace record (int32 words), shared by the kernel and
 the host decoder. One record a CTA, flushed once at the kernel's end."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ EV_END = 1
 EV_SMID = 2
 EV_NTASK = 3
 EV_TAG = 4  # the launch's tag: a record from an older launch is never decoded as this one's
-# the high halves of the start and end stamps: a 32-bit record keeps every other stamp's
-# low half only, and the host widens them against these (``kernel.trace.widen``)
+# the high halves of the start and end stamps: every other stamp keeps its low half only,
+# and the host widens them against these (``kernel.trace.widen``)
 EV_START_HI = 5
 EV_END_HI = 6
 # role stages: the end of each (a stage begins where the previous ended, the first at start)

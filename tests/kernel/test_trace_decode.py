@@ -92,37 +92,26 @@ def test_written_trace_loads_as_timeline(tmp_path) -> None:  # type: ignore[no-u
     assert sum(len(c.polls) for c in back.ctas) == sum(len(c.polls) for c in tl.ctas)
 
 
-def narrow(buf: np.ndarray, R: int) -> np.ndarray:
-    """What a 32-bit build writes for the 64-bit record buf: every word's low half, and the
-    start and end stamps' high halves in their own words."""
+def narrow(buf: np.ndarray) -> np.ndarray:
+    """What the kernel writes for the 64-bit record buf: every word's low half, and the
+    start and end stamps' high halves in their own words (int32 [BLOCKS, NEV])."""
     out = buf.copy()
     out[:, T.EV_START_HI] = buf[:, T.EV_START] >> 32
     out[:, T.EV_END_HI] = buf[:, T.EV_END] >> 32
     return out.astype(np.uint32).view(np.int32)  # wraps: the low halves
 
 
-def as_kernel_buffer(rec32: np.ndarray) -> np.ndarray:
-    """The int64 [BLOCKS, NEV] buffer the kernel gets, its rows' first NEV int32 written."""
-    raw = np.full((BLOCKS, 2 * rec32.shape[1]), -1, dtype=np.int32)
-    raw[:, : rec32.shape[1]] = rec32
-    return raw.view(np.int64)
-
-
 @pytest.mark.parametrize(("R", "L"), [(1, 1), (4, 4)])
-def test_a_32_bit_record_widens_to_the_64_bit_one_across_a_wrap(R: int, L: int) -> None:
+def test_the_kernels_32_bit_record_widens_to_the_64_bit_one_across_a_wrap(R: int, L: int) -> None:
     # CTAs start 100 ns before the low halves wrap, so most stamps wrap after their start
-    t0 = (7 << 32) - 100
-    buf = synthetic(R, L, t0=t0)
-    raw = as_kernel_buffer(narrow(buf, R))
-    wide = ktrace.records(raw, R=R, rec32=True)
-    read = [T.EV_START, T.EV_END, T.EV_NTASK, T.EV_TAG, T.EV_SMID, *T.stamp_words(R)]
-    for cta in range(BLOCKS):
-        for n in range(int(buf[cta, T.EV_NTASK])):
-            read.append(T.EV_TASK0 + n * T.TASK_STRIDE + T.TASK_ID)
-    used = sorted(set(read))
-    want = ktrace.decode(buf, R=R, L=L, nb=8, tag=777)
-    got = ktrace.decode(wide, R=R, L=L, nb=8, tag=777)
-    assert got.ctas == want.ctas
+    buf = synthetic(R, L, t0=(7 << 32) - 100)
+    wide = ktrace.widen(narrow(buf), R=R)
+    assert ktrace.decode(wide, R=R, L=L, nb=8, tag=777).ctas == (
+        ktrace.decode(buf, R=R, L=L, nb=8, tag=777).ctas
+    )
+    read = {T.EV_START, T.EV_END, T.EV_NTASK, T.EV_TAG, T.EV_SMID, *T.stamp_words(R)}
+    read |= {T.EV_TASK0 + n * T.TASK_STRIDE + T.TASK_ID for n in range(T.max_tasks(R))}
+    used = sorted(read)
     written = buf[:, used] != 0  # words a CTA left unwritten (no second task) hold nothing
     assert (wide[:, used][written] == buf[:, used][written]).all()
 
@@ -131,7 +120,7 @@ def test_a_stamp_read_just_before_the_start_stays_just_before_it() -> None:
     # another warp may read the clock a little before the warp that read the start did
     buf = synthetic(1, 1, t0=(3 << 32) + 5)
     buf[:, T.EV_ROLE] = buf[:, T.EV_START] - 40
-    wide = ktrace.widen(narrow(buf, 1), R=1)
+    wide = ktrace.widen(narrow(buf), R=1)
     assert (wide[:, T.EV_ROLE] == buf[:, T.EV_START] - 40).all()
 
 
@@ -139,9 +128,9 @@ def test_a_cta_longer_than_the_32_bit_reach_is_named() -> None:
     buf = synthetic(1, 1)
     buf[9, T.EV_END] = buf[9, T.EV_START] + (1 << 31)
     with pytest.raises(ktrace.TraceError, match="CTA 9 ran"):
-        ktrace.widen(narrow(buf, 1), R=1)
+        ktrace.widen(narrow(buf), R=1)
 
 
-def test_a_64_bit_buffer_passes_unchanged() -> None:
-    buf = synthetic(2, 1)
-    assert (ktrace.records(buf, R=2, rec32=False) == buf).all()
+def test_a_buffer_of_the_wrong_shape_is_named() -> None:
+    with pytest.raises(ktrace.TraceError, match="shape"):
+        ktrace.widen(np.zeros((BLOCKS, 8), dtype=np.int32), R=4)
