@@ -58,7 +58,8 @@ class Build:
     # what a traced build records, to split the tracing overhead (a diagnostic): 1 all,
     # 2 no poll records, 3 the header and the task ids only (neither stamps nor polls),
     # 4 poll records without their retry counts. Measured at 4x4 on the H200 over the
-    # untraced build (runs 41 to 44): 1 +3.7 / +3.8 %, 2 +2.1 %, 3 +1.6 %, 4 +2.5 to +2.7 %
+    # untraced build (runs 41 to 44, 64-bit record words): 1 +3.7 / +3.8 %, 2 +2.1 %,
+    # 3 +1.6 %, 4 +2.5 to +2.7 %; with 32-bit words (runs 59 to 63) 1 +2.2 to +3.3 %
     trace_level: int = 1
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)

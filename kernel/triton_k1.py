@@ -39,7 +39,7 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
 one put); TRACE stamps every stage boundary and poll site into a register-resident record
-flushed once at the end; INTERP swaps the inline PTX for stand-ins so the Triton
+of 32-bit words flushed once at the end; INTERP swaps the inline PTX for stand-ins so the Triton
 interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK,
 TC_SPLIT, TB, SRC_MIN_S, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build
 serves) come from ``kernel.launch.Build``, where each default
