@@ -116,25 +116,18 @@ INJ_CORRUPT = tl.constexpr(F.INJECT_CODES["corrupt"])  # write that word with a 
 
 
 @triton.jit
-def _now(INTERP: tl.constexpr):
-    """globaltimer in ns (32 ns steps on the H200); 0 in the interpreter."""
+def _now(INTERP: tl.constexpr, LO: tl.constexpr = False):
+    """globaltimer in ns (32 ns steps on the H200), or with LO its low 32 bits alone (the
+    trace record's stamps, kernel.trace.widen); 0 in the interpreter."""
     if INTERP:
-        t = tl.full([], 0, tl.int64)
+        t = tl.full([], 0, tl.int32 if LO else tl.int64)
+    elif LO:
+        t = tl.inline_asm_elementwise(
+            "mov.u32 $0, %globaltimer_lo;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
+        )
     else:
         t = tl.inline_asm_elementwise(
             "mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1
-        )
-    return t
-
-
-@triton.jit
-def _now_lo(INTERP: tl.constexpr):
-    """globaltimer's low 32 bits (the trace record's stamps; kernel.trace.widen)."""
-    if INTERP:
-        t = tl.full([], 0, tl.int32)
-    else:
-        t = tl.inline_asm_elementwise(
-            "mov.u32 $0, %globaltimer_lo;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
         )
     return t
 
@@ -147,11 +140,7 @@ def _stamp_now(WATCHDOG: tl.constexpr, INTERP: tl.constexpr):
     The record keeps 32-bit words (the host widens them, kernel.trace.widen): with 64-bit
     words the traced build ran 3.6 % slower than the untraced one at 4x4, with 32-bit words
     2.4 % (H200 run 59; 352 instructions more than the untraced build, not 488)."""
-    if WATCHDOG:  # noqa: SIM108 (constexpr: Triton folds the branch)
-        t = _now(INTERP)
-    else:
-        t = _now_lo(INTERP)
-    return t
+    return _now(INTERP, not WATCHDOG)
 
 
 @triton.jit
