@@ -44,8 +44,10 @@ if __name__ == "__main__":
     import json
 
     # extra builds: a JSON list of Build keyword dicts (bench variants), warmed at each L
+    # of KDA_WARM_LS (default 1,2,4; an L outside the grid, such as 3, is a build of its own)
     kws = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
-    extra = [(L, False, False, kw) for kw in kws for L in (1, 2, 4)]
+    ls = [int(v) for v in os.environ.get("KDA_WARM_LS", "1,2,4").split(",")]
+    extra = [(L, False, False, kw) for kw in kws for L in ls]
     specs = SPECS + extra
     only = os.environ.get("KDA_WARM_ONLY")
     if only == "watchdog":  # a correctness-only session
