@@ -50,6 +50,7 @@ from kda_sim.compare.starts import (
     cold_start,
     cost_param,
     fit_line,
+    gap_start,
     later_task_excess,
     stage_costs,
     streamed_start,
@@ -320,7 +321,9 @@ def fit_profile(
     if later_task_excess(traces) is None:  # no CTA runs a second task: nothing pins it
         search = [n for n in search if n != "cold_code"]
     sims = [_sim(tr, prof) for tr in traces]
-    launches += len(traces)
+    prof = gap_start(prof, traces, sims)
+    sims = [_sim(tr, prof) for tr in traces]
+    launches += 2 * len(traces)
     loss = _loss({tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)})
     say(f"start: loss {loss:.5f}")
     for i in range(cost_passes):

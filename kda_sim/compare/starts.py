@@ -4,21 +4,28 @@ lines both these starts and the cost correction fit.
 
 - a streamed stage's cost (``streamed_weights``): its measured busy time, so the stage
   starts compute-bound and the search can lower the cost until the stream binds;
-- ``cold_code``: the measured excess of a CTA's later kda tasks' stages over its first's.
+- ``cold_code``: the measured excess of a CTA's later kda tasks' stages over its first's;
+- a compute that runs between two polls of one stage (the attn mix between its WGT and
+  MSQ polls): the gap between the first poll's satisfaction and the second's first issue
+  is that compute alone, as the trace measures it, so its cost starts where the simulated
+  gap equals the real one. The stage's busy time cannot say this: it holds the norm, the
+  x rows' store and the XRDY publish too, and the stage is mostly waiting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kda_sim.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Use
+from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Poll, Use
 from kda_sim.protocol.program import build_launch
+from kda_sim.timeline.model import Timeline
 
 if TYPE_CHECKING:
     from kda_sim.compare.calibrate import Trace
@@ -147,3 +154,70 @@ def cold_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
     if excess is None or excess <= 0:
         return prof
     return prof.with_params(cold_code=excess)
+
+
+@lru_cache(maxsize=64)
+def between_polls(cfg: LaunchConfig) -> dict[tuple[str, str, str], tuple[str, float]]:
+    """(stage, a poll's label, the next poll's label) -> (cost key, units) of the one
+    Compute between two consecutive polls of a stage, where nothing is loaded between."""
+    out: dict[tuple[str, str, str], tuple[str, float]] = {}
+    for prog in build_launch(cfg).programs:
+        stage: str | None = None
+        last: str | None = None
+        comp: list[tuple[str, float]] = []
+        loads = False
+        for op in prog.ops:
+            if isinstance(op, Begin | End):
+                stage = op.stage if isinstance(op, Begin) else None
+                last = None
+            elif isinstance(op, Poll) and stage is not None:
+                if last is not None and len(comp) == 1 and not loads:
+                    out[(stage, last, op.label)] = comp[0]
+                last, comp, loads = op.label, [], False
+            elif isinstance(op, Compute):
+                comp.append((op.cost, float(op.units)))
+            elif isinstance(op, Load | Use):
+                loads = True
+    return out
+
+
+def poll_gaps(tl: Timeline) -> dict[tuple[str, str, str], list[float]]:
+    """(stage, poll, next poll) -> every CTA's time from the one's satisfaction to the
+    other's first issue."""
+    out: dict[tuple[str, str, str], list[float]] = {}
+    for c in tl.ctas:
+        by: dict[tuple[str, int], list] = {}
+        for p in c.polls:
+            if p.satisfied is not None:
+                by.setdefault((p.stage, p.task), []).append(p)
+        for (stage, _), ps in by.items():
+            ps.sort(key=lambda p: p.first_issue)
+            for a, b in pairwise(ps):
+                out.setdefault((stage, a.label, b.label), []).append(
+                    b.first_issue - a.satisfied
+                )
+    return out
+
+
+def gap_start(
+    prof: GpuProfile, traces: Sequence[Trace], sims: Sequence[Timeline]
+) -> GpuProfile:
+    """The cost of each compute that runs between two polls, moved by the median real gap
+    less the median simulated one (``sims``: the traces' launches simulated on ``prof``),
+    a line over the shapes' units for each form of a switched cost."""
+    pts: dict[tuple[str, bool], list[tuple[float, float]]] = {}
+    for tr, sim in zip(traces, sims, strict=True):
+        real, simg = poll_gaps(tr.tl), poll_gaps(sim)
+        for k, (key, units) in between_polls(tr.cfg).items():
+            if real.get(k) and simg.get(k):
+                d = float(np.median(real[k]) - np.median(simg[k]))
+                sw = prof.cost_above.get(key)
+                above = sw is not None and units > sw[0]
+                pts.setdefault((key, above), []).append((units, prof.cost(key, units) + d))
+    new: dict[str, tuple[float, ...]] = {}
+    for (key, above), xy in pts.items():
+        base, per = fit_line(xy)
+        if per < 0:
+            base, per = float(np.mean([p[1] for p in xy])), 0.0
+        new.update(cost_param(prof, key, above, base, per))
+    return prof.with_params(**new) if new else prof  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """Where a fit starts from the traces (kda_sim/compare/starts.py): a streamed gemv's cost
-from its measured busy times, ``cold_code`` from a CTA's later tasks."""
+from its measured busy times, ``cold_code`` from a CTA's later tasks, the mix's cost from
+the gap between its two polls."""
 
 from __future__ import annotations
 
@@ -10,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from kda_sim.compare.calibrate import prepare
-from kda_sim.compare.starts import cold_start, streamed_stages, streamed_start
+from kda_sim.compare.starts import (
+    between_polls,
+    cold_start,
+    gap_start,
+    poll_gaps,
+    streamed_stages,
+    streamed_start,
+)
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.importers.chrome import read_kernel_trace
@@ -44,3 +52,24 @@ def test_cold_code_starts_as_measured_from_a_ctas_later_tasks(h200) -> None:
     one_task = prepare(simulate(LaunchConfig(1, 1), truth, occupancy=2).timeline, "1x1",
                        align=False)
     assert cold_start(h200, [one_task]) is h200  # no CTA runs a second task
+
+
+def test_only_the_mix_computes_between_two_polls_of_a_stage() -> None:
+    # the kda gates' polls follow one another with nothing computed between
+    for cfg in (LaunchConfig(1, 1), LaunchConfig(4, 4)):
+        assert between_polls(cfg) == {("mix", "WGT", "MSQ"): ("mix", 9.0 * cfg.S)}
+
+
+def test_the_mix_cost_starts_where_the_simulated_gap_is_the_measured_one(h200) -> None:
+    """A launch simulated with a known mix cost is the 'measured' one: from any other cost
+    the start recovers the known one at both shapes (two points, one line)."""
+    truth = h200.with_params(cost_mix=(900.0, 40.0))
+    cfgs = (LaunchConfig(1, 1), LaunchConfig(1, 2))
+    trs = [prepare(simulate(c, truth, occupancy=2).timeline, str(c), align=False) for c in cfgs]
+    gaps = poll_gaps(trs[0].tl)[("mix", "WGT", "MSQ")]
+    assert len(gaps) == 56  # every attn CTA
+    sims = [simulate(c, h200, occupancy=2).timeline for c in cfgs]
+    got = gap_start(h200, trs, sims)
+    assert got.costs["mix"] == pytest.approx((900.0, 40.0), abs=20.0)
+    again = gap_start(got, trs, [simulate(c, got, occupancy=2).timeline for c in cfgs])
+    assert again.costs["mix"] == pytest.approx((900.0, 40.0), abs=20.0)
