@@ -39,8 +39,8 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
 one put); TRACE stamps every stage boundary and poll site into a register-resident record
-of 32-bit words flushed once at the end; INTERP swaps the inline PTX for stand-ins so the Triton
-interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK,
+of 32-bit words flushed once at the end; INTERP swaps the inline PTX for stand-ins so the
+Triton interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK,
 TC_SPLIT, TB, SRC_MIN_S, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build
 serves) come from ``kernel.launch.Build``, where each default
 says what measured it.
@@ -138,8 +138,9 @@ def _stamp_now(WATCHDOG: tl.constexpr, INTERP: tl.constexpr):
     the whole time took two; the whole time where the watchdog measures waits with it.
 
     The record keeps 32-bit words (the host widens them, kernel.trace.widen): with 64-bit
-    words the traced build ran 3.6 % slower than the untraced one at 4x4, with 32-bit words
-    2.4 % (H200 run 59; 352 instructions more than the untraced build, not 488)."""
+    words the traced build ran +3.6 to +3.8 % over the untraced one at 4x4, with 32-bit
+    words +2.2 to +3.3 %, a median +2.7 % of ten paired runs (H200 runs 59 to 63; 352
+    instructions over the untraced build, not 488)."""
     return _now(INTERP, not WATCHDOG)
 
 
