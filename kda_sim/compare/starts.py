@@ -90,10 +90,18 @@ def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
             sw = prof.cost_above.get(key)
             above = sw is not None and units > sw[0]
             pts.setdefault((key, above), []).append((units, float(np.median(vs))))
+    return with_lines(prof, pts)
+
+
+def with_lines(
+    prof: GpuProfile, pts: dict[tuple[str, bool], list[tuple[float, float]]]
+) -> GpuProfile:
+    """``prof`` with each (cost key, above its switch?) set to the line through its
+    (units, cost) points; a cost falling with work becomes their mean, flat."""
     new: dict[str, tuple[float, ...]] = {}
     for (key, above), xy in pts.items():
         base, per = fit_line(xy)
-        if per < 0:  # a cost falling with work: the mean, flat
+        if per < 0:
             base, per = float(np.mean([p[1] for p in xy])), 0.0
         new.update(cost_param(prof, key, above, base, per))
     return prof.with_params(**new) if new else prof  # type: ignore[arg-type]
@@ -214,10 +222,4 @@ def gap_start(
                 sw = prof.cost_above.get(key)
                 above = sw is not None and units > sw[0]
                 pts.setdefault((key, above), []).append((units, prof.cost(key, units) + d))
-    new: dict[str, tuple[float, ...]] = {}
-    for (key, above), xy in pts.items():
-        base, per = fit_line(xy)
-        if per < 0:
-            base, per = float(np.mean([p[1] for p in xy])), 0.0
-        new.update(cost_param(prof, key, above, base, per))
-    return prof.with_params(**new) if new else prof  # type: ignore[arg-type]
+    return with_lines(prof, pts)
