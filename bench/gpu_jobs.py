@@ -8,8 +8,10 @@ traceback, and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from kda_sim.commands.common import refuse_overwrite
 from kda_sim.errors import InvalidInput
@@ -32,3 +34,10 @@ def emit(text: str, out: Path | None) -> None:
     if out:
         out.write_text(text + "\n")
     print(text)
+
+
+def report_to(make: Callable[[], Any], out: Path | None, force: bool) -> None:
+    """``make()``'s report as JSON to ``out`` and stdout; an existing ``out`` is refused
+    (unless ``force``) before the report is made."""
+    refuse_overwrite(out, force)
+    emit(json.dumps(make(), indent=1), out)

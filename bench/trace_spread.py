@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import re
 import statistics
 import sys
@@ -25,8 +24,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bench.gpu_jobs import before_launches, emit
-from kda_sim.commands.common import refuse_overwrite
+from bench.gpu_jobs import before_launches, report_to
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
@@ -129,13 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.cmd == "record":
             record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force)
-            return 0
-        refuse_overwrite(a.out, a.force)
-        text = json.dumps(report(a.dir, a.profile), indent=1)
+        else:
+            report_to(lambda: report(a.dir, a.profile), a.out, a.force)
     except (FileNotFoundError, InvalidInput) as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2
-    emit(text, a.out)
     return 0
 
 

@@ -25,8 +25,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bench.gpu_jobs import before_launches, emit
-from kda_sim.commands.common import refuse_overwrite
+from bench.gpu_jobs import before_launches, report_to
 from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
@@ -108,9 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             if not isinstance(variant, dict):
                 raise InvalidInput("not a JSON object of Build fields", where="--variant")
             record(list(parse_shapes(a.shapes)), variant, a.dir, a.force)
-            return 0
-        refuse_overwrite(a.out, a.force)
-        text = json.dumps(report(a.dir), indent=1)
+        else:
+            report_to(lambda: report(a.dir), a.out, a.force)
     except json.JSONDecodeError as e:
         print(f"variant_check: --variant: {e}", file=sys.stderr)
         return 2
@@ -120,7 +118,6 @@ def main(argv: list[str] | None = None) -> int:
     except AssertionError as e:  # kernel.run.CheckFailed: a build's outputs are wrong
         print(f"variant_check: outputs differ from the reference: {e}", file=sys.stderr)
         return 1
-    emit(text, a.out)
     return 0
 
 

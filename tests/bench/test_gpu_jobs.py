@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.gpu_jobs import before_launches, emit
+from bench.gpu_jobs import before_launches, emit, report_to
 from kda_sim.errors import InvalidInput
 
 
@@ -35,3 +35,14 @@ def test_emit_writes_the_report_and_prints_it(
     assert out.read_text() == '{"a": 1}\n'
     emit("{}", None)
     assert capsys.readouterr().out == '{"a": 1}\n{}\n'
+
+
+def test_a_report_over_an_existing_file_is_refused_before_it_is_made(tmp_path: Path) -> None:
+    kept = tmp_path / "mine.json"
+    kept.write_text("mine")
+    made: list[int] = []
+    with pytest.raises(InvalidInput, match="exists"):
+        report_to(lambda: made.append(1), kept, force=False)
+    assert made == [] and kept.read_text() == "mine"
+    report_to(lambda: {"a": 1}, kept, force=True)
+    assert kept.read_text() == '{\n "a": 1\n}\n'
