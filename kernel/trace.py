@@ -63,6 +63,15 @@ def _poll(stage: str, task: int, label: str, cells: int, w: np.ndarray, at: int,
     )
 
 
+def _records(buf: np.ndarray, R: int) -> np.ndarray:
+    """``buf`` as int64, if it is one record a CTA of at least the words R needs."""
+    out = np.asarray(buf).astype(np.int64)
+    if out.ndim != 2 or out.shape[0] != BLOCKS or out.shape[1] < T.record_words(R):
+        raise TraceError(f"trace buffer of shape {out.shape}, want [{BLOCKS}, >= "
+                         f"{T.record_words(R)}]")
+    return out
+
+
 def widen(words: np.ndarray, *, R: int) -> np.ndarray:
     """The kernel's records (int32 [BLOCKS, NEV]) -> 64-bit ones, as ``decode`` reads them.
 
@@ -70,10 +79,7 @@ def widen(words: np.ndarray, *, R: int) -> np.ndarray:
     end stamps. A stamp is the start plus its signed 32-bit distance from it, so the
     widening is exact while a CTA runs under 2^31 ns (2.1 s), a stamp read by one warp a
     little before another warp read the start included; a longer CTA is refused."""
-    w = np.asarray(words).astype(np.int64)  # counts and ids: the int32 words, sign-extended
-    if w.ndim != 2 or w.shape[0] != BLOCKS or w.shape[1] < T.record_words(R):
-        raise TraceError(f"trace buffer of shape {w.shape}, want [{BLOCKS}, >= "
-                         f"{T.record_words(R)}]")
+    w = _records(words, R)  # counts and ids: the int32 words, sign-extended
     lo = w & 0xFFFFFFFF
     start = (w[:, T.EV_START_HI] << 32) | lo[:, T.EV_START]
     end = (w[:, T.EV_END_HI] << 32) | lo[:, T.EV_END]
@@ -104,10 +110,7 @@ def decode(
 ) -> Timeline:
     """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
     Timeline."""
-    buf = np.asarray(buf, dtype=np.int64)
-    if buf.ndim != 2 or buf.shape[0] != BLOCKS or buf.shape[1] < T.record_words(R):
-        raise TraceError(f"trace buffer of shape {buf.shape}, want [{BLOCKS}, >= "
-                         f"{T.record_words(R)}]")
+    buf = _records(buf, R)
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
         if stale.size:
