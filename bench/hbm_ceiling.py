@@ -96,6 +96,14 @@ def forms(quick: bool, kinds: tuple[str, ...] = KINDS) -> list[Form]:
             for u in (4, 8):
                 for hint in (0, 2):
                     out.append(Form("chunked", b, t, u, hint))
+    # the K1's own split (197 CTAs, each its two groups) with fewer loads in flight and
+    # the evict-first hint, and 1024 threads
+    for t in (256, 512, 1024):
+        for u in (1, 2, 4):
+            for hint in (0, 1):
+                f = Form("chunked", 197, t, u, hint)
+                if f not in out:
+                    out.append(f)
     for b, chunk, stages in (
         (132, 32768, 4),
         (132, 32768, 6),
@@ -105,6 +113,11 @@ def forms(quick: bool, kinds: tuple[str, ...] = KINDS) -> list[Form]:
         (528, 16384, 3),
         (528, 8192, 6),
         (1056, 8192, 3),
+        # the K1's split: 197 blocks, each its own 458 KB, two blocks fitting an SM
+        (197, 32768, 3),
+        (197, 16384, 6),
+        (197, 16384, 4),
+        (197, 8192, 8),
     ):
         out.append(Form("bulk", b, 32, 0, 0, chunk, stages))
     out += [Form("torch_copy"), Form("torch_sum")]
