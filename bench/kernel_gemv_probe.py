@@ -12,7 +12,12 @@ In the fused K1 the 197 gemv CTAs stream the 90 MB in_proj weight at about 2.7 T
 Each is timed as the bench times the kernel: the median of ``triton.testing.do_bench`` over
 a CUDA graph of 8 launches cycling over 4 weight sets (so L2 does not hold the weights).
 ``--whole`` adds the whole 90 MB weight streamed by 197 to 4224 programs and by torch's
-own reduction: how fast the GPU reads it at all.
+own reduction: how fast the GPU reads it at all. ``--tma`` adds a lead for the gemv at
+S = 1: 197 programs of the K1's 256 threads, each its two groups as the K1's gemv, the
+weights brought on chip by the copy engine through a tensor descriptor (Triton pipelines
+descriptor loads into shared memory, ``num_stages`` deep; it does not pipeline the plain
+loads of the FMA form), one token's FMAs (``bench/hbm_ceiling.py`` found the copy engine
+reading the K1's split about 3 us faster a launch than 256-thread loads).
 Usage: ``python -m bench.kernel_gemv_probe [--out FILE] [--S 1,4] [--whole]``.
 """
 
@@ -37,6 +42,20 @@ from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
 SETS = 4
 LAYERS = 8
 GROUP_BYTES = ROWS * HIDDEN * 2  # one 16-row group of bf16 weights
+
+
+@triton.jit
+def tma_gemv_probe(w_desc, xbuf, out, BK: tl.constexpr, NS: tl.constexpr):
+    """Two 16-row groups a program, as a gemv CTA at S = 1, through the copy engine."""
+    kk = tl.arange(0, BK)
+    r = tl.arange(0, ROWS)
+    for grp in tl.static_range(2):
+        row0 = (2 * tl.program_id(0) + grp) * ROWS
+        acc = tl.zeros([ROWS, BK], tl.float32)
+        for k in tl.range(0, HIDDEN, BK, num_stages=NS):
+            w = w_desc.load([row0, k]).to(tl.float32)
+            acc += w * tl.load(xbuf + k + kk).to(tl.float32)[None, :]
+        tl.store(out + row0 + r, tl.sum(acc, 1))
 
 
 @triton.jit
@@ -170,6 +189,22 @@ def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float
     return bench_graph(step) * 1e3 / LAYERS
 
 
+def probe_tma(bk: int, ns: int, weights: list[torch.Tensor]) -> float:
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    descs = [TensorDescriptor.from_tensor(w, block_shape=[ROWS, bk]) for w in weights]
+    x = torch.randn(HIDDEN, device="cuda").to(torch.bfloat16)
+    out = torch.empty(NPROJ + ROWS, device="cuda")
+
+    def step() -> None:
+        for i in range(LAYERS):
+            tma_gemv_probe[(N_GEMV,)](
+                descs[i % SETS], x, out, BK=bk, NS=ns, num_warps=NUM_WARPS, maxnreg=128
+            )
+
+    return bench_graph(step) * 1e3 / LAYERS
+
+
 def probe_stream(block: int, weights: list[torch.Tensor]) -> float:
     per = 2 * GROUP_BYTES // 2  # elements: two groups a program, as a gemv CTA
     out = torch.empty(N_GEMV, device="cuda")
@@ -190,6 +225,8 @@ def main() -> int:
     ap.add_argument(
         "--whole", action="store_true", help="also the whole weight by 197 to 4224 programs"
     )
+    ap.add_argument("--tma", action="store_true", help="also the copy engine's gemv at S = 1")
+    ap.add_argument("--no-gemv", action="store_true", help="leave out the K1's own gemv")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         print("kernel_gemv_probe: needs a CUDA GPU", file=sys.stderr)
@@ -222,7 +259,10 @@ def main() -> int:
                 us, read = probe_whole(programs, block, weights)
                 add("whole", {"programs": programs, "block": block}, us, read, programs)
         add("torch_sum", {}, probe_torch_sum(weights), NPROJ * HIDDEN * 2, 1)
-    for s in (int(v) for v in a.S.split(",")):
+    if a.tma:
+        for bk, ns in ((128, 4), (128, 8), (256, 3), (256, 4), (256, 6), (512, 3), (512, 4)):
+            add("tma_gemv", {"S": 1, "BK": bk, "NS": ns}, probe_tma(bk, ns, weights))
+    for s in (int(v) for v in a.S.split(",") if not a.no_gemv):
         for kw in ({}, {"prefetch": True}, {"fma": False, "tc_bk": 256, "nstage": 5}):
             add("gemv", {"S": s} | kw, probe_gemv(s, kw, weights))
     if a.out:
