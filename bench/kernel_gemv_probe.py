@@ -38,6 +38,8 @@ from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
 from kernel.launch import NUM_WARPS, Build, Workspace, step_tag
 from kernel.trace import environment
 from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
+from kernel.triton_k1 import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
+from kernel.triton_k1 import ROWS as _ROWS
 
 SETS = 4
 LAYERS = 8
@@ -48,11 +50,11 @@ GROUP_BYTES = ROWS * HIDDEN * 2  # one 16-row group of bf16 weights
 def tma_gemv_probe(w_desc, xbuf, out, BK: tl.constexpr, NS: tl.constexpr):
     """Two 16-row groups a program, as a gemv CTA at S = 1, through the copy engine."""
     kk = tl.arange(0, BK)
-    r = tl.arange(0, ROWS)
+    r = tl.arange(0, _ROWS)
     for grp in tl.static_range(2):
-        row0 = (2 * tl.program_id(0) + grp) * ROWS
-        acc = tl.zeros([ROWS, BK], tl.float32)
-        for k in tl.range(0, HIDDEN, BK, num_stages=NS):
+        row0 = (2 * tl.program_id(0) + grp) * _ROWS
+        acc = tl.zeros([_ROWS, BK], tl.float32)
+        for k in tl.range(0, _HIDDEN, BK, num_stages=NS):
             w = w_desc.load([row0, k]).to(tl.float32)
             acc += w * tl.load(xbuf + k + kk).to(tl.float32)[None, :]
         tl.store(out + row0 + r, tl.sum(acc, 1))
