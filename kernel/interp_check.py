@@ -82,7 +82,7 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     n = 197 - g0  # the last CTAs: their second group runs past the end on CTA 196
     run_threaded(gemv_only, n, inp["w_in"], ws.scratch, ws.xbuf, ws.epoch, SLOT, ws.alarm,
                  R, nb, g0, L=L, NEV=64, BK=b.bk, FMA=b.fma, TC_SPLIT=b.tc_split,
-                 FMA_MAX_S=b.fma_max_s, FMA_BY_S=b.fma_by_s, ALIGN=b.align)
+                 FMA_MAX_S=b.fma_max_s, FMA_BY_S=b.fma_by_s, ALIGN=b.align, TMA_NS=b.tma_ns)
     words = ws.scratch[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
     lo = 32 * g0
     got = _values(words)[:, lo:]

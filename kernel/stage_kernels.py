@@ -42,7 +42,7 @@ def gemv_only(
     w_in, scratch, xbuf, epoch, slot, alarm, R, NB, g0,
     L: tl.constexpr, NEV: tl.constexpr, BK: tl.constexpr, FMA: tl.constexpr,
     TC_SPLIT: tl.constexpr, FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr,
-    ALIGN: tl.constexpr,
+    ALIGN: tl.constexpr, TMA_NS: tl.constexpr = 0,
 ):
     S, _, _, OFF_XRDY, OFF_PROJ, _, _ = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)
@@ -50,7 +50,7 @@ def gemv_only(
     tr = tl.zeros([NEV], tl.int64)
     _gemv(g0 + pid, tag, pid * 0, tr, w_in, xbuf, scratch, alarm, 1 << 40, 1 << 20, 0, -1,
           S, OFF_XRDY, OFF_PROJ, BK, 2, FMA, 0, True, BK, TC_SPLIT, 16, FMA_MAX_S, FMA_BY_S, 0,
-          False, False, True, 0, True)
+          False, False, True, 0, True, TMA_NS)
 
 
 @triton.jit

@@ -819,19 +819,70 @@ def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.const
 
 
 @triton.jit
+def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+                  NT: tl.constexpr, TMA_NS: tl.constexpr):
+    """_gemv_fma with its weights brought on chip by the copy engine: four [16, BK] tiles
+    a step through a tensor descriptor, which Triton pipelines TMA_NS steps deep in shared
+    memory (plain loads that only feed FMAs it does not pipeline). The early step (PRE)
+    stays a register load before the XRDY poll, as the seed orders it. Measured alone
+    (bench.kernel_gemv_probe --tma, run 67): the copy engine read a gemv CTA's two groups
+    3.2 us a launch faster than the FMA form's loads."""
+    desc = tl.make_tensor_descriptor(w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1],
+                                     block_shape=[ROWS, BK])
+    kk = tl.arange(0, BK)
+    tok = tl.arange(0, 16)
+    res = tl.zeros([ROWS, 16], tl.float32)
+    a0 = tl.zeros([ROWS, BK], tl.float32)
+    a1 = tl.zeros([ROWS, BK], tl.float32)
+    a2 = tl.zeros([ROWS, BK], tl.float32)
+    a3 = tl.zeros([ROWS, BK], tl.float32)
+    r0 = rg * ROWS
+    k_first: tl.constexpr = 4 * BK if PRE else 0
+    if PRE:
+        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, p0, p1, p2, p3, xbuf, 0, kk, S, BK, NT)
+    for k0 in tl.range(k_first, HIDDEN, 4 * BK, num_stages=TMA_NS):
+        w0 = desc.load([r0, k0])
+        w1 = desc.load([r0, k0 + BK])
+        w2 = desc.load([r0, k0 + 2 * BK])
+        w3 = desc.load([r0, k0 + 3 * BK])
+        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK, NT)
+    res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
+    res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
+    res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
+    res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
+    return res
+
+
+@triton.jit
+def _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+                 FMA_MAX_S: tl.constexpr, NT: tl.constexpr, TMA_NS: tl.constexpr):
+    """The FMA form for NT tokens: its weights by plain loads, or by the copy engine
+    (TMA_NS > 0)."""
+    if TMA_NS > 0:
+        res = _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, NT, TMA_NS)
+    else:
+        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, NT)
+    return res
+
+
+@triton.jit
 def _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
-                   FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr):
+                   FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, TMA_NS: tl.constexpr):
     """The FMA form with as many accumulators as the launch has tokens (FMA_BY_S): at S = 1
     one FMA a weight, not four of which three multiply masked zeros."""
     if FMA_BY_S:
         if S == 1:
-            res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1)
+            res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1,
+                               TMA_NS)
         elif S == 2:
-            res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2)
+            res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2,
+                               TMA_NS)
         else:
-            res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4)
+            res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
+                               TMA_NS)
     else:
-        res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4)
+        res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
+                               TMA_NS)
     return res
 
 
@@ -877,7 +928,7 @@ def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
 def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
                 FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
                 TC_SPLIT: tl.constexpr, MAXS: tl.constexpr, FMA_MAX_S: tl.constexpr,
-                FMA_BY_S: tl.constexpr, INTERP: tl.constexpr):
+                FMA_BY_S: tl.constexpr, TMA_NS: tl.constexpr, INTERP: tl.constexpr):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32, in the
     FMA form for S <= FMA_MAX_S and the tensor-core form above. A build whose largest S
     (MAXS) is FMA_MAX_S or less holds no tensor-core code. (Runs 22 and 23 saw a traced
@@ -886,9 +937,11 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
     of runs 33 to 35 were all right: docs/measurements/kernel_h200.md.)"""
     # two branches, not one `or`: Triton drops the other code only for a constexpr test
     if FMA and MAXS <= FMA_MAX_S:  # noqa: SIM114
-        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S)
+        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
+                             TMA_NS)
     elif FMA and S <= FMA_MAX_S:
-        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S)
+        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
+                             TMA_NS)
     else:
         res = _gemv_tc(w_in, xbuf, rg, S, NSTAGE, TC_BK, TC_SPLIT, INTERP)
     return res
@@ -902,7 +955,7 @@ def _gemv(
     EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, MAXS: tl.constexpr,
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, TMA_NS: tl.constexpr = 0,
 ):
     pid = g + NA
     task = (g * 0 - 1).to(tl.int64)
@@ -943,13 +996,13 @@ def _gemv(
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
     acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK,
-                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, INTERP)
+                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, TMA_NS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
     acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
-                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, INTERP)
+                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, TMA_NS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
@@ -1142,6 +1195,7 @@ def kda_pre_k1(
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
+    TMA_NS: tl.constexpr = 0,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1166,7 +1220,7 @@ def kda_pre_k1(
             pid - NA, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
             TC_BK, TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, PF_DELAY,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, TMA_NS,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
     i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
