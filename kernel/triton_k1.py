@@ -820,46 +820,42 @@ def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.const
 
 @triton.jit
 def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
-                  NT: tl.constexpr, TMA_NS: tl.constexpr):
-    """_gemv_fma with its weights brought on chip by the copy engine: four [16, BK] tiles
-    a step through a tensor descriptor, which Triton pipelines TMA_NS steps deep in shared
-    memory (plain loads that only feed FMAs it does not pipeline). The early step (PRE)
-    stays a register load before the XRDY poll, as the seed orders it. Measured alone
-    (bench.kernel_gemv_probe --tma, run 67): the copy engine read a gemv CTA's two groups
-    3.2 us a launch faster than the FMA form's loads."""
+                  TMA_NS: tl.constexpr):
+    """_gemv_fma for one token with its weights brought on chip by the copy engine: a
+    step's [16, 4 BK] as one tile of a tensor descriptor, which Triton pipelines TMA_NS
+    steps deep in shared memory (plain loads that only feed FMAs it does not pipeline).
+    The early step (PRE) stays a register load before the XRDY poll, as the seed orders
+    it. Measured alone (bench.kernel_gemv_probe --tma, run 67): with [16, 512] tiles the
+    copy engine read a gemv CTA's two groups 3.2 us a launch faster than the FMA form's
+    loads, and with [16, 128] tiles 7.8 us slower; in the K1, four [16, 128] tiles a step
+    were slower at every S (run 68)."""
+    TBK: tl.constexpr = 4 * BK
     desc = tl.make_tensor_descriptor(w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1],
-                                     block_shape=[ROWS, BK])
+                                     block_shape=[ROWS, TBK])
     kk = tl.arange(0, BK)
+    kt = tl.arange(0, TBK)
     tok = tl.arange(0, 16)
-    res = tl.zeros([ROWS, 16], tl.float32)
     a0 = tl.zeros([ROWS, BK], tl.float32)
-    a1 = tl.zeros([ROWS, BK], tl.float32)
-    a2 = tl.zeros([ROWS, BK], tl.float32)
-    a3 = tl.zeros([ROWS, BK], tl.float32)
+    acc = tl.zeros([ROWS, TBK], tl.float32)
     r0 = rg * ROWS
-    k_first: tl.constexpr = 4 * BK if PRE else 0
+    k_first: tl.constexpr = TBK if PRE else 0
     if PRE:
-        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, p0, p1, p2, p3, xbuf, 0, kk, S, BK, NT)
-    for k0 in tl.range(k_first, HIDDEN, 4 * BK, num_stages=TMA_NS):
-        w0 = desc.load([r0, k0])
-        w1 = desc.load([r0, k0 + BK])
-        w2 = desc.load([r0, k0 + 2 * BK])
-        w3 = desc.load([r0, k0 + 3 * BK])
-        a0, a1, a2, a3 = _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK, NT)
-    res = tl.where((tok == 0)[None, :], tl.sum(a0, 1)[:, None], res)
-    res = tl.where((tok == 1)[None, :], tl.sum(a1, 1)[:, None], res)
-    res = tl.where((tok == 2)[None, :], tl.sum(a2, 1)[:, None], res)
-    res = tl.where((tok == 3)[None, :], tl.sum(a3, 1)[:, None], res)
-    return res
+        a0, _, _, _ = _fma_step(a0, a0, a0, a0, p0, p1, p2, p3, xbuf, 0, kk, S, BK, 1)
+    for k0 in tl.range(k_first, HIDDEN, TBK, num_stages=TMA_NS):
+        w = desc.load([r0, k0]).to(tl.float32)
+        x = tl.load(xbuf + k0 + kt, cache_modifier=".cg").to(tl.float32)
+        acc += w * x[None, :]
+    tot = tl.sum(acc, 1) + tl.sum(a0, 1)
+    return tl.where((tok == 0)[None, :], tot[:, None], tl.zeros([ROWS, 16], tl.float32))
 
 
 @triton.jit
 def _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
                  FMA_MAX_S: tl.constexpr, NT: tl.constexpr, TMA_NS: tl.constexpr):
-    """The FMA form for NT tokens: its weights by plain loads, or by the copy engine
-    (TMA_NS > 0)."""
-    if TMA_NS > 0:
-        res = _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, NT, TMA_NS)
+    """The FMA form for NT tokens: its weights by plain loads, or at one token by the copy
+    engine (TMA_NS > 0: a [16, 512] accumulator a token leaves no registers for more)."""
+    if TMA_NS > 0 and NT == 1:
+        res = _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, TMA_NS)
     else:
         res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, NT)
     return res
