@@ -151,6 +151,11 @@ def main() -> int:
         out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, tc_split=1)
         out["gemv 2x4 dot in 8"] = check_gemv(2, 4, 8, tc_split=8)
         out["gemv 1x1 aligned"] = check_gemv(1, 1, 8, align=16)
+        # the copy engine's form (tma_ns), with and without the early step, and at two
+        # tokens, where it falls back to plain loads
+        out["gemv 1x1 tma"] = check_gemv(1, 1, 8, tma_ns=4)
+        out["gemv 1x1 tma, not early"] = check_gemv(1, 1, 8, tma_ns=3, early=False)
+        out["gemv 2x1 tma"] = check_gemv(2, 1, 8, tma_ns=4)
     if what in ("kda", "all"):
         out["kda 2x1"] = check_kda(2, 1, 8)  # L = 1: the beta poll on 16 lanes, one live
         out["kda 1x2"] = check_kda(1, 2, 8)

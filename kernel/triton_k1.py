@@ -827,8 +827,9 @@ def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.c
     The early step (PRE) stays a register load before the XRDY poll, as the seed orders
     it. Measured alone (bench.kernel_gemv_probe --tma, run 67): with [16, 512] tiles the
     copy engine read a gemv CTA's two groups 3.2 us a launch faster than the FMA form's
-    loads, and with [16, 128] tiles 7.8 us slower; in the K1, four [16, 128] tiles a step
-    were slower at every S (run 68)."""
+    loads, and with [16, 128] tiles 7.8 us slower. In the K1 it is slower: four [16, 128]
+    tiles a step at every S (run 68), and this form at S = 1 (run 69: 1x1 44.7 -> 46.4 us),
+    so Build.tma_ns is off by default."""
     TBK: tl.constexpr = 4 * BK
     desc = tl.make_tensor_descriptor(w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1],
                                      block_shape=[ROWS, TBK])
