@@ -39,6 +39,7 @@ from kernel.launch import NUM_WARPS, Build, Workspace, step_tag
 from kernel.trace import environment
 from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
 from kernel.triton_k1 import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
+from kernel.triton_k1 import NPROJ as NPROJ_C
 from kernel.triton_k1 import ROWS as _ROWS
 
 SETS = 4
@@ -47,16 +48,24 @@ GROUP_BYTES = ROWS * HIDDEN * 2  # one 16-row group of bf16 weights
 
 
 @triton.jit
-def tma_gemv_probe(w_desc, xbuf, out, BK: tl.constexpr, NS: tl.constexpr):
-    """Two 16-row groups a program, as a gemv CTA at S = 1, through the copy engine."""
+def tma_gemv_probe(w, xbuf, out, BK: tl.constexpr, NS: tl.constexpr, DEV: tl.constexpr):
+    """Two 16-row groups a program, as a gemv CTA at S = 1, through the copy engine. ``w``
+    is a descriptor made on the host, or with DEV the weight itself, described here (as
+    the K1 does: a descriptor written to global memory and fenced at run time)."""
+    if DEV:
+        w_desc = tl.make_tensor_descriptor(
+            w, shape=[NPROJ_C, _HIDDEN], strides=[_HIDDEN, 1], block_shape=[_ROWS, BK]
+        )
+    else:
+        w_desc = w
     kk = tl.arange(0, BK)
     r = tl.arange(0, _ROWS)
     for grp in tl.static_range(2):
         row0 = (2 * tl.program_id(0) + grp) * _ROWS
         acc = tl.zeros([_ROWS, BK], tl.float32)
         for k in tl.range(0, _HIDDEN, BK, num_stages=NS):
-            w = w_desc.load([row0, k]).to(tl.float32)
-            acc += w * tl.load(xbuf + k + kk).to(tl.float32)[None, :]
+            wt = w_desc.load([row0, k]).to(tl.float32)
+            acc += wt * tl.load(xbuf + k + kk).to(tl.float32)[None, :]
         tl.store(out + row0 + r, tl.sum(acc, 1))
 
 
@@ -191,17 +200,23 @@ def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float
     return bench_graph(step) * 1e3 / LAYERS
 
 
-def probe_tma(bk: int, ns: int, weights: list[torch.Tensor]) -> float:
+def probe_tma(bk: int, ns: int, weights: list[torch.Tensor], dev: bool = False) -> float:
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    descs = [TensorDescriptor.from_tensor(w, block_shape=[ROWS, bk]) for w in weights]
+    if dev:
+        triton.set_allocator(
+            lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda")
+        )
+        descs: list[Any] = [w[:NPROJ] for w in weights]
+    else:
+        descs = [TensorDescriptor.from_tensor(w, block_shape=[ROWS, bk]) for w in weights]
     x = torch.randn(HIDDEN, device="cuda").to(torch.bfloat16)
     out = torch.empty(NPROJ + ROWS, device="cuda")
 
     def step() -> None:
         for i in range(LAYERS):
             tma_gemv_probe[(N_GEMV,)](
-                descs[i % SETS], x, out, BK=bk, NS=ns, num_warps=NUM_WARPS, maxnreg=128
+                descs[i % SETS], x, out, BK=bk, NS=ns, DEV=dev, num_warps=NUM_WARPS, maxnreg=128
             )
 
     return bench_graph(step) * 1e3 / LAYERS
@@ -264,6 +279,12 @@ def main() -> int:
     if a.tma:
         for bk, ns in ((128, 4), (128, 8), (256, 3), (256, 4), (256, 6), (512, 3), (512, 4)):
             add("tma_gemv", {"S": 1, "BK": bk, "NS": ns}, probe_tma(bk, ns, weights))
+        for bk, ns in ((512, 3), (512, 4)):  # the descriptor made on the device, as the K1
+            add(
+                "tma_gemv",
+                {"S": 1, "BK": bk, "NS": ns, "dev": True},
+                probe_tma(bk, ns, weights, dev=True),
+            )
     for s in (int(v) for v in a.S.split(",") if not a.no_gemv):
         for kw in ({}, {"prefetch": True}, {"fma": False, "tc_bk": 256, "nstage": 5}):
             add("gemv", {"S": s} | kw, probe_gemv(s, kw, weights))

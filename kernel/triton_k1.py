@@ -819,7 +819,7 @@ def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.const
 
 
 @triton.jit
-def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+def _gemv_fma_tma(wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
                   TMA_NS: tl.constexpr):
     """_gemv_fma for one token with its weights brought on chip by the copy engine: a
     step's [16, 4 BK] as one tile of a tensor descriptor, which Triton pipelines TMA_NS
@@ -829,10 +829,9 @@ def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.c
     copy engine read a gemv CTA's two groups 3.2 us a launch faster than the FMA form's
     loads, and with [16, 128] tiles 7.8 us slower. In the K1 it is slower: four [16, 128]
     tiles a step at every S (run 68), and this form at S = 1 (run 69: 1x1 44.7 -> 46.4 us),
-    so Build.tma_ns is off by default."""
+    so Build.tma_ns is off by default. ``wd`` is the CTA's descriptor of w_in
+    (_w_descriptor)."""
     TBK: tl.constexpr = 4 * BK
-    desc = tl.make_tensor_descriptor(w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1],
-                                     block_shape=[ROWS, TBK])
     kk = tl.arange(0, BK)
     kt = tl.arange(0, TBK)
     tok = tl.arange(0, 16)
@@ -843,7 +842,7 @@ def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.c
     if PRE:
         a0, _, _, _ = _fma_step(a0, a0, a0, a0, p0, p1, p2, p3, xbuf, 0, kk, S, BK, 1)
     for k0 in tl.range(k_first, HIDDEN, TBK, num_stages=TMA_NS):
-        w = desc.load([r0, k0]).to(tl.float32)
+        w = wd.load([r0, k0]).to(tl.float32)
         x = tl.load(xbuf + k0 + kt, cache_modifier=".cg").to(tl.float32)
         acc += w * x[None, :]
     tot = tl.sum(acc, 1) + tl.sum(a0, 1)
@@ -851,34 +850,47 @@ def _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.c
 
 
 @triton.jit
-def _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+def _w_descriptor(w_in, BK: tl.constexpr, TMA_NS: tl.constexpr):
+    """The copy engine's view of w_in, [16, 4 BK] tiles (TMA_NS > 0), made once a CTA,
+    before its XRDY poll: making it writes a descriptor to global memory and fences it,
+    which is latency the poll hides. Otherwise w_in itself, unused."""
+    if TMA_NS > 0:
+        wd = tl.make_tensor_descriptor(w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1],
+                                       block_shape=[ROWS, 4 * BK])
+    else:
+        wd = w_in
+    return wd
+
+
+@triton.jit
+def _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
                  FMA_MAX_S: tl.constexpr, NT: tl.constexpr, TMA_NS: tl.constexpr):
     """The FMA form for NT tokens: its weights by plain loads, or at one token by the copy
     engine (TMA_NS > 0: a [16, 512] accumulator a token leaves no registers for more)."""
     if TMA_NS > 0 and NT == 1:
-        res = _gemv_fma_tma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, TMA_NS)
+        res = _gemv_fma_tma(wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, TMA_NS)
     else:
         res = _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, NT)
     return res
 
 
 @triton.jit
-def _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
+def _gemv_fma_by_s(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
                    FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, TMA_NS: tl.constexpr):
     """The FMA form with as many accumulators as the launch has tokens (FMA_BY_S): at S = 1
     one FMA a weight, not four of which three multiply masked zeros."""
     if FMA_BY_S:
         if S == 1:
-            res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1,
+            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1,
                                TMA_NS)
         elif S == 2:
-            res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2,
+            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2,
                                TMA_NS)
         else:
-            res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
+            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
                                TMA_NS)
     else:
-        res = _gemv_fma_nt(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
+        res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
                                TMA_NS)
     return res
 
@@ -922,7 +934,7 @@ def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
 
 
 @triton.jit
-def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
+def _gemv_group(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
                 FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
                 TC_SPLIT: tl.constexpr, MAXS: tl.constexpr, FMA_MAX_S: tl.constexpr,
                 FMA_BY_S: tl.constexpr, TMA_NS: tl.constexpr, INTERP: tl.constexpr):
@@ -934,10 +946,10 @@ def _gemv_group(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.
     of runs 33 to 35 were all right: docs/measurements/kernel_h200.md.)"""
     # two branches, not one `or`: Triton drops the other code only for a constexpr test
     if FMA and MAXS <= FMA_MAX_S:  # noqa: SIM114
-        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
+        res = _gemv_fma_by_s(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
                              TMA_NS)
     elif FMA and S <= FMA_MAX_S:
-        res = _gemv_fma_by_s(w_in, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
+        res = _gemv_fma_by_s(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
                              TMA_NS)
     else:
         res = _gemv_tc(w_in, xbuf, rg, S, NSTAGE, TC_BK, TC_SPLIT, INTERP)
@@ -970,6 +982,7 @@ def _gemv(
     # and into L2 (PREFETCH): HBM is all but idle while the attn CTAs work towards XRDY,
     # and 60 MB of L2 holds a group of every CTA (45 MB); measured slower all the same,
     # so off by default (Build.prefetch says why)
+    wd = _w_descriptor(w_in, BK, TMA_NS)
     if PF_DELAY > 0:
         _sleep_until(_now(INTERP) + PF_DELAY, SLEEP_NS, INTERP)
     if PREFETCH == 1:
@@ -992,13 +1005,13 @@ def _gemv(
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
-    acc = _gemv_group(w_in, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK,
+    acc = _gemv_group(w_in, wd, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK,
                       TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, TMA_NS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
                 WATCHDOG, INTERP)
     tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
-    acc = _gemv_group(w_in, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
+    acc = _gemv_group(w_in, wd, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
                       TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, TMA_NS, INTERP)
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
     dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,

@@ -39,8 +39,8 @@ def test_the_copy_engine_probe_pipelines_its_descriptor_loads() -> None:
     from bench.kernel_gemv_probe import tma_gemv_probe
     from kernel.launch import NUM_WARPS
 
-    sig = {"w_desc": "tensordesc<bf16[16, 256]>", "xbuf": "*bf16", "out": "*fp32"}
-    cx = {"BK": 256, "NS": 4}
+    sig = {"w": "tensordesc<bf16[16, 256]>", "xbuf": "*bf16", "out": "*fp32"}
+    cx = {"BK": 256, "NS": 4, "DEV": False}
     c = triton.compile(
         ASTSource(tma_gemv_probe, sig | {k: "constexpr" for k in cx}, cx),
         target=GPUTarget("cuda", 90, 32),
