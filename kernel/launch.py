@@ -87,8 +87,9 @@ class Build:
     early: bool = True  # the FMA loop's first 16 KB of group rg0 issued before the XRDY poll
     # the FMA gemv's weights at S = 1 brought on chip by the copy engine (TMA, a tensor
     # descriptor), this many steps deep in shared memory; 0: plain loads into registers.
-    # 3.2 us a launch faster alone (run 67), slower in the K1 (run 69: 1x1 44.7 -> 46.4 us
-    # at 4 stages; docs/measurements/kernel_h200.md, "Runs 65 to 69")
+    # 3.2 us a launch faster alone (run 67); in the K1 (run 70) 1x1 44.7 -> 44.3 us at 3
+    # stages, 2x1 and 4x1 0.3 to 3.2 % slower (docs/measurements/kernel_h200.md, "Runs 65
+    # to 70"), so off by default
     tma_ns: int = 0
     # measured on the H200 (run 16): 256 x 4 stages 3.7 % faster at 4x4 than 128 x 3;
     # with 4 slices (run 22) 512 x 3 is within 1.3 us

@@ -827,9 +827,10 @@ def _gemv_fma_tma(wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.con
     The early step (PRE) stays a register load before the XRDY poll, as the seed orders
     it. Measured alone (bench.kernel_gemv_probe --tma, run 67): with [16, 512] tiles the
     copy engine read a gemv CTA's two groups 3.2 us a launch faster than the FMA form's
-    loads, and with [16, 128] tiles 7.8 us slower. In the K1 it is slower: four [16, 128]
-    tiles a step at every S (run 68), and this form at S = 1 (run 69: 1x1 44.7 -> 46.4 us),
-    so Build.tma_ns is off by default. ``wd`` is the CTA's descriptor of w_in
+    loads, and with [16, 128] tiles 7.8 us slower. In the K1, four [16, 128] tiles a step
+    were slower at every S (run 68); this form, its descriptor made once a CTA (run 70),
+    takes 1x1 from 44.7 to 44.3 us and the other L = 1 shapes 0.3 to 3.2 % slower, so
+    Build.tma_ns is off by default. ``wd`` is the CTA's descriptor of w_in
     (_w_descriptor)."""
     TBK: tl.constexpr = 4 * BK
     kk = tl.arange(0, BK)
