@@ -69,3 +69,35 @@ def test_an_unknown_kind_is_named(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_kinds_pick_the_forms() -> None:
     assert {f.kind for f in hc.forms(False, ("bulk",))} == {"bulk"}
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here")
+def test_each_form_compiles_to_the_loads_it_names(tmp_path: Path) -> None:
+    """The probe measures what its labels say: 16-byte loads with each cache hint, and the
+    copy engine's bulk copy completing on an mbarrier (sm_90 SASS)."""
+    import subprocess
+
+    triton = pytest.importorskip("triton")
+    cuobjdump = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    if not cuobjdump.exists():
+        pytest.skip("no cuobjdump in Triton's wheel")
+    cubin = tmp_path / "hbm_read.cubin"
+    subprocess.run(
+        [
+            "nvcc",
+            "-cubin",
+            "-O3",
+            "-gencode",
+            "arch=compute_90,code=sm_90",
+            "-o",
+            str(cubin),
+            str(hc.SOURCE),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    sass = subprocess.run(
+        [str(cuobjdump), "-sass", str(cubin)], check=True, capture_output=True, text=True
+    ).stdout
+    for op in ("LDG.E.128.CONSTANT", "LDG.E.EF.128", "LDG.E.NA.LTC256B.128", "UBLKCP"):
+        assert op in sass, op
