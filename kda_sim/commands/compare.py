@@ -13,7 +13,7 @@ from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
-from kda_sim.timeline.summary import slots_side_by_side
+from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side
 
 
 def add_shape_flags(p: argparse.ArgumentParser) -> None:
@@ -91,11 +91,18 @@ def run(args: argparse.Namespace) -> int:
     slots = slots_side_by_side({"real": real, "sim": sim})
     if slots:
         report["by_task_slot"] = slots
+    partners = partners_side_by_side({"real": real, "sim": sim})
+    if partners:
+        report["by_unit_partner"] = partners
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
         _print(report, conf, cmp)
     return 0 if conf.conforms else 1
+
+
+def _ns(v: float | None) -> str:
+    return "-" if v is None else f"{v:.0f}n"
 
 
 def _pct(v: float | None) -> str:
@@ -141,6 +148,18 @@ def _print(report: dict, conf, cmp) -> None:
                 f"{r['stage']:8} {r['slot'] + 1:4d} "
                 f"{'-' if real_d is None else f'{real_d:.0f}n':>9} "
                 f"{'-' if sim_d is None else f'{sim_d:.0f}n':>9}"
+            )
+    if report.get("by_unit_partner"):
+        print("role stages by what shares the CTA's unit (SM / CU):")
+        print(
+            f"{'stage':8} {'beside':>10} {'n real':>6} {'dur real':>9} {'max real':>9}"
+            f" {'n sim':>6} {'dur sim':>9}"
+        )
+        for r in report["by_unit_partner"]:
+            print(
+                f"{r['stage']:8} {r['partners'] or 'alone':>10} {r.get('real_count', 0):6d} "
+                f"{_ns(r.get('dur_real_median_ns')):>9} {_ns(r.get('dur_real_max_ns')):>9} "
+                f"{r.get('sim_count', 0):6d} {_ns(r.get('dur_sim_median_ns')):>9}"
             )
     part = c["critical_path"]["part"]
     rp, sp = c["critical_path"]["real"], c["critical_path"]["sim"]

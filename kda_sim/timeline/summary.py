@@ -92,6 +92,64 @@ def slots_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
+@dataclass(frozen=True)
+class PartnerStats:
+    """A role stage over the CTAs whose unit (SM / CU) holds the same other roles."""
+
+    stage: str
+    partners: str  # the other CTAs' roles on the unit, sorted, "+"-joined; "" alone
+    count: int
+    median_ns: float
+    max_ns: float
+
+
+def partner_stats(tl: Timeline) -> list[PartnerStats]:
+    """Each role stage's duration by what shares the CTA's unit. Two gemv CTAs on one SM
+    split its issue slots: in the Triton K1's H200 traces such a CTA's gemv takes longer
+    than one beside an attn CTA or alone (docs/calibration.md, session 16), and the
+    slowest of them end the weight stream. Only the units a timeline records: a measured
+    trace's SM ids, a simulation's placement."""
+    by_unit: dict[int, list[str]] = {}
+    for c in tl.ctas:
+        by_unit.setdefault(c.unit, []).append(c.role)
+    by: dict[tuple[str, str], list[float]] = {}
+    for c in tl.ctas:
+        others = list(by_unit[c.unit])
+        others.remove(c.role)
+        key = "+".join(sorted(others))
+        for st in c.stages:
+            if st.task < 0:
+                by.setdefault((st.name, key), []).append(st.end - st.start)
+    order = {s: i for i, s in enumerate(STAGES)}
+    keys = sorted(by, key=lambda k: (order.get(k[0], 99), k[0], k[1]))
+    return [
+        PartnerStats(k[0], k[1], len(by[k]), float(np.median(by[k])), float(np.max(by[k])))
+        for k in keys
+    ]
+
+
+def partners_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any]]:
+    """:func:`partner_stats` of several timelines a row a (stage, partners), as
+    :func:`slots_side_by_side`; only the stages whose CTAs have more than one kind of
+    partner in some timeline (nothing to tell apart otherwise)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    kinds: dict[str, set[str]] = {}
+    for label, tl in tls.items():
+        if tl is None:
+            continue
+        for st in partner_stats(tl):
+            r = rows.setdefault(
+                (st.stage, st.partners), {"stage": st.stage, "partners": st.partners}
+            )
+            r[f"dur_{label}_median_ns"] = st.median_ns
+            r[f"dur_{label}_max_ns"] = st.max_ns
+            r[f"{label}_count"] = st.count
+            kinds.setdefault(st.stage, set()).add(st.partners)
+    order = {s: i for i, s in enumerate(STAGES)}
+    keys = sorted(rows, key=lambda k: (order.get(k[0], 99), k[0], k[1]))
+    return [rows[k] for k in keys if len(kinds[k[0]]) > 1]
+
+
 def format_table(stats: list[StageStats]) -> str:
     head = (
         f"{'stage':<9}{'count':>7}{'mean us':>10}{'max us':>10}{'poll wait us':>14}{'retries':>9}"

@@ -113,3 +113,15 @@ def test_compare_shows_kda_stages_by_task_slot_where_ctas_run_two(capsys) -> Non
     assert "by task slot" in capsys.readouterr().out
     assert main(["compare", str(traces / "k1_h200_R1_L1.json"), "--json"]) == 0
     assert "by_task_slot" not in json.loads(capsys.readouterr().out)  # one task a CTA
+
+
+def test_compare_shows_role_stages_by_what_shares_the_unit(capsys) -> None:
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["by_unit_partner"]
+    gemv0 = {r["partners"]: r for r in rows if r["stage"] == "gemv0"}
+    # measured and simulated side by side, for the gemv CTAs that share an SM with another
+    assert gemv0["gemv"]["real_count"] > 100 and gemv0["gemv"]["sim_count"] > 100
+    assert gemv0["gemv"]["dur_real_max_ns"] >= gemv0["gemv"]["dur_real_median_ns"] > 0
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json")]) == 0
+    assert "by what shares the CTA's unit" in capsys.readouterr().out

@@ -45,3 +45,37 @@ def test_side_by_side_pairs_the_slots_of_two_runs_and_is_empty_for_one_task() ->
     assert "sim_count" not in r
     one = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
     assert slots_side_by_side({"real": one}) == []
+
+
+def test_partners_group_a_role_stage_by_what_shares_the_unit() -> None:
+    from kda_sim.timeline.summary import partner_stats
+
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    got = {(s.stage, s.partners): s for s in partner_stats(tl)}
+    gemv0 = {k[1]: v for k, v in got.items() if k[0] == "gemv0"}
+    assert sum(v.count for v in gemv0.values()) == 197
+    units: dict[int, list[str]] = {}
+    for c in tl.ctas:
+        units.setdefault(c.unit, []).append(c.role)
+    shared = [
+        next(s.end - s.start for s in c.stages if s.name == "gemv0")
+        for c in tl.ctas
+        if c.role == "gemv" and sorted(units[c.unit]) == ["gemv", "gemv"]
+    ]
+    assert gemv0["gemv"].count == len(shared) > 0
+    assert gemv0["gemv"].median_ns == statistics.median(shared)
+    assert gemv0["gemv"].max_ns == max(shared)
+    assert not any(s.stage.startswith("k.") for s in partner_stats(tl))  # role stages only
+
+
+def test_partners_side_by_side_drops_stages_with_one_kind_of_partner() -> None:
+    import dataclasses
+
+    from kda_sim.timeline.summary import partners_side_by_side
+
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    rows = partners_side_by_side({"real": tl, "sim": None})
+    assert {r["stage"] for r in rows} >= {"gemv0", "gemv1", "load_x"}
+    assert all("sim_count" not in r for r in rows)
+    alone = dataclasses.replace(tl, ctas=[dataclasses.replace(c, unit=c.cta) for c in tl.ctas])
+    assert partners_side_by_side({"real": alone}) == []
