@@ -48,6 +48,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a machine parameter set to a measured value and left out of the search "
         "(e.g. hbm_bytes_per_ns=3720: the H200's best measured stream, B/ns)",
     )
+    p.add_argument(
+        "--unit-share",
+        action="append",
+        default=[],
+        metavar="STAGE",
+        help="a stage cost that runs longer while another CTA on its unit computes it too "
+        "(the Triton K1 on the H200: gemv), by a factor taken from the traces",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument("--no-progress", action="store_true")
@@ -91,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress and sys.stderr.isatty(),
         log=None if args.json else (lambda m: print(m, file=sys.stderr)),
         switches=switches,
+        unit_shared=args.unit_share,
     )
     after = evaluate(res.profile, hold) if hold else {}
     d = fitted_profile_dict(res, stock, train, pins=pins)

@@ -52,6 +52,7 @@ from kda_sim.compare.starts import (
     fit_line,
     gap_start,
     later_task_excess,
+    share_start,
     stage_costs,
     streamed_start,
 )
@@ -292,6 +293,7 @@ def fit_profile(
     log: Callable[[str], None] | None = None,
     search: Sequence[str] = DEFAULT_SEARCH,
     switches: dict[str, float] | None = None,
+    unit_shared: Sequence[str] = (),
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may use."""
     if not traces:
@@ -317,6 +319,12 @@ def fit_profile(
     search = [*search, *(f"above_{k}" for k in switches or {} if f"above_{k}" not in search)]
     if all(tr.resources for tr in traces) and not prof.streamed_weights:
         prof = replace(prof, streamed_weights=True)  # the measured (Triton) build streams
+    if unit_shared:
+        bad = [k for k in unit_shared if k not in prof.costs]
+        if bad:
+            raise InvalidInput(f"--unit-share {bad}: no such stage cost", what="unit_share")
+        prof = share_start(replace(prof, unit_shared=tuple(unit_shared)), traces)
+        say(f"unit_share {prof.unit_share:.3f} for {', '.join(unit_shared)}")
     prof = cold_start(streamed_start(prof, traces), traces)
     if later_task_excess(traces) is None:  # no CTA runs a second task: nothing pins it
         search = [n for n in search if n != "cold_code"]

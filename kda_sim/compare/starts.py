@@ -15,6 +15,7 @@ lines both these starts and the cost correction fit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -68,6 +69,47 @@ def streamed_stages(cfg: LaunchConfig) -> dict[str, str]:
     return out
 
 
+def sharing_ctas(tr: Trace, key: str) -> set[int]:
+    """The CTAs of a trace that compute stage cost ``key`` on a unit where another CTA
+    does too (units as the trace records them: SM ids)."""
+    stages = {st for st, (k, _) in stage_costs(tr.cfg).items() if k == key}
+    on_unit: dict[int, list[int]] = {}
+    computes = set()
+    for c in tr.tl.ctas:
+        on_unit.setdefault(c.unit, []).append(c.cta)
+        if any(s.name in stages for s in c.stages):
+            computes.add(c.cta)
+    return {
+        c
+        for ctas in on_unit.values()
+        for c in ctas
+        if c in computes and any(o != c and o in computes for o in ctas)
+    }
+
+
+def share_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
+    """``unit_share`` from the traces: for each stage cost in ``unit_shared``, the median
+    over the traces of (busy time of the CTAs sharing their unit with another that
+    computes it) / (busy time of the rest), less one. Fitted no further: the search's loss
+    (makespans, median starts) barely sees it, the stage durations do."""
+    if not prof.unit_shared:
+        return prof
+    ratios = []
+    for tr in traces:
+        for key in prof.unit_shared:
+            stages = {st for st, (k, _) in stage_costs(tr.cfg).items() if k == key}
+            shared = sharing_ctas(tr, key)
+            both: tuple[list[float], list[float]] = ([], [])
+            for (cta, stage, _), v in tr.busy.items():
+                if stage in stages:
+                    both[cta in shared].append(v)
+            if both[0] and both[1]:
+                ratios.append(float(np.median(both[1]) / np.median(both[0])))
+    if not ratios:
+        return prof
+    return replace(prof, unit_share=max(0.0, float(np.median(ratios)) - 1.0))
+
+
 def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
     """Under ``streamed_weights``, a streamed stage's cost starts as its measured busy time
     (a line over the shapes' units, for each form of a switched cost): the stage is then
@@ -83,9 +125,13 @@ def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
         streamed = streamed_stages(tr.cfg)
         # key -> (units, every busy time of its stages): one point a shape
         by_key: dict[str, tuple[float, list[float]]] = {}
-        for (_, stage, _), v in tr.busy.items():
+        shared = {k: sharing_ctas(tr, k) for k in prof.unit_shared if prof.unit_share}
+        for (cta, stage, _), v in tr.busy.items():
             if stage in streamed and stage in costs:
-                by_key.setdefault(streamed[stage], (costs[stage][1], []))[1].append(v)
+                key = streamed[stage]
+                if cta in shared.get(key, ()):  # its cost is what it takes alone
+                    v /= 1.0 + prof.unit_share
+                by_key.setdefault(key, (costs[stage][1], []))[1].append(v)
         for key, (units, vs) in by_key.items():
             sw = prof.cost_above.get(key)
             above = sw is not None and units > sw[0]
@@ -201,15 +247,11 @@ def poll_gaps(tl: Timeline) -> dict[tuple[str, str, str], list[float]]:
         for (stage, _), ps in by.items():
             ps.sort(key=lambda p: p.first_issue)
             for a, b in pairwise(ps):
-                out.setdefault((stage, a.label, b.label), []).append(
-                    b.first_issue - a.satisfied
-                )
+                out.setdefault((stage, a.label, b.label), []).append(b.first_issue - a.satisfied)
     return out
 
 
-def gap_start(
-    prof: GpuProfile, traces: Sequence[Trace], sims: Sequence[Timeline]
-) -> GpuProfile:
+def gap_start(prof: GpuProfile, traces: Sequence[Trace], sims: Sequence[Timeline]) -> GpuProfile:
     """The cost of each compute that runs between two polls, moved by the median real gap
     less the median simulated one (``sims``: the traces' launches simulated on ``prof``),
     a line over the shapes' units for each form of a switched cost."""

@@ -50,6 +50,7 @@ class CtaRun:
         self.unit = unit
         self.xcd = xcd
         self.track: CtaTrack = world.tracks[prog.cta]
+        self.computes = frozenset(op.cost for op in prog.ops if isinstance(op, Compute))
         self.loads: dict[str, Pending] = {}
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
         self.stores: list[simpy.Event] = []
@@ -225,6 +226,17 @@ class CtaRun:
             rec.put_time = w.put_done[last].time
             rec.put_ref = w.put_done[last].put_index
 
+    def _share(self, key: str) -> float:
+        """1 + unit_share where another CTA resident on this unit computes stage ``key``
+        too (a stage of the profile's unit_shared), else 1. Known from the programs, not
+        from who is computing at this instant: the CTAs that share a gemv stage start it
+        within a poll of each other (all wait on the same XRDY flags)."""
+        prof = self.w.prof
+        if key not in prof.unit_shared or not prof.unit_share:
+            return 1.0
+        others = (r for r in self.w.resident[self.unit] if r is not self)
+        return 1.0 + prof.unit_share if any(key in r.computes for r in others) else 1.0
+
     # -- stages -------------------------------------------------------------------------
     def _begin(self, op: Begin, t: float) -> None:
         self.stage, self.task = op.stage, op.task
@@ -247,6 +259,7 @@ class CtaRun:
         sampler = w.sampler
         self.track.start = t = env.now
         self.track.unit, self.track.xcd = self.unit, self.xcd
+        w.resident.setdefault(self.unit, []).append(self)
         kinds = _kinds(self.prog)
         streamed = w.prof.streamed_weights
         wanted: float | None = None  # when the Use before this compute asked for its stream
@@ -254,10 +267,11 @@ class CtaRun:
         for k, op in enumerate(self.prog.ops):
             kind = kinds[k]
             if kind == _COMPUTE:
+                cost = sampler.cost(op.cost, op.units) * self._share(op.cost)
                 if wanted is None:
-                    t += sampler.cost(op.cost, op.units)
+                    t += cost
                 else:  # the compute ran alongside the stream it waited for
-                    t = max(t, wanted + sampler.cost(op.cost, op.units))
+                    t = max(t, wanted + cost)
                     wanted = None
             elif kind == _BARRIER:
                 t += sampler.latency("barrier")
@@ -313,6 +327,7 @@ class CtaRun:
         if pending:
             yield _all(env, pending)
         w.current_op.pop(cta, None)
+        w.resident[self.unit].remove(self)
         self.track.end = env.now
 
 

@@ -48,6 +48,7 @@ class World:
     data_writer: dict[int, int] = field(default_factory=dict)  # X cell -> CTA
     stale_reads: list[StaleRead] = field(default_factory=list)
     current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
+    resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
 
     joins: dict[tuple[OpRef, ...], simpy.Event] = field(default_factory=dict)

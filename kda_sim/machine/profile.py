@@ -84,6 +84,13 @@ class GpuProfile:
     # (registers hold 16 KB of a 229 KB group); the seed's build holds the first group in
     # registers from the kernel's start
     streamed_weights: bool = False
+    # a compute of one of these stage costs takes (1 + unit_share) times its cost while
+    # another CTA resident on its unit computes the same stage: two gemv CTAs on one SM
+    # split its issue slots (in the Triton K1's H200 traces such a CTA's gemv takes 6 %
+    # longer at S = 1 and 13 to 24 % at S >= 2 than one beside an attn CTA;
+    # docs/calibration.md, session 16)
+    unit_shared: tuple[str, ...] = ()
+    unit_share: float = 0.0
 
     def cost(self, key: str, units: float) -> float:
         above = self.cost_above.get(key)
@@ -105,7 +112,7 @@ class GpuProfile:
                 costs[k[5:]] = (float(v[0]), float(v[1]))  # type: ignore[index]
             elif k.startswith("above_") and k[6:] in costs:
                 above[k[6:]] = (float(v[0]), float(v[1]), float(v[2]))  # type: ignore[index]
-            elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns"):
+            elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns", "unit_share"):
                 top[k] = float(v)
             else:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
@@ -118,6 +125,11 @@ class GpuProfile:
             d["cost_above"] = {k: list(v) for k, v in self.cost_above.items()}
         else:
             d.pop("cost_above", None)
+        if self.unit_shared:
+            d["unit_shared"] = list(self.unit_shared)
+        else:  # a profile without sharing reads as it did before the field existed
+            d.pop("unit_shared", None)
+            d.pop("unit_share", None)
         return d
 
 
@@ -173,6 +185,8 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
                 for n, v in d.get("cost_above", {}).items()
             },
             streamed_weights=_flag(d, "streamed_weights", where),
+            unit_shared=tuple(str(n) for n in d.get("unit_shared", ())),
+            unit_share=float(d.get("unit_share", 0.0)),
         )
     except (TypeError, ValueError, KeyError, IndexError) as e:
         raise InvalidInput(f"malformed profile field: {e}", where=where) from e
@@ -180,6 +194,12 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         raise InvalidInput("units must be a positive multiple of xcds", what="units", where=where)
     if prof.hbm_bytes_per_ns <= 0 or prof.unit_bytes_per_ns <= 0:
         raise InvalidInput("bandwidths must be positive", what="bandwidth", where=where)
+    if prof.unit_share < 0 or any(n not in prof.costs for n in prof.unit_shared):
+        raise InvalidInput(
+            "unit_share must be >= 0 and unit_shared name stage costs",
+            what="unit_share",
+            where=where,
+        )
     if any(v < 0 for v in prof.latency_ns.values()):
         raise InvalidInput("latencies must be >= 0", what="latency_ns", where=where)
     return prof

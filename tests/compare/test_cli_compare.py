@@ -125,3 +125,11 @@ def test_compare_shows_role_stages_by_what_shares_the_unit(capsys) -> None:
     assert gemv0["gemv"]["dur_real_max_ns"] >= gemv0["gemv"]["dur_real_median_ns"] > 0
     assert main(["compare", str(traces / "k1_h200_R2_L1.json")]) == 0
     assert "by what shares the CTA's unit" in capsys.readouterr().out
+
+
+def test_calibrate_unit_share_of_no_such_stage_exits_2(files, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "p.json"
+    args = ["calibrate", str(files["real"]), "--out", str(out), "--unit-share", "nope"]
+    assert main(args) == 2
+    assert "no such stage cost" in capsys.readouterr().err
+    assert not out.exists()

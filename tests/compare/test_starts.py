@@ -73,3 +73,19 @@ def test_the_mix_cost_starts_where_the_simulated_gap_is_the_measured_one(h200) -
     assert got.costs["mix"] == pytest.approx((900.0, 40.0), abs=20.0)
     again = gap_start(got, trs, [simulate(c, got, occupancy=2).timeline for c in cfgs])
     assert again.costs["mix"] == pytest.approx((900.0, 40.0), abs=20.0)
+
+
+def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
+    from kda_sim.compare.starts import share_start, sharing_ctas
+    from kda_sim.importers.chrome import read_kernel_trace
+    from kda_sim.machine.profile import load_profile
+
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    tr = prepare(read_kernel_trace(traces / "k1_h200_R2_L1.json"), "2x1")
+    shared = sharing_ctas(tr, "gemv")
+    # 197 gemv CTAs on 132 SMs: the SMs that hold two of them
+    assert 100 < len(shared) < 197 and all(56 <= c < 253 for c in shared)
+    prof = load_profile("h200-k1")
+    assert share_start(prof, [tr]).unit_share == 0.0  # nothing named: nothing read
+    got = share_start(replace(prof, unit_shared=("gemv",)), [tr]).unit_share
+    assert 0.1 < got < 0.3  # 2x1: 4.8 us over some 26 for the two groups

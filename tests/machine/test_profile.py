@@ -66,3 +66,18 @@ def test_streamed_weights_round_trip_and_a_bad_flag_is_named(tmp_path: Path) -> 
     f.write_text(json.dumps(d))
     with pytest.raises(InvalidInput, match="streamed_weights"):
         load_profile(str(f))
+
+
+def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None:
+    d = load_profile("h200").to_dict()
+    assert "unit_shared" not in d and "unit_share" not in d  # stock: no sharing, as before
+    d["unit_shared"], d["unit_share"] = ["gemv"], 0.13
+    f = tmp_path / "shared.json"
+    f.write_text(json.dumps(d))
+    p = load_profile(str(f))
+    assert p.unit_shared == ("gemv",) and p.unit_share == 0.13
+    assert p.to_dict()["unit_shared"] == ["gemv"] and p.to_dict()["unit_share"] == 0.13
+    for bad in ({"unit_share": -0.1}, {"unit_shared": ["no_such_stage"]}):
+        f.write_text(json.dumps(d | bad))
+        with pytest.raises(InvalidInput, match="unit_share"):
+            load_profile(str(f))
