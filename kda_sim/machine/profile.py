@@ -85,9 +85,9 @@ class GpuProfile:
     # registers from the kernel's start
     streamed_weights: bool = False
     # a compute of one of these stage costs takes (1 + unit_share) times its cost while
-    # another CTA resident on its unit computes the same stage: two gemv CTAs on one SM
-    # split its issue slots (in the Triton K1's H200 traces such a CTA's gemv takes 6 %
-    # longer at S = 1 and 13 to 24 % at S >= 2 than one beside an attn CTA;
+    # another CTA resident on its unit computes the same stage (in the Triton K1's H200
+    # traces a gemv CTA beside another takes 6 % longer at S = 1 and 13 to 24 % at S >= 2
+    # than one beside an attn CTA, as if they split the SM's issue slots;
     # docs/calibration.md, session 16)
     unit_shared: tuple[str, ...] = ()
     unit_share: float = 0.0

@@ -104,11 +104,11 @@ class PartnerStats:
 
 
 def partner_stats(tl: Timeline) -> list[PartnerStats]:
-    """Each role stage's duration by what shares the CTA's unit. Two gemv CTAs on one SM
-    split its issue slots: in the Triton K1's H200 traces such a CTA's gemv takes longer
-    than one beside an attn CTA or alone (docs/calibration.md, session 16), and the
-    slowest of them end the weight stream. Only the units a timeline records: a measured
-    trace's SM ids, a simulation's placement."""
+    """Each role stage's duration by what shares the CTA's unit. In the Triton K1's H200
+    traces a gemv CTA beside another gemv CTA takes longer than one beside an attn CTA or
+    alone (docs/calibration.md, session 16), and the slowest of them end the weight
+    stream. Units as the timeline records them: a measured trace's SM ids, a
+    simulation's placement."""
     by_unit: dict[int, list[str]] = {}
     for c in tl.ctas:
         by_unit.setdefault(c.unit, []).append(c.role)
