@@ -400,7 +400,7 @@ def test_a_run_whose_ctas_run_two_kda_tasks_shows_them_by_slot(
     (d / "h200_R4_L1.json").write_text(json.dumps(to_chrome(measured_like(R=4, L=1))))
     monkeypatch.setenv("KDA_SIM_TRACES", str(d))
     at = make_app()
-    assert len(at.dataframe) == 2  # the stage table, then the slot table
+    assert len(at.dataframe) == 3  # the stages, by task slot, by what shares the SM
     slots = at.dataframe[1].value
     second = slots[slots["task slot"] == 2]
     assert set(second["stage"]) == {"k.stage", "k.conv", "k.gates", "k.recur", "k.norm"}
@@ -410,4 +410,16 @@ def test_a_run_whose_ctas_run_two_kda_tasks_shows_them_by_slot(
 
 def test_one_task_a_cta_shows_no_slot_table(empty_traces: Path, make_app) -> None:
     at = make_app()
-    assert len(at.dataframe) == 1  # the stage table only: R = 2 runs one task a CTA
+    assert len(at.dataframe) == 2  # the stages, and by what shares the SM: one task a CTA
+    assert "by task slot" not in texts(at.caption)
+
+
+def test_role_stages_show_by_what_shares_the_sm(one_trace: Path, make_app) -> None:
+    at = make_app()
+    assert "what shares the CTA's SM" in texts(at.caption)
+    table = at.dataframe[-1].value.set_index(["stage", "beside"])
+    # the measured trace and its simulation, a row for gemv CTAs beside each kind of CTA
+    gemv0 = table.loc["gemv0"]
+    assert {"attn", "gemv"} <= set(gemv0.index)
+    assert gemv0.loc["gemv", "real count"] > 0 and gemv0.loc["gemv", "sim count"] > 0
+    assert (gemv0["real max us"] >= gemv0["real median us"]).all()

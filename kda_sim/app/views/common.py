@@ -14,7 +14,7 @@ from kda_sim.app.data import Run
 from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import ROLES, STAGES, StuckWait, Timeline
-from kda_sim.timeline.summary import slots_side_by_side, stage_stats
+from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side, stage_stats
 
 CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}
 
@@ -145,6 +145,27 @@ def slot_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame | No
             if f"{label}_count" in r:
                 row[f"{label} count"] = r[f"{label}_count"]
                 row[f"{label} median us"] = round(r[f"dur_{label}_median_ns"] / 1e3, 3)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def partner_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame | None:
+    """Role stages' medians by what shares the CTA's unit (SM / CU), real and simulated
+    side by side; None where every CTA of a stage has the same company."""
+    rows = partners_side_by_side({"real": real, "sim": sim})
+    if not rows:
+        return None
+    out = []
+    for r in rows:
+        row: dict[str, float | int | str] = {
+            "stage": r["stage"],
+            "beside": r["partners"] or "alone",
+        }
+        for label in ("real", "sim"):
+            if f"{label}_count" in r:
+                row[f"{label} count"] = r[f"{label}_count"]
+                row[f"{label} median us"] = round(r[f"dur_{label}_median_ns"] / 1e3, 3)
+                row[f"{label} max us"] = round(r[f"dur_{label}_max_ns"] / 1e3, 3)
         out.append(row)
     return pd.DataFrame(out)
 

@@ -12,6 +12,7 @@ from kda_sim.app.views.common import (
     figure_cached,
     filter_controls,
     longest_chain,
+    partner_table,
     show_chart,
     slot_table,
     stage_table,
@@ -85,6 +86,13 @@ def render(ctx: Ctx) -> None:
             "yet in a build that unrolls its task slots"
         )
         st.dataframe(slots, hide_index=True, width="stretch")
+    partners = partner_table(run.real, run.sim)
+    if partners is not None:
+        st.caption(
+            "role stages by what shares the CTA's SM / CU: two gemv CTAs on one SM take "
+            "longer than one beside an attn CTA, and the slowest end the weight stream"
+        )
+        st.dataframe(partners, hide_index=True, width="stretch")
 
 
 def _metrics(ctx: Ctx, cp: CriticalPath | None) -> None:
