@@ -79,20 +79,22 @@ def render(ctx: Ctx) -> None:
     show_chart(fig, "timeline_chart")
     st.subheader("Stages")
     st.dataframe(stage_table(run.real, run.sim), hide_index=True, width="stretch")
-    slots = slot_table(run.real, run.sim)
-    if slots is not None:
-        st.caption(
+    extra = (
+        (
+            slot_table(run.real, run.sim),
             "kda stages by task slot: a CTA's second task (R = 4) runs code it has not run "
-            "yet in a build that unrolls its task slots"
-        )
-        st.dataframe(slots, hide_index=True, width="stretch")
-    partners = partner_table(run.real, run.sim)
-    if partners is not None:
-        st.caption(
+            "yet in a build that unrolls its task slots",
+        ),
+        (
+            partner_table(run.real, run.sim),
             "role stages by what shares the CTA's SM / CU: two gemv CTAs on one SM take "
-            "longer than one beside an attn CTA, and the slowest end the weight stream"
-        )
-        st.dataframe(partners, hide_index=True, width="stretch")
+            "longer than one beside an attn CTA, and the slowest end the weight stream",
+        ),
+    )
+    for table, caption in extra:  # each only where it tells CTAs apart
+        if table is not None:
+            st.caption(caption)
+            st.dataframe(table, hide_index=True, width="stretch")
 
 
 def _metrics(ctx: Ctx, cp: CriticalPath | None) -> None:
