@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.timeline.model import STAGES, Timeline
+from kda_sim.timeline.model import STAGES, CtaTrack, Timeline
 
 
 @dataclass(frozen=True)
@@ -104,28 +104,38 @@ class PartnerStats:
 
 
 def partner_stats(tl: Timeline) -> list[PartnerStats]:
-    """Each role stage's duration by what shares the CTA's unit. In the Triton K1's H200
-    traces a gemv CTA beside another gemv CTA takes longer than one beside an attn CTA or
-    alone (docs/calibration.md, session 16), and the slowest of them end the weight
-    stream. Units as the timeline records them: a measured trace's SM ids, a
-    simulation's placement."""
-    by_unit: dict[int, list[str]] = {}
+    """Each role stage's duration by what shares the CTA's unit while the stage runs (the
+    other CTAs resident there at some time during it). In the Triton K1's H200 traces a
+    gemv CTA beside another gemv CTA takes longer than one beside an attn CTA or alone
+    (docs/calibration.md, session 16), and the slowest of them end the weight stream.
+    Units as the timeline records them: a measured trace's SM ids, a simulation's
+    placement."""
+    by_unit: dict[int, list[CtaTrack]] = {}
     for c in tl.ctas:
-        by_unit.setdefault(c.unit, []).append(c.role)
+        by_unit.setdefault(c.unit, []).append(c)
     by: dict[tuple[str, str], list[float]] = {}
     for c in tl.ctas:
-        others = list(by_unit[c.unit])
-        others.remove(c.role)
-        key = "+".join(sorted(others))
         for st in c.stages:
-            if st.task < 0:
-                by.setdefault((st.name, key), []).append(st.end - st.start)
+            if st.task >= 0:
+                continue
+            others = [
+                o.role for o in by_unit[c.unit] if o is not c and _overlaps(o, st.start, st.end)
+            ]
+            by.setdefault((st.name, "+".join(sorted(others))), []).append(st.end - st.start)
     order = {s: i for i, s in enumerate(STAGES)}
     keys = sorted(by, key=lambda k: (order.get(k[0], 99), k[0], k[1]))
     return [
         PartnerStats(k[0], k[1], len(by[k]), float(np.median(by[k])), float(np.max(by[k])))
         for k in keys
     ]
+
+
+def _overlaps(c: CtaTrack, t0: float, t1: float) -> bool:
+    """Whether CTA ``c`` was resident at some time in [t0, t1] (one that never started
+    was not; one that never ended still is)."""
+    if c.start is None:
+        return False
+    return c.start <= t1 and (c.end is None or c.end >= t0)
 
 
 def partners_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any]]:
