@@ -35,7 +35,7 @@ import triton.language as tl
 
 from bench.kernel_bench import bench_graph
 from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
-from kernel.launch import NUM_WARPS, Build, Workspace, step_tag
+from kernel.launch import NUM_WARPS, Build, Workspace, descriptor_scratch_from_torch, step_tag
 from kernel.trace import environment
 from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
 from kernel.triton_k1 import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
@@ -204,9 +204,7 @@ def probe_tma(bk: int, ns: int, weights: list[torch.Tensor], dev: bool = False) 
     from triton.tools.tensor_descriptor import TensorDescriptor
 
     if dev:
-        triton.set_allocator(
-            lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda")
-        )
+        descriptor_scratch_from_torch()
         descs: list[Any] = [w[:NPROJ] for w in weights]
     else:
         descs = [TensorDescriptor.from_tensor(w, block_shape=[ROWS, bk]) for w in weights]

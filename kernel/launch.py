@@ -296,11 +296,16 @@ def _descriptor_scratch(b: Build) -> None:
     caching allocator is stream-ordered, and under graph capture it draws from the graph's
     pool, so a replay reuses what the capture was given."""
     if b.tma_ns and not b.interp:
-        import triton
+        descriptor_scratch_from_torch()
 
-        triton.set_allocator(
-            lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda")
-        )
+
+def descriptor_scratch_from_torch() -> None:
+    """Triton's allocator for device-made tensor descriptors, served by torch."""
+    import triton
+
+    triton.set_allocator(
+        lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda")
+    )
 
 
 def launch(

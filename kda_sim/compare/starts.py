@@ -69,10 +69,15 @@ def streamed_stages(cfg: LaunchConfig) -> dict[str, str]:
     return out
 
 
+def stages_of(cfg: LaunchConfig, key: str) -> set[str]:
+    """The stages whose compute is stage cost ``key``."""
+    return {st for st, (k, _) in stage_costs(cfg).items() if k == key}
+
+
 def sharing_ctas(tr: Trace, key: str) -> set[int]:
     """The CTAs of a trace that compute stage cost ``key`` on a unit where another CTA
     does too (units as the trace records them: SM ids)."""
-    stages = {st for st, (k, _) in stage_costs(tr.cfg).items() if k == key}
+    stages = stages_of(tr.cfg, key)
     on_unit: dict[int, list[int]] = {}
     computes = set()
     for c in tr.tl.ctas:
@@ -97,7 +102,7 @@ def share_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
     ratios = []
     for tr in traces:
         for key in prof.unit_shared:
-            stages = {st for st, (k, _) in stage_costs(tr.cfg).items() if k == key}
+            stages = stages_of(tr.cfg, key)
             shared = sharing_ctas(tr, key)
             both: tuple[list[float], list[float]] = ([], [])
             for (cta, stage, _), v in tr.busy.items():
