@@ -42,8 +42,12 @@ SITES = (
     ("k.gates", "PROJ beta"),
     ("k.norm", "ONRM+PROJ g2"),
     ("put", "any"),
+    # gate_local (Build.gate_local): the mix's own PART poll, after "put" so that every
+    # other site keeps its number (and a build without the variant its code)
+    ("mix", "PART"),
 )
-SITE_PUT = len(SITES) - 1
+SITE_PUT = SITES.index(("put", "any"))
+SITE_MIX_PART = SITES.index(("mix", "PART"))
 
 
 def alarm_words(blocks: int = 256) -> int:

@@ -37,14 +37,13 @@ def _values(words: torch.Tensor) -> torch.Tensor:
     return (words & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
 
 
-def check_attn(R: int, L: int, nb: int, source_form: bool = True, **build: Any
-               ) -> dict[str, Any]:
+def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
+              ) -> tuple[Build, dict[str, Any], torch.Tensor, Workspace]:
+    """The attn role of a build on all 56 attn CTAs: (build, inputs, p', workspace)."""
     from kernel.interp import run_threaded
     from kernel.stage_kernels import attn_only
 
-    sh = Shape(R, L, nb)
-    inp = make_inputs(sh, seed=R + L + nb)
-    p, x, _ = front_of(inp)
+    inp = make_inputs(Shape(R, L, nb), seed=R + L + nb)
     b = Build(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
@@ -53,14 +52,45 @@ def check_attn(R: int, L: int, nb: int, source_form: bool = True, **build: Any
     run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
                  inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
-                 TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align)
+                 TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align,
+                 GATE_LOCAL=b.gate_local)
+    return b, inp, pre, ws
+
+
+def _attn_errors(b: Build, inp: dict[str, Any], pre: torch.Tensor, ws: Workspace
+                 ) -> dict[str, Any]:
+    p, x, _ = front_of(inp)
     off = b.offsets()
     tag = step_tag(EPOCH, SLOT)
     xr = (ws.scratch[off["XRDY"] : off["XRDY"] + 56] >> 32) == tag
     return {
         "prefix_exact": bool(torch.equal(pre, p.to(torch.bfloat16))),
-        "x_rel": _rel(ws.xbuf[: sh.S].float(), x),
+        "x_rel": _rel(ws.xbuf[: b.S].float(), x),
         "xrdy_all": bool(xr.all()),
+    }
+
+
+def check_attn(R: int, L: int, nb: int, source_form: bool = True, **build: Any
+               ) -> dict[str, Any]:
+    return _attn_errors(*_run_attn(R, L, nb, source_form, **build))
+
+
+def check_attn_variant(R: int, L: int, nb: int, source_form: bool = True, **build: Any
+                       ) -> dict[str, Any]:
+    """check_attn of a variant build, and its x rows and MSQ pairs against the default
+    build's on the same inputs (``same_x``, ``same_msq``: bit for bit; gate_local computes
+    the weights with the gate stage's own arithmetic); ``wgt_put``: whether any WGT pair
+    was written (gate_local has no WGT hand-off)."""
+    run = _run_attn(R, L, nb, source_form, **build)
+    b, ws = run[0], run[3]
+    d, _, _, dws = _run_attn(R, L, nb, source_form)
+    off, doff = b.offsets(), d.offsets()
+    n = 56 * b.S
+    return _attn_errors(*run) | {
+        "same_x": bool(torch.equal(ws.xbuf[: b.S], dws.xbuf[: d.S])),
+        "same_msq": bool(torch.equal(ws.scratch[off["MSQ"] : off["MSQ"] + n],
+                                     dws.scratch[doff["MSQ"] : doff["MSQ"] + n])),
+        "wgt_put": bool(ws.scratch[off["WGT"] : off["MSQ"]].any()),
     }
 
 
@@ -136,6 +166,11 @@ def main() -> int:
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
         out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
         out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
+    if what in ("attn_gate_local", "all"):
+        # the protocol's variant: every attn CTA polls PART for every token (S batches)
+        out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(1, 1, 8, False,
+                                                                     gate_local=True)
+        out["attn 2x1 nb5 gate_local"] = check_attn_variant(2, 1, 5, gate_local=True)
     if what in ("gemv", "all"):
         # the build's forms: FMA with an accumulator a token at S = 1, 2; tensor cores at
         # S = 4 (L = 1 and 2) and above

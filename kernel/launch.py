@@ -117,6 +117,11 @@ class Build:
     # False only to prove that the stress build finds the race it was made for: the
     # slice's in-place prefix update without its barrier (a GPU test expects wrong outputs)
     slice_barrier: bool = True
+    # the protocol's variant gate_local (LaunchConfig.gate_local, shared/PROTOCOL.md): no
+    # gate stage and no WGT hand-off; every attn CTA polls PART for every token and
+    # computes all the weights itself, trading the hand-off's second wait (for the slowest
+    # gate CTA) for S PART polls a CTA. Measured on the H200: not yet
+    gate_local: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
 
     @property
@@ -138,7 +143,7 @@ class Build:
 
     @property
     def cfg(self) -> LaunchConfig:
-        return LaunchConfig(self.R, self.L, self.nb, self.kda0)
+        return LaunchConfig(self.R, self.L, self.nb, self.kda0, self.gate_local)
 
     def validate(self) -> Build:
         self.cfg.validate()
@@ -212,6 +217,7 @@ class Build:
             "SLICE_BARRIER": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
+            "GATE_LOCAL": bool(self.gate_local),
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,

@@ -227,8 +227,9 @@ def run(
             "resources": result["resources"], "replays": n_steps, "slot": layers[-1].slot,
             "nproj": NPROJ, "na": NA, "hd": HD, "build": build or {},
         }
-        tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0, tag=tag,
-                           gpu=extra.get("gpu", "cuda"), extra=extra)
+        tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0,
+                           gate_local=b.gate_local, tag=tag, gpu=extra.get("gpu", "cuda"),
+                           extra=extra)
         result["trace"] = str(ktrace.write(tl, trace_path))
         result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
     return result

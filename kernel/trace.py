@@ -40,6 +40,7 @@ def _poll_cells(R: int, L: int, nb: int) -> dict[tuple[str, str], int]:
     s, ns = R * L, nb + 1
     return {
         ("gate", "PART"): NA * ns * 2,
+        ("mix", "PART"): NA * s * ns * 2,  # gate_local: every token's
         ("mix", "WGT"): s * (ns + 1),
         ("mix", "MSQ"): NA * s,
         ("load_x", "XRDY"): NA,
@@ -52,15 +53,36 @@ def _poll_cells(R: int, L: int, nb: int) -> dict[tuple[str, str], int]:
 
 
 def _poll(stage: str, task: int, label: str, cells: int, w: np.ndarray, at: int,
-          t0: int, region_first: int | None = None) -> PollRecord:
+          t0: int, region_first: int | None = None, batches: int = 1) -> PollRecord:
     first, sat, retries = int(w[at]), int(w[at + 1]), int(w[at + 2])
     cr = [CellRange(label.split("+")[0], region_first, region_first + cells - 1, cells)] if (
         region_first is not None
     ) else []
     return PollRecord(
-        stage=stage, task=task, label=label, n_cells=cells, n_batches=1,
+        stage=stage, task=task, label=label, n_cells=cells, n_batches=batches,
         first_issue=float(first - t0), satisfied=float(sat - t0), retries=retries, cells=cr,
     )
+
+
+def _attn_role(tr: CtaTrack, w: np.ndarray, t0: int, bounds: list[float],
+               cells: dict[tuple[str, str], int], s: int, gate_local: bool) -> None:
+    """An attn CTA's stages and poll sites. The gate of token t runs on attn CTA t only,
+    and with ``gate_local`` on no CTA (``T.ATTN_POLLS_GATE_LOCAL`` says what the record
+    holds then): the mix begins where the slice ended, and its PART poll is S batches, one
+    a token."""
+    gate = tr.cta < s and not gate_local
+    for k, name in enumerate(T.ATTN_STAGES):
+        if name == "gate" and not gate:
+            continue
+        start = bounds[1] if name == "mix" and gate_local else bounds[k]  # the slice's end
+        tr.stages.append(StageSpan(name, -1, start, bounds[k + 1]))
+    for k, site in enumerate(T.ATTN_POLLS_GATE_LOCAL if gate_local else T.ATTN_POLLS):
+        if site is None or (site[0] == "gate" and not gate):
+            continue
+        stage, label = site
+        batches = s if site == ("mix", "PART") else 1
+        tr.polls.append(_poll(stage, -1, label, cells[site], w, T.EV_RPOLL + 3 * k, t0,
+                              batches=batches))
 
 
 def _records(buf: np.ndarray, R: int) -> np.ndarray:
@@ -104,12 +126,13 @@ def decode(
     L: int,
     nb: int,
     kda0: int = 0,
+    gate_local: bool = False,
     tag: int | None = None,
     gpu: str = "unknown",
     extra: dict[str, Any] | None = None,
 ) -> Timeline:
     """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
-    Timeline."""
+    Timeline. ``gate_local``: the build's (``Build.gate_local``), whose record has no gate."""
     buf = _records(buf, R)
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
@@ -127,15 +150,7 @@ def decode(
         tr = CtaTrack(cta=cta, role=role, unit=int(w[T.EV_SMID]), start=start, end=end)
         bounds = [start] + [float(w[T.EV_ROLE + k] - t0) for k in range(T.N_ROLE_STAGES)]
         if role == "attn":
-            for k, name in enumerate(T.ATTN_STAGES):
-                if name == "gate" and cta >= s:
-                    continue  # the gate of token t runs on attn CTA t only
-                tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
-            for k, (stage, label) in enumerate(T.ATTN_POLLS):
-                if stage == "gate" and cta >= s:
-                    continue
-                tr.polls.append(_poll(stage, -1, label, cells[(stage, label)], w,
-                                      T.EV_RPOLL + 3 * k, t0))
+            _attn_role(tr, w, t0, bounds, cells, s, gate_local)
         elif role == "gemv":
             for k, name in enumerate(T.GEMV_STAGES):
                 tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
@@ -159,8 +174,8 @@ def decode(
                 tr.polls.append(p)
         ctas.append(tr)
     meta = Meta(
-        source="measured", gpu=gpu, R=R, L=L, nb=nb, kda0=kda0, blocks=BLOCKS, clock=CLOCK,
-        extra=dict(extra or {}),
+        source="measured", gpu=gpu, R=R, L=L, nb=nb, kda0=kda0, gate_local=gate_local,
+        blocks=BLOCKS, clock=CLOCK, extra=dict(extra or {}),
     )
     return Timeline(meta=meta, ctas=ctas)
 

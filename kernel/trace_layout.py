@@ -31,6 +31,10 @@ ATTN_STAGES = ("slice", "gate", "mix")
 GEMV_STAGES = ("load_x", "gemv0", "gemv1")
 KDA_STAGES = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
 ATTN_POLLS = (("gate", "PART"), ("mix", "WGT"), ("mix", "MSQ"))
+# Build.gate_local: no gate stage, so neither its end stamp (the mix begins where the slice
+# ended) nor the WGT poll is written; site 0 holds the mix's PART poll of every token, its
+# S batches as one (the first's issue, the last's satisfaction, the retries of all)
+ATTN_POLLS_GATE_LOCAL = (("mix", "PART"), None, ("mix", "MSQ"))
 GEMV_POLLS = (("load_x", "XRDY"),)
 KDA_POLLS = (
     ("k.conv", "PROJ"),

@@ -39,11 +39,13 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
 one put); TRACE stamps every stage boundary and poll site into a register-resident record
-of 32-bit words flushed once at the end; INTERP swaps the inline PTX for stand-ins so the
-Triton interpreter can run it (see ``kernel/interp.py``). Tuning constexprs (BK, NSTAGE, TC_BK,
-TC_SPLIT, TB, SRC_MIN_S, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build
-serves) come from ``kernel.launch.Build``, where each default
-says what measured it.
+of 32-bit words flushed once at the end; GATE_LOCAL is the protocol's variant
+``gate_local``: no gate stage and no WGT hand-off, every attn CTA's mix polls PART for
+every token and computes all the weights itself (``_local_weights``); INTERP swaps the
+inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
+Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, SLEEP_NS, EARLY, PREFETCH,
+QUIET; MAXS, the largest S a build serves) come from ``kernel.launch.Build``, where each
+default says what measured it.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ K_TIMEOUT = tl.constexpr(A.KIND_TIMEOUT)
 K_RELEASED = tl.constexpr(A.KIND_RELEASED)
 K_REUSE = tl.constexpr(A.KIND_REUSE)
 SITE_PUT = tl.constexpr(A.SITE_PUT)
+SITE_MIX_PART = tl.constexpr(A.SITE_MIX_PART)
 
 INJ_DROP = tl.constexpr(F.INJECT_CODES["drop"])  # drop the put of scratch word inj_gidx
 INJ_CORRUPT = tl.constexpr(F.INJECT_CODES["corrupt"])  # write that word with a wrong tag
@@ -578,6 +581,67 @@ def _slice_by_source(
 
 
 @triton.jit
+def _gate_weights(w, m3, NS, eps):
+    """A token's softmax weights from its PART words ([64 slices, 16 sources, 2]): e_s, [16
+    sources] (0 from NS on), and their sum; WGT holds e_s at s < NS and the sum at NS. The
+    gate stage and GATE_LOCAL's mix both call this, on the same [64, 16, 2] shape, so
+    their weights are the same bits."""
+    src = tl.arange(0, 16)
+    q2 = tl.arange(0, 2)
+    part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
+    sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
+    dt = tl.sum(tl.where((q2 == 1)[None, :], part, 0.0), 1)
+    logit = dt * tl.rsqrt(sq / HIDDEN + eps)
+    logit = tl.where(src < NS, logit, float("-inf"))
+    e = tl.exp(logit - tl.max(logit, 0))
+    e = tl.where(src < NS, e, 0.0)
+    den = tl.sum(e, 0)
+    return e, den
+
+
+@triton.jit
+def _word(rec, k):
+    """Word k of a small record tensor, as a scalar."""
+    return tl.sum(tl.where(tl.arange(0, rec.shape[0]) == k, rec, 0), 0)
+
+
+@triton.jit
+def _local_weights(
+    scratch, tag, dead, alarm, a, task, budget_ns, max_retry, eps, S, NS, OFF_PART,
+    WATCHDOG: tl.constexpr, INTERP: tl.constexpr, QUIET: tl.constexpr, tr,
+    TRACE: tl.constexpr,
+):
+    """GATE_LOCAL: every token's weights computed by this CTA from PART, [16 tokens, 16
+    sources] as the WGT poll reads them (e_s at s < NS, the sum at NS, 0 elsewhere).
+    A token a poll batch, the gate's own, in turn: all tokens in one batch would hold 128
+    pairs a thread (256 registers). The record's site EV_RPOLL + 0 gets the first batch's
+    issue, the last one's satisfaction and the retries of all (kernel.trace: the mix's
+    PART poll); each batch records into a record of its own (``one``) that ``site``
+    gathers, so _poll, and every other poll's code, stays as it is."""
+    tt = tl.arange(0, 16)
+    src = tl.arange(0, 16)
+    k3 = tl.arange(0, 4)
+    wt = tl.zeros([16, 16], tl.float32)
+    site = tl.zeros([4], tr.dtype)  # first issue, satisfied, retries (as _poll_rec's words)
+    # token 0's [64 slices, 16 sources, 2] cells, the gate stage's batch for t = 0
+    ap = tl.arange(0, 64)
+    q2 = tl.arange(0, 2)
+    g0 = OFF_PART + ((ap[:, None, None] * S) * NS + src[None, :, None]) * 2 + q2[None, None, :]
+    m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
+    for t in range(S):
+        g3 = g0 + t * (NS * 2)  # PART[a'][t][src][q] = ((a' S + t) NS + src) 2 + q
+        w, one, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, SITE_MIX_PART, task,
+                             budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET,
+                             tl.zeros([4], tr.dtype), 0, TRACE)
+        e, den = _gate_weights(w, m3, NS, eps)
+        wv = tl.where(src < NS, e, den)
+        wt = tl.where((tt == t)[:, None] & (src <= NS)[None, :], wv[None, :], wt)
+        site = tl.where(k3 == 2, site + one, tl.where((k3 == 0) & (t > 0), site, one))
+    tr = _poll_rec(tr, EV_RPOLL + 0, _word(site, 0), _word(site, 1), _word(site, 2), TRACE)
+    return wt, tr, dead
+
+
+@triton.jit
 def _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB: tl.constexpr):
     """The mix TB tokens an iteration: each token's sources [TB, 16, 128] reduced over the
     sources (cross-warp), the iterations a chain. [16, 128] mixed rows, [16] sums of
@@ -607,11 +671,23 @@ def _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB: tl.constexp
 
 
 @triton.jit
-def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_WGT):
+def _pick_source(wt, s, m):
+    """Source s's weight of each token from wt, [16] (0 off m): the other sources add +0.0,
+    so these are wt's bits."""
+    src = tl.arange(0, 16)
+    return tl.sum(tl.where(m[:, None] & (src == s)[None, :], wt, 0.0), 1)
+
+
+@triton.jit
+def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_WGT,
+                   GATE_LOCAL: tl.constexpr):
     """The mix one source an iteration for all 16 tokens: mixed += w[:, s] v[:, s] is
     elementwise (no reduction until the sums of squares), and no iteration waits on the
     previous one's loads. The weights are re-read from the mailbox words the poll checked
-    (.cg: from L2, where the puts landed)."""
+    (.cg: from L2, where the puts landed), a [16] token vector in the layout the mix
+    takes; GATE_LOCAL has no such words and picks them out of wt. (Each site spells out
+    its WGT load: a helper around it would put a debug-line label in the default build's
+    PTX, see the gate stage.)"""
     NS = NB + 1
     cols = tl.arange(0, COLS)
     src = tl.arange(0, 16)
@@ -621,15 +697,21 @@ def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_W
     den = tl.where(tm, den, 1.0)
     row = c0 + cols[None, :]
     pre = tl.load(prefix + tt[:, None] * HIDDEN + row, mask=tm[:, None], other=0.0)
-    wp = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + NB, mask=tm, other=0,
-                        cache_modifier=".cg"))
+    if GATE_LOCAL:
+        wp = _pick_source(wt, NB, tm)
+    else:
+        wp = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + NB, mask=tm, other=0,
+                            cache_modifier=".cg"))
     mixed = wp[:, None] * pre.to(tl.float32)
     for s in tl.static_range(MAX_NB):
         ms = tm & (s < NB)
         v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + row, mask=ms[:, None],
                     other=0.0)
-        ws = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + s, mask=ms, other=0,
-                            cache_modifier=".cg"))
+        if GATE_LOCAL:
+            ws = _pick_source(wt, s, ms)
+        else:
+            ws = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + s, mask=ms, other=0,
+                                cache_modifier=".cg"))
         mixed += ws[:, None] * v.to(tl.float32)
     mixed = mixed / den[:, None]
     msq = tl.sum(mixed * mixed, 1)
@@ -645,6 +727,7 @@ def _attn(
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
+    GATE_LOCAL: tl.constexpr = False,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -664,37 +747,41 @@ def _attn(
                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
                                HAS_DELTA, TB, WATCHDOG, INTERP, BARRIER)
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
-    # ---- gate: token t = a, on CTAs a < S
-    if a < S:
-        ap = tl.arange(0, 64)
-        q2 = tl.arange(0, 2)
-        g3 = OFF_PART + ((ap[:, None, None] * S + a) * NS + src[None, :, None]) * 2 + q2[
-            None, None, :
-        ]
-        m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
-        w, tr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task, budget_ns, max_retry,
-                            False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 0, TRACE)
-        part = tl.sum(tl.where(m3, _value(w), 0.0), 0)  # [16, 2]
-        sq = tl.sum(tl.where((q2 == 0)[None, :], part, 0.0), 1)
-        dt = tl.sum(tl.where((q2 == 1)[None, :], part, 0.0), 1)
-        logit = dt * tl.rsqrt(sq / HIDDEN + eps)
-        logit = tl.where(src < NS, logit, float("-inf"))
-        e = tl.exp(logit - tl.max(logit, 0))
-        e = tl.where(src < NS, e, 0.0)
-        den = tl.sum(e, 0)
-        dead = _put(scratch, OFF_WGT + a * (NS + 1) + src, tl.where(src < NS, e, den),
-                    src <= NS, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG, INTERP)
-    tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
+    # ---- gate: token t = a, on CTAs a < S (none with GATE_LOCAL: the mix computes them all;
+    # nor its end stamp: kernel.trace starts that build's mix where the slice ended)
+    if not GATE_LOCAL:
+        if a < S:
+            # token a's cells as _local_weights polls token t's, written out here: a helper's
+            # call puts a debug-line label in the PTX, and ptxas schedules the default
+            # build differently around it (282 SASS lines at 1x1)
+            ap = tl.arange(0, 64)
+            q2 = tl.arange(0, 2)
+            g3 = OFF_PART + ((ap[:, None, None] * S + a) * NS + src[None, :, None]) * 2 + q2[
+                None, None, :
+            ]
+            m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
+            w, tr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task, budget_ns,
+                                max_retry, False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 0,
+                                TRACE)
+            e, den = _gate_weights(w, m3, NS, eps)
+            dead = _put(scratch, OFF_WGT + a * (NS + 1) + src, tl.where(src < NS, e, den),
+                        src <= NS, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG,
+                        INTERP)
+        tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
     # ---- mix: every token's weights, the mix, MSQ all-to-all, RMSNorm, x rows, XRDY
     tt = tl.arange(0, 16)
-    gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
-    mw = (tt < S)[:, None] & (src <= NS)[None, :]
-    w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry, False,
-                        WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
-    wt = tl.where(mw, _value(w), 0.0)
+    if GATE_LOCAL:
+        wt, tr, dead = _local_weights(scratch, tag, dead, alarm, a, task, budget_ns, max_retry,
+                                      eps, S, NS, OFF_PART, WATCHDOG, INTERP, QUIET, tr, TRACE)
+    else:
+        gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
+        mw = (tt < S)[:, None] & (src <= NS)[None, :]
+        w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry,
+                            False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
+        wt = tl.where(mw, _value(w), 0.0)
     if S >= SRC_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
-                                    OFF_WGT)
+                                    OFF_WGT, GATE_LOCAL)
     else:
         mixed, msq = _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB)
     dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
@@ -1206,7 +1293,7 @@ def kda_pre_k1(
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    TMA_NS: tl.constexpr = 0,
+    TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1224,7 +1311,7 @@ def kda_pre_k1(
             pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(

@@ -39,6 +39,9 @@ SPECS += [(1, True, False, {"jitter_ns": STRESS_JITTER_NS, "slice_barrier": Fals
 # the kda0 GPU tests' builds (KDA0_CASES and the traced kda0 = 200 launch there)
 SPECS += [(L, True, False, {"kda0": k}) for L, k in ((1, 200), (2, 160), (1, 255), (4, 56))]
 SPECS += [(2, False, True, {"kda0": 200})]
+# the gate_local GPU tests' builds (the variant's replayed step and its traced launch)
+SPECS += [(L, True, False, {"gate_local": True}) for L in (1, 2, 4)]
+SPECS += [(2, False, True, {"gate_local": True})]
 
 if __name__ == "__main__":
     import json

@@ -62,6 +62,16 @@ def test_each_poll_site_loads_its_pairs_once(watchdog: bool) -> None:
     assert len(loads) == _sites(Build(1, 2, 8)), "a mailbox load was duplicated or lost"
 
 
+def test_gate_local_polls_part_in_the_mix_and_no_wgt() -> None:
+    # gate_local: the mix's PART poll, a token a batch in a loop, takes the place of the
+    # gate's PART poll and the mix's WGT poll; each still loads once a try, predicated
+    b = Build(1, 2, 8, gate_local=True)
+    loads = _mailbox_loads(_ttgir_of(b))
+    assert len(loads) == _sites(b) - 2, "a mailbox load was duplicated or lost"
+    assert all("@p ld.relaxed" in a for a in loads)
+    assert len(re.findall(r"bar\.red\.popc\.u32", _ttgir_of(b))) >= _sites(b) - 2
+
+
 def test_no_plain_volatile_mailbox_load_in_production() -> None:
     # the watchdog build reads its alarm word and (fault check) a put's old word plainly;
     # the production build polls through the asm load only

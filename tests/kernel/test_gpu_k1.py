@@ -162,3 +162,32 @@ def test_trace_records_every_stage(R: int, L: int) -> None:
     assert polls == 3 * 56 - (56 - R * L) + 197 + 5 * R * 96
     assert all(c.unit is not None and c.unit >= 0 for c in tl.ctas)
     record(f"trace R={R} L={L}", {k: res[k] for k in ("trace", "makespan_us", "resources")})
+
+
+@pytest.mark.parametrize(("R", "L"), [(1, 1), (2, 2), (4, 4)])
+def test_gate_local_matches_reference(R: int, L: int) -> None:
+    """The protocol's variant gate_local (Build.gate_local): no gate stage, no WGT; every
+    attn CTA polls PART for every token. A step of three launches, replayed."""
+    from kernel.run import run
+
+    res = run(R, L, nb=8, check=True, graph=True, replays=10, watchdog_ms=WATCHDOG_MS,
+              seed=400 + R * 7 + L, build={"gate_local": True})
+    record(f"gate_local R={R} L={L}", res)
+    assert res["steps"] == 11 and res["preflight"].startswith("safe")
+
+
+def test_gate_local_trace_has_the_part_poll_in_the_mix() -> None:
+    from kda_sim.importers.chrome import read_kernel_trace
+    from kernel.run import run
+
+    R, L = 2, 2
+    path = OUT / f"trace_gate_local_R{R}_L{L}.json"
+    res = run(R, L, nb=8, trace_path=path, check=True, build={"gate_local": True})
+    record(f"trace gate_local R={R} L={L}", res)
+    tl = read_kernel_trace(path)
+    assert tl.meta.gate_local
+    for c in tl.ctas[:56]:
+        assert [s.name for s in c.stages if s.task < 0] == ["slice", "mix"]
+        assert [(p.stage, p.label) for p in c.polls if p.task < 0] == [
+            ("mix", "PART"), ("mix", "MSQ")]
+    assert sum(len(c.polls) for c in tl.ctas) == 2 * 56 + 197 + 5 * R * 96

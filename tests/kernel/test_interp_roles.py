@@ -33,6 +33,16 @@ def test_attn_role_all_to_all() -> None:
         assert r["xrdy_all"], name
 
 
+def test_attn_role_gate_local_gives_the_default_builds_x() -> None:
+    # every attn CTA computes every token's weights from PART (no gate stage, no WGT): the
+    # same arithmetic as the gate stage, so the same x rows and MSQ pairs, bit for bit
+    for name, r in _run("attn_gate_local").items():
+        assert r["prefix_exact"] and r["xrdy_all"], name
+        assert r["x_rel"] < 1e-3, (name, r)
+        assert r["same_x"] and r["same_msq"], (name, r)
+        assert not r["wgt_put"], name
+
+
 def test_gemv_role_both_forms() -> None:
     for name, r in _run("gemv").items():
         assert r["tags_all"], name

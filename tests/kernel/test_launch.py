@@ -58,3 +58,11 @@ def test_stress_and_trace_level_keys_are_checked() -> None:
     assert Build(1, 1, 8, trace_level=4).constexprs()["TRACE"] == 0  # untraced: no record
     with pytest.raises(ValueError, match="trace_level = 5"):
         Build(1, 1, 8, trace=True, trace_level=5).validate()
+
+
+def test_gate_local_is_the_configurations_variant_on_the_same_layout() -> None:
+    # the pre-flight, the cell space and the trace's meta all read it from Build.cfg
+    b = Build(2, 1, 8, gate_local=True).validate()
+    assert b.cfg.gate_local and b.constexprs()["GATE_LOCAL"] is True
+    assert Build(2, 1, 8).constexprs()["GATE_LOCAL"] is False
+    assert b.offsets() == Build(2, 1, 8).offsets()  # WGT keeps its cells, unwritten

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from kda_sim.cli import main
+from kda_sim.compare.diff import compare_timelines
+from kda_sim.compare.model import model_view
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import BLOCKS, NA
+from kda_sim.engine import simulate
 from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.machine.profile import load_profile
+from kda_sim.timeline.model import Timeline
 from kernel import trace as ktrace
 from kernel import trace_layout as T
 
@@ -134,3 +144,103 @@ def test_a_cta_longer_than_the_32_bit_reach_is_named() -> None:
 def test_a_buffer_of_the_wrong_shape_is_named() -> None:
     with pytest.raises(ktrace.TraceError, match="shape"):
         ktrace.widen(np.zeros((BLOCKS, 8), dtype=np.int32), R=4)
+
+
+def record_of(sim: Timeline, tag: int = 777, t0: int = 10**12) -> np.ndarray:
+    """The records the kernel would write for the simulated launch ``sim`` (64-bit words,
+    as ``widen`` leaves them): what a build of ``sim.meta.gate_local`` stamps, and nothing
+    where that build writes nothing (gate_local: the gate's end and the WGT poll site)."""
+    m = sim.meta
+    buf = np.zeros((BLOCKS, T.record_words(m.R)), dtype=np.int64)
+
+    def ns(t: float) -> int:
+        return t0 + round(t)
+
+    for c in sim.ctas:
+        w = buf[c.cta]
+        w[T.EV_START], w[T.EV_END] = ns(c.start), ns(c.end)
+        w[T.EV_SMID], w[T.EV_TAG] = c.unit, tag
+        role = {st.name: st for st in c.stages if st.task < 0}
+        polls = [p for p in c.polls if p.task < 0]
+        sites = T.ATTN_POLLS_GATE_LOCAL if m.gate_local else T.ATTN_POLLS
+        if c.role == "gemv":
+            sites = T.GEMV_POLLS
+        for k, name in enumerate(T.ATTN_STAGES if c.role == "attn" else T.GEMV_STAGES):
+            if name in role:
+                w[T.EV_ROLE + k] = ns(role[name].end)
+            elif not m.gate_local and c.role == "attn":  # CTA t >= S: its gate is skipped
+                w[T.EV_ROLE + k] = ns(role["mix"].start)
+        for p in polls:
+            k = sites.index((p.stage, p.label))
+            w[T.EV_RPOLL + 3 * k : T.EV_RPOLL + 3 * k + 3] = (
+                ns(p.first_issue), ns(p.satisfied), p.retries)
+        tasks = sorted({st.task for st in c.stages if st.task >= 0})
+        for n, task in enumerate(tasks):
+            base = T.EV_TASK0 + n * T.TASK_STRIDE
+            w[base + T.TASK_ID] = task
+            spans = [st for st in c.stages if st.task == task]
+            for k, st in enumerate(spans):
+                w[base + T.TASK_T + k] = ns(st.start)
+            w[base + T.TASK_T + len(spans)] = ns(spans[-1].end)
+            for k, p in enumerate(p for p in c.polls if p.task == task):
+                at = base + T.TASK_POLL + 3 * k
+                w[at : at + 3] = (ns(p.first_issue), ns(p.satisfied), p.retries)
+        w[T.EV_NTASK] = len(tasks)
+    return buf
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["default", "gate_local"])
+def simulated(request: pytest.FixtureRequest) -> Timeline:
+    return simulate(LaunchConfig(2, 1, gate_local=request.param), load_profile("h200"),
+                    seed=1).timeline
+
+
+def test_a_records_decode_is_the_model_s_program(simulated: Timeline) -> None:
+    # the records a launch of the simulated configuration leaves decode to the simulator's
+    # stages and polls, CTA by CTA: every recorded event has its place in the model
+    m = simulated.meta
+    tl = ktrace.decode(record_of(simulated), R=m.R, L=m.L, nb=m.nb, gate_local=m.gate_local,
+                       tag=777, gpu="synthetic")
+    assert tl.meta.gate_local == m.gate_local
+    for got, want in zip(tl.ctas, simulated.ctas, strict=True):
+        assert [(s.name, s.task) for s in got.stages] == [(s.name, s.task) for s in want.stages]
+        for a, b in zip(got.stages, want.stages, strict=True):
+            assert abs(a.start - b.start) <= 1 and abs(a.end - b.end) <= 1, (got.cta, a, b)
+        assert [(p.stage, p.task, p.label) for p in got.polls] == [
+            (p.stage, p.task, p.label) for p in want.polls
+        ]
+    assert not model_view(tl).mismatches
+    cmp = compare_timelines(tl, simulated, align=False)
+    assert not cmp.only_real and not cmp.only_sim
+
+
+def test_gate_local_has_no_gate_and_polls_part_in_the_mix() -> None:
+    R, L = 2, 2
+    buf = synthetic(R, L)
+    # a gate_local build writes neither the gate's end nor the WGT poll site
+    buf[:, T.EV_ROLE + 1] = 0
+    buf[:, T.EV_RPOLL + 3 : T.EV_RPOLL + 6] = 0
+    tl = ktrace.decode(buf, R=R, L=L, nb=8, gate_local=True, tag=777, gpu="synthetic")
+    assert tl.meta.gate_local
+    for c in tl.ctas[:NA]:
+        spans = {s.name: s for s in c.stages if s.task < 0}
+        assert list(spans) == ["slice", "mix"]
+        assert spans["mix"].start == spans["slice"].end
+        polls = [p for p in c.polls if p.task < 0]
+        assert [(p.stage, p.label) for p in polls] == [("mix", "PART"), ("mix", "MSQ")]
+        assert polls[0].n_cells == NA * R * L * 9 * 2 and polls[0].n_batches == R * L
+        assert polls[0].first_issue <= polls[0].satisfied <= polls[1].first_issue
+
+
+def test_compare_reads_a_gate_local_trace_against_its_simulation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # kda-sim compare simulates the configuration the trace's meta names, gate_local included
+    sim = simulate(LaunchConfig(1, 1, gate_local=True), load_profile("h200"), seed=2).timeline
+    tl = ktrace.decode(record_of(sim), R=1, L=1, nb=8, gate_local=True, tag=777, gpu="h200")
+    path = ktrace.write(tl, tmp_path / "gate_local.json")
+    assert read_kernel_trace(path).meta.gate_local
+    assert main(["compare", str(path), "--gpu", "h200", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["config"]["gate_local"] and d["conformance"]["conforms"]
+    assert d["comparison"]["matched"] > 500
