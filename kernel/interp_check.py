@@ -53,7 +53,8 @@ def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
                  inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
                  TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align,
-                 GATE_LOCAL=b.gate_local)
+                 GATE_LOCAL=b.gate_local, BLK_FIRST=b.blk_first,
+                 MSQ_SP=b.constexprs()["MSQ_SP"])
     return b, inp, pre, ws
 
 
@@ -166,6 +167,11 @@ def main() -> int:
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
         out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
         out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
+        # the block rows asked for before p', and MSQ over [64, 4] and [64, 8] pairs
+        out["attn 1x1 nb8 blk_first msq_flat"] = check_attn_variant(
+            1, 1, 8, False, blk_first=True, msq_flat=True)
+        out["attn 2x2 nb3 blk_first msq_flat"] = check_attn_variant(
+            2, 2, 3, False, blk_first=True, msq_flat=True)
     if what in ("attn_gate_local", "all"):
         # the protocol's variant: every attn CTA polls PART for every token (S batches)
         out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(1, 1, 8, False,

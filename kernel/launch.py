@@ -123,6 +123,11 @@ class Build:
     # gate CTA) for S PART polls a CTA. Measured on the H200: not yet
     gate_local: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
+    # the attn slice (token form) asks for its block rows before p', not after p''s barrier
+    blk_first: bool = False
+    # the mix's MSQ all-to-all polled over [64, MAXS rounded up to a power of two] pairs,
+    # not [64, 16]: 1 pair a thread, not 4, at MAXS <= 4 (bench.handoff_probe, runs 72, 73)
+    msq_flat: bool = False
 
     @property
     def S(self) -> int:
@@ -218,6 +223,8 @@ class Build:
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "GATE_LOCAL": bool(self.gate_local),
+            "BLK_FIRST": self.blk_first,
+            "MSQ_SP": next_pow2(min(self.rmax * self.L, MAX_S)) if self.msq_flat else 16,
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,

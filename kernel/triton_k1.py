@@ -482,6 +482,27 @@ def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
 
 
 @triton.jit
+def _blocks(blocks, blk_sm, blk_sr, t, tm, c0, NB):
+    """Tokens t's NB block rows for columns c0 .. c0+128, [TB, 16, 128] bf16 (zero past NB
+    and for tokens off ``tm``)."""
+    src = tl.arange(0, 16)
+    cols = tl.arange(0, COLS)
+    return tl.load(
+        blocks + t[:, None, None] * blk_sm + src[None, :, None] * blk_sr + c0
+        + cols[None, None, :],
+        mask=tm[:, None, None] & (src < NB)[None, :, None],
+        other=0.0,
+    )
+
+
+@triton.jit
+def _with_prefix(blk, pre, NB):
+    """The sources in fp32: the block rows, the prefix row ``pre`` as source NB."""
+    src = tl.arange(0, 16)
+    return tl.where((src == NB)[None, :, None], pre[:, None, :], blk.to(tl.float32))
+
+
+@triton.jit
 def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, BARRIER: tl.constexpr):
     """p' = bf16(prefix + delta) of tokens t (off where not tm), columns c0 .. c0+128,
     stored back into prefix; fp32 [len(t), 128]."""
@@ -525,10 +546,12 @@ def _slice_by_token(
     a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
     inj_mode, inj_gidx, S, NB, OFF_PART,
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
-    BARRIER: tl.constexpr,
+    BARRIER: tl.constexpr, BLK_FIRST: tl.constexpr,
 ):
     """The slice TB tokens an iteration: p' stored back, PART[a][t][src] = (sum of squares,
-    qk dot) over this CTA's columns."""
+    qk dot) over this CTA's columns. With BLK_FIRST the block rows are asked for before
+    p': the barrier in ``_p_prime`` waits for the prefix and delta loads, and a load after
+    it is a second round trip to HBM."""
     NS = NB + 1
     c0 = a * COLS
     src = tl.arange(0, 16)
@@ -539,8 +562,13 @@ def _slice_by_token(
         # store, barrier, re-load before the first put); the mix reads it back.
         t = tk + tb
         tm = t < S
-        pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA, BARRIER)
-        v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
+        if BLK_FIRST:
+            blk = _blocks(blocks, blk_sm, blk_sr, t, tm, c0, NB)
+            pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA, BARRIER)
+            v = _with_prefix(blk, pre, NB)
+        else:
+            pre = _p_prime(prefix, delta, t, tm, c0, HAS_DELTA, BARRIER)
+            v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
         sq = tl.sum(v * v, 2)  # [TB, 16]
         dt = tl.sum(v * wq[None, None, :], 2)
         dead = _put_part(scratch, a, S, NS, t, tm, src, sq, dt, tag, dead, alarm, task,
@@ -727,7 +755,8 @@ def _attn(
     HAS_DELTA: tl.constexpr, TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
-    GATE_LOCAL: tl.constexpr = False,
+    GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
+    MSQ_SP: tl.constexpr = 16,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -745,7 +774,7 @@ def _attn(
     else:
         dead = _slice_by_token(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                               HAS_DELTA, TB, WATCHDOG, INTERP, BARRIER)
+                               HAS_DELTA, TB, WATCHDOG, INTERP, BARRIER, BLK_FIRST)
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S (none with GATE_LOCAL: the mix computes them all;
     # nor its end stamp: kernel.trace starts that build's mix where the slice ended)
@@ -786,12 +815,19 @@ def _attn(
         mixed, msq = _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB)
     dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
+    # the all-to-all over [64 slices, MSQ_SP tokens]: MSQ_SP = 16 is 4 pairs a thread,
+    # and each try of a poll counts stale pairs one register slot at a time (a barrier
+    # each); bench.handoff_probe measured this shape's all-to-all at 1.57 us a round
+    # against 1.02 us for one pair a thread (runs 72, 73)
     ap = tl.arange(0, 64)
-    gm = OFF_MSQ + ap[:, None] * S + tt[None, :]
-    mm = (ap < NA)[:, None] & (tt < S)[None, :]
+    tp = tl.arange(0, MSQ_SP)
+    gm = OFF_MSQ + ap[:, None] * S + tp[None, :]
+    mm = (ap < NA)[:, None] & (tp < S)[None, :]
     w, tr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task, budget_ns, max_retry, False,
                         WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 6, TRACE)
-    tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [16] over tokens
+    tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [MSQ_SP] over tokens
+    if MSQ_SP < 16:
+        tot = tl.sum(tl.where(tt[:, None] == tp[None, :], tot[None, :], 0.0), 1)  # [16]
     rstd = tl.rsqrt(tot / HIDDEN + out_eps)
     nw = tl.load(in_nw + c0 + cols).to(tl.float32)
     x = _to_bf16(mixed * rstd[:, None] * nw[None, :])
@@ -1294,6 +1330,7 @@ def kda_pre_k1(
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
+    BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1311,7 +1348,8 @@ def kda_pre_k1(
             pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL, BLK_FIRST,
+            MSQ_SP,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
