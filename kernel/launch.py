@@ -123,11 +123,12 @@ class Build:
     # gate CTA) for S PART polls a CTA. Measured on the H200: not yet
     gate_local: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
-    # the attn slice (token form) asks for its block rows before p', not after p''s barrier
-    blk_first: bool = False
-    # the mix's MSQ all-to-all polled over [64, MAXS rounded up to a power of two] pairs,
-    # not [64, 16]: 1 pair a thread, not 4, at MAXS <= 4 (bench.handoff_probe, runs 72, 73)
-    msq_flat: bool = False
+    # the attn slice's token form (S < src_min_s) asks for its block rows before p', not
+    # after p''s barrier: one HBM round trip less. Measured on the H200 (run 74, us a
+    # launch): 1x1 44.77 -> 44.41, 2x1 50.78 -> 50.46, 1x2 50.76 -> 50.47; with the MSQ
+    # poll's shape (the mix, kernel.triton_k1) 1x1 43.75, 1x2 49.98. The source form
+    # (S >= src_min_s) has no such load, and its builds compile as without the switch
+    blk_first: bool = True
 
     @property
     def S(self) -> int:
@@ -223,8 +224,9 @@ class Build:
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "GATE_LOCAL": bool(self.gate_local),
-            "BLK_FIRST": self.blk_first,
-            "MSQ_SP": next_pow2(min(self.rmax * self.L, MAX_S)) if self.msq_flat else 16,
+            "BLK_FIRST": self.blk_first and self.src_min_s > self.S,
+            # the MSQ poll's token columns: the fewest that hold every S this build serves
+            "MSQ_SP": next_pow2(min(self.rmax * self.L, MAX_S)),
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,

@@ -469,7 +469,8 @@ def layout(R, L: tl.constexpr, NB, ALIGN: tl.constexpr):
 def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
     """Tokens t's sources for columns c0 .. c0+128, [TB, 16, 128] fp32: blocks, then the
     prefix row ``pre`` (p' = bf16(prefix + delta), fp32 [TB, 128]), zero past NS and for
-    tokens off ``tm``."""
+    tokens off ``tm``. (It spells out ``_blocks``'s load: written as a call to it, ptxas
+    scheduled the L = 4 builds differently, which run 74 did not measure.)"""
     src = tl.arange(0, 16)
     cols = tl.arange(0, COLS)
     blk = tl.load(
@@ -815,10 +816,11 @@ def _attn(
         mixed, msq = _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB)
     dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
                 inj_mode, inj_gidx, WATCHDOG, INTERP)
-    # the all-to-all over [64 slices, MSQ_SP tokens]: MSQ_SP = 16 is 4 pairs a thread,
-    # and each try of a poll counts stale pairs one register slot at a time (a barrier
-    # each); bench.handoff_probe measured this shape's all-to-all at 1.57 us a round
-    # against 1.02 us for one pair a thread (runs 72, 73)
+    # the all-to-all over [64 slices, MSQ_SP tokens], MSQ_SP the build's largest S rounded
+    # up to a power of two, not 16: [64, 16] is 4 pairs a thread, and a poll's try counts
+    # the stale pairs one register slot at a time (a barrier each). bench.handoff_probe
+    # measured that shape's all-to-all at 1.57 us a round against 1.02 with one pair a
+    # thread (runs 72, 73); in the K1, 0.1 to 0.7 us a launch (run 74: 1x1 44.77 -> 44.10)
     ap = tl.arange(0, 64)
     tp = tl.arange(0, MSQ_SP)
     gm = OFF_MSQ + ap[:, None] * S + tp[None, :]

@@ -66,3 +66,22 @@ def test_gate_local_is_the_configurations_variant_on_the_same_layout() -> None:
     assert b.cfg.gate_local and b.constexprs()["GATE_LOCAL"] is True
     assert Build(2, 1, 8).constexprs()["GATE_LOCAL"] is False
     assert b.offsets() == Build(2, 1, 8).offsets()  # WGT keeps its cells, unwritten
+
+
+def test_blocks_first_only_where_the_slice_runs_by_token() -> None:
+    # the token form runs at S < src_min_s (4); the source form has no such load, and its
+    # builds keep the code they had
+    assert Build(1, 1).constexprs()["BLK_FIRST"]
+    assert Build(3, 1).constexprs()["BLK_FIRST"]
+    assert Build(1, 2).constexprs()["BLK_FIRST"]
+    assert not Build(4, 1).constexprs()["BLK_FIRST"]
+    assert not Build(2, 2).constexprs()["BLK_FIRST"]
+    assert not Build(1, 1, blk_first=False).constexprs()["BLK_FIRST"]
+    assert not Build(1, 1, src_min_s=1).constexprs()["BLK_FIRST"]
+
+
+def test_msq_poll_columns_hold_every_s_of_the_build_and_no_more() -> None:
+    # rmax 4: the largest S an L = 1, 2, 4 build serves is 4, 8, 16
+    assert [Build(1, L).constexprs()["MSQ_SP"] for L in (1, 2, 4)] == [4, 8, 16]
+    assert Build(3, 1, rmax=3).constexprs()["MSQ_SP"] == 4
+    assert Build(1, 1, rmax=1).constexprs()["MSQ_SP"] == 1
