@@ -126,8 +126,9 @@ class Build:
     # the attn slice's token form (S < src_min_s) asks for its block rows before p', not
     # after p''s barrier: one HBM round trip less. Measured on the H200 (run 74, us a
     # launch): 1x1 44.77 -> 44.41, 2x1 50.78 -> 50.46, 1x2 50.76 -> 50.47; with the MSQ
-    # poll's shape (the mix, kernel.triton_k1) 1x1 43.75, 1x2 49.98. The source form
-    # (S >= src_min_s) has no such load, and its builds compile as without the switch
+    # poll's shape (the mix, kernel.triton_k1) 1x1 43.75, 1x2 49.98. On where some S of
+    # the L runs the token form (L < src_min_s): an L = 4 build never does, and compiles
+    # as without the switch
     blk_first: bool = True
 
     @property
@@ -224,7 +225,7 @@ class Build:
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "GATE_LOCAL": bool(self.gate_local),
-            "BLK_FIRST": self.blk_first and self.src_min_s > self.S,
+            "BLK_FIRST": self.blk_first and self.src_min_s > self.L,
             # the MSQ poll's token columns: the fewest that hold every S this build serves
             "MSQ_SP": next_pow2(min(self.rmax * self.L, MAX_S)),
             "WATCHDOG": self.watchdog,
