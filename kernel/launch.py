@@ -120,7 +120,10 @@ class Build:
     # the protocol's variant gate_local (LaunchConfig.gate_local, shared/PROTOCOL.md): no
     # gate stage and no WGT hand-off; every attn CTA polls PART for every token and
     # computes all the weights itself, trading the hand-off's second wait (for the slowest
-    # gate CTA) for S PART polls a CTA. Measured on the H200: not yet
+    # gate CTA) for S PART polls a CTA. Measured on the H200 (run 74, us a launch, the
+    # run-73 code): 1x1 44.77 -> 44.52, but 2x1 50.78 -> 51.23, 1x2 50.76 -> 51.44, 2x2
+    # 54.71 -> 57.42, 4x1 59.92 -> 62.33, 4x4 76.08 -> 91.01 (S polls one after another);
+    # with the slice's and the MSQ poll's changes, 1x1 43.78 against 43.75 without it
     gate_local: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
     # the attn slice's token form (S < src_min_s) asks for its block rows before p', not
