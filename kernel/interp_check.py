@@ -167,9 +167,9 @@ def main() -> int:
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
         out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
         out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
-        # the block rows asked for after p' (blk_first off), against the default build
-        out["attn 1x1 nb8 blocks after p'"] = check_attn_variant(1, 1, 8, False,
-                                                                 blk_first=False)
+        # the block rows asked for after p' (blk_first off), the token form's other order
+        out["attn 1x1 nb8 by token, blocks after p'"] = check_attn(1, 1, 8, False,
+                                                                   blk_first=False)
     if what in ("attn_gate_local", "all"):
         # the protocol's variant: every attn CTA polls PART for every token (S batches)
         out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(1, 1, 8, False,
