@@ -12,20 +12,25 @@ pytest.importorskip("triton")
 from bench import handoff_probe as hp
 
 
-@pytest.mark.parametrize(("shape", "slots"), [(0, 4), (1, 1), (2, 1)])
-def test_each_poll_shape_compiles_with_one_count_a_register_slot(shape: int, slots: int) -> None:
+def _compile(**kw: int) -> dict:
+    """The probe compiled for sm_90 (its ``asm``: ptx, cubin) with these constexprs."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    cx = {"ROUNDS": 8, "PATTERN": 0, "SHAPE": shape, "SPIN": 0, "SLEEP_NS": 128, "BY_LANE": 0}
+    cx = {"ROUNDS": 8, "PATTERN": 0, "SHAPE": 0, "SPIN": 0, "SLEEP_NS": 128, "BY_LANE": 0} | kw
     sig = {"scratch": "*i64", "stamps": "*i64", "tag": "i32"} | {k: "constexpr" for k in cx}
     assert set(sig) == set(hp.handoff_probe.arg_names)
-    ptx = triton.compile(
+    return triton.compile(
         ASTSource(hp.handoff_probe, sig, cx),
         target=GPUTarget("cuda", 90, 32),
         options={"num_warps": 8, "maxnreg": 128},
-    ).asm["ptx"]
+    ).asm
+
+
+@pytest.mark.parametrize(("shape", "slots"), [(0, 4), (1, 1), (2, 1)])
+def test_each_poll_shape_compiles_with_one_count_a_register_slot(shape: int, slots: int) -> None:
+    ptx = _compile(SHAPE=shape)["ptx"]
     # a poll site's first try and its retry loop: one relaxed load and one CTA-wide count
     # a register slot each ([64, 16] over 256 threads is 4 slots, 256 or 64 lanes one)
     assert ptx.count("ld.relaxed.gpu.global.b64") == 2 * slots
@@ -34,17 +39,7 @@ def test_each_poll_shape_compiles_with_one_count_a_register_slot(shape: int, slo
 
 
 def test_spinning_ctas_back_off_and_acquire() -> None:
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    cx = {"ROUNDS": 8, "PATTERN": 2, "SHAPE": 1, "SPIN": 1, "SLEEP_NS": 128, "BY_LANE": 0}
-    sig = {"scratch": "*i64", "stamps": "*i64", "tag": "i32"} | {k: "constexpr" for k in cx}
-    ptx = triton.compile(
-        ASTSource(hp.handoff_probe, sig, cx),
-        target=GPUTarget("cuda", 90, 32),
-        options={"num_warps": 8, "maxnreg": 128},
-    ).asm["ptx"]
+    ptx = _compile(PATTERN=2, SHAPE=1, SPIN=1)["ptx"]
     assert "nanosleep.u32 128" in ptx
     assert "fence.acq_rel.gpu" in ptx
 
@@ -52,21 +47,10 @@ def test_spinning_ctas_back_off_and_acquire() -> None:
 def test_lanes_spin_apart_in_one_asm_loop_a_register_slot() -> None:
     """The by-lane form: the loop is inside the asm (a branch back to the load), once a
     register slot of the [64, 16] shape; ptxas takes the repeated block-local labels."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    cx = {"ROUNDS": 8, "PATTERN": 0, "SHAPE": 0, "SPIN": 0, "SLEEP_NS": 128, "BY_LANE": 64}
-    sig = {"scratch": "*i64", "stamps": "*i64", "tag": "i32"} | {k: "constexpr" for k in cx}
-    c = triton.compile(
-        ASTSource(hp.handoff_probe, sig, cx),
-        target=GPUTarget("cuda", 90, 32),
-        options={"num_warps": 8, "maxnreg": 128},
-    )
-    ptx = c.asm["ptx"]
-    assert ptx.count("@p bra SPIN") == 2 * 4  # first try and retry loop, 4 slots each
-    assert "setp.lt.and.u32 p, n, 64, p" in ptx
-    assert c.asm["cubin"]  # ptxas accepted it
+    asm = _compile(BY_LANE=64)
+    assert asm["ptx"].count("@p bra SPIN") == 2 * 4  # first try and retry loop, 4 slots each
+    assert "setp.lt.and.u32 p, n, 64, p" in asm["ptx"]
+    assert asm["cubin"]  # ptxas accepted it
 
 
 def _stamps(rounds: int, put: np.ndarray, sat: np.ndarray) -> np.ndarray:
