@@ -148,6 +148,11 @@ class Build:
         return 1 if self.S == 1 else 2
 
     @property
+    def max_s(self) -> int:
+        """The largest S this compiled kernel serves (every R up to rmax)."""
+        return min(self.rmax * self.L, MAX_S)
+
+    @property
     def SL(self) -> int:
         return self.sl if self.sl is not None else self.cfg.SL
 
@@ -220,7 +225,7 @@ class Build:
             "TMA_NS": self.tma_ns,
             "TC_BK": self.tc_bk,
             "TC_SPLIT": self.tc_split,
-            "MAXS": min(self.rmax * self.L, MAX_S),
+            "MAXS": self.max_s,
             "SLEEP_NS": self.sleep_ns,
             "ALIGN": self.align,
             "JITTER_NS": self.jitter_ns,
@@ -230,7 +235,7 @@ class Build:
             "GATE_LOCAL": bool(self.gate_local),
             "BLK_FIRST": self.blk_first and self.src_min_s > self.L,
             # the MSQ poll's token columns: the fewest that hold every S this build serves
-            "MSQ_SP": next_pow2(min(self.rmax * self.L, MAX_S)),
+            "MSQ_SP": next_pow2(self.max_s),
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,
