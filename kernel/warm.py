@@ -13,8 +13,8 @@ import time
 from kernel.launch import STRESS_JITTER_NS
 
 
-def _one(spec: tuple[int, bool, bool, dict]) -> str:
-    L, watchdog, trace, extra = spec
+def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
+    R, L, watchdog, trace, extra = spec
     import torch
 
     from kda_sim.constants import PROJ
@@ -22,26 +22,30 @@ def _one(spec: tuple[int, bool, bool, dict]) -> str:
     from kernel.launch import Build, Workspace, compile_only
 
     t = time.perf_counter()
-    b = Build(1, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
-    inp = make_inputs(Shape(1, L, 8), seed=0, device="cuda")
+    b = Build(R, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
+    inp = make_inputs(Shape(R, L, 8), seed=0, device="cuda")
     core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
     k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
     k._init_handles()
-    return (f"L={L} watchdog={watchdog} trace={trace} {extra}: {time.perf_counter() - t:.1f} s, "
-            f"{k.n_regs} regs, {k.n_spills} spills, {k.metadata.shared} B shared")
+    return (f"R={R} L={L} watchdog={watchdog} trace={trace} {extra}: "
+            f"{time.perf_counter() - t:.1f} s, {k.n_regs} regs, {k.n_spills} spills, "
+            f"{k.metadata.shared} B shared")
 
 
-SPECS = [(L, wd, tr, {}) for L in (1, 2, 4) for wd, tr in ((True, False), (False, True),
-                                                           (False, False))]
+# R is a runtime argument (never specialized), so one R stands for every R with the same
+# constexprs: only Build.TB tells R apart, at L = 1 (1 token an iteration at S = 1, else 2)
+SPECS = [(R, L, wd, tr, {}) for R, L in ((1, 1), (2, 1), (1, 2), (1, 4))
+         for wd, tr in ((True, False), (False, True), (False, False))]
 # the staggered-warps GPU test's builds (tests/kernel/test_gpu_k1.py)
-SPECS += [(L, True, False, {"jitter_ns": STRESS_JITTER_NS}) for L in (1, 2, 4)]
-SPECS += [(1, True, False, {"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})]
+SPECS += [(L, L, True, False, {"jitter_ns": STRESS_JITTER_NS}) for L in (1, 2, 4)]
+SPECS += [(1, 1, True, False, {"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})]
 # the kda0 GPU tests' builds (KDA0_CASES and the traced kda0 = 200 launch there)
-SPECS += [(L, True, False, {"kda0": k}) for L, k in ((1, 200), (2, 160), (1, 255), (4, 56))]
-SPECS += [(2, False, True, {"kda0": 200})]
+SPECS += [(R, L, True, False, {"kda0": k})
+          for R, L, k in ((1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56))]
+SPECS += [(2, 2, False, True, {"kda0": 200})]
 # the gate_local GPU tests' builds (the variant's replayed step and its traced launch)
-SPECS += [(L, True, False, {"gate_local": True}) for L in (1, 2, 4)]
-SPECS += [(2, False, True, {"gate_local": True})]
+SPECS += [(L, L, True, False, {"gate_local": True}) for L in (1, 2, 4)]
+SPECS += [(2, 2, False, True, {"gate_local": True})]
 
 if __name__ == "__main__":
     import json
@@ -50,7 +54,7 @@ if __name__ == "__main__":
     # of KDA_WARM_LS (default 1,2,4; an L outside the grid, such as 3, is a build of its own)
     kws = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
     ls = [int(v) for v in os.environ.get("KDA_WARM_LS", "1,2,4").split(",")]
-    extra = [(L, False, False, kw) for kw in kws for L in ls]
+    extra = [(1, L, False, False, kw) for kw in kws for L in ls]
     specs = SPECS + extra
     only = os.environ.get("KDA_WARM_ONLY")
     if only == "watchdog":  # a correctness-only session
