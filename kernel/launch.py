@@ -101,6 +101,11 @@ class Build:
     # (else TB tokens an iteration; 17: never). Measured (run 21): 4x4 136.1 -> 104.2 us;
     # at S = 1 and 2 the token form is 1 to 2 us faster
     src_min_s: int = 4
+    # the mix alone one source an iteration from S = mix_min_s on (None: src_min_s). The
+    # run-78 traces (us, median over the attn CTAs, WGT seen to the MSQ poll's first issue,
+    # which is the mix's loads and arithmetic) put the token form far behind: 2.2 at S = 1,
+    # 3.7 at S = 2, 6.9 at S = 3 against 1.2 to 1.3 by source at S = 4
+    mix_min_s: int | None = None
     quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
@@ -232,6 +237,7 @@ class Build:
             "SLICE_BARRIER": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
+            "MIX_MIN_S": self.src_min_s if self.mix_min_s is None else self.mix_min_s,
             "GATE_LOCAL": bool(self.gate_local),
             "BLK_FIRST": self.blk_first and self.src_min_s > self.L,
             # the MSQ poll's token columns: the fewest that hold every S this build serves

@@ -757,7 +757,7 @@ def _attn(
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
     GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16,
+    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 4,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -809,7 +809,7 @@ def _attn(
         w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry,
                             False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
         wt = tl.where(mw, _value(w), 0.0)
-    if S >= SRC_MIN_S:
+    if S >= MIX_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
                                     OFF_WGT, GATE_LOCAL)
     else:
@@ -1332,7 +1332,7 @@ def kda_pre_k1(
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
-    BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16,
+    BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 4,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1351,7 +1351,7 @@ def kda_pre_k1(
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL, BLK_FIRST,
-            MSQ_SP,
+            MSQ_SP, MIX_MIN_S,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
