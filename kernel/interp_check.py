@@ -54,9 +54,7 @@ def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
                  TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align,
                  GATE_LOCAL=b.gate_local, BLK_FIRST=b.blk_first,
-                 MSQ_SP=b.constexprs()["MSQ_SP"],
-                 MIX_MIN_S=b.mix_min_s if b.mix_min_s is not None else
-                 (1 if source_form else 17))
+                 MSQ_SP=b.constexprs()["MSQ_SP"], MIX_MIN_S=b.mix_min_s)
     return b, inp, pre, ws
 
 
@@ -167,7 +165,10 @@ def main() -> int:
         out["attn 1x1 nb8"] = check_attn(1, 1, 8)
         out["attn 2x2 nb3"] = check_attn(2, 2, 3)
         out["attn 4x4 nb14"] = check_attn(4, 4, 14)
+        # the slice by token, the mix by source (the default below S = src_min_s) and the
+        # mix by token too
         out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
+        out["attn 2x1 nb5 all by token"] = check_attn(2, 1, 5, False, mix_min_s=17)
         out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
         # the block rows asked for after p' (blk_first off), the token form's other order
         out["attn 1x1 nb8 by token, blocks after p'"] = check_attn(1, 1, 8, False,

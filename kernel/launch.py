@@ -97,15 +97,20 @@ class Build:
     # tensor-core gemv: K split over this many column slices (1: one [16, 16] dot).
     # Measured (runs 21, 22): 4 is fastest at 2x4 and 4x4 (8 and 2 slower)
     tc_split: int = 4
-    # attn slice and mix one source an iteration for all 16 tokens from S = src_min_s on
-    # (else TB tokens an iteration; 17: never). Measured (run 21): 4x4 136.1 -> 104.2 us;
-    # at S = 1 and 2 the token form is 1 to 2 us faster
+    # the attn slice one source an iteration for all 16 tokens from S = src_min_s on (else
+    # TB tokens an iteration; 17: never; the mix: mix_min_s). Measured (run 21, slice and
+    # mix): 4x4 136.1 -> 104.2 us; at S = 1 and 2 the token form is 1 to 2 us faster. The
+    # slice alone (run 79, the mix by source): 1x1 42.69 by token, 46.27 by source; 2x1
+    # 47.37 and 48.46
     src_min_s: int = 4
-    # the mix alone one source an iteration from S = mix_min_s on (None: src_min_s). The
-    # run-78 traces (us, median over the attn CTAs, WGT seen to the MSQ poll's first issue,
-    # which is the mix's loads and arithmetic) put the token form far behind: 2.2 at S = 1,
-    # 3.7 at S = 2, 6.9 at S = 3 against 1.2 to 1.3 by source at S = 4
-    mix_min_s: int | None = None
+    # the mix alone one source an iteration from S = mix_min_s on (1: at every S; else TB
+    # tokens an iteration below it). The run-78 traces (us, median over the attn CTAs, WGT
+    # seen to the MSQ poll's first issue: the mix's loads and arithmetic) put the token
+    # form far behind: 2.2 at S = 1, 3.7 at S = 2, 6.9 at S = 3, against 1.2 to 1.3 by
+    # source at S = 4. Measured (run 79, us a launch, src_min_s = 4 -> mix_min_s = 1; 2 at
+    # the builds of R >= 2, where 1 then compiled the token form and spilled): 1x1 43.76 ->
+    # 42.69, 2x1 50.48 -> 47.37, 1x2 50.02 -> 47.59, 3x1 66.00 -> 60.47, 1x3 66.68 -> 60.84
+    mix_min_s: int = 1
     quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
@@ -184,6 +189,8 @@ class Build:
             raise ValueError(f"prefetch_delay_ns = {self.prefetch_delay_ns}: not negative")
         if self.tma_ns and not 2 <= self.tma_ns <= 8:
             raise ValueError(f"tma_ns = {self.tma_ns}: 0 (off) or 2 to 8 stages")
+        if self.mix_min_s < 1:
+            raise ValueError(f"mix_min_s = {self.mix_min_s}: at least 1")
         if not 1 <= self.fma_max_s <= MAX_S:
             raise ValueError(f"fma_max_s = {self.fma_max_s}: 1 to {MAX_S}")
         if self.align < 1 or self.align & (self.align - 1):
@@ -237,7 +244,7 @@ class Build:
             "SLICE_BARRIER": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
-            "MIX_MIN_S": self.src_min_s if self.mix_min_s is None else self.mix_min_s,
+            "MIX_MIN_S": self.mix_min_s,
             "GATE_LOCAL": bool(self.gate_local),
             "BLK_FIRST": self.blk_first and self.src_min_s > self.L,
             # the MSQ poll's token columns: the fewest that hold every S this build serves

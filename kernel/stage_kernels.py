@@ -27,7 +27,7 @@ def attn_only(
     L: tl.constexpr, HAS_DELTA: tl.constexpr, NEV: tl.constexpr, WATCHDOG: tl.constexpr,
     TB: tl.constexpr, SRC_MIN_S: tl.constexpr, ALIGN: tl.constexpr,
     GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 4,
+    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
 ):
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)

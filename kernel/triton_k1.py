@@ -31,10 +31,11 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
   on the tensor cores above;
 * the gemv's tensor-core form (S > FMA_MAX_S) splits K over the warps (TC_SPLIT slices, a batched
   dot): a [16, 16] dot is one warp's tile, which Triton otherwise replicates on all 8;
-* from S = SRC_MIN_S on, the attn slice and mix take one source row of all 16 tokens an
-  iteration (elementwise, no cross-warp reduction a step). The slice's PART puts then land
-  source by source instead of token by token; every one still precedes the stage's next
-  poll, as in the seed, so the protocol's order of puts and polls is unchanged.
+* from S = SRC_MIN_S on, the attn slice takes one source row of all 16 tokens an
+  iteration (elementwise, no cross-warp reduction a step), and so does the mix from S =
+  MIX_MIN_S (1: always). The slice's PART puts then land source by source instead of token
+  by token; every one still precedes the stage's next poll, as in the seed, so the
+  protocol's order of puts and polls is unchanged.
 
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
@@ -43,8 +44,8 @@ of 32-bit words flushed once at the end; GATE_LOCAL is the protocol's variant
 ``gate_local``: no gate stage and no WGT hand-off, every attn CTA's mix polls PART for
 every token and computes all the weights itself (``_local_weights``); INTERP swaps the
 inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
-Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, SLEEP_NS, EARLY, PREFETCH,
-QUIET; MAXS, the largest S a build serves) come from ``kernel.launch.Build``, where each
+Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, SLEEP_NS, EARLY,
+PREFETCH, QUIET; MAXS, the largest S a build serves) come from ``kernel.launch.Build``, where each
 default says what measured it.
 """
 
@@ -757,7 +758,7 @@ def _attn(
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
     GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 4,
+    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -809,7 +810,13 @@ def _attn(
         w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry,
                             False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
         wt = tl.where(mw, _value(w), 0.0)
-    if S >= MIX_MIN_S:
+    # MIX_MIN_S = 1 (the default) compiles no token form: its [TB, 16, 128] tiles, dead at
+    # run time, still cost registers (2 to 4 spills at L = 1 with TB = 2, L = 2, L = 3;
+    # run 79). A branch of its own, because `or` with the run-time S would compile both
+    if MIX_MIN_S <= 1:  # noqa: SIM114
+        mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
+                                    OFF_WGT, GATE_LOCAL)
+    elif S >= MIX_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
                                     OFF_WGT, GATE_LOCAL)
     else:
@@ -1332,7 +1339,7 @@ def kda_pre_k1(
     ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
-    BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 4,
+    BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)

@@ -78,6 +78,13 @@ def test_blocks_first_in_the_builds_whose_slice_can_run_by_token() -> None:
     assert not Build(1, 1, src_min_s=1).constexprs()["BLK_FIRST"]
 
 
+def test_the_mix_runs_by_source_at_every_s_unless_asked() -> None:
+    assert {Build(R, L).constexprs()["MIX_MIN_S"] for R in (1, 2, 4) for L in (1, 2, 4)} == {1}
+    assert Build(1, 1, mix_min_s=4).constexprs()["MIX_MIN_S"] == 4
+    with pytest.raises(ValueError, match="mix_min_s"):
+        Build(1, 1, mix_min_s=0).validate()
+
+
 def test_msq_poll_columns_hold_every_s_of_the_build_and_no_more() -> None:
     # rmax 4: the largest S an L = 1, 2, 4 build serves is 4, 8, 16
     assert [Build(1, L).constexprs()["MSQ_SP"] for L in (1, 2, 4)] == [4, 8, 16]
