@@ -54,7 +54,7 @@ def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
                  TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align,
                  GATE_LOCAL=b.gate_local, BLK_FIRST=b.blk_first,
-                 MSQ_SP=b.constexprs()["MSQ_SP"], MIX_MIN_S=b.mix_min_s)
+                 MSQ_SP=b.constexprs()["MSQ_SP"], MIX_MIN_S=b.MIX_MIN_S)
     return b, inp, pre, ws
 
 

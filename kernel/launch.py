@@ -103,14 +103,9 @@ class Build:
     # slice alone (run 79, the mix by source): 1x1 42.69 by token, 46.27 by source; 2x1
     # 47.37 and 48.46
     src_min_s: int = 4
-    # the mix alone one source an iteration from S = mix_min_s on (1: at every S; else TB
-    # tokens an iteration below it). The run-78 traces (us, median over the attn CTAs, WGT
-    # seen to the MSQ poll's first issue: the mix's loads and arithmetic) put the token
-    # form far behind: 2.2 at S = 1, 3.7 at S = 2, 6.9 at S = 3, against 1.2 to 1.3 by
-    # source at S = 4. Measured (run 79, us a launch, src_min_s = 4 -> mix_min_s = 1; 2 at
-    # the builds of R >= 2, where 1 then compiled the token form and spilled): 1x1 43.76 ->
-    # 42.69, 2x1 50.48 -> 47.37, 1x2 50.02 -> 47.59, 3x1 66.00 -> 60.47, 1x3 66.68 -> 60.84
-    mix_min_s: int = 1
+    # the mix alone one source an iteration from S = mix_min_s on (else TB tokens an
+    # iteration); default: see MIX_MIN_S
+    mix_min_s: int | None = None
     quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
@@ -158,6 +153,26 @@ class Build:
         return 1 if self.S == 1 else 2
 
     @property
+    def MIX_MIN_S(self) -> int:
+        """The mix by source from this S on: every S a build serves (1 where TB = 1; 2
+        where TB = 2, whose builds serve S >= 2 but with 1 spilled 2 to 4 registers), in
+        the builds where some S runs the slice by token (L < src_min_s); the others never
+        run the token form, and compile as before (src_min_s: at 1 or 2 an L = 4 build's
+        code changed, 10504 -> 9848 SASS instructions, with its tracing overhead).
+        The run-78 traces (us, median over the attn CTAs, WGT seen to the MSQ poll's first
+        issue: the mix's loads and arithmetic) put the token form far behind: 2.2 at S = 1,
+        3.7 at S = 2, 6.9 at S = 3, against 1.2 to 1.3 by source at S = 4. Measured on the
+        H200 (run 79, us a launch; the slice still by token below S = 4): 1x1 43.76 ->
+        42.69, 2x1 50.48 -> 47.37, 1x2 50.02 -> 47.59, 3x1 66.00 -> 60.47, 1x3 66.68 ->
+        60.84, 2x2 54.47 -> 54.95. With the token form compiled out (run 80) 2x2, 4x1 and 4x2
+        were 2.4 to 2.6 us slower."""
+        if self.mix_min_s is not None:
+            return self.mix_min_s
+        if self.src_min_s <= self.L:
+            return self.src_min_s
+        return 1 if self.TB == 1 else 2
+
+    @property
     def max_s(self) -> int:
         """The largest S this compiled kernel serves (every R up to rmax)."""
         return min(self.rmax * self.L, MAX_S)
@@ -189,7 +204,7 @@ class Build:
             raise ValueError(f"prefetch_delay_ns = {self.prefetch_delay_ns}: not negative")
         if self.tma_ns and not 2 <= self.tma_ns <= 8:
             raise ValueError(f"tma_ns = {self.tma_ns}: 0 (off) or 2 to 8 stages")
-        if self.mix_min_s < 1:
+        if self.MIX_MIN_S < 1:
             raise ValueError(f"mix_min_s = {self.mix_min_s}: at least 1")
         if not 1 <= self.fma_max_s <= MAX_S:
             raise ValueError(f"fma_max_s = {self.fma_max_s}: 1 to {MAX_S}")
@@ -244,7 +259,7 @@ class Build:
             "SLICE_BARRIER": self.slice_barrier,
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
-            "MIX_MIN_S": self.mix_min_s,
+            "MIX_MIN_S": self.MIX_MIN_S,
             "GATE_LOCAL": bool(self.gate_local),
             "BLK_FIRST": self.blk_first and self.src_min_s > self.L,
             # the MSQ poll's token columns: the fewest that hold every S this build serves

@@ -810,13 +810,7 @@ def _attn(
         w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry,
                             False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
         wt = tl.where(mw, _value(w), 0.0)
-    # MIX_MIN_S = 1 (the default) compiles no token form: its [TB, 16, 128] tiles, dead at
-    # run time, still cost registers (2 to 4 spills at L = 1 with TB = 2, L = 2, L = 3;
-    # run 79). A branch of its own, because `or` with the run-time S would compile both
-    if MIX_MIN_S <= 1:  # noqa: SIM114
-        mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
-                                    OFF_WGT, GATE_LOCAL)
-    elif S >= MIX_MIN_S:
+    if S >= MIX_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
                                     OFF_WGT, GATE_LOCAL)
     else:

@@ -78,8 +78,13 @@ def test_blocks_first_in_the_builds_whose_slice_can_run_by_token() -> None:
     assert not Build(1, 1, src_min_s=1).constexprs()["BLK_FIRST"]
 
 
-def test_the_mix_runs_by_source_at_every_s_unless_asked() -> None:
-    assert {Build(R, L).constexprs()["MIX_MIN_S"] for R in (1, 2, 4) for L in (1, 2, 4)} == {1}
+def test_the_mix_runs_by_source_at_every_s_a_build_serves_unless_asked() -> None:
+    # TB = 1 only at S = 1; a TB = 2 build serves S >= 2; an L = 4 build never runs the
+    # token form, and keeps its code (the threshold src_min_s, as before the switch)
+    assert Build(1, 1).constexprs()["MIX_MIN_S"] == 1
+    assert all(Build(R, L).constexprs()["MIX_MIN_S"] == 2
+               for R in (1, 2, 4) for L in (1, 2) if R * L > 1)
+    assert {Build(R, 4).constexprs()["MIX_MIN_S"] for R in (1, 2, 4)} == {4}
     assert Build(1, 1, mix_min_s=4).constexprs()["MIX_MIN_S"] == 4
     with pytest.raises(ValueError, match="mix_min_s"):
         Build(1, 1, mix_min_s=0).validate()
