@@ -153,6 +153,12 @@ class Build:
         return 1 if self.S == 1 else 2
 
     @property
+    def slice_by_token(self) -> bool:
+        """Whether some S this build serves (L, 2 L, ...) runs the slice by token: L <
+        src_min_s. BLK_FIRST and MIX_MIN_S change only such builds."""
+        return self.src_min_s > self.L
+
+    @property
     def MIX_MIN_S(self) -> int:
         """The mix by source from this S on: every S a build serves (1 where TB = 1; 2
         where TB = 2, whose builds serve S >= 2 but with 1 spilled 2 to 4 registers), in
@@ -168,7 +174,7 @@ class Build:
         were 2.4 to 2.6 us slower."""
         if self.mix_min_s is not None:
             return self.mix_min_s
-        if self.src_min_s <= self.L:
+        if not self.slice_by_token:
             return self.src_min_s
         return 1 if self.TB == 1 else 2
 
@@ -261,7 +267,7 @@ class Build:
             "SRC_MIN_S": self.src_min_s,
             "MIX_MIN_S": self.MIX_MIN_S,
             "GATE_LOCAL": bool(self.gate_local),
-            "BLK_FIRST": self.blk_first and self.src_min_s > self.L,
+            "BLK_FIRST": self.blk_first and self.slice_by_token,
             # the MSQ poll's token columns: the fewest that hold every S this build serves
             "MSQ_SP": next_pow2(self.max_s),
             "WATCHDOG": self.watchdog,
