@@ -84,9 +84,6 @@ class Build:
     # gemv groups took no less time after it (docs/measurements/kernel_h200.md)
     prefetch: int = 0
     prefetch_delay_ns: int = 0  # the L2 prefetch waits this long after the CTA starts
-    # the bulk prefetch of rg0 (prefetch 2 to 4) asks only the first this many 896 B
-    # chunks of each of the group's 16 rows (16: the whole group)
-    prefetch_chunks: int = 16
     early: bool = True  # the FMA loop's first 16 KB of group rg0 issued before the XRDY poll
     # the FMA gemv's weights at S = 1 brought on chip by the copy engine (TMA, a tensor
     # descriptor), this many steps deep in shared memory; 0: plain loads into registers.
@@ -112,9 +109,6 @@ class Build:
     quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
-    # every poll keeps two tries in flight, the second issued this many ns after the
-    # first (0: one try at a time)
-    poll_pipe_ns: int = 0
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
     # cells and PROJ's first share lines with the 56 XRDY flags that every gemv CTA
@@ -212,10 +206,6 @@ class Build:
             raise ValueError(f"conv state length {self.SL} < L + {CONV_W - 2}")
         if self.prefetch not in range(5):
             raise ValueError(f"prefetch = {self.prefetch}: 0 to 4")
-        if not 1 <= self.prefetch_chunks <= 16:
-            raise ValueError(f"prefetch_chunks = {self.prefetch_chunks}: 1 to 16")
-        if not 0 <= self.poll_pipe_ns <= 10_000:
-            raise ValueError(f"poll_pipe_ns = {self.poll_pipe_ns}: 0 to 10000")
         if self.prefetch_delay_ns < 0:
             raise ValueError(f"prefetch_delay_ns = {self.prefetch_delay_ns}: not negative")
         if self.tma_ns and not 2 <= self.tma_ns <= 8:
@@ -276,8 +266,6 @@ class Build:
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "MIX_MIN_S": self.MIX_MIN_S,
-            "PIPE_NS": self.poll_pipe_ns,
-            "PF_CHUNKS": self.prefetch_chunks,
             "GATE_LOCAL": bool(self.gate_local),
             "BLK_FIRST": self.blk_first and self.slice_by_token,
             # the MSQ poll's token columns: the fewest that hold every S this build serves

@@ -190,21 +190,12 @@ def _prefetch_group(w_in, rg, INTERP: tl.constexpr):
 
 
 @triton.jit
-def _bulk_prefetch_group(w_in, rg, INTERP: tl.constexpr, CHUNKS: tl.constexpr = 16):
+def _bulk_prefetch_group(w_in, rg, INTERP: tl.constexpr):
     """The same run handed to the copy engine: one ``cp.async.bulk.prefetch.L2`` of 896 B
-    a thread (256 threads, one lane each), so the SM issues 256 requests, not 1792.
-    CHUNKS < 16: only the first CHUNKS of each row's 16 (lane l holds row l // 16, chunk
-    l % 16), the columns the gemv loop reads first."""
+    a thread (256 threads, one lane each), so the SM issues 256 requests, not 1792."""
     if not INTERP:
         ln = tl.arange(0, 256)
-        p = w_in + rg.to(tl.int64) * (ROWS * HIDDEN) + ln * BULK_ELEMS
-        if CHUNKS >= 16:
-            _ask_l2(p, BULK_ASM)
-        else:
-            tl.inline_asm_elementwise(
-                "{ .reg .pred p; setp.ne.s32 p, $2, 0; @p " + BULK_ASM + " } mov.u32 $0, 0;",
-                "=r,l,r", [p, ((ln % 16) < CHUNKS).to(tl.int32)], dtype=tl.int32,
-                is_pure=False, pack=1)
+        _ask_l2(w_in + rg.to(tl.int64) * (ROWS * HIDDEN) + ln * BULK_ELEMS, BULK_ASM)
 
 
 @triton.jit
@@ -415,32 +406,21 @@ def _acquire(INTERP: tl.constexpr):
 def _poll(
     scratch, gidx, mask, tag, dead, alarm, pid, site, task, budget_ns, max_retry,
     ACQ: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr, SLEEP_NS: tl.constexpr,
-    QUIET: tl.constexpr, PIPE_NS: tl.constexpr, tr, k, TRACE: tl.constexpr,
+    QUIET: tl.constexpr, tr, k, TRACE: tl.constexpr,
 ):
     """One poll batch: re-load every pair until every tag is this launch's.
-
-    PIPE_NS > 0: two tries in flight, the second issued PIPE_NS after the first and each
-    next one before the last is checked, so a put is seen about half a round trip sooner
-    than with one try at a time (a try is an L2 round trip, 0.3 to 0.8 us in the K1).
 
     Returns (words, tr, dead): with TRACE, words k, k + 1, k + 2 of tr get the batch's first
     issue, the time it was satisfied and its retries (see Build.trace_level). A dead CTA
     (one that gave up already) does not wait: it passes through with whatever it read."""
     t0 = _stamp_now(WATCHDOG, INTERP)
     w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
-    if PIPE_NS > 0:
-        _backoff(PIPE_NS, INTERP)
-        w2 = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
     bad = ((w >> 32).to(tl.int32) != tag) & mask
     nbad = _count_bad(bad, INTERP)
     nr = tl.zeros([], tl.int64)
     while (nbad > 0) & (dead == 0):
         _backoff(SLEEP_NS, INTERP)
-        if PIPE_NS > 0:
-            w = w2
-            w2 = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
-        else:
-            w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
+        w = _load_pairs(scratch, gidx, mask, QUIET, INTERP)
         bad = ((w >> 32).to(tl.int32) != tag) & mask
         nbad = _count_bad(bad, INTERP)
         nr += 1
@@ -659,7 +639,7 @@ def _word(rec, k):
 def _local_weights(
     scratch, tag, dead, alarm, a, task, budget_ns, max_retry, eps, S, NS, OFF_PART,
     WATCHDOG: tl.constexpr, INTERP: tl.constexpr, QUIET: tl.constexpr, tr,
-    TRACE: tl.constexpr, PIPE_NS: tl.constexpr = 0,
+    TRACE: tl.constexpr,
 ):
     """GATE_LOCAL: every token's weights computed by this CTA from PART, [16 tokens, 16
     sources] as the WGT poll reads them (e_s at s < NS, the sum at NS, 0 elsewhere).
@@ -681,7 +661,7 @@ def _local_weights(
     for t in range(S):
         g3 = g0 + t * (NS * 2)  # PART[a'][t][src][q] = ((a' S + t) NS + src) 2 + q
         w, one, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, SITE_MIX_PART, task,
-                             budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET, PIPE_NS,
+                             budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET,
                              tl.zeros([4], tr.dtype), 0, TRACE)
         e, den = _gate_weights(w, m3, NS, eps)
         wv = tl.where(src < NS, e, den)
@@ -778,7 +758,7 @@ def _attn(
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
     GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1, PIPE_NS: tl.constexpr = 0,
+    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -812,8 +792,7 @@ def _attn(
             ]
             m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
             w, tr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task, budget_ns,
-                                max_retry, False, WATCHDOG, INTERP, 0, QUIET, PIPE_NS,
-                                tr, EV_RPOLL + 0,
+                                max_retry, False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 0,
                                 TRACE)
             e, den = _gate_weights(w, m3, NS, eps)
             dead = _put(scratch, OFF_WGT + a * (NS + 1) + src, tl.where(src < NS, e, den),
@@ -824,13 +803,12 @@ def _attn(
     tt = tl.arange(0, 16)
     if GATE_LOCAL:
         wt, tr, dead = _local_weights(scratch, tag, dead, alarm, a, task, budget_ns, max_retry,
-                                      eps, S, NS, OFF_PART, WATCHDOG, INTERP, QUIET, tr, TRACE,
-                                      PIPE_NS)
+                                      eps, S, NS, OFF_PART, WATCHDOG, INTERP, QUIET, tr, TRACE)
     else:
         gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
         mw = (tt < S)[:, None] & (src <= NS)[None, :]
         w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry,
-                            False, WATCHDOG, INTERP, 0, QUIET, PIPE_NS, tr, EV_RPOLL + 3, TRACE)
+                            False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
         wt = tl.where(mw, _value(w), 0.0)
     if S >= MIX_MIN_S:
         mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
@@ -849,7 +827,7 @@ def _attn(
     gm = OFF_MSQ + ap[:, None] * S + tp[None, :]
     mm = (ap < NA)[:, None] & (tp < S)[None, :]
     w, tr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task, budget_ns, max_retry, False,
-                        WATCHDOG, INTERP, 0, QUIET, PIPE_NS, tr, EV_RPOLL + 6, TRACE)
+                        WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 6, TRACE)
     tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [MSQ_SP] over tokens
     if MSQ_SP < 16:
         tot = tl.sum(tl.where(tt[:, None] == tp[None, :], tot[None, :], 0.0), 1)  # [16]
@@ -1114,7 +1092,6 @@ def _gemv(
     FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, TMA_NS: tl.constexpr = 0,
-    PIPE_NS: tl.constexpr = 0, PF_CHUNKS: tl.constexpr = 16,
 ):
     pid = g + NA
     task = (g * 0 - 1).to(tl.int64)
@@ -1138,15 +1115,14 @@ def _gemv(
     if PREFETCH == 1:
         _prefetch_group(w_in, rg0, INTERP)
     elif PREFETCH >= 2:
-        _bulk_prefetch_group(w_in, rg0, INTERP, PF_CHUNKS)
+        _bulk_prefetch_group(w_in, rg0, INTERP)
         if PREFETCH == 4:
             _bulk_prefetch_group(w_in, rg1c, INTERP)
     # the 56 flags over 256 lanes when QUIET: a 64-lane tensor is replicated on the CTA's
     # 8 warps, and each replica re-reads the 4 lines all 197 gemv CTAs poll
     ap = tl.arange(0, 256 if QUIET else 64)
     _, tr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3, task, budget_ns,
-                        max_retry, True, WATCHDOG, INTERP, SLEEP_NS, QUIET, PIPE_NS,
-                        tr, EV_RPOLL + 0,
+                        max_retry, True, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, EV_RPOLL + 0,
                         TRACE)
     if PREFETCH == 1:
         _prefetch_group(w_in, rg1c, INTERP)
@@ -1183,7 +1159,7 @@ def _kda_task(
     OFF_PROJ, OFF_QK, OFF_ONRM,
     L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, PIPE_NS: tl.constexpr = 0,
+    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
 ):
     req = i // TASKS_A_REQ
     h = (i // NVCH) % NH
@@ -1230,8 +1206,7 @@ def _kda_task(
     gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
     mx = cm[:, None] & (jj < L)[None, :]
     w, tr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, PIPE_NS,
-                        tr, base + TASK_POLL + 0, TRACE)
+                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, base + TASK_POLL + 0, TRACE)
     xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
     y = tl.zeros([64, LP], tl.float32)
     for j in tl.static_range(L):
@@ -1265,8 +1240,7 @@ def _kda_task(
     gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
     mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
     w, tr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, PIPE_NS,
-                        tr, base + TASK_POLL + 3, TRACE)
+                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, base + TASK_POLL + 3, TRACE)
     fa = tl.where(mf, _value(w), 0.0)
     r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
     gk = OFF_QK + ((req * NH + h) * L + r2[:, None] // 2) * (2 * HD) + (r2[:, None] % 2) * HD + (
@@ -1274,13 +1248,13 @@ def _kda_task(
     )
     mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
     w, tr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, 0, QUIET, PIPE_NS, tr, base + TASK_POLL + 6, TRACE)
+                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 6, TRACE)
     qk = tl.where(mk, _value(w), 0.0)
     # beta's L words polled over 16 lanes (L live) and moved to the jj layout by a masked
     # sum: a poll on a [LP] tensor (one element at L = 1) made the traced L = 1 build spill
     gb = OFF_PROJ + (req * L + j16) * NPROJ + BETA_0 + h
     w, tr, dead = _poll(scratch, gb, j16 < L, tag, dead, alarm, pid, 7, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, 0, QUIET, PIPE_NS, tr, base + TASK_POLL + 9, TRACE)
+                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 9, TRACE)
     b16 = tl.where(j16 < L, _value(w), 0.0)
     beta = tl.sigmoid(tl.sum(tl.where(j16[None, :] == jj[:, None], b16[None, :], 0.0), 1))
     g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
@@ -1323,8 +1297,7 @@ def _kda_task(
     )
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
     w, tr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, 0, QUIET, PIPE_NS,
-                        tr, base + TASK_POLL + 12, TRACE)
+                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 12, TRACE)
     got = tl.where(mn, _value(w), 0.0)
     ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
     rn = tl.rsqrt(ssum / HD + onorm_eps)
@@ -1361,7 +1334,6 @@ def kda_pre_k1(
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
     BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
-    PIPE_NS: tl.constexpr = 0, PF_CHUNKS: tl.constexpr = 16,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1380,14 +1352,14 @@ def kda_pre_k1(
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL, BLK_FIRST,
-            MSQ_SP, MIX_MIN_S, PIPE_NS,
+            MSQ_SP, MIX_MIN_S,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
             pid - NA, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
             inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
             TC_BK, TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, PF_DELAY,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, TMA_NS, PIPE_NS, PF_CHUNKS,
+            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, TMA_NS,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
     i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
@@ -1402,7 +1374,7 @@ def kda_pre_k1(
                 rs_seq, st_idx, st_stride, num_acc, core_out,
                 scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
                 inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP,
-                WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, PIPE_NS,
+                WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
             )
             ntask += 1
     if TRACE:
