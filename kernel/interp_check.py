@@ -54,7 +54,8 @@ def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
                  SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
                  TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align,
                  GATE_LOCAL=b.gate_local, BLK_FIRST=b.blk_first,
-                 MSQ_SP=b.constexprs()["MSQ_SP"], MIX_MIN_S=b.MIX_MIN_S)
+                 MSQ_SP=b.constexprs()["MSQ_SP"], MIX_MIN_S=b.MIX_MIN_S,
+                 NW_FIRST=b.NW_FIRST)
     return b, inp, pre, ws
 
 
@@ -173,6 +174,8 @@ def main() -> int:
         # the block rows asked for after p' (blk_first off), the token form's other order
         out["attn 1x1 nb8 by token, blocks after p'"] = check_attn(1, 1, 8, False,
                                                                    blk_first=False)
+        # in_nw asked after the MSQ poll (the L = 4 builds' order; 1x1's default: first)
+        out["attn 1x1 nb8 in_nw last"] = check_attn(1, 1, 8, nw_first=False)
     if what in ("attn_gate_local", "all"):
         # the protocol's variant: every attn CTA polls PART for every token (S batches)
         out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(1, 1, 8, False,

@@ -138,6 +138,9 @@ class Build:
     # the L runs the token form (L < src_min_s): an L = 4 build never does, and compiles
     # as without the switch
     blk_first: bool = True
+    # the attn CTAs ask for in_nw (the x rows' RMSNorm weights) with the slice's loads, not
+    # after the MSQ poll; default: see NW_FIRST
+    nw_first: bool | None = None
 
     @property
     def S(self) -> int:
@@ -157,6 +160,19 @@ class Build:
         """Whether some S this build serves (L, 2 L, ...) runs the slice by token: L <
         src_min_s. BLK_FIRST and MIX_MIN_S change only such builds."""
         return self.src_min_s > self.L
+
+    @property
+    def NW_FIRST(self) -> bool:
+        """in_nw asked with the slice's loads: after the MSQ poll its round trip stood
+        between the all-to-all and XRDY (the run-84 1x1 trace: MSQ satisfied to XRDY
+        published 0.93 -> 0.67 us, median over the attn CTAs). In the builds where some S
+        runs the slice by token (L = 1, 2); the L = 4 builds keep their code. Measured on
+        the H200 (run 84, us a launch, one workspace a shape): 1x1 42.75 -> 42.53, 1x2
+        51.79 -> 51.38, 2x1 50.25 -> 50.02, 2x2 55.13 -> 54.16, 4x1 59.70 -> 59.31, 4x2
+        64.26 -> 63.01; at L = 4 1x4 -0.26, 2x4 -0.71 but 4x4 76.36 -> 77.97."""
+        if self.nw_first is not None:
+            return self.nw_first
+        return self.slice_by_token
 
     @property
     def MIX_MIN_S(self) -> int:
@@ -266,6 +282,7 @@ class Build:
             "QUIET": self.quiet,
             "SRC_MIN_S": self.src_min_s,
             "MIX_MIN_S": self.MIX_MIN_S,
+            "NW_FIRST": self.NW_FIRST,
             "GATE_LOCAL": bool(self.gate_local),
             "BLK_FIRST": self.blk_first and self.slice_by_token,
             # the MSQ poll's token columns: the fewest that hold every S this build serves

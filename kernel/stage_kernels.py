@@ -27,7 +27,7 @@ def attn_only(
     L: tl.constexpr, HAS_DELTA: tl.constexpr, NEV: tl.constexpr, WATCHDOG: tl.constexpr,
     TB: tl.constexpr, SRC_MIN_S: tl.constexpr, ALIGN: tl.constexpr,
     GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
+    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1, NW_FIRST: tl.constexpr = False,
 ):
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, _, _, _ = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)
@@ -36,7 +36,8 @@ def attn_only(
     _attn(pid, tag, pid * 0, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
           in_nw, scratch, xbuf, alarm, eps, out_eps, 1 << 40, 1 << 20, 0, -1,
           S, NB, 0, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S, WATCHDOG,
-          False, True, 0, True, True, GATE_LOCAL, BLK_FIRST, MSQ_SP, MIX_MIN_S)
+          False, True, 0, True, True, GATE_LOCAL, BLK_FIRST, MSQ_SP, MIX_MIN_S,
+          NW_FIRST)
 
 
 @triton.jit

@@ -758,7 +758,7 @@ def _attn(
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
     GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
+    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1, NW_FIRST: tl.constexpr = False,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -769,6 +769,8 @@ def _attn(
     wq = tl.load(ares_nw + c0 + cols).to(tl.float32) * tl.load(ares_qk + c0 + cols).to(
         tl.float32
     )
+    if NW_FIRST:  # the x rows' norm weights, asked with the slice's (Build.NW_FIRST)
+        nw = tl.load(in_nw + c0 + cols).to(tl.float32)
     if S >= SRC_MIN_S:
         dead = _slice_by_source(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
                                 scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
@@ -832,7 +834,8 @@ def _attn(
     if MSQ_SP < 16:
         tot = tl.sum(tl.where(tt[:, None] == tp[None, :], tot[None, :], 0.0), 1)  # [16]
     rstd = tl.rsqrt(tot / HIDDEN + out_eps)
-    nw = tl.load(in_nw + c0 + cols).to(tl.float32)
+    if not NW_FIRST:
+        nw = tl.load(in_nw + c0 + cols).to(tl.float32)
     x = _to_bf16(mixed * rstd[:, None] * nw[None, :])
     tl.store(xbuf + tt[:, None] * HIDDEN + c0 + cols[None, :], x, mask=(tt < S)[:, None],
              cache_modifier=".cg")
@@ -1334,6 +1337,7 @@ def kda_pre_k1(
     WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
     TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
     BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
+    NW_FIRST: tl.constexpr = False,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -1352,7 +1356,7 @@ def kda_pre_k1(
             in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
             inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
             WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL, BLK_FIRST,
-            MSQ_SP, MIX_MIN_S,
+            MSQ_SP, MIX_MIN_S, NW_FIRST,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(

@@ -90,6 +90,14 @@ def test_the_mix_runs_by_source_at_every_s_a_build_serves_unless_asked() -> None
         Build(1, 1, mix_min_s=0).validate()
 
 
+def test_in_nw_is_asked_first_where_the_slice_runs_by_token_unless_asked() -> None:
+    # the L = 1 and 2 builds ask for in_nw with the slice's loads; L = 4 keeps its code
+    assert all(Build(R, L).constexprs()["NW_FIRST"] for R in (1, 2, 4) for L in (1, 2))
+    assert not any(Build(R, 4).constexprs()["NW_FIRST"] for R in (1, 2, 4))
+    assert Build(1, 4, nw_first=True).constexprs()["NW_FIRST"]
+    assert not Build(1, 1, nw_first=False).constexprs()["NW_FIRST"]
+
+
 def test_msq_poll_columns_hold_every_s_of_the_build_and_no_more() -> None:
     # rmax 4: the largest S an L = 1, 2, 4 build serves is 4, 8, 16
     assert [Build(1, L).constexprs()["MSQ_SP"] for L in (1, 2, 4)] == [4, 8, 16]
