@@ -44,9 +44,9 @@ of 32-bit words flushed once at the end; GATE_LOCAL is the protocol's variant
 ``gate_local``: no gate stage and no WGT hand-off, every attn CTA's mix polls PART for
 every token and computes all the weights itself (``_local_weights``); INTERP swaps the
 inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
-Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, SLEEP_NS, EARLY,
-PREFETCH, QUIET; MAXS, the largest S a build serves) come from ``kernel.launch.Build``, where each
-default says what measured it.
+Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, BLK_FIRST,
+NW_FIRST, MSQ_SP, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build serves) come
+from ``kernel.launch.Build``, where each default says what measured it.
 """
 
 from __future__ import annotations
