@@ -13,6 +13,11 @@ from typing import Any
 from kda_sim.constants import BLOCKS, CONV_W, GEMV0, MAX_L, N_GEMV, NA, QC, THREADS
 from kda_sim.errors import InvalidInput
 
+# the switches that change what a CTA does but not the shape (shared/PROTOCOL.md)
+VARIANTS: tuple[str, ...] = ("gate_local", "nw_first")
+# every field, as timeline metadata and JSON carry them
+CONFIG_KEYS: tuple[str, ...] = ("R", "L", "nb", "kda0", "blocks", *VARIANTS)
+
 
 @dataclass(frozen=True, slots=True)
 class LaunchConfig:
@@ -24,6 +29,9 @@ class LaunchConfig:
     kda0: int = 0
     gate_local: bool = False
     blocks: int = BLOCKS
+    # the attn CTAs ask for in_nw (the x rows' norm weights) with the slice's loads, not
+    # after the MSQ poll (the seed's order): its round trip leaves the path into XRDY
+    nw_first: bool = False
 
     @property
     def S(self) -> int:
@@ -43,22 +51,28 @@ class LaunchConfig:
         return self.R * 12 * 8
 
     def label(self) -> str:
-        variant = " gate_local" if self.gate_local else ""
-        return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variant}"
+        variants = "".join(f" {v}" for v in self.variants())
+        return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}"
+
+    def variants(self) -> tuple[str, ...]:
+        """The protocol variants this launch runs, by name ("gate_local", "nw_first")."""
+        return tuple(v for v in VARIANTS if getattr(self, v))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LaunchConfig:
-        keys = {"R", "L", "nb", "kda0", "gate_local", "blocks"}
-        return cls(**{k: d[k] for k in keys if k in d})
+        return cls(**{k: d[k] for k in CONFIG_KEYS if k in d})
 
     def validate(self) -> LaunchConfig:
         """Raise :class:`InvalidInput` naming the first constraint this shape breaks."""
         for name in ("R", "L", "nb", "kda0", "blocks"):
             if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be an integer", what=name)
+        for name in VARIANTS:
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInput(f"{name} must be true or false", what=name)
         rules: list[tuple[bool, str, str]] = [
             (self.R >= 1, "R", f"R = {self.R}: at least one request (R >= 1)"),
             (self.L >= 1, "L", f"L = {self.L}: at least one token a request (L >= 1)"),

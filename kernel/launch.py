@@ -205,7 +205,9 @@ class Build:
 
     @property
     def cfg(self) -> LaunchConfig:
-        return LaunchConfig(self.R, self.L, self.nb, self.kda0, self.gate_local)
+        return LaunchConfig(
+            self.R, self.L, self.nb, self.kda0, self.gate_local, nw_first=self.NW_FIRST
+        )
 
     def validate(self) -> Build:
         self.cfg.validate()

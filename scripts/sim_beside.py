@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.timeline.chrome import read_chrome, write_chrome
 
@@ -28,8 +27,7 @@ def main(paths: list[str]) -> int:
             continue
         m = tl.meta
         prof = with_resources(profile_of(tl), resources(tl))
-        cfg = LaunchConfig(m.R, m.L, m.nb, m.kda0, m.gate_local)
-        sim = simulate(cfg, prof, occupancy=occupancy_of(tl)).timeline
+        sim = simulate(m.config(), prof, occupancy=occupancy_of(tl)).timeline
         sim.meta.extra["simulates"] = path.name
         out = path.with_name(f"{path.stem}_sim.json")
         write_chrome(sim, out)

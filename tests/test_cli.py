@@ -22,6 +22,16 @@ def test_simulate_json_summary(capsys) -> None:
     assert d["deadlock"] is False and d["ctas"] == 256 and d["makespan_ns"] > 0
 
 
+def test_nw_first_is_a_flag_and_shortens_the_mi355x_launch(capsys) -> None:
+    span = {}
+    for flag in ([], ["--nw-first"]):
+        assert main(["simulate", "--gpu", "mi355x", "--R", "1", "--L", "1", "--json", *flag]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["config"]["nw_first"] is bool(flag)
+        span[bool(flag)] = d["makespan_ns"]
+    assert span[True] < span[False]
+
+
 def test_deadlock_is_exit_1_and_names_the_wait(capsys) -> None:
     assert main(["simulate", "--gpu", "h200", "--R", "4", "--L", "2", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
@@ -60,7 +70,7 @@ def test_out_and_png_are_written_and_never_overwritten(tmp_path: Path, capsys) -
 KERNEL_RUN_ARGV = [
     "kernel", "run", "--R", "2", "--L", "2", "--nb", "4", "--kda0", "56", "--check",
     "--graph", "--replays", "3", "--watchdog-ms", "50", "--inject", "drop",
-    "--prefetch-weights", "2", "--json",
+    "--prefetch-weights", "2", "--nw-first", "off", "--json",
 ]
 
 
@@ -87,7 +97,8 @@ def test_kernel_run_passes_every_option_as_kernel_run_takes_it(monkeypatch, tmp_
     assert json.loads(capsys.readouterr().out) == {"ok": True}
     assert (seen["R"], seen["L"], seen["nb"], seen["kda0"]) == (2, 2, 4, 56)
     assert seen["inject"] == "drop" and seen["watchdog_ms"] == 50 and seen["replays"] == 3
-    assert seen["build"] == {"prefetch": 2} and str(seen["trace_path"]) == str(trace)
+    assert seen["build"] == {"prefetch": 2, "nw_first": False}
+    assert str(seen["trace_path"]) == str(trace)
 
 
 @pytest.mark.skipif(

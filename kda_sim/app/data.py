@@ -79,11 +79,7 @@ class SimOutcome:
 @st.cache_resource(max_entries=128, show_spinner=False)
 def _simulate(
     gpu: str,
-    R: int,
-    L: int,
-    nb: int,
-    kda0: int,
-    gate_local: bool,
+    config: tuple[tuple[str, int | bool], ...],
     occupancy: int | None,
     params: tuple[tuple[str, float], ...],
 ) -> SimOutcome:
@@ -92,7 +88,7 @@ def _simulate(
         prof = load_profile(gpu)
         if params:
             prof = prof.with_params(**dict(params))
-        res = simulate(LaunchConfig(R, L, nb, kda0, gate_local), prof, occupancy=occupancy)
+        res = simulate(LaunchConfig(**dict(config)), prof, occupancy=occupancy)
     except KdaSimError as e:
         return SimOutcome(None, str(e), seconds=time.perf_counter() - t0)
     r = res.residency
@@ -110,16 +106,13 @@ def _simulate(
 
 def simulate_cached(
     gpu: str,
-    R: int,
-    L: int,
-    nb: int = 8,
-    kda0: int = 0,
-    gate_local: bool = False,
+    cfg: LaunchConfig,
     occupancy: int | None = None,
     params: dict[str, float] | None = None,
 ) -> SimOutcome:
-    key = tuple(sorted((params or {}).items()))
-    return _simulate(gpu, int(R), int(L), int(nb), int(kda0), bool(gate_local), occupancy, key)
+    # plain tuples as the cache key: every field of the configuration, every latency
+    config = tuple(sorted(cfg.to_dict().items()))
+    return _simulate(gpu, config, occupancy, tuple(sorted((params or {}).items())))
 
 
 def profile_name(gpu: str, kernel: str | None = None) -> str | None:
@@ -136,7 +129,7 @@ def simulation_of(tl: Timeline) -> SimOutcome:
             None, f"no bundled GPU profile matches {m.gpu!r} (known: {', '.join(bundled_names())})"
         )
     occ = m.extra.get("occupancy") if m.source == "simulated" else None
-    return simulate_cached(gpu, m.R, m.L, m.nb, m.kda0, m.gate_local, occ)
+    return simulate_cached(gpu, m.config(), occ)
 
 
 @dataclass
@@ -213,7 +206,7 @@ def with_producers(tl: Timeline) -> Timeline:
 
 def default_simulation() -> Run:
     R, L = DEFAULT_SHAPE
-    out = simulate_cached(DEFAULT_GPU, R, L)
+    out = simulate_cached(DEFAULT_GPU, LaunchConfig(R, L))
     if out.timeline is None:  # only if the bundled profile itself broke
         raise InvalidInput(f"the default simulation failed: {out.error}")
     return Run(default_run_name(), "simulated", None, out.timeline)
@@ -233,7 +226,7 @@ def _suffix(name: str) -> str:
 def parse_upload(name: str, data: bytes, shape: dict[str, object] | None = None) -> Timeline:
     """A timeline from an uploaded file; every failure is a :class:`TraceFormatError`.
 
-    ``shape`` (R, L, nb, kda0, gate_local, gpu) is what stamp tensors and ktrace files
+    ``shape`` (R, L, nb, kda0, gate_local, nw_first, gpu) is what stamp tensors and ktrace files
     do not record. The bytes are never written over any file: importers that need a
     path get a copy in a fresh private temporary folder, removed afterwards.
     """

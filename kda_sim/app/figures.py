@@ -351,7 +351,7 @@ def timeline_figure(
 
 def astuple_meta(tl: Timeline) -> tuple[object, ...]:
     m = tl.meta
-    return (m.source, m.gpu, m.R, m.L, m.nb, m.kda0, m.gate_local, len(tl.ctas))
+    return (m.source, m.gpu, *m.config().to_dict().values(), len(tl.ctas))
 
 
 def _role_bands(fig: go.Figure, tl: Timeline, rows: Sequence[int], cols: int) -> None:

@@ -95,7 +95,8 @@ def _banner(run: data.Run, root: Path) -> None:
     m = run.main.meta
     st.markdown(
         f"#### {run.name} <span style='color:#888;font-size:0.8em'>· {m.gpu} · "
-        f"R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}{' · gate_local' if m.gate_local else ''}"
+        f"R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}"
+        f"{''.join(f' · {v}' for v in m.config().variants())}"
         f"</span>",
         unsafe_allow_html=True,
     )

@@ -46,8 +46,9 @@ def sweep_cell(
     nb: int = 8,
     kda0: int = 0,
     gate_local: bool = False,
+    nw_first: bool = False,
 ) -> Cell:
-    cfg = LaunchConfig(r, lng, nb, kda0, gate_local)
+    cfg = LaunchConfig(r, lng, nb, kda0, gate_local, nw_first=nw_first)
     try:
         cfg.validate()
         check_fits(cfg, prof)
@@ -75,6 +76,7 @@ def sweep(
     nb: int = 8,
     kda0: int = 0,
     gate_local: bool = False,
+    nw_first: bool = False,
     rs: range = range(1, 9),
     ls: range = range(1, 5),
     jobs: int | None = None,
@@ -84,7 +86,7 @@ def sweep(
     shapes = [(r, lng) for r in rs for lng in ls]
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    args = (occupancy, nb, kda0, gate_local)
+    args = (occupancy, nb, kda0, gate_local, nw_first)
     if jobs <= 1 or "fork" not in mp.get_all_start_methods():
         return [sweep_cell(prof, r, lng, *args) for r, lng in shapes]
     # the biggest shapes first: they take longest, so the pool ends evenly

@@ -34,10 +34,17 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         action="store_true",
         help="every attn CTA computes the gate weights itself (no WGT hand-off)",
     )
+    p.add_argument(
+        "--nw-first",
+        action="store_true",
+        help="the attn CTAs ask for in_nw with the slice's loads, not after the MSQ poll",
+    )
 
 
 def launch_config(args: argparse.Namespace) -> LaunchConfig:
-    return LaunchConfig(args.R, args.L, args.nb, args.kda0, args.gate_local).validate()
+    return LaunchConfig(
+        args.R, args.L, args.nb, args.kda0, args.gate_local, nw_first=args.nw_first
+    ).validate()
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:

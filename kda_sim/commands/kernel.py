@@ -37,6 +37,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "and the second after the poll, or before it too (kernel.launch."
                         "Build.prefetch; 0, the default: every mode measured slower on the "
                         "H200)")
+    r.add_argument("--nw-first", choices=("on", "off"), default=None,
+                   help="ask for in_nw with the slice's loads (on) or after the MSQ poll, the "
+                        "seed's order (off); default: Triton's Build.NW_FIRST (on at L = 1, "
+                        "2), off for FlyDSL")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--backend", choices=("triton", "flydsl"), default="triton",
                    help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)")
@@ -49,8 +53,19 @@ def run_flydsl(args: argparse.Namespace) -> int:
     from kda_sim.config import LaunchConfig
     from kernel.flydsl.run import run_k1
 
-    run_k1(LaunchConfig(args.R, args.L, args.nb, args.kda0).validate(), args.arch)
+    cfg = LaunchConfig(args.R, args.L, args.nb, args.kda0, nw_first=args.nw_first == "on")
+    run_k1(cfg.validate(), args.arch)
     return 0
+
+
+def build_options(args: argparse.Namespace) -> dict[str, object]:
+    """The Build fields the flags set (kernel.launch.Build); the rest keep their defaults."""
+    out: dict[str, object] = {}
+    if args.prefetch_weights:
+        out["prefetch"] = args.prefetch_weights
+    if args.nw_first is not None:
+        out["nw_first"] = args.nw_first == "on"
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             args.R, args.L, args.nb, args.kda0, trace_path=args.trace, check=args.check,
             graph=args.graph, watchdog_ms=args.watchdog_ms, inject=args.inject,
             replays=args.replays,
-            build={"prefetch": args.prefetch_weights} if args.prefetch_weights else None,
+            build=build_options(args) or None,
         )
     except KernelUnavailable as e:
         print(f"kda-sim kernel run: {e}", file=sys.stderr)

@@ -36,7 +36,7 @@ def summary(res: SimResult) -> dict:
     tl = res.timeline
     return {
         "gpu": tl.meta.gpu,
-        "config": {k: getattr(tl.meta, k) for k in ("R", "L", "nb", "kda0", "gate_local")},
+        "config": tl.meta.config().to_dict(),
         "makespan_ns": tl.makespan,
         "deadlock": tl.deadlock,
         "ctas": len(tl.ctas),

@@ -24,7 +24,12 @@ def run(args: argparse.Namespace) -> int:
     prof = gpu_profile(args)
     refuse_overwrite(args.png, args.force)
     cells = sweep(
-        prof, occupancy=args.occupancy, nb=args.nb, kda0=args.kda0, gate_local=args.gate_local
+        prof,
+        occupancy=args.occupancy,
+        nb=args.nb,
+        kda0=args.kda0,
+        gate_local=args.gate_local,
+        nw_first=args.nw_first,
     )
     if args.png is not None:
         save_png(cells, prof.name, args.png)

@@ -23,6 +23,7 @@ import numpy as np
 
 from kda_sim.compare.clocks import ClockFit, aligned, fit_clocks
 from kda_sim.compare.model import ModelView, model_view
+from kda_sim.config import CONFIG_KEYS
 from kda_sim.errors import InvalidInput
 from kda_sim.protocol.ops import Poll
 from kda_sim.timeline.critical import CriticalPath, critical_path
@@ -194,7 +195,7 @@ def compare_timelines(
     clock_group: str | None = None,
 ) -> Comparison:
     """Real (measured) vs simulated timeline of the same configuration."""
-    for k in ("R", "L", "nb", "kda0", "gate_local", "blocks"):
+    for k in CONFIG_KEYS:
         if getattr(real.meta, k) != getattr(sim.meta, k):
             raise InvalidInput(
                 f"the timelines differ in {k}: {getattr(real.meta, k)} vs {getattr(sim.meta, k)}",

@@ -31,7 +31,7 @@ from kda_sim.timeline.model import CtaTrack, Timeline
 def config_of(tl: Timeline) -> LaunchConfig:
     m = tl.meta
     try:
-        return LaunchConfig(m.R, m.L, m.nb, m.kda0, bool(m.gate_local), m.blocks).validate()
+        return m.config().validate()
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
 

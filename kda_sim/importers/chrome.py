@@ -108,9 +108,7 @@ def _check_timeline(tl: Timeline, where: str) -> None:
                     "put region / time mistyped", where=f"{where}: CTA {c.cta} put[{k}]"
                 )
     try:
-        from kda_sim.config import LaunchConfig
-
-        LaunchConfig(m.R, m.L, m.nb, m.kda0, bool(m.gate_local), m.blocks).validate()
+        m.config().validate()
     except InvalidInput as e:
         raise TraceFormatError(f"the header's shape is impossible: {e}", where=where) from e
 

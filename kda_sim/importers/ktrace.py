@@ -435,6 +435,7 @@ def read_ktrace(
     gate_local: bool = False,
     gpu: str = "mi355x",
     launch: int = 1,
+    nw_first: bool = False,
 ) -> Timeline:
     """One launch (1-based, as the trace names them) of a ktrace ``.pftrace.gz``."""
     p = Path(path)
@@ -445,7 +446,16 @@ def read_ktrace(
     except OSError as e:
         raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
     return parse_ktrace(
-        raw, R=R, L=L, nb=nb, kda0=kda0, gate_local=gate_local, gpu=gpu, launch=launch, where=str(p)
+        raw,
+        R=R,
+        L=L,
+        nb=nb,
+        kda0=kda0,
+        gate_local=gate_local,
+        gpu=gpu,
+        launch=launch,
+        where=str(p),
+        nw_first=nw_first,
     )
 
 
@@ -460,9 +470,10 @@ def parse_ktrace(
     gpu: str = "mi355x",
     launch: int = 1,
     where: str = "ktrace",
+    nw_first: bool = False,
 ) -> Timeline:
     try:
-        cfg = LaunchConfig(R, L, nb, kda0, gate_local).validate()
+        cfg = LaunchConfig(R, L, nb, kda0, gate_local, nw_first=nw_first).validate()
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
     data = _decompress(raw, where)

@@ -86,9 +86,11 @@ def load_stamp_array(path: str | Path) -> np.ndarray:
     raise TraceFormatError("a stamp tensor is a .pt or .npy file", where=str(p))
 
 
-def _config(R: int, L: int, nb: int, kda0: int, gate_local: bool, blocks: int) -> LaunchConfig:
+def _config(
+    R: int, L: int, nb: int, kda0: int, gate_local: bool, blocks: int, nw_first: bool
+) -> LaunchConfig:
     try:
-        return LaunchConfig(R, L, nb, kda0, gate_local, blocks).validate()
+        return LaunchConfig(R, L, nb, kda0, gate_local, blocks, nw_first).validate()
     except InvalidInput as e:
         raise InvalidInput(f"the stamps' configuration: {e}", what=e.what) from e
 
@@ -103,6 +105,7 @@ def stamps_timeline(
     gate_local: bool = False,
     gpu: str = "mi355x",
     source: str = "stamps",
+    nw_first: bool = False,
 ) -> Timeline:
     """A stamp array -> :class:`Timeline` (module docstring: what each column means)."""
     from kda_sim.protocol.kda import tasks_of
@@ -114,7 +117,7 @@ def stamps_timeline(
             f"shape {list(arr.shape)}: expected [blocks, {POINTS}]", where=source
         )
     blocks = int(arr.shape[0])
-    cfg = _config(R, L, nb, kda0, gate_local, blocks)
+    cfg = _config(R, L, nb, kda0, gate_local, blocks, nw_first)
     if (arr < 0).any():
         cta, col = (int(v) for v in np.argwhere(arr < 0)[0])
         raise TraceFormatError(
@@ -210,5 +213,5 @@ def stamps_timeline(
 
 def read_stamps(path: str | Path, **cfg: Any) -> Timeline:
     """A ``.pt`` / ``.npy`` stamp tensor -> :class:`Timeline`; ``cfg``: R, L, nb, kda0,
-    gate_local, gpu (the tensor does not record them)."""
+    gate_local, nw_first, gpu (the tensor does not record them)."""
     return stamps_timeline(load_stamp_array(path), source=str(path), **cfg)

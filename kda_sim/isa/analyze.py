@@ -11,7 +11,7 @@ from kda_sim.isa import cfg as cfg_mod
 from kda_sim.isa import polls, waitcnt
 from kda_sim.isa.classes import classify, source_of
 from kda_sim.isa.codeobj import disassemble, is_elf
-from kda_sim.isa.memops import MemKind
+from kda_sim.isa.memops import MemKind, mem_op
 from kda_sim.isa.parser import Kernel, parse
 from kda_sim.isa.provenance import argument
 from kda_sim.isa.report import (
@@ -78,6 +78,25 @@ def analyze_text(
     if not any(polls.marker_kind(m)[0] == "publish" for k in parsed.kernels for m in k.markers):
         report.notes.append(NO_MARKER_NOTE)
     return report
+
+
+def load_lines(
+    text: str, name: str = "<text>", *, arg_layout: Sequence[tuple[str, str]] = ()
+) -> dict[str, list[int]]:
+    """The source lines of every kernel's vector loads, by the argument they read (where
+    provenance finds one): where the compiler placed, say, a weight load against a poll."""
+    parsed = parse(text, where=name)
+    out: dict[str, list[int]] = {}
+    for kernel in parsed.kernels:
+        _name_args(kernel, arg_layout)
+        for ins in kernel.instrs:
+            op = mem_op(ins)
+            if op is None or op.kind is not MemKind.LOAD:
+                continue
+            arg = argument(kernel, ins.index, op.resource)
+            if arg is not None:
+                out.setdefault(arg.name, []).append(ins.line)
+    return out
 
 
 def _name_args(kernel: Kernel, layout: Sequence[tuple[str, str]]) -> None:

@@ -54,6 +54,11 @@ def gate_poll(cfg: LaunchConfig, space: CellSpace, tokens: range) -> Poll:
     return poll("PART", *(gate_rows(cfg, space, t) for t in tokens))
 
 
+def _in_nw() -> Load:
+    """The x rows' RMSNorm weights, used by the norm after the MSQ poll."""
+    return Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw")
+
+
 def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     s, ns = cfg.S, cfg.NS
     tok, pairs = np.arange(s), np.arange(ns * 2)
@@ -61,6 +66,7 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     ops: list[Op] = [
         Begin("slice"),
         Load("slice.src", LoadKind.STAGING, src_bytes, f"blocks/prefix/delta cols {COLS * a}.."),
+        *([_in_nw()] if cfg.nw_first else []),
         Use(("slice.src",)),
         Compute("slice", s * ns),
         Store("prefix", s * COLS * BF16),
@@ -95,7 +101,7 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Barrier(),
         poll("MSQ", msq_rows(cfg, space)),
         Barrier(),
-        Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw"),
+        *([] if cfg.nw_first else [_in_nw()]),
         Use(("mix.in_nw",)),
         Compute("norm", s),
         Store("x", s * COLS * BF16, cells=(int(space.gid(Region.X, a)),)),

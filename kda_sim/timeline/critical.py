@@ -173,13 +173,10 @@ def poll_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
 
 def _static_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
     # imported here: the timeline package stays usable without the protocol model
-    from kda_sim.config import LaunchConfig
     from kda_sim.protocol.handoffs import handoffs_of
     from kda_sim.protocol.ops import Poll, Publish, Put
 
-    m = tl.meta
-    cfg = LaunchConfig(m.R, m.L, m.nb, m.kda0, m.gate_local, m.blocks)
-    ho = handoffs_of(cfg)
+    ho = handoffs_of(tl.meta.config())
     programs = ho.launch.programs
     if len(programs) != len(tl.ctas):
         raise ValueError("CTA count differs from the configuration's")

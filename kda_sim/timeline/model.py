@@ -41,6 +41,7 @@ class Meta:
     blocks: int = 256
     clock: str = "simulated ns"
     extra: dict[str, Any] = field(default_factory=dict)
+    nw_first: bool = False  # LaunchConfig.nw_first (after extra: older files lack it)
 
     @classmethod
     def for_launch(
@@ -66,7 +67,15 @@ class Meta:
             cfg.blocks if blocks is None else blocks,
             clock,
             dict(extra or {}),
+            cfg.nw_first,
         )
+
+    def config(self) -> LaunchConfig:
+        """The launch configuration this run had (not validated: a trace may name an
+        impossible one, and its reader says so)."""
+        from kda_sim.config import CONFIG_KEYS, LaunchConfig
+
+        return LaunchConfig(**{k: getattr(self, k) for k in CONFIG_KEYS})
 
     def kernel(self) -> str | None:
         """Which of our kernels measured the run ("k1": the Triton K1 records its Triton

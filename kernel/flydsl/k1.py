@@ -186,7 +186,7 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
 
 def _attn(c: Ctx, a: fx.Int32) -> None:
     with c.stage("slice", c.layout.role("slice")):
-        stage_slice(c, a)
+        wn = stage_slice(c, a)
 
     def gate() -> None:
         with c.stage("gate"):
@@ -196,7 +196,7 @@ def _attn(c: Ctx, a: fx.Int32) -> None:
     # every attn CTA stamps the gate point, as the twin (right after slice's without gate work)
     c.stamp(c.layout.role("gate"))
     with c.stage("mix", c.layout.role("mix")):
-        stage_mix(c, a)
+        stage_mix(c, a, wn)
 
 
 def build_k1(

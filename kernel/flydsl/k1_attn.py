@@ -43,11 +43,20 @@ def source_cols(c: Ctx, t: object, src: object, col: object) -> list[fx.Float32]
     return [is_pre.select(pre[j], blk[j]) for j in range(4)]
 
 
-def stage_slice(c: Ctx, a: object) -> None:
+def mix_col(c: Ctx, a: object) -> object:
+    """The first of the 4 columns this thread mixes, normalises and stores."""
+    return dsl.i32(a) * COLS + (c.tid % QC) * 4
+
+
+def stage_slice(c: Ctx, a: object) -> list[fx.Float32] | None:
+    """The slice's partials -> PART; with ``nw_first`` also in_nw, which it returns."""
     s, ns = c.cfg.S, c.cfg.NS
     n = s * ns * QC
     w = ld_bf4(c, "ares_nw", dsl.i32(a) * COLS + (c.tid % QC) * 4)
     q = ld_bf4(c, "ares_qk", dsl.i32(a) * COLS + (c.tid % QC) * 4)
+    # LaunchConfig.nw_first: asked with the slice's loads, so that its round trip is not
+    # between the MSQ poll and XRDY (the norm is the only use)
+    wn = ld_bf4(c, "in_nw", mix_col(c, a)) if c.cfg.nw_first else None
     for i in fx.range_constexpr((n + THREADS - 1) // THREADS):
         e = imin(c.tid + THREADS * i, n - 1)
         live = (c.tid + THREADS * i) < n
@@ -61,6 +70,7 @@ def stage_slice(c: Ctx, a: object) -> None:
         at = idx.part(dsl.i32(a), t, src * 2, s, ns)
         c.put(Region.PART, [(at, bits_of(sq)), (at + 1, bits_of(dt))], live & (c.lane % 32 == 0))
     dsl.barrier()
+    return wn
 
 
 def stage_gate(c: Ctx, t: object) -> None:
@@ -100,9 +110,10 @@ def stage_gate(c: Ctx, t: object) -> None:
     dsl.barrier()
 
 
-def stage_mix(c: Ctx, a: object) -> None:
+def stage_mix(c: Ctx, a: object, wn: list[fx.Float32] | None = None) -> None:
     """Columns 128 a ..: the softmax mix, its sum of squares (MSQ), every slice's ->
-    rstd, x = mixed rstd w -> the x rows (plain device-scope stores), XRDY."""
+    rstd, x = mixed rstd w -> the x rows (plain device-scope stores), XRDY. ``wn``: in_nw
+    as the slice loaded it (``nw_first``); without, it is loaded after the MSQ poll."""
     s, ns = c.cfg.S, c.cfg.NS
     red = c.lds["red"]
     nw = s * (ns + 1)
@@ -115,7 +126,7 @@ def stage_mix(c: Ctx, a: object) -> None:
     dsl.barrier()
     mine = c.tid < s * QC
     t = imin(c.tid // QC, s - 1)
-    col = dsl.i32(a) * COLS + (c.tid % QC) * 4
+    col = mix_col(c, a)
     mixed = [fx.Float32(0.0)] * 4
     for src in fx.range_constexpr(ns):
         v = source_cols(c, t, src, col)
@@ -144,7 +155,8 @@ def stage_mix(c: Ctx, a: object) -> None:
     for gg in fx.range_constexpr(1, WAVES):
         tot = tot + fx.ptr_load(red + (128 + gg * s + t))
     r = rsq(tot * fx.Float32(1.0 / HIDDEN) + fx.Float32(EPS))
-    wn = ld_bf4(c, "in_nw", col)
+    if wn is None:
+        wn = ld_bf4(c, "in_nw", col)
     x = [mixed[j] * r * wn[j] for j in range(4)]
     words = fx.Vector.from_elements([bf_pack(x[0], x[1]), bf_pack(x[2], x[3])], fx.Int32)
     at = (t * HIDDEN + col) // 2

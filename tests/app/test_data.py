@@ -11,6 +11,7 @@ from apphelp import measured_like
 
 from kda_sim.app import data, figures, plugins
 from kda_sim.app.views.export import perfetto_bytes, png_bytes
+from kda_sim.config import LaunchConfig
 from kda_sim.errors import TraceFormatError
 from kda_sim.timeline.chrome import from_chrome, to_chrome
 from kda_sim.timeline.model import StageSpan
@@ -64,8 +65,28 @@ def test_simulation_of_a_measured_trace_uses_its_configuration() -> None:
     assert data.simulation_of(tl) is out  # cached
 
 
+def test_a_trace_of_the_nw_first_variant_is_simulated_as_one() -> None:
+    tl = measured_like("h200", 1, 1)
+    tl.meta.nw_first = True
+    out = data.simulation_of(tl)
+    assert out.timeline is not None and out.timeline.meta.nw_first
+    assert (
+        out.timeline.makespan != data.simulation_of(measured_like("h200", 1, 1)).timeline.makespan
+    )
+
+
+@pytest.mark.skipif(not plugins.available("importers"), reason="needs kda_sim.importers")
+def test_an_uploads_shape_carries_the_variants() -> None:
+    from apphelp import stamps_of
+
+    blob = stamps_of(measured_like("mi355x", 1, 1))
+    shape = {"R": 1, "L": 1, "gpu": "mi355x", "nw_first": True}
+    assert data.parse_upload("s.npy", blob, shape).meta.nw_first
+    assert not data.parse_upload("s.npy", blob, shape | {"nw_first": False}).meta.nw_first
+
+
 def test_invalid_simulation_is_an_outcome_not_an_exception() -> None:
-    out = data.simulate_cached("h200", 8, 4)
+    out = data.simulate_cached("h200", LaunchConfig(8, 4))
     assert out.timeline is None and out.verdict == "invalid" and "S = R L" in out.error
 
 

@@ -190,6 +190,22 @@ def test_whatif_invalid_and_latency(empty_traces: Path, make_app) -> None:
     assert "+" in slower.split("(")[1]  # slower than the open run's simulation
 
 
+def test_whatif_nw_first_moves_in_nw_and_says_what_it_saves(
+    empty_traces: Path, make_app
+) -> None:
+    at = goto(make_app(), "What-if")
+    at.selectbox(key="wi_gpu").set_value("mi355x").run()
+    base = texts(at.success)
+    assert not at.checkbox(key="wi_nw_first").value  # the open run: the seed's order
+    at.checkbox(key="wi_nw_first").check().run()
+    assert not at.exception
+    first = texts(at.success)
+    assert "Finishes in" in first and first != base
+    ms = [float(t.split("Finishes in ")[1].split(" us")[0]) for t in (base, first)]
+    assert ms[1] < ms[0]
+    assert "nw_first" in figure_of(at)["layout"]["title"]["text"]
+
+
 def test_safety_map(empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch) -> None:
     # a corner of the grid with all three verdicts keeps the test short
     monkeypatch.setattr(safety, "RS", (3, 4))

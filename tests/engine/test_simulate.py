@@ -182,3 +182,21 @@ def test_a_profile_made_without_the_optional_latencies_runs_as_if_they_were_0() 
     a = simulate(LaunchConfig(4, 1), bare, occupancy=2).timeline
     b = simulate(LaunchConfig(4, 1), H200, occupancy=2).timeline
     assert a.makespan == b.makespan
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2)])
+def test_nw_first_takes_the_in_nw_round_trip_off_the_path_into_xrdy(shape) -> None:
+    """On the MI355X (a poll retires behind every earlier load) the seed's in_nw load sits
+    between the MSQ poll and the x rows; asked with the slice's loads it has long returned."""
+    gap = {}
+    for nw_first in (False, True):
+        tl = simulate(LaunchConfig(*shape, nw_first=nw_first), MI355X).timeline
+        gap[nw_first] = [
+            next(s.end for s in c.stages if s.name == "mix")
+            - next(p.satisfied for p in c.polls if p.label == "MSQ")
+            for c in tl.ctas
+            if c.role == "attn"
+        ]
+        assert tl.meta.nw_first is nw_first
+    hbm = MI355X.latency_ns["hbm_load"]
+    assert all(a - b > 0.5 * hbm for a, b in zip(gap[False], gap[True], strict=True))

@@ -11,7 +11,8 @@ import pytest
 
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import GEMV0, PER_WAVE, WAVES
-from kda_sim.isa import analyze_path
+from kda_sim.isa import analyze_path, analyze_text
+from kda_sim.isa.analyze import load_lines
 from kda_sim.isa.model import polls_behind_weights, stage_ops
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.protocol.ops import Load
@@ -145,3 +146,29 @@ def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(ValueError, match="LDS"):
         build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
+
+
+def test_nw_first_asks_for_in_nw_before_the_attn_polls(builds: dict, tmp_path: Path) -> None:
+    """LaunchConfig.nw_first: the compiled code loads in_nw before the mix's first poll
+    (the seed's order, the default build's: after the MSQ poll), and the record of puts
+    and polls is the model's either way."""
+    from kernel.flydsl.k1 import build_k1
+
+    cfg = LaunchConfig(1, 1, nw_first=True)
+    first = build_k1(cfg, "gfx950", tmp_path)
+
+    def lines(b: object) -> tuple[list[int], dict[str, int]]:
+        text = b.built.isa.read_text()  # type: ignore[attr-defined]
+        loads = load_lines(text, arg_layout=K1_ARGS)["in_nw"]
+        report = analyze_text(text, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg))  # type: ignore[attr-defined]
+        assert report.findings == [], report.render()
+        return loads, {p.label: p.line for p in report.kernels[0].polls}
+
+    loads, polls = lines(first)
+    assert loads and max(loads) < polls["mix WGT"] < polls["mix MSQ"]
+    loads, polls = lines(builds[(1, 1, "gfx950")])
+    assert loads and min(loads) > polls["mix MSQ"]
+    traced: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for stage, region, kind in first.records:
+        traced[stage].append((region, kind))
+    assert dict(traced) == {s: ops for s, ops in stage_ops(cfg).items() if ops}

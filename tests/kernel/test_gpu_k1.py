@@ -150,12 +150,14 @@ TRACE_SHAPES = SHAPES  # every R x L the issue names: traces/ holds one of each
 @pytest.mark.parametrize(("R", "L"), TRACE_SHAPES)
 def test_trace_records_every_stage(R: int, L: int) -> None:
     from kda_sim.importers.chrome import read_kernel_trace
+    from kernel.launch import Build
     from kernel.run import run
 
     path = TRACES / f"k1_h200_R{R}_L{L}.json"
     res = run(R, L, nb=8, trace_path=path, check=True)
     tl = read_kernel_trace(path)
     assert len(tl.ctas) == 256 and not tl.deadlock
+    assert tl.meta.config() == Build(R, L).cfg  # in_nw's place (NW_FIRST) included
     tasks = sorted(s.task for _, s in tl.stage_spans() if s.name == "k.norm")
     assert tasks == list(range(R * 96))
     polls = sum(len(c.polls) for c in tl.ctas)

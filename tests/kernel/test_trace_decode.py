@@ -14,6 +14,7 @@ from kda_sim.compare.model import model_view
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import BLOCKS, NA
 from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.model import Timeline
@@ -200,8 +201,8 @@ def test_a_records_decode_is_the_model_s_program(simulated: Timeline) -> None:
     # stages and polls, CTA by CTA: every recorded event has its place in the model
     m = simulated.meta
     tl = ktrace.decode(record_of(simulated), R=m.R, L=m.L, nb=m.nb, gate_local=m.gate_local,
-                       tag=777, gpu="synthetic")
-    assert tl.meta.gate_local == m.gate_local
+                       tag=777, gpu="synthetic", nw_first=True)
+    assert tl.meta.gate_local == m.gate_local and tl.meta.nw_first
     for got, want in zip(tl.ctas, simulated.ctas, strict=True):
         assert [(s.name, s.task) for s in got.stages] == [(s.name, s.task) for s in want.stages]
         for a, b in zip(got.stages, want.stages, strict=True):
@@ -210,6 +211,9 @@ def test_a_records_decode_is_the_model_s_program(simulated: Timeline) -> None:
             (p.stage, p.task, p.label) for p in want.polls
         ]
     assert not model_view(tl).mismatches
+    with pytest.raises(InvalidInput, match="differ in nw_first"):
+        compare_timelines(tl, simulated, align=False)  # a build of the other load order
+    tl.meta.nw_first = False
     cmp = compare_timelines(tl, simulated, align=False)
     assert not cmp.only_real and not cmp.only_sim
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kda_sim.config import LaunchConfig
-from kda_sim.constants import GEMV0, NPROJ, POLL_MAX
+from kda_sim.constants import GEMV0, NA, NPROJ, POLL_MAX
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.kda import task_coords, task_cta, tasks_of
-from kda_sim.protocol.ops import Begin, Load, LoadKind, Poll, Publish, Put
+from kda_sim.protocol.ops import Begin, Load, LoadKind, Poll, Publish, Put, Use
 from kda_sim.protocol.program import Role, build_launch
 from kda_sim.protocol.regions import Region
 
@@ -26,6 +28,7 @@ def configs(draw: st.DrawFn) -> LaunchConfig:
         nb=draw(st.integers(1, 8)),
         kda0=draw(st.integers(0, 255)),
         gate_local=draw(st.booleans()),
+        nw_first=draw(st.booleans()),
     )
 
 
@@ -118,3 +121,36 @@ def test_publish_drains_and_attn_polls() -> None:
     assert labels == ["PART", "WGT", "MSQ"]  # CTA 0 gates token 0, then mixes
     local = build_launch(LaunchConfig(2, 1, gate_local=True)).programs[40]
     assert [op.label for op in local.ops if isinstance(op, Poll)][:2] == ["PART", "MSQ"]
+
+
+@settings(max_examples=10, deadline=None)
+@given(configs())
+def test_nw_first_moves_the_in_nw_load_and_nothing_else(cfg: LaunchConfig) -> None:
+    """The variant issues in_nw with the slice's loads, before the PART put, instead of
+    after the MSQ poll; every put, poll and publish stays as it was."""
+    seed = dataclasses.replace(cfg, nw_first=False)
+    first = dataclasses.replace(cfg, nw_first=True)
+    for a in (0, NA - 1):
+        ops = {c: build_launch(c).programs[a].ops for c in (seed, first)}
+        at = {c: _where_in_nw(o) for c, o in ops.items()}
+        assert at[first][0] < at[first][1] and at[seed][0] > at[seed][2]
+        assert at[first][3] == at[seed][3]  # one load, used right before the norm
+        hand = {
+            c: [_key(op) for op in o if isinstance(op, Put | Poll | Publish)]
+            for c, o in ops.items()
+        }
+        assert hand[seed] == hand[first]
+
+
+def _key(op: Put | Poll | Publish) -> tuple[str, list[int]]:
+    return repr(op), np.asarray(op.cells).ravel().tolist()
+
+
+def _where_in_nw(ops: list) -> tuple[int, int, int, int]:
+    """Indices of the in_nw load, the PART put, the MSQ poll, and the in_nw load's use
+    counted from the end."""
+    load = next(k for k, op in enumerate(ops) if isinstance(op, Load) and op.name == "mix.in_nw")
+    part = next(k for k, op in enumerate(ops) if isinstance(op, Put) and op.region is Region.PART)
+    msq = next(k for k, op in enumerate(ops) if isinstance(op, Poll) and op.label == "MSQ")
+    use = next(k for k, op in enumerate(ops) if isinstance(op, Use) and "mix.in_nw" in op.names)
+    return load, part, msq, len(ops) - use

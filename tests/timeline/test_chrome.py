@@ -133,3 +133,18 @@ def test_a_damaged_record_is_named() -> None:
     del data["traceEvents"][i]["args"]["first_issue"]
     with pytest.raises(TraceFormatError, match="misses field"):
         from_chrome(data)
+
+
+def test_nw_first_round_trips_and_older_files_read_as_the_seeds_order(tmp_path: Path) -> None:
+    tl = simulate(LaunchConfig(1, 1, nw_first=True), load_profile("h200")).timeline
+    data = to_chrome(tl)
+    assert from_chrome(data).meta.config() == LaunchConfig(1, 1, nw_first=True)
+    del data["otherData"]["meta"]["nw_first"]  # a file written before the variant existed
+    assert from_chrome(data).meta.nw_first is False
+    data["otherData"]["meta"]["nw_first"] = "yes"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    from kda_sim.importers import read_kernel_trace
+
+    with pytest.raises(TraceFormatError, match="nw_first must be true or false"):
+        read_kernel_trace(path)

@@ -11,6 +11,7 @@ from kda_sim.app import plugins
 from kda_sim.app.data import profile_name, simulate_cached
 from kda_sim.app.figures import VERDICT_CODE, safety_figure
 from kda_sim.app.views.common import Ctx, show_chart
+from kda_sim.config import LaunchConfig
 from kda_sim.machine.profile import bundled_names, load_profile
 
 RS = range(1, 9)
@@ -37,7 +38,7 @@ def _cell(gpu: str, occupancy: int | None, r: int, ell: int) -> tuple[str, float
             c = cells[0]
             agree = "" if getattr(c, "agree", True) else " (the engine disagrees!)"
             return c.verdict, c.time_ns, f"{c.reason}{agree}", "checks"
-    out_sim = simulate_cached(gpu, r, ell, occupancy=occupancy)
+    out_sim = simulate_cached(gpu, LaunchConfig(r, ell), occupancy=occupancy)
     ms = out_sim.timeline.makespan if out_sim.timeline is not None else None
     why = out_sim.error or ""
     if out_sim.timeline is not None and out_sim.timeline.deadlock:

@@ -1,4 +1,5 @@
-"""What-if: change the GPU, occupancy, shape, kda0, gate variant or latencies; re-simulate."""
+"""What-if: change the GPU, occupancy, shape, kda0, the protocol's variants or latencies;
+re-simulate."""
 
 from __future__ import annotations
 
@@ -48,22 +49,30 @@ def render(ctx: Ctx) -> None:
         help="gate_local: every attn CTA computes the gate weights itself (no WGT hand-off)",
     )
     kda0 = int(d.number_input("kda0", 0, 255, m.kda0, 1, key="wi_kda0"))
-    a, b, c = st.columns(3)
+    a, b, c, d = st.columns(4)
     R = int(a.number_input("R (requests)", 1, 16, m.R, 1, key="wi_R"))
     L = int(b.number_input("L (tokens a request)", 1, 8, m.L, 1, key="wi_L"))
     nb = int(c.number_input("nb (AttnRes blocks)", 1, 31, m.nb, 1, key="wi_nb"))
+    nw_first = d.checkbox(
+        "in_nw with the slice",
+        value=m.nw_first,
+        key="wi_nw_first",
+        help="nw_first: the attn CTAs ask for in_nw (the x rows' norm weights) with the "
+        "slice's loads, not after the MSQ poll; its round trip leaves the path into XRDY",
+    )
     params = _latency_controls(gpu)
+    cfg = LaunchConfig(R, L, nb, kda0, gate == "gate_local", nw_first=bool(nw_first))
 
     t0 = time.perf_counter()
     with st.spinner("Simulating…"):
-        out = simulate_cached(gpu, R, L, nb, kda0, gate == "gate_local", occ or None, params)
+        out = simulate_cached(gpu, cfg, occ or None, params)
     cached = time.perf_counter() - t0 < 0.5 * out.seconds
     _verdict(ctx, out, gpu, cached)
-    _checks(gpu, R, L, nb, kda0, gate == "gate_local", occ or None, params)
+    _checks(gpu, cfg, occ or None, params)
     if out.timeline is None:
         return
     tl = out.timeline
-    key = f"whatif|{gpu}|{R}|{L}|{nb}|{kda0}|{gate}|{occ}|{sorted(params.items())}"
+    key = f"whatif|{gpu}|{cfg}|{occ}|{sorted(params.items())}"
     cp = critical_of(key, tl) if not tl.deadlock else None
     chain = _pick_chain(tl) if tl.deadlock else []
     fig = figure_cached(
@@ -72,11 +81,11 @@ def render(ctx: Ctx) -> None:
         Filter(),
         critical=cp,
         chain=tuple(chain),
-        title=f"what-if: {gpu} {LaunchConfig(R, L, nb, kda0, gate == 'gate_local').label()}",
+        title=f"what-if: {gpu} {cfg.label()}",
     )
     show_chart(fig, "whatif_chart")
     a, b = st.columns(2)
-    name = slug(f"whatif-{gpu}-R{R}-L{L}-nb{nb}-kda0{kda0}-{gate}")
+    name = slug(f"whatif-{gpu}-R{R}-L{L}-nb{nb}-kda0{kda0}-{gate}{'-nw_first' * nw_first}")
     a.download_button(
         "PNG of this what-if",
         data=lambda: png_bytes(tl),
@@ -147,16 +156,7 @@ def _run_checks(key: str, _cfg: LaunchConfig, _prof: object, occ: int | None) ->
     return plugins.call("check", _cfg, _prof, occupancy=occ)
 
 
-def _checks(
-    gpu: str,
-    R: int,
-    L: int,
-    nb: int,
-    kda0: int,
-    gate_local: bool,
-    occ: int | None,
-    params: dict[str, float],
-) -> None:
+def _checks(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float]) -> None:
     found = plugins.lookup("check")
     with st.expander("Check verdicts (deadlock, visibility, role rule)", expanded=True):
         if found.func is None:
@@ -164,7 +164,7 @@ def _checks(
             st.caption("Until then the verdict above is the simulator's own.")
             return
         try:
-            cfg = LaunchConfig(R, L, nb, kda0, gate_local).validate()
+            cfg = cfg.validate()
             prof = load_profile(gpu)
             prof = prof.with_params(**params) if params else prof
         except KdaSimError as e:
