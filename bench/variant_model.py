@@ -41,7 +41,10 @@ def config_of(R: int, L: int, variant: dict[str, Any]) -> LaunchConfig:
     """The launch configuration the Triton K1 build of ``variant`` runs."""
     from kernel.launch import Build  # CPU-importable: Build is plain data
 
-    return Build(R, L, **variant).cfg
+    try:
+        return Build(R, L, **variant).validate().cfg
+    except (TypeError, ValueError) as e:
+        raise InvalidInput(f"{variant}: not a build of R={R} L={L}: {e}", where="variant") from e
 
 
 def makespan_us(cfg: LaunchConfig, profile: str, cache: dict) -> float:
