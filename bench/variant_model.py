@@ -52,7 +52,11 @@ def makespan_us(cfg: LaunchConfig, profile: str, cache: dict) -> float:
     if key not in cache:
         tl = simulate(cfg, load_profile(profile)).timeline
         if tl.makespan is None:
-            raise InvalidInput(f"{cfg.label()} deadlocks on {profile}", where=profile)
+            raise InvalidInput(
+                f"{cfg.label()} deadlocks on it (a fit without the build's resources? "
+                f"scripts/bundle_profile.py adds them)",
+                where=profile,
+            )
         cache[key] = tl.makespan / 1e3
     return cache[key]
 
