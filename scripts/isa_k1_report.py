@@ -5,7 +5,8 @@
 Writes docs/isa/k1_<arch>.s (the ISA, so the report's line numbers can be read) and
 docs/isa/k1_<arch>.json: the analyzer's report (preset k1: argument classes by
 position, accepted polls from the protocol model), plus the build's shape and compile
-seconds, and the role-rule verdict the seed states.
+seconds, the role-rule verdict the seed states, and the lines of the in_nw loads (with
+``--nw-first``, the variant's build: k1_<arch>_nw_first.*).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from kda_sim.config import LaunchConfig  # noqa: E402
 from kda_sim.isa import analyze_path  # noqa: E402
+from kda_sim.isa.analyze import load_lines  # noqa: E402
 from kda_sim.isa.model import polls_behind_weights  # noqa: E402
 from kda_sim.isa.presets import K1_ARGS  # noqa: E402
 from kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
@@ -46,6 +48,11 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--R", type=int, default=1)
     ap.add_argument("--L", type=int, default=1)
+    ap.add_argument(
+        "--nw-first",
+        action="store_true",
+        help="the build that asks for in_nw with the slice's loads (files k1_<arch>_nw_first.*)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "isa")
     args = ap.parse_args()
     why = missing()
@@ -54,7 +61,8 @@ def main() -> int:
         return 2
     from kernel.flydsl.k1 import build_k1
 
-    cfg = LaunchConfig(args.R, args.L)
+    cfg = LaunchConfig(args.R, args.L, nw_first=args.nw_first)
+    suffix = "_nw_first" if args.nw_first else ""
     accepted = polls_behind_weights(cfg)
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,9 +78,11 @@ def main() -> int:
                 "role_rule": role_rule(report, accepted),
                 "report": report,
             }
-            shutil.copyfile(b.built.isa, args.out / f"k1_{arch}.s")
-            report["file"] = f"k1_{arch}.s"
-            path = args.out / f"k1_{arch}.json"
+            shutil.copyfile(b.built.isa, args.out / f"k1_{arch}{suffix}.s")
+            report["file"] = f"k1_{arch}{suffix}.s"
+            lines = load_lines(b.built.isa.read_text(), arg_layout=K1_ARGS)
+            doc["in_nw_load_lines"] = lines.get("in_nw", [])
+            path = args.out / f"k1_{arch}{suffix}.json"
             path.write_text(json.dumps(doc, indent=2) + "\n")
             holds = doc["role_rule"]["holds"]
             print(f"{arch}: {b.built.seconds:.1f} s, role rule holds: {holds} -> {path}")
