@@ -10,6 +10,7 @@ from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
 from kda_sim.compare.model import config_of
+from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
@@ -115,6 +116,7 @@ def _print(report: dict, conf, cmp) -> None:
     c = report["comparison"]
     clk = conf.fit
     print(f"{report['real']}  vs  {report['sim']}  ({cmp.matched and len(cmp.matched)} stages)")
+    print(f"configuration: {LaunchConfig.from_dict(report['config']).label()}")
     print(
         f"clocks: {clk.n_pairs} unit pairs from {clk.n_handoffs} hand-offs; residual "
         f"{clk.residual_ns:.0f} ns, smallest margin {clk.margin_ns:.0f} ns, offsets "

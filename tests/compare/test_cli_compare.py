@@ -36,6 +36,7 @@ def test_compare_simulates_the_same_configuration(files, capsys) -> None:
     assert main(["compare", str(files["real"]), "--gpu", "h200"]) == 0
     out = capsys.readouterr().out
     assert "conforms" in out and "makespan" in out and "critical path" in out
+    assert "configuration: R=" in out  # which configuration the model ran, variants named
 
 
 def test_compare_json_with_a_given_simulation(files, capsys) -> None:
