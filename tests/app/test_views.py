@@ -190,9 +190,7 @@ def test_whatif_invalid_and_latency(empty_traces: Path, make_app) -> None:
     assert "+" in slower.split("(")[1]  # slower than the open run's simulation
 
 
-def test_whatif_nw_first_moves_in_nw_and_says_what_it_saves(
-    empty_traces: Path, make_app
-) -> None:
+def test_whatif_nw_first_moves_in_nw_and_says_what_it_saves(empty_traces: Path, make_app) -> None:
     at = goto(make_app(), "What-if")
     at.selectbox(key="wi_gpu").set_value("mi355x").run()
     base = texts(at.success)
@@ -204,6 +202,25 @@ def test_whatif_nw_first_moves_in_nw_and_says_what_it_saves(
     ms = [float(t.split("Finishes in ")[1].split(" us")[0]) for t in (base, first)]
     assert ms[1] < ms[0]
     assert "nw_first" in figure_of(at)["layout"]["title"]["text"]
+
+
+def test_whatif_lists_every_protocol_variant_at_the_shape(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "What-if")
+    at.selectbox(key="wi_gpu").set_value("mi355x").run()
+    assert not at.checkbox(key="wi_variants").value  # four simulations: on request
+    at.checkbox(key="wi_variants").check().run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "variants" in d.value.columns)
+    by = dict(zip(table["variants"], table["vs this what-if (us)"], strict=True))
+    assert set(by) == {
+        "none (the seed's protocol)",
+        "gate_local",
+        "nw_first",
+        "gate_local, nw_first",
+    }
+    assert by["none (the seed's protocol)"] == 0.0  # the open run is the seed's protocol
+    assert by["nw_first"] < 0  # in_nw's round trip off the path into XRDY
+    assert set(table["verdict"]) == {"finishes"}
 
 
 def test_safety_map(empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,6 +3,8 @@ re-simulate."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import time
 
 import pandas as pd
@@ -21,7 +23,7 @@ from kda_sim.app.views.common import (
     us,
 )
 from kda_sim.app.views.export import perfetto_bytes, png_bytes, slug
-from kda_sim.config import LaunchConfig
+from kda_sim.config import VARIANTS, LaunchConfig
 from kda_sim.errors import KdaSimError
 from kda_sim.machine.profile import bundled_names, load_profile
 from kda_sim.timeline.critical import wait_for_chain
@@ -68,6 +70,7 @@ def render(ctx: Ctx) -> None:
         out = simulate_cached(gpu, cfg, occ or None, params)
     cached = time.perf_counter() - t0 < 0.5 * out.seconds
     _verdict(ctx, out, gpu, cached)
+    _variants(gpu, cfg, occ or None, params)
     _checks(gpu, cfg, occ or None, params)
     if out.timeline is None:
         return
@@ -102,6 +105,35 @@ def render(ctx: Ctx) -> None:
     )
     if tl.deadlock:
         _stuck_table(tl)
+
+
+def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float]) -> None:
+    """Every combination of the protocol's variants at this shape, GPU and latencies: what
+    each switch would save (or cost) before anyone writes it into a kernel."""
+    if not st.checkbox("Every protocol variant at this shape", key="wi_variants"):
+        return
+    mine = simulate_cached(gpu, cfg, occ, params).timeline
+    base = mine.makespan if mine is not None else None
+    rows = []
+    for on in itertools.product((False, True), repeat=len(VARIANTS)):
+        other = dataclasses.replace(cfg, **dict(zip(VARIANTS, on, strict=True)))
+        out = simulate_cached(gpu, other, occ, params)
+        span = out.timeline.makespan if out.timeline is not None else None
+        rows.append(
+            {
+                "variants": ", ".join(other.variants()) or "none (the seed's protocol)",
+                "verdict": out.verdict,
+                "makespan (us)": None if span is None else round(span / 1e3, 2),
+                "vs this what-if (us)": None
+                if span is None or base is None
+                else round((span - base) / 1e3, 2),
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(
+        "gate_local: every attn CTA reduces every token's partials itself (no WGT hand-off); "
+        "nw_first: in_nw asked with the slice's loads, not after the MSQ poll."
+    )
 
 
 def _latency_controls(gpu: str) -> dict[str, float]:
