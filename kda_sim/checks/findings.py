@@ -13,11 +13,17 @@ class Category(StrEnum):
     OVERFLOW = "overflow"  # a tag the device computes differs from the scheme's integer
     VISIBILITY = "visibility"  # flagged data read before its producer's stores landed
     ROLE = "role"  # a poll behind weight loads the design does not accept
+    LATE_LOAD = "late_load"  # a staging load issued after a poll it does not need
+
+
+# what is advice only, never a failing property: no fault makes it fail
+ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD})
 
 
 class Severity(StrEnum):
     FAIL = "fail"
     NOTE = "note"  # reported, accepted by design (the role rule's gemv XRDY poll)
+    ADVICE = "advice"  # no property fails: time the launch could save
 
 
 @dataclass
@@ -39,7 +45,8 @@ class Finding:
         return d
 
     def text(self) -> str:
-        head = f"[{self.category.value}{'' if self.fails else ', accepted'}] {self.message}"
+        suffix = {Severity.FAIL: "", Severity.NOTE: ", accepted", Severity.ADVICE: ", advice"}
+        head = f"[{self.category.value}{suffix[self.severity]}] {self.message}"
         return head + (f"\n    fix: {self.fix}" if self.fix else "")
 
 

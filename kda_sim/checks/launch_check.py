@@ -1,5 +1,6 @@
 """Every property of one launch: deadlock freedom (static and dynamic, in order and any
-order), visibility and the role rule; what ``kda-sim check`` runs."""
+order), visibility and the role rule, and the staging loads issued late (advice); what
+``kda-sim check`` runs."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from kda_sim.checks.deadlock_static import (
     suggest_fix,
 )
 from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.late_loads import LateLoad, check_late_loads
 from kda_sim.checks.role_rule import RoleVerdict, check_role_rule
 from kda_sim.checks.visibility import VisibilityVerdict, check_visibility
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
@@ -37,6 +39,7 @@ class LaunchReport:
     role: RoleVerdict
     findings: list[Finding] = field(default_factory=list)
     any_order_engine: bool | None = None  # the engine on the any-order witness: finishes?
+    late: list[LateLoad] = field(default_factory=list)  # staging loads issued after a poll
 
     @property
     def ok(self) -> bool:
@@ -56,8 +59,10 @@ def check_launch(
     jitter: float = 0.9,
     extreme: bool = True,
     fixes: bool = True,
+    advice: bool = True,
 ) -> LaunchReport:
-    """``launch``: a transformed protocol (a mutant) to check instead of the standard one."""
+    """``launch``: a transformed protocol (a mutant) to check instead of the standard one;
+    ``advice``: also the staging loads issued late (:mod:`kda_sim.checks.late_loads`)."""
     cfg.validate()
     check_fits(cfg, prof)
     slots = slots_for(cfg, prof, occupancy)
@@ -112,4 +117,10 @@ def check_launch(
             )
         )
     findings += vis.findings + role.findings
-    return LaunchReport(cfg, prof.name, static, anyo, dyn, vis, role, findings, anyo_engine)
+    late: list[LateLoad] = []
+    if advice and dyn.finishes:
+        late, notes = check_late_loads(
+            cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan
+        )
+        findings += notes
+    return LaunchReport(cfg, prof.name, static, anyo, dyn, vis, role, findings, anyo_engine, late)

@@ -337,6 +337,7 @@ def check_case(case: Case, *, quick: bool = True) -> list[Finding]:
         seeds=(1,) if quick else (1, 2, 3),
         extreme=not quick,
         fixes=False,
+        advice=False,
     )
     return rep.findings
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import asdict
 from typing import Any
 
 from kda_sim.checks.findings import Finding
@@ -137,6 +138,7 @@ def launch_json(rep: LaunchReport) -> dict[str, Any]:
             "accepted": sum(b.accepted for b in rep.role.blocked),
             "accepted_exposed_cost_ns": rep.role.accepted_cost_ns,
         },
+        "late_loads": [asdict(x) for x in rep.late],
         "findings": [f.to_dict() for f in rep.findings],
     }
 
