@@ -8,10 +8,9 @@ was simulated or measured: fields a source cannot know are ``None``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from kda_sim.config import LaunchConfig
+from kda_sim.config import CONFIG_KEYS, LaunchConfig
 
 STAGES: tuple[str, ...] = (
     "slice",
@@ -73,8 +72,6 @@ class Meta:
     def config(self) -> LaunchConfig:
         """The launch configuration this run had (not validated: a trace may name an
         impossible one, and its reader says so)."""
-        from kda_sim.config import CONFIG_KEYS, LaunchConfig
-
         return LaunchConfig(**{k: getattr(self, k) for k in CONFIG_KEYS})
 
     def kernel(self) -> str | None:
