@@ -14,7 +14,7 @@ from kda_sim.constants import BLOCKS, CONV_W, GEMV0, MAX_L, N_GEMV, NA, QC, THRE
 from kda_sim.errors import InvalidInput
 
 # the switches that change what a CTA does but not the shape (shared/PROTOCOL.md)
-VARIANTS: tuple[str, ...] = ("gate_local", "nw_first")
+VARIANTS: tuple[str, ...] = ("gate_local", "nw_first", "onw_first")
 # every field, as timeline metadata and JSON carry them
 CONFIG_KEYS: tuple[str, ...] = ("R", "L", "nb", "kda0", "blocks", *VARIANTS)
 
@@ -32,6 +32,9 @@ class LaunchConfig:
     # the attn CTAs ask for in_nw (the x rows' norm weights) with the slice's loads, not
     # after the MSQ poll (the seed's order): its round trip leaves the path into XRDY
     nw_first: bool = False
+    # the kda tasks ask for on_w (the output norm's weights) with k.stage's loads, not
+    # after k.norm's ONRM+PROJ poll (the seed's order)
+    onw_first: bool = False
 
     @property
     def S(self) -> int:
@@ -55,7 +58,7 @@ class LaunchConfig:
         return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}"
 
     def variants(self) -> tuple[str, ...]:
-        """The protocol variants this launch runs, by name ("gate_local", "nw_first")."""
+        """The protocol variants this launch runs, by name (of :data:`VARIANTS`)."""
         return tuple(v for v in VARIANTS if getattr(self, v))
 
     def to_dict(self) -> dict[str, Any]:

@@ -205,9 +205,9 @@ class Build:
 
     @property
     def cfg(self) -> LaunchConfig:
-        return LaunchConfig(
-            self.R, self.L, self.nb, self.kda0, self.gate_local, nw_first=self.NW_FIRST
-        )
+        # onw_first: every build asks for on_w in k.stage, with the task's other loads
+        return LaunchConfig(self.R, self.L, self.nb, self.kda0, self.gate_local,
+                            nw_first=self.NW_FIRST, onw_first=True)
 
     def validate(self) -> Build:
         self.cfg.validate()

@@ -229,7 +229,7 @@ def run(
         }
         tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0,
                            gate_local=b.gate_local, tag=tag, gpu=extra.get("gpu", "cuda"),
-                           extra=extra, nw_first=b.NW_FIRST)
+                           extra=extra, nw_first=b.cfg.nw_first, onw_first=b.cfg.onw_first)
         result["trace"] = str(ktrace.write(tl, trace_path))
         result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
     return result

@@ -131,10 +131,12 @@ def decode(
     gpu: str = "unknown",
     extra: dict[str, Any] | None = None,
     nw_first: bool = False,
+    onw_first: bool = False,
 ) -> Timeline:
     """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
     Timeline. ``gate_local``: the build's (``Build.gate_local``), whose record has no gate;
-    ``nw_first``: the build's (``Build.NW_FIRST``), which the meta carries to the model."""
+    ``nw_first``, ``onw_first``: the build's (``Build.cfg``), which the meta carries to the
+    model."""
     buf = _records(buf, R)
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
@@ -178,6 +180,7 @@ def decode(
     meta = Meta(
         source="measured", gpu=gpu, R=R, L=L, nb=nb, kda0=kda0, gate_local=gate_local,
         blocks=BLOCKS, clock=CLOCK, extra=dict(extra or {}), nw_first=nw_first,
+        onw_first=onw_first,
     )
     return Timeline(meta=meta, ctas=ctas)
 

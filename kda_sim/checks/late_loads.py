@@ -7,7 +7,8 @@ before the stage's first poll, it would be in flight during the wait. This lists
 such load by name and simulates the launch with each one moved there, every instance at
 once: the makespan it would save on this GPU. Only where a load is issued changes; the
 puts, polls and publishes are the protocol's (the seed's K1 has two: in_nw after the MSQ
-poll, which ``LaunchConfig.nw_first`` moves, and on_w after k.norm's ONRM+PROJ poll).
+poll, which ``LaunchConfig.nw_first`` moves to the slice, and on_w after k.norm's
+ONRM+PROJ poll, which ``onw_first`` moves to k.stage).
 
 Advice, not a failure: a kernel may keep a load late on purpose (registers).
 """
@@ -24,7 +25,7 @@ from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll
 from kda_sim.protocol.program import CtaProgram, Launch, build_launch
 
 # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
-SWITCHES: dict[str, str] = {"mix.in_nw": "nw_first"}
+SWITCHES: dict[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
 
 
 @dataclass(frozen=True)

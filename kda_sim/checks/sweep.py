@@ -47,8 +47,9 @@ def sweep_cell(
     kda0: int = 0,
     gate_local: bool = False,
     nw_first: bool = False,
+    onw_first: bool = False,
 ) -> Cell:
-    cfg = LaunchConfig(r, lng, nb, kda0, gate_local, nw_first=nw_first)
+    cfg = LaunchConfig(r, lng, nb, kda0, gate_local, nw_first=nw_first, onw_first=onw_first)
     try:
         cfg.validate()
         check_fits(cfg, prof)
@@ -77,6 +78,7 @@ def sweep(
     kda0: int = 0,
     gate_local: bool = False,
     nw_first: bool = False,
+    onw_first: bool = False,
     rs: range = range(1, 9),
     ls: range = range(1, 5),
     jobs: int | None = None,
@@ -86,7 +88,7 @@ def sweep(
     shapes = [(r, lng) for r in rs for lng in ls]
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    args = (occupancy, nb, kda0, gate_local, nw_first)
+    args = (occupancy, nb, kda0, gate_local, nw_first, onw_first)
     if jobs <= 1 or "fork" not in mp.get_all_start_methods():
         return [sweep_cell(prof, r, lng, *args) for r, lng in shapes]
     # the biggest shapes first: they take longest, so the pool ends evenly

@@ -39,11 +39,22 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         action="store_true",
         help="the attn CTAs ask for in_nw with the slice's loads, not after the MSQ poll",
     )
+    p.add_argument(
+        "--onw-first",
+        action="store_true",
+        help="the kda tasks ask for on_w with k.stage's loads, not after k.norm's poll",
+    )
 
 
 def launch_config(args: argparse.Namespace) -> LaunchConfig:
     return LaunchConfig(
-        args.R, args.L, args.nb, args.kda0, args.gate_local, nw_first=args.nw_first
+        args.R,
+        args.L,
+        args.nb,
+        args.kda0,
+        args.gate_local,
+        nw_first=args.nw_first,
+        onw_first=args.onw_first,
     ).validate()
 
 

@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
         kda0=args.kda0,
         gate_local=args.gate_local,
         nw_first=args.nw_first,
+        onw_first=args.onw_first,
     )
     if args.png is not None:
         save_png(cells, prof.name, args.png)

@@ -119,10 +119,12 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     sl = cfg.SL
     hbm, l2 = staging_bytes(cfg)
     fa, qk, beta = gates_rows(req, h, cfg, space)
+    on_w = Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False)
     return [
         Begin("k.stage", i),
         Load("k.in", LoadKind.STAGING, hbm, f"state rows / conv window of task {i}"),
         Load("k.fb", LoadKind.STAGING, l2, f"f_b rows of head {h}", hbm=False),
+        *([on_w] if cfg.onw_first else []),  # LaunchConfig.onw_first
         Compute("k.stage", 1),
         End("k.stage", i),
         Begin("k.conv", i),
@@ -151,7 +153,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         End("k.recur", i),
         Begin("k.norm", i),
         poll("ONRM+PROJ", norm_rows(req, h, ch, cfg, space)),
-        Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False),
+        *([] if cfg.onw_first else [on_w]),
         Use(("k.on_w",)),
         Compute("k.norm", L),
         Store("core_out", L * VCH * BF16),

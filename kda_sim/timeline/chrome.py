@@ -257,7 +257,7 @@ _DEFAULTS: dict[type, tuple[str, ...]] = {
     LoadSpan: ("stage", "task"),
     StuckWait: ("expected_tag", "seen_tag", "time"),
     CtaTrack: ("unit", "xcd", "start", "end", "stages", "polls", "puts", "loads"),
-    Meta: ("nb", "kda0", "gate_local", "blocks", "clock", "extra", "nw_first"),
+    Meta: ("nb", "kda0", "gate_local", "blocks", "clock", "extra", "nw_first", "onw_first"),
 }
 
 

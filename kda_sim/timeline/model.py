@@ -41,6 +41,7 @@ class Meta:
     clock: str = "simulated ns"
     extra: dict[str, Any] = field(default_factory=dict)
     nw_first: bool = False  # LaunchConfig.nw_first (after extra: older files lack it)
+    onw_first: bool = False  # LaunchConfig.onw_first (likewise)
 
     @classmethod
     def for_launch(
@@ -67,6 +68,7 @@ class Meta:
             clock,
             dict(extra or {}),
             cfg.nw_first,
+            cfg.onw_first,
         )
 
     def config(self) -> LaunchConfig:

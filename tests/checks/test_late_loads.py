@@ -23,6 +23,8 @@ def test_the_seeds_two_late_loads_are_found_and_nw_first_leaves_one() -> None:
     seed = late_loads(build_launch(LaunchConfig(1, 1)))
     assert seed == {"mix.in_nw": ("mix", "MSQ", 56), "k.on_w": ("k.norm", "ONRM+PROJ", 96)}
     assert set(late_loads(build_launch(LaunchConfig(1, 1, nw_first=True)))) == {"k.on_w"}
+    assert set(late_loads(build_launch(LaunchConfig(1, 1, onw_first=True)))) == {"mix.in_nw"}
+    assert not late_loads(build_launch(LaunchConfig(1, 1, nw_first=True, onw_first=True)))
 
 
 def _hand_offs(ops: tuple) -> list[tuple[str, list[int]]]:

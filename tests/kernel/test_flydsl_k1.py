@@ -146,6 +146,8 @@ def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(ValueError, match="LDS"):
         build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
+    with pytest.raises(ValueError, match="onw_first"):
+        build_k1(LaunchConfig(1, 1, onw_first=True), "gfx942", tmp_path)  # not written
 
 
 def test_nw_first_asks_for_in_nw_before_the_attn_polls(builds: dict, tmp_path: Path) -> None:

@@ -99,6 +99,7 @@ def test_in_nw_is_asked_first_where_the_slice_runs_by_token_unless_asked() -> No
     # the configuration the pre-flight checks and a trace's meta carries says the same
     for b in (Build(1, 1), Build(2, 4), Build(1, 4, nw_first=True), Build(1, 2, nw_first=False)):
         assert b.cfg.nw_first is b.NW_FIRST
+        assert b.cfg.onw_first  # every build asks for on_w in k.stage
 
 
 def test_msq_poll_columns_hold_every_s_of_the_build_and_no_more() -> None:

@@ -29,6 +29,7 @@ def configs(draw: st.DrawFn) -> LaunchConfig:
         kda0=draw(st.integers(0, 255)),
         gate_local=draw(st.booleans()),
         nw_first=draw(st.booleans()),
+        onw_first=draw(st.booleans()),
     )
 
 
@@ -154,3 +155,23 @@ def _where_in_nw(ops: list) -> tuple[int, int, int, int]:
     msq = next(k for k, op in enumerate(ops) if isinstance(op, Poll) and op.label == "MSQ")
     use = next(k for k, op in enumerate(ops) if isinstance(op, Use) and "mix.in_nw" in op.names)
     return load, part, msq, len(ops) - use
+
+
+def test_onw_first_asks_for_on_w_in_k_stage_and_moves_nothing_else() -> None:
+    seed, first = LaunchConfig(2, 2), LaunchConfig(2, 2, onw_first=True)
+    for cta in (0, 100, 255):
+        ops = {c: build_launch(c).programs[cta].ops for c in (seed, first)}
+        for c, o in ops.items():
+            stage = None
+            for op in o:
+                if isinstance(op, Begin):
+                    stage = op.stage
+                if isinstance(op, Load) and op.name == "k.on_w":
+                    assert stage == ("k.stage" if c.onw_first else "k.norm")
+            n_loads = sum(isinstance(op, Load) and op.name == "k.on_w" for op in o)
+            assert n_loads == sum(isinstance(op, Begin) and op.stage == "k.norm" for op in o)
+        hand = {
+            c: [_key(op) for op in o if isinstance(op, Put | Poll | Publish)]
+            for c, o in ops.items()
+        }
+        assert hand[seed] == hand[first]

@@ -136,11 +136,12 @@ def test_a_damaged_record_is_named() -> None:
 
 
 def test_nw_first_round_trips_and_older_files_read_as_the_seeds_order(tmp_path: Path) -> None:
-    tl = simulate(LaunchConfig(1, 1, nw_first=True), load_profile("h200")).timeline
-    data = to_chrome(tl)
-    assert from_chrome(data).meta.config() == LaunchConfig(1, 1, nw_first=True)
-    del data["otherData"]["meta"]["nw_first"]  # a file written before the variant existed
-    assert from_chrome(data).meta.nw_first is False
+    cfg = LaunchConfig(1, 1, nw_first=True, onw_first=True)
+    data = to_chrome(simulate(cfg, load_profile("h200")).timeline)
+    assert from_chrome(data).meta.config() == cfg
+    for v in ("nw_first", "onw_first"):  # a file written before the variants existed
+        del data["otherData"]["meta"][v]
+    assert from_chrome(data).meta.config() == LaunchConfig(1, 1)
     data["otherData"]["meta"]["nw_first"] = "yes"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))

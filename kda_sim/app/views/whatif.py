@@ -51,7 +51,7 @@ def render(ctx: Ctx) -> None:
         help="gate_local: every attn CTA computes the gate weights itself (no WGT hand-off)",
     )
     kda0 = int(d.number_input("kda0", 0, 255, m.kda0, 1, key="wi_kda0"))
-    a, b, c, d = st.columns(4)
+    a, b, c, d, e = st.columns(5)
     R = int(a.number_input("R (requests)", 1, 16, m.R, 1, key="wi_R"))
     L = int(b.number_input("L (tokens a request)", 1, 8, m.L, 1, key="wi_L"))
     nb = int(c.number_input("nb (AttnRes blocks)", 1, 31, m.nb, 1, key="wi_nb"))
@@ -62,8 +62,23 @@ def render(ctx: Ctx) -> None:
         help="nw_first: the attn CTAs ask for in_nw (the x rows' norm weights) with the "
         "slice's loads, not after the MSQ poll; its round trip leaves the path into XRDY",
     )
+    onw_first = e.checkbox(
+        "on_w in k.stage",
+        value=m.onw_first,
+        key="wi_onw_first",
+        help="onw_first: the kda tasks ask for on_w (the output norm's weights) with "
+        "k.stage's loads, not after k.norm's ONRM+PROJ poll",
+    )
     params = _latency_controls(gpu)
-    cfg = LaunchConfig(R, L, nb, kda0, gate == "gate_local", nw_first=bool(nw_first))
+    cfg = LaunchConfig(
+        R,
+        L,
+        nb,
+        kda0,
+        gate == "gate_local",
+        nw_first=bool(nw_first),
+        onw_first=bool(onw_first),
+    )
 
     t0 = time.perf_counter()
     with st.spinner("Simulating…"):
@@ -88,7 +103,7 @@ def render(ctx: Ctx) -> None:
     )
     show_chart(fig, "whatif_chart")
     a, b = st.columns(2)
-    name = slug(f"whatif-{gpu}-R{R}-L{L}-nb{nb}-kda0{kda0}-{gate}{'-nw_first' * nw_first}")
+    name = slug(f"whatif-{gpu}-R{R}-L{L}-nb{nb}-kda0{kda0}-{'-'.join((gate, *cfg.variants()))}")
     a.download_button(
         "PNG of this what-if",
         data=lambda: png_bytes(tl),
@@ -132,7 +147,8 @@ def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, fl
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(
         "gate_local: every attn CTA reduces every token's partials itself (no WGT hand-off); "
-        "nw_first: in_nw asked with the slice's loads, not after the MSQ poll."
+        "nw_first: in_nw asked with the slice's loads, not after the MSQ poll; onw_first: "
+        "on_w asked with k.stage's loads, not after k.norm's poll."
     )
 
 
