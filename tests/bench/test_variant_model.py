@@ -30,7 +30,9 @@ def test_a_config_variant_is_modelled_and_a_code_variant_is_not(tmp_path: Path) 
     nw, sleep = report["rows"]
     assert len(report["rows"]) == 2
     # the default build at L = 1 asks for in_nw with the slice: turning it off is the seed's order
-    assert nw["default_config"] == ("nw_first",) and nw["variant_config"] == ()
+    # (every Triton build asks for on_w in k.stage: onw_first on both sides)
+    assert nw["default_config"] == ("nw_first", "onw_first")
+    assert nw["variant_config"] == ("onw_first",)
     assert nw["measured_delta_us"] == pytest.approx(0.3)
     assert nw["model_delta_us"] > 0 and nw["model_variant_us"] > nw["model_default_us"]
     assert "h200_delta_us" in nw
