@@ -226,8 +226,8 @@ def _suffix(name: str) -> str:
 def parse_upload(name: str, data: bytes, shape: dict[str, object] | None = None) -> Timeline:
     """A timeline from an uploaded file; every failure is a :class:`TraceFormatError`.
 
-    ``shape`` (R, L, nb, kda0, gate_local, nw_first, gpu) is what stamp tensors and ktrace files
-    do not record. The bytes are never written over any file: importers that need a
+    ``shape`` (R, L, nb, kda0, gate_local, nw_first, onw_first, gpu) is what stamp tensors
+    and ktrace files do not record. The bytes are never written over any file: importers that need a
     path get a copy in a fresh private temporary folder, removed afterwards.
     """
     try:

@@ -25,6 +25,7 @@ def add_shape_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--kda0", type=int, default=0)
     g.add_argument("--gate-local", action="store_true")
     g.add_argument("--nw-first", action="store_true")
+    g.add_argument("--onw-first", action="store_true")
     g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
     p.add_argument(
         "--clock-mode",
@@ -54,6 +55,7 @@ def read_any(path: Path, args: argparse.Namespace):
         kda0=args.kda0,
         gate_local=args.gate_local,
         nw_first=args.nw_first,
+        onw_first=args.onw_first,
         gpu=args.trace_gpu,
     )
 

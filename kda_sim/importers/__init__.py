@@ -9,8 +9,8 @@ file                   what it is                                  reader
 =====================  ==========================================  =====================
 
 The stamp tensor and the ktrace file do not record the launch's shape: pass ``R``,
-``L`` (and ``nb``, ``kda0``, ``gate_local``, ``nw_first``, ``gpu`` where they differ
-from the defaults). A file that is not what its name claims raises
+``L`` (and ``nb``, ``kda0``, ``gate_local``, ``nw_first``, ``onw_first``, ``gpu`` where
+they differ from the defaults). A file that is not what its name claims raises
 :class:`~kda_sim.errors.TraceFormatError` naming the field and the record.
 """
 

@@ -436,6 +436,7 @@ def read_ktrace(
     gpu: str = "mi355x",
     launch: int = 1,
     nw_first: bool = False,
+    onw_first: bool = False,
 ) -> Timeline:
     """One launch (1-based, as the trace names them) of a ktrace ``.pftrace.gz``."""
     p = Path(path)
@@ -456,6 +457,7 @@ def read_ktrace(
         launch=launch,
         where=str(p),
         nw_first=nw_first,
+        onw_first=onw_first,
     )
 
 
@@ -471,9 +473,12 @@ def parse_ktrace(
     launch: int = 1,
     where: str = "ktrace",
     nw_first: bool = False,
+    onw_first: bool = False,
 ) -> Timeline:
     try:
-        cfg = LaunchConfig(R, L, nb, kda0, gate_local, nw_first=nw_first).validate()
+        cfg = LaunchConfig(
+            R, L, nb, kda0, gate_local, nw_first=nw_first, onw_first=onw_first
+        ).validate()
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
     data = _decompress(raw, where)

@@ -87,10 +87,17 @@ def load_stamp_array(path: str | Path) -> np.ndarray:
 
 
 def _config(
-    R: int, L: int, nb: int, kda0: int, gate_local: bool, blocks: int, nw_first: bool
+    R: int,
+    L: int,
+    nb: int,
+    kda0: int,
+    gate_local: bool,
+    blocks: int,
+    nw_first: bool,
+    onw_first: bool,
 ) -> LaunchConfig:
     try:
-        return LaunchConfig(R, L, nb, kda0, gate_local, blocks, nw_first).validate()
+        return LaunchConfig(R, L, nb, kda0, gate_local, blocks, nw_first, onw_first).validate()
     except InvalidInput as e:
         raise InvalidInput(f"the stamps' configuration: {e}", what=e.what) from e
 
@@ -106,6 +113,7 @@ def stamps_timeline(
     gpu: str = "mi355x",
     source: str = "stamps",
     nw_first: bool = False,
+    onw_first: bool = False,
 ) -> Timeline:
     """A stamp array -> :class:`Timeline` (module docstring: what each column means)."""
     from kda_sim.protocol.kda import tasks_of
@@ -117,7 +125,7 @@ def stamps_timeline(
             f"shape {list(arr.shape)}: expected [blocks, {POINTS}]", where=source
         )
     blocks = int(arr.shape[0])
-    cfg = _config(R, L, nb, kda0, gate_local, blocks, nw_first)
+    cfg = _config(R, L, nb, kda0, gate_local, blocks, nw_first, onw_first)
     if (arr < 0).any():
         cta, col = (int(v) for v in np.argwhere(arr < 0)[0])
         raise TraceFormatError(
@@ -213,5 +221,5 @@ def stamps_timeline(
 
 def read_stamps(path: str | Path, **cfg: Any) -> Timeline:
     """A ``.pt`` / ``.npy`` stamp tensor -> :class:`Timeline`; ``cfg``: R, L, nb, kda0,
-    gate_local, nw_first, gpu (the tensor does not record them)."""
+    gate_local, nw_first, onw_first, gpu (the tensor does not record them)."""
     return stamps_timeline(load_stamp_array(path), source=str(path), **cfg)

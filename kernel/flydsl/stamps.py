@@ -79,7 +79,7 @@ def timeline(stamps: np.ndarray, cfg: LaunchConfig, *, gpu: str = "mi355x") -> T
         raise TraceFormatError(f"shape {list(arr.shape)}: expected [blocks, >= {EXT_BASE}]")
     tl = stamps_timeline(
         arr[:, :TWIN_WIDTH], R=cfg.R, L=cfg.L, nb=cfg.nb, kda0=cfg.kda0, gate_local=cfg.gate_local,
-        nw_first=cfg.nw_first,
+        nw_first=cfg.nw_first, onw_first=cfg.onw_first,
         gpu=gpu, source="flydsl k1 stamps",
     )  # fmt: skip
     t0 = int(tl.meta.extra["t0_ticks"])

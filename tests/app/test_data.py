@@ -83,6 +83,8 @@ def test_an_uploads_shape_carries_the_variants() -> None:
     shape = {"R": 1, "L": 1, "gpu": "mi355x", "nw_first": True}
     assert data.parse_upload("s.npy", blob, shape).meta.nw_first
     assert not data.parse_upload("s.npy", blob, shape | {"nw_first": False}).meta.nw_first
+    both = data.parse_upload("s.npy", blob, shape | {"onw_first": True}).meta.config()
+    assert both.variants() == ("nw_first", "onw_first")
 
 
 def test_invalid_simulation_is_an_outcome_not_an_exception() -> None:

@@ -24,7 +24,7 @@ def on_upload() -> None:
         return
     shape = {
         k: st.session_state[f"up_{k}"]
-        for k in ("R", "L", "nb", "kda0", "gate_local", "nw_first", "gpu")
+        for k in ("R", "L", "nb", "kda0", "gate_local", "nw_first", "onw_first", "gpu")
         if f"up_{k}" in st.session_state
     }
     try:
@@ -47,7 +47,7 @@ def on_upload() -> None:
 
 def render(ctx: Ctx) -> None:
     with st.expander("Shape of a stamp tensor / ktrace upload (those files do not record it)"):
-        a, b, c, d, e, f, g = st.columns(7)
+        a, b, c, d, e, f, g, h = st.columns(8)
         a.number_input("R", 1, 16, 2, key="up_R")
         b.number_input("L", 1, 8, 2, key="up_L")
         c.number_input("nb", 1, 31, 8, key="up_nb")
@@ -55,6 +55,7 @@ def render(ctx: Ctx) -> None:
         e.selectbox("GPU", bundled_names(), index=bundled_names().index("mi355x"), key="up_gpu")
         f.checkbox("gate_local", key="up_gate_local")
         g.checkbox("nw_first", key="up_nw_first")
+        h.checkbox("onw_first", key="up_onw_first")
     st.file_uploader(
         "A kda-sim timeline (.json), a FlyDSL ktrace (.pftrace.gz) or a stamp tensor (.pt/.npy)",
         # no type= filter: Streamlit answers a wrong extension with an exception; our own
