@@ -17,6 +17,22 @@ from kda_sim.errors import InvalidInput
 VARIANTS: tuple[str, ...] = ("gate_local", "nw_first", "onw_first")
 # every field, as timeline metadata and JSON carry them
 CONFIG_KEYS: tuple[str, ...] = ("R", "L", "nb", "kda0", "blocks", *VARIANTS)
+# what each variant changes, as flags and the app say it
+VARIANT_HELP: dict[str, str] = {
+    "gate_local": "every attn CTA computes the gate weights itself (no WGT hand-off)",
+    "nw_first": "the attn CTAs ask for in_nw with the slice's loads, not after the MSQ poll",
+    "onw_first": "the kda tasks ask for on_w with k.stage's loads, not after k.norm's poll",
+}
+
+
+def variants_of(given: dict[str, object]) -> dict[str, bool]:
+    """Keyword arguments naming protocol variants, checked: an unknown name is an error
+    that lists the known ones (a typo would otherwise run the seed's protocol)."""
+    unknown = sorted(set(given) - set(VARIANTS))
+    if unknown:
+        known = list(VARIANTS)
+        raise InvalidInput(f"not a protocol variant: {unknown} (known: {known})", what="variant")
+    return dict(given)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kda_sim.checks.deadlock_static import check_static, slots_for
 from kda_sim.checks.waitgraph import waitgraph_of
-from kda_sim.config import LaunchConfig
+from kda_sim.config import LaunchConfig, variants_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile
@@ -45,11 +45,9 @@ def sweep_cell(
     occupancy: int | None = None,
     nb: int = 8,
     kda0: int = 0,
-    gate_local: bool = False,
-    nw_first: bool = False,
-    onw_first: bool = False,
+    variants: dict[str, bool] | None = None,
 ) -> Cell:
-    cfg = LaunchConfig(r, lng, nb, kda0, gate_local, nw_first=nw_first, onw_first=onw_first)
+    cfg = LaunchConfig(r, lng, nb, kda0, **(variants or {}))
     try:
         cfg.validate()
         check_fits(cfg, prof)
@@ -76,19 +74,17 @@ def sweep(
     occupancy: int | None = None,
     nb: int = 8,
     kda0: int = 0,
-    gate_local: bool = False,
-    nw_first: bool = False,
-    onw_first: bool = False,
     rs: range = range(1, 9),
     ls: range = range(1, 5),
     jobs: int | None = None,
+    **variants: bool,
 ) -> list[Cell]:
     """Every shape's cell. The shapes are independent, so ``jobs`` processes (default:
     the CPUs this process may use) share them; each builds its own protocols."""
     shapes = [(r, lng) for r in rs for lng in ls]
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    args = (occupancy, nb, kda0, gate_local, nw_first, onw_first)
+    args = (occupancy, nb, kda0, variants_of(variants))
     if jobs <= 1 or "fork" not in mp.get_all_start_methods():
         return [sweep_cell(prof, r, lng, *args) for r, lng in shapes]
     # the biggest shapes first: they take longest, so the pool ends evenly

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.config import LaunchConfig
+from kda_sim.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
@@ -29,33 +29,21 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         default=None,
         help="CTAs a CU/SM (default: from threads, registers and LDS)",
     )
-    p.add_argument(
-        "--gate-local",
-        action="store_true",
-        help="every attn CTA computes the gate weights itself (no WGT hand-off)",
-    )
-    p.add_argument(
-        "--nw-first",
-        action="store_true",
-        help="the attn CTAs ask for in_nw with the slice's loads, not after the MSQ poll",
-    )
-    p.add_argument(
-        "--onw-first",
-        action="store_true",
-        help="the kda tasks ask for on_w with k.stage's loads, not after k.norm's poll",
-    )
+    add_variant_flags(p)
+
+
+def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """A flag for each of the protocol's variants (``--gate-local``, ``--nw-first``, ...)."""
+    for name in VARIANTS:
+        p.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name])
+
+
+def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
+    return {name: getattr(args, name) for name in VARIANTS}
 
 
 def launch_config(args: argparse.Namespace) -> LaunchConfig:
-    return LaunchConfig(
-        args.R,
-        args.L,
-        args.nb,
-        args.kda0,
-        args.gate_local,
-        nw_first=args.nw_first,
-        onw_first=args.onw_first,
-    ).validate()
+    return LaunchConfig(args.R, args.L, args.nb, args.kda0, **variant_flags(args)).validate()
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from kda_sim.commands.common import add_variant_flags, variant_flags
 from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
@@ -23,9 +24,7 @@ def add_shape_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--L", type=int, default=None)
     g.add_argument("--nb", type=int, default=8)
     g.add_argument("--kda0", type=int, default=0)
-    g.add_argument("--gate-local", action="store_true")
-    g.add_argument("--nw-first", action="store_true")
-    g.add_argument("--onw-first", action="store_true")
+    add_variant_flags(g)
     g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
     p.add_argument(
         "--clock-mode",
@@ -53,10 +52,8 @@ def read_any(path: Path, args: argparse.Namespace):
         L=args.L,
         nb=args.nb,
         kda0=args.kda0,
-        gate_local=args.gate_local,
-        nw_first=args.nw_first,
-        onw_first=args.onw_first,
         gpu=args.trace_gpu,
+        **variant_flags(args),
     )
 
 

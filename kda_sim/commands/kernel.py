@@ -30,20 +30,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
     r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
     r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
-    r.add_argument("--prefetch-weights", type=int, choices=range(5), default=0,
-                   metavar="MODE",
-                   help="also ask L2 for gemv weights before the XRDY poll: 1 a prefetch "
-                        "a line; 2, 3, 4 the copy engine's bulk prefetch of the first group, "
-                        "and the second after the poll, or before it too (kernel.launch."
-                        "Build.prefetch; 0, the default: every mode measured slower on the "
-                        "H200)")
-    r.add_argument("--nw-first", choices=("on", "off"), default=None,
-                   help="ask for in_nw with the slice's loads (on) or after the MSQ poll, the "
-                        "seed's order (off); default: Triton's Build.NW_FIRST (on at L = 1, "
-                        "2), off for FlyDSL")
+    r.add_argument(
+        "--prefetch-weights",
+        type=int,
+        choices=range(5),
+        default=0,
+        metavar="MODE",
+        help="also ask L2 for gemv weights before the XRDY poll: 1 a prefetch "
+        "a line; 2, 3, 4 the copy engine's bulk prefetch of the first group, "
+        "and the second after the poll, or before it too (kernel.launch."
+        "Build.prefetch; 0, the default: every mode measured slower on the "
+        "H200)",
+    )
+    r.add_argument(
+        "--nw-first",
+        choices=("on", "off"),
+        default=None,
+        help="ask for in_nw with the slice's loads (on) or after the MSQ poll, the "
+        "seed's order (off); default: Triton's Build.NW_FIRST (on at L = 1, "
+        "2), off for FlyDSL",
+    )
     r.add_argument("--json", action="store_true", help="print the result as JSON")
-    r.add_argument("--backend", choices=("triton", "flydsl"), default="triton",
-                   help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)")
+    r.add_argument(
+        "--backend",
+        choices=("triton", "flydsl"),
+        default="triton",
+        help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)",
+    )
     r.add_argument("--arch", default=None, help="with --backend flydsl: gfx942 or gfx950")
     r.set_defaults(run=run)
 
@@ -84,8 +97,15 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         res = krun(
-            args.R, args.L, args.nb, args.kda0, trace_path=args.trace, check=args.check,
-            graph=args.graph, watchdog_ms=args.watchdog_ms, inject=args.inject,
+            args.R,
+            args.L,
+            args.nb,
+            args.kda0,
+            trace_path=args.trace,
+            check=args.check,
+            graph=args.graph,
+            watchdog_ms=args.watchdog_ms,
+            inject=args.inject,
             replays=args.replays,
             build=build_options(args) or None,
         )

@@ -8,7 +8,12 @@ import json
 from pathlib import Path
 
 from kda_sim.checks.sweep import DEADLOCK, format_table, save_png, sweep
-from kda_sim.commands.common import add_launch_flags, gpu_profile, refuse_overwrite
+from kda_sim.commands.common import (
+    add_launch_flags,
+    gpu_profile,
+    refuse_overwrite,
+    variant_flags,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,9 +33,7 @@ def run(args: argparse.Namespace) -> int:
         occupancy=args.occupancy,
         nb=args.nb,
         kda0=args.kda0,
-        gate_local=args.gate_local,
-        nw_first=args.nw_first,
-        onw_first=args.onw_first,
+        **variant_flags(args),
     )
     if args.png is not None:
         save_png(cells, prof.name, args.png)

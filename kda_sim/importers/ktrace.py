@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kda_sim.config import LaunchConfig
+from kda_sim.config import LaunchConfig, variants_of
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers.protowire import (
     FIXED64,
@@ -432,11 +432,9 @@ def read_ktrace(
     L: int,
     nb: int = 8,
     kda0: int = 0,
-    gate_local: bool = False,
     gpu: str = "mi355x",
     launch: int = 1,
-    nw_first: bool = False,
-    onw_first: bool = False,
+    **variants: bool,
 ) -> Timeline:
     """One launch (1-based, as the trace names them) of a ktrace ``.pftrace.gz``."""
     p = Path(path)
@@ -452,12 +450,10 @@ def read_ktrace(
         L=L,
         nb=nb,
         kda0=kda0,
-        gate_local=gate_local,
         gpu=gpu,
         launch=launch,
         where=str(p),
-        nw_first=nw_first,
-        onw_first=onw_first,
+        **variants,
     )
 
 
@@ -468,17 +464,14 @@ def parse_ktrace(
     L: int,
     nb: int = 8,
     kda0: int = 0,
-    gate_local: bool = False,
     gpu: str = "mi355x",
     launch: int = 1,
     where: str = "ktrace",
-    nw_first: bool = False,
-    onw_first: bool = False,
+    **variants: bool,
 ) -> Timeline:
+    """``variants``: the protocol variants the launch ran (``gate_local=True``, ...)."""
     try:
-        cfg = LaunchConfig(
-            R, L, nb, kda0, gate_local, nw_first=nw_first, onw_first=onw_first
-        ).validate()
+        cfg = LaunchConfig(R, L, nb, kda0, **variants_of(variants)).validate()
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
     data = _decompress(raw, where)

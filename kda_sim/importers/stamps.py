@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
+from kda_sim.config import LaunchConfig, variants_of
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.timeline.model import STAGES, CtaTrack, Meta, StageSpan, Timeline
 
@@ -87,17 +87,10 @@ def load_stamp_array(path: str | Path) -> np.ndarray:
 
 
 def _config(
-    R: int,
-    L: int,
-    nb: int,
-    kda0: int,
-    gate_local: bool,
-    blocks: int,
-    nw_first: bool,
-    onw_first: bool,
+    R: int, L: int, nb: int, kda0: int, blocks: int, variants: dict[str, bool]
 ) -> LaunchConfig:
     try:
-        return LaunchConfig(R, L, nb, kda0, gate_local, blocks, nw_first, onw_first).validate()
+        return LaunchConfig(R, L, nb, kda0, blocks=blocks, **variants_of(variants)).validate()
     except InvalidInput as e:
         raise InvalidInput(f"the stamps' configuration: {e}", what=e.what) from e
 
@@ -109,13 +102,12 @@ def stamps_timeline(
     L: int,
     nb: int = 8,
     kda0: int = 0,
-    gate_local: bool = False,
     gpu: str = "mi355x",
     source: str = "stamps",
-    nw_first: bool = False,
-    onw_first: bool = False,
+    **variants: bool,
 ) -> Timeline:
-    """A stamp array -> :class:`Timeline` (module docstring: what each column means)."""
+    """A stamp array -> :class:`Timeline` (module docstring: what each column means);
+    ``variants``: the protocol variants the launch ran (``gate_local=True``, ...)."""
     from kda_sim.protocol.kda import tasks_of
     from kda_sim.protocol.program import Role, role_of
 
@@ -125,7 +117,7 @@ def stamps_timeline(
             f"shape {list(arr.shape)}: expected [blocks, {POINTS}]", where=source
         )
     blocks = int(arr.shape[0])
-    cfg = _config(R, L, nb, kda0, gate_local, blocks, nw_first, onw_first)
+    cfg = _config(R, L, nb, kda0, blocks, variants)
     if (arr < 0).any():
         cta, col = (int(v) for v in np.argwhere(arr < 0)[0])
         raise TraceFormatError(
@@ -221,5 +213,5 @@ def stamps_timeline(
 
 def read_stamps(path: str | Path, **cfg: Any) -> Timeline:
     """A ``.pt`` / ``.npy`` stamp tensor -> :class:`Timeline`; ``cfg``: R, L, nb, kda0,
-    gate_local, nw_first, onw_first, gpu (the tensor does not record them)."""
+    gpu and the protocol variants (the tensor does not record them)."""
     return stamps_timeline(load_stamp_array(path), source=str(path), **cfg)

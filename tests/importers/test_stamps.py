@@ -188,3 +188,11 @@ def test_fuzz_files(
             read_stamps(p, R=1, L=1)
         except InvalidInput as e:
             assert str(e).strip()
+
+
+def test_the_variants_are_taken_by_name_and_a_wrong_name_is_said(sim_timeline: Timeline) -> None:
+    arr = stamps_of(sim_timeline)
+    tl = stamps_timeline(arr, R=1, L=1, gpu="h200", nw_first=True, onw_first=True)
+    assert tl.meta.config().variants() == ("nw_first", "onw_first")
+    with pytest.raises(InvalidInput, match=r"not a protocol variant: \['nw_frist'\]"):
+        stamps_timeline(arr, R=1, L=1, nw_frist=True)

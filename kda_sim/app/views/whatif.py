@@ -23,7 +23,7 @@ from kda_sim.app.views.common import (
     us,
 )
 from kda_sim.app.views.export import perfetto_bytes, png_bytes, slug
-from kda_sim.config import VARIANTS, LaunchConfig
+from kda_sim.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.errors import KdaSimError
 from kda_sim.machine.profile import bundled_names, load_profile
 from kda_sim.timeline.critical import wait_for_chain
@@ -48,7 +48,7 @@ def render(ctx: Ctx) -> None:
         ("gate stage", "gate_local"),
         index=1 if m.gate_local else 0,
         key="wi_gate",
-        help="gate_local: every attn CTA computes the gate weights itself (no WGT hand-off)",
+        help=f"gate_local: {VARIANT_HELP['gate_local']}",
     )
     kda0 = int(d.number_input("kda0", 0, 255, m.kda0, 1, key="wi_kda0"))
     a, b, c, d, e = st.columns(5)
@@ -59,15 +59,13 @@ def render(ctx: Ctx) -> None:
         "in_nw with the slice",
         value=m.nw_first,
         key="wi_nw_first",
-        help="nw_first: the attn CTAs ask for in_nw (the x rows' norm weights) with the "
-        "slice's loads, not after the MSQ poll; its round trip leaves the path into XRDY",
+        help=f"nw_first: {VARIANT_HELP['nw_first']}",
     )
     onw_first = e.checkbox(
         "on_w in k.stage",
         value=m.onw_first,
         key="wi_onw_first",
-        help="onw_first: the kda tasks ask for on_w (the output norm's weights) with "
-        "k.stage's loads, not after k.norm's ONRM+PROJ poll",
+        help=f"onw_first: {VARIANT_HELP['onw_first']}",
     )
     params = _latency_controls(gpu)
     cfg = LaunchConfig(
@@ -145,11 +143,7 @@ def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, fl
             }
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.caption(
-        "gate_local: every attn CTA reduces every token's partials itself (no WGT hand-off); "
-        "nw_first: in_nw asked with the slice's loads, not after the MSQ poll; onw_first: "
-        "on_w asked with k.stage's loads, not after k.norm's poll."
-    )
+    st.caption("; ".join(f"{name}: {VARIANT_HELP[name]}" for name in VARIANTS) + ".")
 
 
 def _latency_controls(gpu: str) -> dict[str, float]:
