@@ -5,8 +5,10 @@
 Writes docs/isa/k1_<arch>.s (the ISA, so the report's line numbers can be read) and
 docs/isa/k1_<arch>.json: the analyzer's report (preset k1: argument classes by
 position, accepted polls from the protocol model), plus the build's shape and compile
-seconds, the role-rule verdict the seed states, and the lines of the in_nw loads (with
-``--nw-first``, the variant's build: k1_<arch>_nw_first.*).
+seconds, the role-rule verdict the seed states, and the lines of the in_nw and on_w
+loads. ``--nw-first`` / ``--onw-first`` build the variant (LaunchConfig.nw_first /
+onw_first) into k1_<arch>_nw_first.* / k1_<arch>_onw_first.*; both together into
+k1_<arch>_nw_first_onw_first.* (the suffix names every variant on, in VARIANTS' order).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kda_sim.config import LaunchConfig  # noqa: E402
+from kda_sim.config import VARIANTS, LaunchConfig  # noqa: E402
 from kda_sim.isa import analyze_path  # noqa: E402
 from kda_sim.isa.analyze import load_lines  # noqa: E402
 from kda_sim.isa.model import polls_behind_weights  # noqa: E402
@@ -44,6 +46,17 @@ def role_rule(report: dict, accepted: set[str]) -> dict:
     }
 
 
+# the arguments whose loads' lines each report gives: where the compiler put the loads
+# the variants move (in_nw: nw_first, on_w: onw_first) against the polls
+PLACED_LOADS = ("in_nw", "on_w")
+
+
+def suffix_of(cfg: LaunchConfig) -> str:
+    """``_<variant>`` for every variant the build has on, in VARIANTS' order ("" for the
+    seed's build), so no two builds' files share a name."""
+    return "".join(f"_{v}" for v in VARIANTS if getattr(cfg, v))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--R", type=int, default=1)
@@ -53,6 +66,12 @@ def main() -> int:
         action="store_true",
         help="the build that asks for in_nw with the slice's loads (files k1_<arch>_nw_first.*)",
     )
+    ap.add_argument(
+        "--onw-first",
+        action="store_true",
+        help="the build whose kda tasks ask for on_w with k.stage's loads (files "
+        "k1_<arch>_onw_first.*; with --nw-first, k1_<arch>_nw_first_onw_first.*)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "isa")
     args = ap.parse_args()
     why = missing()
@@ -61,8 +80,8 @@ def main() -> int:
         return 2
     from kernel.flydsl.k1 import build_k1
 
-    cfg = LaunchConfig(args.R, args.L, nw_first=args.nw_first)
-    suffix = "_nw_first" if args.nw_first else ""
+    cfg = LaunchConfig(args.R, args.L, nw_first=args.nw_first, onw_first=args.onw_first)
+    suffix = suffix_of(cfg)
     accepted = polls_behind_weights(cfg)
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,7 +100,8 @@ def main() -> int:
             shutil.copyfile(b.built.isa, args.out / f"k1_{arch}{suffix}.s")
             report["file"] = f"k1_{arch}{suffix}.s"
             lines = load_lines(b.built.isa.read_text(), arg_layout=K1_ARGS)
-            doc["in_nw_load_lines"] = lines.get("in_nw", [])
+            for name in PLACED_LOADS:
+                doc[f"{name}_load_lines"] = lines.get(name, [])
             path = args.out / f"k1_{arch}{suffix}.json"
             path.write_text(json.dumps(doc, indent=2) + "\n")
             holds = doc["role_rule"]["holds"]

@@ -203,10 +203,9 @@ def build_k1(
     cfg: LaunchConfig, arch: str, dump_dir: Path, *, timeline: bool = True, markers: bool = True
 ) -> K1Build:
     """Trace and compile K1 for ``cfg`` on ``arch`` (compile-only); its ISA and record."""
-    if cfg.gate_local or cfg.onw_first:
+    if cfg.gate_local:
         raise ValueError(
-            "the FlyDSL K1 builds the seed's gate stage and on_w order (gate_local and "
-            "onw_first are not written for it)"
+            "the FlyDSL K1 builds the seed's gate stage (gate_local is not written for it)"
         )
     if cfg.blocks != BLOCKS:
         raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")

@@ -1,7 +1,8 @@
 """K1's kda tasks: task i = (req 12 + h) 8 + ch, run by CTA (i + kda0) mod 256 after
 its role work. Stages and hand-offs as the seed's: stage (loads needing no hand-off),
 conv (PROJ -> QK), gates (PROJ f_a, QK, PROJ beta), recur (-> ONRM), norm (ONRM +
-PROJ g2 -> core_out).
+PROJ g2 -> core_out). on_w is loaded after norm's poll, the seed's order, or with
+``LaunchConfig.onw_first`` in stage (the protocol model's ``kda_program``).
 
 Our buffers (simpler than the seed's, same traffic shape): ``conv_state`` f32
 [R, 3 PROJ, CONV_W - 1] (the window, one slot a request), ``rstate`` f32
@@ -71,7 +72,22 @@ def kda_stage(c: Ctx, k: Task) -> dict[str, object]:
     st["fb"] = [dsl.load(c.rs["w_fb"], fb + 4 * q, width=4) for q in range(4)]
     st["aa"] = exp2(f32_of(dsl.load(c.rs["a_log"], k.h)) * fx.Float32(LOG2E))
     st["dtb"] = f32_of(dsl.load(c.rs["dt_bias"], fr))
+    # LaunchConfig.onw_first: asked with the task's other loads, so that its round trip is
+    # not between the ONRM+PROJ poll and the core_out store (the norm is its only use); one
+    # VGPR a lane held from here to k.norm of the same task (a loop iteration's value)
+    if c.cfg.onw_first:
+        st["on_w"] = ld_on_w(c, norm_col(c, k))
     return st
+
+
+def norm_col(c: Ctx, k: Task) -> object:
+    """The column of the task's VCH this thread normalises (and whose on_w it needs)."""
+    return k.ch * VCH + c.tid % VCH
+
+
+def ld_on_w(c: Ctx, vr: object) -> fx.Float32:
+    """on_w of column ``vr``: one dword a lane (our on_w is f32, the seed's bf16)."""
+    return f32_of(dsl.load(c.rs["on_w"], vr))
 
 
 def kda_conv(c: Ctx, k: Task, st: dict[str, object]) -> None:
@@ -202,11 +218,13 @@ def kda_recur(c: Ctx, k: Task, st: dict[str, object]) -> None:
     dsl.barrier()
 
 
-def kda_norm(c: Ctx, k: Task) -> None:
+def kda_norm(c: Ctx, k: Task, st: dict[str, object]) -> None:
+    """ONRM + PROJ g2 -> core_out. on_w: as k.stage loaded it (``onw_first``); without,
+    it is loaded after the ONRM+PROJ poll (the seed's order)."""
     L = c.cfg.L
     ol = c.lds["ol"]
     j, e = imin(c.tid, L * VCH - 1) // VCH, c.tid % VCH
-    vr = k.ch * VCH + e
+    vr = norm_col(c, k)
 
     def rows() -> None:
         cells = [c.cell(Region.ONRM, idx.onrm(k.req, k.h, j, q, L)) for q in range(NVCH)]
@@ -216,7 +234,7 @@ def kda_norm(c: Ctx, k: Task) -> None:
         for v in got[:NVCH]:
             ss = ss + f32_of(v)
         r = rsq(ss * fx.Float32(1.0 / HD) + fx.Float32(ONORM_EPS))
-        on_w = f32_of(dsl.load(c.rs["on_w"], vr))
+        on_w = st["on_w"] if "on_w" in st else ld_on_w(c, vr)
         y = fx.ptr_load(ol + (j * VCH + e)) * r * on_w * sigmoid(f32_of(got[NVCH]))
         dsl.store(bits_of(y), c.rs["core_out"], (k.req * L + j) * PROJ + k.h * HD + vr)
 
@@ -247,5 +265,5 @@ def kda_task(c: Ctx, i: object, n: object) -> None:
         kda_recur(c, k, st)
     stamp(3)
     with c.stage("k.norm"):
-        kda_norm(c, k)
+        kda_norm(c, k, st)
     stamp(4)

@@ -146,8 +146,30 @@ def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(ValueError, match="LDS"):
         build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
-    with pytest.raises(ValueError, match="onw_first"):
-        build_k1(LaunchConfig(1, 1, onw_first=True), "gfx942", tmp_path)  # not written
+
+
+def test_gate_local_is_refused(tmp_path: Path) -> None:
+    from kernel.flydsl.k1 import build_k1
+
+    with pytest.raises(ValueError, match="gate_local"):
+        build_k1(LaunchConfig(1, 1, gate_local=True), "gfx942", tmp_path)  # not written
+
+
+def placed(b: object, arg: str) -> tuple[list[int], dict[str, int]]:
+    """The ISA lines of a build's loads of ``arg`` and of each poll (by label), after
+    checking the role rule holds for it."""
+    text = b.built.isa.read_text()  # type: ignore[attr-defined]
+    loads = load_lines(text, arg_layout=K1_ARGS).get(arg, [])
+    report = analyze_text(text, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg))  # type: ignore[attr-defined]
+    assert report.findings == [], report.render()
+    return loads, {p.label: p.line for p in report.kernels[0].polls}
+
+
+def assert_record_is_the_models(b: object) -> None:
+    traced: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for stage, region, kind in b.records:  # type: ignore[attr-defined]
+        traced[stage].append((region, kind))
+    assert dict(traced) == {s: ops for s, ops in stage_ops(b.cfg).items() if ops}  # type: ignore[attr-defined]
 
 
 def test_nw_first_asks_for_in_nw_before_the_attn_polls(builds: dict, tmp_path: Path) -> None:
@@ -156,21 +178,38 @@ def test_nw_first_asks_for_in_nw_before_the_attn_polls(builds: dict, tmp_path: P
     and polls is the model's either way."""
     from kernel.flydsl.k1 import build_k1
 
-    cfg = LaunchConfig(1, 1, nw_first=True)
-    first = build_k1(cfg, "gfx950", tmp_path)
-
-    def lines(b: object) -> tuple[list[int], dict[str, int]]:
-        text = b.built.isa.read_text()  # type: ignore[attr-defined]
-        loads = load_lines(text, arg_layout=K1_ARGS)["in_nw"]
-        report = analyze_text(text, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg))  # type: ignore[attr-defined]
-        assert report.findings == [], report.render()
-        return loads, {p.label: p.line for p in report.kernels[0].polls}
-
-    loads, polls = lines(first)
+    first = build_k1(LaunchConfig(1, 1, nw_first=True), "gfx950", tmp_path)
+    loads, polls = placed(first, "in_nw")
     assert loads and max(loads) < polls["mix WGT"] < polls["mix MSQ"]
-    loads, polls = lines(builds[(1, 1, "gfx950")])
+    loads, polls = placed(builds[(1, 1, "gfx950")], "in_nw")
     assert loads and min(loads) > polls["mix MSQ"]
-    traced: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for stage, region, kind in first.records:
-        traced[stage].append((region, kind))
-    assert dict(traced) == {s: ops for s, ops in stage_ops(cfg).items() if ops}
+    assert_record_is_the_models(first)
+
+
+# (R, L): one task a CTA at most (96 tasks), and R = 3 (288 tasks): CTAs kda0 .. kda0 + 31
+# run two through the task loop, each iteration holding its own on_w from k.stage to k.norm
+ONW_SHAPES = [(1, 1), (3, 1)]
+
+
+@pytest.mark.parametrize("shape", ONW_SHAPES)
+def test_onw_first_asks_for_on_w_before_the_kda_polls(
+    builds: dict, tmp_path: Path, shape: tuple[int, int]
+) -> None:
+    """LaunchConfig.onw_first: the compiled code loads on_w once, among k.stage's loads
+    before the kda task's first poll (k.conv PROJ); the default build (the seed's order)
+    once, after k.norm's ONRM+PROJ poll; the record of puts and polls is the same."""
+    from kernel.flydsl.k1 import build_k1
+
+    r, l_ = shape
+    first = build_k1(LaunchConfig(r, l_, onw_first=True), "gfx950", tmp_path / "onw_first")
+    seed = builds.get((r, l_, "gfx950")) or build_k1(LaunchConfig(r, l_), "gfx950", tmp_path)
+    loads, polls = placed(first, "on_w")
+    assert len(loads) == 1 and loads[0] < polls["k.conv PROJ"]
+    # k.conv's poll is the task's first in the code too (no kda poll hoisted above it)
+    assert polls["k.conv PROJ"] == min(line for lab, line in polls.items() if lab.startswith("k."))
+    loads, polls = placed(seed, "on_w")
+    assert len(loads) == 1 and loads[0] > polls["k.norm ONRM+PROJ"]
+    # only the load moved: the puts / polls / publishes traced are the default build's
+    # (which test_traced_record_equals_the_protocol_model checks at R = 1; at R = 3 the
+    # loop body is traced once, the model lists a two-task CTA's both tasks)
+    assert first.records == seed.records
