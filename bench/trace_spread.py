@@ -33,16 +33,19 @@ from kda_sim.timeline import Timeline
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
 
 
-def record(shapes: list[tuple[int, int]], launches: int, out: Path, force: bool = False) -> None:
+def record(
+    shapes: list[tuple[int, int]], launches: int, out: Path, force: bool = False, warmup: int = 0
+) -> None:
     """Raises InvalidInput (before any launch, bench.gpu_jobs.before_launches) where a
-    trace of this name is there (unless ``force``) or no GPU is here."""
+    trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
+    steps before each traced launch (``kernel.run.run``): warm launches, not first ones."""
     jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
     from kernel.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
-        run(R, L, nb=8, trace_path=path)
+        run(R, L, nb=8, trace_path=path, warmup=warmup)
 
 
 def _errors(a: Timeline, b: Timeline) -> tuple[float, float]:
@@ -117,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--launches", type=int, default=8)
     r.add_argument("--dir", type=Path, required=True)
     r.add_argument("--force", action="store_true", help="overwrite traces of the same names")
+    r.add_argument("--warmup", type=int, default=0,
+                   help="eager steps before each traced launch (warm launches)")
     p = sub.add_parser("report", help="compare the launches (CPU)")
     p.add_argument("dir", type=Path)
     p.add_argument("--out", type=Path)
@@ -126,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         if a.cmd == "record":
-            record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force)
+            record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force, a.warmup)
         else:
             report_to(lambda: report(a.dir, a.profile), a.out, a.force)
     except (FileNotFoundError, InvalidInput) as e:

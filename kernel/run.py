@@ -118,6 +118,7 @@ def run(
     inject: str | None = None,
     *,
     replays: int = 20,
+    warmup: int = 0,
     seed: int = 0,
     simulate_preflight: bool = True,
     build: dict[str, Any] | None = None,
@@ -125,9 +126,14 @@ def run(
     """Run K1 at (R, L, nb); returns what happened. Raises KernelUnavailable without a
     GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck
     when a wait gave up, CheckFailed when ``check`` finds a difference. ``build``: further
-    ``Build`` fields (a variant: align, sleep_ns, gemv form)."""
+    ``Build`` fields (a variant: align, sleep_ns, gemv form). ``warmup``: eager steps
+    before the one measured (the trace holds the last launch: a warm one, as in a
+    replayed decode step, where the first launch after the inputs are made is not)."""
     if inject is not None and inject not in FAULTS:
         raise ValueError(f"inject must be one of {FAULTS}")
+    if warmup < 0 or (warmup and graph):
+        raise ValueError("warmup: eager steps >= 0 before the measured one (not with graph, "
+                         "whose replays follow a warm-up step already)")
     if inject is not None and watchdog_ms is None:
         watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
     b = Build(R, L, nb, kda0, watchdog=watchdog_ms is not None,
@@ -199,11 +205,14 @@ def run(
             result["errors"] = {"worst over replays and slots": worst}
             check = False  # done, step by step
     else:
+        for _ in range(warmup):
+            step()
         step()
+        n_steps = 1 + warmup
         if inject == "skip-bump":
             torch.cuda.synchronize()
             step(bump=False)  # the same tags again: every put finds its own tag
-            n_steps = 2
+            n_steps += 1
     torch.cuda.synchronize()
     result["steps"] = n_steps
     if b.watchdog:
@@ -224,7 +233,8 @@ def run(
         buf = ktrace.widen(ws.trace.cpu().numpy(), R=R)
         tag = step_tag(int(ws.epoch.item()), layers[-1].slot)
         extra = ktrace.environment() | {
-            "resources": result["resources"], "replays": n_steps, "slot": layers[-1].slot,
+            "resources": result["resources"], "replays": n_steps, "warmup": warmup,
+            "slot": layers[-1].slot,
             "nproj": NPROJ, "na": NA, "hd": HD, "build": build or {},
         }
         tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0,

@@ -28,6 +28,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--check", action="store_true", help="compare with the torch reference")
     r.add_argument("--graph", action="store_true", help="replay a 3-launch step in a CUDA graph")
     r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
+    r.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        help="eager steps before the one measured and traced (a warm launch; not with --graph)",
+    )
     r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
     r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
     r.add_argument(
@@ -107,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
             watchdog_ms=args.watchdog_ms,
             inject=args.inject,
             replays=args.replays,
+            warmup=args.warmup,
             build=build_options(args) or None,
         )
     except KernelUnavailable as e:

@@ -166,6 +166,20 @@ def test_trace_records_every_stage(R: int, L: int) -> None:
     record(f"trace R={R} L={L}", {k: res[k] for k in ("trace", "makespan_us", "resources")})
 
 
+def test_a_warm_trace_is_the_last_of_its_steps(tmp_path: Path) -> None:
+    """``warmup``: eager steps before the traced one; the trace is the last launch's (its
+    tag the last step's), and the outputs are the reference's after every step."""
+    from kda_sim.importers.chrome import read_kernel_trace
+    from kernel.run import run
+
+    path = tmp_path / "warm.json"
+    res = run(2, 1, nb=8, trace_path=path, check=True, warmup=3)
+    tl = read_kernel_trace(path)
+    assert res["steps"] == 4 and tl.meta.extra["warmup"] == 3
+    assert len(tl.ctas) == 256 and not tl.deadlock
+    record("warm trace R=2 L=1", {k: res[k] for k in ("makespan_us", "steps", "errors")})
+
+
 @pytest.mark.parametrize(("R", "L"), [(1, 1), (2, 2), (4, 4)])
 def test_gate_local_matches_reference(R: int, L: int) -> None:
     """The protocol's variant gate_local (Build.gate_local): no gate stage, no WGT; every
