@@ -91,6 +91,9 @@ class GpuProfile:
     # docs/calibration.md, session 16)
     unit_shared: tuple[str, ...] = ()
     unit_share: float = 0.0
+    # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
+    # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
+    hbm_peak_bytes_per_ns: float | None = None
 
     def cost(self, key: str, units: float) -> float:
         above = self.cost_above.get(key)
@@ -125,6 +128,8 @@ class GpuProfile:
             d["cost_above"] = {k: list(v) for k, v in self.cost_above.items()}
         else:
             d.pop("cost_above", None)
+        if self.hbm_peak_bytes_per_ns is None:
+            d.pop("hbm_peak_bytes_per_ns")
         if self.unit_shared:
             d["unit_shared"] = list(self.unit_shared)
         else:  # a profile without sharing reads as it did before the field existed
@@ -187,6 +192,10 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             streamed_weights=_flag(d, "streamed_weights", where),
             unit_shared=tuple(str(n) for n in d.get("unit_shared", ())),
             unit_share=float(d.get("unit_share", 0.0)),
+            hbm_peak_bytes_per_ns=(
+                None if d.get("hbm_peak_bytes_per_ns") is None
+                else float(d["hbm_peak_bytes_per_ns"])
+            ),
         )
     except (TypeError, ValueError, KeyError, IndexError) as e:
         raise InvalidInput(f"malformed profile field: {e}", where=where) from e
@@ -194,6 +203,14 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         raise InvalidInput("units must be a positive multiple of xcds", what="units", where=where)
     if prof.hbm_bytes_per_ns <= 0 or prof.unit_bytes_per_ns <= 0:
         raise InvalidInput("bandwidths must be positive", what="bandwidth", where=where)
+    peak = prof.hbm_peak_bytes_per_ns
+    if peak is not None and not 0 < prof.hbm_bytes_per_ns <= peak:
+        raise InvalidInput(
+            f"hbm_bytes_per_ns {prof.hbm_bytes_per_ns:g} is above the datasheet's "
+            f"hbm_peak_bytes_per_ns {peak:g}",
+            what="hbm_bytes_per_ns",
+            where=where,
+        )
     if prof.unit_share < 0 or any(n not in prof.costs for n in prof.unit_shared):
         raise InvalidInput(
             "unit_share must be >= 0 and unit_shared name stage costs",

@@ -55,8 +55,12 @@ def gate_poll(cfg: LaunchConfig, space: CellSpace, tokens: range) -> Poll:
 
 
 def _in_nw() -> Load:
-    """The x rows' RMSNorm weights, used by the norm after the MSQ poll."""
-    return Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw")
+    """The x rows' RMSNorm weights, used by the norm after the MSQ poll. Served from L2,
+    as on_w is: the same 14 KB every launch, and the weight stream that would evict it
+    is read non-temporally (the seed's CM_NT, the Triton K1's evict_first). The H200's
+    traces show its round trip at about 0.3 us (run 89), an L2 hit's, where an HBM load
+    costs 0.8 to 1.0 us in the fits (docs/calibration.md, session 21)."""
+    return Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw", hbm=False)
 
 
 def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:

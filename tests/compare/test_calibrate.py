@@ -7,6 +7,7 @@ works and the profile file loads."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,9 +67,15 @@ def test_search_parameters(h200) -> None:
     import numpy as np
 
     x = np.zeros(len(DEFAULT_SEARCH))
-    x[DEFAULT_SEARCH.index("hbm_bytes_per_ns")] = np.log(2.0)
+    x[DEFAULT_SEARCH.index("hbm_bytes_per_ns")] = np.log(0.5)
     p = apply_search(h200, x)
-    assert p.hbm_bytes_per_ns == pytest.approx(2 * h200.hbm_bytes_per_ns)
+    assert p.hbm_bytes_per_ns == pytest.approx(0.5 * h200.hbm_bytes_per_ns)
+    # never faster than the datasheet's 4.8 TB/s, however far the search reaches
+    x[DEFAULT_SEARCH.index("hbm_bytes_per_ns")] = np.log(2.0)
+    assert h200.hbm_peak_bytes_per_ns == 4800.0
+    assert apply_search(h200, x).hbm_bytes_per_ns == 4800.0
+    no_peak = replace(h200, hbm_peak_bytes_per_ns=None)
+    assert apply_search(no_peak, x).hbm_bytes_per_ns == pytest.approx(9600.0)
     p = apply_search(
         h200, np.array([0.0, 0.0, np.log(2.0)]), ("hbm_bytes_per_ns", "poll", "visibility")
     )

@@ -95,7 +95,7 @@ def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> N
 @pytest.mark.parametrize(
     ("pin", "said"),
     [("cost_gemv=1", "cannot pin"), ("poll", "finite"), ("poll=x", "NAME=VALUE"),
-     ("poll=-3", ">= 0")],
+     ("poll=-3", ">= 0"), ("hbm_bytes_per_ns=5000", "above the datasheet's 4800")],
 )
 def test_calibrate_bad_pin_exits_2(files, tmp_path: Path, capsys, pin: str, said: str) -> None:
     args = ["calibrate", str(files["real"]), "--out", str(tmp_path / "p.json"), "--pin", pin]

@@ -81,3 +81,14 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
         f.write_text(json.dumps(d | bad))
         with pytest.raises(InvalidInput, match="unit_share"):
             load_profile(str(f))
+
+
+def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
+    d = load_profile("h200").to_dict()
+    assert d["hbm_peak_bytes_per_ns"] == 4800.0  # round-trips: a fit keeps the bound
+    f = tmp_path / "fast.json"
+    f.write_text(json.dumps(d | {"hbm_bytes_per_ns": 5100.0}))
+    with pytest.raises(InvalidInput, match="above the datasheet's hbm_peak_bytes_per_ns 4800"):
+        load_profile(str(f))
+    f.write_text(json.dumps(d | {"hbm_bytes_per_ns": 5100.0, "hbm_peak_bytes_per_ns": None}))
+    assert load_profile(str(f)).hbm_bytes_per_ns == 5100.0  # no datasheet figure: no bound

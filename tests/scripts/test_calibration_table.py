@@ -21,8 +21,9 @@ def test_bundled_report_gives_a_row_a_trace() -> None:
     report = ROOT / "bench/compare_h200_calibration.json"
     r = _run(report)
     assert r.returncode == 0, r.stderr
-    rows = [ln for ln in r.stdout.splitlines() if ln.startswith("| k1_h200_")]
-    assert len(rows) == len(json.loads(report.read_text())["rows"]) == 8
+    rows = [ln for ln in r.stdout.splitlines() if ln.startswith("| k1_")]
+    traces = json.loads(report.read_text())["rows"]
+    assert len(rows) == len(traces) and len(traces) >= 8  # the bundled traces at least
 
 
 def test_not_a_report_is_named(tmp_path: Path) -> None:
