@@ -193,7 +193,8 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_shared=tuple(str(n) for n in d.get("unit_shared", ())),
             unit_share=float(d.get("unit_share", 0.0)),
             hbm_peak_bytes_per_ns=(
-                None if d.get("hbm_peak_bytes_per_ns") is None
+                None
+                if d.get("hbm_peak_bytes_per_ns") is None
                 else float(d["hbm_peak_bytes_per_ns"])
             ),
         )
