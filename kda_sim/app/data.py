@@ -17,9 +17,11 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
+from kda_sim.checks.floor import Figures, ladder
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
@@ -102,6 +104,37 @@ def _simulate(
         res.hbm_bytes,
         dict(params),
     )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _floor(
+    gpu: str,
+    config: tuple[tuple[str, int | bool], ...],
+    occupancy: int | None,
+    params: tuple[tuple[str, float], ...],
+    figures: tuple[float, float, float],
+) -> dict[str, Any] | str:
+    try:
+        prof = load_profile(gpu)
+        if params:
+            prof = prof.with_params(**dict(params))
+        return ladder(LaunchConfig(**dict(config)), prof, Figures(*figures), occupancy)
+    except KdaSimError as e:
+        return str(e)
+
+
+def floor_cached(
+    gpu: str,
+    cfg: LaunchConfig,
+    occupancy: int | None,
+    params: dict[str, float],
+    figures: Figures,
+) -> dict[str, Any] | str:
+    """:func:`kda_sim.checks.floor.ladder` for the what-if view (six simulations, once),
+    or why it cannot run."""
+    config = tuple(sorted(cfg.to_dict().items()))
+    fig = (figures.stream_bytes_per_ns, figures.visibility_ns, figures.poll_ns)
+    return _floor(gpu, config, occupancy, tuple(sorted(params.items())), fig)
 
 
 def simulate_cached(

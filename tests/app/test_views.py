@@ -220,6 +220,26 @@ def test_whatif_lists_every_protocol_variant_at_the_shape(empty_traces: Path, ma
     assert set(table["verdict"]) == {"finishes"}
 
 
+def test_whatif_floor_takes_the_costs_away_a_step_at_a_time(
+    empty_traces: Path, make_app
+) -> None:
+    at = goto(make_app(), "What-if")
+    at.selectbox(key="wi_gpu").set_value("h200-k1").run()
+    assert not at.checkbox(key="wi_floor").value  # six simulations: on request
+    at.checkbox(key="wi_floor").check().run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "x the HBM bound" in d.value.columns)
+    spans = list(table["makespan (us)"])
+    assert len(spans) == 6 and spans == sorted(spans, reverse=True)
+    assert table["each step on the one before"].iloc[0] == "the profile (h200-k1)"
+    slow = spans[-1]
+    # a slower measured read than the profile's own: the floor rises
+    at.number_input(key="wi_fl_bw_h200-k1").set_value(2000.0).run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "x the HBM bound" in d.value.columns)
+    assert table["makespan (us)"].iloc[-1] > slow + 5
+
+
 def test_safety_map(empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch) -> None:
     # a corner of the grid with all three verdicts keeps the test short
     monkeypatch.setattr(safety, "RS", (3, 4))
