@@ -56,6 +56,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a stage cost that runs longer while another CTA on its unit computes it too "
         "(the Triton K1 on the H200: gemv), by a factor taken from the traces",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes to share the simulations among (the traces are independent; "
+        "the result does not depend on it)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument("--no-progress", action="store_true")
@@ -89,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")
     stock = profile_of(train[0].tl, args.profile or args.gpu)
     base, search = pinned(stock, pins)
-    before = evaluate(stock, train + hold)
+    before = evaluate(stock, train + hold, args.jobs)
     res = fit_profile(
         base,
         train,
@@ -100,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
         log=None if args.json else (lambda m: print(m, file=sys.stderr)),
         switches=switches,
         unit_shared=args.unit_share,
+        jobs=args.jobs,
     )
-    after = evaluate(res.profile, hold) if hold else {}
+    after = evaluate(res.profile, hold, args.jobs) if hold else {}
     d = fitted_profile_dict(res, stock, train, pins=pins)
     write_profile(d, args.out)
     rows = []

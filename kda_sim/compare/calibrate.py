@@ -46,6 +46,7 @@ from scipy.optimize import minimize
 from kda_sim.compare.clocks import aligned, fit_clocks
 from kda_sim.compare.launch import occupancy_of, resources, with_resources
 from kda_sim.compare.model import config_of, shifted
+from kda_sim.compare.scoring import Scorer
 from kda_sim.compare.starts import (
     cold_start,
     cost_param,
@@ -288,8 +289,14 @@ class FitResult:
     history: list[float] = field(default_factory=list)
 
 
-def evaluate(prof: GpuProfile, traces: Sequence[Trace]) -> dict[str, Score]:
-    return {tr.name: score(tr, _sim(tr, prof)) for tr in traces}
+def score_on(prof: GpuProfile, tr: Trace) -> Score:
+    return score(tr, _sim(tr, prof))
+
+
+def evaluate(prof: GpuProfile, traces: Sequence[Trace], jobs: int = 1) -> dict[str, Score]:
+    """Every trace's score on ``prof``; ``jobs`` processes share the traces."""
+    with Scorer(traces, score_on, jobs) as scorer:
+        return scorer(prof)
 
 
 def fit_profile(
@@ -303,8 +310,28 @@ def fit_profile(
     search: Sequence[str] = DEFAULT_SEARCH,
     switches: dict[str, float] | None = None,
     unit_shared: Sequence[str] = (),
+    jobs: int = 1,
 ) -> FitResult:
-    """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may use."""
+    """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
+    use; ``jobs``: processes the search's simulations are shared among."""
+    with Scorer(traces, score_on, jobs) as scorer:
+        return _fit(
+            base, traces, scorer, budget, cost_passes, progress, log, search, switches, unit_shared
+        )
+
+
+def _fit(
+    base: GpuProfile,
+    traces: Sequence[Trace],
+    scorer: Scorer,
+    budget: int,
+    cost_passes: int,
+    progress: bool,
+    log: Callable[[str], None] | None,
+    search: Sequence[str],
+    switches: dict[str, float] | None,
+    unit_shared: Sequence[str],
+) -> FitResult:
     if not traces:
         raise InvalidInput("no training traces", what="traces")
     t0 = time.perf_counter()
@@ -363,7 +390,7 @@ def fit_profile(
         def f(x: np.ndarray) -> float:
             nonlocal launches
             x = np.clip(x, -bound, bound)
-            loss = _loss(evaluate(apply_search(start, x, search), traces))
+            loss = _loss(scorer(apply_search(start, x, search)))
             launches += len(traces)
             history.append(loss)
             best[0] = min(best[0], loss)
@@ -388,7 +415,7 @@ def fit_profile(
     train = {tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)}
     if cost_passes and budget > 0 and spec:
         cand = correct_costs(prof, traces, sims)
-        cand_train = evaluate(cand, traces)
+        cand_train = scorer(cand)
         launches += len(traces)
         say(f"last cost pass: loss {_loss(cand_train):.5f}")
         if _loss(cand_train) < _loss(train):
@@ -435,8 +462,7 @@ def fitted_profile_dict(
         + ", ".join(f"{t.name} (R={t.cfg.R} L={t.cfg.L})" for t in train)
         + f"; {res.launches} simulated launches, {res.seconds:.0f} s"
         + (
-            "; pinned (measured, not fitted): "
-            + ", ".join(f"{k} = {v:g}" for k, v in pins.items())
+            "; pinned (measured, not fitted): " + ", ".join(f"{k} = {v:g}" for k, v in pins.items())
             if pins
             else ""
         )

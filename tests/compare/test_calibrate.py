@@ -122,3 +122,15 @@ def test_measured_build_and_gpu_name(h200) -> None:
     assert p.streamed_weights and not h200.streamed_weights  # the Triton build streams
     assert with_resources(h200, None) is h200
 
+
+
+def test_shared_among_processes_the_fit_is_the_same(h200, slow_recur, skew) -> None:
+    """--jobs: the search's simulations in worker processes give the serial fit exactly."""
+    truth, tr = slow_recur
+    other = prepare(skew(simulate(LaunchConfig(1, 1), truth).timeline, 5)[0], "R1L1")
+    serial = fit_profile(h200, [tr, other], budget=4, cost_passes=1, progress=False)
+    shared = fit_profile(h200, [tr, other], budget=4, cost_passes=1, progress=False, jobs=2)
+    assert shared.history == serial.history and shared.profile == serial.profile
+    assert evaluate(h200, [tr, other], jobs=2) == evaluate(h200, [tr, other])
+    with pytest.raises(InvalidInput, match="at least 1"):
+        evaluate(h200, [tr], jobs=0)
