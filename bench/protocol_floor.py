@@ -20,11 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.gpu_jobs import report_to
+from bench.gpu_jobs import report_with_views
 from kda_sim.checks.floor import Figures, ladder
-from kda_sim.commands.common import add_variant_flags, refuse_overwrite, variant_flags
+from kda_sim.commands.common import add_variant_flags, variant_flags
 from kda_sim.config import LaunchConfig
-from kda_sim.errors import KdaSimError
 from kda_sim.machine.profile import load_profile
 
 
@@ -98,24 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--png", type=Path)
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
-    try:
-        refuse_overwrite(a.png, a.force)
+
+    def make() -> dict[str, Any]:
         cfg = LaunchConfig(a.R, a.L, a.nb, a.kda0, **variant_flags(a)).validate()
         figs = Figures(a.stream_tbps * 1e3, a.visibility_ns, a.poll_ns)
-        report: dict[str, Any] = {}
+        return ladder(cfg, load_profile(a.profile), figs)
 
-        def make() -> dict[str, Any]:
-            report.update(ladder(cfg, load_profile(a.profile), figs))
-            return report
-
-        report_to(make, a.out, a.force)
-        print(table(report), file=sys.stderr)
-        if a.png is not None:
-            plot(report, a.png)
-    except KdaSimError as e:
-        print(f"protocol_floor: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return report_with_views("protocol_floor", make, table, plot, a.out, a.png, a.force)
 
 
 if __name__ == "__main__":

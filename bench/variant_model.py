@@ -21,11 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.gpu_jobs import report_to
-from kda_sim.commands.common import refuse_overwrite
+from bench.gpu_jobs import report_with_views
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
-from kda_sim.errors import InvalidInput, KdaSimError
+from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import load_profile
 
 
@@ -159,22 +158,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--png", type=Path)
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
-    try:
-        refuse_overwrite(a.png, a.force)
-        report: dict[str, Any] = {}
-
-        def make() -> dict[str, Any]:
-            report.update(compare(load_rows(a.bench), a.profile, a.predict))
-            return report
-
-        report_to(make, a.out, a.force)
-        print(table(report), file=sys.stderr)
-        if a.png is not None:
-            plot(report, a.png)
-    except KdaSimError as e:
-        print(f"variant_model: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return report_with_views(
+        "variant_model",
+        lambda: compare(load_rows(a.bench), a.profile, a.predict),
+        table,
+        plot,
+        a.out,
+        a.png,
+        a.force,
+    )
 
 
 if __name__ == "__main__":
