@@ -49,6 +49,8 @@ def _best_stream(p: GpuProfile, f: Figures) -> GpuProfile:
 
 
 def _measured_handoffs(p: GpuProfile, f: Figures) -> GpuProfile:
+    # one figure for every pair of CTAs: the least a store takes to be seen (on a GPU of
+    # several XCDs, a floor, as the same-XCD figure stands for the cross-XCD one too)
     v = f.visibility_ns
     return p.with_params(visibility_same_xcd=v, visibility_cross_xcd=v, poll=f.poll_ns)
 
