@@ -4,7 +4,8 @@ JSON report and a plot, with the GPU's measured figures.
 
 Usage:
     python -m bench.protocol_floor --R 1 --L 1 --nw-first --onw-first \\
-        [--profile h200-k1] [--stream-tbps 3.91] [--visibility-ns 300] [--poll-ns 190] \\
+        [--gpu h200-k1 | --profile FILE] [--occupancy N] \\
+        [--stream-tbps 3.91] [--visibility-ns 300] [--poll-ns 190] \\
         [--out JSON] [--png PNG] [--force]
 
 The defaults are the H200's measured figures: the fastest read of the in_proj weight by
@@ -22,9 +23,7 @@ from typing import Any
 
 from bench.gpu_jobs import report_with_views
 from kda_sim.checks.floor import Figures, ladder
-from kda_sim.commands.common import add_variant_flags, variant_flags
-from kda_sim.config import LaunchConfig
-from kda_sim.machine.profile import load_profile
+from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
 
 
 def table(report: dict[str, Any]) -> str:
@@ -74,12 +73,8 @@ def plot(report: dict[str, Any], out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--R", type=int, default=1)
-    ap.add_argument("--L", type=int, default=1)
-    ap.add_argument("--nb", type=int, default=8)
-    ap.add_argument("--kda0", type=int, default=0)
-    add_variant_flags(ap)
-    ap.add_argument("--profile", default="h200-k1", help="a bundled profile or a .json file")
+    add_launch_flags(ap)
+    ap.set_defaults(R=1, L=1, gpu="h200-k1")  # the K1 on our H200, the issue's 1x1
     ap.add_argument(
         "--stream-tbps",
         type=float,
@@ -99,9 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     def make() -> dict[str, Any]:
-        cfg = LaunchConfig(a.R, a.L, a.nb, a.kda0, **variant_flags(a)).validate()
         figs = Figures(a.stream_tbps * 1e3, a.visibility_ns, a.poll_ns)
-        return ladder(cfg, load_profile(a.profile), figs)
+        return ladder(launch_config(a), gpu_profile(a), figs, a.occupancy)
 
     return report_with_views("protocol_floor", make, table, plot, a.out, a.png, a.force)
 
