@@ -25,7 +25,7 @@ from kda_sim.checks.floor import Figures, ladder
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
-from kda_sim.machine.profile import bundled_for, bundled_names, load_profile
+from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import from_chrome, read_chrome
 from kda_sim.timeline.model import Timeline
 
@@ -78,6 +78,12 @@ class SimOutcome:
         return "deadlocks" if self.timeline.deadlock else "finishes"
 
 
+def whatif_profile(gpu: str, params: dict[str, float]) -> GpuProfile:
+    """The bundled profile ``gpu`` with the what-if view's latencies and bandwidth."""
+    prof = load_profile(gpu)
+    return prof.with_params(**params) if params else prof
+
+
 @st.cache_resource(max_entries=128, show_spinner=False)
 def _simulate(
     gpu: str,
@@ -87,9 +93,7 @@ def _simulate(
 ) -> SimOutcome:
     t0 = time.perf_counter()
     try:
-        prof = load_profile(gpu)
-        if params:
-            prof = prof.with_params(**dict(params))
+        prof = whatif_profile(gpu, dict(params))
         res = simulate(LaunchConfig(**dict(config)), prof, occupancy=occupancy)
     except KdaSimError as e:
         return SimOutcome(None, str(e), seconds=time.perf_counter() - t0)
@@ -115,9 +119,7 @@ def _floor(
     figures: tuple[float, float, float],
 ) -> dict[str, Any] | str:
     try:
-        prof = load_profile(gpu)
-        if params:
-            prof = prof.with_params(**dict(params))
+        prof = whatif_profile(gpu, dict(params))
         return ladder(LaunchConfig(**dict(config)), prof, Figures(*figures), occupancy)
     except KdaSimError as e:
         return str(e)

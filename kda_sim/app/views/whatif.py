@@ -11,7 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from kda_sim.app import plugins
-from kda_sim.app.data import SimOutcome, floor_cached, profile_name, simulate_cached
+from kda_sim.app.data import (
+    SimOutcome,
+    floor_cached,
+    profile_name,
+    simulate_cached,
+    whatif_profile,
+)
 from kda_sim.app.figures import Filter, Layer
 from kda_sim.app.views.common import (
     Ctx,
@@ -153,7 +159,7 @@ def _floor(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float
     taken away a step at a time (kda_sim.checks.floor), down to the protocol's own chain."""
     if not st.checkbox("How fast this protocol could run (its floor)", key="wi_floor"):
         return
-    prof = load_profile(gpu).with_params(**params) if params else load_profile(gpu)
+    prof = whatif_profile(gpu, params)
     a, b, c = st.columns(3)
     top = prof.hbm_peak_bytes_per_ns or 1e5
     stream = a.number_input(
