@@ -101,15 +101,41 @@ def _poll_form(scratch, gidx, mask, tag, dead, pid, tr, BY_LANE: tl.constexpr):
     if BY_LANE:
         w = _poll_by_lane(scratch, gidx, mask, tag, BY_LANE)
     else:
-        w, tr, dead = _poll(scratch, gidx, mask, tag, dead, scratch, pid, 0, -1, 0, 0, False,
-                            False, False, 0, True, tr, 0, 0)
+        w, tr, dead = _poll(
+            scratch,
+            gidx,
+            mask,
+            tag,
+            dead,
+            scratch,
+            pid,
+            0,
+            -1,
+            0,
+            0,
+            False,
+            False,
+            False,
+            0,
+            True,
+            tr,
+            0,
+            0,
+        )
     return w, tr, dead
 
 
 @triton.jit(do_not_specialize=["tag"])
 def handoff_probe(
-    scratch, stamps, tag, ROUNDS: tl.constexpr, PATTERN: tl.constexpr, SHAPE: tl.constexpr,
-    SPIN: tl.constexpr, SLEEP_NS: tl.constexpr, BY_LANE: tl.constexpr,
+    scratch,
+    stamps,
+    tag,
+    ROUNDS: tl.constexpr,
+    PATTERN: tl.constexpr,
+    SHAPE: tl.constexpr,
+    SPIN: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    BY_LANE: tl.constexpr,
 ):
     pid = tl.program_id(0)
     dead = pid * 0
@@ -124,26 +150,80 @@ def handoff_probe(
             base = CELLS0 + 64 * r
             if PATTERN == 0:  # all-to-all
                 t_put = _now(False)
-                dead = _put(scratch, base + pid + one, one * 0.0 + 1.0, one < 1, tag, dead,
-                            scratch, pid, -1, 0, -1, False, False)
+                dead = _put(
+                    scratch,
+                    base + pid + one,
+                    one * 0.0 + 1.0,
+                    one < 1,
+                    tag,
+                    dead,
+                    scratch,
+                    pid,
+                    -1,
+                    0,
+                    -1,
+                    False,
+                    False,
+                )
                 _, tr, dead = _poll_form(scratch, base + a, live, tag, dead, pid, tr, BY_LANE)
             elif PATTERN == 1:  # CTA 0 puts even cells, CTA 1 odd ones; each polls the other
                 t_put = _now(False)
                 if pid < 2:
                     if pid == 0:
-                        dead = _put(scratch, base + one, one * 0.0 + 1.0, one < 1, tag, dead,
-                                    scratch, pid, -1, 0, -1, False, False)
-                    _, tr, dead = _poll_form(scratch, base + a, (a == 0) & live, tag, dead, pid,
-                                             tr, BY_LANE)
+                        dead = _put(
+                            scratch,
+                            base + one,
+                            one * 0.0 + 1.0,
+                            one < 1,
+                            tag,
+                            dead,
+                            scratch,
+                            pid,
+                            -1,
+                            0,
+                            -1,
+                            False,
+                            False,
+                        )
+                    _, tr, dead = _poll_form(
+                        scratch, base + a, (a == 0) & live, tag, dead, pid, tr, BY_LANE
+                    )
                     if pid == 1:
-                        dead = _put(scratch, base + 1 + one, one * 0.0 + 1.0, one < 1, tag,
-                                    dead, scratch, pid, -1, 0, -1, False, False)
-                    _, tr, dead = _poll_form(scratch, base + a, (a == 1) & live, tag, dead, pid,
-                                             tr, BY_LANE)
+                        dead = _put(
+                            scratch,
+                            base + 1 + one,
+                            one * 0.0 + 1.0,
+                            one < 1,
+                            tag,
+                            dead,
+                            scratch,
+                            pid,
+                            -1,
+                            0,
+                            -1,
+                            False,
+                            False,
+                        )
+                    _, tr, dead = _poll_form(
+                        scratch, base + a, (a == 1) & live, tag, dead, pid, tr, BY_LANE
+                    )
             else:  # re-poll round 0's pairs, which every CTA put before the loop below
                 if r == 0:
-                    dead = _put(scratch, CELLS0 + pid + one, one * 0.0 + 1.0, one < 1, tag,
-                                dead, scratch, pid, -1, 0, -1, False, False)
+                    dead = _put(
+                        scratch,
+                        CELLS0 + pid + one,
+                        one * 0.0 + 1.0,
+                        one < 1,
+                        tag,
+                        dead,
+                        scratch,
+                        pid,
+                        -1,
+                        0,
+                        -1,
+                        False,
+                        False,
+                    )
                 t_put = _now(False)
                 _, tr, dead = _poll_form(scratch, CELLS0 + a, live, tag, dead, pid, tr, BY_LANE)
             t_sat = _now(False)
@@ -151,12 +231,32 @@ def handoff_probe(
             rec = tl.where(k == 2 * r + 1, t_sat, rec)
         # the spinning CTAs' flags: published after every round, as XRDY after the mix
         tl.debug_barrier()
-        tl.atomic_xchg(scratch + FLAGS + pid, (tag.to(tl.int64) << 32) | 1, sem="release",
-                       scope="gpu")
+        tl.atomic_xchg(
+            scratch + FLAGS + pid, (tag.to(tl.int64) << 32) | 1, sem="release", scope="gpu"
+        )
     elif SPIN:  # the K1's XRDY poll, as the gemv CTAs run it
         ap = tl.arange(0, 256)
-        _, tr, dead = _poll(scratch, FLAGS + ap, ap < NA, tag, dead, scratch, pid, 0, -1, 0, 0,
-                            True, False, False, SLEEP_NS, True, tr, 0, 0)
+        _, tr, dead = _poll(
+            scratch,
+            FLAGS + ap,
+            ap < NA,
+            tag,
+            dead,
+            scratch,
+            pid,
+            0,
+            -1,
+            0,
+            0,
+            True,
+            False,
+            False,
+            SLEEP_NS,
+            True,
+            tr,
+            0,
+            0,
+        )
     rec = tl.where(k == 2 * ROUNDS, _smid(False), rec)
     tl.store(stamps + pid * (4 * ROUNDS) + k, rec)
 
@@ -179,16 +279,19 @@ def summarise(stamps: Any, pattern: str, rounds: int, skip: int = 2) -> dict[str
     ctas = [0] if pattern == "pair" else range(NA)
     out: dict[str, Any] = {}
     if pattern == "try":
-        out["try_us"] = [float(sat[c, r] - put[c, r]) / 1e3 for c in ctas
-                         for r in range(skip, rounds)]
+        out["try_us"] = [
+            float(sat[c, r] - put[c, r]) / 1e3 for c in ctas for r in range(skip, rounds)
+        ]
         return out
     # a round from the previous round's satisfaction to this one's (the put is in it)
-    out["round_us"] = [float(sat[c, r] - sat[c, r - 1]) / 1e3 for c in ctas
-                       for r in range(skip, rounds)]
+    out["round_us"] = [
+        float(sat[c, r] - sat[c, r - 1]) / 1e3 for c in ctas for r in range(skip, rounds)
+    ]
     if pattern == "all":
         # from the round's last put (any CTA) to each CTA's satisfaction
-        out["last_put_to_seen_us"] = [float(sat[c, r] - put[:, r].max()) / 1e3 for c in ctas
-                                      for r in range(skip, rounds)]
+        out["last_put_to_seen_us"] = [
+            float(sat[c, r] - put[:, r].max()) / 1e3 for c in ctas for r in range(skip, rounds)
+        ]
     return out
 
 
@@ -206,9 +309,19 @@ def run(rounds: int, launches: int, sleep_ns: int) -> list[dict[str, Any]]:
         sms: set[int] = set()
         for n in range(launches + 1):  # the first compiles and warms
             tag += 1
-            handoff_probe[(256,)](scratch, stamps, tag, ROUNDS=rounds, PATTERN=pi, SHAPE=si,
-                                  SPIN=oi, SLEEP_NS=sleep_ns, BY_LANE=by_lane,
-                                  num_warps=NUM_WARPS, maxnreg=128)
+            handoff_probe[(256,)](
+                scratch,
+                stamps,
+                tag,
+                ROUNDS=rounds,
+                PATTERN=pi,
+                SHAPE=si,
+                SPIN=oi,
+                SLEEP_NS=sleep_ns,
+                BY_LANE=by_lane,
+                num_warps=NUM_WARPS,
+                maxnreg=128,
+            )
             torch.cuda.synchronize()
             if n == 0:
                 continue
@@ -216,8 +329,14 @@ def run(rounds: int, launches: int, sleep_ns: int) -> list[dict[str, Any]]:
             sms.update(int(x) for x in h[:2, 2 * rounds])
             for key, vals in summarise(h, pat, rounds).items():
                 acc.setdefault(key, []).extend(vals)
-        row = {"form": form, "pattern": pat, "shape": shp, "others": oth,
-               **{k: _q(v) for k, v in acc.items()}, "sms_of_ctas_0_1": sorted(sms)}
+        row = {
+            "form": form,
+            "pattern": pat,
+            "shape": shp,
+            "others": oth,
+            **{k: _q(v) for k, v in acc.items()},
+            "sms_of_ctas_0_1": sorted(sms),
+        }
         print(json.dumps(row), flush=True)
         rows.append(row)
     return rows
@@ -233,20 +352,33 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     if not torch.cuda.is_available():
-        print("handoff_probe: no CUDA GPU here (it times the K1's mailbox code on one)",
-              file=sys.stderr)
+        print(
+            "handoff_probe: no CUDA GPU here (it times the K1's mailbox code on one)",
+            file=sys.stderr,
+        )
         return 2
     if a.out.exists():
         print(f"handoff_probe: {a.out} exists; not overwriting it", file=sys.stderr)
         return 2
     if a.rounds not in (4, 8, 16, 32, 64, 128) or a.launches < 1:
-        print("handoff_probe: --rounds a power of two, 4 to 128; --launches at least 1",
-              file=sys.stderr)
+        print(
+            "handoff_probe: --rounds a power of two, 4 to 128; --launches at least 1",
+            file=sys.stderr,
+        )
         return 2
     rows = run(a.rounds, a.launches, a.sleep_ns)
-    a.out.write_text(json.dumps({"env": environment(), "rounds": a.rounds,
-                                 "launches": a.launches, "sleep_ns": a.sleep_ns,
-                                 "rows": rows}, indent=1))
+    a.out.write_text(
+        json.dumps(
+            {
+                "env": environment(),
+                "rounds": a.rounds,
+                "launches": a.launches,
+                "sleep_ns": a.sleep_ns,
+                "rows": rows,
+            },
+            indent=1,
+        )
+    )
     return 0
 
 

@@ -268,8 +268,9 @@ def parse_shapes(text: str) -> list[tuple[int, int]]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", type=Path, default=Path("docs/measurements/kernel_bench.json"))
-    ap.add_argument("--shapes", default=SHAPES,
-                    help='shapes for the full comparison ("": none, variants only)')
+    ap.add_argument(
+        "--shapes", default=SHAPES, help='shapes for the full comparison ("": none, variants only)'
+    )
     ap.add_argument("--nb", type=int, default=8)
     ap.add_argument("--variants", help="JSON list of Build keyword dicts to time first")
     ap.add_argument("--variant-shapes", help="shapes for --variants (default: the first)")

@@ -39,12 +39,14 @@ def once(R: int, L: int, nb: int, seed: int) -> None:
     sc = ws.scratch
     pw = sc[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
     pv = _vals(pw)
-    bad_rows = ((pv - proj).abs() > 2 ** -6 * proj.abs().clamp_min(1)).any(0)
+    bad_rows = ((pv - proj).abs() > 2**-6 * proj.abs().clamp_min(1)).any(0)
     groups = sorted({int(r) // 16 for r in bad_rows.nonzero().flatten()})
-    print(f"seed {seed}: core rel {rel_err(core.float(), ref[1].float()):.3g} rstate rel "
-          f"{rel_err(inp['rstate'], ref[3]):.3g} conv rel "
-          f"{rel_err(inp['conv_state'].float(), ref[2].float()):.3g}; PROJ tags ok "
-          f"{bool(((pw >> 32) == tag).all())}, groups off by > 1 ulp: {groups[:20]}")
+    print(
+        f"seed {seed}: core rel {rel_err(core.float(), ref[1].float()):.3g} rstate rel "
+        f"{rel_err(inp['rstate'], ref[3]):.3g} conv rel "
+        f"{rel_err(inp['conv_state'].float(), ref[2].float()):.3g}; PROJ tags ok "
+        f"{bool(((pw >> 32) == tag).all())}, groups off by > 1 ulp: {groups[:20]}"
+    )
     qk = _vals(sc[off["QK"] : off["QK"] + R * NH * L * 2 * HD]).view(R, NH, L, 2, HD)
     bad_qk = []
     for r in range(R):
@@ -57,12 +59,14 @@ def once(R: int, L: int, nb: int, seed: int) -> None:
                 want = y[:, part * PROJ + h * HD : part * PROJ + (h + 1) * HD]  # [L, HD]
                 got = qk[r, h, :, part]
                 for ch in range(NVCH):
-                    d = (got[:, ch * VCH : (ch + 1) * VCH] - want[:, ch * VCH : (ch + 1) * VCH])
+                    d = got[:, ch * VCH : (ch + 1) * VCH] - want[:, ch * VCH : (ch + 1) * VCH]
                     if float(d.abs().max()) > 1e-2:
-                        bad_qk.append((r, h, ch, "qk"[part], [round(float(v), 3) for v in
-                                                              d.abs().amax(1)]))
-    print(f"  QK (req, head, chunk, q|k, max err by token) off: {bad_qk[:12]} "
-          f"({len(bad_qk)} in all)")
+                        bad_qk.append(
+                            (r, h, ch, "qk"[part], [round(float(v), 3) for v in d.abs().amax(1)])
+                        )
+    print(
+        f"  QK (req, head, chunk, q|k, max err by token) off: {bad_qk[:12]} ({len(bad_qk)} in all)"
+    )
     d = (core.float() - ref[1].float()).abs().view(sh.S, NH, NVCH, VCH).amax(-1)
     cells = (d > 5e-2).nonzero().tolist()
     print(f"  core_out (token, head, chunk) off by > 0.05: {cells[:16]} ({len(cells)} in all)")

@@ -38,13 +38,16 @@ def check(R: int, L: int, nb: int, kw: dict[str, Any], repeats: int) -> list[dic
         tag = step_tag(int(ws.epoch.item()), 0)
         w = ws.scratch[lo : lo + sh.S * NPROJ].cpu().view(sh.S, NPROJ)
         pv = (w & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
-        rows.append({
-            "build": kw, "launch": rep,
-            "prefix_exact": torch.equal(inp["prefix"].cpu(), p.to(torch.bfloat16)),
-            "x_max_abs": float((ws.xbuf[: sh.S].float().cpu() - x).abs().max()),
-            "proj_max_abs": float((pv - proj).abs().max()),
-            "proj_tags_all": bool(((w >> 32) == tag).all()),
-        })
+        rows.append(
+            {
+                "build": kw,
+                "launch": rep,
+                "prefix_exact": torch.equal(inp["prefix"].cpu(), p.to(torch.bfloat16)),
+                "x_max_abs": float((ws.xbuf[: sh.S].float().cpu() - x).abs().max()),
+                "proj_max_abs": float((pv - proj).abs().max()),
+                "proj_tags_all": bool(((w >> 32) == tag).all()),
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     return rows
 

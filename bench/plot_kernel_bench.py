@@ -37,8 +37,14 @@ def plot(rows: list[dict], out: Path, title: str) -> None:
         ys = [r[key] for r in rows if key in r]
         ax.bar(xs, ys, width, label=label, color=colour)
     for i, r in enumerate(rows):
-        ax.hlines(r["bound_us"], i - 0.45, i + 0.45, colors="black", linestyles="--",
-                  label="HBM bound (bytes / 4.8 TB/s)" if i == 0 else None)
+        ax.hlines(
+            r["bound_us"],
+            i - 0.45,
+            i + 0.45,
+            colors="black",
+            linestyles="--",
+            label="HBM bound (bytes / 4.8 TB/s)" if i == 0 else None,
+        )
     ax.set_xticks(range(len(rows)), [f"R={r['R']} L={r['L']}" for r in rows])
     ax.set_ylabel("us a launch (CUDA graph replay, median)")
     ax.set_yscale("log")
@@ -54,8 +60,9 @@ def plot(rows: list[dict], out: Path, title: str) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("bench", nargs="?", type=Path,
-                    default=Path("docs/measurements/kernel_bench.json"))
+    ap.add_argument(
+        "bench", nargs="?", type=Path, default=Path("docs/measurements/kernel_bench.json")
+    )
     ap.add_argument("--out", type=Path)
     a = ap.parse_args()
     try:

@@ -120,13 +120,20 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--launches", type=int, default=8)
     r.add_argument("--dir", type=Path, required=True)
     r.add_argument("--force", action="store_true", help="overwrite traces of the same names")
-    r.add_argument("--warmup", type=int, default=0,
-                   help="eager steps before each traced launch (warm launches)")
+    r.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        help="eager steps before each traced launch (warm launches)",
+    )
     p = sub.add_parser("report", help="compare the launches (CPU)")
     p.add_argument("dir", type=Path)
     p.add_argument("--out", type=Path)
-    p.add_argument("--profile", help="the model to set against the launches (name or file; "
-                   "default: the one each trace's GPU and kernel name, as compare takes it)")
+    p.add_argument(
+        "--profile",
+        help="the model to set against the launches (name or file; "
+        "default: the one each trace's GPU and kernel name, as compare takes it)",
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     a = ap.parse_args(argv)
     try:

@@ -53,8 +53,7 @@ def summarise(rec: np.ndarray, R: int, level: int) -> dict[str, float]:
         base = T.EV_TASK0 + n * T.TASK_STRIDE
         ctas = [c for c in range(rec.shape[0]) if rec[c, T.EV_NTASK] > n]
         for k, name in enumerate(T.KDA_STAGES):
-            d = [float(rec[c, base + T.TASK_T + k + 1] - rec[c, base + T.TASK_T + k])
-                 for c in ctas]
+            d = [float(rec[c, base + T.TASK_T + k + 1] - rec[c, base + T.TASK_T + k]) for c in ctas]
             out[f"task {n} {name} duration, median"] = _med(d)
         ends = [float(rec[c, base + T.TASK_T + T.N_TASK_T - 1] - t0) for c in ctas]
         out[f"task {n} end, median"] = _med(ends)
@@ -109,9 +108,13 @@ def main() -> None:
     for key, row in table.items():
         print(f"{key:44}" + "".join(f"{row.get(lv, float('nan')):12.0f}" for lv in levels))
     if a.out:
-        doc: dict[str, Any] = {"env": environment(), "R": R, "L": L, "samples": a.samples,
-                               "table": {k: {str(lv): v for lv, v in row.items()}
-                                         for k, row in table.items()}}
+        doc: dict[str, Any] = {
+            "env": environment(),
+            "R": R,
+            "L": L,
+            "samples": a.samples,
+            "table": {k: {str(lv): v for lv, v in row.items()} for k, row in table.items()},
+        }
         a.out.write_text(json.dumps(doc, indent=1))
 
 

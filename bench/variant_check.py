@@ -48,8 +48,9 @@ def record(
     if bad:
         raise InvalidInput(f"not Build fields a variant may set: {bad}", where="--variant")
     builds = (("default", {}), ("variant", variant))
-    jobs = [(R, L, name, kw, out / f"R{R}_L{L}_{name}.json")
-            for R, L in shapes for name, kw in builds]
+    jobs = [
+        (R, L, name, kw, out / f"R{R}_L{L}_{name}.json") for R, L in shapes for name, kw in builds
+    ]
     before_launches([job[-1] for job in jobs], force)
     from kernel.run import run
 
@@ -58,9 +59,16 @@ def record(
     for R, L, name, kw, path in tqdm(jobs, desc="builds", unit="build"):
         replayed = run(R, L, check=True, graph=True, build=kw)
         traced = run(R, L, check=True, trace_path=path, build=kw)
-        rows.append({"R": R, "L": L, "build": name, "variant": kw,
-                     "replayed": {k: replayed[k] for k in KEYS if k in replayed},
-                     "traced": {k: traced[k] for k in KEYS if k in traced}})
+        rows.append(
+            {
+                "R": R,
+                "L": L,
+                "build": name,
+                "variant": kw,
+                "replayed": {k: replayed[k] for k in KEYS if k in replayed},
+                "traced": {k: traced[k] for k in KEYS if k in traced},
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     return rows
 
@@ -83,8 +91,10 @@ def report(folder: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in paths:
         tl = read_kernel_trace(p)
-        out[p.stem] = {"makespan_us": (tl.makespan or 0.0) / 1e3,
-                       "slots_us": [{k: v / 1e3 for k, v in s.items()} for s in slot_stages(tl)]}
+        out[p.stem] = {
+            "makespan_us": (tl.makespan or 0.0) / 1e3,
+            "slots_us": [{k: v / 1e3 for k, v in s.items()} for s in slot_stages(tl)],
+        }
     return out
 
 

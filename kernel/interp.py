@@ -36,6 +36,8 @@ def _spin() -> None:
     _local.spins = n + 1
     first, cap, factor = BACKOFF_S
     time.sleep(min(cap, first * factor**n))
+
+
 _patched = False
 
 
@@ -57,17 +59,18 @@ def _patch_builder() -> None:
         def grid_idx(self, v: tuple[int, int, int]) -> None:
             _local.grid_idx = v
 
-        def create_masked_load(self, ptrs, mask, other, cache_modifier, eviction_policy,
-                               is_volatile):  # type: ignore[no-untyped-def]
+        def create_masked_load(
+            self, ptrs, mask, other, cache_modifier, eviction_policy, is_volatile
+        ):  # type: ignore[no-untyped-def]
             if is_volatile:
                 _spin()
-            return super().create_masked_load(ptrs, mask, other, cache_modifier,
-                                              eviction_policy, is_volatile)
+            return super().create_masked_load(
+                ptrs, mask, other, cache_modifier, eviction_policy, is_volatile
+            )
 
         def create_masked_store(self, ptrs, value, mask, cache_modifier, eviction_policy):  # type: ignore[no-untyped-def]
             _local.spins = 0
-            return super().create_masked_store(ptrs, value, mask, cache_modifier,
-                                               eviction_policy)
+            return super().create_masked_store(ptrs, value, mask, cache_modifier, eviction_policy)
 
         def create_atomic_rmw(self, rmw_op, ptr, val, mask, sem, scope):  # type: ignore[no-untyped-def]
             _spin()
@@ -99,8 +102,14 @@ def _fix_index() -> None:
     core.tensor.__index__ = lambda self: int(np.asarray(self.handle.data).item())  # type: ignore[method-assign]
 
 
-def run_threaded(jit_fn: Any, n_programs: int, *args: Any, timeout_s: float = 1800.0,
-                 progress_s: float = 0.0, **kwargs: Any) -> None:
+def run_threaded(
+    jit_fn: Any,
+    n_programs: int,
+    *args: Any,
+    timeout_s: float = 1800.0,
+    progress_s: float = 0.0,
+    **kwargs: Any,
+) -> None:
     """Launch ``jit_fn`` (an InterpretedFunction) over a 1-D grid, a thread a program."""
     import triton.runtime.interpreter as interp
 

@@ -37,8 +37,9 @@ def _values(words: torch.Tensor) -> torch.Tensor:
     return (words & 0xFFFFFFFF).to(torch.int32).view(torch.float32)
 
 
-def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
-              ) -> tuple[Build, dict[str, Any], torch.Tensor, Workspace]:
+def _run_attn(
+    R: int, L: int, nb: int, source_form: bool, **build: Any
+) -> tuple[Build, dict[str, Any], torch.Tensor, Workspace]:
     """The attn role of a build on all 56 attn CTAs: (build, inputs, p', workspace)."""
     from kernel.interp import run_threaded
     from kernel.stage_kernels import attn_only
@@ -49,18 +50,43 @@ def _run_attn(R: int, L: int, nb: int, source_form: bool, **build: Any
     ws.epoch.fill_(EPOCH)
     pre = inp["prefix"].clone()
     bl = inp["blocks"]
-    run_threaded(attn_only, 56, pre, inp["delta"], bl, bl.stride(0), bl.stride(1),
-                 inp["ares_nw"], inp["ares_qk"], inp["in_nw"], ws.scratch, ws.xbuf, ws.epoch,
-                 SLOT, ws.alarm, R, nb, 1e-5, 1e-5, L=L, HAS_DELTA=True, NEV=64, WATCHDOG=True,
-                 TB=b.TB, SRC_MIN_S=1 if source_form else 17, ALIGN=b.align,
-                 GATE_LOCAL=b.gate_local, BLK_FIRST=b.blk_first,
-                 MSQ_SP=b.constexprs()["MSQ_SP"], MIX_MIN_S=b.MIX_MIN_S,
-                 NW_FIRST=b.NW_FIRST)
+    run_threaded(
+        attn_only,
+        56,
+        pre,
+        inp["delta"],
+        bl,
+        bl.stride(0),
+        bl.stride(1),
+        inp["ares_nw"],
+        inp["ares_qk"],
+        inp["in_nw"],
+        ws.scratch,
+        ws.xbuf,
+        ws.epoch,
+        SLOT,
+        ws.alarm,
+        R,
+        nb,
+        1e-5,
+        1e-5,
+        L=L,
+        HAS_DELTA=True,
+        NEV=64,
+        WATCHDOG=True,
+        TB=b.TB,
+        SRC_MIN_S=1 if source_form else 17,
+        ALIGN=b.align,
+        GATE_LOCAL=b.gate_local,
+        BLK_FIRST=b.blk_first,
+        MSQ_SP=b.constexprs()["MSQ_SP"],
+        MIX_MIN_S=b.MIX_MIN_S,
+        NW_FIRST=b.NW_FIRST,
+    )
     return b, inp, pre, ws
 
 
-def _attn_errors(b: Build, inp: dict[str, Any], pre: torch.Tensor, ws: Workspace
-                 ) -> dict[str, Any]:
+def _attn_errors(b: Build, inp: dict[str, Any], pre: torch.Tensor, ws: Workspace) -> dict[str, Any]:
     p, x, _ = front_of(inp)
     off = b.offsets()
     tag = step_tag(EPOCH, SLOT)
@@ -72,13 +98,13 @@ def _attn_errors(b: Build, inp: dict[str, Any], pre: torch.Tensor, ws: Workspace
     }
 
 
-def check_attn(R: int, L: int, nb: int, source_form: bool = True, **build: Any
-               ) -> dict[str, Any]:
+def check_attn(R: int, L: int, nb: int, source_form: bool = True, **build: Any) -> dict[str, Any]:
     return _attn_errors(*_run_attn(R, L, nb, source_form, **build))
 
 
-def check_attn_variant(R: int, L: int, nb: int, source_form: bool = True, **build: Any
-                       ) -> dict[str, Any]:
+def check_attn_variant(
+    R: int, L: int, nb: int, source_form: bool = True, **build: Any
+) -> dict[str, Any]:
     """check_attn of a variant build, and its x rows and MSQ pairs against the default
     build's on the same inputs (``same_x``, ``same_msq``: bit for bit; gate_local computes
     the weights with the gate stage's own arithmetic); ``wgt_put``: whether any WGT pair
@@ -90,8 +116,11 @@ def check_attn_variant(R: int, L: int, nb: int, source_form: bool = True, **buil
     n = 56 * b.S
     return _attn_errors(*run) | {
         "same_x": bool(torch.equal(ws.xbuf[: b.S], dws.xbuf[: d.S])),
-        "same_msq": bool(torch.equal(ws.scratch[off["MSQ"] : off["MSQ"] + n],
-                                     dws.scratch[doff["MSQ"] : doff["MSQ"] + n])),
+        "same_msq": bool(
+            torch.equal(
+                ws.scratch[off["MSQ"] : off["MSQ"] + n], dws.scratch[doff["MSQ"] : doff["MSQ"] + n]
+            )
+        ),
         "wgt_put": bool(ws.scratch[off["WGT"] : off["MSQ"]].any()),
     }
 
@@ -112,9 +141,28 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     ws.xbuf[: sh.S] = x.to(torch.bfloat16)
     ws.scratch[off["XRDY"] : off["XRDY"] + 56] = (tag << 32) | 1
     n = 197 - g0  # the last CTAs: their second group runs past the end on CTA 196
-    run_threaded(gemv_only, n, inp["w_in"], ws.scratch, ws.xbuf, ws.epoch, SLOT, ws.alarm,
-                 R, nb, g0, L=L, NEV=64, BK=b.bk, FMA=b.fma, TC_SPLIT=b.tc_split,
-                 FMA_MAX_S=b.fma_max_s, FMA_BY_S=b.fma_by_s, ALIGN=b.align, TMA_NS=b.tma_ns)
+    run_threaded(
+        gemv_only,
+        n,
+        inp["w_in"],
+        ws.scratch,
+        ws.xbuf,
+        ws.epoch,
+        SLOT,
+        ws.alarm,
+        R,
+        nb,
+        g0,
+        L=L,
+        NEV=64,
+        BK=b.bk,
+        FMA=b.fma,
+        TC_SPLIT=b.tc_split,
+        FMA_MAX_S=b.fma_max_s,
+        FMA_BY_S=b.fma_by_s,
+        ALIGN=b.align,
+        TMA_NS=b.tma_ns,
+    )
     words = ws.scratch[off["PROJ"] : off["PROJ"] + sh.S * NPROJ].view(sh.S, NPROJ)
     lo = 32 * g0
     got = _values(words)[:, lo:]
@@ -141,10 +189,36 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
     cs, rs = k["conv_state"], k["rstate"]
     run_threaded(
-        kda_only, R * 96, k["w_fb"], k["conv_w"], cs, cs.stride(0), cs.stride(1), cs.stride(2),
-        k["a_log"], k["dt_bias"], k["on_w"], rs, rs.stride(0), k["st_idx"],
-        k["st_idx"].stride(0), k["num_acc"], core, ws.scratch, ws.epoch, SLOT, ws.alarm, R, nb,
-        1e-5, -5.0, L=L, LP=next_pow2(L), SL=b.SL, SLP=next_pow2(max(b.SL - L, 1)), NEV=64,
+        kda_only,
+        R * 96,
+        k["w_fb"],
+        k["conv_w"],
+        cs,
+        cs.stride(0),
+        cs.stride(1),
+        cs.stride(2),
+        k["a_log"],
+        k["dt_bias"],
+        k["on_w"],
+        rs,
+        rs.stride(0),
+        k["st_idx"],
+        k["st_idx"].stride(0),
+        k["num_acc"],
+        core,
+        ws.scratch,
+        ws.epoch,
+        SLOT,
+        ws.alarm,
+        R,
+        nb,
+        1e-5,
+        -5.0,
+        L=L,
+        LP=next_pow2(L),
+        SL=b.SL,
+        SLP=next_pow2(max(b.SL - L, 1)),
+        NEV=64,
         ALIGN=b.align,
     )
     return {
@@ -172,14 +246,14 @@ def main() -> int:
         out["attn 2x1 nb5 all by token"] = check_attn(2, 1, 5, False, mix_min_s=17)
         out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
         # the block rows asked for after p' (blk_first off), the token form's other order
-        out["attn 1x1 nb8 by token, blocks after p'"] = check_attn(1, 1, 8, False,
-                                                                   blk_first=False)
+        out["attn 1x1 nb8 by token, blocks after p'"] = check_attn(1, 1, 8, False, blk_first=False)
         # in_nw asked after the MSQ poll (the L = 4 builds' order; 1x1's default: first)
         out["attn 1x1 nb8 in_nw last"] = check_attn(1, 1, 8, nw_first=False)
     if what in ("attn_gate_local", "all"):
         # the protocol's variant: every attn CTA polls PART for every token (S batches)
-        out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(1, 1, 8, False,
-                                                                     gate_local=True)
+        out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(
+            1, 1, 8, False, gate_local=True
+        )
         out["attn 2x1 nb5 gate_local"] = check_attn_variant(2, 1, 5, gate_local=True)
     if what in ("gemv", "all"):
         # the build's forms: FMA with an accumulator a token at S = 1, 2; tensor cores at

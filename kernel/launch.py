@@ -206,8 +206,15 @@ class Build:
     @property
     def cfg(self) -> LaunchConfig:
         # onw_first: every build asks for on_w in k.stage, with the task's other loads
-        return LaunchConfig(self.R, self.L, self.nb, self.kda0, self.gate_local,
-                            nw_first=self.NW_FIRST, onw_first=True)
+        return LaunchConfig(
+            self.R,
+            self.L,
+            self.nb,
+            self.kda0,
+            self.gate_local,
+            nw_first=self.NW_FIRST,
+            onw_first=True,
+        )
 
     def validate(self) -> Build:
         self.cfg.validate()
@@ -356,13 +363,46 @@ def kernel_args(
     assert inp["w_in"] is not None and inp["w_in"].shape == (NPROJ, HIDDEN)
     assert slot < TAG_SLOTS
     args = [
-        prefix, delta if delta is not None else prefix, blocks, blocks.stride(0),
-        blocks.stride(1), inp["ares_nw"], inp["ares_qk"], inp["in_nw"], inp["w_in"],
-        inp["w_fb"], inp["conv_w"], cs, cs.stride(0), cs.stride(1), cs.stride(2),
-        inp["a_log"], inp["dt_bias"], inp["on_w"], rs, rs.stride(0), st_idx,
-        st_idx.stride(0), inp["num_acc"], core_out,
-        ws.scratch, ws.xbuf, ws.epoch, slot, ws.alarm, ws.trace, inj_mode, inj_gidx,
-        budget_ns, max_retry, eps, out_eps, onorm_eps, lower_bound, b.R, b.nb,
+        prefix,
+        delta if delta is not None else prefix,
+        blocks,
+        blocks.stride(0),
+        blocks.stride(1),
+        inp["ares_nw"],
+        inp["ares_qk"],
+        inp["in_nw"],
+        inp["w_in"],
+        inp["w_fb"],
+        inp["conv_w"],
+        cs,
+        cs.stride(0),
+        cs.stride(1),
+        cs.stride(2),
+        inp["a_log"],
+        inp["dt_bias"],
+        inp["on_w"],
+        rs,
+        rs.stride(0),
+        st_idx,
+        st_idx.stride(0),
+        inp["num_acc"],
+        core_out,
+        ws.scratch,
+        ws.xbuf,
+        ws.epoch,
+        slot,
+        ws.alarm,
+        ws.trace,
+        inj_mode,
+        inj_gidx,
+        budget_ns,
+        max_retry,
+        eps,
+        out_eps,
+        onorm_eps,
+        lower_bound,
+        b.R,
+        b.nb,
     ]
     return args, b.constexprs()
 
@@ -404,8 +444,9 @@ def launch(
     return kda_pre_k1[(BLOCKS,)](*args, **cx, **opts)
 
 
-def compile_only(b: Build, inp: dict[str, torch.Tensor | None], core_out: torch.Tensor,
-                 ws: Workspace) -> Any:
+def compile_only(
+    b: Build, inp: dict[str, torch.Tensor | None], core_out: torch.Tensor, ws: Workspace
+) -> Any:
     """Compile without launching (for the pre-flight): the compiled kernel object."""
     from kernel.triton_k1 import kda_pre_k1
 

@@ -92,9 +92,7 @@ def compile_sm90(b: Build) -> dict[str, Any]:
     out = subprocess.run(
         [tool, "-res-usage", path], capture_output=True, text=True, check=True
     ).stdout
-    sass = subprocess.run(
-        [tool, "-sass", path], capture_output=True, text=True, check=True
-    ).stdout
+    sass = subprocess.run([tool, "-sass", path], capture_output=True, text=True, check=True).stdout
     os.unlink(path)
     m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", out)
     assert m, out

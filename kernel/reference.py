@@ -75,9 +75,7 @@ def front_of(
     return p, x, bf16r(x @ f32(w_in).T)
 
 
-def short_conv(
-    xs: torch.Tensor, win: torch.Tensor, cw: torch.Tensor
-) -> torch.Tensor:
+def short_conv(xs: torch.Tensor, win: torch.Tensor, cw: torch.Tensor) -> torch.Tensor:
     """Spec-mode causal conv of one request: xs [L, C], win [CONV_W-1, C] -> bf16 silu [L, C]."""
     seq = torch.cat([win, xs], dim=0)  # [CONV_W - 1 + L, C]
     n = xs.shape[0]

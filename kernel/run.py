@@ -91,16 +91,21 @@ class Layer:
 
 
 def _got(ly: Layer) -> dict[str, torch.Tensor]:
-    return {"prefix": ly.inp["prefix"], "core_out": ly.core,
-            "conv_state": ly.inp["conv_state"], "rstate": ly.inp["rstate"]}
+    return {
+        "prefix": ly.inp["prefix"],
+        "core_out": ly.core,
+        "conv_state": ly.inp["conv_state"],
+        "rstate": ly.inp["rstate"],
+    }
 
 
 def _layers(shape: Shape, nbs: list[int], build: Build, seed: int) -> list[Layer]:
     out = []
     for k, nb in enumerate(nbs):
         sh = Shape(shape.R, shape.L, nb)
-        inp = make_inputs(sh, seed=seed + k, pad=(1,) if shape.R > 1 else (),
-                          num_acc=None, device="cuda")
+        inp = make_inputs(
+            sh, seed=seed + k, pad=(1,) if shape.R > 1 else (), num_acc=None, device="cuda"
+        )
         core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16, device="cuda")
         out.append(Layer(build.with_(nb=nb), inp, core, k))
     return out
@@ -132,12 +137,21 @@ def run(
     if inject is not None and inject not in FAULTS:
         raise ValueError(f"inject must be one of {FAULTS}")
     if warmup < 0 or (warmup and graph):
-        raise ValueError("warmup: eager steps >= 0 before the measured one (not with graph, "
-                         "whose replays follow a warm-up step already)")
+        raise ValueError(
+            "warmup: eager steps >= 0 before the measured one (not with graph, "
+            "whose replays follow a warm-up step already)"
+        )
     if inject is not None and watchdog_ms is None:
         watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
-    b = Build(R, L, nb, kda0, watchdog=watchdog_ms is not None,
-              trace=trace_path is not None, **(build or {})).validate()
+    b = Build(
+        R,
+        L,
+        nb,
+        kda0,
+        watchdog=watchdog_ms is not None,
+        trace=trace_path is not None,
+        **(build or {}),
+    ).validate()
     if b.trace and b.trace_level != 1:
         raise ValueError(
             f"trace_level = {b.trace_level}: a trace file needs the full record (level 1); "
@@ -157,9 +171,13 @@ def run(
     result["compile_s"] = round(time.perf_counter() - t, 2)
     res = preflight.of_compiled(compiled, preflight.SmLimits.of_device())
     result["resources"] = {
-        "regs_per_thread": res.regs_per_thread, "shared_bytes": res.shared_bytes,
-        "threads": res.threads, "ctas_per_sm": res.per_sm, "limited_by": res.limited_by,
-        "sms": res.sms, "spills": int(getattr(compiled, "n_spills", -1)),
+        "regs_per_thread": res.regs_per_thread,
+        "shared_bytes": res.shared_bytes,
+        "threads": res.threads,
+        "ctas_per_sm": res.per_sm,
+        "limited_by": res.limited_by,
+        "sms": res.sms,
+        "spills": int(getattr(compiled, "n_spills", -1)),
     }
     result["preflight"] = preflight.check(b.cfg, res, simulate=simulate_preflight)
 
@@ -224,8 +242,11 @@ def run(
             cur = ref_inp[k]
             for _ in range(n_steps):
                 out = reference_step(cur, L)
-                cur = cur | {"prefix": out["prefix"], "conv_state": out["conv_state"],
-                             "rstate": out["rstate"]}
+                cur = cur | {
+                    "prefix": out["prefix"],
+                    "conv_state": out["conv_state"],
+                    "rstate": out["rstate"],
+                }
             errs[f"slot{k}"] = compare(_got(ly), out)
         result["errors"] = errs
 
@@ -233,13 +254,28 @@ def run(
         buf = ktrace.widen(ws.trace.cpu().numpy(), R=R)
         tag = step_tag(int(ws.epoch.item()), layers[-1].slot)
         extra = ktrace.environment() | {
-            "resources": result["resources"], "replays": n_steps, "warmup": warmup,
+            "resources": result["resources"],
+            "replays": n_steps,
+            "warmup": warmup,
             "slot": layers[-1].slot,
-            "nproj": NPROJ, "na": NA, "hd": HD, "build": build or {},
+            "nproj": NPROJ,
+            "na": NA,
+            "hd": HD,
+            "build": build or {},
         }
-        tl = ktrace.decode(buf, R=R, L=L, nb=layers[-1].build.nb, kda0=kda0,
-                           gate_local=b.gate_local, tag=tag, gpu=extra.get("gpu", "cuda"),
-                           extra=extra, nw_first=b.cfg.nw_first, onw_first=b.cfg.onw_first)
+        tl = ktrace.decode(
+            buf,
+            R=R,
+            L=L,
+            nb=layers[-1].build.nb,
+            kda0=kda0,
+            gate_local=b.gate_local,
+            tag=tag,
+            gpu=extra.get("gpu", "cuda"),
+            extra=extra,
+            nw_first=b.cfg.nw_first,
+            onw_first=b.cfg.onw_first,
+        )
         result["trace"] = str(ktrace.write(tl, trace_path))
         result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
     return result

@@ -52,20 +52,45 @@ def _poll_cells(R: int, L: int, nb: int) -> dict[tuple[str, str], int]:
     }
 
 
-def _poll(stage: str, task: int, label: str, cells: int, w: np.ndarray, at: int,
-          t0: int, region_first: int | None = None, batches: int = 1) -> PollRecord:
+def _poll(
+    stage: str,
+    task: int,
+    label: str,
+    cells: int,
+    w: np.ndarray,
+    at: int,
+    t0: int,
+    region_first: int | None = None,
+    batches: int = 1,
+) -> PollRecord:
     first, sat, retries = int(w[at]), int(w[at + 1]), int(w[at + 2])
-    cr = [CellRange(label.split("+")[0], region_first, region_first + cells - 1, cells)] if (
-        region_first is not None
-    ) else []
+    cr = (
+        [CellRange(label.split("+")[0], region_first, region_first + cells - 1, cells)]
+        if (region_first is not None)
+        else []
+    )
     return PollRecord(
-        stage=stage, task=task, label=label, n_cells=cells, n_batches=batches,
-        first_issue=float(first - t0), satisfied=float(sat - t0), retries=retries, cells=cr,
+        stage=stage,
+        task=task,
+        label=label,
+        n_cells=cells,
+        n_batches=batches,
+        first_issue=float(first - t0),
+        satisfied=float(sat - t0),
+        retries=retries,
+        cells=cr,
     )
 
 
-def _attn_role(tr: CtaTrack, w: np.ndarray, t0: int, bounds: list[float],
-               cells: dict[tuple[str, str], int], s: int, gate_local: bool) -> None:
+def _attn_role(
+    tr: CtaTrack,
+    w: np.ndarray,
+    t0: int,
+    bounds: list[float],
+    cells: dict[tuple[str, str], int],
+    s: int,
+    gate_local: bool,
+) -> None:
     """An attn CTA's stages and poll sites. The gate of token t runs on attn CTA t only,
     and with ``gate_local`` on no CTA (``T.ATTN_POLLS_GATE_LOCAL`` says what the record
     holds then): the mix begins where the slice ended, and its PART poll is S batches, one
@@ -81,16 +106,18 @@ def _attn_role(tr: CtaTrack, w: np.ndarray, t0: int, bounds: list[float],
             continue
         stage, label = site
         batches = s if site == ("mix", "PART") else 1
-        tr.polls.append(_poll(stage, -1, label, cells[site], w, T.EV_RPOLL + 3 * k, t0,
-                              batches=batches))
+        tr.polls.append(
+            _poll(stage, -1, label, cells[site], w, T.EV_RPOLL + 3 * k, t0, batches=batches)
+        )
 
 
 def _records(buf: np.ndarray, R: int) -> np.ndarray:
     """``buf`` as int64, if it is one record a CTA of at least the words R needs."""
     out = np.asarray(buf).astype(np.int64)
     if out.ndim != 2 or out.shape[0] != BLOCKS or out.shape[1] < T.record_words(R):
-        raise TraceError(f"trace buffer of shape {out.shape}, want [{BLOCKS}, >= "
-                         f"{T.record_words(R)}]")
+        raise TraceError(
+            f"trace buffer of shape {out.shape}, want [{BLOCKS}, >= {T.record_words(R)}]"
+        )
     return out
 
 
@@ -141,8 +168,10 @@ def decode(
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
         if stale.size:
-            raise TraceError(f"{stale.size} CTA records are not this launch's (tag "
-                             f"{tag}): first CTA {int(stale[0])}")
+            raise TraceError(
+                f"{stale.size} CTA records are not this launch's (tag "
+                f"{tag}): first CTA {int(stale[0])}"
+            )
     t0 = int(buf[:, T.EV_START].min())
     cells = _poll_cells(R, L, nb)
     s = R * L
@@ -160,8 +189,9 @@ def decode(
                 tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
             tr.polls.append(_poll("load_x", -1, "XRDY", NA, w, T.EV_RPOLL, t0))
         ntask = int(w[T.EV_NTASK])
-        expect = sum(1 for n in range(T.max_tasks(R))
-                     if ((cta - kda0) % BLOCKS) + n * BLOCKS < R * 96)
+        expect = sum(
+            1 for n in range(T.max_tasks(R)) if ((cta - kda0) % BLOCKS) + n * BLOCKS < R * 96
+        )
         if ntask != expect:
             raise TraceError(f"CTA {cta} ran {ntask} kda tasks, the mapping gives {expect}")
         for n in range(ntask):
@@ -173,13 +203,23 @@ def decode(
             for k, ((stage, region), what) in enumerate(
                 zip(T.KDA_POLLS, T.KDA_POLL_CELLS, strict=True)
             ):
-                p = _poll(stage, task, region, cells[(stage, what)], w,
-                          base + T.TASK_POLL + 3 * k, t0)
+                p = _poll(
+                    stage, task, region, cells[(stage, what)], w, base + T.TASK_POLL + 3 * k, t0
+                )
                 tr.polls.append(p)
         ctas.append(tr)
     meta = Meta(
-        source="measured", gpu=gpu, R=R, L=L, nb=nb, kda0=kda0, gate_local=gate_local,
-        blocks=BLOCKS, clock=CLOCK, extra=dict(extra or {}), nw_first=nw_first,
+        source="measured",
+        gpu=gpu,
+        R=R,
+        L=L,
+        nb=nb,
+        kda0=kda0,
+        gate_local=gate_local,
+        blocks=BLOCKS,
+        clock=CLOCK,
+        extra=dict(extra or {}),
+        nw_first=nw_first,
         onw_first=onw_first,
     )
     return Timeline(meta=meta, ctas=ctas)
@@ -214,7 +254,10 @@ def environment() -> dict[str, Any]:
 
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=10, check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
         if out.returncode == 0:
             info["driver"] = out.stdout.strip().splitlines()[0]

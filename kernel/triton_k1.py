@@ -177,8 +177,9 @@ def _backoff(SLEEP_NS: tl.constexpr, INTERP: tl.constexpr):
 @triton.jit
 def _ask_l2(p, ASM: tl.constexpr):
     """One asm request a lane of p (no result): ASM names the address $1."""
-    tl.inline_asm_elementwise(ASM + " mov.u32 $0, 0;", "=r,l", [p], dtype=tl.int32,
-                              is_pure=False, pack=1)
+    tl.inline_asm_elementwise(
+        ASM + " mov.u32 $0, 0;", "=r,l", [p], dtype=tl.int32, is_pure=False, pack=1
+    )
 
 
 @triton.jit
@@ -300,8 +301,19 @@ def _record(alarm, pid, kind, gidx, expect, seen, t, site, task, tag):
 
 @triton.jit
 def _put(
-    scratch, gidx, val, mask, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
-    WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+    scratch,
+    gidx,
+    val,
+    mask,
+    tag,
+    dead,
+    alarm,
+    pid,
+    task,
+    inj_mode,
+    inj_gidx,
+    WATCHDOG: tl.constexpr,
+    INTERP: tl.constexpr,
 ):
     """Store (val, tag) pairs, one 64-bit store each, at scratch words gidx."""
     bits = val.to(tl.float32).to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF
@@ -404,9 +416,25 @@ def _acquire(INTERP: tl.constexpr):
 
 @triton.jit
 def _poll(
-    scratch, gidx, mask, tag, dead, alarm, pid, site, task, budget_ns, max_retry,
-    ACQ: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr, SLEEP_NS: tl.constexpr,
-    QUIET: tl.constexpr, tr, k, TRACE: tl.constexpr,
+    scratch,
+    gidx,
+    mask,
+    tag,
+    dead,
+    alarm,
+    pid,
+    site,
+    task,
+    budget_ns,
+    max_retry,
+    ACQ: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
+    tr,
+    k,
+    TRACE: tl.constexpr,
 ):
     """One poll batch: re-load every pair until every tag is this launch's.
 
@@ -475,8 +503,7 @@ def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
     src = tl.arange(0, 16)
     cols = tl.arange(0, COLS)
     blk = tl.load(
-        blocks + t[:, None, None] * blk_sm + src[None, :, None] * blk_sr + c0
-        + cols[None, None, :],
+        blocks + t[:, None, None] * blk_sm + src[None, :, None] * blk_sr + c0 + cols[None, None, :],
         mask=tm[:, None, None] & (src < NB)[None, :, None],
         other=0.0,
     ).to(tl.float32)
@@ -490,8 +517,7 @@ def _blocks(blocks, blk_sm, blk_sr, t, tm, c0, NB):
     src = tl.arange(0, 16)
     cols = tl.arange(0, COLS)
     return tl.load(
-        blocks + t[:, None, None] * blk_sm + src[None, :, None] * blk_sr + c0
-        + cols[None, None, :],
+        blocks + t[:, None, None] * blk_sm + src[None, :, None] * blk_sr + c0 + cols[None, None, :],
         mask=tm[:, None, None] & (src < NB)[None, :, None],
         other=0.0,
     )
@@ -512,8 +538,7 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, BARRIER: tl.cons
     at = prefix + t[:, None] * HIDDEN + c0 + cols[None, :]
     pre = tl.load(at, mask=tm[:, None], other=0.0).to(tl.float32)
     if HAS_DELTA:
-        dl = tl.load(delta + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
-                     other=0.0)
+        dl = tl.load(delta + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None], other=0.0)
         pre = _bf16r(pre + dl.to(tl.float32))
         # the store overwrites what the load read, from other threads: Triton loads prefix
         # once in each layout its uses want (the sources take another), so without this
@@ -529,26 +554,63 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, BARRIER: tl.cons
 
 @triton.jit
 def _put_part(
-    scratch, a, S, NS, t, tm, src, sq, dt, tag, dead, alarm, task, inj_mode, inj_gidx,
-    OFF_PART, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+    scratch,
+    a,
+    S,
+    NS,
+    t,
+    tm,
+    src,
+    sq,
+    dt,
+    tag,
+    dead,
+    alarm,
+    task,
+    inj_mode,
+    inj_gidx,
+    OFF_PART,
+    WATCHDOG: tl.constexpr,
+    INTERP: tl.constexpr,
 ):
     """Put the slice's PART pairs of tokens t (live where tm) and sources src: the sum of
     squares and the dot with the query weight, [len(t), 16] each, for attn CTA a."""
     at = OFF_PART + ((a * S + t[:, None]) * NS + src[None, :]) * 2
     mp = tm[:, None] & (src < NS)[None, :]
-    dead = _put(scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                WATCHDOG, INTERP)
-    dead = _put(scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx,
-                WATCHDOG, INTERP)
+    dead = _put(
+        scratch, at, sq, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG, INTERP
+    )
+    dead = _put(
+        scratch, at + 1, dt, mp, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG, INTERP
+    )
     return dead
 
 
 @triton.jit
 def _slice_by_token(
-    a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
-    inj_mode, inj_gidx, S, NB, OFF_PART,
-    HAS_DELTA: tl.constexpr, TB: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
-    BARRIER: tl.constexpr, BLK_FIRST: tl.constexpr,
+    a,
+    tag,
+    dead,
+    wq,
+    prefix,
+    delta,
+    blocks,
+    blk_sm,
+    blk_sr,
+    scratch,
+    alarm,
+    task,
+    inj_mode,
+    inj_gidx,
+    S,
+    NB,
+    OFF_PART,
+    HAS_DELTA: tl.constexpr,
+    TB: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    INTERP: tl.constexpr,
+    BARRIER: tl.constexpr,
+    BLK_FIRST: tl.constexpr,
 ):
     """The slice TB tokens an iteration: p' stored back, PART[a][t][src] = (sum of squares,
     qk dot) over this CTA's columns. With BLK_FIRST the block rows are asked for before
@@ -573,16 +635,51 @@ def _slice_by_token(
             v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
         sq = tl.sum(v * v, 2)  # [TB, 16]
         dt = tl.sum(v * wq[None, None, :], 2)
-        dead = _put_part(scratch, a, S, NS, t, tm, src, sq, dt, tag, dead, alarm, task,
-                         inj_mode, inj_gidx, OFF_PART, WATCHDOG, INTERP)
+        dead = _put_part(
+            scratch,
+            a,
+            S,
+            NS,
+            t,
+            tm,
+            src,
+            sq,
+            dt,
+            tag,
+            dead,
+            alarm,
+            task,
+            inj_mode,
+            inj_gidx,
+            OFF_PART,
+            WATCHDOG,
+            INTERP,
+        )
     return dead
 
 
 @triton.jit
 def _slice_by_source(
-    a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr, scratch, alarm, task,
-    inj_mode, inj_gidx, S, NB, OFF_PART,
-    HAS_DELTA: tl.constexpr, WATCHDOG: tl.constexpr, INTERP: tl.constexpr,
+    a,
+    tag,
+    dead,
+    wq,
+    prefix,
+    delta,
+    blocks,
+    blk_sm,
+    blk_sr,
+    scratch,
+    alarm,
+    task,
+    inj_mode,
+    inj_gidx,
+    S,
+    NB,
+    OFF_PART,
+    HAS_DELTA: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    INTERP: tl.constexpr,
     BARRIER: tl.constexpr,
 ):
     """The slice one source an iteration for all 16 tokens: a [16, 128] tile whose two
@@ -600,14 +697,35 @@ def _slice_by_source(
     sq = tl.zeros([16, 16], tl.float32)
     dt = tl.zeros([16, 16], tl.float32)
     for s in tl.static_range(MAX_NB + 1):  # source NB is the prefix row
-        v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + c0 + cols[None, :],
-                    mask=(tm & (s < NB))[:, None], other=0.0).to(tl.float32)
+        v = tl.load(
+            blocks + tt[:, None] * blk_sm + s * blk_sr + c0 + cols[None, :],
+            mask=(tm & (s < NB))[:, None],
+            other=0.0,
+        ).to(tl.float32)
         v = tl.where(s == NB, pre, v)
         at = (src == s)[None, :]
         sq = tl.where(at, tl.sum(v * v, 1)[:, None], sq)
         dt = tl.where(at, tl.sum(v * wq[None, :], 1)[:, None], dt)
-    return _put_part(scratch, a, S, NS, tt, tm, src, sq, dt, tag, dead, alarm, task,
-                     inj_mode, inj_gidx, OFF_PART, WATCHDOG, INTERP)
+    return _put_part(
+        scratch,
+        a,
+        S,
+        NS,
+        tt,
+        tm,
+        src,
+        sq,
+        dt,
+        tag,
+        dead,
+        alarm,
+        task,
+        inj_mode,
+        inj_gidx,
+        OFF_PART,
+        WATCHDOG,
+        INTERP,
+    )
 
 
 @triton.jit
@@ -637,8 +755,22 @@ def _word(rec, k):
 
 @triton.jit
 def _local_weights(
-    scratch, tag, dead, alarm, a, task, budget_ns, max_retry, eps, S, NS, OFF_PART,
-    WATCHDOG: tl.constexpr, INTERP: tl.constexpr, QUIET: tl.constexpr, tr,
+    scratch,
+    tag,
+    dead,
+    alarm,
+    a,
+    task,
+    budget_ns,
+    max_retry,
+    eps,
+    S,
+    NS,
+    OFF_PART,
+    WATCHDOG: tl.constexpr,
+    INTERP: tl.constexpr,
+    QUIET: tl.constexpr,
+    tr,
     TRACE: tl.constexpr,
 ):
     """GATE_LOCAL: every token's weights computed by this CTA from PART, [16 tokens, 16
@@ -660,9 +792,27 @@ def _local_weights(
     m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
     for t in range(S):
         g3 = g0 + t * (NS * 2)  # PART[a'][t][src][q] = ((a' S + t) NS + src) 2 + q
-        w, one, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, SITE_MIX_PART, task,
-                             budget_ns, max_retry, False, WATCHDOG, INTERP, 0, QUIET,
-                             tl.zeros([4], tr.dtype), 0, TRACE)
+        w, one, dead = _poll(
+            scratch,
+            g3,
+            m3,
+            tag,
+            dead,
+            alarm,
+            a,
+            SITE_MIX_PART,
+            task,
+            budget_ns,
+            max_retry,
+            False,
+            WATCHDOG,
+            INTERP,
+            0,
+            QUIET,
+            tl.zeros([4], tr.dtype),
+            0,
+            TRACE,
+        )
         e, den = _gate_weights(w, m3, NS, eps)
         wv = tl.where(src < NS, e, den)
         wt = tl.where((tt == t)[:, None] & (src <= NS)[None, :], wv[None, :], wt)
@@ -691,8 +841,9 @@ def _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB: tl.constexp
         den = tl.sum(tl.where((src == NS)[None, :], row, 0.0), 1)
         den = tl.where(tm, den, 1.0)
         e = tl.where((src < NS)[None, :], row, 0.0)
-        pre = tl.load(prefix + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None],
-                      other=0.0).to(tl.float32)  # p', stored by this CTA above
+        pre = tl.load(
+            prefix + t[:, None] * HIDDEN + c0 + cols[None, :], mask=tm[:, None], other=0.0
+        ).to(tl.float32)  # p', stored by this CTA above
         v = _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB)
         mx = tl.sum(e[:, :, None] * v, 1) / den[:, None]  # [TB, 128]
         mixed += tl.sum(tl.where(hit[:, :, None], mx[:, None, :], 0.0), 0)
@@ -709,8 +860,9 @@ def _pick_source(wt, s, m):
 
 
 @triton.jit
-def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_WGT,
-                   GATE_LOCAL: tl.constexpr):
+def _mix_by_source(
+    scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_WGT, GATE_LOCAL: tl.constexpr
+):
     """The mix one source an iteration for all 16 tokens: mixed += w[:, s] v[:, s] is
     elementwise (no reduction until the sums of squares), and no iteration waits on the
     previous one's loads. The weights are re-read from the mailbox words the poll checked
@@ -730,18 +882,21 @@ def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_W
     if GATE_LOCAL:
         wp = _pick_source(wt, NB, tm)
     else:
-        wp = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + NB, mask=tm, other=0,
-                            cache_modifier=".cg"))
+        wp = _value(
+            tl.load(scratch + OFF_WGT + tt * (NS + 1) + NB, mask=tm, other=0, cache_modifier=".cg")
+        )
     mixed = wp[:, None] * pre.to(tl.float32)
     for s in tl.static_range(MAX_NB):
         ms = tm & (s < NB)
-        v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + row, mask=ms[:, None],
-                    other=0.0)
+        v = tl.load(blocks + tt[:, None] * blk_sm + s * blk_sr + row, mask=ms[:, None], other=0.0)
         if GATE_LOCAL:
             ws = _pick_source(wt, s, ms)
         else:
-            ws = _value(tl.load(scratch + OFF_WGT + tt * (NS + 1) + s, mask=ms, other=0,
-                                cache_modifier=".cg"))
+            ws = _value(
+                tl.load(
+                    scratch + OFF_WGT + tt * (NS + 1) + s, mask=ms, other=0, cache_modifier=".cg"
+                )
+            )
         mixed += ws[:, None] * v.to(tl.float32)
     mixed = mixed / den[:, None]
     msq = tl.sum(mixed * mixed, 1)
@@ -750,15 +905,47 @@ def _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_W
 
 @triton.jit
 def _attn(
-    a, tag, dead, tr,
-    prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw,
-    scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode, inj_gidx,
-    S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY,
-    HAS_DELTA: tl.constexpr, TB: tl.constexpr, SRC_MIN_S: tl.constexpr,
-    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, BARRIER: tl.constexpr,
-    GATE_LOCAL: tl.constexpr = False, BLK_FIRST: tl.constexpr = False,
-    MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1, NW_FIRST: tl.constexpr = False,
+    a,
+    tag,
+    dead,
+    tr,
+    prefix,
+    delta,
+    blocks,
+    blk_sm,
+    blk_sr,
+    ares_nw,
+    ares_qk,
+    in_nw,
+    scratch,
+    xbuf,
+    alarm,
+    eps,
+    out_eps,
+    budget_ns,
+    max_retry,
+    inj_mode,
+    inj_gidx,
+    S,
+    NB,
+    OFF_PART,
+    OFF_WGT,
+    OFF_MSQ,
+    OFF_XRDY,
+    HAS_DELTA: tl.constexpr,
+    TB: tl.constexpr,
+    SRC_MIN_S: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    TRACE: tl.constexpr,
+    INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
+    BARRIER: tl.constexpr,
+    GATE_LOCAL: tl.constexpr = False,
+    BLK_FIRST: tl.constexpr = False,
+    MSQ_SP: tl.constexpr = 16,
+    MIX_MIN_S: tl.constexpr = 1,
+    NW_FIRST: tl.constexpr = False,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -766,19 +953,59 @@ def _attn(
     src = tl.arange(0, 16)
     task = (a * 0 - 1).to(tl.int64)
     # ---- slice: p' stored back, PART[a][t][src] = (sum of squares, qk dot)
-    wq = tl.load(ares_nw + c0 + cols).to(tl.float32) * tl.load(ares_qk + c0 + cols).to(
-        tl.float32
-    )
+    wq = tl.load(ares_nw + c0 + cols).to(tl.float32) * tl.load(ares_qk + c0 + cols).to(tl.float32)
     if NW_FIRST:  # the x rows' norm weights, asked with the slice's (Build.NW_FIRST)
         nw = tl.load(in_nw + c0 + cols).to(tl.float32)
     if S >= SRC_MIN_S:
-        dead = _slice_by_source(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
-                                scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                                HAS_DELTA, WATCHDOG, INTERP, BARRIER)
+        dead = _slice_by_source(
+            a,
+            tag,
+            dead,
+            wq,
+            prefix,
+            delta,
+            blocks,
+            blk_sm,
+            blk_sr,
+            scratch,
+            alarm,
+            task,
+            inj_mode,
+            inj_gidx,
+            S,
+            NB,
+            OFF_PART,
+            HAS_DELTA,
+            WATCHDOG,
+            INTERP,
+            BARRIER,
+        )
     else:
-        dead = _slice_by_token(a, tag, dead, wq, prefix, delta, blocks, blk_sm, blk_sr,
-                               scratch, alarm, task, inj_mode, inj_gidx, S, NB, OFF_PART,
-                               HAS_DELTA, TB, WATCHDOG, INTERP, BARRIER, BLK_FIRST)
+        dead = _slice_by_token(
+            a,
+            tag,
+            dead,
+            wq,
+            prefix,
+            delta,
+            blocks,
+            blk_sm,
+            blk_sr,
+            scratch,
+            alarm,
+            task,
+            inj_mode,
+            inj_gidx,
+            S,
+            NB,
+            OFF_PART,
+            HAS_DELTA,
+            TB,
+            WATCHDOG,
+            INTERP,
+            BARRIER,
+            BLK_FIRST,
+        )
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S (none with GATE_LOCAL: the mix computes them all;
     # nor its end stamp: kernel.trace starts that build's mix where the slice ended)
@@ -789,36 +1016,118 @@ def _attn(
             # build differently around it (282 SASS lines at 1x1)
             ap = tl.arange(0, 64)
             q2 = tl.arange(0, 2)
-            g3 = OFF_PART + ((ap[:, None, None] * S + a) * NS + src[None, :, None]) * 2 + q2[
-                None, None, :
-            ]
+            g3 = (
+                OFF_PART
+                + ((ap[:, None, None] * S + a) * NS + src[None, :, None]) * 2
+                + q2[None, None, :]
+            )
             m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
-            w, tr, dead = _poll(scratch, g3, m3, tag, dead, alarm, a, 0, task, budget_ns,
-                                max_retry, False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 0,
-                                TRACE)
+            w, tr, dead = _poll(
+                scratch,
+                g3,
+                m3,
+                tag,
+                dead,
+                alarm,
+                a,
+                0,
+                task,
+                budget_ns,
+                max_retry,
+                False,
+                WATCHDOG,
+                INTERP,
+                0,
+                QUIET,
+                tr,
+                EV_RPOLL + 0,
+                TRACE,
+            )
             e, den = _gate_weights(w, m3, NS, eps)
-            dead = _put(scratch, OFF_WGT + a * (NS + 1) + src, tl.where(src < NS, e, den),
-                        src <= NS, tag, dead, alarm, a, task, inj_mode, inj_gidx, WATCHDOG,
-                        INTERP)
+            dead = _put(
+                scratch,
+                OFF_WGT + a * (NS + 1) + src,
+                tl.where(src < NS, e, den),
+                src <= NS,
+                tag,
+                dead,
+                alarm,
+                a,
+                task,
+                inj_mode,
+                inj_gidx,
+                WATCHDOG,
+                INTERP,
+            )
         tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
     # ---- mix: every token's weights, the mix, MSQ all-to-all, RMSNorm, x rows, XRDY
     tt = tl.arange(0, 16)
     if GATE_LOCAL:
-        wt, tr, dead = _local_weights(scratch, tag, dead, alarm, a, task, budget_ns, max_retry,
-                                      eps, S, NS, OFF_PART, WATCHDOG, INTERP, QUIET, tr, TRACE)
+        wt, tr, dead = _local_weights(
+            scratch,
+            tag,
+            dead,
+            alarm,
+            a,
+            task,
+            budget_ns,
+            max_retry,
+            eps,
+            S,
+            NS,
+            OFF_PART,
+            WATCHDOG,
+            INTERP,
+            QUIET,
+            tr,
+            TRACE,
+        )
     else:
         gw = OFF_WGT + tt[:, None] * (NS + 1) + src[None, :]
         mw = (tt < S)[:, None] & (src <= NS)[None, :]
-        w, tr, dead = _poll(scratch, gw, mw, tag, dead, alarm, a, 1, task, budget_ns, max_retry,
-                            False, WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 3, TRACE)
+        w, tr, dead = _poll(
+            scratch,
+            gw,
+            mw,
+            tag,
+            dead,
+            alarm,
+            a,
+            1,
+            task,
+            budget_ns,
+            max_retry,
+            False,
+            WATCHDOG,
+            INTERP,
+            0,
+            QUIET,
+            tr,
+            EV_RPOLL + 3,
+            TRACE,
+        )
         wt = tl.where(mw, _value(w), 0.0)
     if S >= MIX_MIN_S:
-        mixed, msq = _mix_by_source(scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB,
-                                    OFF_WGT, GATE_LOCAL)
+        mixed, msq = _mix_by_source(
+            scratch, wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, OFF_WGT, GATE_LOCAL
+        )
     else:
         mixed, msq = _mix_by_token(wt, prefix, blocks, blk_sm, blk_sr, c0, S, NB, TB)
-    dead = _put(scratch, OFF_MSQ + a * S + tt, msq, tt < S, tag, dead, alarm, a, task,
-                inj_mode, inj_gidx, WATCHDOG, INTERP)
+    dead = _put(
+        scratch,
+        OFF_MSQ + a * S + tt,
+        msq,
+        tt < S,
+        tag,
+        dead,
+        alarm,
+        a,
+        task,
+        inj_mode,
+        inj_gidx,
+        WATCHDOG,
+        INTERP,
+    )
     # the all-to-all over [64 slices, MSQ_SP tokens], MSQ_SP the build's largest S rounded
     # up to a power of two, not 16: [64, 16] is 4 pairs a thread, and a poll's try counts
     # the stale pairs one register slot at a time (a barrier each). bench.handoff_probe
@@ -828,8 +1137,27 @@ def _attn(
     tp = tl.arange(0, MSQ_SP)
     gm = OFF_MSQ + ap[:, None] * S + tp[None, :]
     mm = (ap < NA)[:, None] & (tp < S)[None, :]
-    w, tr, dead = _poll(scratch, gm, mm, tag, dead, alarm, a, 2, task, budget_ns, max_retry, False,
-                        WATCHDOG, INTERP, 0, QUIET, tr, EV_RPOLL + 6, TRACE)
+    w, tr, dead = _poll(
+        scratch,
+        gm,
+        mm,
+        tag,
+        dead,
+        alarm,
+        a,
+        2,
+        task,
+        budget_ns,
+        max_retry,
+        False,
+        WATCHDOG,
+        INTERP,
+        0,
+        QUIET,
+        tr,
+        EV_RPOLL + 6,
+        TRACE,
+    )
     tot = tl.sum(tl.where(mm, _value(w), 0.0), 0)  # [MSQ_SP] over tokens
     if MSQ_SP < 16:
         tot = tl.sum(tl.where(tt[:, None] == tp[None, :], tot[None, :], 0.0), 1)  # [16]
@@ -837,8 +1165,12 @@ def _attn(
     if not NW_FIRST:
         nw = tl.load(in_nw + c0 + cols).to(tl.float32)
     x = _to_bf16(mixed * rstd[:, None] * nw[None, :])
-    tl.store(xbuf + tt[:, None] * HIDDEN + c0 + cols[None, :], x, mask=(tt < S)[:, None],
-             cache_modifier=".cg")
+    tl.store(
+        xbuf + tt[:, None] * HIDDEN + c0 + cols[None, :],
+        x,
+        mask=(tt < S)[:, None],
+        cache_modifier=".cg",
+    )
     # publish: every thread's x stores before the flag (barrier, then a gpu-scope release)
     tl.debug_barrier()
     flag = (tag.to(tl.int64) << 32) | 1
@@ -862,14 +1194,17 @@ def _fma4(a0, a1, a2, a3, w, xbuf, k0, kk, S, NT: tl.constexpr):
     x0 = tl.load(xbuf + k0 + kk, cache_modifier=".cg").to(tl.float32)
     a0 = a0 + wf * x0[None, :]
     if NT > 1:
-        x1 = tl.load(xbuf + HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 1), other=0.0,
-                     cache_modifier=".cg").to(tl.float32)
+        x1 = tl.load(
+            xbuf + HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 1), other=0.0, cache_modifier=".cg"
+        ).to(tl.float32)
         a1 = a1 + wf * x1[None, :]
     if NT > 2:
-        x2 = tl.load(xbuf + 2 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 2), other=0.0,
-                     cache_modifier=".cg").to(tl.float32)
-        x3 = tl.load(xbuf + 3 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 3), other=0.0,
-                     cache_modifier=".cg").to(tl.float32)
+        x2 = tl.load(
+            xbuf + 2 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 2), other=0.0, cache_modifier=".cg"
+        ).to(tl.float32)
+        x3 = tl.load(
+            xbuf + 3 * HIDDEN + k0 + kk, mask=(kk >= 0) & (S > 3), other=0.0, cache_modifier=".cg"
+        ).to(tl.float32)
         a2 = a2 + wf * x2[None, :]
         a3 = a3 + wf * x3[None, :]
     return a0, a1, a2, a3
@@ -901,8 +1236,7 @@ def _load_step(wp, k, BK: tl.constexpr):
 
 
 @triton.jit
-def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr,
-              NT: tl.constexpr):
+def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr, NT: tl.constexpr):
     a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w0, xbuf, k0, kk, S, NT)
     a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w1, xbuf, k0 + BK, kk, S, NT)
     a0, a1, a2, a3 = _fma4(a0, a1, a2, a3, w2, xbuf, k0 + 2 * BK, kk, S, NT)
@@ -911,8 +1245,20 @@ def _fma_step(a0, a1, a2, a3, w0, w1, w2, w3, xbuf, k0, kk, S, BK: tl.constexpr,
 
 
 @triton.jit
-def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
-              FMA_MAX_S: tl.constexpr, NT: tl.constexpr):
+def _gemv_fma(
+    w_in,
+    xbuf,
+    rg,
+    S,
+    p0,
+    p1,
+    p2,
+    p3,
+    BK: tl.constexpr,
+    PRE: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    NT: tl.constexpr,
+):
     """The FMA form (S <= FMA_MAX_S) of _gemv_group: NT [16, BK] fp32 accumulators over all
     256 threads (one a token; tokens past S multiply masked zeros), reduced once. With PRE
     the first step is p0 .. p3, loaded by the caller.
@@ -948,8 +1294,9 @@ def _gemv_fma(w_in, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.const
 
 
 @triton.jit
-def _gemv_fma_tma(wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
-                  TMA_NS: tl.constexpr):
+def _gemv_fma_tma(
+    wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr, TMA_NS: tl.constexpr
+):
     """_gemv_fma for one token with its weights brought on chip by the copy engine: a
     step's [16, 4 BK] as one tile of a tensor descriptor, which Triton pipelines TMA_NS
     steps deep in shared memory (plain loads that only feed FMAs it does not pipeline).
@@ -985,16 +1332,31 @@ def _w_descriptor(w_in, BK: tl.constexpr, TMA_NS: tl.constexpr):
     before its XRDY poll: making it writes a descriptor to global memory and fences it,
     which is latency the poll hides. Otherwise w_in itself, unused."""
     if TMA_NS > 0:
-        wd = tl.make_tensor_descriptor(w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1],
-                                       block_shape=[ROWS, 4 * BK])
+        wd = tl.make_tensor_descriptor(
+            w_in, shape=[NPROJ, HIDDEN], strides=[HIDDEN, 1], block_shape=[ROWS, 4 * BK]
+        )
     else:
         wd = w_in
     return wd
 
 
 @triton.jit
-def _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
-                 FMA_MAX_S: tl.constexpr, NT: tl.constexpr, TMA_NS: tl.constexpr):
+def _gemv_fma_nt(
+    w_in,
+    wd,
+    xbuf,
+    rg,
+    S,
+    p0,
+    p1,
+    p2,
+    p3,
+    BK: tl.constexpr,
+    PRE: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    NT: tl.constexpr,
+    TMA_NS: tl.constexpr,
+):
     """The FMA form for NT tokens: its weights by plain loads, or at one token by the copy
     engine (TMA_NS > 0: a [16, 512] accumulator a token leaves no registers for more)."""
     if TMA_NS > 0 and NT == 1:
@@ -1005,29 +1367,47 @@ def _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: t
 
 
 @triton.jit
-def _gemv_fma_by_s(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, PRE: tl.constexpr,
-                   FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, TMA_NS: tl.constexpr):
+def _gemv_fma_by_s(
+    w_in,
+    wd,
+    xbuf,
+    rg,
+    S,
+    p0,
+    p1,
+    p2,
+    p3,
+    BK: tl.constexpr,
+    PRE: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    FMA_BY_S: tl.constexpr,
+    TMA_NS: tl.constexpr,
+):
     """The FMA form with as many accumulators as the launch has tokens (FMA_BY_S): at S = 1
     one FMA a weight, not four of which three multiply masked zeros."""
     if FMA_BY_S:
         if S == 1:
-            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1,
-                               TMA_NS)
+            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 1, TMA_NS)
         elif S == 2:
-            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2,
-                               TMA_NS)
+            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 2, TMA_NS)
         else:
-            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
-                               TMA_NS)
+            res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4, TMA_NS)
     else:
-        res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4,
-                               TMA_NS)
+        res = _gemv_fma_nt(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, 4, TMA_NS)
     return res
 
 
 @triton.jit
-def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
-             TC_SPLIT: tl.constexpr, INTERP: tl.constexpr):
+def _gemv_tc(
+    w_in,
+    xbuf,
+    rg,
+    S,
+    NSTAGE: tl.constexpr,
+    TC_BK: tl.constexpr,
+    TC_SPLIT: tl.constexpr,
+    INTERP: tl.constexpr,
+):
     """The tensor-core form of _gemv_group: tl.dot, software-pipelined by Triton, TC_BK
     columns a stage."""
     rows = rg * ROWS + tl.arange(0, ROWS)
@@ -1050,8 +1430,11 @@ def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
         KS: tl.constexpr = TC_BK // TC_SPLIT
         sb = tl.arange(0, TC_SPLIT)
         kc = tl.arange(0, KS)
-        wt = (w_in + rows[None, :, None].to(tl.int64) * HIDDEN
-              + (sb[:, None, None] * KS + kc[None, None, :]))
+        wt = (
+            w_in
+            + rows[None, :, None].to(tl.int64) * HIDDEN
+            + (sb[:, None, None] * KS + kc[None, None, :])
+        )
         xp = xbuf + tok[None, None, :] * HIDDEN + (sb[:, None, None] * KS + kc[None, :, None])
         xm = (tok < S)[None, None, :] & (kc >= 0)[None, :, None]
         acc = tl.zeros([TC_SPLIT, ROWS, 16], tl.float32)
@@ -1064,10 +1447,28 @@ def _gemv_tc(w_in, xbuf, rg, S, NSTAGE: tl.constexpr, TC_BK: tl.constexpr,
 
 
 @triton.jit
-def _gemv_group(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE: tl.constexpr,
-                FMA: tl.constexpr, PRE: tl.constexpr, TC_BK: tl.constexpr,
-                TC_SPLIT: tl.constexpr, MAXS: tl.constexpr, FMA_MAX_S: tl.constexpr,
-                FMA_BY_S: tl.constexpr, TMA_NS: tl.constexpr, INTERP: tl.constexpr):
+def _gemv_group(
+    w_in,
+    wd,
+    xbuf,
+    rg,
+    S,
+    p0,
+    p1,
+    p2,
+    p3,
+    BK: tl.constexpr,
+    NSTAGE: tl.constexpr,
+    FMA: tl.constexpr,
+    PRE: tl.constexpr,
+    TC_BK: tl.constexpr,
+    TC_SPLIT: tl.constexpr,
+    MAXS: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    FMA_BY_S: tl.constexpr,
+    TMA_NS: tl.constexpr,
+    INTERP: tl.constexpr,
+):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32, in the
     FMA form for S <= FMA_MAX_S and the tensor-core form above. A build whose largest S
     (MAXS) is FMA_MAX_S or less holds no tensor-core code. (Runs 22 and 23 saw a traced
@@ -1076,11 +1477,13 @@ def _gemv_group(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE:
     of runs 33 to 35 were all right: docs/measurements/kernel_h200.md.)"""
     # two branches, not one `or`: Triton drops the other code only for a constexpr test
     if FMA and MAXS <= FMA_MAX_S:  # noqa: SIM114
-        res = _gemv_fma_by_s(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
-                             TMA_NS)
+        res = _gemv_fma_by_s(
+            w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S, TMA_NS
+        )
     elif FMA and S <= FMA_MAX_S:
-        res = _gemv_fma_by_s(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S,
-                             TMA_NS)
+        res = _gemv_fma_by_s(
+            w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK, PRE, FMA_MAX_S, FMA_BY_S, TMA_NS
+        )
     else:
         res = _gemv_tc(w_in, xbuf, rg, S, NSTAGE, TC_BK, TC_SPLIT, INTERP)
     return res
@@ -1088,13 +1491,38 @@ def _gemv_group(w_in, wd, xbuf, rg, S, p0, p1, p2, p3, BK: tl.constexpr, NSTAGE:
 
 @triton.jit
 def _gemv(
-    g, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry, inj_mode, inj_gidx,
-    S, OFF_XRDY, OFF_PROJ,
-    BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, MAXS: tl.constexpr,
-    FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
-    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr, TMA_NS: tl.constexpr = 0,
+    g,
+    tag,
+    dead,
+    tr,
+    w_in,
+    xbuf,
+    scratch,
+    alarm,
+    budget_ns,
+    max_retry,
+    inj_mode,
+    inj_gidx,
+    S,
+    OFF_XRDY,
+    OFF_PROJ,
+    BK: tl.constexpr,
+    NSTAGE: tl.constexpr,
+    FMA: tl.constexpr,
+    PREFETCH: tl.constexpr,
+    EARLY: tl.constexpr,
+    TC_BK: tl.constexpr,
+    TC_SPLIT: tl.constexpr,
+    MAXS: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    FMA_BY_S: tl.constexpr,
+    PF_DELAY: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    TRACE: tl.constexpr,
+    INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
+    TMA_NS: tl.constexpr = 0,
 ):
     pid = g + NA
     task = (g * 0 - 1).to(tl.int64)
@@ -1124,9 +1552,27 @@ def _gemv(
     # the 56 flags over 256 lanes when QUIET: a 64-lane tensor is replicated on the CTA's
     # 8 warps, and each replica re-reads the 4 lines all 197 gemv CTAs poll
     ap = tl.arange(0, 256 if QUIET else 64)
-    _, tr, dead = _poll(scratch, OFF_XRDY + ap, ap < NA, tag, dead, alarm, pid, 3, task, budget_ns,
-                        max_retry, True, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, EV_RPOLL + 0,
-                        TRACE)
+    _, tr, dead = _poll(
+        scratch,
+        OFF_XRDY + ap,
+        ap < NA,
+        tag,
+        dead,
+        alarm,
+        pid,
+        3,
+        task,
+        budget_ns,
+        max_retry,
+        True,
+        WATCHDOG,
+        INTERP,
+        SLEEP_NS,
+        QUIET,
+        tr,
+        EV_RPOLL + 0,
+        TRACE,
+    )
     if PREFETCH == 1:
         _prefetch_group(w_in, rg1c, INTERP)
     elif PREFETCH == 3:
@@ -1135,17 +1581,83 @@ def _gemv(
     r = tl.arange(0, ROWS)
     tok = tl.arange(0, 16)
     m = (tok < S)[None, :] & (r >= 0)[:, None]
-    acc = _gemv_group(w_in, wd, xbuf, rg0, S, p0, p1, p2, p3, BK, NSTAGE, FMA, EARLY, TC_BK,
-                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, TMA_NS, INTERP)
+    acc = _gemv_group(
+        w_in,
+        wd,
+        xbuf,
+        rg0,
+        S,
+        p0,
+        p1,
+        p2,
+        p3,
+        BK,
+        NSTAGE,
+        FMA,
+        EARLY,
+        TC_BK,
+        TC_SPLIT,
+        MAXS,
+        FMA_MAX_S,
+        FMA_BY_S,
+        TMA_NS,
+        INTERP,
+    )
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg0 * ROWS + r[:, None]
-    dead = _put(scratch, gi, _bf16r(acc), m, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
-                WATCHDOG, INTERP)
+    dead = _put(
+        scratch,
+        gi,
+        _bf16r(acc),
+        m,
+        tag,
+        dead,
+        alarm,
+        pid,
+        task,
+        inj_mode,
+        inj_gidx,
+        WATCHDOG,
+        INTERP,
+    )
     tr = _stamp(tr, EV_ROLE + 1, TRACE, INTERP)
-    acc = _gemv_group(w_in, wd, xbuf, rg1c, S, p0, p1, p2, p3, BK, NSTAGE, FMA, False, TC_BK,
-                      TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, TMA_NS, INTERP)
+    acc = _gemv_group(
+        w_in,
+        wd,
+        xbuf,
+        rg1c,
+        S,
+        p0,
+        p1,
+        p2,
+        p3,
+        BK,
+        NSTAGE,
+        FMA,
+        False,
+        TC_BK,
+        TC_SPLIT,
+        MAXS,
+        FMA_MAX_S,
+        FMA_BY_S,
+        TMA_NS,
+        INTERP,
+    )
     gi = OFF_PROJ + tok[None, :] * NPROJ + rg1 * ROWS + r[:, None]
-    dead = _put(scratch, gi, _bf16r(acc), m & (rg1 < GEMV_TASKS), tag, dead, alarm, pid, task,
-                inj_mode, inj_gidx, WATCHDOG, INTERP)
+    dead = _put(
+        scratch,
+        gi,
+        _bf16r(acc),
+        m & (rg1 < GEMV_TASKS),
+        tag,
+        dead,
+        alarm,
+        pid,
+        task,
+        inj_mode,
+        inj_gidx,
+        WATCHDOG,
+        INTERP,
+    )
     tr = _stamp(tr, EV_ROLE + 2, TRACE, INTERP)
     return tr, dead
 
@@ -1155,14 +1667,47 @@ def _gemv(
 
 @triton.jit
 def _kda_task(
-    i, n, pid, tag, dead, tr,
-    w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
-    st_idx, st_stride, num_acc, core_out,
-    scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode, inj_gidx,
-    OFF_PROJ, OFF_QK, OFF_ONRM,
-    L: tl.constexpr, LP: tl.constexpr, SL: tl.constexpr, SLP: tl.constexpr,
-    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    SLEEP_NS: tl.constexpr, QUIET: tl.constexpr,
+    i,
+    n,
+    pid,
+    tag,
+    dead,
+    tr,
+    w_fb,
+    conv_w,
+    conv_st,
+    cs_seq,
+    cs_dim,
+    cs_tok,
+    a_log,
+    dt_bias,
+    on_w,
+    rstate,
+    rs_seq,
+    st_idx,
+    st_stride,
+    num_acc,
+    core_out,
+    scratch,
+    alarm,
+    onorm_eps,
+    lower_bound,
+    budget_ns,
+    max_retry,
+    inj_mode,
+    inj_gidx,
+    OFF_PROJ,
+    OFF_QK,
+    OFF_ONRM,
+    L: tl.constexpr,
+    LP: tl.constexpr,
+    SL: tl.constexpr,
+    SLP: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    TRACE: tl.constexpr,
+    INTERP: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
 ):
     req = i // TASKS_A_REQ
     h = (i // NVCH) % NH
@@ -1184,8 +1729,11 @@ def _kda_task(
     p4 = tl.arange(0, 4)
     cw = tl.load(conv_w + chan[:, None] * CONV_W + p4[None, :], mask=cm[:, None], other=0.0)
     csb = conv_st + tl.maximum(slot_c, 0).to(tl.int64) * cs_seq + chan[:, None] * cs_dim
-    win = tl.load(csb + (acc_idx + p4[None, :]) * cs_tok,
-                  mask=cm[:, None] & (p4 < CONV_W - 1)[None, :], other=0.0).to(tl.float32)
+    win = tl.load(
+        csb + (acc_idx + p4[None, :]) * cs_tok,
+        mask=cm[:, None] & (p4 < CONV_W - 1)[None, :],
+        other=0.0,
+    ).to(tl.float32)
     po = tl.arange(0, SLP)
     keep = cm[:, None] & (po < SL - L)[None, :]
     old = tl.load(csb + (acc_idx + 1 + po[None, :]) * cs_tok, mask=keep, other=0.0)
@@ -1208,8 +1756,27 @@ def _kda_task(
     # ---- k.conv: the owned channels' L inputs, conv update, q / k out through QK
     gx = OFF_PROJ + (req * L + jj[None, :]) * NPROJ + chan[:, None]
     mx = cm[:, None] & (jj < L)[None, :]
-    w, tr, dead = _poll(scratch, gx, mx, tag, dead, alarm, pid, 4, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, base + TASK_POLL + 0, TRACE)
+    w, tr, dead = _poll(
+        scratch,
+        gx,
+        mx,
+        tag,
+        dead,
+        alarm,
+        pid,
+        4,
+        task,
+        budget_ns,
+        max_retry,
+        False,
+        WATCHDOG,
+        INTERP,
+        SLEEP_NS,
+        QUIET,
+        tr,
+        base + TASK_POLL + 0,
+        TRACE,
+    )
     xin = tl.where(mx, _value(w), 0.0)  # [64 chan, LP tokens]
     y = tl.zeros([64, LP], tl.float32)
     for j in tl.static_range(L):
@@ -1227,11 +1794,27 @@ def _kda_task(
     live_c = slot_c > 0
     tl.store(csb + po[None, :] * cs_tok, old, mask=keep & live_c)
     tl.store(csb + (SL - L + jj[None, :]) * cs_tok, xin.to(tl.bfloat16), mask=mx & live_c)
-    gq = OFF_QK + ((req * NH + h) * L + jj[None, :]) * (2 * HD) + part[:, None] * HD + (
-        ch * VCH + d[:, None]
+    gq = (
+        OFF_QK
+        + ((req * NH + h) * L + jj[None, :]) * (2 * HD)
+        + part[:, None] * HD
+        + (ch * VCH + d[:, None])
     )
-    dead = _put(scratch, gq, y, (c < 2 * VCH)[:, None] & (jj < L)[None, :], tag, dead, alarm,
-                pid, task, inj_mode, inj_gidx, WATCHDOG, INTERP)
+    dead = _put(
+        scratch,
+        gq,
+        y,
+        (c < 2 * VCH)[:, None] & (jj < L)[None, :],
+        tag,
+        dead,
+        alarm,
+        pid,
+        task,
+        inj_mode,
+        inj_gidx,
+        WATCHDOG,
+        INTERP,
+    )
     # v rows to registers: row v is channel 2 VCH + v (a select, not a reshape: tensors
     # this small are replicated across threads and a select leaves nothing to layouts)
     vch = vr + 2 * VCH
@@ -1242,22 +1825,82 @@ def _kda_task(
     j16 = tl.arange(0, 16)
     gf = OFF_PROJ + (req * L + j16[:, None]) * NPROJ + FA_0 + kk[None, :]
     mf = (j16 < L)[:, None] & (kk >= 0)[None, :]
-    w, tr, dead = _poll(scratch, gf, mf, tag, dead, alarm, pid, 5, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, SLEEP_NS, QUIET, tr, base + TASK_POLL + 3, TRACE)
+    w, tr, dead = _poll(
+        scratch,
+        gf,
+        mf,
+        tag,
+        dead,
+        alarm,
+        pid,
+        5,
+        task,
+        budget_ns,
+        max_retry,
+        False,
+        WATCHDOG,
+        INTERP,
+        SLEEP_NS,
+        QUIET,
+        tr,
+        base + TASK_POLL + 3,
+        TRACE,
+    )
     fa = tl.where(mf, _value(w), 0.0)
     r2 = tl.arange(0, 2 * LP)  # row 2 j: q of token j, 2 j + 1: k
-    gk = OFF_QK + ((req * NH + h) * L + r2[:, None] // 2) * (2 * HD) + (r2[:, None] % 2) * HD + (
-        kk[None, :]
+    gk = (
+        OFF_QK
+        + ((req * NH + h) * L + r2[:, None] // 2) * (2 * HD)
+        + (r2[:, None] % 2) * HD
+        + (kk[None, :])
     )
     mk = (r2 < 2 * L)[:, None] & (kk >= 0)[None, :]
-    w, tr, dead = _poll(scratch, gk, mk, tag, dead, alarm, pid, 6, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 6, TRACE)
+    w, tr, dead = _poll(
+        scratch,
+        gk,
+        mk,
+        tag,
+        dead,
+        alarm,
+        pid,
+        6,
+        task,
+        budget_ns,
+        max_retry,
+        False,
+        WATCHDOG,
+        INTERP,
+        0,
+        QUIET,
+        tr,
+        base + TASK_POLL + 6,
+        TRACE,
+    )
     qk = tl.where(mk, _value(w), 0.0)
     # beta's L words polled over 16 lanes (L live) and moved to the jj layout by a masked
     # sum: a poll on a [LP] tensor (one element at L = 1) made the traced L = 1 build spill
     gb = OFF_PROJ + (req * L + j16) * NPROJ + BETA_0 + h
-    w, tr, dead = _poll(scratch, gb, j16 < L, tag, dead, alarm, pid, 7, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 9, TRACE)
+    w, tr, dead = _poll(
+        scratch,
+        gb,
+        j16 < L,
+        tag,
+        dead,
+        alarm,
+        pid,
+        7,
+        task,
+        budget_ns,
+        max_retry,
+        False,
+        WATCHDOG,
+        INTERP,
+        0,
+        QUIET,
+        tr,
+        base + TASK_POLL + 9,
+        TRACE,
+    )
     b16 = tl.where(j16 < L, _value(w), 0.0)
     beta = tl.sigmoid(tl.sum(tl.where(j16[None, :] == jj[:, None], b16[None, :], 0.0), 1))
     g1 = _bf16r(_dot(fa.to(tl.bfloat16), tl.trans(fb), tl.zeros([16, HD], tl.float32), INTERP))
@@ -1282,12 +1925,16 @@ def _kda_task(
         o = tl.where(live0, _bf16r(tl.sum(st * qj[None, :], 1)), 0.0)
         o_t = tl.where((jj == j)[:, None], o[None, :], o_t)
         sj = tl.sum(tl.where(jj == j, slots, 0), 0)
-        tl.store(rstate + sj.to(tl.int64) * rs_seq + rows, st,
-                 mask=(vr >= 0)[:, None] & (live0 & (sj > 0)))
+        tl.store(
+            rstate + sj.to(tl.int64) * rs_seq + rows,
+            st,
+            mask=(vr >= 0)[:, None] & (live0 & (sj > 0)),
+        )
     ss = tl.sum(o_t * o_t, 1)  # [LP]
     go = OFF_ONRM + ((req * NH + h) * L + jj) * NVCH + ch
-    dead = _put(scratch, go, ss, jj < L, tag, dead, alarm, pid, task, inj_mode, inj_gidx,
-                WATCHDOG, INTERP)
+    dead = _put(
+        scratch, go, ss, jj < L, tag, dead, alarm, pid, task, inj_mode, inj_gidx, WATCHDOG, INTERP
+    )
     tr = _stamp(tr, base + TASK_T + 4, TRACE, INTERP)
     # ---- k.norm: every chunk's partial norm and the g2 rows in one batch -> core_out
     q32 = tl.arange(0, 32)  # 0..7: ONRM chunks, 16..31: g2 of the 16 owned rows
@@ -1299,8 +1946,27 @@ def _kda_task(
         OFF_PROJ + (req * L + jj[:, None]) * NPROJ + G2_0 + h * HD + ch * VCH + (q32[None, :] - 16),
     )
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
-    w, tr, dead = _poll(scratch, gn, mn, tag, dead, alarm, pid, 8, task, budget_ns, max_retry,
-                        False, WATCHDOG, INTERP, 0, QUIET, tr, base + TASK_POLL + 12, TRACE)
+    w, tr, dead = _poll(
+        scratch,
+        gn,
+        mn,
+        tag,
+        dead,
+        alarm,
+        pid,
+        8,
+        task,
+        budget_ns,
+        max_retry,
+        False,
+        WATCHDOG,
+        INTERP,
+        0,
+        QUIET,
+        tr,
+        base + TASK_POLL + 12,
+        TRACE,
+    )
     got = tl.where(mn, _value(w), 0.0)
     ssum = tl.sum(tl.where(isn[None, :], got, 0.0), 1)  # [LP]
     rn = tl.rsqrt(ssum / HD + onorm_eps)
@@ -1308,8 +1974,11 @@ def _kda_task(
     pick = q32[None, None, :] == g2c[None, :, None]
     g2 = tl.sum(tl.where(pick, got[:, None, :], 0.0), 2)  # [LP, 16]
     yo = o_t * rn[:, None] * onw[None, :] * tl.sigmoid(g2)
-    tl.store(core_out + (req * L + jj[:, None]) * PROJ + h * HD + ch * VCH + vr[None, :],
-             _to_bf16(yo), mask=(jj < L)[:, None] & (vr >= 0)[None, :])
+    tl.store(
+        core_out + (req * L + jj[:, None]) * PROJ + h * HD + ch * VCH + vr[None, :],
+        _to_bf16(yo),
+        mask=(jj < L)[:, None] & (vr >= 0)[None, :],
+    )
     tr = _stamp(tr, base + TASK_T + 5, TRACE, INTERP)
     return tr, dead
 
@@ -1317,26 +1986,82 @@ def _kda_task(
 # --------------------------------------------------------------------------- the kernel
 
 
-@triton.jit(
-    do_not_specialize=["R", "NB", "slot", "inj_mode", "inj_gidx", "budget_ns", "max_retry"]
-)
+@triton.jit(do_not_specialize=["R", "NB", "slot", "inj_mode", "inj_gidx", "budget_ns", "max_retry"])
 def kda_pre_k1(
-    prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w,
-    conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate, rs_seq,
-    st_idx, st_stride, num_acc, core_out,
-    scratch, xbuf, epoch, slot, alarm, trace, inj_mode, inj_gidx, budget_ns, max_retry,
-    eps, out_eps, onorm_eps, lower_bound, R, NB,
-    L: tl.constexpr, SL: tl.constexpr, KDA0: tl.constexpr, HAS_DELTA: tl.constexpr,
+    prefix,
+    delta,
+    blocks,
+    blk_sm,
+    blk_sr,
+    ares_nw,
+    ares_qk,
+    in_nw,
+    w_in,
+    w_fb,
+    conv_w,
+    conv_st,
+    cs_seq,
+    cs_dim,
+    cs_tok,
+    a_log,
+    dt_bias,
+    on_w,
+    rstate,
+    rs_seq,
+    st_idx,
+    st_stride,
+    num_acc,
+    core_out,
+    scratch,
+    xbuf,
+    epoch,
+    slot,
+    alarm,
+    trace,
+    inj_mode,
+    inj_gidx,
+    budget_ns,
+    max_retry,
+    eps,
+    out_eps,
+    onorm_eps,
+    lower_bound,
+    R,
+    NB,
+    L: tl.constexpr,
+    SL: tl.constexpr,
+    KDA0: tl.constexpr,
+    HAS_DELTA: tl.constexpr,
     TB: tl.constexpr,
-    LP: tl.constexpr, SLP: tl.constexpr, NEV: tl.constexpr, MAXT: tl.constexpr,
-    BK: tl.constexpr, NSTAGE: tl.constexpr, FMA: tl.constexpr, PREFETCH: tl.constexpr,
-    EARLY: tl.constexpr, TC_BK: tl.constexpr, TC_SPLIT: tl.constexpr, SLEEP_NS: tl.constexpr,
-    QUIET: tl.constexpr, SRC_MIN_S: tl.constexpr, MAXS: tl.constexpr,
-    FMA_MAX_S: tl.constexpr, FMA_BY_S: tl.constexpr, PF_DELAY: tl.constexpr,
-    ALIGN: tl.constexpr, JITTER_NS: tl.constexpr, SLICE_BARRIER: tl.constexpr,
-    WATCHDOG: tl.constexpr, TRACE: tl.constexpr, INTERP: tl.constexpr,
-    TMA_NS: tl.constexpr = 0, GATE_LOCAL: tl.constexpr = False,
-    BLK_FIRST: tl.constexpr = False, MSQ_SP: tl.constexpr = 16, MIX_MIN_S: tl.constexpr = 1,
+    LP: tl.constexpr,
+    SLP: tl.constexpr,
+    NEV: tl.constexpr,
+    MAXT: tl.constexpr,
+    BK: tl.constexpr,
+    NSTAGE: tl.constexpr,
+    FMA: tl.constexpr,
+    PREFETCH: tl.constexpr,
+    EARLY: tl.constexpr,
+    TC_BK: tl.constexpr,
+    TC_SPLIT: tl.constexpr,
+    SLEEP_NS: tl.constexpr,
+    QUIET: tl.constexpr,
+    SRC_MIN_S: tl.constexpr,
+    MAXS: tl.constexpr,
+    FMA_MAX_S: tl.constexpr,
+    FMA_BY_S: tl.constexpr,
+    PF_DELAY: tl.constexpr,
+    ALIGN: tl.constexpr,
+    JITTER_NS: tl.constexpr,
+    SLICE_BARRIER: tl.constexpr,
+    WATCHDOG: tl.constexpr,
+    TRACE: tl.constexpr,
+    INTERP: tl.constexpr,
+    TMA_NS: tl.constexpr = 0,
+    GATE_LOCAL: tl.constexpr = False,
+    BLK_FIRST: tl.constexpr = False,
+    MSQ_SP: tl.constexpr = 16,
+    MIX_MIN_S: tl.constexpr = 1,
     NW_FIRST: tl.constexpr = False,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
@@ -1352,18 +2077,82 @@ def kda_pre_k1(
     _warp_jitter(JITTER_NS, INTERP)
     if pid < NA:
         tr, dead = _attn(
-            pid, tag, dead, tr, prefix, delta, blocks, blk_sm, blk_sr, ares_nw, ares_qk,
-            in_nw, scratch, xbuf, alarm, eps, out_eps, budget_ns, max_retry, inj_mode,
-            inj_gidx, S, NB, OFF_PART, OFF_WGT, OFF_MSQ, OFF_XRDY, HAS_DELTA, TB, SRC_MIN_S,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, SLICE_BARRIER, GATE_LOCAL, BLK_FIRST,
-            MSQ_SP, MIX_MIN_S, NW_FIRST,
+            pid,
+            tag,
+            dead,
+            tr,
+            prefix,
+            delta,
+            blocks,
+            blk_sm,
+            blk_sr,
+            ares_nw,
+            ares_qk,
+            in_nw,
+            scratch,
+            xbuf,
+            alarm,
+            eps,
+            out_eps,
+            budget_ns,
+            max_retry,
+            inj_mode,
+            inj_gidx,
+            S,
+            NB,
+            OFF_PART,
+            OFF_WGT,
+            OFF_MSQ,
+            OFF_XRDY,
+            HAS_DELTA,
+            TB,
+            SRC_MIN_S,
+            WATCHDOG,
+            TRACE,
+            INTERP,
+            SLEEP_NS,
+            QUIET,
+            SLICE_BARRIER,
+            GATE_LOCAL,
+            BLK_FIRST,
+            MSQ_SP,
+            MIX_MIN_S,
+            NW_FIRST,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(
-            pid - NA, tag, dead, tr, w_in, xbuf, scratch, alarm, budget_ns, max_retry,
-            inj_mode, inj_gidx, S, OFF_XRDY, OFF_PROJ, BK, NSTAGE, FMA, PREFETCH, EARLY,
-            TC_BK, TC_SPLIT, MAXS, FMA_MAX_S, FMA_BY_S, PF_DELAY,
-            WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET, TMA_NS,
+            pid - NA,
+            tag,
+            dead,
+            tr,
+            w_in,
+            xbuf,
+            scratch,
+            alarm,
+            budget_ns,
+            max_retry,
+            inj_mode,
+            inj_gidx,
+            S,
+            OFF_XRDY,
+            OFF_PROJ,
+            BK,
+            NSTAGE,
+            FMA,
+            PREFETCH,
+            EARLY,
+            TC_BK,
+            TC_SPLIT,
+            MAXS,
+            FMA_MAX_S,
+            FMA_BY_S,
+            PF_DELAY,
+            WATCHDOG,
+            TRACE,
+            INTERP,
+            SLEEP_NS,
+            QUIET,
+            TMA_NS,
         )
     # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
     i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
@@ -1373,12 +2162,47 @@ def kda_pre_k1(
         if i < R * TASKS_A_REQ:
             _warp_jitter(JITTER_NS, INTERP)
             tr, dead = _kda_task(
-                i, n, pid, tag, dead, tr,
-                w_fb, conv_w, conv_st, cs_seq, cs_dim, cs_tok, a_log, dt_bias, on_w, rstate,
-                rs_seq, st_idx, st_stride, num_acc, core_out,
-                scratch, alarm, onorm_eps, lower_bound, budget_ns, max_retry, inj_mode,
-                inj_gidx, OFF_PROJ, OFF_QK, OFF_ONRM, L, LP, SL, SLP,
-                WATCHDOG, TRACE, INTERP, SLEEP_NS, QUIET,
+                i,
+                n,
+                pid,
+                tag,
+                dead,
+                tr,
+                w_fb,
+                conv_w,
+                conv_st,
+                cs_seq,
+                cs_dim,
+                cs_tok,
+                a_log,
+                dt_bias,
+                on_w,
+                rstate,
+                rs_seq,
+                st_idx,
+                st_stride,
+                num_acc,
+                core_out,
+                scratch,
+                alarm,
+                onorm_eps,
+                lower_bound,
+                budget_ns,
+                max_retry,
+                inj_mode,
+                inj_gidx,
+                OFF_PROJ,
+                OFF_QK,
+                OFF_ONRM,
+                L,
+                LP,
+                SL,
+                SLP,
+                WATCHDOG,
+                TRACE,
+                INTERP,
+                SLEEP_NS,
+                QUIET,
             )
             ntask += 1
     if TRACE:

@@ -27,21 +27,28 @@ def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
     core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
     k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
     k._init_handles()
-    return (f"R={R} L={L} watchdog={watchdog} trace={trace} {extra}: "
-            f"{time.perf_counter() - t:.1f} s, {k.n_regs} regs, {k.n_spills} spills, "
-            f"{k.metadata.shared} B shared")
+    return (
+        f"R={R} L={L} watchdog={watchdog} trace={trace} {extra}: "
+        f"{time.perf_counter() - t:.1f} s, {k.n_regs} regs, {k.n_spills} spills, "
+        f"{k.metadata.shared} B shared"
+    )
 
 
 # R is a runtime argument (never specialized), so one R stands for every R with the same
 # constexprs: only Build.TB tells R apart, at L = 1 (1 token an iteration at S = 1, else 2)
-SPECS = [(R, L, wd, tr, {}) for R, L in ((1, 1), (2, 1), (1, 2), (1, 4))
-         for wd, tr in ((True, False), (False, True), (False, False))]
+SPECS = [
+    (R, L, wd, tr, {})
+    for R, L in ((1, 1), (2, 1), (1, 2), (1, 4))
+    for wd, tr in ((True, False), (False, True), (False, False))
+]
 # the staggered-warps GPU test's builds (tests/kernel/test_gpu_k1.py)
 SPECS += [(L, L, True, False, {"jitter_ns": STRESS_JITTER_NS}) for L in (1, 2, 4)]
 SPECS += [(1, 1, True, False, {"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})]
 # the kda0 GPU tests' builds (KDA0_CASES and the traced kda0 = 200 launch there)
-SPECS += [(R, L, True, False, {"kda0": k})
-          for R, L, k in ((1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56))]
+SPECS += [
+    (R, L, True, False, {"kda0": k})
+    for R, L, k in ((1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56))
+]
 SPECS += [(2, 2, False, True, {"kda0": 200})]
 # the gate_local GPU tests' builds (the variant's replayed step and its traced launch)
 SPECS += [(L, L, True, False, {"gate_local": True}) for L in (1, 2, 4)]

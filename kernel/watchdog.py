@@ -42,9 +42,16 @@ class StuckRecord:
 
     def as_stuck_wait(self) -> StuckWait:
         return StuckWait(
-            cta=self.cta, stage=self.stage, task=self.task, region=self.region,
-            index=self.index, producer=None, reason=f"watchdog: {self.kind}",
-            expected_tag=self.expected_tag, seen_tag=self.seen_tag, time=float(self.time_ns),
+            cta=self.cta,
+            stage=self.stage,
+            task=self.task,
+            region=self.region,
+            index=self.index,
+            producer=None,
+            reason=f"watchdog: {self.kind}",
+            expected_tag=self.expected_tag,
+            seen_tag=self.seen_tag,
+            time=float(self.time_ns),
         )
 
 
@@ -55,9 +62,7 @@ class KernelStuck(RuntimeError):
         self.records = records
         t0 = records[0].time_ns if records else 0
         first = [r for r in records if r.kind != "released"]
-        head = (
-            f"K1 watchdog: {len(first)} CTA(s) gave up, {len(records) - len(first)} released"
-        )
+        head = f"K1 watchdog: {len(first)} CTA(s) gave up, {len(records) - len(first)} released"
         lines = [r.line(t0) for r in records[:40]]
         more = f"\n  ... {len(records) - 40} more" if len(records) > 40 else ""
         super().__init__(head + "\n  " + "\n  ".join(lines) + more)
@@ -77,8 +82,8 @@ def read_alarm(alarm: np.ndarray, launches: list[tuple[Build, int, int]]) -> lis
         b, slot = by_tag[tag]
         space = b.space
         gidx = int(r[A.F_GIDX])
-        stage, what = A.SITES[int(r[A.F_SITE])] if 0 <= int(r[A.F_SITE]) < len(A.SITES) else (
-            "?", "?"
+        stage, what = (
+            A.SITES[int(r[A.F_SITE])] if 0 <= int(r[A.F_SITE]) < len(A.SITES) else ("?", "?")
         )
         if gidx == A.NO_CELL:
             rname, index = what, -1
@@ -90,9 +95,16 @@ def read_alarm(alarm: np.ndarray, launches: list[tuple[Build, int, int]]) -> lis
                 rname, index = "?", gidx
         out.append(
             StuckRecord(
-                cta=cta, kind=A.KIND_NAMES[kind], region=rname, index=index,
-                expected_tag=int(r[A.F_EXPECT]), seen_tag=int(r[A.F_SEEN]),
-                time_ns=int(r[A.F_TIME]), stage=stage, what=what, task=int(r[A.F_TASK]),
+                cta=cta,
+                kind=A.KIND_NAMES[kind],
+                region=rname,
+                index=index,
+                expected_tag=int(r[A.F_EXPECT]),
+                seen_tag=int(r[A.F_SEEN]),
+                time_ns=int(r[A.F_TIME]),
+                stage=stage,
+                what=what,
+                task=int(r[A.F_TASK]),
                 slot=slot,
             )
         )

@@ -37,8 +37,10 @@ def main() -> int:
         report = json.loads(path.read_text())
         text = table(report)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"{path}: not a `kda-sim calibrate --json` report ({type(e).__name__}: {e})",
-              file=sys.stderr)
+        print(
+            f"{path}: not a `kda-sim calibrate --json` report ({type(e).__name__}: {e})",
+            file=sys.stderr,
+        )
         return 2
     print(text)
     return 0

@@ -68,9 +68,29 @@ def test_out_and_png_are_written_and_never_overwritten(tmp_path: Path, capsys) -
 
 
 KERNEL_RUN_ARGV = [
-    "kernel", "run", "--R", "2", "--L", "2", "--nb", "4", "--kda0", "56", "--check",
-    "--graph", "--replays", "3", "--watchdog-ms", "50", "--inject", "drop",
-    "--prefetch-weights", "2", "--nw-first", "off", "--json",
+    "kernel",
+    "run",
+    "--R",
+    "2",
+    "--L",
+    "2",
+    "--nb",
+    "4",
+    "--kda0",
+    "56",
+    "--check",
+    "--graph",
+    "--replays",
+    "3",
+    "--watchdog-ms",
+    "50",
+    "--inject",
+    "drop",
+    "--prefetch-weights",
+    "2",
+    "--nw-first",
+    "off",
+    "--json",
 ]
 
 

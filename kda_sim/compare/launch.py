@@ -65,9 +65,7 @@ def with_resources(prof: GpuProfile, res: dict[str, Any] | None) -> GpuProfile:
         f"staged in shared memory, so no x-rows limit; its gemv streams each weight group "
         f"through its loop (streamed_weights)"
     )
-    return replace(
-        prof, kernel=kernel, x_lds_budget=NO_X_LIMIT, streamed_weights=True, sources=src
-    )
+    return replace(prof, kernel=kernel, x_lds_budget=NO_X_LIMIT, streamed_weights=True, sources=src)
 
 
 def occupancy_of(tl: Timeline) -> int | None:

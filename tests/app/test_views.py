@@ -220,9 +220,7 @@ def test_whatif_lists_every_protocol_variant_at_the_shape(empty_traces: Path, ma
     assert set(table["verdict"]) == {"finishes"}
 
 
-def test_whatif_floor_takes_the_costs_away_a_step_at_a_time(
-    empty_traces: Path, make_app
-) -> None:
+def test_whatif_floor_takes_the_costs_away_a_step_at_a_time(empty_traces: Path, make_app) -> None:
     at = goto(make_app(), "What-if")
     at.selectbox(key="wi_gpu").set_value("h200-k1").run()
     assert not at.checkbox(key="wi_floor").value  # six simulations: on request

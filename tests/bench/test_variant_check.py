@@ -52,8 +52,9 @@ def test_record_refuses_an_existing_trace_before_any_launch(tmp_path: Path) -> N
     assert kept.read_text() == "mine"
 
 
-def test_a_variant_that_is_not_an_object_exits_2(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_variant_that_is_not_an_object_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["record", "--variant", "[1]", "--dir", str(tmp_path)]) == 2
     assert main(["record", "--variant", "{oops", "--dir", str(tmp_path)]) == 2
     assert main(["report", str(tmp_path)]) == 2  # no traces there

@@ -123,7 +123,6 @@ def test_measured_build_and_gpu_name(h200) -> None:
     assert with_resources(h200, None) is h200
 
 
-
 def test_shared_among_processes_the_fit_is_the_same(h200, slow_recur, skew) -> None:
     """--jobs: the search's simulations in worker processes give the serial fit exactly."""
     truth, tr = slow_recur

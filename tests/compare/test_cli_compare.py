@@ -83,8 +83,19 @@ def test_calibrate_bad_budget_exits_2(files, tmp_path: Path) -> None:
 
 def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> None:
     out = tmp_path / "pinned.json"
-    args = ["calibrate", str(files["real"]), "--out", str(out), "--budget", "4",
-            "--cost-passes", "0", "--json", "--pin", "hbm_bytes_per_ns=3720"]
+    args = [
+        "calibrate",
+        str(files["real"]),
+        "--out",
+        str(out),
+        "--budget",
+        "4",
+        "--cost-passes",
+        "0",
+        "--json",
+        "--pin",
+        "hbm_bytes_per_ns=3720",
+    ]
     assert main(args) in (0, 1)
     assert json.loads(capsys.readouterr().out)["pins"] == {"hbm_bytes_per_ns": 3720.0}
     fitted = json.loads(out.read_text())
@@ -94,8 +105,13 @@ def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> N
 
 @pytest.mark.parametrize(
     ("pin", "said"),
-    [("cost_gemv=1", "cannot pin"), ("poll", "finite"), ("poll=x", "NAME=VALUE"),
-     ("poll=-3", ">= 0"), ("hbm_bytes_per_ns=5000", "above the datasheet's 4800")],
+    [
+        ("cost_gemv=1", "cannot pin"),
+        ("poll", "finite"),
+        ("poll=x", "NAME=VALUE"),
+        ("poll=-3", ">= 0"),
+        ("hbm_bytes_per_ns=5000", "above the datasheet's 4800"),
+    ],
 )
 def test_calibrate_bad_pin_exits_2(files, tmp_path: Path, capsys, pin: str, said: str) -> None:
     args = ["calibrate", str(files["real"]), "--out", str(tmp_path / "p.json"), "--pin", pin]

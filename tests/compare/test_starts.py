@@ -28,8 +28,10 @@ def test_streamed_gemv_starts_compute_bound_from_the_measured_stage_times(h200) 
     """Under streamed_weights the gemv's cost line starts through the measured gemv busy
     times (each form apart); without it the profile is left as it is."""
     traces_dir = Path(__file__).resolve().parents[2] / "traces"
-    trs = [prepare(read_kernel_trace(traces_dir / f"k1_h200_R1_L{L}.json"), f"1x{L}")
-           for L in (1, 2, 4)]
+    trs = [
+        prepare(read_kernel_trace(traces_dir / f"k1_h200_R1_L{L}.json"), f"1x{L}")
+        for L in (1, 2, 4)
+    ]
     assert streamed_stages(trs[0].cfg) == {"gemv0": "gemv", "gemv1": "gemv"}
     prof = h200.with_params(above_gemv=(3.0, *h200.costs["gemv"]))
     assert streamed_start(prof, trs) is prof
@@ -49,8 +51,9 @@ def test_cold_code_starts_as_measured_from_a_ctas_later_tasks(h200) -> None:
     tr = prepare(simulate(LaunchConfig(4, 1), truth, occupancy=2).timeline, "4x1", align=False)
     got = cold_start(h200, [tr]).latency_ns["cold_code"]
     assert got == pytest.approx(700.0, abs=100.0)
-    one_task = prepare(simulate(LaunchConfig(1, 1), truth, occupancy=2).timeline, "1x1",
-                       align=False)
+    one_task = prepare(
+        simulate(LaunchConfig(1, 1), truth, occupancy=2).timeline, "1x1", align=False
+    )
     assert cold_start(h200, [one_task]) is h200  # no CTA runs a second task
 
 

@@ -129,8 +129,10 @@ def test_tensor_core_gemv_only_where_it_can_run() -> None:
 def _bulk_prefetches(b: Build) -> list[tuple[int, int]]:
     """(position in the TTGIR, bytes) of each bulk L2 prefetch of a build."""
     ir = _ttgir_of(b)
-    return [(m.start(), int(m.group(1)))
-            for m in re.finditer(r"cp\.async\.bulk\.prefetch\.L2\.global \[\$1\], (\d+);", ir)]
+    return [
+        (m.start(), int(m.group(1)))
+        for m in re.finditer(r"cp\.async\.bulk\.prefetch\.L2\.global \[\$1\], (\d+);", ir)
+    ]
 
 
 def test_bulk_prefetch_covers_each_group_once() -> None:
@@ -164,7 +166,7 @@ def _loads_before_stores_without_barrier(ir: str) -> tuple[int, list[str]]:
         if not IN_PLACE_LOADS.search(ln):
             continue
         n += 1
-        for nxt in lines[i + 1:]:
+        for nxt in lines[i + 1 :]:
             if "gpu.barrier" in nxt:
                 break
             if "tt.store" in nxt:

@@ -53,8 +53,16 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
     after all replays match the reference iterated as many times."""
     from kernel.run import run
 
-    res = run(R, L, nb=8, check=True, graph=True, replays=30, watchdog_ms=WATCHDOG_MS,
-              seed=100 + R * 7 + L)
+    res = run(
+        R,
+        L,
+        nb=8,
+        check=True,
+        graph=True,
+        replays=30,
+        watchdog_ms=WATCHDOG_MS,
+        seed=100 + R * 7 + L,
+    )
     record(f"graph R={R} L={L}", res)
     assert res["steps"] == 31
 
@@ -69,8 +77,17 @@ KDA0_CASES = [(1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56)]
 def test_matches_reference_with_kda_tasks_elsewhere(R: int, L: int, kda0: int) -> None:
     from kernel.run import run
 
-    res = run(R, L, nb=8, kda0=kda0, check=True, graph=True, replays=10,
-              watchdog_ms=WATCHDOG_MS, seed=300 + R * 7 + L)
+    res = run(
+        R,
+        L,
+        nb=8,
+        kda0=kda0,
+        check=True,
+        graph=True,
+        replays=10,
+        watchdog_ms=WATCHDOG_MS,
+        seed=300 + R * 7 + L,
+    )
     record(f"kda0={kda0} R={R} L={L}", res)
     assert res["steps"] == 11 and res["preflight"].startswith("safe")
 
@@ -100,8 +117,17 @@ def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
     from kernel.launch import STRESS_JITTER_NS
     from kernel.run import run
 
-    res = run(R, L, nb=8, check=True, graph=True, replays=10, watchdog_ms=WATCHDOG_MS,
-              seed=200 + R * 7 + L, build={"jitter_ns": STRESS_JITTER_NS})
+    res = run(
+        R,
+        L,
+        nb=8,
+        check=True,
+        graph=True,
+        replays=10,
+        watchdog_ms=WATCHDOG_MS,
+        seed=200 + R * 7 + L,
+        build={"jitter_ns": STRESS_JITTER_NS},
+    )
     record(f"staggered R={R} L={L}", res)
     assert res["steps"] == 11
 
@@ -114,8 +140,17 @@ def test_staggered_warps_find_the_slice_race_without_its_barrier() -> None:
     from kernel.run import CheckFailed, run
 
     with pytest.raises(CheckFailed) as e:
-        run(1, 1, nb=8, check=True, graph=True, replays=10, watchdog_ms=WATCHDOG_MS, seed=201,
-            build={"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False})
+        run(
+            1,
+            1,
+            nb=8,
+            check=True,
+            graph=True,
+            replays=10,
+            watchdog_ms=WATCHDOG_MS,
+            seed=201,
+            build={"jitter_ns": STRESS_JITTER_NS, "slice_barrier": False},
+        )
     record("staggered, no slice barrier R=1 L=1", {"check_failed": str(e.value)})
 
 
@@ -186,8 +221,17 @@ def test_gate_local_matches_reference(R: int, L: int) -> None:
     attn CTA polls PART for every token. A step of three launches, replayed."""
     from kernel.run import run
 
-    res = run(R, L, nb=8, check=True, graph=True, replays=10, watchdog_ms=WATCHDOG_MS,
-              seed=400 + R * 7 + L, build={"gate_local": True})
+    res = run(
+        R,
+        L,
+        nb=8,
+        check=True,
+        graph=True,
+        replays=10,
+        watchdog_ms=WATCHDOG_MS,
+        seed=400 + R * 7 + L,
+        build={"gate_local": True},
+    )
     record(f"gate_local R={R} L={L}", res)
     assert res["steps"] == 11 and res["preflight"].startswith("safe")
 
@@ -205,5 +249,7 @@ def test_gate_local_trace_has_the_part_poll_in_the_mix() -> None:
     for c in tl.ctas[:56]:
         assert [s.name for s in c.stages if s.task < 0] == ["slice", "mix"]
         assert [(p.stage, p.label) for p in c.polls if p.task < 0] == [
-            ("mix", "PART"), ("mix", "MSQ")]
+            ("mix", "PART"),
+            ("mix", "MSQ"),
+        ]
     assert sum(len(c.polls) for c in tl.ctas) == 2 * 56 + 197 + 5 * R * 96

@@ -19,8 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def _run(what: str) -> dict:
     env = os.environ | {"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
-        [sys.executable, "-m", "kernel.interp_check", what], env=env, cwd=ROOT,
-        capture_output=True, text=True, timeout=1500, check=False,
+        [sys.executable, "-m", "kernel.interp_check", what],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        check=False,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -46,11 +51,10 @@ def test_attn_role_gate_local_gives_the_default_builds_x() -> None:
 def test_gemv_role_both_forms() -> None:
     for name, r in _run("gemv").items():
         assert r["tags_all"], name
-        assert r["proj_max_abs"] <= 2 ** -6, (name, r)  # one bf16 ulp at |x| < 4
+        assert r["proj_max_abs"] <= 2**-6, (name, r)  # one bf16 ulp at |x| < 4
 
 
 def test_kda_tasks_exchange_qk_and_norms() -> None:
     for name, r in _run("kda").items():
         assert r["core_finite"], name
-        assert r["core_rel"] < 1e-3 and r["conv_rel"] < 1e-6 and r["rstate_rel"] < 1e-5, (
-            name, r)
+        assert r["core_rel"] < 1e-3 and r["conv_rel"] < 1e-6 and r["rstate_rel"] < 1e-5, (name, r)

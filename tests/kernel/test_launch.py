@@ -18,7 +18,6 @@ def test_nb_past_the_gate_lanes_is_refused() -> None:
         Build(1, 1, 15).validate()
 
 
-
 def test_trace_level_reaches_the_kernel_only_when_traced() -> None:
     assert Build(1, 1, 8).constexprs()["TRACE"] == 0
     assert Build(1, 1, 8, trace_level=3).constexprs()["TRACE"] == 0
@@ -82,8 +81,9 @@ def test_the_mix_runs_by_source_at_every_s_a_build_serves_unless_asked() -> None
     # TB = 1 only at S = 1; a TB = 2 build serves S >= 2; an L = 4 build never runs the
     # token form, and keeps its code (the threshold src_min_s, as before the switch)
     assert Build(1, 1).constexprs()["MIX_MIN_S"] == 1
-    assert all(Build(R, L).constexprs()["MIX_MIN_S"] == 2
-               for R in (1, 2, 4) for L in (1, 2) if R * L > 1)
+    assert all(
+        Build(R, L).constexprs()["MIX_MIN_S"] == 2 for R in (1, 2, 4) for L in (1, 2) if R * L > 1
+    )
     assert {Build(R, 4).constexprs()["MIX_MIN_S"] for R in (1, 2, 4)} == {4}
     assert Build(1, 1, mix_min_s=4).constexprs()["MIX_MIN_S"] == 4
     with pytest.raises(ValueError, match="mix_min_s"):

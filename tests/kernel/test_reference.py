@@ -28,9 +28,7 @@ def naive_layer(inp: dict, L: int) -> tuple[torch.Tensor, ...]:
         p = rnd(f(prefix[t]) + f(delta[t])) if delta is not None else f(prefix[t])
         new_prefix[t] = p.to(torch.bfloat16)
         srcs = [f(blocks[t, i]) for i in range(nb)] + [p]
-        logits = [
-            float((v * wq).sum()) / math.sqrt(float((v * v).mean()) + 1e-5) for v in srcs
-        ]
+        logits = [float((v * wq).sum()) / math.sqrt(float((v * v).mean()) + 1e-5) for v in srcs]
         m = max(logits)
         e = [math.exp(z - m) for z in logits]
         mixed = sum(ei * v for ei, v in zip(e, srcs, strict=True)) / sum(e)
@@ -159,6 +157,14 @@ def test_softmax_not_degenerate() -> None:
     logit = logit * torch.rsqrt(srcs.pow(2).mean(-1) + 1e-5)
     w = torch.softmax(logit, -1)
     assert 0.02 < float(w.max()) < 0.95
-    _, x = attn_res(inp["prefix"], inp["delta"], inp["blocks"], inp["ares_nw"],
-                    inp["ares_qk"], inp["in_nw"], 1e-5, 1e-5)
+    _, x = attn_res(
+        inp["prefix"],
+        inp["delta"],
+        inp["blocks"],
+        inp["ares_nw"],
+        inp["ares_qk"],
+        inp["in_nw"],
+        1e-5,
+        1e-5,
+    )
     assert x.shape == (1, HIDDEN)

@@ -92,8 +92,9 @@ def test_decode_rejects_other_launch_and_wrong_task_count() -> None:
 
 
 def test_written_trace_loads_as_timeline(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    tl = ktrace.decode(synthetic(2, 2), R=2, L=2, nb=8, tag=777, gpu="synthetic",
-                       extra={"command": "test"})
+    tl = ktrace.decode(
+        synthetic(2, 2), R=2, L=2, nb=8, tag=777, gpu="synthetic", extra={"command": "test"}
+    )
     p = ktrace.write(tl, tmp_path / "t.json")
     back = read_kernel_trace(p)
     assert back.meta.source == "measured" and back.meta.R == 2 and back.meta.L == 2
@@ -174,7 +175,10 @@ def record_of(sim: Timeline, tag: int = 777, t0: int = 10**12) -> np.ndarray:
         for p in polls:
             k = sites.index((p.stage, p.label))
             w[T.EV_RPOLL + 3 * k : T.EV_RPOLL + 3 * k + 3] = (
-                ns(p.first_issue), ns(p.satisfied), p.retries)
+                ns(p.first_issue),
+                ns(p.satisfied),
+                p.retries,
+            )
         tasks = sorted({st.task for st in c.stages if st.task >= 0})
         for n, task in enumerate(tasks):
             base = T.EV_TASK0 + n * T.TASK_STRIDE
@@ -192,16 +196,25 @@ def record_of(sim: Timeline, tag: int = 777, t0: int = 10**12) -> np.ndarray:
 
 @pytest.fixture(scope="module", params=[False, True], ids=["default", "gate_local"])
 def simulated(request: pytest.FixtureRequest) -> Timeline:
-    return simulate(LaunchConfig(2, 1, gate_local=request.param), load_profile("h200"),
-                    seed=1).timeline
+    return simulate(
+        LaunchConfig(2, 1, gate_local=request.param), load_profile("h200"), seed=1
+    ).timeline
 
 
 def test_a_records_decode_is_the_model_s_program(simulated: Timeline) -> None:
     # the records a launch of the simulated configuration leaves decode to the simulator's
     # stages and polls, CTA by CTA: every recorded event has its place in the model
     m = simulated.meta
-    tl = ktrace.decode(record_of(simulated), R=m.R, L=m.L, nb=m.nb, gate_local=m.gate_local,
-                       tag=777, gpu="synthetic", nw_first=True)
+    tl = ktrace.decode(
+        record_of(simulated),
+        R=m.R,
+        L=m.L,
+        nb=m.nb,
+        gate_local=m.gate_local,
+        tag=777,
+        gpu="synthetic",
+        nw_first=True,
+    )
     assert tl.meta.gate_local == m.gate_local and tl.meta.nw_first
     for got, want in zip(tl.ctas, simulated.ctas, strict=True):
         assert [(s.name, s.task) for s in got.stages] == [(s.name, s.task) for s in want.stages]

@@ -33,11 +33,13 @@ def build() -> Build:
 
 def test_cause_first_then_released_and_old_launches_ignored(build: Build) -> None:
     xrdy = build.space.offsets[Region.XRDY] + 5
-    buf = _alarm({
-        60: (TAG, A.KIND_RELEASED, xrdy, TAG - 1, 900, 3),
-        61: (TAG, A.KIND_TIMEOUT, xrdy, TAG - 1, 1000, 3),
-        62: (TAG - 1, A.KIND_TIMEOUT, xrdy, 0, 10, 3),  # an older launch's record
-    })
+    buf = _alarm(
+        {
+            60: (TAG, A.KIND_RELEASED, xrdy, TAG - 1, 900, 3),
+            61: (TAG, A.KIND_TIMEOUT, xrdy, TAG - 1, 1000, 3),
+            62: (TAG - 1, A.KIND_TIMEOUT, xrdy, 0, 10, 3),  # an older launch's record
+        }
+    )
     recs = read_alarm(buf, [(build, 0, TAG)])
     assert [(r.cta, r.kind) for r in recs] == [(61, "timeout"), (60, "released")]
     assert (recs[0].region, recs[0].index, recs[0].stage) == ("XRDY", 5, "load_x")

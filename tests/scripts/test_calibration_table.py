@@ -13,8 +13,9 @@ SCRIPT = ROOT / "scripts/calibration_table.py"
 
 
 def _run(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), str(path)], capture_output=True,
-                          text=True, check=False)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, check=False
+    )
 
 
 def test_bundled_report_gives_a_row_a_trace() -> None:
