@@ -9,7 +9,7 @@ Usage:
         [--out JSON] [--png PNG] [--force]
 
 The defaults are the H200's measured figures: the fastest read of the in_proj weight by
-any kernel (3.91 TB/s, ``bench.hbm_ceiling``, run 65 in docs/measurements/kernel_h200.md),
+any kernel (3.91 TB/s, ``lab.hbm_ceiling``, run 65 in docs/measurements/kernel_h200.md),
 a store seen by another CTA 0.3 us after it (``../shared/MEASURED.md``), one acquire poll
 round trip 0.19 us (same).
 """
@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.gpu_jobs import report_with_views
 from kda_sim.checks.floor import Figures, ladder
 from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
+from lab.gpu_jobs import report_with_views
 
 
 def table(report: dict[str, Any]) -> str:

@@ -21,11 +21,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.gpu_jobs import report_with_views
 from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import load_profile
+from lab.gpu_jobs import report_with_views
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:

@@ -13,9 +13,9 @@ KDA_WARM_ONLY=variants KDA_WARM_LS=1,2,4 timeout 260 python3 -m kernel.warm \
     '[{"trace": true}, {"trace": true, "tb": 2}, {"trace": true, "nw_first": false}, {"trace": true, "nw_first": false, "tb": 2}]' \
     > "$OUT/warm.log" 2>&1
 SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
-timeout 120 python3 -m bench.trace_spread record --shapes $SH --launches 8 --dir "$S/cold" \
+timeout 120 python3 -m lab.trace_spread record --shapes $SH --launches 8 --dir "$S/cold" \
     > "$OUT/trace_spread_cold.log" 2>&1
-timeout 200 python3 -m bench.trace_spread record --shapes $SH --launches 8 --warmup 3 \
+timeout 200 python3 -m lab.trace_spread record --shapes $SH --launches 8 --warmup 3 \
     --dir "$S/warm" > "$OUT/trace_spread_warm.log" 2>&1
 # the seed's in_nw order (nw_first off), warm, where the builds differ (L = 1 and 2)
 timeout 120 python3 - "$S/seed_order" > "$OUT/seed_order.log" 2>&1 <<'PY'

@@ -16,9 +16,9 @@ own reduction: how fast the GPU reads it at all. ``--tma`` adds a lead for the g
 S = 1: 197 programs of the K1's 256 threads, each its two groups as the K1's gemv, the
 weights brought on chip by the copy engine through a tensor descriptor (Triton pipelines
 descriptor loads into shared memory, ``num_stages`` deep; it does not pipeline the plain
-loads of the FMA form), one token's FMAs (``bench/hbm_ceiling.py`` found the copy engine
+loads of the FMA form), one token's FMAs (``lab/hbm_ceiling.py`` found the copy engine
 reading the K1's split about 3 us faster a launch than 256-thread loads).
-Usage: ``python -m bench.kernel_gemv_probe [--out FILE] [--S 1,4] [--whole]``.
+Usage: ``python -m lab.kernel_gemv_probe [--out FILE] [--S 1,4] [--whole]``.
 """
 
 from __future__ import annotations

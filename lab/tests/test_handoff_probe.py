@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("triton")
 
-from bench import handoff_probe as hp
+from lab import handoff_probe as hp
 
 
 def _compile(**kw: int) -> dict:

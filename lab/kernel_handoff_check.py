@@ -3,7 +3,7 @@ x rows (attn -> gemv), the PROJ mailbox values and tags (gemv -> kda) and the pr
 
 Finds which role a wrong output starts in (run 24 used it on the 1x1 build whose traced
 form had failed the reference check in run 23). Usage, on the GPU:
-``python3 -m bench.kernel_handoff_check --R 1 --L 1 --repeats 6 --builds '[{"trace": true}, {}]'``
+``python3 -m lab.kernel_handoff_check --R 1 --L 1 --repeats 6 --builds '[{"trace": true}, {}]'``
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 %globaltimer, and of %clock64, timed by globaltimer over the chain, with 1 CTA and with
 264 (two an SM, as K1 runs). A read whose value the next instruction needs stalls the warp
 for the read's latency: that, not the instruction count, is what a stamp adds to a path.
-Usage: ``python -m bench.clock_probe [--out FILE]``.
+Usage: ``python -m lab.clock_probe [--out FILE]``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import hbm_ceiling as hc
+from lab import hbm_ceiling as hc
 
 
 def test_forms_include_the_k1s_own_shape_and_are_distinct() -> None:

@@ -4,7 +4,7 @@ taken from the last launch
 of a CUDA-graph step replayed as ``bench.kernel_bench`` replays it, and compared stage by
 stage. A diagnostic for the tracing overhead (docs/measurements/kernel_h200.md).
 
-Usage: ``python -m bench.trace_stages --shape 4x4 [--levels 1,2,3] [--samples 30]
+Usage: ``python -m lab.trace_stages --shape 4x4 [--levels 1,2,3] [--samples 30]
 [--out FILE]``. Level 3 records no stamps: only its launch span and CTA ends compare.
 The records are read word by word here, not through kernel.trace.decode: the lighter
 levels leave poll words unset, which the decoder (rightly) would take for times.

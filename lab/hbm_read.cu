@@ -1,5 +1,5 @@
 // How fast this GPU reads one buffer at all: read-only streams in the forms a tuned CUDA
-// kernel would use, for bench/hbm_ceiling.py. Written in CUDA C, not Triton, because the
+// kernel would use, for lab/hbm_ceiling.py. Written in CUDA C, not Triton, because the
 // question is the machine's ceiling, not what one compiler makes of a loop: 16-byte loads
 // with explicit cache hints, a chosen number in flight per thread, and the copy engine's
 // bulk loads into shared memory (cp.async.bulk), which Triton 3.6 does not expose for a

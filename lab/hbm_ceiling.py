@@ -1,9 +1,9 @@
 """How fast the GPU reads the K1's 90 MB in_proj weight at all: the ceiling that the 1.3x
 goal's argument leans on (docs/measurements/kernel_h200.md, "Against the goals").
 
-Run 30 measured it with one Triton loop (``bench.kernel_gemv_probe --whole``: 3.72 TB/s at
+Run 30 measured it with one Triton loop (``lab.kernel_gemv_probe --whole``: 3.72 TB/s at
 best). This probe asks the machine instead, with the forms a tuned CUDA kernel would use
-(``bench/hbm_read.cu``, built here with nvcc and called through ctypes on torch's stream):
+(``lab/hbm_read.cu``, built here with nvcc and called through ctypes on torch's stream):
 
 * ``grid``: the whole grid strides over the buffer, 16-byte loads, 1 to 8 in flight a
   thread, three cache hints (plain, evict-first, non-coherent without an L1 line asking L2
@@ -18,7 +18,7 @@ Each form is timed as the bench times the K1: the median of ``triton.testing.do_
 over a CUDA graph of ``LAYERS`` launches cycling over ``SETS`` copies of the weight (so the
 L2 does not hold it), per launch. For the fastest forms, the span inside the kernel too
 (first block's start to last block's end, ``%globaltimer``), which leaves out the launch.
-Usage: ``python -m bench.hbm_ceiling --out FILE [--force] [--quick] [--kinds grid,bulk]``.
+Usage: ``python -m lab.hbm_ceiling --out FILE [--force] [--quick] [--kinds grid,bulk]``.
 """
 
 from __future__ import annotations
@@ -319,7 +319,7 @@ def run(quick: bool, kinds: tuple[str, ...]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.gpu_jobs import before_launches, report_to
+    from lab.gpu_jobs import before_launches, report_to
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=None)

@@ -3,7 +3,7 @@
 After one launch, the PROJ, QK and ONRM pairs left in scratch are compared with the same
 quantities computed on the host from the reference path, so a wrong result is traced to
 the producer that put it (a gemv group, a kda task's conv, a kda task's recurrence).
-Usage: ``python -m bench.kernel_debug R L nb [repeats]``.
+Usage: ``python -m lab.kernel_debug R L nb [repeats]``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The launch-to-launch comparison (bench/trace_spread.py) on the bundled 1x1 trace: a
+"""The launch-to-launch comparison (lab/trace_spread.py) on the bundled 1x1 trace: a
 launch against itself differs by nothing, and against a copy whose every time runs 10 %
 slower by exactly what that makes."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.trace_spread import report, spread
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
+from lab.trace_spread import report, spread
 
 TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
 
@@ -71,7 +71,7 @@ def test_report_groups_launches_by_shape_and_names_the_model(tmp_path: Path) -> 
 
 
 def test_nothing_is_overwritten_and_an_empty_folder_is_named(tmp_path: Path) -> None:
-    from bench.trace_spread import main
+    from lab.trace_spread import main
 
     kept = tmp_path / "k1_R1_L1_0.json"
     kept.write_text("mine")
@@ -92,7 +92,7 @@ def test_without_a_gpu_record_exits_2_with_the_reason(
 ) -> None:
     import torch
 
-    from bench.trace_spread import main
+    from lab.trace_spread import main
 
     if torch.cuda.is_available():
         pytest.skip("a GPU is here")

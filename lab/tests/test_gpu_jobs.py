@@ -1,4 +1,4 @@
-"""bench/gpu_jobs.py: what the record / report scripts check before any launch, and how a
+"""lab/gpu_jobs.py: what the record / report scripts check before any launch, and how a
 report is written."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.gpu_jobs import before_launches, emit, report_to
 from kda_sim.errors import InvalidInput
+from lab.gpu_jobs import before_launches, emit, report_to
 
 
 def test_an_existing_path_is_refused_first_and_kept(tmp_path: Path) -> None:

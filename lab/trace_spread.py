@@ -8,8 +8,8 @@ same comparison ``kda-sim compare`` makes (every pair of launches, one as "real"
 other in the model's place) and beside it the fitted profile against each launch.
 
 Usage:
-    python -m bench.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR
-    python -m bench.trace_spread report DIR [--out JSON]
+    python -m lab.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR
+    python -m lab.trace_spread report DIR [--out JSON]
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bench.gpu_jobs import before_launches, report_to
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline import Timeline
+from lab.gpu_jobs import before_launches, report_to
 
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
 
@@ -36,7 +36,7 @@ NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
 def record(
     shapes: list[tuple[int, int]], launches: int, out: Path, force: bool = False, warmup: int = 0
 ) -> None:
-    """Raises InvalidInput (before any launch, bench.gpu_jobs.before_launches) where a
+    """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
     steps before each traced launch (``kernel.run.run``): warm launches, not first ones."""
     jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]

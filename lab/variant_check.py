@@ -10,8 +10,8 @@ slot's code was compiled (unrolled or a loop) shows there (docs/measurements/ker
 run 56, where this script checked and traced the loop, a switch since reverted).
 
 Usage:
-    python -m bench.variant_check record --variant '{"sleep_ns": 0}' --shapes 4x4 --dir D
-    python -m bench.variant_check report D [--out JSON]
+    python -m lab.variant_check record --variant '{"sleep_ns": 0}' --shapes 4x4 --dir D
+    python -m lab.variant_check report D [--out JSON]
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from bench.gpu_jobs import before_launches, report_to
 from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
 from kda_sim.timeline.summary import slot_stats
+from lab.gpu_jobs import before_launches, report_to
 
 KEYS = ("errors", "resources", "makespan_us")
 
@@ -38,7 +38,7 @@ KEYS = ("errors", "resources", "makespan_us")
 def record(
     shapes: list[tuple[int, int]], variant: dict[str, Any], out: Path, force: bool = False
 ) -> list[dict[str, Any]]:
-    """Raises InvalidInput (before any launch, bench.gpu_jobs.before_launches) where a
+    """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     variant field is unknown, a trace of this name is there (unless ``force``) or no GPU is
     here; kernel.run.CheckFailed where a build's outputs differ from the reference."""
     from kernel.launch import Build

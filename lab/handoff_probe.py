@@ -20,7 +20,7 @@ the gemv CTAs do through the K1's attn phase. And each in two poll forms: ``k1``
 register slot, then a reduction), and ``by_lane``, each live lane re-loading its own pair
 in a loop inside one asm block until its tag matches (up to 64 loads), the CTA-wide count
 only after. Times are globaltimer stamps (32 ns steps).
-Usage, on the GPU: ``python -m bench.handoff_probe --out FILE [--rounds 32] [--launches 5]``.
+Usage, on the GPU: ``python -m lab.handoff_probe --out FILE [--rounds 32] [--launches 5]``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ parameters scaled by known factors, latencies jittered +-15 % by a seed) and put
 per-SM clocks off by up to +-5 us; the fit starts from the stock h200 profile, sees
 three shapes and predicts the others.
 
-    python bench/compare_calibrate_synthetic.py [--budget N] [--json OUT]
+    python lab/compare_calibrate_synthetic.py [--budget N] [--json OUT]
 """
 
 from __future__ import annotations

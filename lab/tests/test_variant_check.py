@@ -1,4 +1,4 @@
-"""bench/variant_check.py: stage medians by task slot, read from the bundled 4x4 trace
+"""lab/variant_check.py: stage medians by task slot, read from the bundled 4x4 trace
 (half its CTAs run two kda tasks), and nothing the user gave overwritten."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.variant_check import main, record, report, slot_stages
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kernel.trace_layout import KDA_STAGES
+from lab.variant_check import main, record, report, slot_stages
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 
