@@ -9,7 +9,10 @@ cycling over ``SETS`` distinct weight sets so the 90 MB in_proj weight is not se
 the L2 (60 MB on the H200). Per-launch time = step time / LAYERS (the bump amortised,
 included). The untraced and traced builds, on one workspace, alternate ``ROUNDS`` times a
 shape with an A/A control: the untraced build again on a workspace of its own.
-Usage: ``python -m bench.kernel_bench [--out FILE] [--shapes 1x1,2x2]``.
+Usage: ``python -m bench.kernel_bench --out FILE [--force] [--shapes 1x1,2x2]
+[--variants JSON --variant-shapes 1x1]``; ``--add-configs OLD --out NEW`` (no GPU) gives an
+older result's variant rows the launch configuration each build runs (``config``), which
+``kda-sim variants`` reads.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ from bench.kernel_unfused import (
     unfused_layer_fla_compiled,
 )
 from kda_sim import config
+from kda_sim.commands.common import refuse_overwrite
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
+from kda_sim.errors import InvalidInput
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, compile_only, launch
 from kernel.trace import environment
@@ -134,12 +139,14 @@ def variants(
         for i, (_, _, step) in enumerate(built):
             times[i].append(bench_graph(step, 200) * 1e3 / LAYERS)
     rows = []
-    for (kw, k, _), us in zip(built, times, strict=True):
+    for (kw, k, _), b, us in zip(built, builds, times, strict=True):
         rows.append(
             {
                 "R": R,
                 "L": L,
                 "variant": kw,
+                # the launch configuration the build runs: what kda-sim variants simulates
+                "config": b.cfg.to_dict(),
                 "us": statistics.median(us),
                 "rounds_us": us,
                 "regs": int(k.n_regs),
@@ -163,7 +170,7 @@ def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[s
         "traced": Build(R, L, nb, trace=True).validate(),
     }
     # one workspace for both builds, so only their code differs: two graphs of the same
-    # untraced build on two workspaces differed by up to 4 % (run 26). "fused_aa" is that
+    # untraced build on two workspaces differed by up to 4 % on the H200. "fused_aa" is that
     # control, the untraced build on a workspace of its own; its difference is the floor
     # under which a tracing overhead cannot be told from where the mailboxes landed
     ws = Workspace.create(list(builds.values()), "cuda")
@@ -265,16 +272,50 @@ def parse_shapes(text: str) -> list[tuple[int, int]]:
     return list(config.parse_shapes(text)) if text else []
 
 
-def main() -> int:
+def add_configs(doc: dict[str, Any], nb: int = 8) -> dict[str, Any]:
+    """``doc`` (a kernel_bench result) with each variant row's launch configuration
+    (``config``) where it has none, as its build runs it: for files written before the rows
+    carried it. Raises InvalidInput naming a row whose variant is not a build of its shape."""
+    rows = doc.get("variants") if isinstance(doc, dict) else None
+    if not isinstance(rows, list):
+        raise InvalidInput("not a kernel_bench file with variants", what="variants")
+    for r in rows:
+        if "config" in r:
+            continue
+        try:
+            build = Build(r["R"], r["L"], nb, **r["variant"]).validate()
+        except (KeyError, TypeError, ValueError) as e:
+            raise InvalidInput(f"not a build of its shape: {e}", where=f"row {r}") from e
+        r["config"] = build.cfg.to_dict()
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path, default=Path("docs/measurements/kernel_bench.json"))
+    ap.add_argument("--out", type=Path, required=True, help="the result JSON")
+    ap.add_argument("--force", action="store_true", help="overwrite an existing --out")
     ap.add_argument(
         "--shapes", default=SHAPES, help='shapes for the full comparison ("": none, variants only)'
     )
     ap.add_argument("--nb", type=int, default=8)
     ap.add_argument("--variants", help="JSON list of Build keyword dicts to time first")
     ap.add_argument("--variant-shapes", help="shapes for --variants (default: the first)")
-    a = ap.parse_args()
+    ap.add_argument(
+        "--add-configs",
+        type=Path,
+        metavar="FILE",
+        help="no GPU: FILE's variant rows with their launch configurations, to --out",
+    )
+    a = ap.parse_args(argv)
+    try:
+        refuse_overwrite(a.out, a.force)
+        if a.add_configs:
+            doc = add_configs(json.loads(a.add_configs.read_text()), a.nb)
+            a.out.write_text(json.dumps(doc, indent=1))
+            return 0
+    except (OSError, ValueError, InvalidInput) as e:
+        print(f"kernel_bench: {e}", file=sys.stderr)
+        return 2
     if not torch.cuda.is_available():
         print("kernel_bench: needs a CUDA GPU", file=sys.stderr)
         return 2

@@ -89,7 +89,7 @@ def _front(inp: dict[str, Any], L: int) -> tuple[torch.Tensor, ...]:
 @functools.cache
 def _compiled_front() -> Any:
     # one compile a shape, and past dynamo's recompile limit (8) it would run the front
-    # eagerly and the bench would time that as compiled: run 52's ninth shape (4x4) did. A
+    # eagerly and the bench would time that as compiled (its nine shapes are one too many). A
     # higher limit, and a hit raises (fla_path then records the path as failed)
     torch._dynamo.config.recompile_limit = 64
     torch._dynamo.config.fail_on_recompile_limit_hit = True

@@ -1,8 +1,9 @@
 """The GPU benchmark as one figure: per shape, the fused K1 (untraced and traced), the
 three unfused paths, the in_proj GEMM alone and the HBM bound, us a launch.
 
-Usage: ``python bench/plot_kernel_bench.py [BENCH.json] [--out PNG]`` (defaults: the
-committed ``docs/measurements/kernel_bench.json`` -> ``kernel_bench.png`` beside it).
+Usage: ``python bench/plot_kernel_bench.py BENCH.json [--out PNG] [--force]`` (BENCH.json:
+``bench/kernel_bench.py``'s result; the figure defaults to BENCH.png beside it, and an
+existing one is kept unless ``--force``).
 """
 
 from __future__ import annotations
@@ -58,13 +59,12 @@ def plot(rows: list[dict], out: Path, title: str) -> None:
     plt.close(fig)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument(
-        "bench", nargs="?", type=Path, default=Path("docs/measurements/kernel_bench.json")
-    )
-    ap.add_argument("--out", type=Path)
-    a = ap.parse_args()
+    ap.add_argument("bench", type=Path, help="bench/kernel_bench.py's result JSON")
+    ap.add_argument("--out", type=Path, help="the figure (default: BENCH.png)")
+    ap.add_argument("--force", action="store_true", help="overwrite an existing figure")
+    a = ap.parse_args(argv)
     try:
         d = json.loads(a.bench.read_text())
         rows = d["rows"]
@@ -73,6 +73,9 @@ def main() -> int:
         print(f"plot_kernel_bench: {a.bench}: not a kernel_bench result ({e})", file=sys.stderr)
         return 2
     out = a.out or a.bench.with_suffix(".png")
+    if out.exists() and not a.force:
+        print(f"plot_kernel_bench: {out}: exists; pass --force to overwrite it", file=sys.stderr)
+        return 2
     plot(rows, out, f"Triton K1 on {env.get('gpu', 'a GPU')}: fused against unfused")
     print(out)
     return 0

@@ -12,7 +12,18 @@ import sys
 
 from kda_sim.errors import KdaSimError
 
-COMMANDS = ("simulate", "check", "sweep", "kernel", "compare", "calibrate", "isa")
+COMMANDS = (
+    "simulate",
+    "check",
+    "sweep",
+    "kernel",
+    "compare",
+    "calibrate",
+    "isa",
+    "floor",
+    "spread",
+    "variants",
+)
 
 
 class _Parser(argparse.ArgumentParser):

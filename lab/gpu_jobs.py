@@ -1,6 +1,5 @@
-"""What the bench's record / report scripts (trace_spread, variant_check, variant_model,
-protocol_floor) share: the checks made before any launch, and writing a report with its
-table and plot.
+"""What the lab's GPU drivers (trace_spread, variant_check, hbm_ceiling) share: the checks
+made before any launch, and writing a JSON report.
 
 Before any launch, nothing the user has is overwritten and a GPU is here; both are said as
 InvalidInput (exit 2), so a record asked of a machine without a GPU names why, not a
@@ -10,13 +9,12 @@ traceback, and writes nothing.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from kda_sim.commands.common import refuse_overwrite
-from kda_sim.errors import InvalidInput, KdaSimError
+from kda_sim.errors import InvalidInput
 
 
 def before_launches(paths: Iterable[Path], force: bool) -> None:
@@ -43,33 +41,3 @@ def report_to(make: Callable[[], Any], out: Path | None, force: bool) -> None:
     (unless ``force``) before the report is made."""
     refuse_overwrite(out, force)
     emit(json.dumps(make(), indent=1), out)
-
-
-def report_with_views(
-    name: str,
-    make: Callable[[], dict[str, Any]],
-    table: Callable[[dict[str, Any]], str],
-    plot: Callable[[dict[str, Any], Path], None],
-    out: Path | None,
-    png: Path | None,
-    force: bool,
-) -> int:
-    """A script's report as JSON (``report_to``), its table on stderr and its plot to
-    ``png``; neither file is overwritten unless ``force``, and bad input is one line and
-    exit 2. Returns the exit status."""
-    try:
-        refuse_overwrite(png, force)
-        report: dict[str, Any] = {}
-
-        def made() -> dict[str, Any]:
-            report.update(make())
-            return report
-
-        report_to(made, out, force)
-        print(table(report), file=sys.stderr)
-        if png is not None:
-            plot(report, png)
-    except KdaSimError as e:
-        print(f"{name}: {e}", file=sys.stderr)
-        return 2
-    return 0

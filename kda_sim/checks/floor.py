@@ -7,7 +7,7 @@ every latency not given at 0; and last the weights held on chip from the kernel'
 because 229 KB a CTA does not fit the H200's registers). What is left is the protocol's
 own chain (hand-offs in order, the weight read behind the XRDY flags), set against the
 HBM bound (the launch's bytes at the datasheet's bandwidth). Like the late-load advice,
-it prices what-ifs by simulating them; ``bench/protocol_floor.py`` and the app's what-if
+it prices what-ifs by simulating them; ``kda-sim floor`` and the app's what-if
 view show it.
 """
 

@@ -1,10 +1,14 @@
-"""What several subcommands share: the launch configuration and GPU flags, and the rule
-that an output file the user already has is kept."""
+"""What several subcommands share: the launch configuration and GPU flags, the rule that
+an output file the user already has is kept, and a report's JSON, table and figure."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kda_sim.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.errors import InvalidInput
@@ -54,3 +58,27 @@ def refuse_overwrite(path: Path | None, force: bool) -> None:
     """Checked before any work: nothing the user gave us is overwritten unless --force."""
     if path is not None and path.exists() and not force:
         raise InvalidInput("exists; pass --force to overwrite it", where=str(path))
+
+
+def write_report(
+    make: Callable[[], dict[str, Any]],
+    table: Callable[[dict[str, Any]], str],
+    plot: Callable[[dict[str, Any], Path], None] | None,
+    out: Path | None,
+    png: Path | None,
+    force: bool,
+) -> dict[str, Any]:
+    """A report as JSON on stdout (and to ``out``), its table on stderr and its figure to
+    ``png``; both files are checked before ``make()`` runs, so an existing one (without
+    ``force``) costs no work and is kept."""
+    refuse_overwrite(out, force)
+    refuse_overwrite(png, force)
+    report = make()
+    text = json.dumps(report, indent=1)
+    if out is not None:
+        out.write_text(text + "\n")
+    print(text)
+    print(table(report), file=sys.stderr)
+    if png is not None and plot is not None:
+        plot(report, png)
+    return report

@@ -1,7 +1,7 @@
 """Calibration: stage costs and machine parameters recovered from perturbed launches.
 
 The full acceptance run (three shapes fitted, the rest predicted) takes minutes on two
-cores: ``bench/compare_calibrate_synthetic.py``; here a small budget shows each piece
+cores: ``lab/compare_calibrate_synthetic.py``; here a small budget shows each piece
 works and the profile file loads."""
 
 from __future__ import annotations

@@ -203,7 +203,7 @@ def _floor(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float
         f"HBM bound: this launch's bytes at the datasheet's bandwidth, "
         f"{rep['rows'][0]['bound_us']:.1f} us. The figures above start at the profile's own; "
         "type the GPU's measured ones (the H200's: 3910 GB/s read, 300 ns, 190 ns; "
-        "bench/protocol_floor.py). What is left at the last steps is the protocol's own "
+        "kda-sim floor). What is left at the last steps is the protocol's own "
         "chain: its hand-offs in order and the weight read behind the XRDY flags."
     )
 

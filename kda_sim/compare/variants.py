@@ -1,23 +1,18 @@
 """A build variant's measured effect beside the model's prediction of it.
 
-``kernel_bench --variants`` times each variant against the default build, shape by shape.
-Where a variant changes the launch configuration the protocol model knows (a
-:data:`kda_sim.config.VARIANTS` switch such as ``nw_first``: ``Build(...).cfg`` says which
-configuration a build runs), this script simulates both configurations on a profile and
-sets the model's difference beside the measured one; on a second profile (the user's
-MI355X, say) it gives the prediction alone, which no measurement here can check. A variant
-that changes only code the model does not see (a tile size, a sleep) is listed as such.
-
-Usage:
-    python -m bench.variant_model BENCH.json [--profile h200-k1] [--predict mi355x]
-        [--out JSON] [--png PNG] [--force]
+A kernel benchmark times build variants against the default build, shape by shape
+(``bench/kernel_bench.py --variants``: rows of R, L, the variant's build fields, the time
+a launch, and the launch configuration the build runs, ``config``). Where a variant runs
+another launch configuration than the default build (a :data:`kda_sim.config.VARIANTS`
+switch such as ``nw_first``), both configurations are simulated on a profile and the
+model's difference set beside the measured one; on a second profile (an untested GPU) the
+prediction stands alone. A variant that changes only code the model does not see (a tile
+size, a back-off) runs the default's configuration and is listed as such.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +20,17 @@ from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import load_profile
-from lab.gpu_jobs import report_with_views
+
+NO_CONFIG = (
+    "no 'config' (the launch configuration the build runs), which kernel_bench writes "
+    "beside each variant; add it to an older file with python -m bench.kernel_bench "
+    "--add-configs FILE --out NEW"
+)
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:
+    """The variant rows of a kernel benchmark's JSON (rows missing R, L, variant or us are
+    left out)."""
     try:
         rows = json.loads(path.read_text())["variants"]
         return [r for r in rows if {"R", "L", "variant", "us"} <= set(r)]
@@ -36,14 +38,22 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
         raise InvalidInput(f"not a kernel_bench file with variants: {e}", where=str(path)) from e
 
 
-def config_of(R: int, L: int, variant: dict[str, Any]) -> LaunchConfig:
-    """The launch configuration the Triton K1 build of ``variant`` runs."""
-    from kernel.launch import Build  # CPU-importable: Build is plain data
-
+def config_of(row: dict[str, Any]) -> LaunchConfig:
+    """The launch configuration a row's build runs, checked against the row's shape."""
+    where = f"the row R={row['R']} L={row['L']} variant {json.dumps(row['variant'])}"
+    given = row.get("config")
+    if not isinstance(given, dict):
+        raise InvalidInput(NO_CONFIG, where=where)
     try:
-        return Build(R, L, **variant).validate().cfg
-    except (TypeError, ValueError) as e:
-        raise InvalidInput(f"{variant}: not a build of R={R} L={L}: {e}", where="variant") from e
+        cfg = LaunchConfig(**given)
+        cfg.validate()
+    except TypeError as e:
+        raise InvalidInput(f"config: {e}", where=where) from e
+    except InvalidInput as e:
+        raise InvalidInput(f"config: {e}", what=e.what, where=where) from e
+    if (row["R"], row["L"]) != (cfg.R, cfg.L):
+        raise InvalidInput(f"config is R={cfg.R} L={cfg.L}, not the row's shape", where=where)
+    return cfg
 
 
 def makespan_us(cfg: LaunchConfig, profile: str, cache: dict) -> float:
@@ -61,6 +71,9 @@ def makespan_us(cfg: LaunchConfig, profile: str, cache: dict) -> float:
 
 
 def compare(rows: list[dict[str, Any]], profile: str, predict: str | None) -> dict[str, Any]:
+    """Each variant row beside its shape's default row (``variant`` {}): the measured
+    difference, and the model's on ``profile`` (and ``predict``) where the configurations
+    differ. A variant without a default row at its shape is left out."""
     base = {(r["R"], r["L"]): r for r in rows if not r["variant"]}
     cache: dict = {}
     out = []
@@ -69,7 +82,7 @@ def compare(rows: list[dict[str, Any]], profile: str, predict: str | None) -> di
         if not r["variant"] or shape not in base:
             continue
         d = base[shape]
-        c0, c1 = config_of(*shape, d["variant"]), config_of(*shape, r["variant"])
+        c0, c1 = config_of(d), config_of(r)
         row: dict[str, Any] = {
             "R": shape[0],
             "L": shape[1],
@@ -117,7 +130,7 @@ def plot(report: dict[str, Any], out: Path) -> None:
     labels = [f"{r['R']}x{r['L']}" for r in rows]
     xs = range(len(rows))
     series = [
-        ("measured (H200)", "measured_delta_us", "#1f77b4"),
+        ("measured", "measured_delta_us", "#1f77b4"),
         (f"model ({report['profile']})", "model_delta_us", "#aec7e8"),
     ]
     if report["predict"]:
@@ -147,27 +160,3 @@ def plot(report: dict[str, Any], out: Path) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("bench", type=Path, help="kernel_bench JSON with --variants rows")
-    ap.add_argument("--profile", default="h200-k1", help="the profile of the measured GPU")
-    ap.add_argument("--predict", default=None, help="a second profile: prediction only")
-    ap.add_argument("--out", type=Path)
-    ap.add_argument("--png", type=Path)
-    ap.add_argument("--force", action="store_true")
-    a = ap.parse_args(argv)
-    return report_with_views(
-        "variant_model",
-        lambda: compare(load_rows(a.bench), a.profile, a.predict),
-        table,
-        plot,
-        a.out,
-        a.png,
-        a.force,
-    )
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,128 @@
+"""How far apart real launches of one shape land: the floor under any model's error.
+
+A model cannot predict a launch closer than the next launch of the same shape lands to
+it, so a profile's errors mean little without this figure. Given many traced launches of
+each shape (files ``k1_R{R}_L{L}_{i}.json`` in one folder, as ``lab/trace_spread.py
+record`` writes them on the GPU), :func:`report` compares every ordered pair of launches
+of a shape as ``kda-sim compare`` compares a launch with the model (one launch as the
+real one, the other in the model's place), and beside that the model against each launch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from kda_sim.compare.diff import compare_timelines
+from kda_sim.errors import InvalidInput
+from kda_sim.timeline import Timeline
+
+NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
+
+
+def trace_name(R: int, L: int, i: int) -> str:
+    """The file name of the i-th traced launch of R x L (what :data:`NAME` reads)."""
+    return f"k1_R{R}_L{L}_{i}.json"
+
+
+def errors(a: Timeline, b: Timeline) -> tuple[float, float]:
+    """(|makespan error|, median |start error|) of b against a, as fractions of a's makespan,
+    as ``kda-sim compare`` reports them."""
+    c = compare_timelines(a, b)
+    return abs(c.makespan_err or 0.0), float(statistics.median(c.start_err_frac()))
+
+
+def _stats(xs: list[float]) -> dict[str, float]:
+    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)}
+
+
+def spread(launches: list[Timeline]) -> dict[str, Any]:
+    """Makespans, and the errors between every ordered pair of launches of one shape."""
+    if len(launches) < 2:
+        raise InvalidInput(f"{len(launches)} launch: a spread needs two or more", what="launches")
+    pairs = [errors(a, b) for a, b in itertools.permutations(launches, 2)]
+    ms = [(t.makespan or 0.0) / 1e3 for t in launches]
+    return {
+        "launches": len(launches),
+        "makespan_us": _stats(ms),
+        "makespan_range_frac": (max(ms) - min(ms)) / statistics.median(ms),
+        "pair_makespan_err_frac": _stats([p[0] for p in pairs]),
+        "pair_start_err_median_frac": _stats([p[1] for p in pairs]),
+    }
+
+
+def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:
+    """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
+    a file), against each launch."""
+    from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+    from kda_sim.compare.model import config_of
+    from kda_sim.engine import simulate
+
+    errs = []
+    for t in launches:
+        prof = with_resources(profile_of(t, profile), resources(t))
+        sim = simulate(config_of(t), prof, occupancy=occupancy_of(t)).timeline
+        errs.append((prof.name, *errors(t, sim)))
+    return {
+        "profile": errs[0][0],
+        "makespan_err_frac": _stats([e[1] for e in errs]),
+        "start_err_median_frac": _stats([e[2] for e in errs]),
+    }
+
+
+def launches_by_shape(folder: Path) -> dict[tuple[int, int], list[Path]]:
+    """The folder's traced launches, by (R, L); other files are left alone. Raises
+    InvalidInput where there is no folder or no launch in it."""
+    if not folder.is_dir():
+        raise InvalidInput("not a folder", where=str(folder))
+    groups: dict[tuple[int, int], list[Path]] = {}
+    for p in sorted(folder.glob("*.json")):
+        m = NAME.fullmatch(p.name)
+        if m:
+            groups.setdefault((int(m[1]), int(m[2])), []).append(p)
+    if not groups:
+        raise InvalidInput("no k1_R*_L*_*.json traces in it", where=str(folder))
+    return dict(sorted(groups.items()))
+
+
+def report(folder: Path, profile: str | None = None) -> dict[str, Any]:
+    """Each shape's launches against each other and the model against each launch, by
+    "RxL"."""
+    from kda_sim.importers.chrome import read_kernel_trace
+
+    out: dict[str, Any] = {}
+    for (R, L), paths in tqdm(launches_by_shape(folder).items(), desc="shapes"):
+        if len(paths) < 2:
+            raise InvalidInput(
+                f"one launch of {R}x{L}: a spread needs two or more", where=str(paths[0])
+            )
+        tls = [read_kernel_trace(p) for p in paths]
+        out[f"{R}x{L}"] = {
+            "files": [p.name for p in paths],
+            "between_launches": spread(tls),
+            "model": model_errors(tls, profile),
+        }
+    return out
+
+
+def table(report: dict[str, Any]) -> str:
+    """One line a shape: the launches' makespans, how far apart they land, and the model's
+    error against them (medians over the pairs, and over the launches)."""
+    lines = [
+        f"{'RxL':>5} {'n':>3} {'makespan us':>18} {'range':>7} {'pair ms err':>12} "
+        f"{'model ms err':>13}  (median [min, max]; model: the profile named)"
+    ]
+    for shape, r in report.items():
+        b, m = r["between_launches"], r["model"]
+        ms, pe, me = b["makespan_us"], b["pair_makespan_err_frac"], m["makespan_err_frac"]
+        lines.append(
+            f"{shape:>5} {b['launches']:3d} {ms['median']:6.1f} [{ms['min']:.1f}, "
+            f"{ms['max']:.1f}] {100 * b['makespan_range_frac']:6.1f}% "
+            f"{100 * pe['median']:11.1f}% {100 * me['median']:12.1f}%  {m['profile']}"
+        )
+    return "\n".join(lines)

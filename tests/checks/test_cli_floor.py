@@ -1,0 +1,47 @@
+"""``kda-sim floor``: the floor's command line, report, plot and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.cli import main
+
+
+@pytest.mark.parametrize(
+    ("flag", "said"),
+    [
+        ("--stream-tbps=6", "above the datasheet's 4.8"),
+        ("--stream-tbps=0", "must be > 0"),
+        ("--poll-ns=-1", "latencies >= 0"),
+        ("--gpu=b200", "unknown GPU"),
+        ("--L=17", "L = 17 > 16"),
+    ],
+)
+def test_bad_input_exits_2_naming_it(capsys, flag: str, said: str) -> None:
+    assert main(["floor", flag]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kda-sim floor: ") and said in err and "Traceback" not in err
+
+
+def test_a_report_is_written_once(tmp_path: Path, capsys) -> None:
+    out, png = tmp_path / "floor.json", tmp_path / "floor.png"
+    assert main(["floor", "--nw-first", "--onw-first", "--out", str(out), "--png", str(png)]) == 0
+    report = json.loads(out.read_text())
+    assert report["config"] == "R=1 L=1 nb=8 kda0=0 nw_first onw_first"  # 1x1 by default
+    assert report["rows"][0]["step"] == "the profile (h200-k1)"  # the H200's fitted K1
+    assert report["figures"] == {"stream_tbps": 3.91, "visibility_ns": 300.0, "poll_ns": 190.0}
+    rows = report["rows"]
+    assert rows[-1]["step"].startswith("+ weights held") and png.stat().st_size > 10_000
+    cap = capsys.readouterr()
+    assert json.loads(cap.out) == report  # the report on stdout too, the table on stderr
+    assert "the profile (h200-k1)" in cap.err
+    out.write_text("mine")
+    assert main(["floor", "--out", str(out)]) == 2 and out.read_text() == "mine"
+    assert "--force" in capsys.readouterr().err
+    png.write_text("mine")
+    assert main(["floor", "--png", str(png)]) == 2 and png.read_text() == "mine"
+    assert main(["floor", "--R", "2", "--out", str(out), "--force"]) == 0
+    assert json.loads(out.read_text())["config"].startswith("R=2 L=1")
