@@ -2,8 +2,8 @@
 
     python bench/app_bench.py [--repeat N]
 
-1. first render: a fresh page on the first bundled real trace (or, until traces/
-   holds one, a jittered simulation saved as 'measured' in a temporary folder)
+1. first render: a fresh page on the first bundled real trace (or, where traces/
+   holds none, a jittered simulation saved as 'measured' in a temporary folder)
    overlaid on its simulation, with empty caches. Reported twice: with the page's
    libraries already imported (what a running `streamlit run` server pays for the
    first visitor after a start) and the imports themselves (paid once a server).
@@ -12,7 +12,7 @@
    the drawn timeline, for the server's first visitor and a later one (this adds the
    page's imports, the websocket and plotly drawing every bar).
 
-Goals (issue 6): first render < 2 s, what-if < 1 s on the 2-core dev machine.
+Goals: first render < 2 s, what-if < 1 s on a 2-core machine.
 """
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ def fla_path(
     return out
 
 
-# every R x L in {1, 2, 4}, as the numerics goal names them (each fits: S <= 16)
+# every R x L in {1, 2, 4}: the shapes the K1 is checked at (each fits: S <= 16)
 SHAPES = "1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4"
 
 

@@ -2,7 +2,7 @@
 %globaltimer, and of %clock64, timed by globaltimer over the chain, with 1 CTA and with
 264 (two an SM, as K1 runs). A read whose value the next instruction needs stalls the warp
 for the read's latency: that, not the instruction count, is what a stamp adds to a path.
-Usage: ``python -m lab.clock_probe [--out FILE]``.
+Usage: ``python -m lab.clock_probe --out FILE``.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def ns_per_read(kind: str, ctas: int) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", type=Path, default=Path("docs/measurements/clock_probe.json"))
+    ap.add_argument("--out", type=Path, required=True, help="the result JSON")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         print("clock_probe: needs a CUDA GPU", file=sys.stderr)
