@@ -26,11 +26,11 @@ LATENCIES = (
     "dispatch",
     "barrier",
 )
-# latencies a profile may leave out (0): profiles written before they existed still load
+# latencies a profile may leave out (0 then), so a profile file without them loads
 OPTIONAL_LATENCIES = (
     # each stage of a CTA's second and later kda task: a build that unrolls its task slots
-    # runs that code for the first time there (instruction fetch). Measured on the H200
-    # (run 56): such stages 0.1 to 1.1 us longer than the first task's
+    # runs that code for the first time there (instruction fetch). In the Triton K1's
+    # H200 traces such stages take 0.1 to 1.1 us longer than the first task's
     "cold_code",
 )
 COSTS = (
@@ -88,7 +88,7 @@ class GpuProfile:
     # another CTA resident on its unit computes the same stage (in the Triton K1's H200
     # traces a gemv CTA beside another takes 6 % longer at S = 1 and 13 to 24 % at S >= 2
     # than one beside an attn CTA, as if they split the SM's issue slots;
-    # docs/calibration.md, session 16)
+    # docs/calibration.md, "What the model has")
     unit_shared: tuple[str, ...] = ()
     unit_share: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster

@@ -58,8 +58,8 @@ def _in_nw() -> Load:
     """The x rows' RMSNorm weights, used by the norm after the MSQ poll. Served from L2,
     as on_w is: the same 14 KB every launch, and the weight stream that would evict it
     is read non-temporally (the seed's CM_NT, the Triton K1's evict_first). The H200's
-    traces show its round trip at about 0.3 us (run 89), an L2 hit's, where an HBM load
-    costs 0.8 to 1.0 us in the fits (docs/calibration.md, session 21)."""
+    traces show its round trip at about 0.3 us, an L2 hit's, where an HBM load costs
+    0.8 to 1.0 us in the fits (docs/calibration.md, "What the model has")."""
     return Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw", hbm=False)
 
 

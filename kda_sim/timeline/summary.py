@@ -63,7 +63,7 @@ class SlotStats:
 def slot_stats(tl: Timeline) -> list[SlotStats]:
     """Each kda stage's median duration by task slot. Where CTAs run two tasks (R = 4),
     the second runs code the CTA has not run yet in a build that unrolls its slots (the
-    Triton K1 on the H200: docs/measurements/kernel_h200.md, run 56); this shows it."""
+    Triton K1 on the H200: docs/calibration.md, "What the model has"); this shows it."""
     by: dict[tuple[str, int], list[float]] = {}
     for c in tl.ctas:
         tasks = sorted({s.task for s in c.stages if s.task >= 0})
@@ -107,7 +107,8 @@ def partner_stats(tl: Timeline) -> list[PartnerStats]:
     """Each role stage's duration by what shares the CTA's unit while the stage runs (the
     other CTAs resident there at some time during it). In the Triton K1's H200 traces a
     gemv CTA beside another gemv CTA takes longer than one beside an attn CTA or alone
-    (docs/calibration.md, session 16), and the slowest of them end the weight stream.
+    (docs/calibration.md, "What the model has"), and the slowest of them end the weight
+    stream.
     Units as the timeline records them: a measured trace's SM ids, a simulation's
     placement."""
     by_unit: dict[int, list[CtaTrack]] = {}

@@ -37,8 +37,8 @@ def test_unfused_torch_path_matches_reference(
 
 
 def test_compiled_front_is_never_timed_eagerly() -> None:
-    """Run 52: at the bench's ninth shape dynamo hit its recompile limit and ran the front
-    eagerly, and the bench timed that as the compiled path. The limit must cover every
+    """At the bench's ninth shape dynamo hits its default recompile limit and runs the front
+    eagerly, and a bench would time that as the compiled path. The limit must cover every
     shape the bench runs, and a hit must raise (fla_path then records the path as failed)."""
     import torch._dynamo.config as dc
 

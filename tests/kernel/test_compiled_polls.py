@@ -113,8 +113,9 @@ def test_masked_lanes_load_nothing() -> None:
 def test_tensor_core_gemv_only_where_it_can_run() -> None:
     # S = R L <= rmax L: a build whose largest S is fma_max_s or less never takes the
     # tensor-core form, and holds none of its code (a traced L = 1 build with the split
-    # dot compiled in, never run, gave wrong outputs on the H200, run 23); an L = 1 build
-    # of rmax 4 serves S = 4 on the tensor cores (since run 33), an L = 2 build S = 8
+    # dot compiled in, never run, gave wrong outputs on the H200: docs/kernel-h200.md,
+    # "Traps"); an L = 1 build of rmax 4 serves S = 4 on the tensor cores, an L = 2 build
+    # S = 8
     # the form's marks: its cp.async pipeline and its batched [slices, 16, k] dot (the kda
     # tasks have a 2-D dot of their own, and no async copies)
     split = re.compile(r"tensor<\d+x16x\d+xbf16, #ttg\.dot_op")
@@ -180,8 +181,8 @@ def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores(
     """The slice loads prefix, adds delta and stores p' back over it; k.conv and k.recur
     store the conv and recurrent state over what k.stage loaded. Triton may load a value
     once in each layout its uses want; a warp that loaded a prefix row after another warp's
-    store added delta twice (H200, run 45). Each such load must meet a barrier before
-    the next store."""
+    store added delta twice (on the H200: docs/kernel-h200.md, "Traps"). Each such load
+    must meet a barrier before the next store."""
     n, bad = _loads_before_stores_without_barrier(_ttgir(False, L=L))
     # prefix in both slice forms, and win, old, st once a kda task slot
     assert n >= 2 + 3 * max_tasks(4), f"only {n} in-place loads found: names changed?"

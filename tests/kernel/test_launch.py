@@ -13,7 +13,7 @@ def test_largest_nb_builds() -> None:
 
 def test_nb_past_the_gate_lanes_is_refused() -> None:
     # nb = 15 passes the protocol's own limits (16 (nb + 1) <= 256 threads) but its
-    # nb + 2 weights do not fit the kernel's 16 lanes: it used to give NaN rows
+    # nb + 2 weights do not fit the kernel's 16 lanes: such a build gives NaN rows
     with pytest.raises(ValueError, match=r"nb = 15 > 14"):
         Build(1, 1, 15).validate()
 
