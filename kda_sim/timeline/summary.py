@@ -63,7 +63,7 @@ class SlotStats:
 def slot_stats(tl: Timeline) -> list[SlotStats]:
     """Each kda stage's median duration by task slot. Where CTAs run two tasks (R = 4),
     the second runs code the CTA has not run yet in a build that unrolls its slots (the
-    Triton K1 on the H200: docs/measurements/kernel_h200.md, run 56); this shows it."""
+    Triton K1 on the H200: the lab log indexed in docs/measurements.md); this shows it."""
     by: dict[tuple[str, int], list[float]] = {}
     for c in tl.ctas:
         tasks = sorted({s.task for s in c.stages if s.task >= 0})
