@@ -105,7 +105,7 @@ def run_like(args: argparse.Namespace) -> int:
     real = read_k1_trace(args.like)
     prof = like_profile(real, args.profile or args.gpu)
     if args.seed is None and args.occupancy is None:  # the nominal counterpart: cached
-        tl = counterpart(args.like, args.profile or args.gpu)
+        tl = counterpart(args.like, args.profile or args.gpu, real)
         res = _from_cache(tl)
     else:
         res = simulate_like(real, prof, args.occupancy, args.seed, args.jitter, args.like.name)

@@ -73,10 +73,12 @@ def simulate_like(
     return res
 
 
-def counterpart_path(path: Path, explicit: str | None = None) -> Path:
-    """The cached counterpart of the trace at ``path`` (made now if absent): a Chrome JSON
-    timeline whose ``meta.extra["simulation"]`` has the run's residency and HBM bytes."""
-    tl = read_k1_trace(path)
+def counterpart_path(path: Path, explicit: str | None = None, tl: Timeline | None = None) -> Path:
+    """The cached counterpart of the trace at ``path`` (made now if absent; ``tl``: the
+    trace, where the caller has read it already): a Chrome JSON timeline whose
+    ``meta.extra["simulation"]`` has the run's residency and HBM bytes."""
+    if tl is None:
+        tl = read_k1_trace(path)
     prof = like_profile(tl, explicit)
     entry = cache.key("counterpart", cache.file_sha256(path), prof.to_dict()) + ".json"
 
@@ -86,6 +88,6 @@ def counterpart_path(path: Path, explicit: str | None = None) -> Path:
     return cache.cached_file(KIND, entry, make)
 
 
-def counterpart(path: Path, explicit: str | None = None) -> Timeline:
+def counterpart(path: Path, explicit: str | None = None, tl: Timeline | None = None) -> Timeline:
     """The simulated counterpart of the trace at ``path`` (see the module docstring)."""
-    return read_chrome(counterpart_path(path, explicit))
+    return read_chrome(counterpart_path(path, explicit, tl))

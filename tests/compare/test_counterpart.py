@@ -136,3 +136,12 @@ def test_simulate_like_refuses_what_is_not_a_k1_trace(cache_dir: Path, tmp_path:
     assert main(["simulate", "--like", str(tmp_path / "x.json")]) == 2
     assert "not JSON" in capsys.readouterr().err
     assert not list(cache_dir.rglob("*.json"))
+
+
+@needs_trace
+def test_compare_runs_against_the_cached_counterpart(cache_dir: Path, capsys) -> None:
+    assert main(["compare", str(TRACE), "--json"]) in (0, 1)
+    d = json.loads(capsys.readouterr().out)
+    (entry,) = cache_dir.rglob("*.json")
+    assert d["comparison"]["sim_makespan_ns"] == pytest.approx(read_chrome(entry).makespan)
+    assert counterpart_path(TRACE) == entry  # what simulate --like finds
