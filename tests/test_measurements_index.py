@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 INDEX = ROOT / "docs" / "measurements.md"
 ROW = re.compile(r"^\| `([^`]+)` \| (\d+) \|.*\| `([0-9a-f]{64})` \|$")
+FOLDERS = {"## Calibration reports": "bench/", "## Simulated counterparts": "traces/"}
 
 
 def rows() -> tuple[str, dict[str, tuple[int, str]]]:
@@ -26,7 +27,7 @@ def rows() -> tuple[str, dict[str, tuple[int, str]]]:
     out, folder = {}, "docs/measurements/"
     for line in text.splitlines():
         if line.startswith("## "):
-            folder = "bench/" if "(`bench/`)" in line else "docs/measurements/"
+            folder = FOLDERS.get(line.strip(), "docs/measurements/")
         m = ROW.match(line)
         if m:
             out[folder + m.group(1)] = (int(m.group(2)), m.group(3))
@@ -50,7 +51,7 @@ def indexed() -> tuple[str, dict[str, tuple[int, str]]]:
 def test_every_indexed_file_is_at_its_commit_with_its_checksum(indexed) -> None:
     commit, files = indexed
     assert len(files) > 300 and "docs/measurements/kernel_h200.md" in files
-    assert "bench/compare_h200_fitted.json" in files
+    assert "bench/compare_h200_fitted.json" in files and "traces/k1_h200_R1_L1_sim.json" in files
     names = "".join(f"{commit}:{p}\n" for p in files).encode()
     out = _git("cat-file", "--batch", stdin=names).stdout
     bad, pos = [], 0
@@ -71,5 +72,5 @@ def test_every_indexed_file_is_at_its_commit_with_its_checksum(indexed) -> None:
 
 def test_no_indexed_file_is_back_in_the_tree(indexed) -> None:
     _, files = indexed
-    tracked = set(_git("ls-files", "docs", "bench").stdout.decode().split())
+    tracked = set(_git("ls-files", "docs", "bench", "traces").stdout.decode().split())
     assert not tracked & set(files), sorted(tracked & set(files))[:10]
