@@ -1,12 +1,14 @@
 """Make a fitted profile the bundled profile of a kernel on a GPU.
 
-    python scripts/bundle_profile.py bench/compare_h200_fitted.json traces/k1_h200_R1_L1.json \
+    python scripts/bundle_profile.py FITTED.json traces/k1_h200_R1_L1.json \
         --name h200-k1 --note "the Triton K1 on the H200, fitted ..." \
         --out kda_sim/machine/profiles/h200-k1.json
 
-The fitted values are kept as they are; what the traces' build is (its threads, registers,
-shared memory, no x-rows limit, weights streamed: ``kda_sim.compare.launch.with_resources``)
-comes from a measured trace of that build, so ``kda-sim simulate --profile NAME`` runs the
+``FITTED.json`` is a ``kda-sim calibrate --out`` profile (the one bundled as ``h200-k1``
+is in git history: ``docs/measurements.md``). The fitted values are kept as they are;
+what the traces' build is (its threads, registers, shared memory, no x-rows limit,
+weights streamed: ``kda_sim.compare.launch.with_resources``) comes from a measured trace
+of that build, so ``kda-sim simulate --profile NAME`` runs the
 same build that ``kda-sim compare`` runs against the trace.
 """
 

@@ -1,6 +1,7 @@
-"""The markdown table docs/calibration.md shows for a ``kda-sim calibrate --json`` report.
+"""The markdown table docs/calibration.md shows for a ``kda-sim calibrate --json`` report
+(the reports behind the page's tables are in git history: ``docs/measurements.md``).
 
-Usage: ``python scripts/calibration_table.py bench/compare_h200_calibration.json``.
+Usage: ``python scripts/calibration_table.py REPORT.json``.
 """
 
 from __future__ import annotations

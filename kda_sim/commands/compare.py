@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kda_sim.commands.common import add_variant_flags, variant_flags
 from kda_sim.compare.conformance import check_conformance
+from kda_sim.compare.counterpart import counterpart
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
 from kda_sim.compare.model import config_of
@@ -78,7 +79,11 @@ def run(args: argparse.Namespace) -> int:
         what = str(args.sim)
     else:
         prof = with_resources(profile_of(real, args.profile or args.gpu), resources(real))
-        sim = simulate(cfg, prof, occupancy=occupancy_of(real)).timeline
+        if kind_of(args.real) == "chrome" and real.meta.kernel() == "k1":
+            # our K1's trace: its counterpart, the same simulation, cached
+            sim = counterpart(args.real, args.profile or args.gpu, real)
+        else:
+            sim = simulate(cfg, prof, occupancy=occupancy_of(real)).timeline
         what = f"simulated on {prof.name}"
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
     conf = check_conformance(real, tolerance_ns=args.tolerance, **clk)

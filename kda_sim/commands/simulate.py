@@ -1,4 +1,8 @@
-"""``kda-sim simulate``: one launch on a GPU profile -> makespan, stage table, files."""
+"""``kda-sim simulate``: one launch on a GPU profile -> makespan, stage table, files.
+
+``--like TRACE`` simulates the launch a measured trace of our K1 ran (its configuration,
+variants, build resources and CTAs an SM, on its GPU's fitted profile): the trace's
+simulated counterpart, kept in the user's cache (:mod:`kda_sim.compare.counterpart`)."""
 
 from __future__ import annotations
 
@@ -13,16 +17,29 @@ from kda_sim.commands.common import (
     launch_config,
     refuse_overwrite,
 )
+from kda_sim.config import VARIANTS
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.residency import Residency
 from kda_sim.timeline.chrome import write_chrome
 from kda_sim.timeline.gantt import save_gantt
+from kda_sim.timeline.model import Timeline
 from kda_sim.timeline.summary import format_table, stage_stats
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="simulate one launch")
     add_launch_flags(p)
+    p.add_argument(
+        "--like",
+        type=Path,
+        metavar="TRACE",
+        help="simulate the launch a measured K1 trace ran (its shape, variants, build and "
+        "GPU's fitted profile; cached); no shape or variant flags with it",
+    )
+    # None marks a flag the user did not give: --like refuses them; else the defaults
+    p.set_defaults(gpu=None, R=None, L=None, nb=None, kda0=None)
     p.add_argument("--seed", type=int, default=None, help="jitter latencies with this seed")
     p.add_argument("--jitter", type=float, default=0.15, help="relative jitter with --seed")
     p.add_argument("--out", type=Path, help="write the timeline (Chrome trace JSON, Perfetto)")
@@ -30,6 +47,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true", help="overwrite existing --out / --png files")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
     p.set_defaults(run=run)
+
+
+DEFAULTS = {"gpu": "mi355x", "R": 2, "L": 2, "nb": 8, "kda0": 0}
 
 
 def summary(res: SimResult) -> dict:
@@ -51,13 +71,64 @@ def summary(res: SimResult) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    cfg = launch_config(args)
-    prof = gpu_profile(args)
     if args.jitter < 0 or args.jitter >= 1:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
+    if args.like is not None:
+        return run_like(args)
+    for k, v in DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+    cfg = launch_config(args)
+    prof = gpu_profile(args)
     refuse_overwrite(args.out, args.force)
     refuse_overwrite(args.png, args.force)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
+    return report(res, prof, args)
+
+
+def run_like(args: argparse.Namespace) -> int:
+    from kda_sim.compare.counterpart import (
+        counterpart,
+        like_profile,
+        read_k1_trace,
+        simulate_like,
+    )
+
+    given = [f"--{k}" for k in ("R", "L", "nb", "kda0") if getattr(args, k) is not None]
+    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    if given:
+        raise InvalidInput(
+            f"{', '.join(given)}: --like takes the configuration from the trace", what="like"
+        )
+    refuse_overwrite(args.out, args.force)
+    refuse_overwrite(args.png, args.force)
+    real = read_k1_trace(args.like)
+    prof = like_profile(real, args.profile or args.gpu)
+    if args.seed is None and args.occupancy is None:  # the nominal counterpart: cached
+        tl = counterpart(args.like, args.profile or args.gpu, real)
+        res = _from_cache(tl)
+    else:
+        res = simulate_like(real, prof, args.occupancy, args.seed, args.jitter, args.like.name)
+    if not args.json:
+        m = real.makespan
+        print(f"like {args.like}: measured makespan {m / 1e3:.3f} us" if m else f"like {args.like}")
+    return report(res, prof, args)
+
+
+def _from_cache(tl: Timeline) -> SimResult:
+    """A :class:`SimResult` from a cached counterpart: what its meta recorded."""
+    sim = tl.meta.extra.get("simulation", {}) if isinstance(tl.meta.extra, dict) else {}
+    res = Residency(
+        int(sim.get("occupancy", 0)),
+        int(sim.get("slots", 0)),
+        str(sim.get("limited_by", "")),
+        False,
+    )
+    return SimResult(tl, res, hbm_bytes=int(sim.get("hbm_bytes", 0)))
+
+
+def report(res: SimResult, prof: GpuProfile, args: argparse.Namespace) -> int:
+    cfg = res.timeline.meta.config()
     tl = res.timeline
     if args.out:
         write_chrome(tl, args.out)

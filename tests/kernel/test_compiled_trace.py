@@ -3,8 +3,9 @@ record before the role branch.
 
 A record word set in the entry block had the compiler read the thread index there once
 and derive every role's layout terms from it, live through the whole kernel: the traced
-build ran several % slower with no stamp in it (docs/measurements/kernel_h200.md, runs 26
-to 29). This reads the compiler's LLVM IR, so an edit that brings it back fails.
+build ran several % slower with no stamp in it (the H200 lab log's benchmarks of the
+trace record, indexed in docs/measurements.md). This reads the compiler's LLVM IR, so an
+edit that brings it back fails.
 """
 
 from __future__ import annotations

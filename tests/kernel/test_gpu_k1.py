@@ -3,7 +3,7 @@
 Marked ``gpu``; skipped without CUDA. Every launch here runs the watchdog build (a bug
 must end in an error, never a hung GPU) except the traced ones, which run the
 production build with tracing (as they will be measured). Results go to
-``$KDA_GPU_OUT`` (default ``docs/measurements``) as JSON lines, traces to
+``$KDA_GPU_OUT`` (default ``out/gpu``, ignored by git) as JSON lines, traces to
 ``$KDA_TRACE_DIR`` (default ``traces``).
 """
 
@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
 ]
 
-OUT = Path(os.environ.get("KDA_GPU_OUT", "docs/measurements"))
+OUT = Path(os.environ.get("KDA_GPU_OUT", "out/gpu"))
 TRACES = Path(os.environ.get("KDA_TRACE_DIR", "traces"))
 WATCHDOG_MS = 200.0  # a normal launch takes tens of microseconds
 
