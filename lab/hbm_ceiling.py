@@ -1,5 +1,5 @@
 """How fast the GPU reads the K1's 90 MB in_proj weight at all: the ceiling that the 1.3x
-goal's argument leans on (docs/measurements/kernel_h200.md, "Against the goals").
+goal's argument leans on (docs/kernel-h200.md, "Against the goals").
 
 Run 30 measured it with one Triton loop (``lab.kernel_gemv_probe --whole``: 3.72 TB/s at
 best). This probe asks the machine instead, with the forms a tuned CUDA kernel would use

@@ -1,7 +1,7 @@
 """Where the gemv role's time goes: the role alone against a plain stream of the same bytes.
 
 In the fused K1 the 197 gemv CTAs stream the 90 MB in_proj weight at about 2.7 TB/s
-(docs/measurements/kernel_h200.md). This probe times, on the GPU, one launch of
+(docs/kernel-h200.md). This probe times, on the GPU, one launch of
 
 * ``gemv``: the K1's own gemv role (``kernel.triton_k1._gemv``, same code, same 256
   threads and 128-register cap) on 197 programs with XRDY already published, so nothing

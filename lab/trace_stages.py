@@ -2,7 +2,7 @@
 (``trace_level`` 1 all, 2 no poll records, 3 the header only, 4 polls without retries),
 taken from the last launch
 of a CUDA-graph step replayed as ``bench.kernel_bench`` replays it, and compared stage by
-stage. A diagnostic for the tracing overhead (docs/measurements/kernel_h200.md).
+stage. A diagnostic for the tracing overhead (docs/kernel-h200.md).
 
 Usage: ``python -m lab.trace_stages --shape 4x4 [--levels 1,2,3] [--samples 30]
 [--out FILE]``. Level 3 records no stamps: only its launch span and CTA ends compare.

@@ -6,7 +6,7 @@ step of several launches replayed many times, checked against the reference, and
 traced launch, checked too, written to ``DIR/R{R}_L{L}_{default|variant}.json``.
 ``report`` (any machine): each trace's median stage durations by task slot (a CTA's first
 kda task, its second, ...). At R = 4 half the CTAs run two tasks, and how the second
-slot's code was compiled (unrolled or a loop) shows there (docs/measurements/kernel_h200.md,
+slot's code was compiled (unrolled or a loop) shows there (docs/kernel-h200.md,
 run 56, where this script checked and traced the loop, a switch since reverted).
 
 Usage:
