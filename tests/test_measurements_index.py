@@ -1,7 +1,7 @@
 """``docs/measurements.md`` indexes the measurement files git history keeps: every file it
-lists is at the commit it names, with the size and sha256 it gives, and none is back in the
-working tree. Skipped outside a git checkout or where that commit is absent (a shallow
-clone)."""
+lists is at the commit it names (the index's, or its section's: "These files are at commit
+..."), with the size and sha256 it gives, and none is back in the working tree. Skipped
+outside a git checkout or where a commit is absent (a shallow clone)."""
 
 from __future__ import annotations
 
@@ -17,21 +17,26 @@ ROOT = Path(__file__).resolve().parents[1]
 INDEX = ROOT / "docs" / "measurements.md"
 ROW = re.compile(r"^\| `([^`]+)` \| (\d+) \|.*\| `([0-9a-f]{64})` \|$")
 FOLDERS = {"## Calibration reports": "bench/", "## Simulated counterparts": "traces/"}
+SECTION_COMMIT = re.compile(r"^These files are at commit `([0-9a-f]{7,40})`")
 
 
-def rows() -> tuple[str, dict[str, tuple[int, str]]]:
-    """The commit the index names and path -> (bytes, sha256) for each row."""
+def rows() -> dict[str, dict[str, tuple[int, str]]]:
+    """commit -> {path: (bytes, sha256)}: each row under the commit of its section, or of
+    the index where its section names none."""
     text = INDEX.read_text()
-    commit = re.search(r"at commit `([0-9a-f]{7,40})`", text)
-    assert commit, "the index names the commit its files are at"
-    out, folder = {}, "docs/measurements/"
+    top = re.search(r"at commit `([0-9a-f]{7,40})`", text)
+    assert top, "the index names the commit its files are at"
+    out: dict[str, dict[str, tuple[int, str]]] = {}
+    folder, commit = "docs/measurements/", top.group(1)
     for line in text.splitlines():
         if line.startswith("## "):
             folder = FOLDERS.get(line.strip(), "docs/measurements/")
-        m = ROW.match(line)
-        if m:
-            out[folder + m.group(1)] = (int(m.group(2)), m.group(3))
-    return commit.group(1), out
+            commit = top.group(1)
+        if m := SECTION_COMMIT.match(line):
+            commit = m.group(1)
+        if m := ROW.match(line):
+            out.setdefault(commit, {})[folder + m.group(1)] = (int(m.group(2)), m.group(3))
+    return out
 
 
 def _git(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -39,19 +44,18 @@ def _git(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[
 
 
 @pytest.fixture(scope="module")
-def indexed() -> tuple[str, dict[str, tuple[int, str]]]:
+def indexed() -> dict[str, dict[str, tuple[int, str]]]:
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    commit, files = rows()
-    if _git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
-        pytest.skip(f"commit {commit} is not in this clone (shallow?)")
-    return commit, files
+    by_commit = rows()
+    for commit in by_commit:
+        if _git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+            pytest.skip(f"commit {commit} is not in this clone (shallow?)")
+    return by_commit
 
 
-def test_every_indexed_file_is_at_its_commit_with_its_checksum(indexed) -> None:
-    commit, files = indexed
-    assert len(files) > 300 and "docs/measurements/kernel_h200.md" in files
-    assert "bench/compare_h200_fitted.json" in files and "traces/k1_h200_R1_L1_sim.json" in files
+def _mismatches(commit: str, files: dict[str, tuple[int, str]]) -> list[str]:
+    """The rows whose file is not at ``commit`` with the index's size and checksum."""
     names = "".join(f"{commit}:{p}\n" for p in files).encode()
     out = _git("cat-file", "--batch", stdin=names).stdout
     bad, pos = [], 0
@@ -67,10 +71,19 @@ def test_every_indexed_file_is_at_its_commit_with_its_checksum(indexed) -> None:
         pos = head_end + 1 + n + 1
         if n != size or hashlib.sha256(blob).hexdigest() != sha:
             bad.append(f"{path}: {n} bytes, another checksum than the index's")
+    return bad
+
+
+def test_every_indexed_file_is_at_its_commit_with_its_checksum(indexed) -> None:
+    files = {p for f in indexed.values() for p in f}
+    assert len(files) > 300 and "docs/measurements/kernel_h200.md" in files
+    assert "bench/compare_h200_fitted.json" in files and "traces/k1_h200_R1_L1_sim.json" in files
+    assert len(indexed) >= 2, "the later runs' section names its own commit"
+    bad = [b for commit, f in indexed.items() for b in _mismatches(commit, f)]
     assert not bad, "; ".join(bad[:10])
 
 
 def test_no_indexed_file_is_back_in_the_tree(indexed) -> None:
-    _, files = indexed
+    files = {p for f in indexed.values() for p in f}
     tracked = set(_git("ls-files", "docs", "bench", "traces").stdout.decode().split())
-    assert not tracked & set(files), sorted(tracked & set(files))[:10]
+    assert not tracked & files, sorted(tracked & files)[:10]
