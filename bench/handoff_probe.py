@@ -36,9 +36,9 @@ from typing import Any
 import triton
 import triton.language as tl
 
-from kernel.launch import NUM_WARPS
-from kernel.trace import environment
-from kernel.triton_k1 import NA, _count_bad, _now, _poll, _put, _smid
+from kda_kernel.launch import NUM_WARPS
+from kda_kernel.trace import environment
+from kda_kernel.triton_k1 import NA, _count_bad, _now, _poll, _put, _smid
 
 PATTERNS = ("all", "pair", "try")
 SHAPES = ("msq", "flat", "rep")

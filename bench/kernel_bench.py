@@ -30,11 +30,11 @@ from bench.kernel_unfused import (
     unfused_layer_fla,
     unfused_layer_fla_compiled,
 )
+from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.launch import Build, Workspace, compile_only, launch
+from kda_kernel.trace import environment
 from kda_sim import config
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, compile_only, launch
-from kernel.trace import environment
 
 HBM_BYTES_PER_S = 4.8e12  # the H200's datasheet figure (MATH.md's bound uses it)
 LAYERS = 8

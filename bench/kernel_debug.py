@@ -12,11 +12,11 @@ import sys
 
 import torch
 
+from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.launch import Build, Workspace, launch, step_tag
+from kda_kernel.reference import front_of, kda_pre_reference, short_conv
+from kda_kernel.run import rel_err
 from kda_sim.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, launch, step_tag
-from kernel.reference import front_of, kda_pre_reference, short_conv
-from kernel.run import rel_err
 
 
 def _vals(words: torch.Tensor) -> torch.Tensor:

@@ -14,10 +14,10 @@ from typing import Any
 
 import torch
 
+from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.launch import Build, Workspace, launch, step_tag
+from kda_kernel.reference import front_of
 from kda_sim.constants import NPROJ, PROJ
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, launch, step_tag
-from kernel.reference import front_of
 
 
 def check(R: int, L: int, nb: int, kw: dict[str, Any], repeats: int) -> list[dict[str, Any]]:

@@ -12,11 +12,11 @@ from typing import Any
 
 import torch
 
+from kda_kernel import trace_layout as T
+from kda_kernel.alarm_layout import alarm_words
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
 from kda_sim.protocol.regions import CellSpace, Region
-from kernel import trace_layout as T
-from kernel.alarm_layout import alarm_words
 
 NUM_WARPS = 8  # 256 threads: two CTAs an SM on the H200
 MAX_S = 16  # the gemv's token tile and the mix's token vector are 16 wide
@@ -134,7 +134,7 @@ class Build:
     # the attn slice's token form (S < src_min_s) asks for its block rows before p', not
     # after p''s barrier: one HBM round trip less. Measured on the H200 (run 74, us a
     # launch): 1x1 44.77 -> 44.41, 2x1 50.78 -> 50.46, 1x2 50.76 -> 50.47; with the MSQ
-    # poll's shape (the mix, kernel.triton_k1) 1x1 43.75, 1x2 49.98. On where some S of
+    # poll's shape (the mix, kda_kernel.triton_k1) 1x1 43.75, 1x2 49.98. On where some S of
     # the L runs the token form (L < src_min_s): an L = 4 build never does, and compiles
     # as without the switch
     blk_first: bool = True
@@ -314,7 +314,9 @@ class Workspace:
     xbuf: torch.Tensor  # bf16 x rows [MAX_S, HIDDEN]
     epoch: torch.Tensor  # int32 [1]
     alarm: torch.Tensor  # int64
-    trace: torch.Tensor  # int32 [BLOCKS, NEV] (kernel.trace_layout; widened by kernel.trace)
+    trace: (
+        torch.Tensor
+    )  # int32 [BLOCKS, NEV] (kda_kernel.trace_layout; widened by kda_kernel.trace)
 
     @classmethod
     def create(
@@ -433,8 +435,8 @@ def launch(
     slot: int,
     **kw: Any,
 ) -> Any:
-    """One launch of 256 programs (no pre-flight here: see kernel.preflight / kernel.run)."""
-    from kernel.triton_k1 import kda_pre_k1
+    """One launch of 256 programs (no pre-flight here: see preflight.py and run.py)."""
+    from kda_kernel.triton_k1 import kda_pre_k1
 
     args, cx = kernel_args(b, inp, core_out, ws, slot, **kw)
     _descriptor_scratch(b)
@@ -448,7 +450,7 @@ def compile_only(
     b: Build, inp: dict[str, torch.Tensor | None], core_out: torch.Tensor, ws: Workspace
 ) -> Any:
     """Compile without launching (for the pre-flight): the compiled kernel object."""
-    from kernel.triton_k1 import kda_pre_k1
+    from kda_kernel.triton_k1 import kda_pre_k1
 
     args, cx = kernel_args(b, inp, core_out, ws, 0)
     _descriptor_scratch(b)

@@ -65,7 +65,7 @@ def attn_res(
 def front_of(
     inp: dict[str, torch.Tensor | None], eps: float = 1e-5, out_eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The hand-offs before the kda tasks, from a launch's inputs (``kernel.inputs``):
+    """The hand-offs before the kda tasks, from a launch's inputs (``kda_kernel.inputs``):
     p' and x (the attn role's) and the bf16 in_proj rows (the gemv role's PROJ), fp32."""
     prefix, blocks, w_in = inp["prefix"], inp["blocks"], inp["w_in"]
     ares_nw, ares_qk, in_nw = inp["ares_nw"], inp["ares_qk"], inp["in_nw"]

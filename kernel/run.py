@@ -14,14 +14,14 @@ from typing import Any
 
 import torch
 
+from kda_kernel import preflight
+from kda_kernel import trace as ktrace
+from kda_kernel import watchdog as wd
+from kda_kernel.faults import FAULTS, INJECT_CODES
+from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.launch import Build, Workspace, compile_only, launch, step_tag
+from kda_kernel.reference import kda_pre_reference
 from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
-from kernel import preflight
-from kernel import trace as ktrace
-from kernel import watchdog as wd
-from kernel.faults import FAULTS, INJECT_CODES
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, compile_only, launch, step_tag
-from kernel.reference import kda_pre_reference
 
 
 class KernelUnavailable(RuntimeError):
@@ -40,7 +40,7 @@ def need_gpu() -> None:
     if not torch.cuda.is_available():
         raise KernelUnavailable(
             "no CUDA GPU: the Triton K1 runs on an NVIDIA GPU (written for the H200; the "
-            "AMD build is untested). The reference (kernel.reference) runs on the CPU."
+            "AMD build is untested). The reference (kda_kernel.reference) runs on the CPU."
         )
 
 

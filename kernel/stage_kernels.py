@@ -10,7 +10,7 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from kernel.triton_k1 import (
+from kda_kernel.triton_k1 import (
     EPOCH_MOD,
     TAG_SLOTS,
     _attn,

@@ -46,7 +46,7 @@ every token and computes all the weights itself (``_local_weights``); INTERP swa
 inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
 Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, BLK_FIRST,
 NW_FIRST, MSQ_SP, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build serves) come
-from ``kernel.launch.Build``, where each default says what measured it.
+from ``kda_kernel.launch.Build``, where each default says what measured it.
 """
 
 from __future__ import annotations
@@ -54,11 +54,11 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
+from kda_kernel import alarm_layout as A
+from kda_kernel import faults as F
+from kda_kernel import launch as K
+from kda_kernel import trace_layout as T
 from kda_sim import constants as C
-from kernel import alarm_layout as A
-from kernel import faults as F
-from kernel import launch as K
-from kernel import trace_layout as T
 
 # the protocol constants, as constexprs (their values live in kda_sim/constants.py)
 HIDDEN = tl.constexpr(C.HIDDEN)
@@ -122,7 +122,7 @@ INJ_CORRUPT = tl.constexpr(F.INJECT_CODES["corrupt"])  # write that word with a 
 @triton.jit
 def _now(INTERP: tl.constexpr, LO: tl.constexpr = False):
     """globaltimer in ns (32 ns steps on the H200), or with LO its low 32 bits alone (the
-    trace record's stamps, kernel.trace.widen); 0 in the interpreter."""
+    trace record's stamps, kda_kernel.trace.widen); 0 in the interpreter."""
     if INTERP:
         t = tl.full([], 0, tl.int32 if LO else tl.int64)
     elif LO:
@@ -141,7 +141,7 @@ def _stamp_now(WATCHDOG: tl.constexpr, INTERP: tl.constexpr):
     """A stamp for the trace record: the low half of globaltimer, one register live where
     the whole time took two; the whole time where the watchdog measures waits with it.
 
-    The record keeps 32-bit words (the host widens them, kernel.trace.widen): with 64-bit
+    The record keeps 32-bit words (the host widens them, kda_kernel.trace.widen): with 64-bit
     words the traced build ran +3.6 to +3.8 % over the untraced one at 4x4, with 32-bit
     words +2.2 to +3.3 %, a median +2.7 % of ten paired runs (H200 runs 59 to 63; 352
     instructions over the untraced build, not 488)."""
@@ -777,7 +777,7 @@ def _local_weights(
     sources] as the WGT poll reads them (e_s at s < NS, the sum at NS, 0 elsewhere).
     A token a poll batch, the gate's own, in turn: all tokens in one batch would hold 128
     pairs a thread (256 registers). The record's site EV_RPOLL + 0 gets the first batch's
-    issue, the last one's satisfaction and the retries of all (kernel.trace: the mix's
+    issue, the last one's satisfaction and the retries of all (kda_kernel.trace: the mix's
     PART poll); each batch records into a record of its own (``one``) that ``site``
     gathers, so _poll, and every other poll's code, stays as it is."""
     tt = tl.arange(0, 16)
@@ -1008,7 +1008,7 @@ def _attn(
         )
     tr = _stamp(tr, EV_ROLE + 0, TRACE, INTERP)
     # ---- gate: token t = a, on CTAs a < S (none with GATE_LOCAL: the mix computes them all;
-    # nor its end stamp: kernel.trace starts that build's mix where the slice ended)
+    # nor its end stamp: kda_kernel.trace starts that build's mix where the slice ended)
     if not GATE_LOCAL:
         if a < S:
             # token a's cells as _local_weights polls token t's, written out here: a helper's

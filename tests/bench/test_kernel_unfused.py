@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from bench.kernel_unfused import unfused_layer
+from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.reference import kda_pre_reference
 from kda_sim.constants import PROJ
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.reference import kda_pre_reference
 
 
 def _rel(a: torch.Tensor, b: torch.Tensor) -> float:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from bench.variant_check import main, record, report, slot_stages
+from kda_kernel.trace_layout import KDA_STAGES
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
-from kernel.trace_layout import KDA_STAGES
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 

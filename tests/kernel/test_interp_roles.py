@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _run(what: str) -> dict:
     env = os.environ | {"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
-        [sys.executable, "-m", "kernel.interp_check", what],
+        [sys.executable, "-m", "kda_kernel.interp_check", what],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -8,9 +8,9 @@ import math
 import pytest
 import torch
 
+from kda_kernel.inputs import Shape, make_inputs, state_slots
+from kda_kernel.reference import kda_pre_reference
 from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
-from kernel.inputs import Shape, make_inputs, state_slots
-from kernel.reference import kda_pre_reference
 
 
 def naive_layer(inp: dict, L: int) -> tuple[torch.Tensor, ...]:
@@ -149,7 +149,7 @@ def test_states_written_to_each_tokens_slot_only() -> None:
 
 def test_softmax_not_degenerate() -> None:
     """The inputs' scales keep AttnRes in its live range (else the test proves little)."""
-    from kernel.reference import attn_res
+    from kda_kernel.reference import attn_res
 
     inp = make_inputs(Shape(1, 1, 8), seed=5)
     srcs = torch.cat([inp["blocks"].float(), inp["prefix"].float()[:, None]], 1)
