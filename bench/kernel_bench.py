@@ -31,8 +31,8 @@ from bench.kernel_unfused import (
     unfused_layer_fla_compiled,
 )
 from kda_kernel.inputs import Shape, clone_inputs, make_inputs
-from kda_kernel.launch import Build, Workspace, compile_only, launch
-from kda_kernel.trace import environment
+from kda_kernel.triton.launch import Build, Workspace, compile_only, launch
+from kda_kernel.triton.trace import environment
 from kda_sim import config
 from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 

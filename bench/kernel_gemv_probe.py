@@ -34,12 +34,19 @@ import triton
 import triton.language as tl
 
 from bench.kernel_bench import bench_graph
-from kda_kernel.launch import NUM_WARPS, Build, Workspace, descriptor_scratch_from_torch, step_tag
-from kda_kernel.trace import environment
-from kda_kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
-from kda_kernel.triton_k1 import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
-from kda_kernel.triton_k1 import NPROJ as NPROJ_C
-from kda_kernel.triton_k1 import ROWS as _ROWS
+from kda_kernel.triton.constexprs import EPOCH_MOD, TAG_SLOTS
+from kda_kernel.triton.constexprs import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
+from kda_kernel.triton.constexprs import NPROJ as NPROJ_C
+from kda_kernel.triton.constexprs import ROWS as _ROWS
+from kda_kernel.triton.gemv import gemv as _gemv
+from kda_kernel.triton.launch import (
+    NUM_WARPS,
+    Build,
+    Workspace,
+    descriptor_scratch_from_torch,
+    step_tag,
+)
+from kda_kernel.triton.trace import environment
 from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
 
 SETS = 4

@@ -41,7 +41,7 @@ def record(
     steps before each traced launch (``kernel.run.run``): warm launches, not first ones."""
     jobs = [(R, L, out / f"k1_R{R}_L{L}_{i}.json") for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
-    from kda_kernel.run import run
+    from kda_kernel.triton.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):

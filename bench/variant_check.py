@@ -41,7 +41,7 @@ def record(
     """Raises InvalidInput (before any launch, bench.gpu_jobs.before_launches) where a
     variant field is unknown, a trace of this name is there (unless ``force``) or no GPU is
     here; kernel.run.CheckFailed where a build's outputs differ from the reference."""
-    from kda_kernel.launch import Build
+    from kda_kernel.triton.launch import Build
 
     known = {f.name for f in fields(Build)} - {"R", "L", "trace", "watchdog"}
     bad = sorted(set(variant) - known)
@@ -52,7 +52,7 @@ def record(
         (R, L, name, kw, out / f"R{R}_L{L}_{name}.json") for R, L in shapes for name, kw in builds
     ]
     before_launches([job[-1] for job in jobs], force)
-    from kda_kernel.run import run
+    from kda_kernel.triton.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     rows = []

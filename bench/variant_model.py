@@ -38,7 +38,7 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
 
 def config_of(R: int, L: int, variant: dict[str, Any]) -> LaunchConfig:
     """The launch configuration the Triton K1 build of ``variant`` runs."""
-    from kda_kernel.launch import Build  # CPU-importable: Build is plain data
+    from kda_kernel.triton.launch import Build  # CPU-importable: Build is plain data
 
     try:
         return Build(R, L, **variant).validate().cfg

@@ -9,7 +9,7 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upg
 export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
 S=$OUT/s
 mkdir -p "$S"
-KDA_WARM_ONLY=variants KDA_WARM_LS=1,2,4 timeout 260 python3 -m kda_kernel.warm \
+KDA_WARM_ONLY=variants KDA_WARM_LS=1,2,4 timeout 260 python3 -m kda_kernel.triton.warm \
     '[{"trace": true}, {"trace": true, "tb": 2}, {"trace": true, "nw_first": false}, {"trace": true, "nw_first": false, "tb": 2}]' \
     > "$OUT/warm.log" 2>&1
 SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
@@ -22,7 +22,7 @@ timeout 120 python3 - "$S/seed_order" > "$OUT/seed_order.log" 2>&1 <<'PY'
 import sys
 from pathlib import Path
 
-from kda_kernel.run import run
+from kda_kernel.triton.run import run
 
 d = Path(sys.argv[1])
 d.mkdir(parents=True, exist_ok=True)

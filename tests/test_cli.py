@@ -95,12 +95,12 @@ KERNEL_RUN_ARGV = [
 
 
 def test_kernel_run_passes_every_option_as_kernel_run_takes_it(monkeypatch, tmp_path, capsys):
-    """The CLI's call must bind to kda_kernel.run.run's signature and give a valid Build
+    """The CLI's call must bind to kda_kernel.triton.run.run's signature and give a valid Build
     (a renamed keyword once made every ``kda-sim kernel run`` a TypeError)."""
     import inspect
 
-    import kda_kernel.run as krun
-    from kda_kernel.launch import Build
+    import kda_kernel.triton.run as krun
+    from kda_kernel.triton.launch import Build
 
     real = krun.run
     seen: dict = {}

@@ -44,7 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="MODE",
         help="also ask L2 for gemv weights before the XRDY poll: 1 a prefetch "
         "a line; 2, 3, 4 the copy engine's bulk prefetch of the first group, "
-        "and the second after the poll, or before it too (kda_kernel.launch."
+        "and the second after the poll, or before it too (kda_kernel.triton.launch."
         "Build.prefetch; 0, the default: every mode measured slower on the "
         "H200)",
     )
@@ -78,7 +78,7 @@ def run_flydsl(args: argparse.Namespace) -> int:
 
 
 def build_options(args: argparse.Namespace) -> dict[str, object]:
-    """The Build fields the flags set (kda_kernel.launch.Build); the rest keep their defaults."""
+    """The Build fields the flags set (the Triton backend's options); the rest: defaults."""
     out: dict[str, object] = {}
     if args.prefetch_weights:
         out["prefetch"] = args.prefetch_weights
@@ -92,14 +92,14 @@ def run(args: argparse.Namespace) -> int:
         return run_flydsl(args)  # InvalidInput (no ROCm GPU) -> exit 2 in kda_sim.cli
     refuse_overwrite(args.trace, args.force)  # before any GPU work
     try:
-        from kda_kernel.run import KernelUnavailable
-        from kda_kernel.run import run as krun
+        from kda_kernel.triton.run import KernelUnavailable
+        from kda_kernel.triton.run import run as krun
     except ImportError as e:  # torch / triton not installed: same answer as no GPU
         print(f"kda-sim kernel run: needs torch and triton ({e.name} missing)", file=sys.stderr)
         return 2
     from kda_kernel.preflight import UnsafeLaunch
-    from kda_kernel.run import CheckFailed
-    from kda_kernel.watchdog import KernelStuck
+    from kda_kernel.triton.run import CheckFailed
+    from kda_kernel.triton.watchdog import KernelStuck
 
     try:
         res = krun(

@@ -15,7 +15,7 @@ def test_probe_kernel_compiles_for_sm90() -> None:
     from triton.compiler import ASTSource
 
     from bench.kernel_gemv_probe import gemv_probe
-    from kda_kernel.launch import NUM_WARPS, Build
+    from kda_kernel.triton.launch import NUM_WARPS, Build
 
     b = Build(1, 1, 8)
     cx = {k: v for k, v in b.constexprs().items() if k in gemv_probe.arg_names}
@@ -37,7 +37,7 @@ def test_the_copy_engine_probe_pipelines_its_descriptor_loads() -> None:
     from triton.compiler import ASTSource
 
     from bench.kernel_gemv_probe import tma_gemv_probe
-    from kda_kernel.launch import NUM_WARPS
+    from kda_kernel.triton.launch import NUM_WARPS
 
     sig = {"w": "tensordesc<bf16[16, 256]>", "xbuf": "*bf16", "out": "*fp32"}
     cx = {"BK": 256, "NS": 4, "DEV": False}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.variant_check import main, record, report, slot_stages
-from kda_kernel.trace_layout import KDA_STAGES
+from kda_kernel.triton.trace_layout import KDA_STAGES
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kda_kernel import trace as ktrace
-from kda_kernel import trace_layout as T
+from kda_kernel.triton import trace as ktrace
+from kda_kernel.triton import trace_layout as T
 from kda_sim.cli import main
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.model import model_view

@@ -3,7 +3,7 @@ shared memory, local memory) with the cuobjdump that Triton's wheel carries.
 
 Lets the two-CTAs-an-SM budget be checked on a CPU machine before any device time is
 spent; the GPU run measures the same numbers again from the loaded kernel.
-Usage: ``python -m kda_kernel.offline L [watchdog=1] [trace=1] ...``
+Usage: ``python -m kda_kernel.triton.offline L [watchdog=1] [trace=1] ...``
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from kda_kernel.inputs import Shape, make_inputs
-from kda_kernel.launch import NUM_WARPS, Build, Workspace, kernel_args
+from kda_kernel.triton.launch import NUM_WARPS, Build, Workspace, kernel_args
 
 
 def jit_signature(
@@ -57,7 +57,7 @@ def compile_k1(b: Build) -> Any:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from kda_kernel.triton_k1 import kda_pre_k1
+    from kda_kernel.triton.k1 import kda_pre_k1
 
     sh = Shape(b.R, b.L, b.nb)
     inp = make_inputs(sh, seed=0)

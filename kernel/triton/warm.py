@@ -1,5 +1,5 @@
 """Compile K1 builds in parallel processes (Triton's on-disk cache then serves them), so
-a GPU session spends seconds, not minutes, compiling. ``python -m kda_kernel.warm`` warms the
+a GPU session spends seconds, not minutes, compiling. ``python -m kda_kernel.triton.warm`` warms the
 builds the GPU tests and the benchmark use.
 """
 
@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from kda_kernel.launch import STRESS_JITTER_NS
+from kda_kernel.triton.launch import STRESS_JITTER_NS
 
 
 def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
@@ -18,7 +18,7 @@ def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
     import torch
 
     from kda_kernel.inputs import Shape, make_inputs
-    from kda_kernel.launch import Build, Workspace, compile_only
+    from kda_kernel.triton.launch import Build, Workspace, compile_only
     from kda_sim.constants import PROJ
 
     t = time.perf_counter()

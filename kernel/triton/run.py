@@ -15,12 +15,12 @@ from typing import Any
 import torch
 
 from kda_kernel import preflight
-from kda_kernel import trace as ktrace
-from kda_kernel import watchdog as wd
 from kda_kernel.faults import FAULTS, INJECT_CODES
 from kda_kernel.inputs import Shape, clone_inputs, make_inputs
-from kda_kernel.launch import Build, Workspace, compile_only, launch, step_tag
 from kda_kernel.reference import kda_pre_reference
+from kda_kernel.triton import trace as ktrace
+from kda_kernel.triton import watchdog as wd
+from kda_kernel.triton.launch import Build, Workspace, compile_only, launch, step_tag
 from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
 
 

@@ -12,15 +12,12 @@ from typing import Any
 
 import torch
 
-from kda_kernel import trace_layout as T
-from kda_kernel.alarm_layout import alarm_words
+from kda_kernel.triton import trace_layout as T
+from kda_kernel.triton.alarm_layout import alarm_words
+from kda_kernel.triton.limits import MAX_NB, MAX_S, NUM_WARPS
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
 from kda_sim.protocol.regions import CellSpace, Region
-
-NUM_WARPS = 8  # 256 threads: two CTAs an SM on the H200
-MAX_S = 16  # the gemv's token tile and the mix's token vector are 16 wide
-MAX_NB = 14  # a token's nb + 1 softmax weights and their sum fit the gate's 16 lanes
 
 
 def step_tag(epoch: int, slot: int) -> int:
@@ -316,7 +313,7 @@ class Workspace:
     alarm: torch.Tensor  # int64
     trace: (
         torch.Tensor
-    )  # int32 [BLOCKS, NEV] (kda_kernel.trace_layout; widened by kda_kernel.trace)
+    )  # int32 [BLOCKS, NEV] (kda_kernel.triton.trace_layout; widened by kda_kernel.triton.trace)
 
     @classmethod
     def create(
@@ -436,7 +433,7 @@ def launch(
     **kw: Any,
 ) -> Any:
     """One launch of 256 programs (no pre-flight here: see preflight.py and run.py)."""
-    from kda_kernel.triton_k1 import kda_pre_k1
+    from kda_kernel.triton.k1 import kda_pre_k1
 
     args, cx = kernel_args(b, inp, core_out, ws, slot, **kw)
     _descriptor_scratch(b)
@@ -450,7 +447,7 @@ def compile_only(
     b: Build, inp: dict[str, torch.Tensor | None], core_out: torch.Tensor, ws: Workspace
 ) -> Any:
     """Compile without launching (for the pre-flight): the compiled kernel object."""
-    from kda_kernel.triton_k1 import kda_pre_k1
+    from kda_kernel.triton.k1 import kda_pre_k1
 
     args, cx = kernel_args(b, inp, core_out, ws, 0)
     _descriptor_scratch(b)

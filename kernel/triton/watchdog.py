@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kda_kernel import alarm_layout as A
-from kda_kernel.launch import Build
+from kda_kernel.triton import alarm_layout as A
+from kda_kernel.triton.launch import Build
 from kda_sim.timeline.model import StuckWait
 
 UNKNOWN_CELL = "the stale copy was in another warp's replica of the poll"
