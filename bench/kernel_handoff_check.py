@@ -14,9 +14,10 @@ from typing import Any
 
 import torch
 
-from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import front_of
 from kda_kernel.triton.launch import Build, Workspace, launch, step_tag
+from kda_sim.config import LaunchConfig as Shape
 from kda_sim.constants import NPROJ, PROJ
 
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import torch
 
-from kda_kernel.inputs import Shape, clone_inputs, make_inputs
+from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import front_of, kda_pre_reference
 from kda_kernel.triton.launch import Build, Workspace, next_pow2, step_tag
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import NPROJ, PROJ
 
 EPOCH, SLOT = 5, 3
@@ -44,7 +45,7 @@ def _run_attn(
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import attn_only
 
-    inp = make_inputs(Shape(R, L, nb), seed=R + L + nb)
+    inp = make_inputs(LaunchConfig(R, L, nb), seed=R + L + nb)
     b = Build(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
@@ -131,7 +132,7 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import gemv_only
 
-    sh = Shape(R, L, nb)
+    sh = LaunchConfig(R, L, nb)
     inp = make_inputs(sh, seed=R + L)
     _, x, proj = front_of(inp)
     b = Build(R, L, nb, **build).validate()
@@ -176,7 +177,7 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import kda_only
 
-    sh = Shape(R, L, nb)
+    sh = LaunchConfig(R, L, nb)
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
     _, _, proj = front_of(inp)
     ref = kda_pre_reference(**inp, L=L)

@@ -18,8 +18,9 @@ from typing import Any
 
 import torch
 
-from kda_kernel.inputs import Shape, make_inputs
+from kda_kernel.inputs import make_inputs
 from kda_kernel.triton.launch import NUM_WARPS, Build, Workspace, kernel_args
+from kda_sim.config import LaunchConfig
 
 
 def jit_signature(
@@ -59,7 +60,7 @@ def compile_k1(b: Build) -> Any:
 
     from kda_kernel.triton.k1 import kda_pre_k1
 
-    sh = Shape(b.R, b.L, b.nb)
+    sh = LaunchConfig(b.R, b.L, b.nb)
     inp = make_inputs(sh, seed=0)
     ws = Workspace.create([b], "cpu")
     core = torch.zeros(sh.S, 1536, dtype=torch.bfloat16)

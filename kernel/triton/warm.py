@@ -17,13 +17,14 @@ def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
     R, L, watchdog, trace, extra = spec
     import torch
 
-    from kda_kernel.inputs import Shape, make_inputs
+    from kda_kernel.inputs import make_inputs
     from kda_kernel.triton.launch import Build, Workspace, compile_only
+    from kda_sim.config import LaunchConfig
     from kda_sim.constants import PROJ
 
     t = time.perf_counter()
     b = Build(R, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
-    inp = make_inputs(Shape(R, L, 8), seed=0, device="cuda")
+    inp = make_inputs(LaunchConfig(R, L, 8), seed=0, device="cuda")
     core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
     k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
     k._init_handles()
