@@ -27,7 +27,7 @@ def _sources(blocks, blk_sm, blk_sr, pre, t, tm, c0, NB):
     """Tokens t's sources for columns c0 .. c0+128, [TB, 16, 128] fp32: blocks, then the
     prefix row ``pre`` (p' = bf16(prefix + delta), fp32 [TB, 128]), zero past NS and for
     tokens off ``tm``. (It spells out ``_blocks``'s load: written as a call to it, ptxas
-    scheduled the L = 4 builds differently, which run 74 did not measure.)"""
+    schedules the L = 4 builds differently, and that code is not the measured one.)"""
     src = tl.arange(0, 16)
     cols = tl.arange(0, COLS)
     blk = tl.load(
@@ -71,8 +71,8 @@ def _p_prime(prefix, delta, t, tm, c0, HAS_DELTA: tl.constexpr, BARRIER: tl.cons
         # the store overwrites what the load read, from other threads: Triton loads prefix
         # once in each layout its uses want (the sources take another), so without this
         # barrier a warp could re-read a row another warp had already updated and add
-        # delta twice (seen on the H200, runs 42 to 45: an unrelated store at the kernel's entry
-        # moved the warps enough to corrupt PART in 13 of 56 attn CTAs at 1x1). BARRIER is
+        # delta twice (on the H200 a store at the kernel's entry moving the warps was enough
+        # to corrupt PART in 13 of 56 attn CTAs at 1x1). BARRIER is
         # off only to prove the stress build finds this race (Build.slice_barrier)
         if BARRIER:
             tl.debug_barrier()
@@ -214,7 +214,7 @@ def _slice_by_source(
     reductions stay within a warp (the token form reduced [TB, 16, 128] across warps, a
     chain of round trips). The sums gather into [16 tokens, 16 sources] and every PART
     pair is put at once after the loop: a put between iterations kept the next source's
-    loads behind it, one load round trip a source (8.3 us at S = 4, run 24)."""
+    loads behind it, one load round trip a source (8.3 us at S = 4)."""
     NS = NB + 1
     c0 = a * COLS
     cols = tl.arange(0, COLS)
@@ -659,8 +659,8 @@ def _attn(
     # the all-to-all over [64 slices, MSQ_SP tokens], MSQ_SP the build's largest S rounded
     # up to a power of two, not 16: [64, 16] is 4 pairs a thread, and a poll's try counts
     # the stale pairs one register slot at a time (a barrier each). bench.handoff_probe
-    # measured that shape's all-to-all at 1.57 us a round against 1.02 with one pair a
-    # thread (runs 72, 73); in the K1, 0.1 to 0.7 us a launch (run 74: 1x1 44.77 -> 44.10)
+    # measures that shape's all-to-all at 1.57 us a round against 1.02 with one pair a
+    # thread; in the K1, 0.1 to 0.7 us a launch (1x1 44.77 -> 44.10)
     ap = tl.arange(0, 64)
     tp = tl.arange(0, MSQ_SP)
     gm = OFF_MSQ + ap[:, None] * S + tp[None, :]

@@ -135,10 +135,10 @@ def _gemv_fma_tma(
     step's [16, 4 BK] as one tile of a tensor descriptor, which Triton pipelines TMA_NS
     steps deep in shared memory (plain loads that only feed FMAs it does not pipeline).
     The early step (PRE) stays a register load before the XRDY poll, as the seed orders
-    it. Measured alone (bench.kernel_gemv_probe --tma, run 67): with [16, 512] tiles the
+    it. Measured alone (bench.kernel_gemv_probe --tma): with [16, 512] tiles the
     copy engine read a gemv CTA's two groups 3.2 us a launch faster than the FMA form's
     loads, and with [16, 128] tiles 7.8 us slower. In the K1, four [16, 128] tiles a step
-    were slower at every S (run 68); this form, its descriptor made once a CTA (run 70),
+    are slower at every S; this form, its descriptor made once a CTA,
     takes 1x1 from 44.7 to 44.3 us and the other L = 1 shapes 0.3 to 3.2 % slower, so
     Build.tma_ns is off by default. ``wd`` is the CTA's descriptor of w_in
     (_w_descriptor)."""
@@ -259,7 +259,7 @@ def _gemv_tc(
     else:
         # a [16, 16] dot is one warp's mma tile, which Triton replicates over the 8 warps
         # (each reading the whole stage from shared memory). Batching TC_SPLIT column
-        # slices splits K over the warps, summed once. Measured on the H200 (runs 21, 22):
+        # slices splits K over the warps, summed once. Measured on the H200:
         # 4 slices took 2x4 from 88.0 to 62.5 us and 4x4 from 104.2 to 80.9; 2 and 8 less
         KS: tl.constexpr = TC_BK // TC_SPLIT
         sb = tl.arange(0, TC_SPLIT)
@@ -305,10 +305,8 @@ def _gemv_group(
 ):
     """in_proj rows 16 rg .. against every token's x: [16 rows, 16 tokens] fp32, in the
     FMA form for S <= FMA_MAX_S and the tensor-core form above. A build whose largest S
-    (MAXS) is FMA_MAX_S or less holds no tensor-core code. (Runs 22 and 23 saw a traced
-    L = 1 build with the split dot compiled in, never run, give wrong outputs on the H200,
-    cause unknown; since run 33 the L = 1 builds run S = 4 on it, and the checked launches
-    of runs 33 to 35 were all right: docs/measurements/kernel_h200.md.)"""
+    (MAXS) is FMA_MAX_S or less holds no tensor-core code; the L = 1 builds run S = 4 on
+    it, checked against the reference on the H200."""
     # two branches, not one `or`: Triton drops the other code only for a constexpr test
     if FMA and MAXS <= FMA_MAX_S:  # noqa: SIM114
         res = _gemv_fma_by_s(

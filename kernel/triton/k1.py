@@ -16,16 +16,16 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
   loop's first step of group rg0 (16 KB a CTA) into registers before the poll and hands
   it to the loop; the rest streams after the poll. PREFETCH also asks L2 for rg0 before
   the poll (and rg1 as x lands), a line at a time or by the copy engine's bulk prefetch;
-  it is off by default because every form measured slower (docs/measurements/
-  kernel_h200.md, runs 9b and 32): 45 MB of weights in flight at kernel start slow the
-  attn CTAs' own loads, the critical path into XRDY, and the gemv groups took no less
-  time after it. NVIDIA loads need not retire in order, so either way a poll never waits
-  behind weights (the role rule holds trivially);
+  it is off by default because every form measured slower on the H200: 45 MB of weights
+  in flight at kernel start slow the attn CTAs' own loads, the critical path into XRDY,
+  and the gemv groups take no less time after it. NVIDIA loads need not retire in order,
+  so either way a poll never waits behind weights (the role rule holds trivially);
 * every poll pair is loaded by inline asm and counted stale over every thread's copy
-  (``_load_pairs``, ``_count_bad``): Triton otherwise re-materialises a volatile load in
-  a second layout and checks one replica of a replicated tensor. QUIET (the default)
-  predicates each load on its lane's mask and reads the XRDY flags once a CTA: masked
-  lanes and replicas otherwise re-read a few hot L2 lines thousands of times a try;
+  (``mailbox.py``: ``_load_pairs``, ``_count_bad``): Triton otherwise re-materialises a
+  volatile load in a second layout and checks one replica of a replicated tensor. QUIET
+  (the default) predicates each load on its lane's mask and reads the XRDY flags once a
+  CTA: masked lanes and replicas otherwise re-read a few hot L2 lines thousands of times a
+  try;
 * x is read from L2 (``.cg``) in the gemv loop instead of being staged whole in LDS;
 * the gemv runs on FMA units up to S = FMA_MAX_S (3), one accumulator a token S has, and
   on the tensor cores above;
@@ -37,16 +37,20 @@ Differences forced by the H200 and Triton (each kept minimal, each said where it
   by token; every one still precedes the stage's next poll, as in the seed, so the
   protocol's order of puts and polls is unchanged.
 
+The device code lives a concern a module: ``mailbox`` (put, poll), ``record`` (the trace
+record), ``machine`` (clocks, sleeps, prefetch), ``attn``, ``gemv`` and ``kda`` (the roles);
+this module holds the kernel itself.
+
 Build switches (constexpr): WATCHDOG bounds every wait by a globaltimer budget and records
 the first one a CTA gives up on, and with it the fault injection (inj_mode: drop or corrupt
 one put); TRACE stamps every stage boundary and poll site into a register-resident record
 of 32-bit words flushed once at the end; GATE_LOCAL is the protocol's variant
 ``gate_local``: no gate stage and no WGT hand-off, every attn CTA's mix polls PART for
-every token and computes all the weights itself (``_local_weights``); INTERP swaps the
-inline PTX for stand-ins so the Triton interpreter can run it (see ``kernel/interp.py``).
+every token and computes all the weights itself (``attn._local_weights``); INTERP swaps the
+inline PTX for stand-ins so the Triton interpreter can run it (see ``interp.py``).
 Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, BLK_FIRST,
 NW_FIRST, MSQ_SP, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build serves) come
-from ``kda_kernel.triton.launch.Build``, where each default says what measured it.
+from ``launch.Build``, where each default says what measured it.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ def _stamp_now(WATCHDOG: tl.constexpr, INTERP: tl.constexpr):
     """A stamp for the trace record: the low half of globaltimer, one register live where
     the whole time took two; the whole time where the watchdog measures waits with it.
 
-    The record keeps 32-bit words (the host widens them, kda_kernel.triton.trace.widen): with 64-bit
-    words the traced build ran +3.6 to +3.8 % over the untraced one at 4x4, with 32-bit
-    words +2.2 to +3.3 %, a median +2.7 % of ten paired runs (H200 runs 59 to 63; 352
+    The record keeps 32-bit words (the host widens them, ``trace.widen``): with 64-bit
+    words the traced build runs +3.6 to +3.8 % over the untraced one at 4x4 on the H200,
+    with 32-bit words +2.2 to +3.3 %, a median +2.7 % of ten paired launches (352
     instructions over the untraced build, not 488)."""
     return _now(INTERP, not WATCHDOG)
 

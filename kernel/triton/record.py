@@ -16,7 +16,7 @@ def _ev(tr, k, v):
     each use, not once before the roles: a record index made in the entry block had the
     compiler compute the thread-index terms of every role's layouts there, live through
     the whole kernel: a traced build with no stamp in it ran 3 to 13 % slower than the
-    untraced one (run 26, ``trace_level=3``; docs/measurements/kernel_h200.md)."""
+    untraced one (``trace_level=3``)."""
     return tl.where(tl.arange(0, tr.shape[0]) == k, v.to(tr.dtype), tr)
 
 
