@@ -74,3 +74,17 @@ def test_the_triton_build_serves_the_configuration() -> None:
     assert be.build(LaunchConfig(1, 4, nw_first=True)).cfg.nw_first
     with pytest.raises(ValueError, match="blocks = 128"):
         be.build(LaunchConfig(1, 1, blocks=128))
+
+
+def test_importing_the_packages_imports_no_toolkit() -> None:
+    """The CLI loads a backend's entry point to ask it; that must not cost torch, Triton
+    or FlyDSL."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kda_kernel, kda_kernel.triton, kda_kernel.flydsl; "
+        "print([m for m in ('torch', 'triton', 'flydsl') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
