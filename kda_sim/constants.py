@@ -52,6 +52,10 @@ F32: Final = 4
 
 STEP_TAG_INT_BITS: Final = 32  # the device computes tags in int32
 
+# the protocol's faults a kernel's watchdog build can plant (kda-sim kernel run --inject):
+# a put dropped, a put written with a wrong tag, a step whose epoch is not bumped
+FAULTS: Final = ("drop", "corrupt", "skip-bump")
+
 
 def x_lds_bytes(s: int) -> int:
     """Bytes of LDS the x rows of ``s`` tokens take (rows padded)."""

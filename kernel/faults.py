@@ -1,8 +1,12 @@
-"""The faults a watchdog build can plant, named once. Imports nothing, so the CLI's parser
-(``kda_sim/commands/kernel.py``) lists them without importing torch or Triton."""
+"""The faults a watchdog build plants (``kda_sim.constants.FAULTS``) and the kernel's code
+for each: ``drop`` skips the put of one scratch word, ``corrupt`` writes it with a wrong
+tag; ``skip-bump`` is planted by the host, which runs a step without bumping the epoch.
+Imports neither torch nor Triton."""
 
 from __future__ import annotations
 
-# fault -> the kernel's inj_mode; skip-bump is planted by the host (the epoch is not bumped)
+from kda_sim.constants import FAULTS
+
+# fault -> the kernel's inj_mode
 INJECT_CODES = {"drop": 1, "corrupt": 2, "skip-bump": 0}
-FAULTS = tuple(INJECT_CODES)
+assert tuple(INJECT_CODES) == FAULTS

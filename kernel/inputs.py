@@ -17,10 +17,6 @@ from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 BF = torch.bfloat16
 
 
-# a kernel shape is a launch configuration: R, L, nb and what follows from them (S, NS, SL)
-Shape = LaunchConfig
-
-
 def clone_inputs(inp: dict[str, Any]) -> dict[str, Any]:
     """A copy whose tensors are new (a launch updates prefix and states in place)."""
     return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in inp.items()}
@@ -32,7 +28,7 @@ def state_slots(shape: LaunchConfig) -> int:
 
 
 def make_inputs(
-    shape: Shape,
+    shape: LaunchConfig,
     *,
     seed: int = 0,
     pad: tuple[int, ...] = (),

@@ -8,8 +8,14 @@ original kernel to the next is rounded to bf16 at the same point; reductions run
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
+from typing import Any
+
 import torch
 
+from kda_kernel.backend import OUTPUTS, Result
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import (
     BETA_0,
     CONV_W,
@@ -65,7 +71,7 @@ def attn_res(
 def front_of(
     inp: dict[str, torch.Tensor | None], eps: float = 1e-5, out_eps: float = 1e-5
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The hand-offs before the kda tasks, from a launch's inputs (``kernel.inputs``):
+    """The hand-offs before the kda tasks, from a launch's inputs (``kda_kernel.inputs``):
     p' and x (the attn role's) and the bf16 in_proj rows (the gemv role's PROJ), fp32."""
     prefix, blocks, w_in = inp["prefix"], inp["blocks"], inp["w_in"]
     ares_nw, ares_qk, in_nw = inp["ares_nw"], inp["ares_qk"], inp["in_nw"]
@@ -172,3 +178,65 @@ def kda_pre_reference(
             core[rows, hs] = o * rn * f32(on_w) * torch.sigmoid(g2)
     new_prefix = p.to(prefix.dtype) if delta is not None else prefix.clone()
     return new_prefix, core.to(torch.bfloat16), new_cs, new_rs
+
+
+class TorchBackend:
+    """The reference as the entry point's ``torch`` backend: CPU or GPU, no trace."""
+
+    name = "torch"
+    faults: tuple[str, ...] = ()
+
+    def available(self) -> tuple[bool, str]:
+        return True, ""
+
+    def build(self, cfg: LaunchConfig, options: Mapping[str, Any] | None = None) -> LaunchConfig:
+        """Nothing to compile: the configuration, validated."""
+        if options:
+            raise ValueError(f"the torch reference takes no build options ({sorted(options)})")
+        return cfg.validate()
+
+    def run(
+        self, inputs: Mapping[str, Any], cfg: LaunchConfig, *, trace: bool = False, **options: Any
+    ) -> Result:
+        if trace:
+            raise ValueError("the torch reference records no trace")
+        self.build(cfg, options)
+        out = kda_pre_reference(**inputs, L=cfg.L)
+        return Result(dict(zip(OUTPUTS, out, strict=True)))
+
+    def run_shape(
+        self,
+        cfg: LaunchConfig,
+        *,
+        seed: int = 0,
+        check: bool = False,
+        warmup: int = 0,
+        **request: Any,
+    ) -> dict[str, Any]:
+        """``kda-sim kernel run --backend torch``: one step of the reference on inputs made
+        for ``cfg``, timed; ``check`` has nothing to compare it with, ``warmup`` runs it
+        first. The GPU kernels' requests (a trace, a graph, the watchdog) are refused."""
+        from kda_kernel.inputs import make_inputs
+
+        asked = sorted(k for k, v in request.items() if v and k != "replays")
+        if asked:
+            raise ValueError(f"the torch reference runs one untraced step: not {asked}")
+        for _ in range(warmup):
+            self.run(make_inputs(cfg, seed=seed), cfg)
+        t = time.perf_counter()
+        res = self.run(make_inputs(cfg, seed=seed), cfg)
+        core = res.outputs["core_out"].float()
+        return {
+            "backend": self.name,
+            "R": cfg.R,
+            "L": cfg.L,
+            "nb": cfg.nb,
+            "seconds": round(time.perf_counter() - t, 3),
+            "core_out_rms": float(core.pow(2).mean().sqrt()),
+        }
+
+    def exit_code(self, error: BaseException) -> int | None:
+        return 2 if isinstance(error, ValueError) else None
+
+
+backend = TorchBackend()

@@ -16,7 +16,7 @@ import torch
 import triton
 import triton.language as tl
 
-from kernel.trace import environment
+from kda_kernel.triton.trace import environment
 
 N = 4096
 READS = {

@@ -21,7 +21,7 @@ def before_launches(paths: Iterable[Path], force: bool) -> None:
     """Raises InvalidInput where a path exists (unless ``force``) or no GPU is here."""
     for path in paths:
         refuse_overwrite(path, force)
-    from kernel.run import KernelUnavailable, need_gpu
+    from kda_kernel.triton.run import KernelUnavailable, need_gpu
 
     try:
         need_gpu()

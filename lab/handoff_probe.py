@@ -36,9 +36,14 @@ from typing import Any
 import triton
 import triton.language as tl
 
-from kernel.launch import NUM_WARPS
-from kernel.trace import environment
-from kernel.triton_k1 import NA, _count_bad, _now, _poll, _put, _smid
+from kda_kernel.triton.constexprs import NA
+from kda_kernel.triton.limits import NUM_WARPS
+from kda_kernel.triton.machine import now as _now
+from kda_kernel.triton.machine import smid as _smid
+from kda_kernel.triton.mailbox import count_bad as _count_bad
+from kda_kernel.triton.mailbox import poll as _poll
+from kda_kernel.triton.mailbox import put as _put
+from kda_kernel.triton.trace import environment
 
 PATTERNS = ("all", "pair", "try")
 SHAPES = ("msq", "flat", "rep")

@@ -269,7 +269,7 @@ def measure(rows: list[Row], so: ctypes.CDLL, progress: Any) -> None:
 def gpu_facts() -> dict[str, Any]:
     import torch
 
-    from kernel.trace import environment
+    from kda_kernel.triton.trace import environment
 
     p = torch.cuda.get_device_properties(0)
     nv = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=False)

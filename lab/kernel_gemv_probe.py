@@ -3,7 +3,7 @@
 In the fused K1 the 197 gemv CTAs stream the 90 MB in_proj weight at about 2.7 TB/s
 (docs/kernel-h200.md). This probe times, on the GPU, one launch of
 
-* ``gemv``: the K1's own gemv role (``kernel.triton_k1._gemv``, same code, same 256
+* ``gemv``: the K1's own gemv role (``kda_kernel.triton.gemv.gemv``, same code, same 256
   threads and 128-register cap) on 197 programs with XRDY already published, so nothing
   waits: the loop's own rate, without the attn and kda roles beside it;
 * ``stream``: 197 programs that only load the same 458 KB each and sum them: what the
@@ -34,13 +34,20 @@ import triton
 import triton.language as tl
 
 from bench.kernel_bench import bench_graph
+from kda_kernel.triton.constexprs import EPOCH_MOD, TAG_SLOTS
+from kda_kernel.triton.constexprs import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
+from kda_kernel.triton.constexprs import NPROJ as NPROJ_C
+from kda_kernel.triton.constexprs import ROWS as _ROWS
+from kda_kernel.triton.gemv import gemv as _gemv
+from kda_kernel.triton.launch import (
+    NUM_WARPS,
+    Build,
+    Workspace,
+    descriptor_scratch_from_torch,
+    step_tag,
+)
+from kda_kernel.triton.trace import environment
 from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
-from kernel.launch import NUM_WARPS, Build, Workspace, descriptor_scratch_from_torch, step_tag
-from kernel.trace import environment
-from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv
-from kernel.triton_k1 import HIDDEN as _HIDDEN  # the constexpr forms a kernel can read
-from kernel.triton_k1 import NPROJ as NPROJ_C
-from kernel.triton_k1 import ROWS as _ROWS
 
 SETS = 4
 LAYERS = 8

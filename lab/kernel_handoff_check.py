@@ -14,10 +14,11 @@ from typing import Any
 
 import torch
 
+from kda_kernel.inputs import clone_inputs, make_inputs
+from kda_kernel.reference import front_of
+from kda_kernel.triton.launch import Build, Workspace, launch, step_tag
+from kda_sim.config import LaunchConfig as Shape
 from kda_sim.constants import NPROJ, PROJ
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, launch, step_tag
-from kernel.reference import front_of
 
 
 def check(R: int, L: int, nb: int, kw: dict[str, Any], repeats: int) -> list[dict[str, Any]]:

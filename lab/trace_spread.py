@@ -2,7 +2,7 @@
 
 A model cannot predict a launch closer than the next launch of the same shape lands to it;
 ``record`` makes N traced launches a shape as the bundled traces were made
-(``kernel.run.run`` with a trace path), named as ``kda-sim spread DIR`` reads them
+(``kda_kernel.triton.run.run`` with a trace path), named as ``kda-sim spread DIR`` reads them
 (``k1_R{R}_L{L}_{i}.json``), which compares them on any machine.
 
 Usage (on the GPU):
@@ -28,10 +28,11 @@ def record(
 ) -> None:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
-    steps before each traced launch (``kernel.run.run``): warm launches, not first ones."""
+    steps before each traced launch (``kda_kernel.triton.run.run``): warm launches, not
+    first ones."""
     jobs = [(R, L, out / trace_name(R, L, i)) for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
-    from kernel.run import run
+    from kda_kernel.triton.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):

@@ -6,7 +6,7 @@ stage. A diagnostic for the tracing overhead (docs/kernel-h200.md).
 
 Usage: ``python -m lab.trace_stages --shape 4x4 [--levels 1,2,3] [--samples 30]
 [--out FILE]``. Level 3 records no stamps: only its launch span and CTA ends compare.
-The records are read word by word here, not through kernel.trace.decode: the lighter
+The records are read word by word here, not through kda_kernel.triton.trace.decode: the lighter
 levels leave poll words unset, which the decoder (rightly) would take for times.
 """
 
@@ -22,10 +22,10 @@ import numpy as np
 import torch
 
 from bench.kernel_bench import fused_step, make_layers, make_sets
-from kernel import trace_layout as T
-from kernel.inputs import Shape
-from kernel.launch import Build, Workspace, compile_only
-from kernel.trace import environment, role_of, widen
+from kda_kernel.triton import trace_layout as T
+from kda_kernel.triton.launch import Build, Workspace, compile_only
+from kda_kernel.triton.trace import environment, role_of, widen
+from kda_sim.config import LaunchConfig as Shape
 
 
 def _med(xs: list[float]) -> float:

@@ -40,8 +40,8 @@ def record(
 ) -> list[dict[str, Any]]:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     variant field is unknown, a trace of this name is there (unless ``force``) or no GPU is
-    here; kernel.run.CheckFailed where a build's outputs differ from the reference."""
-    from kernel.launch import Build
+    here; kda_kernel.triton.run.CheckFailed where a build's outputs differ from the reference."""
+    from kda_kernel.triton.launch import Build
 
     known = {f.name for f in fields(Build)} - {"R", "L", "trace", "watchdog"}
     bad = sorted(set(variant) - known)
@@ -52,7 +52,7 @@ def record(
         (R, L, name, kw, out / f"R{R}_L{L}_{name}.json") for R, L in shapes for name, kw in builds
     ]
     before_launches([job[-1] for job in jobs], force)
-    from kernel.run import run
+    from kda_kernel.triton.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, InvalidInput) as e:
         print(f"variant_check: {e}", file=sys.stderr)
         return 2
-    except AssertionError as e:  # kernel.run.CheckFailed: a build's outputs are wrong
+    except AssertionError as e:  # kda_kernel.triton.run.CheckFailed: a build's outputs are wrong
         print(f"variant_check: outputs differ from the reference: {e}", file=sys.stderr)
         return 1
     return 0

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The next H200 session's record (docs/calibration.md, "Warm launches"): on the device
 # machine, in the repository root, with the wheels of .whl/ carried (the device tool's
-# `carry`); everything lands under $OUT. About 8 minutes: compile 150 s, cold launches
-# 1 min, warm ones 3 min, the seed's in_nw order 1 min, the GPU test 1 min.
+# `carry`); everything lands under $OUT. Nothing is installed there: the repository (as
+# kda_sim and kda_kernel, with its entry points) and the wheels go to /tmp/site. About 8
+# minutes: compile 150 s, cold launches 1 min, warm ones 3 min, the seed's in_nw order
+# 1 min, the GPU test 1 min.
 set -u
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
+    --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
 S=$OUT/s
 mkdir -p "$S"
-KDA_WARM_ONLY=variants KDA_WARM_LS=1,2,4 timeout 260 python3 -m kernel.warm \
+KDA_WARM_ONLY=variants KDA_WARM_LS=1,2,4 timeout 260 python3 -m kda_kernel.triton.warm \
     '[{"trace": true}, {"trace": true, "tb": 2}, {"trace": true, "nw_first": false}, {"trace": true, "nw_first": false, "tb": 2}]' \
     > "$OUT/warm.log" 2>&1
 SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
@@ -22,7 +24,7 @@ timeout 120 python3 - "$S/seed_order" > "$OUT/seed_order.log" 2>&1 <<'PY'
 import sys
 from pathlib import Path
 
-from kernel.run import run
+from kda_kernel.triton.run import run
 
 d = Path(sys.argv[1])
 d.mkdir(parents=True, exist_ok=True)
@@ -33,8 +35,8 @@ for R, L in ((1, 1), (1, 2), (2, 1), (2, 2), (4, 1), (4, 2)):
         print(R, L, i, r["makespan_us"], flush=True)
 PY
 mkdir -p "$OUT/g"
-KDA_GPU_OUT=$OUT/g timeout 100 python3 -m pytest -q -m gpu tests/kernel/test_gpu_k1.py -k warm \
-    -p no:cacheprovider -rA > "$OUT/gpu_warm.log" 2>&1
+KDA_GPU_OUT=$OUT/g timeout 100 python3 -m pytest -q -m gpu tests/kernel/triton/test_gpu_k1.py \
+    -k warm -p no:cacheprovider -rA > "$OUT/gpu_warm.log" 2>&1
 (cd "$OUT" && tar czf traces.tgz s g && rm -rf s g)
 ls -la "$OUT"
 tail -n 3 "$OUT"/*.log

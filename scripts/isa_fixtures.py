@@ -16,8 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kernel.flydsl.probes import PROBES, build_probe  # noqa: E402
-from kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
+from kda_kernel.flydsl.probes import PROBES, build_probe  # noqa: E402
+from kda_kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
 
 
 def main() -> int:

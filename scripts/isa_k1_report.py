@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from kda_kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
 from kda_sim.config import VARIANTS, LaunchConfig  # noqa: E402
 from kda_sim.isa import analyze_path  # noqa: E402
 from kda_sim.isa.analyze import load_lines  # noqa: E402
 from kda_sim.isa.model import polls_behind_weights  # noqa: E402
 from kda_sim.isa.presets import K1_ARGS  # noqa: E402
-from kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
 
 
 def role_rule(report: dict, accepted: set[str]) -> dict:
@@ -78,7 +78,7 @@ def main() -> int:
     if why:
         print(why, file=sys.stderr)
         return 2
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     cfg = LaunchConfig(args.R, args.L, nw_first=args.nw_first, onw_first=args.onw_first)
     suffix = suffix_of(cfg)

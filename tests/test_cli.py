@@ -95,12 +95,12 @@ KERNEL_RUN_ARGV = [
 
 
 def test_kernel_run_passes_every_option_as_kernel_run_takes_it(monkeypatch, tmp_path, capsys):
-    """The CLI's call must bind to kernel.run.run's signature and give a valid Build
+    """The CLI's call must bind to kda_kernel.triton.run.run's signature and give a valid Build
     (a renamed keyword once made every ``kda-sim kernel run`` a TypeError)."""
     import inspect
 
-    import kernel.run as krun
-    from kernel.launch import Build
+    import kda_kernel.triton.run as krun
+    from kda_kernel.triton.launch import Build
 
     real = krun.run
     seen: dict = {}
@@ -136,3 +136,17 @@ def test_kernel_run_never_overwrites_a_trace(tmp_path: Path, capsys) -> None:
     assert main([*KERNEL_RUN_ARGV, "--trace", str(trace)]) == 2
     assert "exists; pass --force" in capsys.readouterr().err
     assert trace.read_text() == "recorded"
+
+
+def test_kernel_run_with_a_missing_backend_is_exit_2_naming_the_registered(capsys) -> None:
+    assert main(["kernel", "run", "--backend", "cuda"]) == 2
+    err = capsys.readouterr().err
+    assert "no backend 'cuda' registered in kda_sim.backends" in err and "triton" in err
+
+
+def test_kernel_run_by_the_torch_backend_runs_the_reference(capsys) -> None:
+    assert main(["kernel", "run", "--backend", "torch", "--R", "1", "--L", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["backend"] == "torch" and out["core_out_rms"] > 0
+    assert main(["kernel", "run", "--backend", "torch", "--graph"]) == 2
+    assert "one untraced step: not ['graph']" in capsys.readouterr().err

@@ -1,7 +1,12 @@
-"""``kda-sim kernel run``: the real Triton K1 on a CUDA GPU (``kernel/run.py``).
+"""``kda-sim kernel run``: a real K1 backend (the Triton K1 on a CUDA GPU by default).
+
+Backends are found through the entry points of the group ``kda_sim.backends`` (the
+``kda-sim`` distribution registers ``torch``, ``triton`` and ``flydsl``, in ``kda_kernel``);
+this package never imports them by name. A backend's ``run_shape(cfg, **request)`` runs,
+its ``exit_code(error)`` classifies what it raised.
 
 Exit codes: 0 ran (and matched with --check), 1 the check failed or the watchdog gave up,
-2 no GPU / invalid input / a launch the pre-flight refused.
+2 no such backend / no GPU / invalid input / a launch the pre-flight refused.
 """
 
 from __future__ import annotations
@@ -9,10 +14,29 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 from kda_sim.commands.common import refuse_overwrite
-from kernel.faults import FAULTS
+from kda_sim.config import LaunchConfig
+from kda_sim.constants import FAULTS
+
+GROUP = "kda_sim.backends"
+
+
+def backend_names() -> list[str]:
+    """The registered backends' names (metadata only: nothing is imported)."""
+    return sorted({ep.name for ep in entry_points(group=GROUP)})
+
+
+def load_backend(name: str) -> Any:
+    """The backend registered as ``name``; LookupError naming the registered ones."""
+    found = [ep for ep in entry_points(group=GROUP) if ep.name == name]
+    if not found:
+        have = ", ".join(backend_names()) or "none (is kda-sim installed with pip?)"
+        raise LookupError(f"no backend {name!r} registered in {GROUP} (registered: {have})")
+    return found[0].load()
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,8 +68,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="MODE",
         help="also ask L2 for gemv weights before the XRDY poll: 1 a prefetch "
         "a line; 2, 3, 4 the copy engine's bulk prefetch of the first group, "
-        "and the second after the poll, or before it too (kernel.launch."
-        "Build.prefetch; 0, the default: every mode measured slower on the "
+        "and the second after the poll, or before it too (the Triton build's "
+        "prefetch; 0, the default: every mode measured slower on the "
         "H200)",
     )
     r.add_argument(
@@ -59,26 +83,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument(
         "--backend",
-        choices=("triton", "flydsl"),
         default="triton",
-        help="triton (CUDA; ROCm untested) or flydsl (needs a ROCm GPU)",
+        help="a registered backend: triton (CUDA; ROCm untested), flydsl (needs a ROCm GPU), "
+        "torch (the reference, one untraced step)",
     )
     r.add_argument("--arch", default=None, help="with --backend flydsl: gfx942 or gfx950")
     r.set_defaults(run=run)
 
 
-def run_flydsl(args: argparse.Namespace) -> int:
-    """The FlyDSL K1 runs only where a ROCm GPU exists; here it says there is none."""
-    from kda_sim.config import LaunchConfig
-    from kernel.flydsl.run import run_k1
-
-    cfg = LaunchConfig(args.R, args.L, args.nb, args.kda0, nw_first=args.nw_first == "on")
-    run_k1(cfg.validate(), args.arch)
-    return 0
-
-
 def build_options(args: argparse.Namespace) -> dict[str, object]:
-    """The Build fields the flags set (kernel.launch.Build); the rest keep their defaults."""
+    """The Build fields the flags set (the Triton backend's options); the rest: defaults."""
     out: dict[str, object] = {}
     if args.prefetch_weights:
         out["prefetch"] = args.prefetch_weights
@@ -88,46 +102,40 @@ def build_options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.backend == "flydsl":
-        return run_flydsl(args)  # InvalidInput (no ROCm GPU) -> exit 2 in kda_sim.cli
     refuse_overwrite(args.trace, args.force)  # before any GPU work
+    cfg = LaunchConfig(args.R, args.L, args.nb, args.kda0, nw_first=args.nw_first == "on")
+    cfg.validate()  # InvalidInput -> exit 2 in kda_sim.cli
     try:
-        from kernel.run import KernelUnavailable
-        from kernel.run import run as krun
-    except ImportError as e:  # torch / triton not installed: same answer as no GPU
-        print(f"kda-sim kernel run: needs torch and triton ({e.name} missing)", file=sys.stderr)
+        backend = load_backend(args.backend)
+    except LookupError as e:
+        print(f"kda-sim kernel run: {e}", file=sys.stderr)
         return 2
-    from kernel.preflight import UnsafeLaunch
-    from kernel.run import CheckFailed
-    from kernel.watchdog import KernelStuck
-
+    except ImportError as e:  # the backend's module or what it needs is not installed
+        print(f"kda-sim kernel run: backend {args.backend}: {e}", file=sys.stderr)
+        return 2
+    if args.inject is not None and args.inject not in backend.faults:
+        print(f"kda-sim kernel run: backend {backend.name} plants no faults", file=sys.stderr)
+        return 2
+    request: dict[str, Any] = {
+        "trace_path": args.trace,
+        "check": args.check,
+        "graph": args.graph,
+        "watchdog_ms": args.watchdog_ms,
+        "inject": args.inject,
+        "replays": args.replays,
+        "warmup": args.warmup,
+        "build": build_options(args) or None,
+    }
+    if args.arch is not None:
+        request["arch"] = args.arch
     try:
-        res = krun(
-            args.R,
-            args.L,
-            args.nb,
-            args.kda0,
-            trace_path=args.trace,
-            check=args.check,
-            graph=args.graph,
-            watchdog_ms=args.watchdog_ms,
-            inject=args.inject,
-            replays=args.replays,
-            warmup=args.warmup,
-            build=build_options(args) or None,
-        )
-    except KernelUnavailable as e:
+        res = backend.run_shape(cfg, **request)
+    except Exception as e:
+        code = backend.exit_code(e)
+        if code is None:
+            raise
         print(f"kda-sim kernel run: {e}", file=sys.stderr)
-        return 2
-    except UnsafeLaunch as e:
-        print(f"kda-sim kernel run: {e}", file=sys.stderr)
-        return 2
-    except (KernelStuck, CheckFailed) as e:
-        print(f"kda-sim kernel run: {e}", file=sys.stderr)
-        return 1
-    except ValueError as e:
-        print(f"kda-sim kernel run: {e}", file=sys.stderr)
-        return 2
+        return code
     if args.json:
         print(json.dumps(res, indent=1, default=str))
     else:

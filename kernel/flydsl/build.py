@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel.flydsl.toolchain import compile_env
+from kda_kernel.flydsl.toolchain import compile_env
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,13 @@ import flydsl.expr as fx
 from flydsl._mlir.dialects import arith
 from flydsl._mlir.extras import types as T
 
+from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl.build import Built, compile_isa
+from kda_kernel.flydsl.k1_attn import stage_gate, stage_mix, stage_slice
+from kda_kernel.flydsl.k1_ctx import Ctx, Record, Recorder
+from kda_kernel.flydsl.k1_gemv import gemv_role
+from kda_kernel.flydsl.k1_kda import kda_task
+from kda_kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import (
     BLOCKS,
@@ -43,13 +50,6 @@ from kda_sim.constants import (
 )
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.protocol.regions import CellSpace
-from kernel.flydsl import dsl
-from kernel.flydsl.build import Built, compile_isa
-from kernel.flydsl.k1_attn import stage_gate, stage_mix, stage_slice
-from kernel.flydsl.k1_ctx import Ctx, Record, Recorder
-from kernel.flydsl.k1_gemv import gemv_role
-from kernel.flydsl.k1_kda import kda_task
-from kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
 
 NO_STREAM = fx.Stream(None)  # compile-only: no stream is ever used
 POINTERS = tuple(name for name, cls in K1_ARGS if cls != "scalar")

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import flydsl.expr as fx
 
-from kda_sim.constants import COLS, GSL, HIDDEN, QC, THREADS, WAVES
-from kda_sim.protocol.regions import Region
-from kernel.flydsl import dsl
-from kernel.flydsl import k1_index as idx
-from kernel.flydsl.k1_ctx import Ctx
-from kernel.flydsl.k1_math import (
+from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl import k1_index as idx
+from kda_kernel.flydsl.k1_ctx import Ctx
+from kda_kernel.flydsl.k1_math import (
     LOG2E,
     bf_hi,
     bf_lo,
@@ -23,6 +21,8 @@ from kernel.flydsl.k1_math import (
     imin,
     rsq,
 )
+from kda_sim.constants import COLS, GSL, HIDDEN, QC, THREADS, WAVES
+from kda_sim.protocol.regions import Region
 
 EPS = 1e-6
 

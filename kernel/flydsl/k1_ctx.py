@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 
 import flydsl.expr as fx
 
+from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl.stamps import StampLayout
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import POLL_MAX
 from kda_sim.protocol.regions import CellSpace, Region
-from kernel.flydsl import dsl
-from kernel.flydsl.stamps import StampLayout
 
 Record = tuple[str, str, str]  # (stage, region, kind)
 

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import flydsl.expr as fx
 
+from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl import k1_index as idx
+from kda_kernel.flydsl.k1_ctx import Ctx
+from kda_kernel.flydsl.k1_math import bf16r, bits_of, imin
+from kda_kernel.flydsl.k1_mfma import mfma_bf16, zero_acc
 from kda_sim.constants import (
     GEMV_TASKS,
     HIDDEN,
@@ -24,11 +29,6 @@ from kda_sim.constants import (
     WAVES,
 )
 from kda_sim.protocol.regions import Region
-from kernel.flydsl import dsl
-from kernel.flydsl import k1_index as idx
-from kernel.flydsl.k1_ctx import Ctx
-from kernel.flydsl.k1_math import bf16r, bits_of, imin
-from kernel.flydsl.k1_mfma import mfma_bf16, zero_acc
 
 Operands = list[list[object]]  # [chunk][q] vector<4xi32>: 8 bf16 each
 

@@ -15,7 +15,7 @@ def lo(a: Idx, b: Idx) -> Idx:
     if isinstance(a, int) and isinstance(b, int):
         return min(a, b)
     # imported here: on ints (the tests) this module must not need FlyDSL
-    from kernel.flydsl.k1_math import imin
+    from kda_kernel.flydsl.k1_math import imin
 
     return imin(a, b)
 
@@ -23,7 +23,7 @@ def lo(a: Idx, b: Idx) -> Idx:
 def hi(a: Idx, b: Idx) -> Idx:
     if isinstance(a, int) and isinstance(b, int):
         return max(a, b)
-    from kernel.flydsl.k1_math import imax  # (see lo)
+    from kda_kernel.flydsl.k1_math import imax  # (see lo)
 
     return imax(a, b)
 

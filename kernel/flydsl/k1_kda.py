@@ -15,21 +15,10 @@ from __future__ import annotations
 
 import flydsl.expr as fx
 
-from kda_sim.constants import (
-    CONV_W,
-    HD,
-    NH,
-    NVCH,
-    PROJ,
-    THREADS,
-    VCH,
-    WAVES,
-)
-from kda_sim.protocol.regions import Region
-from kernel.flydsl import dsl
-from kernel.flydsl import k1_index as idx
-from kernel.flydsl.k1_ctx import Ctx
-from kernel.flydsl.k1_math import (
+from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl import k1_index as idx
+from kda_kernel.flydsl.k1_ctx import Ctx
+from kda_kernel.flydsl.k1_math import (
     LOG2E,
     bf_hi,
     bf_lo,
@@ -41,6 +30,17 @@ from kernel.flydsl.k1_math import (
     rsq,
     sigmoid,
 )
+from kda_sim.constants import (
+    CONV_W,
+    HD,
+    NH,
+    NVCH,
+    PROJ,
+    THREADS,
+    VCH,
+    WAVES,
+)
+from kda_sim.protocol.regions import Region
 
 ONORM_EPS = 1e-6
 

@@ -9,7 +9,7 @@ import flydsl.expr as fx
 from flydsl._mlir.dialects import arith
 from flydsl._mlir.extras import types as T
 
-from kernel.flydsl.dsl import ir_of
+from kda_kernel.flydsl.dsl import ir_of
 
 LOG2E = 1.4426950408889634
 

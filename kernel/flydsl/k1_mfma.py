@@ -15,7 +15,7 @@ from flydsl._mlir import ir
 from flydsl._mlir.dialects import vector
 from flydsl._mlir.extras import types as T
 
-from kernel.flydsl.dsl import ir_of
+from kda_kernel.flydsl.dsl import ir_of
 
 
 def _f32x4() -> ir.Type:

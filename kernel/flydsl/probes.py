@@ -16,9 +16,9 @@ from pathlib import Path
 import flydsl.compiler as flyc
 import flydsl.expr as fx
 
+from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl.build import Built, compile_isa
 from kda_sim.isa import presets
-from kernel.flydsl import dsl
-from kernel.flydsl.build import Built, compile_isa
 
 NO_STREAM = fx.Stream(None)  # compile-only: no stream is ever used
 THREADS = 128  # two waves: a one-wave workgroup loses its s_barrier (LLVM drops it)

@@ -3,7 +3,7 @@
 This machine has none, and nothing here has run on AMD hardware: :func:`run_k1` says
 so with :class:`NoRocmGpu` (an :class:`~kda_sim.errors.InvalidInput`, which the CLI
 turns into exit 2) before touching FlyDSL's runtime. Compile-only builds are
-:func:`kernel.flydsl.k1.build_k1`.
+:func:`kda_kernel.flydsl.k1.build_k1`.
 """
 
 from __future__ import annotations

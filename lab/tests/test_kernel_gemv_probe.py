@@ -14,7 +14,7 @@ def test_probe_kernel_compiles_for_sm90() -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from kernel.launch import NUM_WARPS, Build
+    from kda_kernel.triton.launch import NUM_WARPS, Build
     from lab.kernel_gemv_probe import gemv_probe
 
     b = Build(1, 1, 8)
@@ -36,7 +36,7 @@ def test_the_copy_engine_probe_pipelines_its_descriptor_loads() -> None:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from kernel.launch import NUM_WARPS
+    from kda_kernel.triton.launch import NUM_WARPS
     from lab.kernel_gemv_probe import tma_gemv_probe
 
     sig = {"w": "tensordesc<bf16[16, 256]>", "xbuf": "*bf16", "out": "*fp32"}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kda_kernel.triton.trace_layout import KDA_STAGES
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
-from kernel.trace_layout import KDA_STAGES
 from lab.variant_check import main, record, report, slot_stages
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"

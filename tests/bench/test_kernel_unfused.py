@@ -8,9 +8,10 @@ import pytest
 import torch
 
 from bench.kernel_unfused import unfused_layer
+from kda_kernel.inputs import clone_inputs, make_inputs
+from kda_kernel.reference import kda_pre_reference
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import PROJ
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.reference import kda_pre_reference
 
 
 def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -22,7 +23,7 @@ def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
 def test_unfused_torch_path_matches_reference(
     R: int, L: int, pad: tuple[int, ...], acc: list[int] | None
 ) -> None:
-    shape = Shape(R, L, 8)
+    shape = LaunchConfig(R, L, 8)
     inp = make_inputs(shape, seed=3, pad=pad, num_acc=acc)
     pre, core, cs, rs = kda_pre_reference(**inp, L=L)
     mine = clone_inputs(inp)

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
+from kda_kernel.flydsl.toolchain import ARCHES, missing
 from kda_sim.isa import analyze_path
 from kda_sim.isa.presets import PROBE_ARGS
 from kda_sim.isa.report import FindingKind
-from kernel.flydsl.toolchain import ARCHES, missing
 
 pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
 
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_compiled_probes_get_their_verdicts(arch: str, tmp_path: Path) -> None:
-    from kernel.flydsl.probes import WEIGHT_LOADS, build_probe
+    from kda_kernel.flydsl.probes import WEIGHT_LOADS, build_probe
 
     def report(name: str):
         built = build_probe(name, arch, tmp_path / name)

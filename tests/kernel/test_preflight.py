@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from kda_kernel.preflight import SmLimits, UnsafeLaunch, check, residency
 from kda_sim.config import LaunchConfig
-from kernel.preflight import SmLimits, UnsafeLaunch, check, residency
 
 
 def test_two_ctas_an_sm_at_128_registers() -> None:

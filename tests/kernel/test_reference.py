@@ -8,9 +8,10 @@ import math
 import pytest
 import torch
 
+from kda_kernel.inputs import make_inputs, state_slots
+from kda_kernel.reference import kda_pre_reference
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
-from kernel.inputs import Shape, make_inputs, state_slots
-from kernel.reference import kda_pre_reference
 
 
 def naive_layer(inp: dict, L: int) -> tuple[torch.Tensor, ...]:
@@ -84,15 +85,17 @@ def rel(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 SHAPES = [
-    (Shape(1, 1, 8), (), None),
-    (Shape(2, 2, 3), (1,), [2, 1]),
-    (Shape(1, 4, 1), (), [2]),  # num_acc < L
-    (Shape(4, 1, 8), (0, 3), None),
+    (LaunchConfig(1, 1, 8), (), None),
+    (LaunchConfig(2, 2, 3), (1,), [2, 1]),
+    (LaunchConfig(1, 4, 1), (), [2]),  # num_acc < L
+    (LaunchConfig(4, 1, 8), (0, 3), None),
 ]
 
 
 @pytest.mark.parametrize(("shape", "pad", "acc"), SHAPES)
-def test_reference_matches_naive(shape: Shape, pad: tuple[int, ...], acc: list[int] | None) -> None:
+def test_reference_matches_naive(
+    shape: LaunchConfig, pad: tuple[int, ...], acc: list[int] | None
+) -> None:
     inp = make_inputs(shape, seed=shape.R * 10 + shape.L, pad=pad, num_acc=acc)
     keep = {k: v.clone() for k, v in inp.items() if v is not None}
     pre, core, cs, rs = kda_pre_reference(**inp, L=shape.L)
@@ -112,7 +115,7 @@ def test_reference_matches_naive(shape: Shape, pad: tuple[int, ...], acc: list[i
 
 
 def test_padding_touches_no_state() -> None:
-    shape = Shape(2, 2, 2)
+    shape = LaunchConfig(2, 2, 2)
     inp = make_inputs(shape, seed=7, pad=(0, 1))
     _, core, cs, rs = kda_pre_reference(**inp, L=shape.L)
     assert torch.equal(cs, inp["conv_state"])
@@ -121,7 +124,7 @@ def test_padding_touches_no_state() -> None:
 
 
 def test_conv_state_shifts_by_accepted_tokens() -> None:
-    shape = Shape(1, 4, 1)
+    shape = LaunchConfig(1, 4, 1)
     for acc in (1, 2, 4):
         inp = make_inputs(shape, seed=3, num_acc=[acc])
         _, _, cs, _ = kda_pre_reference(**inp, L=shape.L)
@@ -138,7 +141,7 @@ def test_conv_state_shifts_by_accepted_tokens() -> None:
 
 
 def test_states_written_to_each_tokens_slot_only() -> None:
-    shape = Shape(2, 2, 1)
+    shape = LaunchConfig(2, 2, 1)
     inp = make_inputs(shape, seed=11, num_acc=[1, 2])
     _, _, _, rs = kda_pre_reference(**inp, L=shape.L)
     written = {int(i) for i in inp["st_idx"].flatten() if int(i) > 0}
@@ -149,9 +152,9 @@ def test_states_written_to_each_tokens_slot_only() -> None:
 
 def test_softmax_not_degenerate() -> None:
     """The inputs' scales keep AttnRes in its live range (else the test proves little)."""
-    from kernel.reference import attn_res
+    from kda_kernel.reference import attn_res
 
-    inp = make_inputs(Shape(1, 1, 8), seed=5)
+    inp = make_inputs(LaunchConfig(1, 1, 8), seed=5)
     srcs = torch.cat([inp["blocks"].float(), inp["prefix"].float()[:, None]], 1)
     logit = (srcs * (inp["ares_nw"].float() * inp["ares_qk"].float())).sum(-1)
     logit = logit * torch.rsqrt(srcs.pow(2).mean(-1) + 1e-5)

@@ -1,5 +1,5 @@
 """Compile K1 builds in parallel processes (Triton's on-disk cache then serves them), so
-a GPU session spends seconds, not minutes, compiling. ``python -m kernel.warm`` warms the
+a GPU session spends seconds, not minutes, compiling. ``python -m kda_kernel.triton.warm`` warms the
 builds the GPU tests and the benchmark use.
 """
 
@@ -10,20 +10,21 @@ import os
 import sys
 import time
 
-from kernel.launch import STRESS_JITTER_NS
+from kda_kernel.triton.launch import STRESS_JITTER_NS
 
 
 def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
     R, L, watchdog, trace, extra = spec
     import torch
 
+    from kda_kernel.inputs import make_inputs
+    from kda_kernel.triton.launch import Build, Workspace, compile_only
+    from kda_sim.config import LaunchConfig
     from kda_sim.constants import PROJ
-    from kernel.inputs import Shape, make_inputs
-    from kernel.launch import Build, Workspace, compile_only
 
     t = time.perf_counter()
     b = Build(R, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
-    inp = make_inputs(Shape(R, L, 8), seed=0, device="cuda")
+    inp = make_inputs(LaunchConfig(R, L, 8), seed=0, device="cuda")
     core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
     k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
     k._init_handles()

@@ -12,15 +12,12 @@ from typing import Any
 
 import torch
 
+from kda_kernel.triton import trace_layout as T
+from kda_kernel.triton.alarm_layout import alarm_words
+from kda_kernel.triton.limits import MAX_NB, MAX_S, NUM_WARPS
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
 from kda_sim.protocol.regions import CellSpace, Region
-from kernel import trace_layout as T
-from kernel.alarm_layout import alarm_words
-
-NUM_WARPS = 8  # 256 threads: two CTAs an SM on the H200
-MAX_S = 16  # the gemv's token tile and the mix's token vector are 16 wide
-MAX_NB = 14  # a token's nb + 1 softmax weights and their sum fit the gate's 16 lanes
 
 
 def step_tag(epoch: int, slot: int) -> int:
@@ -58,8 +55,8 @@ class Build:
     # what a traced build records, to split the tracing overhead (a diagnostic): 1 all,
     # 2 no poll records, 3 the header and the task ids only (neither stamps nor polls),
     # 4 poll records without their retry counts. Measured at 4x4 on the H200 over the
-    # untraced build (runs 41 to 44, 64-bit record words): 1 +3.7 / +3.8 %, 2 +2.1 %,
-    # 3 +1.6 %, 4 +2.5 to +2.7 %; with 32-bit words (runs 59 to 63) 1 +2.2 to +3.3 %
+    # untraced build (64-bit record words): 1 +3.7 / +3.8 %, 2 +2.1 %,
+    # 3 +1.6 %, 4 +2.5 to +2.7 %; with 32-bit words 1 +2.2 to +3.3 %
     trace_level: int = 1
     interp: bool = False
     rmax: int = 4  # the largest R this compiled kernel serves (sizes the trace record)
@@ -67,19 +64,19 @@ class Build:
     nstage: int = 4  # tensor-core gemv: pipeline stages of tc_bk columns
     fma: bool = True  # S <= fma_max_s: the gemv on FMA units over all threads
     # the largest S the FMA form serves (above it, the tensor cores). Measured on the H200
-    # (run 32): 3, the split dot at S = 4, took 1x4 from 63.7 to 56.5 us, 2x2 from 61.2 to
+    # with 3, the split dot at S = 4, took 1x4 from 63.7 to 56.5 us, 2x2 from 61.2 to
     # 54.5 and 4x1 from 65.3 to 59.8 (and 1x1 from 53.8 to 50.2: an L = 1 build whose FMA
     # form serves S <= 3 keeps three accumulators, not four)
     fma_max_s: int = 3
     # the FMA form keeps an accumulator only for the tokens S has (1, 2 or 4): at S = 1
-    # four accumulators did 4 FMAs a weight, three on masked zeros. Measured (run 34):
-    # 1x1 50.3 -> 45.1 us, 1x2 54.2 -> 53.2; the gemv at S = 1 now streams at the rate
+    # four accumulators did 4 FMAs a weight, three on masked zeros. Measured:
+    # 1x1 50.3 -> 45.1 us, 1x2 54.2 -> 53.2; the gemv at S = 1 streams at the rate
     # of a plain read of the weights
     fma_by_s: bool = True
     # the weights asked of L2 before the XRDY poll: 0 none; 1 a prefetch.global.L2 a line,
     # group rg0 before the poll and rg1 after it; 2, 3, 4 the copy engine's bulk prefetch:
     # rg0 before the poll; and rg1 after it; and rg1 before it too. Every mode measured
-    # slower on the H200 (runs 9b, 32: 1x1 53.8 us with none, 57.9 to 62.2 with one): the
+    # slower on the H200 (1x1 53.8 us with none, 57.9 to 62.2 with one): the
     # weights' HBM traffic slows the attn CTAs' own loads, so XRDY comes later, and the
     # gemv groups took no less time after it (docs/measurements/kernel_h200.md)
     prefetch: int = 0
@@ -87,20 +84,20 @@ class Build:
     early: bool = True  # the FMA loop's first 16 KB of group rg0 issued before the XRDY poll
     # the FMA gemv's weights at S = 1 brought on chip by the copy engine (TMA, a tensor
     # descriptor), this many steps deep in shared memory; 0: plain loads into registers.
-    # 3.2 us a launch faster alone (run 67); in the K1 (run 70) 1x1 44.7 -> 44.3 us at 3
-    # stages, 2x1 and 4x1 0.3 to 3.2 % slower (docs/measurements/kernel_h200.md, "Runs 65
-    # to 70"), so off by default
+    # 3.2 us a launch faster alone; in the K1 1x1 44.7 -> 44.3 us at 3
+    # stages, 2x1 and 4x1 0.3 to 3.2 % slower (docs/measurements/kernel_h200.md),
+    # so off by default
     tma_ns: int = 0
-    # measured on the H200 (run 16): 256 x 4 stages 3.7 % faster at 4x4 than 128 x 3;
-    # with 4 slices (run 22) 512 x 3 is within 1.3 us
+    # measured on the H200: 256 x 4 stages 3.7 % faster at 4x4 than 128 x 3;
+    # with 4 slices 512 x 3 is within 1.3 us
     tc_bk: int = 256
     # tensor-core gemv: K split over this many column slices (1: one [16, 16] dot).
-    # Measured (runs 21, 22): 4 is fastest at 2x4 and 4x4 (8 and 2 slower)
+    # Measured: 4 is fastest at 2x4 and 4x4 (8 and 2 slower)
     tc_split: int = 4
     # the attn slice one source an iteration for all 16 tokens from S = src_min_s on (else
-    # TB tokens an iteration; 17: never; the mix: mix_min_s). Measured (run 21, slice and
+    # TB tokens an iteration; 17: never; the mix: mix_min_s). Measured (slice and
     # mix): 4x4 136.1 -> 104.2 us; at S = 1 and 2 the token form is 1 to 2 us faster. The
-    # slice alone (run 79, the mix by source): 1x1 42.69 by token, 46.27 by source; 2x1
+    # slice alone (the mix by source): 1x1 42.69 by token, 46.27 by source; 2x1
     # 47.37 and 48.46
     src_min_s: int = 4
     # the mix alone one source an iteration from S = mix_min_s on (else TB tokens an
@@ -112,7 +109,7 @@ class Build:
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
     # cells and PROJ's first share lines with the 56 XRDY flags that every gemv CTA
-    # re-reads. Measured (runs 36, 37, us a launch, dense -> 16): 1x1 45.2 -> 44.8, 4x4
+    # re-reads. Measured (us a launch, dense -> 16): 1x1 45.2 -> 44.8, 4x4
     # 77.1/78.4 -> 75.4/76.1, 1x2 53.9/54.5 -> 54.3/55.0, the rest within 0.2
     align: int = 16
     # a stress build: warp w sleeps w * jitter_ns ns at the CTA's start and before each
@@ -125,16 +122,16 @@ class Build:
     # the protocol's variant gate_local (LaunchConfig.gate_local, shared/PROTOCOL.md): no
     # gate stage and no WGT hand-off; every attn CTA polls PART for every token and
     # computes all the weights itself, trading the hand-off's second wait (for the slowest
-    # gate CTA) for S PART polls a CTA. Measured on the H200 (run 74, us a launch, the
-    # run-73 code): 1x1 44.77 -> 44.52, but 2x1 50.78 -> 51.23, 1x2 50.76 -> 51.44, 2x2
-    # 54.71 -> 57.42, 4x1 59.92 -> 62.33, 4x4 76.08 -> 91.01 (S polls one after another);
+    # gate CTA) for S PART polls a CTA. Measured on the H200 (us a launch): 1x1
+    # 44.77 -> 44.52, but 2x1 50.78 -> 51.23, 1x2 50.76 -> 51.44, 2x2 54.71 -> 57.42, 4x1
+    # 59.92 -> 62.33, 4x4 76.08 -> 91.01 (S polls one after another);
     # with the slice's and the MSQ poll's changes, 1x1 43.78 against 43.75 without it
     gate_local: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
     # the attn slice's token form (S < src_min_s) asks for its block rows before p', not
-    # after p''s barrier: one HBM round trip less. Measured on the H200 (run 74, us a
+    # after p''s barrier: one HBM round trip less. Measured on the H200 (us a
     # launch): 1x1 44.77 -> 44.41, 2x1 50.78 -> 50.46, 1x2 50.76 -> 50.47; with the MSQ
-    # poll's shape (the mix, kernel.triton_k1) 1x1 43.75, 1x2 49.98. On where some S of
+    # poll's shape (the mix, kda_kernel.triton_k1) 1x1 43.75, 1x2 49.98. On where some S of
     # the L runs the token form (L < src_min_s): an L = 4 build never does, and compiles
     # as without the switch
     blk_first: bool = True
@@ -149,7 +146,7 @@ class Build:
     @property
     def TB(self) -> int:
         """Tokens the attn slice and mix take an iteration (their loads in flight together).
-        Measured on the H200 (docs/measurements/kernel_h200.md, run 11): 2 saves 8 us at
+        Measured on the H200 (docs/measurements/kernel_h200.md): 2 saves 8 us at
         S = 16 and costs 2.5 us at S = 1 (a masked second token); 4 spills registers."""
         if self.tb is not None:
             return self.tb
@@ -164,10 +161,10 @@ class Build:
     @property
     def NW_FIRST(self) -> bool:
         """in_nw asked with the slice's loads: after the MSQ poll its round trip stood
-        between the all-to-all and XRDY (the run-84 1x1 trace: MSQ satisfied to XRDY
+        between the all-to-all and XRDY (a 1x1 trace: MSQ satisfied to XRDY
         published 0.93 -> 0.67 us, median over the attn CTAs). In the builds where some S
         runs the slice by token (L = 1, 2); the L = 4 builds keep their code. Measured on
-        the H200 (run 84, us a launch, one workspace a shape): 1x1 42.75 -> 42.53, 1x2
+        the H200 (us a launch, one workspace a shape): 1x1 42.75 -> 42.53, 1x2
         51.79 -> 51.38, 2x1 50.25 -> 50.02, 2x2 55.13 -> 54.16, 4x1 59.70 -> 59.31, 4x2
         64.26 -> 63.01; at L = 4 1x4 -0.26, 2x4 -0.71 but 4x4 76.36 -> 77.97."""
         if self.nw_first is not None:
@@ -179,14 +176,14 @@ class Build:
         """The mix by source from this S on: every S a build serves (1 where TB = 1; 2
         where TB = 2, whose builds serve S >= 2 but with 1 spilled 2 to 4 registers), in
         the builds where some S runs the slice by token (L < src_min_s); the others never
-        run the token form, and compile as before (src_min_s: at 1 or 2 an L = 4 build's
+        run the token form, and keep their code (src_min_s: at 1 or 2 an L = 4 build's
         code changed, 10504 -> 9848 SASS instructions, with its tracing overhead).
-        The run-78 traces (us, median over the attn CTAs, WGT seen to the MSQ poll's first
+        Traces of the token form (us, median over the attn CTAs, WGT seen to the MSQ poll's first
         issue: the mix's loads and arithmetic) put the token form far behind: 2.2 at S = 1,
         3.7 at S = 2, 6.9 at S = 3, against 1.2 to 1.3 by source at S = 4. Measured on the
-        H200 (run 79, us a launch; the slice still by token below S = 4): 1x1 43.76 ->
+        H200 (us a launch; the slice still by token below S = 4): 1x1 43.76 ->
         42.69, 2x1 50.48 -> 47.37, 1x2 50.02 -> 47.59, 3x1 66.00 -> 60.47, 1x3 66.68 ->
-        60.84, 2x2 54.47 -> 54.95. With the token form compiled out (run 80) 2x2, 4x1 and 4x2
+        60.84, 2x2 54.47 -> 54.95. With the token form compiled out 2x2, 4x1 and 4x2
         were 2.4 to 2.6 us slower."""
         if self.mix_min_s is not None:
             return self.mix_min_s
@@ -304,6 +301,17 @@ class Build:
     def with_(self, **kw: Any) -> Build:
         return replace(self, **kw)
 
+    @classmethod
+    def of(cls, cfg: LaunchConfig, **options: Any) -> Build:
+        """The build that serves the launch configuration ``cfg`` (shape, kda0, variants)
+        with the backend's own ``options`` (the other fields). ``cfg.nw_first`` asks for
+        in_nw with the slice's loads; left False, the build decides (``NW_FIRST``) unless
+        ``options`` say. Every build asks for on_w in k.stage (``cfg.onw_first``)."""
+        if cfg.blocks != BLOCKS:
+            raise ValueError(f"blocks = {cfg.blocks}: the Triton K1 launches {BLOCKS} programs")
+        options.setdefault("nw_first", True if cfg.nw_first else None)
+        return cls(cfg.R, cfg.L, cfg.nb, cfg.kda0, gate_local=cfg.gate_local, **options)
+
 
 @dataclass
 class Workspace:
@@ -314,7 +322,9 @@ class Workspace:
     xbuf: torch.Tensor  # bf16 x rows [MAX_S, HIDDEN]
     epoch: torch.Tensor  # int32 [1]
     alarm: torch.Tensor  # int64
-    trace: torch.Tensor  # int32 [BLOCKS, NEV] (kernel.trace_layout; widened by kernel.trace)
+    trace: (
+        torch.Tensor
+    )  # int32 [BLOCKS, NEV] (kda_kernel.triton.trace_layout; widened by kda_kernel.triton.trace)
 
     @classmethod
     def create(
@@ -433,8 +443,8 @@ def launch(
     slot: int,
     **kw: Any,
 ) -> Any:
-    """One launch of 256 programs (no pre-flight here: see kernel.preflight / kernel.run)."""
-    from kernel.triton_k1 import kda_pre_k1
+    """One launch of 256 programs (no pre-flight here: see preflight.py and run.py)."""
+    from kda_kernel.triton.k1 import kda_pre_k1
 
     args, cx = kernel_args(b, inp, core_out, ws, slot, **kw)
     _descriptor_scratch(b)
@@ -448,7 +458,7 @@ def compile_only(
     b: Build, inp: dict[str, torch.Tensor | None], core_out: torch.Tensor, ws: Workspace
 ) -> Any:
     """Compile without launching (for the pre-flight): the compiled kernel object."""
-    from kernel.triton_k1 import kda_pre_k1
+    from kda_kernel.triton.k1 import kda_pre_k1
 
     args, cx = kernel_args(b, inp, core_out, ws, 0)
     _descriptor_scratch(b)

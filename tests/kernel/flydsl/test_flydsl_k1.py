@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kda_kernel.flydsl.toolchain import missing
 from kda_sim.config import LaunchConfig
 from kda_sim.constants import GEMV0, PER_WAVE, WAVES
 from kda_sim.isa import analyze_path, analyze_text
@@ -17,7 +18,6 @@ from kda_sim.isa.model import polls_behind_weights, stage_ops
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.protocol.ops import Load
 from kda_sim.protocol.program import build_launch
-from kernel.flydsl.toolchain import missing
 
 pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
 
@@ -29,7 +29,7 @@ XRDY_WEIGHT_LOADS = PER_WAVE * 4  # rg0: 7 chunks a wave, 4 dwordx4 a chunk
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, int, str], object]:
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     out = {}
     root = tmp_path_factory.mktemp("k1")
@@ -92,7 +92,7 @@ def test_isa_keeps_the_role_rule(builds: dict, key: tuple[int, int, str]) -> Non
 def test_markers_and_stamps_do_not_make_the_finding(tmp_path: Path) -> None:
     """Without markers or timeline (both add side-effecting code), the gemv CTAs' XRDY
     poll still waits behind rg0's weights."""
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     b = build_k1(LaunchConfig(1, 1), "gfx942", tmp_path, timeline=False, markers=False)
     isa = b.built.isa.read_text()
@@ -106,8 +106,8 @@ def test_markers_and_stamps_do_not_make_the_finding(tmp_path: Path) -> None:
 def test_kernel_arguments_follow_the_isa_preset() -> None:
     import inspect
 
-    from kernel.flydsl.k1 import make_kernel
-    from kernel.flydsl.k1_ctx import Recorder
+    from kda_kernel.flydsl.k1 import make_kernel
+    from kda_kernel.flydsl.k1_ctx import Recorder
 
     kernel, _ = make_kernel(LaunchConfig(1, 1), timeline=True, markers=True, recorder=Recorder())
     fn = getattr(kernel, "_func", None) or getattr(kernel, "func", None) or kernel
@@ -142,14 +142,14 @@ def test_stamps_are_flushed_once_after_the_last_stamp(
 
 
 def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     with pytest.raises(ValueError, match="LDS"):
         build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
 
 
 def test_gate_local_is_refused(tmp_path: Path) -> None:
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     with pytest.raises(ValueError, match="gate_local"):
         build_k1(LaunchConfig(1, 1, gate_local=True), "gfx942", tmp_path)  # not written
@@ -176,7 +176,7 @@ def test_nw_first_asks_for_in_nw_before_the_attn_polls(builds: dict, tmp_path: P
     """LaunchConfig.nw_first: the compiled code loads in_nw before the mix's first poll
     (the seed's order, the default build's: after the MSQ poll), and the record of puts
     and polls is the model's either way."""
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     first = build_k1(LaunchConfig(1, 1, nw_first=True), "gfx950", tmp_path)
     loads, polls = placed(first, "in_nw")
@@ -198,7 +198,7 @@ def test_onw_first_asks_for_on_w_before_the_kda_polls(
     """LaunchConfig.onw_first: the compiled code loads on_w once, among k.stage's loads
     before the kda task's first poll (k.conv PROJ); the default build (the seed's order)
     once, after k.norm's ONRM+PROJ poll; the record of puts and polls is the same."""
-    from kernel.flydsl.k1 import build_k1
+    from kda_kernel.flydsl.k1 import build_k1
 
     r, l_ = shape
     first = build_k1(LaunchConfig(r, l_, onw_first=True), "gfx950", tmp_path / "onw_first")

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kda_kernel.triton import trace as ktrace
+from kda_kernel.triton import trace_layout as T
 from kda_sim.cli import main
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.model import model_view
@@ -18,8 +20,6 @@ from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.model import Timeline
-from kernel import trace as ktrace
-from kernel import trace_layout as T
 
 
 def synthetic(R: int, L: int, kda0: int = 0, tag: int = 777, t0: int = 10**12) -> np.ndarray:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kda_kernel.triton import alarm_layout as A
+from kda_kernel.triton.launch import Build
+from kda_kernel.triton.watchdog import UNKNOWN_CELL, KernelStuck, check, read_alarm
 from kda_sim.protocol.regions import Region
-from kernel import alarm_layout as A
-from kernel.launch import Build
-from kernel.watchdog import UNKNOWN_CELL, KernelStuck, check, read_alarm
 
 TAG = 7
 

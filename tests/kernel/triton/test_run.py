@@ -1,4 +1,4 @@
-"""kernel.run's requests checked before any GPU is needed."""
+"""kda_kernel.triton.run's requests checked before any GPU is needed."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from kernel.run import run
+from kda_kernel.triton.run import run
 
 
 def test_a_trace_file_needs_the_full_record(tmp_path) -> None:

@@ -20,8 +20,8 @@ import pytest
 
 pytest.importorskip("triton")
 
-from kernel.launch import Build
-from kernel.trace_layout import max_tasks
+from kda_kernel.triton.launch import Build
+from kda_kernel.triton.trace_layout import max_tasks
 
 # an L = 1 build serving S <= fma_max_s only, with the bulk L2 prefetch: one compile (20 to
 # 40 s here) for the tensor-core test and the prefetch test
@@ -45,7 +45,7 @@ def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True, L: int = 2) -
 @cache
 def _ttgir_of(b: Build) -> str:
     """One compile a build for the whole module (a compile takes 20 to 50 s here)."""
-    from kernel.offline import compile_k1
+    from kda_kernel.triton.offline import compile_k1
 
     return compile_k1(b).asm["ttgir"]
 

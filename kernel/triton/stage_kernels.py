@@ -10,14 +10,11 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
-from kernel.triton_k1 import (
-    EPOCH_MOD,
-    TAG_SLOTS,
-    _attn,
-    _gemv,
-    _kda_task,
-    layout,
-)
+from kda_kernel.triton.attn import _attn
+from kda_kernel.triton.constexprs import EPOCH_MOD, TAG_SLOTS
+from kda_kernel.triton.gemv import _gemv
+from kda_kernel.triton.kda import _kda_task
+from kda_kernel.triton.mailbox import layout
 
 
 @triton.jit

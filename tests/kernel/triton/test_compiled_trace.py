@@ -16,14 +16,14 @@ import pytest
 
 pytest.importorskip("triton")
 
-from kernel.launch import Build
+from kda_kernel.triton.launch import Build
 
 TID = "llvm.nvvm.read.ptx.sreg.tid.x"
 
 
 @cache
 def _llir(trace: bool) -> str:
-    from kernel.offline import compile_k1
+    from kda_kernel.triton.offline import compile_k1
 
     return compile_k1(Build(1, 1, 8, trace=trace)).asm["llir"]
 

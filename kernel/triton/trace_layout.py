@@ -10,7 +10,7 @@ EV_SMID = 2
 EV_NTASK = 3
 EV_TAG = 4  # the launch's tag: a record from an older launch is never decoded as this one's
 # the high halves of the start and end stamps: every other stamp keeps its low half only,
-# and the host widens them against these (``kernel.trace.widen``)
+# and the host widens them against these (``kda_kernel.triton.trace.widen``)
 EV_START_HI = 5
 EV_END_HI = 6
 # role stages: the end of each (a stage begins where the previous ended, the first at start)

@@ -1,10 +1,10 @@
 """The K1 device code, role by role, under Triton's interpreter, against the reference.
 
-Each role runs as its own launch (``kernel.stage_kernels``) over just its programs, one
-thread a program (``kernel.interp``), with the mailboxes it reads filled from the
+Each role runs as its own launch (``kda_kernel.triton.stage_kernels``) over just its programs, one
+thread a program (``kda_kernel.triton.interp``), with the mailboxes it reads filled from the
 reference; so the role's spin-waits on its siblings (the attn all-to-all, the kda heads'
 QK and ONRM exchanges) really run. Usage (the interpreter must be on before triton is
-imported): ``TRITON_INTERPRET=1 python -m kernel.interp_check`` -> JSON of the errors.
+imported): ``TRITON_INTERPRET=1 python -m kda_kernel.triton.interp_check`` -> JSON of the errors.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from typing import Any
 
 import torch
 
+from kda_kernel.inputs import clone_inputs, make_inputs
+from kda_kernel.reference import front_of, kda_pre_reference
+from kda_kernel.triton.launch import Build, Workspace, next_pow2, step_tag
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import NPROJ, PROJ
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, next_pow2, step_tag
-from kernel.reference import front_of, kda_pre_reference
 
 EPOCH, SLOT = 5, 3
 
@@ -41,10 +42,10 @@ def _run_attn(
     R: int, L: int, nb: int, source_form: bool, **build: Any
 ) -> tuple[Build, dict[str, Any], torch.Tensor, Workspace]:
     """The attn role of a build on all 56 attn CTAs: (build, inputs, p', workspace)."""
-    from kernel.interp import run_threaded
-    from kernel.stage_kernels import attn_only
+    from kda_kernel.triton.interp import run_threaded
+    from kda_kernel.triton.stage_kernels import attn_only
 
-    inp = make_inputs(Shape(R, L, nb), seed=R + L + nb)
+    inp = make_inputs(LaunchConfig(R, L, nb), seed=R + L + nb)
     b = Build(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
@@ -128,10 +129,10 @@ def check_attn_variant(
 def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str, Any]:
     """The gemv role of a build (Build's defaults, overridden by ``build``) on the last
     CTAs, with x published: PROJ against the reference."""
-    from kernel.interp import run_threaded
-    from kernel.stage_kernels import gemv_only
+    from kda_kernel.triton.interp import run_threaded
+    from kda_kernel.triton.stage_kernels import gemv_only
 
-    sh = Shape(R, L, nb)
+    sh = LaunchConfig(R, L, nb)
     inp = make_inputs(sh, seed=R + L)
     _, x, proj = front_of(inp)
     b = Build(R, L, nb, **build).validate()
@@ -173,10 +174,10 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
 
 
 def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
-    from kernel.interp import run_threaded
-    from kernel.stage_kernels import kda_only
+    from kda_kernel.triton.interp import run_threaded
+    from kda_kernel.triton.stage_kernels import kda_only
 
-    sh = Shape(R, L, nb)
+    sh = LaunchConfig(R, L, nb)
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
     _, _, proj = front_of(inp)
     ref = kda_pre_reference(**inp, L=L)

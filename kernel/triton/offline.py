@@ -3,7 +3,7 @@ shared memory, local memory) with the cuobjdump that Triton's wheel carries.
 
 Lets the two-CTAs-an-SM budget be checked on a CPU machine before any device time is
 spent; the GPU run measures the same numbers again from the loaded kernel.
-Usage: ``python -m kernel.offline L [watchdog=1] [trace=1] ...``
+Usage: ``python -m kda_kernel.triton.offline L [watchdog=1] [trace=1] ...``
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from typing import Any
 
 import torch
 
-from kernel.inputs import Shape, make_inputs
-from kernel.launch import NUM_WARPS, Build, Workspace, kernel_args
+from kda_kernel.inputs import make_inputs
+from kda_kernel.triton.launch import NUM_WARPS, Build, Workspace, kernel_args
+from kda_sim.config import LaunchConfig
 
 
 def jit_signature(
@@ -57,9 +58,9 @@ def compile_k1(b: Build) -> Any:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from kernel.triton_k1 import kda_pre_k1
+    from kda_kernel.triton.k1 import kda_pre_k1
 
-    sh = Shape(b.R, b.L, b.nb)
+    sh = LaunchConfig(b.R, b.L, b.nb)
     inp = make_inputs(sh, seed=0)
     ws = Workspace.create([b], "cpu")
     core = torch.zeros(sh.S, 1536, dtype=torch.bfloat16)

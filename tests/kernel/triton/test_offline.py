@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from kernel.offline import sass_instructions
+from kda_kernel.triton.offline import sass_instructions
 
 LISTING = """
         code for sm_90

@@ -39,7 +39,7 @@ SHAPES = [(r, n) for r in (1, 2, 4) for n in (1, 2, 4)]
 
 @pytest.mark.parametrize(("R", "L"), SHAPES)
 def test_matches_reference(R: int, L: int) -> None:
-    from kernel.run import run
+    from kda_kernel.triton.run import run
 
     res = run(R, L, nb=8 if L < 4 else 5, check=True, watchdog_ms=WATCHDOG_MS, seed=R * 7 + L)
     record(f"correct R={R} L={L}", res)
@@ -51,7 +51,7 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
     """A step of three launches (slots 0..2, nb 8 / 4 / 1: the PART and WGT extents
     change between them), the epoch bumped in the graph, replayed 30 times; the states
     after all replays match the reference iterated as many times."""
-    from kernel.run import run
+    from kda_kernel.triton.run import run
 
     res = run(
         R,
@@ -69,13 +69,13 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
 
 # kda task i runs on CTA (i + kda0) mod 256: 0 puts the first tasks on the attn CTAs; these
 # start them on gemv CTAs and wrap the rest round to CTA 0 (200, 160, 255) or start them on
-# the first gemv CTA (56). Each kda0 is a compiled kernel (kernel.warm).
+# the first gemv CTA (56). Each kda0 is a compiled kernel (kda_kernel.triton.warm).
 KDA0_CASES = [(1, 1, 200), (2, 2, 160), (4, 1, 255), (4, 4, 56)]
 
 
 @pytest.mark.parametrize(("R", "L", "kda0"), KDA0_CASES)
 def test_matches_reference_with_kda_tasks_elsewhere(R: int, L: int, kda0: int) -> None:
-    from kernel.run import run
+    from kda_kernel.triton.run import run
 
     res = run(
         R,
@@ -95,9 +95,9 @@ def test_matches_reference_with_kda_tasks_elsewhere(R: int, L: int, kda0: int) -
 def test_trace_places_each_kda_task_where_kda0_says() -> None:
     """A traced launch with kda0 = 200 (tasks 0 to 55 on gemv CTAs 200 to 255, the rest
     wrapped onto CTAs 0 to 135, attn and gemv): every task's stages on CTA (task + kda0) mod 256."""
+    from kda_kernel.triton.run import run
     from kda_sim.constants import BLOCKS
     from kda_sim.importers.chrome import read_kernel_trace
-    from kernel.run import run
 
     R, L, kda0 = 2, 2, 200
     path = OUT / f"trace_kda0_{kda0}_R{R}_L{L}.json"
@@ -114,8 +114,8 @@ def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
     STRESS_JITTER_NS apart, so a load in one warp and another warp's store over the same data,
     with no barrier between them, come apart. The slice's in-place prefix update had none
     and gave wrong PART pairs at 1x1 once warps drifted (H200, runs 42 to 45)."""
-    from kernel.launch import STRESS_JITTER_NS
-    from kernel.run import run
+    from kda_kernel.triton.launch import STRESS_JITTER_NS
+    from kda_kernel.triton.run import run
 
     res = run(
         R,
@@ -136,8 +136,8 @@ def test_staggered_warps_find_the_slice_race_without_its_barrier() -> None:
     """The stress build must catch what it was made for, or the test above proves nothing:
     without the barrier in the slice's prefix update (Build.slice_barrier=False), staggered warps
     give wrong outputs at 1x1."""
-    from kernel.launch import STRESS_JITTER_NS
-    from kernel.run import CheckFailed, run
+    from kda_kernel.triton.launch import STRESS_JITTER_NS
+    from kda_kernel.triton.run import CheckFailed, run
 
     with pytest.raises(CheckFailed) as e:
         run(
@@ -156,8 +156,8 @@ def test_staggered_warps_find_the_slice_race_without_its_barrier() -> None:
 
 @pytest.mark.parametrize("fault", ["drop", "corrupt", "skip-bump"])
 def test_watchdog_catches_fault(fault: str) -> None:
-    from kernel.run import run
-    from kernel.watchdog import KernelStuck
+    from kda_kernel.triton.run import run
+    from kda_kernel.triton.watchdog import KernelStuck
 
     with pytest.raises(KernelStuck) as ei:
         run(1, 1, nb=8, watchdog_ms=WATCHDOG_MS, inject=fault)
@@ -184,9 +184,9 @@ TRACE_SHAPES = SHAPES  # every R x L the issue names: traces/ holds one of each
 
 @pytest.mark.parametrize(("R", "L"), TRACE_SHAPES)
 def test_trace_records_every_stage(R: int, L: int) -> None:
+    from kda_kernel.triton.launch import Build
+    from kda_kernel.triton.run import run
     from kda_sim.importers.chrome import read_kernel_trace
-    from kernel.launch import Build
-    from kernel.run import run
 
     path = TRACES / f"k1_h200_R{R}_L{L}.json"
     res = run(R, L, nb=8, trace_path=path, check=True)
@@ -204,8 +204,8 @@ def test_trace_records_every_stage(R: int, L: int) -> None:
 def test_a_warm_trace_is_the_last_of_its_steps(tmp_path: Path) -> None:
     """``warmup``: eager steps before the traced one; the trace is the last launch's (its
     tag the last step's), and the outputs are the reference's after every step."""
+    from kda_kernel.triton.run import run
     from kda_sim.importers.chrome import read_kernel_trace
-    from kernel.run import run
 
     path = tmp_path / "warm.json"
     res = run(2, 1, nb=8, trace_path=path, check=True, warmup=3)
@@ -219,7 +219,7 @@ def test_a_warm_trace_is_the_last_of_its_steps(tmp_path: Path) -> None:
 def test_gate_local_matches_reference(R: int, L: int) -> None:
     """The protocol's variant gate_local (Build.gate_local): no gate stage, no WGT; every
     attn CTA polls PART for every token. A step of three launches, replayed."""
-    from kernel.run import run
+    from kda_kernel.triton.run import run
 
     res = run(
         R,
@@ -237,8 +237,8 @@ def test_gate_local_matches_reference(R: int, L: int) -> None:
 
 
 def test_gate_local_trace_has_the_part_poll_in_the_mix() -> None:
+    from kda_kernel.triton.run import run
     from kda_sim.importers.chrome import read_kernel_trace
-    from kernel.run import run
 
     R, L = 2, 2
     path = OUT / f"trace_gate_local_R{R}_L{L}.json"

@@ -13,13 +13,14 @@ import pytest
 
 pytest.importorskip("triton")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _run(what: str) -> dict:
-    env = os.environ | {"TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = os.environ | {"TRITON_INTERPRET": "1", "PYTHONPATH": path}
     out = subprocess.run(
-        [sys.executable, "-m", "kernel.interp_check", what],
+        [sys.executable, "-m", "kda_kernel.triton.interp_check", what],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernel.launch import MAX_NB, Build
+from kda_kernel.triton.launch import MAX_NB, Build
 
 
 def test_largest_nb_builds() -> None:

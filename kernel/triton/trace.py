@@ -1,6 +1,6 @@
 """The K1 trace buffer -> the project's timeline, and ``traces/*.json``.
 
-The kernel leaves one record a CTA (``kernel.trace_layout``, 32-bit words): globaltimer at
+The kernel leaves one record a CTA (``trace_layout.py``, 32-bit words): globaltimer at
 every stage boundary of every task it ran, its SM id, and for each poll site its first
 issue, the time it was satisfied and its retries. ``widen`` restores the stamps' high
 halves; times become ns from the earliest CTA start.
@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from kda_kernel.triton import trace_layout as T
 from kda_sim.constants import BLOCKS, GEMV0, HD, N_GEMV, NA, NPROJ, NVCH, VCH
 from kda_sim.timeline.chrome import write_chrome
 from kda_sim.timeline.model import CellRange, CtaTrack, Meta, PollRecord, StageSpan, Timeline
-from kernel import trace_layout as T
 
 CLOCK = "globaltimer ns (H200: 32 ns steps), origin the earliest CTA start"
 

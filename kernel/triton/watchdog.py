@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kda_kernel.triton import alarm_layout as A
+from kda_kernel.triton.launch import Build
 from kda_sim.timeline.model import StuckWait
-from kernel import alarm_layout as A
-from kernel.launch import Build
 
 UNKNOWN_CELL = "the stale copy was in another warp's replica of the poll"
 

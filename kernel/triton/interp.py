@@ -102,6 +102,25 @@ def _fix_index() -> None:
     core.tensor.__index__ = lambda self: int(np.asarray(self.handle.data).item())  # type: ignore[method-assign]
 
 
+def _device_modules(jit_fn: Any) -> dict[str, Any]:
+    """Every module whose device functions ``jit_fn`` reaches, with one function of each.
+    The device code spans modules (mailbox, record, the roles), and each is patched before
+    any program runs: a patch resets ``tensor.__index__`` for every thread, so a module
+    first patched mid-run could break another program's ``range`` over a run-time value."""
+    import triton.runtime.interpreter as interp
+
+    found: dict[str, Any] = {}
+    todo = [jit_fn]
+    while todo:
+        f = todo.pop()
+        mod = f.fn.__module__
+        if mod in found:
+            continue
+        found[mod] = f.fn
+        todo += [v for v in f.fn.__globals__.values() if isinstance(v, interp.InterpretedFunction)]
+    return found
+
+
 def run_threaded(
     jit_fn: Any,
     n_programs: int,
@@ -122,8 +141,11 @@ def run_threaded(
     kwargs = {k: v for k, v in kwargs.items() if k in argspec.args}
     args_hst, kwargs_hst = ex._init_args_hst(args, kwargs)
     scope = interp._patch_lang(ex.fn)
-    _fix_index()
     _scopes[ex.fn.__module__] = scope
+    for mod, fn in _device_modules(jit_fn).items():
+        if mod not in _scopes:
+            _scopes[mod] = interp._patch_lang(fn)
+    _fix_index()
     errors: list[BaseException] = []
     _failed.clear()
     try:

@@ -7,12 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kda_sim.config import LaunchConfig
-from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.protocol.kda import tasks_of
-from kda_sim.protocol.program import Role, role_of
-from kernel.flydsl.run import NoRocmGpu, rocm_gpu_present, run_k1
-from kernel.flydsl.stamps import (
+from kda_kernel.flydsl.run import NoRocmGpu, rocm_gpu_present, run_k1
+from kda_kernel.flydsl.stamps import (
     CTA_ID,
     END,
     TASKS_RUN,
@@ -22,6 +18,10 @@ from kernel.flydsl.stamps import (
     tasks_per_cta,
     timeline,
 )
+from kda_sim.config import LaunchConfig
+from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.protocol.kda import tasks_of
+from kda_sim.protocol.program import Role, role_of
 
 
 def test_first_fifteen_columns_are_the_twins() -> None:
@@ -105,7 +105,7 @@ def test_runner_says_there_is_no_rocm_gpu() -> None:
 
 
 def test_a_build_that_dumps_no_isa_is_an_error(tmp_path: Path) -> None:
-    from kernel.flydsl.build import compile_isa
+    from kda_kernel.flydsl.build import compile_isa
 
     stale = tmp_path / "k_0" / "22_final_isa.s"
     stale.parent.mkdir()

@@ -14,14 +14,17 @@ from typing import Any
 
 import torch
 
+from kda_kernel import preflight
+from kda_kernel.backend import Result
+from kda_kernel.faults import FAULTS, INJECT_CODES
+from kda_kernel.inputs import clone_inputs, make_inputs
+from kda_kernel.reference import kda_pre_reference
+from kda_kernel.triton import trace as ktrace
+from kda_kernel.triton import watchdog as wd
+from kda_kernel.triton.launch import Build, Workspace, compile_only, launch, step_tag
+from kda_sim.config import LaunchConfig
 from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
-from kernel import preflight
-from kernel import trace as ktrace
-from kernel import watchdog as wd
-from kernel.faults import FAULTS, INJECT_CODES
-from kernel.inputs import Shape, clone_inputs, make_inputs
-from kernel.launch import Build, Workspace, compile_only, launch, step_tag
-from kernel.reference import kda_pre_reference
+from kda_sim.timeline.model import Timeline
 
 
 class KernelUnavailable(RuntimeError):
@@ -40,7 +43,7 @@ def need_gpu() -> None:
     if not torch.cuda.is_available():
         raise KernelUnavailable(
             "no CUDA GPU: the Triton K1 runs on an NVIDIA GPU (written for the H200; the "
-            "AMD build is untested). The reference (kernel.reference) runs on the CPU."
+            "AMD build is untested). The reference (kda_kernel.reference) runs on the CPU."
         )
 
 
@@ -99,16 +102,74 @@ def _got(ly: Layer) -> dict[str, torch.Tensor]:
     }
 
 
-def _layers(shape: Shape, nbs: list[int], build: Build, seed: int) -> list[Layer]:
+def _layers(shape: LaunchConfig, nbs: list[int], build: Build, seed: int) -> list[Layer]:
     out = []
     for k, nb in enumerate(nbs):
-        sh = Shape(shape.R, shape.L, nb)
+        sh = LaunchConfig(shape.R, shape.L, nb)
         inp = make_inputs(
             sh, seed=seed + k, pad=(1,) if shape.R > 1 else (), num_acc=None, device="cuda"
         )
         core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16, device="cuda")
         out.append(Layer(build.with_(nb=nb), inp, core, k))
     return out
+
+
+def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Timeline:
+    """The trace record of the workspace's last launch (build ``b``, tag slot ``slot``)."""
+    buf = ktrace.widen(ws.trace.cpu().numpy(), R=b.R)
+    return ktrace.decode(
+        buf,
+        R=b.R,
+        L=b.L,
+        nb=b.nb,
+        kda0=b.kda0,
+        gate_local=b.gate_local,
+        tag=step_tag(int(ws.epoch.item()), slot),
+        gpu=extra.get("gpu", "cuda"),
+        extra=extra,
+        nw_first=b.cfg.nw_first,
+        onw_first=b.cfg.onw_first,
+    )
+
+
+def run_inputs(
+    inputs: dict[str, Any],
+    cfg: LaunchConfig,
+    *,
+    trace: bool = False,
+    watchdog_ms: float | None = None,
+    simulate_preflight: bool = True,
+    **options: Any,
+) -> Result:
+    """One step of K1 on ``inputs`` at ``cfg`` (the entry point's ``triton`` backend):
+    compiled, pre-flighted, launched once on copies of the inputs (the caller's stay as
+    they were), the watchdog read where ``watchdog_ms`` bounds the waits. ``options``:
+    further ``Build`` fields. Raises as ``run``."""
+    delta, cs = inputs.get("delta"), inputs["conv_state"]
+    b = Build.of(
+        cfg,
+        watchdog=watchdog_ms is not None,
+        trace=trace,
+        has_delta=delta is not None,
+        sl=int(cs.shape[2]),
+        **options,
+    ).validate()
+    need_gpu()
+    inp = clone_inputs({k: v.to("cuda") if v is not None else v for k, v in inputs.items()})
+    core = torch.full((b.S, PROJ), float("nan"), dtype=torch.bfloat16, device="cuda")
+    ws = Workspace.create([b], "cuda")
+    compiled = compile_only(b, inp, core, ws)
+    res = preflight.of_compiled(compiled, preflight.SmLimits.of_device())
+    verdict = preflight.check(b.cfg, res, simulate=simulate_preflight)
+    ws.epoch.add_(1)
+    budget = {"budget_ns": int(watchdog_ms * 1e6)} if watchdog_ms is not None else {}
+    launch(b, inp, core, ws, 0, **budget)
+    torch.cuda.synchronize()
+    if b.watchdog:
+        wd.check(ws.alarm.cpu().numpy(), [(b, 0, step_tag(int(ws.epoch.item()), 0))])
+    ly = Layer(b, inp, core, 0)
+    tl = _timeline(ws, b, 0, ktrace.environment() | {"build": options}) if trace else None
+    return Result(_got(ly), tl, {"preflight": verdict})
 
 
 def run(
@@ -159,7 +220,7 @@ def run(
         )
     need_gpu()  # after the checks above: a bad request is named even without a GPU
     budget_ns = int((watchdog_ms or 0) * 1e6)
-    shape = Shape(R, L, nb)
+    shape = LaunchConfig(R, L, nb)
     nbs = [nb, max(1, nb // 2), 1] if graph else [nb]
     layers = _layers(shape, nbs, b, seed)
     ws = Workspace.create([ly.build for ly in layers], "cuda")
@@ -251,8 +312,6 @@ def run(
         result["errors"] = errs
 
     if trace_path is not None:
-        buf = ktrace.widen(ws.trace.cpu().numpy(), R=R)
-        tag = step_tag(int(ws.epoch.item()), layers[-1].slot)
         extra = ktrace.environment() | {
             "resources": result["resources"],
             "replays": n_steps,
@@ -263,19 +322,7 @@ def run(
             "hd": HD,
             "build": build or {},
         }
-        tl = ktrace.decode(
-            buf,
-            R=R,
-            L=L,
-            nb=layers[-1].build.nb,
-            kda0=kda0,
-            gate_local=b.gate_local,
-            tag=tag,
-            gpu=extra.get("gpu", "cuda"),
-            extra=extra,
-            nw_first=b.cfg.nw_first,
-            onw_first=b.cfg.onw_first,
-        )
+        tl = _timeline(ws, layers[-1].build, layers[-1].slot, extra)
         result["trace"] = str(ktrace.write(tl, trace_path))
         result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
     return result

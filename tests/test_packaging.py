@@ -1,0 +1,26 @@
+"""The installed packages: the folder kernel/ is the package kda_kernel, and every package
+of the tree is listed in pyproject.toml (setuptools maps kernel/ by name, so it finds
+none by itself)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _packages_in_tree() -> set[str]:
+    out = set()
+    for top, name in (("kda_sim", "kda_sim"), ("kernel", "kda_kernel")):
+        for init in (ROOT / top).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / top)
+            out.add(".".join((name, *rel.parts)))
+    return out
+
+
+def test_every_package_is_listed() -> None:
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert conf["package-dir"] == {"kda_kernel": "kernel"}
+    assert set(conf["packages"]) == _packages_in_tree()
+    assert not any(p == "kernel" or p.startswith("kernel.") for p in conf["packages"])
