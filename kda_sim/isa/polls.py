@@ -87,6 +87,7 @@ def _peeled_first_try(
     # blocks of other loops (a previous poll, say) end the search; loops around this
     # one (the kda task loop) do not
     in_loops = set().union(*(lp.blocks for lp in cfg.loops if loop.header not in lp.blocks))
+    in_loops |= loop.blocks  # a rotated loop's own blocks are the loop, not a peeled copy
     header_start = cfg.blocks[loop.header].start
     floor = max((m.before for m in kernel.markers if m.before <= header_start), default=0)
     found: list[int] = []

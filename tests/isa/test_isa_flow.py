@@ -142,3 +142,79 @@ def test_a_loop_without_sleep_or_coherent_load_is_not_a_poll() -> None:
 def test_text_that_is_not_isa_is_refused_by_name(text: str, needle: str) -> None:
     with pytest.raises(InvalidInput, match=needle):
         analyze_text(text, "x.s")
+
+
+# a cold block laid out after s_endpgm, branched to and branching back: a join, no cycle
+COLD_AFTER_END = """\
+\ts_cmp_gt_i32 s2, 0
+\ts_cbranch_scc0 .LBB0_4
+.LBB0_1:
+\tv_mov_b32_e32 v1, 1
+.LBB0_2:
+\tbuffer_store_dword v1, v0, s[4:7], 0 offen
+\ts_endpgm
+.LBB0_4:
+\tv_mov_b32_e32 v1, 2
+\ts_cbranch_execnz .LBB0_1
+\ts_branch .LBB0_2
+"""
+
+# a rotated poll loop: the latch (exec bookkeeping) is laid out before the header
+# (the loads), which the preheader enters directly; no copy of the loads outside it
+ROTATED = """\
+\ts_mov_b64 s[20:21], 0
+\ts_branch .LBB0_3
+.LBB0_2:
+\ts_or_b64 s[20:21], vcc, s[20:21]
+\ts_andn2_b64 exec, exec, s[20:21]
+\ts_cbranch_execz .LBB0_5
+.LBB0_3:
+\tbuffer_load_dwordx2 v[6:7], v23, s[8:11], 0 offen sc0 sc1
+\ts_waitcnt vmcnt(0)
+\tv_cmp_ne_u32_e32 vcc, s33, v7
+\ts_cbranch_vccz .LBB0_2
+\ts_sleep 1
+\ts_branch .LBB0_2
+.LBB0_5:
+\ts_endpgm
+"""
+
+# two entries into one cycle (B1 <-> B2, entered at both): irreducible
+IRREDUCIBLE = """\
+\ts_cbranch_scc0 .LBB0_2
+.LBB0_1:
+\tv_add_u32_e32 v1, 1, v1
+.LBB0_2:
+\tv_cmp_gt_u32_e32 vcc, 10, v1
+\ts_cbranch_vccnz .LBB0_1
+\ts_endpgm
+"""
+
+
+def test_a_cold_block_after_endpgm_that_branches_back_is_no_loop() -> None:
+    k = parse(kernel(COLD_AFTER_END)).kernels[0]
+    g = cfg_mod.build(k)
+    cold = g.block_of[k.labels[".LBB0_4"]]
+    assert set(g.blocks[cold].succs) == {g.block_of[k.labels[".LBB0_1"]], cold + 1}
+    assert g.loops == [] and g.back_edges == []
+    r = analyze_text(kernel(COLD_AFTER_END))
+    assert r.kernels[0].loops == 0 and r.findings == []
+
+
+def test_a_rotated_loop_has_its_header_after_its_latch_and_no_peeled_copy() -> None:
+    k = parse(kernel(ROTATED)).kernels[0]
+    g = cfg_mod.build(k)
+    [loop] = g.loops
+    header, latch = g.block_of[k.labels[".LBB0_3"]], g.block_of[k.labels[".LBB0_2"]]
+    assert loop.header == header and loop.latches == (latch,) and latch < header
+    assert not loop.irreducible
+    [poll] = analyze_text(kernel(ROTATED)).kernels[0].polls
+    assert not poll.peeled and poll.line == k.instrs[k.labels[".LBB0_3"]].line
+
+
+def test_an_irreducible_cycle_is_a_loop_with_two_entries() -> None:
+    k = parse(kernel(IRREDUCIBLE)).kernels[0]
+    g = cfg_mod.build(k)
+    [loop] = g.loops
+    assert loop.irreducible and len(loop.entries) == 2 and g.back_edges == []
+    assert loop.blocks == {g.block_of[k.labels[".LBB0_1"]], g.block_of[k.labels[".LBB0_2"]]}
