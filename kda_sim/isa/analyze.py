@@ -11,7 +11,7 @@ from kda_sim.isa import cfg as cfg_mod
 from kda_sim.isa import polls, waitcnt
 from kda_sim.isa.classes import classify, source_of
 from kda_sim.isa.codeobj import disassemble, is_elf
-from kda_sim.isa.memops import MemKind, mem_op
+from kda_sim.isa.memops import MemKind, Scope, bits_text, mem_op, scope
 from kda_sim.isa.parser import Kernel, parse
 from kda_sim.isa.provenance import argument
 from kda_sim.isa.report import (
@@ -163,10 +163,72 @@ def _kernel(
                 "(no s_sleep, no atomic)",
             )
         )
-    for flag in polls.flags(kernel, flow):
+    flag_list = polls.flags(kernel, flow)
+    for flag in flag_list:
         kr.publishes.append(_publish(kernel, flow, flag, classes, report))
+    _scopes(kernel, arch, flow, sites, flag_list, labels, report)
     report.approximate = report.approximate or flow.approximate
     return kr
+
+
+def _scopes(
+    kernel: Kernel,
+    arch: str,
+    flow: waitcnt.Flow,
+    sites: list[polls.PollSite],
+    flag_list: list[polls.Flag],
+    labels: Mapping[int, str],
+    report: IsaReport,
+) -> None:
+    """Every poll load, every publish marker's flag store, and every store to an
+    argument a poll reads (a put, or an unmarked flag) must be agent scope or wider."""
+    why = "agent scope needs sc1" if arch.startswith(("gfx94", "gfx95")) else "needs glc"
+    checked: set[int] = set()
+    polled: set[str] = set()
+    for n, site in enumerate(sites):
+        name = labels.get(n) or "(unmarked)"
+        for i in (*site.first_try, *site.loads):
+            arg = argument(kernel, i, flow.ops[i].resource)
+            if arg is not None:
+                polled.add(arg.name)
+            if i not in checked:
+                checked.add(i)
+                _scope_finding(kernel, arch, flow, i, f"poll {name} load", why, report)
+    stores = [(f.store, f"flag store {polls.marker_kind(f.marker)[1]}") for f in flag_list]
+    for i, op in sorted(flow.ops.items()):
+        if op.kind is MemKind.STORE:
+            arg = argument(kernel, i, op.resource)
+            if arg is not None and arg.name in polled:
+                stores.append((i, f"store to polled argument {arg.name}"))
+    for i, what in stores:
+        if i not in checked:
+            checked.add(i)
+            _scope_finding(kernel, arch, flow, i, what, why, report)
+
+
+def _scope_finding(
+    kernel: Kernel,
+    arch: str,
+    flow: waitcnt.Flow,
+    i: int,
+    what: str,
+    why: str,
+    report: IsaReport,
+) -> None:
+    op = flow.ops[i]
+    sc = scope(op, arch)
+    if sc >= Scope.AGENT:
+        return
+    ins = kernel.instrs[i]
+    report.findings.append(
+        Finding(
+            FindingKind.SCOPE_BELOW_AGENT,
+            kernel.name,
+            ins.line,
+            f"{what} `{ins.text}` has {bits_text(op)}: {sc.name.lower()} scope on {arch} "
+            f"({why}), so a workgroup on another CU may not see it",
+        )
+    )
 
 
 def _poll(

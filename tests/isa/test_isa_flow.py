@@ -218,3 +218,47 @@ def test_an_irreducible_cycle_is_a_loop_with_two_entries() -> None:
     [loop] = g.loops
     assert loop.irreducible and len(loop.entries) == 2 and g.back_edges == []
     assert loop.blocks == {g.block_of[k.labels[".LBB0_1"]], g.block_of[k.labels[".LBB0_2"]]}
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950"])
+@pytest.mark.parametrize(
+    ("bits", "scope"),
+    [
+        ("sc0 nt", "workgroup"),
+        ("nt", "wavefront"),
+        ("sc1", None),
+        ("sc0 sc1", None),
+        ("sc1 nt", None),
+    ],
+)
+def test_a_poll_below_agent_scope_is_a_finding(arch: str, bits: str, scope: str | None) -> None:
+    """LLVM's AMDGPU memory model (gfx942 tables, gfx950 alike): sc0 alone is workgroup
+    scope, agent needs sc1, system sc0 sc1."""
+    text = kernel(BRANCHY.replace("offen sc0 sc1", f"offen {bits}")).replace("gfx942", arch)
+    r = analyze_text(text)
+    found = [f for f in r.findings if f.kind == "scope_below_agent"]
+    if scope is None:
+        assert found == []
+        return
+    [f] = found
+    assert f.line == 18 and f"has {' '.join(sorted(bits.split()))}:" in f.message
+    assert f"{scope} scope on {arch}" in f.message and "sc1" in f.message
+
+
+def test_a_store_to_the_polled_word_below_agent_scope_is_a_finding() -> None:
+    put = "\tbuffer_store_dwordx2 v[8:9], v10, s[12:15], 0 offen sc0\n\ts_endpgm\n"
+    r = analyze_text(kernel(BRANCHY.replace("\ts_endpgm\n", put)))
+    [f] = [f for f in r.findings if f.kind == "scope_below_agent"]
+    assert f.line == 22
+    assert "store to polled argument flags" in f.message and "workgroup scope" in f.message
+
+
+def test_atomics_are_agent_scope_without_bits() -> None:
+    from kda_sim.isa.memops import Scope, scope
+
+    k = parse(kernel("\tbuffer_atomic_add v1, v0, s[4:7], 0 offen sc0\n\ts_endpgm\n")).kernels[0]
+    op = mem_op(k.instrs[0])
+    assert op is not None and scope(op, "gfx942") is Scope.AGENT
+    assert scope(op, "gfx950") is Scope.AGENT
+    sys_op = mem_op(parse(kernel("\tglobal_atomic_add v1, v0, s[4:5] sc1\n")).kernels[0].instrs[0])
+    assert sys_op is not None and scope(sys_op, "gfx950") is Scope.SYSTEM
