@@ -2,8 +2,7 @@
 their drain, read from a kernel's final ISA (or a code object).
 
 Exit 0: no finding; 1: a poll behind weight loads the model thinks clear, a flag
-store without its drain, a poll the compiler deleted, or a poll / flag below agent
-scope; 2: the file is not ISA.
+store without its drain, or a poll the compiler deleted; 2: the file is not ISA.
 """
 
 from __future__ import annotations
