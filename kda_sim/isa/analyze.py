@@ -22,6 +22,7 @@ from kda_sim.isa.report import (
     KernelReport,
     PollReport,
     PublishReport,
+    TryReport,
 )
 
 NO_MARKER_NOTE = (
@@ -265,17 +266,46 @@ def _poll(
         wave_bytes_by_class={c: b * kernel.wave_lanes for c, b in bytes_by_class.items()},
         accepted=label in accept,
     )
-    if by_class.get("weights", 0) and not pr.accepted:
-        report.findings.append(
-            Finding(
-                FindingKind.POLL_BEHIND_WEIGHTS,
-                kernel.name,
-                pr.line,
-                f"poll {label or '(unmarked)'} retires behind {by_class['weights']} weight load(s) "
-                f"({bytes_by_class['weights']} B a lane) that the role rule says are not in flight",
+    for t in polls.tries(flow, site):
+        tr = _try(kernel, flow, t, classes)
+        pr.tries.append(tr)
+        weights = [
+            f for f in _in_flight(kernel, flow, t.in_flight, classes) if _bucket(f) == "weights"
+        ]
+        if weights and not pr.accepted:
+            span = (
+                f"lines {weights[0].line}..{weights[-1].line}"
+                if len(weights) > 1
+                else (f"line {weights[0].line}")
             )
-        )
+            report.findings.append(
+                Finding(
+                    FindingKind.POLL_BEHIND_WEIGHTS,
+                    kernel.name,
+                    tr.wait_line or tr.line,
+                    f"poll {label or '(unmarked)'} {t.kind} (load at line {tr.line}) waits at "
+                    f"`{tr.wait or 'no s_waitcnt found'}` behind {len(weights)} weight load(s) "
+                    f"({sum(f.nbytes for f in weights)} B a lane, {span}) that the role rule "
+                    "says are not in flight",
+                )
+            )
     return pr
+
+
+def _try(kernel: Kernel, flow: waitcnt.Flow, t: polls.Try, classes: Mapping[str, str]) -> TryReport:
+    by_class: dict[str, int] = {}
+    for f in _in_flight(kernel, flow, t.in_flight, classes):
+        by_class[_bucket(f)] = by_class.get(_bucket(f), 0) + 1
+    wait = polls.wait_of(kernel, flow, t.load)
+    return TryReport(
+        kind=t.kind,
+        line=kernel.instrs[t.load].line,
+        wait_line=kernel.instrs[wait].line if wait >= 0 else 0,
+        wait=kernel.instrs[wait].text if wait >= 0 else "",
+        by_class=by_class,
+        lines=[kernel.instrs[i].line for i in t.in_flight],
+        paths=t.paths,
+    )
 
 
 def _stores(

@@ -44,6 +44,7 @@ class Cfg:
     idom: list[int]  # block id -> immediate dominator (entry: itself; unreachable: -1)
     loops: list[Loop]
     back_edges: list[tuple[int, int]] = field(default_factory=list)  # (latch, header)
+    rpo: list[int] = field(default_factory=list)  # reachable blocks, reverse postorder
 
     def loop_line(self, kernel: Kernel, loop: Loop) -> int:
         return kernel.instrs[self.blocks[loop.header].start].line
@@ -91,7 +92,7 @@ def build(kernel: Kernel) -> Cfg:
             blocks[s].preds.append(b.id)
     idom = _dominators(blocks)
     loops, back = _loops(blocks, idom)
-    return Cfg(blocks, block_of, idom, loops, back)
+    return Cfg(blocks, block_of, idom, loops, back, _rpo(blocks))
 
 
 def _dominators(blocks: list[Block]) -> list[int]:

@@ -122,6 +122,34 @@ def worst_state(states: frozenset[State]) -> State:
     return max(states, key=lambda st: (len(st[0]) + len(st[1]), st))
 
 
+@dataclass(frozen=True)
+class Try:
+    kind: str  # "first try" or "retry"
+    load: int  # the try's first poll load
+    in_flight: tuple[int, ...]  # ops issued before it and not retired: the worst path
+    paths: int  # distinct queues over the paths that reach it
+
+
+def tries(flow: Flow, site: PollSite) -> list[Try]:
+    """The poll's first try (the peeled copy, or the loop's load entered from outside)
+    and its retry (the loop's load reached round the back edge), each with what it
+    retires behind. vmcnt is in order: a try's load returns after every op before it."""
+    loop, first_load = site.loop, site.loads[0]
+    if site.first_try:
+        # peeled: the loop's load is every retry, the first one entered from outside
+        first = flow.before(site.first_try[0])
+        load = site.first_try[0]
+        retry = flow.before(first_load)
+    else:
+        first = flow.before_in_loop(loop, flow.entering(loop, from_inside=False), first_load)
+        load = first_load
+        retry = flow.before_in_loop(loop, flow.entering(loop, from_inside=True), first_load)
+    out = [Try("first try", load, worst_state(first)[0], len(first))]
+    if retry:
+        out.append(Try("retry", first_load, worst_state(retry)[0], len(retry)))
+    return out
+
+
 def in_flight_at_poll(flow: Flow, site: PollSite) -> tuple[int, ...]:
     """Ops that the poll's first load retires behind (vmcnt is in order): everything in
     flight when it issues, on the worst path, over the peeled try and the loop."""

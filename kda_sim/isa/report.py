@@ -28,6 +28,20 @@ class InFlight:
 
 
 @dataclass
+class TryReport:
+    """One try of a poll: its first load, the ``s_waitcnt`` that retires it, and what
+    that wait retires it behind (in order: everything issued before the load)."""
+
+    kind: str  # "first try" / "retry"
+    line: int  # the try's first poll load
+    wait_line: int  # the s_waitcnt that waits for it (0: none found)
+    wait: str  # that instruction's text
+    by_class: dict[str, int]
+    lines: list[int]  # the ops it waits behind, oldest first (worst path)
+    paths: int  # distinct in-flight queues over the paths that reach the load
+
+
+@dataclass
 class PollReport:
     kernel: str
     label: str  # the marker's text after "poll", or "" without one
@@ -43,6 +57,7 @@ class PollReport:
     bytes_by_class: dict[str, int]  # a lane
     wave_bytes_by_class: dict[str, int]  # a wave, every lane active: what the simulator charges
     accepted: bool = False  # weights in flight here are accepted by design
+    tries: list[TryReport] = field(default_factory=list)  # the first try, then the retry
 
 
 @dataclass
@@ -103,6 +118,11 @@ class IsaReport:
                     f"{p.pairs} pair load(s)"
                     f"{', peeled' if p.peeled else ''}): behind {cls}{tag}"
                 )
+                for t in p.tries:
+                    tcls = ", ".join(f"{n} {c}" for c, n in t.by_class.items()) or "nothing"
+                    out.append(
+                        f"    {t.kind} @ line {t.line}, waits at line {t.wait_line}: behind {tcls}"
+                    )
             for pub in k.publishes:
                 state = "drained" if pub.drained else "NOT drained"
                 out.append(f"  publish {pub.label or 'unmarked'} @ line {pub.line}: {state}")

@@ -262,3 +262,77 @@ def test_atomics_are_agent_scope_without_bits() -> None:
     assert scope(op, "gfx950") is Scope.AGENT
     sys_op = mem_op(parse(kernel("\tglobal_atomic_add v1, v0, s[4:5] sc1\n")).kernels[0].instrs[0])
     assert sys_op is not None and scope(sys_op, "gfx950") is Scope.SYSTEM
+
+
+# the first try hoisted above the weights: its wait (vmcnt(3)) leaves the three weight
+# loads in flight; the retry, in the loop, issues behind them and waits on them
+HOISTED_FIRST_TRY = """\
+\tbuffer_load_dwordx2 v[8:9], v10, s[12:15], 0 offen sc0 sc1
+\tbuffer_load_dwordx4 v[0:3], v9, s[4:7], 0 offen nt
+\tbuffer_load_dwordx4 v[4:7], v9, s[4:7], 0 offen offset:16 nt
+\tbuffer_load_dwordx4 v[12:15], v9, s[4:7], 0 offen offset:32 nt
+\ts_waitcnt vmcnt(3)
+\tv_cmp_ne_u32_e32 vcc, s2, v9
+\ts_and_saveexec_b64 s[0:1], vcc
+\ts_cbranch_execz .LBB0_3
+.LBB0_2:
+\ts_sleep 1
+\tbuffer_load_dwordx2 v[8:9], v10, s[12:15], 0 offen sc0 sc1
+\ts_waitcnt vmcnt(0)
+\tv_cmp_eq_u32_e32 vcc, s2, v9
+\ts_cbranch_vccz .LBB0_2
+.LBB0_3:
+\ts_endpgm
+"""
+
+
+def test_poll_behind_weights_is_reported_at_the_retry_that_waits_on_them() -> None:
+    r = analyze_text(kernel(HOISTED_FIRST_TRY))
+    [poll] = r.kernels[0].polls
+    first, retry = poll.tries
+    assert (first.kind, first.by_class, first.wait) == ("first try", {}, "s_waitcnt vmcnt(3)")
+    assert retry.kind == "retry" and retry.by_class == {"weights": 3}
+    assert retry.line == 15 and retry.wait_line == 16 and retry.lines == [6, 7, 8]
+    [f] = r.findings
+    assert f.kind == "poll_behind_weights" and f.line == 16  # the retry's s_waitcnt vmcnt(0)
+    assert "retry" in f.message and "first try" not in f.message and "lines 6..8" in f.message
+
+
+def test_a_drained_retry_is_not_reported() -> None:
+    text = HOISTED_FIRST_TRY.replace("\ts_waitcnt vmcnt(3)\n", "\ts_waitcnt vmcnt(0)\n")
+    r = analyze_text(kernel(text))
+    assert [t.by_class for t in r.kernels[0].polls[0].tries] == [{}, {}] and r.findings == []
+
+
+# a uniform branch (scc): one path puts to A, the other to B; they join before the poll
+EXCLUSIVE_PUTS = """\
+\ts_cmp_gt_i32 s2, 0
+\ts_cbranch_scc0 .LBB0_2
+\tbuffer_store_dwordx2 v[0:1], v9, s[12:15], 0 offen sc0 sc1
+\ts_branch .LBB0_3
+.LBB0_2:
+\tbuffer_store_dwordx2 v[0:1], v9, s[12:15], 0 offen offset:8 sc0 sc1
+.LBB0_3:
+\tbuffer_load_dwordx2 v[8:9], v10, s[12:15], 0 offen sc0 sc1
+\ts_waitcnt vmcnt(0)
+\tv_cmp_ne_u32_e32 vcc, s2, v9
+\ts_cbranch_vccz .LBB0_5
+.LBB0_4:
+\ts_sleep 1
+\tbuffer_load_dwordx2 v[8:9], v10, s[12:15], 0 offen sc0 sc1
+\ts_waitcnt vmcnt(0)
+\tv_cmp_eq_u32_e32 vcc, s2, v9
+\ts_cbranch_vccz .LBB0_4
+.LBB0_5:
+\ts_endpgm
+"""
+
+
+def test_paths_that_cannot_both_run_keep_their_own_queues() -> None:
+    """Each path's queue is kept whole (a set of queues, not one merged queue): the
+    poll is behind one store on either path, never both."""
+    r = analyze_text(kernel(EXCLUSIVE_PUTS))
+    [poll] = r.kernels[0].polls
+    first = poll.tries[0]
+    assert first.paths == 2 and first.by_class == {"store:mailbox": 1}
+    assert len(poll.in_flight) == 1
