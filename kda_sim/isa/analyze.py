@@ -164,6 +164,18 @@ def _kernel(
                 "(no s_sleep, no atomic)",
             )
         )
+    for u in polls.unpolled_flag_loads(kernel, cfg, flow, sites, spins):
+        ins, st = kernel.instrs[u.load], kernel.instrs[u.store]
+        report.findings.append(
+            Finding(
+                FindingKind.UNPOLLED_FLAG_LOAD,
+                kernel.name,
+                ins.line,
+                f"`{ins.text}` reads {u.arg}, which this kernel publishes (line {st.line}: "
+                f"`{st.text}`), once: no loop around it and no poll before it, so it does "
+                "not wait for the put (a poll the compiler deleted, or none written)",
+            )
+        )
     flag_list = polls.flags(kernel, flow)
     for flag in flag_list:
         kr.publishes.append(_publish(kernel, flow, flag, classes, report))

@@ -224,3 +224,54 @@ def flags(kernel: Kernel, flow: Flow) -> list[Flag]:
                 break
         out.append(Flag(m, store, barrier))
     return out
+
+
+@dataclass(frozen=True)
+class Unpolled:
+    load: int  # a load of a word the kernel also publishes
+    store: int  # the first such store (its coherent bits make it a put or flag)
+    arg: str
+
+
+def unpolled_flag_loads(
+    kernel: Kernel, cfg: Cfg, flow: Flow, sites: list[PollSite], spins: list[Loop]
+) -> list[Unpolled]:
+    """Loads of an argument the kernel also stores coherently (a put or flag: another
+    workgroup is meant to poll it) that no poll protects: in no loop, no poll's peeled
+    first try, and after no poll loop (nor a spin loop, already a finding). That is a
+    poll the compiler deleted, or one never written: the value is read with no wait.
+    Without argument provenance (a code object) nothing is said."""
+    from kda_sim.isa.provenance import argument
+
+    published: dict[str, int] = {}
+    for i, op in sorted(flow.ops.items()):
+        if op.kind is MemKind.ATOMIC or (op.kind is MemKind.STORE and op.coherent):
+            arg = argument(kernel, i, op.resource)
+            if arg is not None:
+                published.setdefault(arg.name, i)
+    if not published:
+        return []
+    in_loop = set().union(*(lp.blocks for lp in cfg.loops))
+    peeled = {i for s in sites for i in s.first_try}
+    starts = [cfg.block_of[s.first] for s in sites] + [lp.header for lp in spins]
+    after = _reach(cfg, starts)
+    out = []
+    for i, op in sorted(flow.ops.items()):
+        b = cfg.block_of[i]
+        if op.kind is not MemKind.LOAD or i in peeled or b in in_loop or b in after:
+            continue
+        arg = argument(kernel, i, op.resource)
+        if arg is not None and arg.name in published:
+            out.append(Unpolled(i, published[arg.name], arg.name))
+    return out
+
+
+def _reach(cfg: Cfg, starts: list[int]) -> set[int]:
+    seen = set(starts)
+    work = list(starts)
+    while work:
+        for s in cfg.blocks[work.pop()].succs:
+            if s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen
