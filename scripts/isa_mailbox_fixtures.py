@@ -14,7 +14,7 @@ tests/isa/fixtures/mailbox/expected.json, written by reading the assembly
 No markers: the analyzer must find polls, deleted polls and scopes from the code alone.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FlyDSL reads the kernels' annotations as types
 
 import shutil
 import sys
