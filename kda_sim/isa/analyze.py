@@ -176,6 +176,24 @@ def _kernel(
                 "not wait for the put (a poll the compiler deleted, or none written)",
             )
         )
+    for u in polls.unordered_reads(kernel, cfg, flow, sites, arch):
+        ins, op = kernel.instrs[u.load], flow.ops.get(u.load)
+        how = (
+            f"with {bits_text(op)} ({scope(op, arch).name.lower()} scope) and no acquire (no "
+            "buffer_inv between)"
+            if op is not None
+            else "through the scalar cache (no s_dcache_inv between)"
+        )
+        report.findings.append(
+            Finding(
+                FindingKind.UNORDERED_READ,
+                kernel.name,
+                ins.line,
+                f"`{ins.text}` reads {u.arg}, which this kernel publishes, after the poll at "
+                f"line {kernel.instrs[u.poll].line} {how}: the poll orders nothing after it, "
+                "so the value may be stale",
+            )
+        )
     flag_list = polls.flags(kernel, flow)
     for flag in flag_list:
         kr.publishes.append(_publish(kernel, flow, flag, classes, report))

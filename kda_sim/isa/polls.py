@@ -11,11 +11,13 @@ dominator path into the loop) and counted as the poll.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kda_sim.isa.cfg import Cfg, Loop
-from kda_sim.isa.memops import MemKind, MemOp, vm_wait
+from kda_sim.isa.memops import MemKind, MemOp, Scope, scope, vm_wait
 from kda_sim.isa.parser import Kernel, Marker
+from kda_sim.isa.provenance import argument
 from kda_sim.isa.waitcnt import Flow, State
 
 PEEL_BLOCKS = 4  # dominator-path blocks searched for a peeled first try
@@ -241,14 +243,7 @@ def unpolled_flag_loads(
     first try, and after no poll loop (nor a spin loop, already a finding). That is a
     poll the compiler deleted, or one never written: the value is read with no wait.
     Without argument provenance (a code object) nothing is said."""
-    from kda_sim.isa.provenance import argument
-
-    published: dict[str, int] = {}
-    for i, op in sorted(flow.ops.items()):
-        if op.kind is MemKind.ATOMIC or (op.kind is MemKind.STORE and op.coherent):
-            arg = argument(kernel, i, op.resource)
-            if arg is not None:
-                published.setdefault(arg.name, i)
+    published = published_args(kernel, flow)
     if not published:
         return []
     in_loop = set().union(*(lp.blocks for lp in cfg.loops))
@@ -264,6 +259,74 @@ def unpolled_flag_loads(
         if arg is not None and arg.name in published:
             out.append(Unpolled(i, published[arg.name], arg.name))
     return out
+
+
+def published_args(kernel: Kernel, flow: Flow) -> dict[str, int]:
+    """Arguments the kernel stores coherently or atomically (puts, flags): name -> the
+    first such store."""
+    out: dict[str, int] = {}
+    for i, op in sorted(flow.ops.items()):
+        if op.kind is MemKind.ATOMIC or (op.kind is MemKind.STORE and op.coherent):
+            arg = argument(kernel, i, op.resource)
+            if arg is not None:
+                out.setdefault(arg.name, i)
+    return out
+
+
+INVALIDATES = ("buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "buffer_gl1_inv")
+
+
+@dataclass(frozen=True)
+class Unordered:
+    load: int  # a read of a published word after a poll, below agent scope
+    poll: int  # the poll's first load before it
+    arg: str
+
+
+def unordered_reads(
+    kernel: Kernel, cfg: Cfg, flow: Flow, sites: list[PollSite], arch: str
+) -> list[Unordered]:
+    """Reads of a published argument after a poll, outside it, below agent scope and
+    with no cache invalidate (an acquire's ``buffer_inv``) between the poll and them:
+    a relaxed poll orders nothing after it (LLVM's memory model), so the read may
+    return what this CU's L1 held before the put."""
+    published = published_args(kernel, flow)
+    if not published or not sites:
+        return []
+    in_poll = {i for s in sites for i in (*s.first_try, *s.loads)}
+    firsts = sorted((s.first, cfg.block_of[s.first]) for s in sites)
+    reads: list[tuple[int, int | None, tuple[str, ...]]] = [
+        (i, op.resource, INVALIDATES)
+        for i, op in sorted(flow.ops.items())
+        if op.kind is MemKind.LOAD and i not in in_poll and scope(op, arch) < Scope.AGENT
+    ]
+    # scalar loads go through the scalar cache, which only s_dcache_inv refreshes
+    reads += [
+        (ins.index, _first_sgpr(ins.operands[1]), ("s_dcache_inv",))
+        for ins in kernel.instrs
+        if ins.mnemonic.startswith(SCALAR_LOADS) and len(ins.operands) >= 2
+    ]
+    out = []
+    for i, base, invalidates in sorted(reads):
+        arg = argument(kernel, i, base)
+        if arg is None or arg.name not in published:
+            continue
+        before = [f for f, b in firsts if f < i and cfg.block_of[i] in _reach(cfg, [b])]
+        if not before:
+            continue  # before any poll: unpolled_flag_loads' case
+        poll = before[-1]
+        if any(kernel.instrs[j].mnemonic.startswith(invalidates) for j in range(poll, i)):
+            continue
+        out.append(Unordered(i, poll, arg.name))
+    return out
+
+
+SCALAR_LOADS = ("s_load_", "s_buffer_load_")
+
+
+def _first_sgpr(operand: str) -> int | None:
+    m = re.match(r"^s\[?(\d+)", operand)
+    return int(m.group(1)) if m else None
 
 
 def _reach(cfg: Cfg, starts: list[int]) -> set[int]:

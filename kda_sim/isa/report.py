@@ -13,6 +13,7 @@ class FindingKind(StrEnum):
     POLL_MISSING = "poll_missing"  # a poll marker with no poll loop: the compiler deleted it
     SPIN_WITHOUT_LOAD = "spin_without_load"  # a loop that spins on a value loaded once
     UNPOLLED_FLAG_LOAD = "unpolled_flag_load"  # a flag word read once, no poll before it
+    UNORDERED_READ = "unordered_read"  # a published word read after a relaxed poll
     SCOPE_BELOW_AGENT = "scope_below_agent"  # a poll load / flag store another CU may not see
 
 

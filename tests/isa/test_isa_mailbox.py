@@ -16,7 +16,11 @@ reading the assembly:
   finding is at the retry's ``s_waitcnt vmcnt(0)`` (line 37);
 - every kernel has a cold block after ``s_endpgm`` that branches back
   (``s_cbranch_scc0 .LBB0_9`` ... ``s_branch``): no loop;
-- a put with ``sc0`` only is a ``scope_below_agent`` store (line 75).
+- a put with ``sc0`` only is a ``scope_below_agent`` store (line 75);
+- after a relaxed (monotonic) poll the value is read with a plain ``global_load_dword``
+  (line 38), or, sleep off, through the scalar cache (``s_load_dword s0, s[4:5], 0x0``,
+  line 32 / 33): no ``buffer_inv`` orders it after the poll, so ``unordered_read``;
+  after an acquire poll the read follows ``buffer_inv sc1``: nothing.
 """
 
 from __future__ import annotations
