@@ -226,11 +226,21 @@ def _scopes(
                 checked.add(i)
                 _scope_finding(kernel, arch, flow, i, f"poll {name} load", why, report)
     stores = [(f.store, f"flag store {polls.marker_kind(f.marker)[1]}") for f in flag_list]
+    to_polled = []
     for i, op in sorted(flow.ops.items()):
-        if op.kind is MemKind.STORE:
+        if op.kind in (MemKind.STORE, MemKind.ATOMIC):
             arg = argument(kernel, i, op.resource)
             if arg is not None and arg.name in polled:
-                stores.append((i, f"store to polled argument {arg.name}"))
+                to_polled.append((i, op, arg.name))
+    for i, op, name in to_polled:
+        if op.kind is MemKind.ATOMIC:
+            continue  # agent scope at least (checked below only as a poll)
+        # a plain store followed by a coherent store or atomic to the same argument is
+        # data that the later flag publishes (a release), not the flag itself
+        later = {j for j, o, n in to_polled if n == name and j > i and (o.coherent)}
+        if not op.cache & {"sc0", "sc1", "glc"} and later:
+            continue
+        stores.append((i, f"store to polled argument {name}"))
     for i, what in stores:
         if i not in checked:
             checked.add(i)

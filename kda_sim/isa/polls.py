@@ -165,14 +165,31 @@ def in_flight_at_poll(flow: Flow, site: PollSite) -> tuple[int, ...]:
 
 
 def wait_of(kernel: Kernel, flow: Flow, first: int) -> int:
-    """Index of the ``s_waitcnt`` that retires load ``first`` (layout order), or -1."""
-    issued = 0
-    for i in range(first, min(len(kernel.instrs), first + WAIT_SCAN)):
-        if i in flow.ops:
-            issued += 1
-        n = vm_wait(kernel.instrs[i])
-        if n is not None and n < issued:
-            return i
+    """Index of the ``s_waitcnt`` that retires load ``first``, following the control flow
+    (a branch after the load leads to its wait), nearest first; -1 if none is found
+    within :data:`WAIT_SCAN` instructions."""
+    cfg = flow.cfg
+    seen: set[tuple[int, int]] = set()
+    frontier = [(first, 0)]  # (next instruction, ops issued since the load, inclusive)
+    for _ in range(WAIT_SCAN):
+        nxt = []
+        for i, issued in frontier:
+            if i >= len(kernel.instrs) or (i, issued) in seen:
+                continue
+            seen.add((i, issued))
+            if i in flow.ops:
+                issued += 1
+            n = vm_wait(kernel.instrs[i])
+            if n is not None and n < issued:
+                return i
+            b = cfg.blocks[cfg.block_of[i]]
+            if i + 1 < b.end:
+                nxt.append((i + 1, issued))
+            else:
+                nxt += [(cfg.blocks[s].start, issued) for s in b.succs]
+        if not nxt:
+            break
+        frontier = nxt
     return -1
 
 
@@ -250,12 +267,18 @@ def unpolled_flag_loads(
     peeled = {i for s in sites for i in s.first_try}
     starts = [cfg.block_of[s.first] for s in sites] + [lp.header for lp in spins]
     after = _reach(cfg, starts)
+    loads = [(i, op.resource) for i, op in sorted(flow.ops.items()) if op.kind is MemKind.LOAD]
+    loads += [
+        (ins.index, _first_sgpr(ins.operands[1]))
+        for ins in kernel.instrs
+        if ins.mnemonic.startswith(SCALAR_LOADS) and len(ins.operands) >= 2
+    ]  # a poll hoisted out of its loop may become one scalar load
     out = []
-    for i, op in sorted(flow.ops.items()):
+    for i, base in sorted(loads):
         b = cfg.block_of[i]
-        if op.kind is not MemKind.LOAD or i in peeled or b in in_loop or b in after:
+        if i in peeled or b in in_loop or b in after:
             continue
-        arg = argument(kernel, i, op.resource)
+        arg = argument(kernel, i, base)
         if arg is not None and arg.name in published:
             out.append(Unpolled(i, published[arg.name], arg.name))
     return out
