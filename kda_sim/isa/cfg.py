@@ -46,14 +46,6 @@ class Cfg:
     back_edges: list[tuple[int, int]] = field(default_factory=list)  # (latch, header)
     rpo: list[int] = field(default_factory=list)  # reachable blocks, reverse postorder
 
-    def loop_line(self, kernel: Kernel, loop: Loop) -> int:
-        return kernel.instrs[self.blocks[loop.header].start].line
-
-    def innermost(self, block: int) -> Loop | None:
-        """The smallest loop holding ``block``."""
-        holding = [lp for lp in self.loops if block in lp.blocks]
-        return min(holding, key=lambda lp: len(lp.blocks)) if holding else None
-
     def instrs_of(self, blocks: frozenset[int]) -> list[int]:
         return [i for b in sorted(blocks) for i in range(self.blocks[b].start, self.blocks[b].end)]
 
