@@ -336,3 +336,70 @@ def test_paths_that_cannot_both_run_keep_their_own_queues() -> None:
     first = poll.tries[0]
     assert first.paths == 2 and first.by_class == {"store:mailbox": 1}
     assert len(poll.in_flight) == 1
+
+
+# workgroup 0 publishes flags[0] (a value at flags[1] first, released by the atomic);
+# workgroup 1 reads flags after a relaxed poll, plain, with no buffer_inv
+RELAXED_THEN_VALUE = """\
+\ts_load_dwordx2 s[2:3], s[0:1], 0x8
+\ts_waitcnt lgkmcnt(0)
+\ts_cmp_eq_u32 s12, 0
+\ts_cbranch_scc1 .LBB0_4
+\tv_mov_b32_e32 v0, 0
+.LBB0_2:
+\tglobal_load_dword v1, v0, s[2:3] sc1
+\ts_waitcnt vmcnt(0)
+\tv_cmp_ne_u32_e32 vcc, s6, v1
+\ts_cbranch_vccnz .LBB0_2
+\tglobal_load_dword v1, v0, s[2:3] offset:4
+\ts_waitcnt vmcnt(0)
+\ts_endpgm
+.LBB0_4:
+\tv_mov_b32_e32 v0, 0
+\tv_mov_b32_e32 v1, 42
+\tglobal_store_dword v0, v1, s[2:3] offset:4
+\tbuffer_wbl2 sc1
+\ts_waitcnt vmcnt(0)
+\tglobal_atomic_swap v0, v1, s[2:3]
+\ts_endpgm
+"""
+
+
+def test_a_value_read_after_a_relaxed_poll_is_unordered() -> None:
+    r = analyze_text(kernel(RELAXED_THEN_VALUE))
+    assert [(f.kind, f.line) for f in r.findings] == [("unordered_read", 15)]
+    assert "after the poll at line 11" in r.findings[0].message
+    # the value store before the release atomic is data, not a flag: no scope finding
+
+
+def test_an_acquire_invalidate_orders_the_read() -> None:
+    text = RELAXED_THEN_VALUE.replace(
+        "\tv_cmp_ne_u32_e32 vcc, s6, v1\n", "\tbuffer_inv sc1\n\tv_cmp_ne_u32_e32 vcc, s6, v1\n"
+    )
+    assert analyze_text(kernel(text)).findings == []
+
+
+def test_a_poll_hoisted_into_one_scalar_load_is_found() -> None:
+    """The loop lost its load (it became one s_load before it): the spin and the read."""
+    text = RELAXED_THEN_VALUE.replace(
+        """.LBB0_2:
+\tglobal_load_dword v1, v0, s[2:3] sc1
+\ts_waitcnt vmcnt(0)
+\tv_cmp_ne_u32_e32 vcc, s6, v1
+\ts_cbranch_vccnz .LBB0_2
+\tglobal_load_dword v1, v0, s[2:3] offset:4
+""",
+        """\ts_load_dword s4, s[2:3], 0x0
+\ts_waitcnt lgkmcnt(0)
+\ts_cmp_eq_u32 s4, s6
+\ts_cbranch_scc1 .LBB0_3
+.LBB0_2:
+\ts_branch .LBB0_2
+.LBB0_3:
+""",
+    )
+    r = analyze_text(kernel(text))
+    assert sorted((f.kind, f.line) for f in r.findings) == [
+        ("spin_without_load", 15),
+        ("unpolled_flag_load", 10),
+    ]
