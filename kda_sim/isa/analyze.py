@@ -43,8 +43,9 @@ def analyze_path(
         data = path.read_bytes()
     except OSError as e:
         raise InvalidInput(f"cannot read: {e.strerror}", what="isa", where=str(path)) from e
+    notes: list[str] = []
     if is_elf(data):
-        text = disassemble(path)
+        text, notes = disassemble(path)
     else:
         try:
             text = data.decode("utf-8")
@@ -54,9 +55,11 @@ def analyze_path(
                 what="isa",
                 where=str(path),
             ) from e
-    return analyze_text(
+    report = analyze_text(
         text, str(path), arg_classes=arg_classes, arg_layout=arg_layout, accept=accept
     )
+    report.notes.extend(notes)
+    return report
 
 
 def analyze_text(
