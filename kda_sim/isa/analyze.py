@@ -11,7 +11,7 @@ from kda_sim.isa import cfg as cfg_mod
 from kda_sim.isa import polls, waitcnt
 from kda_sim.isa.classes import classify, source_of
 from kda_sim.isa.codeobj import disassemble, is_elf
-from kda_sim.isa.memops import MemKind, mem_op
+from kda_sim.isa.memops import MemKind, Scope, bits_text, mem_op, scope
 from kda_sim.isa.parser import Kernel, parse
 from kda_sim.isa.provenance import argument
 from kda_sim.isa.report import (
@@ -22,6 +22,7 @@ from kda_sim.isa.report import (
     KernelReport,
     PollReport,
     PublishReport,
+    TryReport,
 )
 
 NO_MARKER_NOTE = (
@@ -42,8 +43,9 @@ def analyze_path(
         data = path.read_bytes()
     except OSError as e:
         raise InvalidInput(f"cannot read: {e.strerror}", what="isa", where=str(path)) from e
+    notes: list[str] = []
     if is_elf(data):
-        text = disassemble(path)
+        text, notes = disassemble(path)
     else:
         try:
             text = data.decode("utf-8")
@@ -53,9 +55,11 @@ def analyze_path(
                 what="isa",
                 where=str(path),
             ) from e
-    return analyze_text(
+    report = analyze_text(
         text, str(path), arg_classes=arg_classes, arg_layout=arg_layout, accept=accept
     )
+    report.notes.extend(notes)
+    return report
 
 
 def analyze_text(
@@ -163,10 +167,112 @@ def _kernel(
                 "(no s_sleep, no atomic)",
             )
         )
-    for flag in polls.flags(kernel, flow):
+    for u in polls.unpolled_flag_loads(kernel, cfg, flow, sites, spins):
+        ins, st = kernel.instrs[u.load], kernel.instrs[u.store]
+        report.findings.append(
+            Finding(
+                FindingKind.UNPOLLED_FLAG_LOAD,
+                kernel.name,
+                ins.line,
+                f"`{ins.text}` reads {u.arg}, which this kernel publishes (line {st.line}: "
+                f"`{st.text}`), once: no loop around it and no poll before it, so it does "
+                "not wait for the put (a poll the compiler deleted, or none written)",
+            )
+        )
+    for u in polls.unordered_reads(kernel, cfg, flow, sites, arch):
+        ins, op = kernel.instrs[u.load], flow.ops.get(u.load)
+        how = (
+            f"with {bits_text(op)} ({scope(op, arch).name.lower()} scope) and no acquire (no "
+            "buffer_inv between)"
+            if op is not None
+            else "through the scalar cache (no s_dcache_inv between)"
+        )
+        report.findings.append(
+            Finding(
+                FindingKind.UNORDERED_READ,
+                kernel.name,
+                ins.line,
+                f"`{ins.text}` reads {u.arg}, which this kernel publishes, after the poll at "
+                f"line {kernel.instrs[u.poll].line} {how}: the poll orders nothing after it, "
+                "so the value may be stale",
+            )
+        )
+    flag_list = polls.flags(kernel, flow)
+    for flag in flag_list:
         kr.publishes.append(_publish(kernel, flow, flag, classes, report))
+    _scopes(kernel, arch, flow, sites, flag_list, labels, report)
     report.approximate = report.approximate or flow.approximate
     return kr
+
+
+def _scopes(
+    kernel: Kernel,
+    arch: str,
+    flow: waitcnt.Flow,
+    sites: list[polls.PollSite],
+    flag_list: list[polls.Flag],
+    labels: Mapping[int, str],
+    report: IsaReport,
+) -> None:
+    """Every poll load, every publish marker's flag store, and every store to an
+    argument a poll reads (a put, or an unmarked flag) must be agent scope or wider."""
+    why = "agent scope needs sc1" if arch.startswith(("gfx94", "gfx95")) else "needs glc"
+    checked: set[int] = set()
+    polled: set[str] = set()
+    for n, site in enumerate(sites):
+        name = labels.get(n) or "(unmarked)"
+        for i in (*site.first_try, *site.loads):
+            arg = argument(kernel, i, flow.ops[i].resource)
+            if arg is not None:
+                polled.add(arg.name)
+            if i not in checked:
+                checked.add(i)
+                _scope_finding(kernel, arch, flow, i, f"poll {name} load", why, report)
+    stores = [(f.store, f"flag store {polls.marker_kind(f.marker)[1]}") for f in flag_list]
+    to_polled = []
+    for i, op in sorted(flow.ops.items()):
+        if op.kind in (MemKind.STORE, MemKind.ATOMIC):
+            arg = argument(kernel, i, op.resource)
+            if arg is not None and arg.name in polled:
+                to_polled.append((i, op, arg.name))
+    for i, op, name in to_polled:
+        if op.kind is MemKind.ATOMIC:
+            continue  # agent scope at least (checked below only as a poll)
+        # a plain store followed by a coherent store or atomic to the same argument is
+        # data that the later flag publishes (a release), not the flag itself
+        later = {j for j, o, n in to_polled if n == name and j > i and (o.coherent)}
+        if not op.cache & {"sc0", "sc1", "glc"} and later:
+            continue
+        stores.append((i, f"store to polled argument {name}"))
+    for i, what in stores:
+        if i not in checked:
+            checked.add(i)
+            _scope_finding(kernel, arch, flow, i, what, why, report)
+
+
+def _scope_finding(
+    kernel: Kernel,
+    arch: str,
+    flow: waitcnt.Flow,
+    i: int,
+    what: str,
+    why: str,
+    report: IsaReport,
+) -> None:
+    op = flow.ops[i]
+    sc = scope(op, arch)
+    if sc >= Scope.AGENT:
+        return
+    ins = kernel.instrs[i]
+    report.findings.append(
+        Finding(
+            FindingKind.SCOPE_BELOW_AGENT,
+            kernel.name,
+            ins.line,
+            f"{what} `{ins.text}` has {bits_text(op)}: {sc.name.lower()} scope on {arch} "
+            f"({why}), so a workgroup on another CU may not see it",
+        )
+    )
 
 
 def _poll(
@@ -203,17 +309,46 @@ def _poll(
         wave_bytes_by_class={c: b * kernel.wave_lanes for c, b in bytes_by_class.items()},
         accepted=label in accept,
     )
-    if by_class.get("weights", 0) and not pr.accepted:
-        report.findings.append(
-            Finding(
-                FindingKind.POLL_BEHIND_WEIGHTS,
-                kernel.name,
-                pr.line,
-                f"poll {label or '(unmarked)'} retires behind {by_class['weights']} weight load(s) "
-                f"({bytes_by_class['weights']} B a lane) that the role rule says are not in flight",
+    for t in polls.tries(flow, site):
+        tr = _try(kernel, flow, t, classes)
+        pr.tries.append(tr)
+        weights = [
+            f for f in _in_flight(kernel, flow, t.in_flight, classes) if _bucket(f) == "weights"
+        ]
+        if weights and not pr.accepted:
+            span = (
+                f"lines {weights[0].line}..{weights[-1].line}"
+                if len(weights) > 1
+                else (f"line {weights[0].line}")
             )
-        )
+            report.findings.append(
+                Finding(
+                    FindingKind.POLL_BEHIND_WEIGHTS,
+                    kernel.name,
+                    tr.wait_line or tr.line,
+                    f"poll {label or '(unmarked)'} {t.kind} (load at line {tr.line}) waits at "
+                    f"`{tr.wait or 'no s_waitcnt found'}` behind {len(weights)} weight load(s) "
+                    f"({sum(f.nbytes for f in weights)} B a lane, {span}) that the role rule "
+                    "says are not in flight",
+                )
+            )
     return pr
+
+
+def _try(kernel: Kernel, flow: waitcnt.Flow, t: polls.Try, classes: Mapping[str, str]) -> TryReport:
+    by_class: dict[str, int] = {}
+    for f in _in_flight(kernel, flow, t.in_flight, classes):
+        by_class[_bucket(f)] = by_class.get(_bucket(f), 0) + 1
+    wait = polls.wait_of(kernel, flow, t.load)
+    return TryReport(
+        kind=t.kind,
+        line=kernel.instrs[t.load].line,
+        wait_line=kernel.instrs[wait].line if wait >= 0 else 0,
+        wait=kernel.instrs[wait].text if wait >= 0 else "",
+        by_class=by_class,
+        lines=[kernel.instrs[i].line for i in t.in_flight],
+        paths=t.paths,
+    )
 
 
 def _stores(

@@ -1,7 +1,9 @@
 """Code objects (``.hsaco`` / ``.co``): disassembled by LLVM's ``llvm-objdump`` (Debian
 ``llvm-19``) and rewritten into the assembly form :mod:`parser` reads (branch targets
 become labels). Argument metadata is not read from a code object, so its loads are
-classed by their cache bits."""
+classed by their cache bits. LLVM 19 does not know gfx950: its code is decoded as
+gfx942 (whose encodings gfx950 extends), the gfx950-only instructions left out and
+counted in a note (:func:`realign`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import glob
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from kda_sim.errors import InvalidInput
@@ -56,7 +59,14 @@ def _llvm_version(path: str | None) -> int:
     return 19 if path else 0  # an unversioned llvm-objdump on PATH: try it
 
 
-def disassemble(path: Path) -> str:
+# a target an older LLVM does not know -> the target it decodes that code as: gfx950
+# extends gfx942's encodings (new MFMA / conversion ops), its memory ops, waits and
+# branches are encoded the same
+DECODE_AS: dict[str, tuple[str, int]] = {"gfx950": ("gfx942", 20)}  # (as, LLVM that knows it)
+
+
+def disassemble(path: Path) -> tuple[str, list[str]]:
+    """The code object as assembly text, and notes on how it was read."""
     data = path.read_bytes()
     try:
         arch = elf_target(data)
@@ -70,20 +80,89 @@ def disassemble(path: Path) -> str:
             what="code object",
             where=str(path),
         )
-    if arch == "gfx950" and _llvm_version(tool) < 20:
-        raise InvalidInput(
-            f"{tool} (LLVM {_llvm_version(tool)}) does not know gfx950 (LLVM 20 does); "
-            "give the .s FlyDSL dumps (FLYDSL_DEBUG_DUMP_ASM=1)",
-            what="code object",
-            where=str(path),
+    mcpu, notes = arch, []
+    if arch in DECODE_AS and _llvm_version(tool) < DECODE_AS[arch][1]:
+        mcpu = DECODE_AS[arch][0]
+
+    def objdump(start: int | None = None) -> str:
+        cmd = [tool, "-d", "--no-show-raw-insn", f"--mcpu={mcpu}", str(path)]
+        if start is not None:
+            cmd.insert(1, f"--start-address={start:#x}")
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise InvalidInput(
+                f"llvm-objdump failed: {out.stderr.strip()[:300]}",
+                what="code object",
+                where=str(path),
+            )
+        return out.stdout
+
+    dump = objdump()
+    if mcpu != arch:
+        dump, unknown, vmem = realign(dump, objdump)
+        notes.append(
+            f"{tool} (LLVM {_llvm_version(tool)}) does not know {arch}: its code was decoded as "
+            f"{mcpu}, whose encodings {arch} extends (branches and waits are the same); "
+            f"{unknown} {arch}-only instruction(s) did not decode and are left out"
+            + (
+                f", {vmem} of them vector-memory ops (in-flight queues may be short by as many)"
+                if vmem
+                else ""
+            )
         )
-    cmd = [tool, "-d", "--no-show-raw-insn", f"--mcpu={arch}", str(path)]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if out.returncode != 0:
-        raise InvalidInput(
-            f"llvm-objdump failed: {out.stderr.strip()[:300]}", what="code object", where=str(path)
-        )
-    return to_assembly(out.stdout, arch)
+    return to_assembly(dump, arch), notes
+
+
+_ADDR = re.compile(r"//\s*([0-9A-Fa-f]+):")
+_LONG = re.compile(r"^\s*\.long\s+0x([0-9A-Fa-f]+)")
+VMEM_ENCODINGS = (0x37, 0x38, 0x3A, 0x3C)  # word >> 26: FLAT/GLOBAL, MUBUF, MTBUF, MIMG
+MAX_RESYNC = 500
+
+
+def realign(dump: str, rerun: Callable[[int], str]) -> tuple[str, int, int]:
+    """Drop what an older decoder made of words it does not know: on gfx9 a word with
+    its top two bits set starts a 64-bit instruction, so the word after an undecoded
+    one (``.long``) is its second half, not an instruction. Where the decoder read that
+    half as a longer instruction and so swallowed the next real one, decode again from
+    the real one's address. Returns (dump, undecoded instructions, how many of them are
+    vector-memory ops)."""
+    lines = dump.splitlines()
+    out: list[str] = []
+    unknown = vmem = 0
+    resume = -1  # the address the next instruction must start at, after an undecoded one
+    i = 0
+    resyncs = 0
+    while i < len(lines):
+        line = lines[i]
+        m = _ADDR.search(line)
+        if m is None:  # a symbol header, a blank line
+            out.append(line)
+            i += 1
+            continue
+        addr = int(m.group(1), 16)
+        if resume >= 0 and addr < resume:
+            i += 1  # the second half of the undecoded instruction
+            continue
+        if resume >= 0 and addr > resume and resyncs < MAX_RESYNC:
+            resyncs += 1
+            again = rerun(resume).splitlines()
+            first = next((k for k, t in enumerate(again) if _ADDR.search(t)), len(again))
+            lines = lines[:i] + again[first:]
+            resume = -1
+            continue
+        resume = -1
+        long_ = _LONG.match(line)
+        if long_ is not None:
+            word = int(long_.group(1), 16)
+            unknown += 1
+            if word >> 30 == 0b11:
+                resume = addr + 8
+                vmem += (word >> 26) in VMEM_ENCODINGS
+            i += 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out) + "\n", unknown, vmem
 
 
 def to_assembly(dump: str, arch: str) -> str:

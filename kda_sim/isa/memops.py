@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 from kda_sim.isa.parser import Instr
 
@@ -20,6 +20,17 @@ _WIDTHS = {
 }  # fmt: skip
 _VMCNT = re.compile(r"vmcnt\((\d+)\)")
 _NUMBER = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
+
+
+class Scope(IntEnum):
+    """The widest synchronization scope an op's cache bits give it (LLVM's AMDGPU
+    memory model): a poll or a flag must reach ``AGENT`` to see / be seen by another
+    workgroup, which may run on another CU (another L1)."""
+
+    WAVEFRONT = 0  # a plain load / store: may hit a stale line in this CU's L1
+    WORKGROUP = 1
+    AGENT = 2
+    SYSTEM = 3
 
 
 class MemKind(StrEnum):
@@ -107,3 +118,31 @@ def separate_store_counter(arch: str) -> bool:
     """gfx10 and later count stores in vscnt; gfx9 (gfx942 / gfx950) in vmcnt."""
     m = re.match(r"gfx(\d+)", arch)
     return bool(m) and len(m.group(1)) >= 4 and int(m.group(1)[:2]) >= 10
+
+
+def _gfx94x(arch: str) -> bool:
+    """gfx940 / gfx941 / gfx942 / gfx950: the sc0 / sc1 / nt cache bits."""
+    return arch.startswith(("gfx94", "gfx95"))
+
+
+def scope(op: MemOp, arch: str) -> Scope:
+    """The scope ``op``'s bits give it, by LLVM's AMDGPUUsage memory model (the GFX942
+    tables, which cover gfx940..gfx950). Loads and stores: no bit = wavefront (not
+    atomic), ``sc0`` = workgroup, ``sc1`` = agent, ``sc0 sc1`` = system. Atomic
+    read-modify-writes bypass L1: agent without bits, system with ``sc1`` (their
+    ``sc0`` only asks for the old value). ``nt`` is a temporal hint, no scope. Older
+    gfx9 (``glc``): coherent loads and stores are agent scope, atomics too."""
+    bits = op.cache
+    if _gfx94x(arch):
+        if op.kind is MemKind.ATOMIC:
+            return Scope.SYSTEM if "sc1" in bits else Scope.AGENT
+        if "sc1" in bits:
+            return Scope.SYSTEM if "sc0" in bits else Scope.AGENT
+        return Scope.WORKGROUP if "sc0" in bits else Scope.WAVEFRONT
+    if op.kind is MemKind.ATOMIC or bits & COHERENT_BITS:
+        return Scope.AGENT
+    return Scope.WAVEFRONT
+
+
+def bits_text(op: MemOp) -> str:
+    return " ".join(sorted(op.cache)) or "no cache bits"

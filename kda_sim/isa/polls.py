@@ -11,11 +11,13 @@ dominator path into the loop) and counted as the poll.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kda_sim.isa.cfg import Cfg, Loop
-from kda_sim.isa.memops import MemKind, MemOp, vm_wait
+from kda_sim.isa.memops import MemKind, MemOp, Scope, scope, vm_wait
 from kda_sim.isa.parser import Kernel, Marker
+from kda_sim.isa.provenance import argument
 from kda_sim.isa.waitcnt import Flow, State
 
 PEEL_BLOCKS = 4  # dominator-path blocks searched for a peeled first try
@@ -87,6 +89,7 @@ def _peeled_first_try(
     # blocks of other loops (a previous poll, say) end the search; loops around this
     # one (the kda task loop) do not
     in_loops = set().union(*(lp.blocks for lp in cfg.loops if loop.header not in lp.blocks))
+    in_loops |= loop.blocks  # a rotated loop's own blocks are the loop, not a peeled copy
     header_start = cfg.blocks[loop.header].start
     floor = max((m.before for m in kernel.markers if m.before <= header_start), default=0)
     found: list[int] = []
@@ -121,6 +124,34 @@ def worst_state(states: frozenset[State]) -> State:
     return max(states, key=lambda st: (len(st[0]) + len(st[1]), st))
 
 
+@dataclass(frozen=True)
+class Try:
+    kind: str  # "first try" or "retry"
+    load: int  # the try's first poll load
+    in_flight: tuple[int, ...]  # ops issued before it and not retired: the worst path
+    paths: int  # distinct queues over the paths that reach it
+
+
+def tries(flow: Flow, site: PollSite) -> list[Try]:
+    """The poll's first try (the peeled copy, or the loop's load entered from outside)
+    and its retry (the loop's load reached round the back edge), each with what it
+    retires behind. vmcnt is in order: a try's load returns after every op before it."""
+    loop, first_load = site.loop, site.loads[0]
+    if site.first_try:
+        # peeled: the loop's load is every retry, the first one entered from outside
+        first = flow.before(site.first_try[0])
+        load = site.first_try[0]
+        retry = flow.before(first_load)
+    else:
+        first = flow.before_in_loop(loop, flow.entering(loop, from_inside=False), first_load)
+        load = first_load
+        retry = flow.before_in_loop(loop, flow.entering(loop, from_inside=True), first_load)
+    out = [Try("first try", load, worst_state(first)[0], len(first))]
+    if retry:
+        out.append(Try("retry", first_load, worst_state(retry)[0], len(retry)))
+    return out
+
+
 def in_flight_at_poll(flow: Flow, site: PollSite) -> tuple[int, ...]:
     """Ops that the poll's first load retires behind (vmcnt is in order): everything in
     flight when it issues, on the worst path, over the peeled try and the loop."""
@@ -134,14 +165,31 @@ def in_flight_at_poll(flow: Flow, site: PollSite) -> tuple[int, ...]:
 
 
 def wait_of(kernel: Kernel, flow: Flow, first: int) -> int:
-    """Index of the ``s_waitcnt`` that retires load ``first`` (layout order), or -1."""
-    issued = 0
-    for i in range(first, min(len(kernel.instrs), first + WAIT_SCAN)):
-        if i in flow.ops:
-            issued += 1
-        n = vm_wait(kernel.instrs[i])
-        if n is not None and n < issued:
-            return i
+    """Index of the ``s_waitcnt`` that retires load ``first``, following the control flow
+    (a branch after the load leads to its wait), nearest first; -1 if none is found
+    within :data:`WAIT_SCAN` instructions."""
+    cfg = flow.cfg
+    seen: set[tuple[int, int]] = set()
+    frontier = [(first, 0)]  # (next instruction, ops issued since the load, inclusive)
+    for _ in range(WAIT_SCAN):
+        nxt = []
+        for i, issued in frontier:
+            if i >= len(kernel.instrs) or (i, issued) in seen:
+                continue
+            seen.add((i, issued))
+            if i in flow.ops:
+                issued += 1
+            n = vm_wait(kernel.instrs[i])
+            if n is not None and n < issued:
+                return i
+            b = cfg.blocks[cfg.block_of[i]]
+            if i + 1 < b.end:
+                nxt.append((i + 1, issued))
+            else:
+                nxt += [(cfg.blocks[s].start, issued) for s in b.succs]
+        if not nxt:
+            break
+        frontier = nxt
     return -1
 
 
@@ -195,3 +243,121 @@ def flags(kernel: Kernel, flow: Flow) -> list[Flag]:
                 break
         out.append(Flag(m, store, barrier))
     return out
+
+
+@dataclass(frozen=True)
+class Unpolled:
+    load: int  # a load of a word the kernel also publishes
+    store: int  # the first such store (its coherent bits make it a put or flag)
+    arg: str
+
+
+def unpolled_flag_loads(
+    kernel: Kernel, cfg: Cfg, flow: Flow, sites: list[PollSite], spins: list[Loop]
+) -> list[Unpolled]:
+    """Loads of an argument the kernel also stores coherently (a put or flag: another
+    workgroup is meant to poll it) that no poll protects: in no loop, no poll's peeled
+    first try, and after no poll loop (nor a spin loop, already a finding). That is a
+    poll the compiler deleted, or one never written: the value is read with no wait.
+    Without argument provenance (a code object) nothing is said."""
+    published = published_args(kernel, flow)
+    if not published:
+        return []
+    in_loop = set().union(*(lp.blocks for lp in cfg.loops))
+    peeled = {i for s in sites for i in s.first_try}
+    starts = [cfg.block_of[s.first] for s in sites] + [lp.header for lp in spins]
+    after = _reach(cfg, starts)
+    loads = [(i, op.resource) for i, op in sorted(flow.ops.items()) if op.kind is MemKind.LOAD]
+    loads += [
+        (ins.index, _first_sgpr(ins.operands[1]))
+        for ins in kernel.instrs
+        if ins.mnemonic.startswith(SCALAR_LOADS) and len(ins.operands) >= 2
+    ]  # a poll hoisted out of its loop may become one scalar load
+    out = []
+    for i, base in sorted(loads):
+        b = cfg.block_of[i]
+        if i in peeled or b in in_loop or b in after:
+            continue
+        arg = argument(kernel, i, base)
+        if arg is not None and arg.name in published:
+            out.append(Unpolled(i, published[arg.name], arg.name))
+    return out
+
+
+def published_args(kernel: Kernel, flow: Flow) -> dict[str, int]:
+    """Arguments the kernel stores coherently or atomically (puts, flags): name -> the
+    first such store."""
+    out: dict[str, int] = {}
+    for i, op in sorted(flow.ops.items()):
+        if op.kind is MemKind.ATOMIC or (op.kind is MemKind.STORE and op.coherent):
+            arg = argument(kernel, i, op.resource)
+            if arg is not None:
+                out.setdefault(arg.name, i)
+    return out
+
+
+INVALIDATES = ("buffer_inv", "buffer_wbinvl1", "buffer_gl0_inv", "buffer_gl1_inv")
+
+
+@dataclass(frozen=True)
+class Unordered:
+    load: int  # a read of a published word after a poll, below agent scope
+    poll: int  # the poll's first load before it
+    arg: str
+
+
+def unordered_reads(
+    kernel: Kernel, cfg: Cfg, flow: Flow, sites: list[PollSite], arch: str
+) -> list[Unordered]:
+    """Reads of a published argument after a poll, outside it, below agent scope and
+    with no cache invalidate (an acquire's ``buffer_inv``) between the poll and them:
+    a relaxed poll orders nothing after it (LLVM's memory model), so the read may
+    return what this CU's L1 held before the put."""
+    published = published_args(kernel, flow)
+    if not published or not sites:
+        return []
+    in_poll = {i for s in sites for i in (*s.first_try, *s.loads)}
+    firsts = sorted((s.first, cfg.block_of[s.first]) for s in sites)
+    reads: list[tuple[int, int | None, tuple[str, ...]]] = [
+        (i, op.resource, INVALIDATES)
+        for i, op in sorted(flow.ops.items())
+        if op.kind is MemKind.LOAD and i not in in_poll and scope(op, arch) < Scope.AGENT
+    ]
+    # scalar loads go through the scalar cache, which only s_dcache_inv refreshes
+    reads += [
+        (ins.index, _first_sgpr(ins.operands[1]), ("s_dcache_inv",))
+        for ins in kernel.instrs
+        if ins.mnemonic.startswith(SCALAR_LOADS) and len(ins.operands) >= 2
+    ]
+    out = []
+    for i, base, invalidates in sorted(reads):
+        arg = argument(kernel, i, base)
+        if arg is None or arg.name not in published:
+            continue
+        before = [f for f, b in firsts if f < i and cfg.block_of[i] in _reach(cfg, [b])]
+        if not before:
+            continue  # before any poll: unpolled_flag_loads' case
+        poll = before[-1]
+        if any(kernel.instrs[j].mnemonic.startswith(invalidates) for j in range(poll, i)):
+            continue
+        out.append(Unordered(i, poll, arg.name))
+    return out
+
+
+SCALAR_LOADS = ("s_load_", "s_buffer_load_")
+
+
+def _first_sgpr(operand: str) -> int | None:
+    m = re.match(r"^s\[?(\d+)", operand)
+    return int(m.group(1)) if m else None
+
+
+def _reach(cfg: Cfg, starts: list[int]) -> set[int]:
+    seen = set(starts)
+    work = list(starts)
+    while work:
+        for s in cfg.blocks[work.pop()].succs:
+            if s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen

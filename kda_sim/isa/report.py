@@ -12,6 +12,9 @@ class FindingKind(StrEnum):
     PUBLISH_UNDRAINED = "publish_undrained"  # a flag store without the drain of earlier stores
     POLL_MISSING = "poll_missing"  # a poll marker with no poll loop: the compiler deleted it
     SPIN_WITHOUT_LOAD = "spin_without_load"  # a loop that spins on a value loaded once
+    UNPOLLED_FLAG_LOAD = "unpolled_flag_load"  # a flag word read once, no poll before it
+    UNORDERED_READ = "unordered_read"  # a published word read after a relaxed poll
+    SCOPE_BELOW_AGENT = "scope_below_agent"  # a poll load / flag store another CU may not see
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,20 @@ class InFlight:
     load_class: str  # weights / staging / flagged / mailbox / unknown
     nbytes: int
     source: str  # kernel argument the resource came from, or the cache bits
+
+
+@dataclass
+class TryReport:
+    """One try of a poll: its first load, the ``s_waitcnt`` that retires it, and what
+    that wait retires it behind (in order: everything issued before the load)."""
+
+    kind: str  # "first try" / "retry"
+    line: int  # the try's first poll load
+    wait_line: int  # the s_waitcnt that waits for it (0: none found)
+    wait: str  # that instruction's text
+    by_class: dict[str, int]
+    lines: list[int]  # the ops it waits behind, oldest first (worst path)
+    paths: int  # distinct in-flight queues over the paths that reach the load
 
 
 @dataclass
@@ -42,6 +59,7 @@ class PollReport:
     bytes_by_class: dict[str, int]  # a lane
     wave_bytes_by_class: dict[str, int]  # a wave, every lane active: what the simulator charges
     accepted: bool = False  # weights in flight here are accepted by design
+    tries: list[TryReport] = field(default_factory=list)  # the first try, then the retry
 
 
 @dataclass
@@ -102,6 +120,11 @@ class IsaReport:
                     f"{p.pairs} pair load(s)"
                     f"{', peeled' if p.peeled else ''}): behind {cls}{tag}"
                 )
+                for t in p.tries:
+                    tcls = ", ".join(f"{n} {c}" for c, n in t.by_class.items()) or "nothing"
+                    out.append(
+                        f"    {t.kind} @ line {t.line}, waits at line {t.wait_line}: behind {tcls}"
+                    )
             for pub in k.publishes:
                 state = "drained" if pub.drained else "NOT drained"
                 out.append(f"  publish {pub.label or 'unmarked'} @ line {pub.line}: {state}")

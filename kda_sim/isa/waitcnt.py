@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kda_sim.isa.cfg import Cfg
+from kda_sim.isa.cfg import Cfg, Loop
 from kda_sim.isa.memops import (
     VMCNT_MAX,
     MemKind,
@@ -69,6 +69,46 @@ class Flow:
         self.approximate = True
         keep = sorted(s, key=lambda st: (len(st[0]) + len(st[1]), st), reverse=True)
         return frozenset(keep[:MAX_QUEUES])
+
+    def block_out(self, b: int) -> frozenset[State]:
+        states = self.block_in[b]
+        for i in range(self.cfg.blocks[b].start, self.cfg.blocks[b].end):
+            states = self.step(states, i)
+        return states
+
+    def before_in_loop(self, loop: Loop, seed: frozenset[State], index: int) -> frozenset[State]:
+        """Possible queues before ``index`` (in ``loop``) on the paths that enter the
+        loop's header with ``seed`` and reach ``index`` without going round again: the
+        first try (seeded from outside the loop) apart from the retry (seeded from the
+        latches). An irreducible loop has no one header: every path is taken."""
+        if loop.irreducible:
+            return self.before(index)
+        target = self.cfg.block_of[index]
+        into: dict[int, frozenset[State]] = {loop.header: seed}
+        for b in self.cfg.rpo:
+            if b not in loop.blocks or b not in into:
+                continue
+            states = into[b]
+            block = self.cfg.blocks[b]
+            if b == target:
+                for i in range(block.start, index):
+                    states = self.step(states, i)
+                return states
+            for i in range(block.start, block.end):
+                states = self.step(states, i)
+            for s in block.succs:
+                if s in loop.blocks and s != loop.header:
+                    into[s] = self._cap(into.get(s, frozenset()) | states)
+        return frozenset()
+
+    def entering(self, loop: Loop, from_inside: bool) -> frozenset[State]:
+        """Queues on the edges into the header: from outside (the first entry) or from
+        the latches (going round)."""
+        out: set[State] = set()
+        for p in self.cfg.blocks[loop.header].preds:
+            if (p in loop.blocks) == from_inside:
+                out |= self.block_out(p)
+        return self._cap(out)
 
     def before(self, index: int) -> frozenset[State]:
         """Possible in-flight queues just before instruction ``index`` issues."""

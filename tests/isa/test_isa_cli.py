@@ -115,3 +115,36 @@ def test_the_model_accepts_only_the_gemv_xrdy_poll() -> None:
         assert polls_behind_weights(cfg) == set(K1_ACCEPTED)
         assert stage_ops(cfg)["load_x"] == [("XRDY", "poll")]
         assert stage_ops(cfg)["mix"][-1] == ("XRDY", "publish")
+
+
+def test_undecoded_64_bit_words_take_their_second_half_and_resync() -> None:
+    """An older decoder prints a word it does not know as ``.long``; on gfx9 a word with
+    its top bits set is the first half of a 64-bit instruction, so what it made of the
+    next word is dropped, and where that half swallowed the real next instruction the
+    dump is decoded again from it."""
+    from kda_sim.isa.codeobj import realign
+
+    dump = """
+0000000000001800 <k>:
+\t.long 0xd2340507                         // 000000001800: D2340507
+\ts_xor_b32 s2, s7, s35                    // 000000001804: 88022307
+\tv_mov_b32_e32 v1, 0                      // 000000001808: 7E020280
+\t.long 0xd3b78000                         // 00000000180C: D3B78000
+\tbuffer_load_dword v1, v0, s[8:11], 0     // 000000001810: E0501000 80020100
+\ts_endpgm                                 // 000000001818: BF810000
+"""
+    again = """
+0000000000001814 <k+0x14>:
+\ts_waitcnt vmcnt(0)                       // 000000001814: BF8C0F70
+\ts_endpgm                                 // 000000001818: BF810000
+"""
+    calls: list[int] = []
+
+    def rerun(start: int) -> str:
+        calls.append(start)
+        return again
+
+    text, unknown, vmem = realign(dump, rerun)
+    body = [line.split("//")[0].strip() for line in text.splitlines() if "//" in line]
+    assert body == ["v_mov_b32_e32 v1, 0", "s_waitcnt vmcnt(0)", "s_endpgm"]
+    assert (unknown, vmem, calls) == (2, 0, [0x1814])

@@ -1,0 +1,38 @@
+"""`kda-sim isa` on Triton AMD-backend builds (compile-only) of two-program spin kernels,
+gfx942 and gfx950 (scripts/isa_triton_fixtures.py). expected.json holds each one's
+findings and loop count, read from the assembly:
+
+- ``tl.atomic_add(flag, 0)`` and ``tl.atomic_cas`` spins: the whole workgroup loops, lane
+  0 does the atomic (agent scope: ``buffer_wbl2 sc1`` ... ``buffer_inv sc1``) and
+  broadcasts it through LDS and ``s_barrier``: one loop, nothing wrong in the ISA (the
+  livelock reported for this pattern on gfx950, triton-lang/triton#11037, is not a
+  property of the code: no finding);
+- ``tl.load(flag, volatile=True)``: the load becomes one ``s_load_dword`` (line 30)
+  and the loop an empty spin (``.LBB0_3``, line 41): ``unpolled_flag_load`` and
+  ``spin_without_load``;
+- a plain ``tl.load`` spin is deleted with its load: nothing is left to see (``unseen``);
+- after a relaxed ``atomic_add`` (an agent-scope ``global_load ... sc1``) the value is
+  read plain with no ``buffer_inv`` (line 79): ``unordered_read``; after an acquire one
+  the read follows ``buffer_inv sc1``: nothing. The producer's value store before its
+  release ``atomic_xchg`` is data, not a flag: nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.isa import analyze_text
+
+TRITON = Path(__file__).parent / "fixtures" / "triton"
+EXPECTED = json.loads((TRITON / "expected.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["findings"]))
+def test_triton_spins_get_their_findings(name: str) -> None:
+    r = analyze_text((TRITON / f"{name}.s").read_text(), name)
+    got = sorted([str(f.kind), f.line] for f in r.findings)
+    assert got == sorted(EXPECTED["findings"][name]), [f.message for f in r.findings]
+    assert r.kernels[0].loops == EXPECTED["loops"][name]
