@@ -73,8 +73,8 @@ def build(v: Variant, arch: str, dump: Path) -> Path:
     import flydsl.expr as fx
     from flydsl._mlir.dialects import scf
 
-    from kernel.flydsl import dsl
-    from kernel.flydsl.build import compile_isa
+    from kda_kernel.flydsl import dsl
+    from kda_kernel.flydsl.build import compile_isa
 
     order = {"relaxed": fx.AtomicOrdering.Monotonic, "acquire": fx.AtomicOrdering.Acquire}
 
@@ -139,7 +139,7 @@ def build(v: Variant, arch: str, dump: Path) -> Path:
 
 
 def main() -> int:
-    from kernel.flydsl.toolchain import ARCHES, missing
+    from kda_kernel.flydsl.toolchain import ARCHES, missing
 
     why = missing()
     if why:

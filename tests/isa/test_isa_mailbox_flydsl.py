@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from kda_kernel.flydsl.toolchain import ARCHES, missing
 from kda_sim.isa import analyze_path
-from kernel.flydsl.toolchain import ARCHES, missing
 
 pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
 
