@@ -33,10 +33,10 @@ from bench.kernel_unfused import (
     unfused_layer_fla,
     unfused_layer_fla_compiled,
 )
-from kda_sim import config
 from kda_sim.commands.common import refuse_overwrite
-from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1 import config
+from kda_sim.kernels.k1.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, compile_only, launch
 from kernel.trace import environment

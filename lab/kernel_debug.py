@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-from kda_sim.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
+from kda_sim.kernels.k1.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, launch, step_tag
 from kernel.reference import front_of, kda_pre_reference, short_conv

@@ -34,7 +34,7 @@ import triton
 import triton.language as tl
 
 from bench.kernel_bench import bench_graph
-from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
+from kda_sim.kernels.k1.constants import HIDDEN, N_GEMV, NPROJ, ROWS
 from kernel.launch import NUM_WARPS, Build, Workspace, descriptor_scratch_from_torch, step_tag
 from kernel.trace import environment
 from kernel.triton_k1 import EPOCH_MOD, TAG_SLOTS, _gemv

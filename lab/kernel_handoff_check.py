@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from kda_sim.constants import NPROJ, PROJ
+from kda_sim.kernels.k1.constants import NPROJ, PROJ
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.launch import Build, Workspace, launch, step_tag
 from kernel.reference import front_of

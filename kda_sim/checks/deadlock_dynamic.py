@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import SimResult, simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.program import Launch
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll
-from kda_sim.protocol.program import CtaProgram, Launch, build_launch
+from kda_sim.protocol.program import CtaProgram, Launch
 
 # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
 SWITCHES: dict[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}

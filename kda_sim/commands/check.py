@@ -17,9 +17,9 @@ from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
 from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
-from kda_sim.config import parse_shapes
-from kda_sim.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import parse_shapes
+from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 
 FAULTS = ("frozen-epoch", "drop-slot")
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kda_sim.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
 

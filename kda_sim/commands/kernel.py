@@ -69,7 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run_flydsl(args: argparse.Namespace) -> int:
     """The FlyDSL K1 runs only where a ROCm GPU exists; here it says there is none."""
-    from kda_sim.config import LaunchConfig
+    from kda_sim.kernels.k1.config import LaunchConfig
     from kernel.flydsl.run import run_k1
 
     cfg = LaunchConfig(args.R, args.L, args.nb, args.kda0, nw_first=args.nw_first == "on")

@@ -17,9 +17,9 @@ from kda_sim.commands.common import (
     launch_config,
     refuse_overwrite,
 )
-from kda_sim.config import VARIANTS
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import VARIANTS
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Residency
 from kda_sim.timeline.chrome import write_chrome

@@ -23,8 +23,8 @@ import numpy as np
 
 from kda_sim.compare.clocks import ClockFit, aligned, fit_clocks
 from kda_sim.compare.model import ModelView, model_view
-from kda_sim.config import CONFIG_KEYS
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import CONFIG_KEYS
 from kda_sim.protocol.ops import Poll
 from kda_sim.timeline.critical import CriticalPath, critical_path
 from kda_sim.timeline.model import Timeline

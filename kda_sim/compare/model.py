@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
+from kda_sim.protocol.space import CellSpace
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
@@ -104,7 +105,7 @@ def _match(
     return out, extra
 
 
-def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch]) -> CtaView:
+def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch], space: CellSpace) -> CtaView:
     n = len(prog_ops)
     lo = np.full(n, np.nan)  # recorded time just before / at the op
     hi = np.full(n, np.nan)  # recorded time just after / at the op
@@ -124,7 +125,7 @@ def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch]) -> CtaView:
         elif isinstance(op, Poll):
             model_polls.append((k, (stage, task, op.label)))
         elif isinstance(op, Put | Publish):
-            model_puts.append((k, (stage, task, op.region.name)))
+            model_puts.append((k, (stage, task, space.name(op.region))))
     spans = {(s.name, s.task): s for s in track.stages}
     for key, s in spans.items():
         if key not in begins:
@@ -201,7 +202,7 @@ def model_view(tl: Timeline) -> ModelView:
             f"{len(tl.ctas)} CTA tracks, the configuration has {len(progs)}", what="blocks"
         )
     mism: list[Mismatch] = []
-    views = [cta_view(progs[b].ops, tl.ctas[b], mism) for b in range(len(progs))]
+    views = [cta_view(progs[b].ops, tl.ctas[b], mism, ho.launch.space) for b in range(len(progs))]
     rows: list[tuple[int, int, int, int]] = []
     for (c, k), prods in ho.producers.items():
         for p, kp in prods:

@@ -195,7 +195,7 @@ def _static_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
             put_index_cache[d] = idx
         i = idx[k]
         puts = tl.ctas[d].puts
-        if i >= len(puts) or puts[i].region != programs[d].ops[k].region.name:
+        if i >= len(puts) or puts[i].region != ho.launch.space.name(programs[d].ops[k].region):
             raise ValueError("the trace's puts do not line up with the program")
         out.append(Source(d, i, False))
     return out

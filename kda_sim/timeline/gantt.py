@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kda_sim.timeline.colors import ROLE_COLORS, STAGE_COLORS
-from kda_sim.timeline.model import STAGES, Timeline
+from kda_sim.timeline.colors import ROLE_COLORS, STAGE_COLORS, STAGES
+from kda_sim.timeline.model import Timeline
 
 
 def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figure:

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.timeline.model import STAGES, CtaTrack, Timeline
+from kda_sim.timeline.colors import STAGES
+from kda_sim.timeline.model import CtaTrack, Timeline
 
 
 @dataclass(frozen=True)

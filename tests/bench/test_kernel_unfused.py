@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from bench.kernel_unfused import unfused_layer
-from kda_sim.constants import PROJ
+from kda_sim.kernels.k1.constants import PROJ
 from kernel.inputs import Shape, clone_inputs, make_inputs
 from kernel.reference import kda_pre_reference
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.protocol.kda import tasks_of
-from kda_sim.protocol.program import Role, role_of
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.kda import tasks_of
+from kda_sim.kernels.k1.program import Role, role_of
 from kernel.flydsl.run import NoRocmGpu, rocm_gpu_present, run_k1
 from kernel.flydsl.stamps import (
     CTA_ID,

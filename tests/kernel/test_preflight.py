@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 from kernel.preflight import SmLimits, UnsafeLaunch, check, residency
 
 

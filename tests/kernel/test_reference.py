@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
+from kda_sim.kernels.k1.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
 from kernel.inputs import Shape, make_inputs, state_slots
 from kernel.reference import kda_pre_reference
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kda_sim.protocol.regions import Region
+from kda_sim.kernels.k1.regions import Region
 from kernel import alarm_layout as A
 from kernel.launch import Build
 from kernel.watchdog import UNKNOWN_CELL, KernelStuck, check, read_alarm
