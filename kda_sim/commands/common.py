@@ -46,6 +46,27 @@ def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
     return {name: getattr(args, name) for name in VARIANTS}
 
 
+def add_kernel_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kernel",
+        default="k1",
+        help="the kernel: a registered name (k1, pingpong, installed ones) or a .py file "
+        "defining KERNEL; its own flags follow (default k1)",
+    )
+
+
+class _KernelFlags(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # the kernel's flags are the user's input
+        raise InvalidInput(f"{self.prog}: {message}", what="kernel flags")
+
+
+def kernel_config(spec: Any, argv: list[str]) -> Any:
+    """A configuration of ``spec`` from its own flags (``argv``), validated."""
+    p = _KernelFlags(prog=f"--kernel {spec.name}", add_help=False)
+    spec.add_flags(p)
+    return spec.validate(spec.config_from_args(p.parse_args(argv)))
+
+
 def launch_config(args: argparse.Namespace) -> LaunchConfig:
     return LaunchConfig(args.R, args.L, args.nb, args.kda0, **variant_flags(args)).validate()
 

@@ -98,6 +98,7 @@ def simulate(
     meta = Meta.for_launch(
         cfg,
         kernel=spec.name,
+        blocks=blocks,
         source="simulated",
         gpu=prof.name,
         clock="simulated ns",

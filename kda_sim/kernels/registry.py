@@ -42,6 +42,7 @@ REQUIRED: tuple[str, ...] = (
     "config_to_dict",
     "config_from_dict",
     "default_config",
+    "label",
 )
 
 _loaded: dict[str, Any] = {}

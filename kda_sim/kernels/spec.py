@@ -56,6 +56,9 @@ class KernelSpec(Protocol):
 
     def config_to_dict(self, cfg: Any) -> dict[str, Any]: ...
 
+    def label(self, cfg: Any) -> str:
+        """The configuration in one line, as reports name it."""
+
     def config_from_dict(self, d: Mapping[str, Any]) -> Any: ...
 
     def regions(self, cfg: Any) -> Mapping[str, int]:
@@ -132,6 +135,9 @@ class Kernel:
 
     def config_to_dict(self, cfg: Any) -> dict[str, Any]:
         return dataclasses.asdict(cfg)
+
+    def label(self, cfg: Any) -> str:
+        return " ".join([self.name, *(f"{k}={v}" for k, v in self.config_to_dict(cfg).items())])
 
     def config_from_dict(self, d: Mapping[str, Any]) -> Any:
         names = {f.name for f in self._fields()}

@@ -87,6 +87,9 @@ class K1:
     def config_to_dict(self, cfg: LaunchConfig) -> dict[str, Any]:
         return cfg.to_dict()
 
+    def label(self, cfg: LaunchConfig) -> str:
+        return cfg.label()
+
     def config_from_dict(self, d: Mapping[str, Any]) -> LaunchConfig:
         return LaunchConfig.from_dict(dict(d))
 
