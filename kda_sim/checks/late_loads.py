@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import simulate
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.program import build_launch
+from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -95,7 +95,7 @@ def check_late_loads(
 ) -> tuple[list[LateLoad], list[Finding]]:
     """Every late staging load with what moving it saves; ``makespan``: the launch's
     nominal makespan where the caller has it (saves one simulation)."""
-    base = launch if launch is not None else build_launch(cfg)
+    base = launch if launch is not None else spec_for(cfg).build(cfg)
     late = late_loads(base)
     if not late:
         return [], []

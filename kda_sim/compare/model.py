@@ -18,21 +18,22 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import get
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
 from kda_sim.protocol.space import CellSpace
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
-def config_of(tl: Timeline) -> LaunchConfig:
+def config_of(tl: Timeline) -> Any:
     m = tl.meta
     try:
-        return m.config().validate()
+        return get(m.kernel).validate(m.config())
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
 
@@ -77,7 +78,7 @@ class Edges:
 
 @dataclass
 class ModelView:
-    cfg: LaunchConfig
+    cfg: Any  # the kernel's configuration
     handoffs: Handoffs
     views: list[CtaView]
     edges: Edges
