@@ -110,3 +110,14 @@ def test_entry_points_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "_entry_points", lambda: {"fromapackage": EP()})
     assert "fromapackage" in registry.names()
     assert registry.get("fromapackage").stages == ("produce", "consume")
+
+
+def test_the_public_face() -> None:
+    import kda_sim
+
+    k = kda_sim.get_kernel("pingpong")
+    res = kda_sim.simulate(k.default_config(), kda_sim.load_gpu("h200"))
+    assert isinstance(res.timeline, kda_sim.Timeline) and not res.timeline.deadlock
+    assert set(kda_sim.__all__) <= set(dir(kda_sim))
+    with pytest.raises(AttributeError):
+        _ = kda_sim.no_such_name
