@@ -88,3 +88,19 @@ def test_cli_by_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     bad.write_text("KERNEL = 1 / 0\n")
     assert main(["simulate", "--kernel", str(bad)]) == 2
     assert f"{bad.resolve()}:1" in capsys.readouterr().err
+
+
+def test_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--kernel", "pingpong", "--gpu", "h200", "--seeds", "1"]) == 0
+    assert "PASS" in capsys.readouterr().out
+    one = load_profile("h200").to_dict() | {"units": 1, "xcds": 1, "name": "one-sm"}
+    prof = tmp_path / "one_sm.json"
+    prof.write_text(json.dumps(one))
+    argv = ["check", "--kernel", "pingpong", "--profile", str(prof), "--occupancy", "1"]
+    assert main([*argv, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["deadlock"]["static"] is True and report["deadlock"]["any_order"] is False
+    assert report["deadlock"]["engine_on_witness_finishes"] is False
+    assert main(argv) == 1
+    assert "CTA 1 waits in consume on VAL[0]" in capsys.readouterr().out
+    assert main(["check", "--kernel", "pingpong", "--tags"]) == 2
