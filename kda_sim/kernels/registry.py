@@ -55,6 +55,12 @@ def _check(spec: Any, where: str) -> Any:
         raise InvalidInput(f"the kernel lacks {missing}", what="kernel", where=where)
     if not isinstance(spec.name, str) or not spec.name:
         raise InvalidInput("the kernel's name must be a non-empty string", where=where)
+    if getattr(spec.config_type, "__hash__", None) is None:
+        raise InvalidInput(
+            "the configuration type must be hashable (a frozen dataclass): launches are cached",
+            what="kernel",
+            where=where,
+        )
     return spec
 
 
@@ -176,7 +182,8 @@ class _Guarded:
                 return value(*args, **kwargs)
             except KdaSimError as e:
                 if isinstance(e, InvalidInput) and not e.where:
-                    raise InvalidInput(str(e), what=e.what, where=str(path)) from e
+                    where = _where_in(path, e.__traceback__)
+                    raise InvalidInput(str(e), what=e.what, where=where) from e
                 raise
             except Exception as e:
                 where = _where_in(path, e.__traceback__)

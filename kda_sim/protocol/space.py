@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from kda_sim.errors import InvalidInput
+
 
 class RegionRef(int):
     """A region's id that knows its name (compares as the id)."""
@@ -45,6 +47,9 @@ class CellSpace:
         """The space of regions ``{name: cells}``, in the mapping's order."""
         if align < 1:
             raise ValueError(f"align = {align}: at least 1 cell")
+        for name, n in sizes.items():
+            if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
+                raise InvalidInput(f"region {name}: {n!r} cells (a size is an integer >= 0)")
         offsets: list[int] = []
         at = 0
         for n in sizes.values():
@@ -70,6 +75,8 @@ class CellSpace:
         return self.names[region] if region < len(self.names) else str(region)
 
     def gid(self, region: int, index: np.ndarray | int) -> np.ndarray:
+        if not 0 <= region < len(self.sizes):
+            raise IndexError(f"region {region}: the launch has regions 0..{len(self.sizes) - 1}")
         idx = np.asarray(index, dtype=np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= self.sizes[region]):
             raise IndexError(f"{self.name(region)} index outside 0..{self.sizes[region] - 1}")

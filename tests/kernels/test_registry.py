@@ -3,6 +3,7 @@ broken file is an InvalidInput naming its file and line."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -121,3 +122,36 @@ def test_the_public_face() -> None:
     assert set(kda_sim.__all__) <= set(dir(kda_sim))
     with pytest.raises(AttributeError):
         _ = kda_sim.no_such_name
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("cell = space.gid(0, [i])", "cell = space.gid(3, [i])", "IndexError: region 3"),
+        ('return {"VAL": cfg.rounds}', 'return {"VAL": -cfg.rounds}', "region VAL: -1 cells"),
+    ],
+)
+def test_a_broken_build_names_file_and_line(
+    tmp_path: Path, old: str, new: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A poll or put of a region that does not exist, a negative size: exit 2 with the
+    kernel's file and line."""
+    from kda_sim.cli import main
+
+    text = EXAMPLE.read_text().replace('name="pingpong"', f'name="broken{len(new)}"')
+    assert old in text
+    text = text.replace(old, new)
+    f = tmp_path / f"broken{len(new)}.py"
+    f.write_text(text)
+    assert main(["simulate", "--kernel", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+    assert re.search(rf"{re.escape(str(f.resolve()))}:\d+: ", err), err
+
+
+def test_an_unhashable_config_is_refused(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text().replace("@dataclass(frozen=True)", "@dataclass")
+    f = tmp_path / "unhashable.py"
+    f.write_text(text.replace('name="pingpong"', 'name="unhashable"'))
+    with pytest.raises(InvalidInput, match="hashable"):
+        registry.load_kernel(f)
