@@ -155,3 +155,12 @@ def test_an_unhashable_config_is_refused(tmp_path: Path) -> None:
     f.write_text(text.replace('name="pingpong"', 'name="unhashable"'))
     with pytest.raises(InvalidInput, match="hashable"):
         registry.load_kernel(f)
+
+
+def test_k1_hooks() -> None:
+    k1 = registry.get("k1")
+    assert "step_tag" in hook(k1, "tag_schemes")
+    assert hook(k1, "mutations") and set(hook(k1, "trace_decoders")) == {"stamps", "ktrace"}
+    assert hook(k1, "isa_presets")
+    pingpong = registry.get("pingpong")
+    assert all(hook(pingpong, h) is None for h in ("mutations", "tag_schemes", "isa_presets"))

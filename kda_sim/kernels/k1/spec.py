@@ -116,5 +116,36 @@ class K1:
 
         check_fits(cfg, gpu)
 
+    # -- optional hooks: imported when asked for (the layers that hold them import K1) ----
+    @property
+    def mutations(self) -> dict[str, Any]:
+        """The fault catalogue, by name (``kda-sim check --mutant``)."""
+        from kda_sim.checks.mutations import BY_NAME
+
+        return dict(BY_NAME)
+
+    @property
+    def tag_schemes(self) -> tuple[str, ...]:
+        """The tag schemes ``kda-sim check --tags`` compares (``make_scheme`` builds one)."""
+        from kda_sim.checks.tags.schemes import SCHEMES
+
+        return tuple(SCHEMES)
+
+    @property
+    def trace_decoders(self) -> dict[str, Any]:
+        """Readers of the real K1's own trace formats, by kind: the twin's stamp tensor and
+        FlyDSL's ktrace (``--R``/``--L`` given, they do not record the shape)."""
+        from kda_sim.importers.ktrace import read_ktrace
+        from kda_sim.importers.stamps import read_stamps
+
+        return {"stamps": read_stamps, "ktrace": read_ktrace}
+
+    @property
+    def isa_presets(self) -> dict[str, Any]:
+        """The ISA analyzer's presets for K1's builds (``kda-sim isa --preset``)."""
+        from kda_sim.isa.presets import PRESETS
+
+        return dict(PRESETS)
+
 
 KERNEL = K1()
