@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kda_sim.errors import KdaSimError
 from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
 
 # a put counts as what a poll waited for only when it came after the poll began;
@@ -164,7 +165,7 @@ def poll_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
     out: list[Source] = []
     try:
         out = _static_sources(tl, cta, poll_index)
-    except (ImportError, ValueError, IndexError, KeyError, TypeError):
+    except (ImportError, ValueError, IndexError, KeyError, TypeError, KdaSimError):
         out = []
     if not out and _has_put(tl, poll):
         out = [Source(poll.producer, poll.put_ref, True)]  # type: ignore[arg-type]

@@ -104,3 +104,14 @@ def test_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 1
     assert "CTA 1 waits in consume on VAL[0]" in capsys.readouterr().out
     assert main(["check", "--kernel", "pingpong", "--tags"]) == 2
+
+
+def test_critical_path_and_poll_sources() -> None:
+    from kda_sim.timeline.critical import critical_path, poll_sources
+
+    tl = simulate(PingPongConfig(rounds=2), load_profile("h200")).timeline
+    path = critical_path(tl)
+    assert path is not None and path.handoffs and {0, 1} <= set(path.ctas)
+    assert [(s.cta, s.put_index) for s in poll_sources(tl, 1, 1)] == [(0, 1)]
+    tl.meta.kernel = "not-registered"  # no protocol to read: the record's own producer
+    assert [(s.cta, s.put_index, s.last) for s in poll_sources(tl, 1, 1)] == [(0, 1, True)]
