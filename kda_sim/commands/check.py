@@ -25,12 +25,12 @@ from kda_sim.commands.common import (
     gpu_profile,
     kernel_config,
     launch_config,
+    other_kernel,
 )
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
-from kda_sim.kernels.registry import get
 from kda_sim.machine.residency import check_fits
 
 FAULTS = ("frozen-epoch", "drop-slot")
@@ -76,11 +76,9 @@ K1_DEFAULTS = {"R": 2, "L": 2, "nb": 8, "kda0": 0}
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = get(args.kernel)
-    if spec is not get("k1"):
+    spec = other_kernel(args)
+    if spec is not None:
         return run_kernel(spec, args)
-    if args.kernel_args:
-        raise InvalidInput(f"unrecognized arguments: {' '.join(args.kernel_args)}")
     for k, v in K1_DEFAULTS.items():
         if getattr(args, k) is None:
             setattr(args, k, v)
@@ -132,7 +130,7 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
     given += ["--mutant"] if args.mutant is not None else []
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
-    cfg = kernel_config(spec, args.kernel_args)
+    cfg = kernel_config(spec, getattr(args, "kernel_args", []))
     prof = gpu_profile(args)
     if args.seeds < 0:
         raise InvalidInput("--seeds must be >= 0", what="seeds")

@@ -18,6 +18,7 @@ from kda_sim.commands.common import (
     gpu_profile,
     kernel_config,
     launch_config,
+    other_kernel,
     refuse_overwrite,
 )
 from kda_sim.engine import SimResult, simulate
@@ -80,11 +81,9 @@ def summary(res: SimResult) -> dict:
 def run(args: argparse.Namespace) -> int:
     if args.jitter < 0 or args.jitter >= 1:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
-    spec = get(args.kernel)
-    if spec is not get("k1"):
+    spec = other_kernel(args)
+    if spec is not None:
         return run_kernel(spec, args)
-    if args.kernel_args:
-        raise InvalidInput(f"unrecognized arguments: {' '.join(args.kernel_args)}")
     if args.like is not None:
         return run_like(args)
     for k, v in DEFAULTS.items():
@@ -105,7 +104,7 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
     given += ["--like"] if args.like is not None else []
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
-    cfg = kernel_config(spec, args.kernel_args)
+    cfg = kernel_config(spec, getattr(args, "kernel_args", []))
     prof = load_profile(args.profile or args.gpu or DEFAULTS["gpu"])
     refuse_overwrite(args.out, args.force)
     refuse_overwrite(args.png, args.force)
