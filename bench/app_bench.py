@@ -52,7 +52,7 @@ def _traces_dir() -> tuple[Path, str]:
     # made in a child process: this one's protocol caches must stay cold for the timing
     code = (
         "import sys\n"
-        "from kda_sim.config import LaunchConfig\n"
+        "from kda_sim.kernels.k1.config import LaunchConfig\n"
         "from kda_sim.engine import simulate\n"
         "from kda_sim.machine.profile import load_profile\n"
         "from kda_sim.timeline.chrome import write_chrome\n"

@@ -17,7 +17,7 @@ import time
 from kda_sim.checks.tags.analysis import Policy, analyse
 from kda_sim.checks.tags.footprint import k1_step_model
 from kda_sim.checks.tags.schemes import StepTag
-from kda_sim.config import parse_shapes
+from kda_sim.kernels.k1.config import parse_shapes
 
 
 def main() -> None:

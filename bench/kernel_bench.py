@@ -36,11 +36,11 @@ from bench.kernel_unfused import (
 from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.triton.launch import Build, Workspace, compile_only, launch
 from kda_kernel.triton.trace import environment
-from kda_sim import config
 from kda_sim.commands.common import refuse_overwrite
-from kda_sim.config import LaunchConfig as Shape
-from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1 import config
+from kda_sim.kernels.k1.config import LaunchConfig as Shape
+from kda_sim.kernels.k1.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 
 HBM_BYTES_PER_S = 4.8e12  # the H200's datasheet figure (MATH.md's bound uses it)
 LAYERS = 8

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, NH, PROJ
+from kda_sim.kernels.k1.constants import BETA_0, CONV_W, FA_0, G2_0, HD, NH, PROJ
 
 
 @dataclass

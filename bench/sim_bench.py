@@ -16,11 +16,11 @@ import time
 
 import simpy
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine import load_profile
 from kda_sim.protocol.handoffs import handoffs_of
-from kda_sim.protocol.program import build_launch
 
 
 def bare_simpy_rate(procs: int = 250, steps: int = 2000) -> float:

@@ -48,7 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if rest and not hasattr(args, "kernel"):
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    args.kernel_args = rest  # the flags of the kernel --kernel names
     try:
         return int(args.run(args))
     except KdaSimError as e:

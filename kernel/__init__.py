@@ -1,7 +1,7 @@
 """K1 ``kda_pre``, the fused Kimi-K3 KDA layer: the torch reference beside the Triton and
 FlyDSL kernels, behind one entry point and one backend interface.
 
-    from kda_sim.config import LaunchConfig
+    from kda_sim.kernels.k1.config import LaunchConfig
     from kda_kernel import kda_pre
     from kda_kernel.inputs import make_inputs
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kda_kernel.backend import OUTPUTS, Backend, BackendUnavailable, Result
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 __all__ = [
     "BACKENDS",

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.model import Timeline
 
 # what a step returns, by name: the prefix rows (p'), the core output, the two states
@@ -39,7 +39,9 @@ class Result:
 @runtime_checkable
 class Backend(Protocol):
     name: str
-    faults: tuple[str, ...]  # the faults its watchdog can plant (kda_sim.constants.FAULTS)
+    faults: tuple[
+        str, ...
+    ]  # the faults its watchdog can plant (kda_sim.kernels.k1.constants.FAULTS)
 
     def available(self) -> tuple[bool, str]:
         """Whether it can run here; if not, why (a sentence for the user)."""

@@ -11,8 +11,8 @@ from typing import Any
 
 import torch
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import CONV_W, HD, HIDDEN, NH, NPROJ, PROJ
 
 BF = torch.bfloat16
 

@@ -10,8 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BLOCKS
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BLOCKS
 from kda_sim.machine.profile import GpuProfile, KernelResources, load_profile
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import torch
 
 from kda_kernel.backend import OUTPUTS, Result
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import (
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import (
     BETA_0,
     CONV_W,
     FA_0,

@@ -20,8 +20,8 @@ import numpy as np
 from kda_sim.compare.calibrate import evaluate, fit_profile, prepare
 from kda_sim.compare.clocks import unit_keys
 from kda_sim.compare.model import shifted
-from kda_sim.config import LaunchConfig, parse_shapes
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig, parse_shapes
 from kda_sim.machine.profile import load_profile
 
 TRAIN = ((1, 1), (2, 2), (1, 8))

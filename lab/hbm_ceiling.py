@@ -34,8 +34,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kda_sim.constants import HIDDEN, NPROJ
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.constants import HIDDEN, NPROJ
 
 SOURCE = Path(__file__).with_name("hbm_read.cu")
 W_BYTES = NPROJ * HIDDEN * 2  # the in_proj weight, bf16

@@ -16,8 +16,8 @@ from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import front_of, kda_pre_reference, short_conv
 from kda_kernel.triton.launch import Build, Workspace, launch, step_tag
 from kda_kernel.triton.run import rel_err
-from kda_sim.config import LaunchConfig as Shape
-from kda_sim.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
+from kda_sim.kernels.k1.config import LaunchConfig as Shape
+from kda_sim.kernels.k1.constants import HD, NH, NPROJ, NVCH, PROJ, VCH
 
 
 def _vals(words: torch.Tensor) -> torch.Tensor:

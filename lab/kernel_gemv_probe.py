@@ -47,7 +47,7 @@ from kda_kernel.triton.launch import (
     step_tag,
 )
 from kda_kernel.triton.trace import environment
-from kda_sim.constants import HIDDEN, N_GEMV, NPROJ, ROWS
+from kda_sim.kernels.k1.constants import HIDDEN, N_GEMV, NPROJ, ROWS
 
 SETS = 4
 LAYERS = 8

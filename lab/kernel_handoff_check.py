@@ -17,8 +17,8 @@ import torch
 from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import front_of
 from kda_kernel.triton.launch import Build, Workspace, launch, step_tag
-from kda_sim.config import LaunchConfig as Shape
-from kda_sim.constants import NPROJ, PROJ
+from kda_sim.kernels.k1.config import LaunchConfig as Shape
+from kda_sim.kernels.k1.constants import NPROJ, PROJ
 
 
 def check(R: int, L: int, nb: int, kw: dict[str, Any], repeats: int) -> list[dict[str, Any]]:

@@ -18,8 +18,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from kda_sim.compare.spread import trace_name
-from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import parse_shapes
 from lab.gpu_jobs import before_launches
 
 

@@ -25,7 +25,7 @@ from bench.kernel_bench import fused_step, make_layers, make_sets
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.launch import Build, Workspace, compile_only
 from kda_kernel.triton.trace import environment, role_of, widen
-from kda_sim.config import LaunchConfig as Shape
+from kda_sim.kernels.k1.config import LaunchConfig as Shape
 
 
 def _med(xs: list[float]) -> float:

@@ -25,9 +25,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from kda_sim.config import parse_shapes
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.kernels.k1.config import parse_shapes
 from kda_sim.timeline import Timeline
 from kda_sim.timeline.summary import slot_stats
 from lab.gpu_jobs import before_launches, report_to

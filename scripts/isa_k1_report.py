@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kda_kernel.flydsl.toolchain import ARCHES, missing  # noqa: E402
-from kda_sim.config import VARIANTS, LaunchConfig  # noqa: E402
 from kda_sim.isa import analyze_path  # noqa: E402
 from kda_sim.isa.analyze import load_lines  # noqa: E402
 from kda_sim.isa.model import polls_behind_weights  # noqa: E402
 from kda_sim.isa.presets import K1_ARGS  # noqa: E402
+from kda_sim.kernels.k1.config import VARIANTS, LaunchConfig  # noqa: E402
 
 
 def role_rule(report: dict, accepted: set[str]) -> dict:

@@ -22,9 +22,9 @@ from typing import Any
 import streamlit as st
 
 from kda_sim.checks.floor import Figures, ladder
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import from_chrome, read_chrome
 from kda_sim.timeline.model import Timeline
@@ -158,7 +158,7 @@ def profile_name(gpu: str, kernel: str | None = None) -> str | None:
 def simulation_of(tl: Timeline) -> SimOutcome:
     """The nominal simulation of the configuration a trace ran."""
     m = tl.meta
-    gpu = profile_name(m.gpu, m.kernel())
+    gpu = profile_name(m.gpu, m.measured_build())
     if gpu is None:
         return SimOutcome(
             None, f"no bundled GPU profile matches {m.gpu!r} (known: {', '.join(bundled_names())})"

@@ -15,9 +15,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kda_sim.timeline.colors import STAGE_COLORS
+from kda_sim.timeline.colors import ROLES, STAGE_COLORS, STAGES
 from kda_sim.timeline.critical import CriticalPath, Source
-from kda_sim.timeline.model import ROLES, STAGES, CtaTrack, PollRecord, StuckWait, Timeline
+from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
 
 ROLE_BANDS = {"attn": "rgba(31,119,180,0.07)", "gemv": "rgba(44,160,44,0.06)", "idle": "#f4f4f4"}
 SIM_OUTLINE = 1.6

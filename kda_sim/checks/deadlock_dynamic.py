@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import SimResult, simulate
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.program import Launch
@@ -59,7 +59,7 @@ class DynamicVerdict:
 
 
 def check_dynamic(
-    cfg: LaunchConfig,
+    cfg: Any,  # the kernel's configuration
     prof: GpuProfile,
     *,
     occupancy: int | None = None,

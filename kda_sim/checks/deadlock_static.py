@@ -20,10 +20,11 @@ import numpy as np
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.checks.waitgraph import PollSite, WaitGraph, _ranges, waitgraph_of
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import GEMV0, N_GEMV, NA
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
+from kda_sim.kernels.k1.resources import lds_bytes
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.machine.residency import Residency, lds_bytes, residency
+from kda_sim.machine.residency import Residency, residency
 
 IN_ORDER = "in-order block dispatch"
 ANY_ORDER = "any dispatch order"

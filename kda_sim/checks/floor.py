@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline.critical import critical_path
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll
-from kda_sim.protocol.program import CtaProgram, Launch, build_launch
+from kda_sim.protocol.program import CtaProgram, Launch
 
 # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
 SWITCHES: dict[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
@@ -94,7 +95,7 @@ def check_late_loads(
 ) -> tuple[list[LateLoad], list[Finding]]:
     """Every late staging load with what moving it saves; ``makespan``: the launch's
     nominal makespan where the caller has it (saves one simulation)."""
-    base = launch if launch is not None else build_launch(cfg)
+    base = launch if launch is not None else spec_for(cfg).build(cfg)
     late = late_loads(base)
     if not late:
         return [], []

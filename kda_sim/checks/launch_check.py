@@ -21,8 +21,8 @@ from kda_sim.checks.late_loads import LateLoad, check_late_loads
 from kda_sim.checks.role_rule import RoleVerdict, check_role_rule
 from kda_sim.checks.visibility import VisibilityVerdict, check_visibility
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
 from kda_sim.protocol.program import Launch

@@ -20,13 +20,14 @@ from kda_sim.checks.launch_check import check_launch
 from kda_sim.checks.tags.analysis import Policy, analyse
 from kda_sim.checks.tags.footprint import k1_step_model
 from kda_sim.checks.tags.schemes import FrozenEpoch, StepTag, TagScheme
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import GEMV0, HD, NA, TAG_SLOTS, WAVES
+from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GEMV0, HD, NA, TAG_SLOTS, WAVES
+from kda_sim.kernels.k1.program import build_launch
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.machine.profile import GpuProfile, load_profile
-from kda_sim.protocol.batches import poll
 from kda_sim.protocol.ops import Begin, End, Load, LoadKind, Op, Publish, Put, Store
-from kda_sim.protocol.program import CtaProgram, Launch, build_launch
-from kda_sim.protocol.regions import Region
+from kda_sim.protocol.program import CtaProgram, Launch
 
 
 @dataclass(frozen=True)

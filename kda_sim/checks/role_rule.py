@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import SimResult
+from kda_sim.kernels.k1.gemv import GROUP_BYTES
+from kda_sim.kernels.k1.program import Role
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.gemv import GROUP_BYTES
-from kda_sim.protocol.program import Role
 from kda_sim.timeline.model import PollRecord
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from kda_sim.checks.deadlock_static import check_static, slots_for
 from kda_sim.checks.waitgraph import waitgraph_of
-from kda_sim.config import LaunchConfig, variants_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig, variants_of
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
 

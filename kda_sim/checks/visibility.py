@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import SimResult, StaleRead, simulate
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.program import Launch
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.space import CellSpace
 
 STORE_SLOW = 50.0
 

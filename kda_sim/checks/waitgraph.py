@@ -21,11 +21,11 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.handoffs import Handoffs, derive, handoffs_of
 from kda_sim.protocol.ops import Begin, Poll
 from kda_sim.protocol.program import Launch
-from kda_sim.protocol.regions import Region
 
 
 @dataclass(frozen=True)

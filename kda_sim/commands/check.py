@@ -10,16 +10,28 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from kda_sim.checks.deadlock_dynamic import check_dynamic
+from kda_sim.checks.deadlock_static import any_order, check_static, slots_for
 from kda_sim.checks.findings import Finding
 from kda_sim.checks.launch_check import LaunchReport, check_launch
 from kda_sim.checks.mutations import BY_NAME
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
-from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config
-from kda_sim.config import parse_shapes
-from kda_sim.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
+from kda_sim.checks.waitgraph import build_waitgraph
+from kda_sim.commands.common import (
+    add_kernel_flag,
+    add_launch_flags,
+    gpu_profile,
+    kernel_config,
+    launch_config,
+    other_kernel,
+)
+from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
+from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
+from kda_sim.machine.residency import check_fits
 
 FAULTS = ("frozen-epoch", "drop-slot")
 
@@ -30,7 +42,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="check a launch (deadlock, visibility, role rule) or, with --tags, tag uniqueness",
         description=__doc__,
     )
+    add_kernel_flag(p)
     add_launch_flags(p)
+    # None marks a K1 flag the user did not give: another kernel refuses them
+    p.set_defaults(R=None, L=None, nb=None, kda0=None)
     p.add_argument("--seeds", type=int, default=3, help="jittered engine runs (default 3)")
     p.add_argument("--jitter", type=float, default=0.9, help="their jitter (default 0.9)")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
@@ -57,7 +72,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+K1_DEFAULTS = {"R": 2, "L": 2, "nb": 8, "kda0": 0}
+
+
 def run(args: argparse.Namespace) -> int:
+    spec = other_kernel(args)
+    if spec is not None:
+        return run_kernel(spec, args)
+    for k, v in K1_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     if args.tags:
         return run_tags(args)
     return run_launch(args)
@@ -96,6 +120,74 @@ def run_launch(args: argparse.Namespace) -> int:
     else:
         print(launch_text(rep))
     return 0 if rep.ok else 1
+
+
+# -- another kernel: deadlock freedom, static (in order and any order) and in the engine ------
+def run_kernel(spec: Any, args: argparse.Namespace) -> int:
+    given = [f"--{k}" for k in K1_DEFAULTS if getattr(args, k) is not None]
+    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    given += ["--tags"] if args.tags else []
+    given += ["--mutant"] if args.mutant is not None else []
+    if given:
+        raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
+    cfg = kernel_config(spec, getattr(args, "kernel_args", []))
+    prof = gpu_profile(args)
+    if args.seeds < 0:
+        raise InvalidInput("--seeds must be >= 0", what="seeds")
+    if not 0 <= args.jitter < 1:
+        raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
+    check_fits(cfg, prof)
+    g = build_waitgraph(spec.build(cfg))
+    slots = slots_for(cfg, prof, args.occupancy)
+    static = check_static(g, slots)
+    anyo = any_order(g, slots, static)
+    dyn = check_dynamic(
+        cfg,
+        prof,
+        occupancy=args.occupancy,
+        seeds=tuple(range(1, args.seeds + 1)),
+        jitter=args.jitter,
+    )
+    findings = [*static.findings, *anyo.findings, *dyn.findings]
+    ok = not any(f.fails for f in findings)
+    witness = None  # the engine on the any-order witness: does it stop as well?
+    if anyo.finishes is False and anyo.order is not None:
+        witness = not simulate(cfg, prof, occupancy=args.occupancy, order=anyo.order).deadlock
+    if args.json:
+        report = {
+            "kernel": spec.name,
+            "gpu": prof.name,
+            "config": spec.config_to_dict(cfg),
+            "ok": ok,
+            "deadlock": {
+                "static": static.finishes,
+                "any_order": anyo.finishes,
+                "engine": dyn.finishes,
+                "engine_on_witness_finishes": witness,
+            },
+            "findings": [asdict(f) for f in findings],
+        }
+        print(json.dumps(report, indent=2, default=str))
+        return 0 if ok else 1
+    res = dyn.runs[0].result.residency
+    lines = [
+        f"{prof.name}  {spec.label(cfg)}  occupancy {res.per_unit} ({res.slots} slots, "
+        f"by {res.limited_by})",
+        f"  deadlock, static, {static.assumption}: {_verdict(static.finishes)}",
+        f"  deadlock, static, {anyo.assumption}: {_verdict(anyo.finishes)}"
+        + (f" ({anyo.note})" if anyo.note else ""),
+        f"  deadlock, engine, {dyn.assumption}, {len(dyn.runs)} runs: {_verdict(dyn.finishes)}",
+        *(
+            [f"  deadlock, engine on the witness order: {_verdict(witness)}"]
+            if witness is not None
+            else []
+        ),
+        "  (visibility, the role rule and tags: K1's checks, not run for this kernel yet)",
+        *_findings(findings),
+        "PASS" if ok else "FAIL: deadlock",
+    ]
+    print("\n".join(lines))
+    return 0 if ok else 1
 
 
 def launch_json(rep: LaunchReport) -> dict[str, Any]:

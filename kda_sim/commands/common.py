@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kda_sim.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
+from kda_sim.kernels.registry import get
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
 
@@ -44,6 +45,44 @@ def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> N
 
 def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
     return {name: getattr(args, name) for name in VARIANTS}
+
+
+# Without --kernel a command runs K1 with its own flags (add_launch_flags) and checks: the
+# one place the commands layer names its default kernel
+DEFAULT_KERNEL = "k1"
+
+
+def other_kernel(args: argparse.Namespace) -> Any:
+    """The kernel ``--kernel`` names when it is not the default (None when it is; then
+    no flag was left for it)."""
+    spec = get(args.kernel)
+    if spec is get(DEFAULT_KERNEL):
+        rest = getattr(args, "kernel_args", [])
+        if rest:
+            raise InvalidInput(f"unrecognized arguments: {' '.join(rest)}")
+        return None
+    return spec
+
+
+def add_kernel_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kernel",
+        default=DEFAULT_KERNEL,
+        help="the kernel: a registered name (k1, pingpong, installed ones) or a .py file "
+        "defining KERNEL; its own flags follow (default k1)",
+    )
+
+
+class _KernelFlags(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # the kernel's flags are the user's input
+        raise InvalidInput(f"{self.prog}: {message}", what="kernel flags")
+
+
+def kernel_config(spec: Any, argv: list[str]) -> Any:
+    """A configuration of ``spec`` from its own flags (``argv``), validated."""
+    p = _KernelFlags(prog=f"--kernel {spec.name}", add_help=False)
+    spec.add_flags(p)
+    return spec.validate(spec.config_from_args(p.parse_args(argv)))
 
 
 def launch_config(args: argparse.Namespace) -> LaunchConfig:

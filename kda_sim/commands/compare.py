@@ -12,10 +12,10 @@ from kda_sim.compare.counterpart import counterpart
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
 from kda_sim.compare.model import config_of
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side
 
 
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         what = str(args.sim)
     else:
         prof = with_resources(profile_of(real, args.profile or args.gpu), resources(real))
-        if kind_of(args.real) == "chrome" and real.meta.kernel() == "k1":
+        if kind_of(args.real) == "chrome" and real.meta.measured_build() == "k1":
             # our K1's trace: its counterpart, the same simulation, cached
             sim = counterpart(args.real, args.profile or args.gpu, real)
         else:

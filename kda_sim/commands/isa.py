@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
 from kda_sim.isa import analyze_path
 from kda_sim.isa.classes import CLASSES
 from kda_sim.isa.presets import PRESETS
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

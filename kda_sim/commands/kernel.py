@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.commands.common import refuse_overwrite
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import FAULTS
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import FAULTS
 
 GROUP = "kda_sim.backends"
 

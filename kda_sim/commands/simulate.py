@@ -10,17 +10,22 @@ import argparse
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from kda_sim.commands.common import (
+    add_kernel_flag,
     add_launch_flags,
     gpu_profile,
+    kernel_config,
     launch_config,
+    other_kernel,
     refuse_overwrite,
 )
-from kda_sim.config import VARIANTS
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.machine.profile import GpuProfile
+from kda_sim.kernels.k1.config import VARIANTS
+from kda_sim.kernels.registry import get
+from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.machine.residency import Residency
 from kda_sim.timeline.chrome import write_chrome
 from kda_sim.timeline.gantt import save_gantt
@@ -30,6 +35,7 @@ from kda_sim.timeline.summary import format_table, stage_stats
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="simulate one launch")
+    add_kernel_flag(p)
     add_launch_flags(p)
     p.add_argument(
         "--like",
@@ -54,9 +60,11 @@ DEFAULTS = {"gpu": "mi355x", "R": 2, "L": 2, "nb": 8, "kda0": 0}
 
 def summary(res: SimResult) -> dict:
     tl = res.timeline
+    spec = get(tl.meta.kernel)
     return {
+        "kernel": spec.name,
         "gpu": tl.meta.gpu,
-        "config": tl.meta.config().to_dict(),
+        "config": spec.config_to_dict(tl.meta.config()),
         "makespan_ns": tl.makespan,
         "deadlock": tl.deadlock,
         "ctas": len(tl.ctas),
@@ -73,6 +81,9 @@ def summary(res: SimResult) -> dict:
 def run(args: argparse.Namespace) -> int:
     if args.jitter < 0 or args.jitter >= 1:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
+    spec = other_kernel(args)
+    if spec is not None:
+        return run_kernel(spec, args)
     if args.like is not None:
         return run_like(args)
     for k, v in DEFAULTS.items():
@@ -80,6 +91,21 @@ def run(args: argparse.Namespace) -> int:
             setattr(args, k, v)
     cfg = launch_config(args)
     prof = gpu_profile(args)
+    refuse_overwrite(args.out, args.force)
+    refuse_overwrite(args.png, args.force)
+    res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
+    return report(res, prof, args)
+
+
+def run_kernel(spec: Any, args: argparse.Namespace) -> int:
+    """A launch of another kernel than K1, its configuration from its own flags."""
+    given = [f"--{k}" for k in ("R", "L", "nb", "kda0") if getattr(args, k) is not None]
+    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    given += ["--like"] if args.like is not None else []
+    if given:
+        raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
+    cfg = kernel_config(spec, getattr(args, "kernel_args", []))
+    prof = load_profile(args.profile or args.gpu or DEFAULTS["gpu"])
     refuse_overwrite(args.out, args.force)
     refuse_overwrite(args.png, args.force)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
@@ -129,6 +155,7 @@ def _from_cache(tl: Timeline) -> SimResult:
 
 def report(res: SimResult, prof: GpuProfile, args: argparse.Namespace) -> int:
     cfg = res.timeline.meta.config()
+    label = get(res.timeline.meta.kernel).label(cfg)
     tl = res.timeline
     if args.out:
         write_chrome(tl, args.out)
@@ -138,7 +165,7 @@ def report(res: SimResult, prof: GpuProfile, args: argparse.Namespace) -> int:
         print(json.dumps(summary(res), indent=2))
     else:
         print(
-            f"{prof.name}  {cfg.label()}  occupancy {res.residency.per_unit} a "
+            f"{prof.name}  {label}  occupancy {res.residency.per_unit} a "
             f"{prof.unit_name} ({res.residency.slots} slots, by {res.residency.limited_by})"
         )
         if tl.makespan is not None:

@@ -57,9 +57,9 @@ from kda_sim.compare.starts import (
     stage_costs,
     streamed_start,
 )
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline.model import Timeline
 

@@ -31,7 +31,7 @@ def read_k1_trace(path: Path) -> Timeline:
     if not path.is_file():
         raise InvalidInput("no such trace file", where=str(path))
     tl = read_kernel_trace(path)
-    if tl.meta.kernel() != "k1":
+    if tl.meta.measured_build() != "k1":
         what = "a simulated timeline" if tl.meta.source != "measured" else "a measured trace"
         raise InvalidInput(
             f"{what} that is not of our K1 (its meta names no Triton build): "

@@ -23,8 +23,8 @@ import numpy as np
 
 from kda_sim.compare.clocks import ClockFit, aligned, fit_clocks
 from kda_sim.compare.model import ModelView, model_view
-from kda_sim.config import CONFIG_KEYS
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import get
 from kda_sim.protocol.ops import Poll
 from kda_sim.timeline.critical import CriticalPath, critical_path
 from kda_sim.timeline.model import Timeline
@@ -195,12 +195,16 @@ def compare_timelines(
     clock_group: str | None = None,
 ) -> Comparison:
     """Real (measured) vs simulated timeline of the same configuration."""
-    for k in CONFIG_KEYS:
-        if getattr(real.meta, k) != getattr(sim.meta, k):
-            raise InvalidInput(
-                f"the timelines differ in {k}: {getattr(real.meta, k)} vs {getattr(sim.meta, k)}",
-                what=k,
-            )
+    if real.meta.kernel != sim.meta.kernel:
+        raise InvalidInput(
+            f"the timelines are of two kernels: {real.meta.kernel} vs {sim.meta.kernel}",
+            what="kernel",
+        )
+    spec = get(real.meta.kernel)
+    a, b = (spec.config_to_dict(t.meta.config()) for t in (real, sim))
+    for k in a:
+        if a[k] != b.get(k):
+            raise InvalidInput(f"the timelines differ in {k}: {a[k]} vs {b.get(k)}", what=k)
     mv = model_view(real)
     fit = fit_clocks(real, mv, clock_mode, clock_group) if align else None
     r = aligned(real, fit) if fit is not None else real

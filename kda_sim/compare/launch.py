@@ -30,7 +30,7 @@ def profile_of(tl: Timeline, explicit: str | None = None) -> GpuProfile:
     """``explicit`` (a name or a file), else the trace's GPU's bundled profile."""
     if explicit:
         return load_profile(explicit)
-    name = bundled_for(tl.meta.gpu, tl.meta.kernel())
+    name = bundled_for(tl.meta.gpu, tl.meta.measured_build())
     if name is None:
         raise InvalidInput(
             f"the trace's GPU {tl.meta.gpu!r} has no bundled profile: pass --gpu / --profile",

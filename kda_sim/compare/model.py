@@ -18,20 +18,22 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import get
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
+from kda_sim.protocol.space import CellSpace
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
-def config_of(tl: Timeline) -> LaunchConfig:
+def config_of(tl: Timeline) -> Any:
     m = tl.meta
     try:
-        return m.config().validate()
+        return get(m.kernel).validate(m.config())
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
 
@@ -76,7 +78,7 @@ class Edges:
 
 @dataclass
 class ModelView:
-    cfg: LaunchConfig
+    cfg: Any  # the kernel's configuration
     handoffs: Handoffs
     views: list[CtaView]
     edges: Edges
@@ -104,7 +106,7 @@ def _match(
     return out, extra
 
 
-def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch]) -> CtaView:
+def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch], space: CellSpace) -> CtaView:
     n = len(prog_ops)
     lo = np.full(n, np.nan)  # recorded time just before / at the op
     hi = np.full(n, np.nan)  # recorded time just after / at the op
@@ -124,7 +126,7 @@ def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch]) -> CtaView:
         elif isinstance(op, Poll):
             model_polls.append((k, (stage, task, op.label)))
         elif isinstance(op, Put | Publish):
-            model_puts.append((k, (stage, task, op.region.name)))
+            model_puts.append((k, (stage, task, space.name(op.region))))
     spans = {(s.name, s.task): s for s in track.stages}
     for key, s in spans.items():
         if key not in begins:
@@ -201,7 +203,7 @@ def model_view(tl: Timeline) -> ModelView:
             f"{len(tl.ctas)} CTA tracks, the configuration has {len(progs)}", what="blocks"
         )
     mism: list[Mismatch] = []
-    views = [cta_view(progs[b].ops, tl.ctas[b], mism) for b in range(len(progs))]
+    views = [cta_view(progs[b].ops, tl.ctas[b], mism, ho.launch.space) for b in range(len(progs))]
     rows: list[tuple[int, int, int, int]] = []
     for (c, k), prods in ho.producers.items():
         for p, kp in prods:

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Poll, Use
-from kda_sim.protocol.program import build_launch
 from kda_sim.timeline.model import Timeline
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 A kernel benchmark times build variants against the default build, shape by shape
 (``bench/kernel_bench.py --variants``: rows of R, L, the variant's build fields, the time
 a launch, and the launch configuration the build runs, ``config``). Where a variant runs
-another launch configuration than the default build (a :data:`kda_sim.config.VARIANTS`
+another launch configuration than the default build (a :data:`kda_sim.kernels.k1.config.VARIANTS`
 switch such as ``nw_first``), both configurations are simulated on a profile and the
 model's difference set beside the measured one; on a second profile (an untested GPU) the
 prediction stands alone. A variant that changes only code the model does not see (a tile
@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 
 NO_CONFIG = (

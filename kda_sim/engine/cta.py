@@ -145,7 +145,7 @@ class CtaRun:
         env = w.env
         space = w.handoffs.launch.space
         first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
-        rec = PutRecord(self.stage, self.task, op.region.name, len(op.cells), first, t)
+        rec = PutRecord(self.stage, self.task, space.name(op.region), len(op.cells), first, t)
         self.track.puts.append(rec)
         ref = (self.prog.cta, k)
         w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1)

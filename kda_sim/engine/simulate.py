@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import simpy
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.cta import CtaRun
 from kda_sim.engine.dispatch import Units, dispatcher
@@ -15,6 +15,8 @@ from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.stuck import explain_stuck
 from kda_sim.engine.world import StaleRead, World
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Residency, check_fits, residency
 from kda_sim.protocol.handoffs import derive, handoffs_of
@@ -41,8 +43,17 @@ def _scheduled(env: simpy.Environment) -> int:
     return next(env._eid)
 
 
+def with_default_costs(prof: GpuProfile, spec: Any) -> GpuProfile:
+    """``prof`` with the kernel's default stage costs where the profile has none."""
+    defaults = hook(spec, "default_costs") or {}
+    missing = {k: tuple(v) for k, v in defaults.items() if k not in prof.costs}
+    if not missing:
+        return prof
+    return replace(prof, costs={**prof.costs, **missing})
+
+
 def simulate(
-    cfg: LaunchConfig,
+    cfg: Any,
     prof: GpuProfile,
     *,
     occupancy: int | None = None,
@@ -54,9 +65,11 @@ def simulate(
     """Simulate one launch. Without ``seed`` every latency is nominal (deterministic);
     with one, latencies and costs are jittered by +-``jitter`` (deterministic for the seed).
     ``order`` is the dispatch order (default: block order). ``launch`` runs a transformed
-    protocol (the checks' mutants) instead of ``build_launch(cfg)``; its ``cfg`` must be
-    ``cfg``."""
-    cfg.validate()
+    protocol (the checks' mutants) instead of the one ``cfg``'s kernel builds; its ``cfg``
+    must be ``cfg``."""
+    spec = spec_for(cfg)
+    spec.validate(cfg)
+    prof = with_default_costs(prof, spec)
     check_fits(cfg, prof)
     res = residency(cfg, prof, occupancy)
     if launch is None:
@@ -66,12 +79,13 @@ def simulate(
         if launch.cfg != cfg:
             raise InvalidInput("launch.cfg differs from cfg", what="launch")
         ho = derive(launch)
+    blocks = len(launch.programs)
     if order is None:
-        order = range(cfg.blocks)
-    elif sorted(order) != list(range(cfg.blocks)):
+        order = range(blocks)
+    elif sorted(order) != list(range(blocks)):
         raise InvalidInput("a dispatch order must list every block once", what="order")
     env = simpy.Environment()
-    tracks = [CtaTrack(p.cta, p.role.value) for p in launch.programs]
+    tracks = [CtaTrack(p.cta, str(p.role)) for p in launch.programs]
     hbm = SharedBandwidth(env, prof.hbm_bytes_per_ns, prof.unit_bytes_per_ns)
     world = World(env, prof, Sampler(prof, seed, jitter), hbm, ho, tracks, never=env.event())
     units = Units(env, prof, res.per_unit)
@@ -83,6 +97,8 @@ def simulate(
     env.run()
     meta = Meta.for_launch(
         cfg,
+        kernel=spec.name,
+        blocks=blocks,
         source="simulated",
         gpu=prof.name,
         clock="simulated ns",

@@ -11,7 +11,6 @@ from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.sampler import Sampler
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
-from kda_sim.protocol.regions import Region
 from kda_sim.timeline.model import CellRange, CtaTrack
 
 
@@ -92,6 +91,6 @@ class World:
         out = []
         for r in np.unique(regs):
             idx = cells[regs == r] - space.offsets[r]
-            out.append(CellRange(Region(r).name, int(idx.min()), int(idx.max()), int(idx.size)))
+            out.append(CellRange(space.name(int(r)), int(idx.min()), int(idx.max()), int(idx.size)))
         cache[ref] = out
         return [CellRange(c.region, c.first, c.last, c.count) for c in out]

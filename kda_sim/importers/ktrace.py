@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kda_sim.config import LaunchConfig, variants_of
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers.protowire import (
     FIXED64,
@@ -46,15 +45,9 @@ from kda_sim.importers.protowire import (
     as_text,
     fields,
 )
-from kda_sim.timeline.model import (
-    STAGES,
-    CtaTrack,
-    Meta,
-    PollRecord,
-    PutRecord,
-    StageSpan,
-    Timeline,
-)
+from kda_sim.kernels.k1.config import LaunchConfig, variants_of
+from kda_sim.timeline.colors import STAGES
+from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
 
 MAX_BYTES = 256 * 1024 * 1024  # decompressed; a 256-CTA trace is a few MB
 MAX_TRACKS = 1_000_000
@@ -420,7 +413,7 @@ def to_timeline(
 
 
 def _role(b: int) -> str:
-    from kda_sim.protocol.program import role_of
+    from kda_sim.kernels.k1.program import role_of
 
     return role_of(b).value
 

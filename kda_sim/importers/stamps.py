@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig, variants_of
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.timeline.model import STAGES, CtaTrack, Meta, StageSpan, Timeline
+from kda_sim.kernels.k1.config import LaunchConfig, variants_of
+from kda_sim.timeline.colors import STAGES
+from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
 
 POINTS = 15
 TICK_NS = 10.0  # s_memrealtime runs at 100 MHz
@@ -108,8 +109,8 @@ def stamps_timeline(
 ) -> Timeline:
     """A stamp array -> :class:`Timeline` (module docstring: what each column means);
     ``variants``: the protocol variants the launch ran (``gate_local=True``, ...)."""
-    from kda_sim.protocol.kda import tasks_of
-    from kda_sim.protocol.program import Role, role_of
+    from kda_sim.kernels.k1.kda import tasks_of
+    from kda_sim.kernels.k1.program import Role, role_of
 
     arr = np.asarray(arr)
     if arr.ndim != 2 or arr.shape[1] != POINTS:

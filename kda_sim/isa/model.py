@@ -4,9 +4,9 @@ itself puts behind weight loads (the ones the design accepts)."""
 
 from __future__ import annotations
 
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.protocol.ops import Begin, End, Load, LoadKind, Poll, Publish, Put, Use
-from kda_sim.protocol.program import build_launch
 
 StageOps = dict[str, list[tuple[str, str]]]  # stage -> [(region, kind)] in program order
 

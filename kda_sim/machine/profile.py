@@ -33,18 +33,15 @@ OPTIONAL_LATENCIES = (
     # H200 traces such stages take 0.1 to 1.1 us longer than the first task's
     "cold_code",
 )
-COSTS = (
-    "slice",
-    "gate",
-    "mix",
-    "norm",
-    "gemv",
-    "k.stage",
-    "k.conv",
-    "k.gates",
-    "k.recur",
-    "k.norm",
-)
+
+
+def required_costs() -> tuple[str, ...]:
+    """The stage costs a GPU profile must hold. A profile still carries K1's costs (the
+    split into GPU facts and per-kernel costs is the next step): this is the one place
+    the machine layer asks for K1."""
+    from kda_sim.kernels.registry import get
+
+    return tuple(get("k1").cost_keys)
 
 
 @dataclass(frozen=True)
@@ -160,7 +157,9 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         for n in OPTIONAL_LATENCIES:
             lat.setdefault(n, 0.0)
         costs = {str(n): (float(v[0]), float(v[1])) for n, v in _need(d, "costs", where).items()}
-        missing = [n for n in LATENCIES if n not in lat] + [n for n in COSTS if n not in costs]
+        missing = [n for n in LATENCIES if n not in lat] + [
+            n for n in required_costs() if n not in costs
+        ]
         if missing:
             raise InvalidInput(f"missing parameters {missing}", what="parameters", where=where)
         prof = GpuProfile(

@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import COLS, F32, HD, VCH, x_lds_bytes
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile
-
-
-def lds_bytes(cfg: LaunchConfig, prof: GpuProfile) -> int:
-    """LDS a CTA takes: the roles' arrays alias (one kernel, one allocation), so the
-    largest of x rows, the attn CTA's source values and the kda task's arrays, plus the
-    reserve for the small ones (reading: the seed does not give the layout)."""
-    if prof.kernel.lds_bytes is not None:
-        return int(prof.kernel.lds_bytes)
-    vals = cfg.S * cfg.NS * COLS * F32
-    kda = cfg.L * HD * F32 * 4 + cfg.L * VCH * F32 * 2
-    return max(x_lds_bytes(cfg.S), vals, kda) + prof.lds_reserve
 
 
 @dataclass(frozen=True)
@@ -32,27 +20,31 @@ class Residency:
         return self.slots >= blocks
 
 
-def check_fits(cfg: LaunchConfig, prof: GpuProfile) -> None:
-    need = x_lds_bytes(cfg.S)
-    if need > prof.x_lds_budget:
-        raise InvalidInput(
-            f"S = {cfg.S}: x rows take {need} B of LDS, over {prof.name}'s budget of "
-            f"{prof.x_lds_budget} B (S <= {prof.x_lds_budget // (need // cfg.S)})",
-            what="x rows LDS budget",
-        )
+def check_fits(cfg: Any, prof: GpuProfile) -> None:
+    """The kernel's own limits beyond residency (its ``check_fits`` hook), if it has any."""
+    from kda_sim.kernels.registry import spec_for
+    from kda_sim.kernels.spec import hook
+
+    fits = hook(spec_for(cfg), "check_fits")
+    if fits is not None:
+        fits(cfg, prof)
 
 
-def residency(cfg: LaunchConfig, prof: GpuProfile, occupancy: int | None = None) -> Residency:
-    """CTAs a unit holds, from threads, registers and LDS (or ``occupancy`` if given)."""
+def residency(cfg: Any, prof: GpuProfile, occupancy: int | None = None) -> Residency:
+    """CTAs a unit holds, from the threads, registers and LDS a CTA of the kernel takes
+    (or ``occupancy`` if given)."""
     if occupancy is not None:
         if occupancy < 1:
             raise InvalidInput(f"--occupancy {occupancy}: at least 1", what="occupancy")
         return Residency(occupancy, occupancy * prof.units, "--occupancy", True)
-    k = prof.kernel
+    from kda_sim.kernels.registry import spec_for
+
+    k = spec_for(cfg).resources(cfg, prof)
+    lds = k.lds_bytes or 0
     limits = {
         "threads": prof.threads_per_unit // k.threads,
         "registers": prof.regs_per_unit // (k.regs_per_thread * k.threads),
-        "LDS": prof.lds_per_unit // lds_bytes(cfg, prof),
+        **({"LDS": prof.lds_per_unit // lds} if lds > 0 else {}),
         "CTAs a unit": prof.max_ctas_per_unit,
     }
     by = min(limits, key=lambda n: limits[n])

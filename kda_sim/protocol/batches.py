@@ -1,14 +1,13 @@
-"""Poll batches: one row of pairs a polling thread, split at POLL_MAX."""
+"""Poll batches: one row of pairs a polling thread, split at the kernel's batch width."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kda_sim.constants import POLL_MAX
 from kda_sim.protocol.ops import Poll
 
 
-def split_rows(rows: np.ndarray, width: int = POLL_MAX) -> np.ndarray:
+def split_rows(rows: np.ndarray, width: int) -> np.ndarray:
     """A thread's list longer than ``width`` becomes several batches (padded with -1)."""
     rows = np.atleast_2d(np.asarray(rows, dtype=np.int64))
     if rows.shape[1] <= width:
@@ -23,10 +22,10 @@ def split_rows(rows: np.ndarray, width: int = POLL_MAX) -> np.ndarray:
     return np.concatenate(parts, axis=0)
 
 
-def poll(label: str, *row_blocks: np.ndarray) -> Poll:
-    """A poll site from the threads' rows of global cell ids (several blocks may differ in
-    width; they are padded to one)."""
-    blocks = [split_rows(b) for b in row_blocks]
+def poll(label: str, *row_blocks: np.ndarray, width: int) -> Poll:
+    """A poll site from the threads' rows of global cell ids, each split at ``width``
+    pairs (several blocks may differ in width; they are padded to one)."""
+    blocks = [split_rows(b, width) for b in row_blocks]
     width = max(b.shape[1] for b in blocks)
     if len(blocks) == 1:
         batches = blocks[0].copy()

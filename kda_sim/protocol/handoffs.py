@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from kda_sim.protocol.ops import Poll, Publish, Put
-from kda_sim.protocol.program import Launch, build_launch
+from kda_sim.protocol.program import Launch
 
 OpRef = tuple[int, int]  # (cta, op index in its program)
 _OP_SPAN = 1 << 24  # op indices of one CTA stay below this
@@ -76,4 +76,7 @@ def derive(launch: Launch) -> Handoffs:
 
 @lru_cache(maxsize=64)
 def handoffs_of(cfg) -> Handoffs:
-    return derive(build_launch(cfg))
+    """The hand-off graph of the launch its kernel builds for ``cfg`` (cached)."""
+    from kda_sim.kernels.registry import spec_for
+
+    return derive(spec_for(cfg).build(cfg))

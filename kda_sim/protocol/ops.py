@@ -11,8 +11,6 @@ from enum import StrEnum
 
 import numpy as np
 
-from kda_sim.protocol.regions import Region
-
 
 class LoadKind(StrEnum):
     WEIGHT = "weight"  # w_in rows streamed by gemv CTAs
@@ -61,13 +59,13 @@ class Compute:
 class Put:
     """Device-scope 64-bit (value, tag) stores of the pairs ``cells`` (global ids)."""
 
-    region: Region
+    region: int  # the region's id in the launch's CellSpace
     cells: np.ndarray = field(compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Poll:
-    """Every thread's batch (rows of ``batches``, -1 padded, at most POLL_MAX pairs),
+    """Every thread's batch (rows of ``batches``, -1 padded, at most the kernel's batch width),
     re-loaded until every tag matches; the CTA goes on when all are satisfied."""
 
     label: str
@@ -88,7 +86,7 @@ class Store:
 class Publish:
     """Flag after plain stores: drain the CTA's stores, barrier, then put the flag."""
 
-    region: Region
+    region: int  # the region's id in the launch's CellSpace
     cells: np.ndarray = field(compare=False)
     drain: bool = True
 

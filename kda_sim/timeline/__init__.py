@@ -1,8 +1,7 @@
 """The timeline every source produces and every view reads."""
 
+from kda_sim.timeline.colors import ROLES, STAGES
 from kda_sim.timeline.model import (
-    ROLES,
-    STAGES,
     CellRange,
     CtaTrack,
     LoadSpan,

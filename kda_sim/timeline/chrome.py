@@ -1,6 +1,7 @@
 """Chrome trace event JSON, as the Perfetto UI opens it, and back without loss.
 
-CTAs are threads (tid = 2 cta) of one process a role; a CTA's loads run on a second
+CTAs are threads (tid = 2 cta) of one process a role (the roles present, in their
+kernel's display order, then any other in order of appearance); a CTA's loads run on a second
 track (tid = 2 cta + 1) because they overlap its stages and JSON traces cannot show
 overlapping slices on one track. Every event's ``args`` carries its record's fields
 with times in ns, so reading back does not depend on the microsecond ``ts``.
@@ -29,8 +30,17 @@ from kda_sim.timeline.model import (
 
 FORMAT = "kda-sim timeline"
 VERSION = 1
-PIDS = {"attn": 1, "gemv": 2, "idle": 3}
 PUT_DUR_US = 0.001  # puts are instants; a 1 ns slice lets a flow bind to them
+
+
+def role_pids(tl: Timeline) -> dict[str, int]:
+    """A process id a role present in ``tl``, from 1, in its kernel's display order."""
+    from kda_sim.timeline.colors import display
+
+    present = list(dict.fromkeys(c.role for c in tl.ctas))
+    known = [r for r in display(tl.meta.kernel).roles if r in present]
+    order = known + [r for r in present if r not in known]
+    return {role: i + 1 for i, role in enumerate(order)}
 
 
 def _us(ns: float) -> float:
@@ -116,7 +126,7 @@ def _cta_events(c: CtaTrack, tid: int, pid: int) -> list[dict[str, Any]]:
     return ev
 
 
-def _flows(tl: Timeline) -> list[dict[str, Any]]:
+def _flows(tl: Timeline, pids: dict[str, int]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     n = 0
     for c in tl.ctas:
@@ -134,7 +144,7 @@ def _flows(tl: Timeline) -> list[dict[str, Any]]:
                     **common,
                     "ph": "s",
                     "ts": _us(put.time),
-                    "pid": PIDS[src.role],
+                    "pid": pids[src.role],
                     "tid": 2 * src.cta,
                 }
             )
@@ -144,16 +154,16 @@ def _flows(tl: Timeline) -> list[dict[str, Any]]:
                     "ph": "f",
                     "bp": "e",
                     "ts": _us(p.satisfied),
-                    "pid": PIDS[c.role],
+                    "pid": pids[c.role],
                     "tid": 2 * c.cta,
                 }
             )
     return out
 
 
-def _names(tl: Timeline) -> list[dict[str, Any]]:
+def _names(tl: Timeline, pids: dict[str, int]) -> list[dict[str, Any]]:
     ev: list[dict[str, Any]] = []
-    for role, pid in PIDS.items():
+    for role, pid in pids.items():
         ev.append(
             {
                 "name": "process_name",
@@ -173,7 +183,7 @@ def _names(tl: Timeline) -> list[dict[str, Any]]:
             }
         )
     for c in tl.ctas:
-        pid = PIDS[c.role]
+        pid = pids[c.role]
         unit = f" ({c.unit})" if c.unit is not None else ""
         for tid, label in (
             (2 * c.cta, f"CTA {c.cta}{unit}"),
@@ -195,10 +205,11 @@ def _names(tl: Timeline) -> list[dict[str, Any]]:
 
 
 def to_chrome(tl: Timeline) -> dict[str, Any]:
-    events = _names(tl)
+    pids = role_pids(tl)
+    events = _names(tl, pids)
     for c in tl.ctas:
-        events += _cta_events(c, 2 * c.cta, PIDS[c.role])
-    events += _flows(tl)
+        events += _cta_events(c, 2 * c.cta, pids[c.role])
+    events += _flows(tl, pids)
     for s in tl.stuck:
         c = tl.ctas[s.cta]
         t = s.time if s.time is not None else (c.start or 0.0)
@@ -209,7 +220,7 @@ def to_chrome(tl: Timeline) -> dict[str, Any]:
                 "ph": "i",
                 "s": "t",
                 "ts": _us(t),
-                "pid": PIDS[c.role],
+                "pid": pids[c.role],
                 "tid": 2 * s.cta,
                 "args": asdict(s),
             }
@@ -257,7 +268,18 @@ _DEFAULTS: dict[type, tuple[str, ...]] = {
     LoadSpan: ("stage", "task"),
     StuckWait: ("expected_tag", "seen_tag", "time"),
     CtaTrack: ("unit", "xcd", "start", "end", "stages", "polls", "puts", "loads"),
-    Meta: ("nb", "kda0", "gate_local", "blocks", "clock", "extra", "nw_first", "onw_first"),
+    Meta: (
+        "nb",
+        "kda0",
+        "gate_local",
+        "blocks",
+        "clock",
+        "extra",
+        "nw_first",
+        "onw_first",
+        "kernel",
+        "params",
+    ),
 }
 
 
@@ -280,6 +302,8 @@ def from_chrome(data: Any, source: str = "trace") -> Timeline:
     if other.get("version") != VERSION:
         raise TraceFormatError(f"unsupported version {other.get('version')!r}", where=source)
     meta = _build(Meta, other.get("meta"), f"{source}: otherData.meta")
+    if not isinstance(meta.kernel, str) or not isinstance(meta.params, dict):
+        raise TraceFormatError("meta.kernel must be a name, meta.params an object", where=source)
     heads = other.get("ctas")
     if not isinstance(heads, list) or not 0 < len(heads) <= 65536:
         raise TraceFormatError("otherData.ctas must list the CTAs", where=source)
@@ -333,9 +357,9 @@ def from_chrome(data: Any, source: str = "trace") -> Timeline:
             ld = _build(LoadSpan, args, where)
             _num(ld.issue, where, "issue")
             track.loads.append(ld)
-    roles = {c.role for c in ctas if c is not None}
-    if not roles <= set(PIDS):
-        raise TraceFormatError(f"unknown role(s) {sorted(roles - set(PIDS))}", where=source)
+    bad = sorted({repr(c.role) for c in ctas if not isinstance(c.role, str) or not c.role})
+    if bad:
+        raise TraceFormatError(f"a role must be a non-empty string, not {bad}", where=source)
     return Timeline(meta, ctas, stuck)
 
 

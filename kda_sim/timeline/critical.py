@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kda_sim.errors import KdaSimError
 from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
 
 # a put counts as what a poll waited for only when it came after the poll began;
@@ -164,7 +165,7 @@ def poll_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
     out: list[Source] = []
     try:
         out = _static_sources(tl, cta, poll_index)
-    except (ImportError, ValueError, IndexError, KeyError, TypeError):
+    except (ImportError, ValueError, IndexError, KeyError, TypeError, KdaSimError):
         out = []
     if not out and _has_put(tl, poll):
         out = [Source(poll.producer, poll.put_ref, True)]  # type: ignore[arg-type]
@@ -195,7 +196,7 @@ def _static_sources(tl: Timeline, cta: int, poll_index: int) -> list[Source]:
             put_index_cache[d] = idx
         i = idx[k]
         puts = tl.ctas[d].puts
-        if i >= len(puts) or puts[i].region != programs[d].ops[k].region.name:
+        if i >= len(puts) or puts[i].region != ho.launch.space.name(programs[d].ops[k].region):
             raise ValueError("the trace's puts do not line up with the program")
         out.append(Source(d, i, False))
     return out

@@ -11,22 +11,25 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from kda_sim.timeline.colors import ROLE_COLORS, STAGE_COLORS
-from kda_sim.timeline.model import STAGES, Timeline
+from kda_sim.timeline.colors import color_of, display
+from kda_sim.timeline.model import Timeline
 
 
 def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figure:
     """Stages as bars; poll waits as black ticks; stuck CTAs marked in red."""
     fig, ax = plt.subplots(figsize=(14, 9), dpi=110)
+    spec = display(tl.meta.kernel)
+    roles, stages = tuple(spec.roles), tuple(spec.stages)
+    role_colors, stage_colors = dict(spec.role_colors), dict(spec.stage_colors)
     t0 = tl.origin
     for c in tl.ctas:
         y = c.cta
-        ax.barh(y, 0.6, left=-1.2, height=1.0, color=ROLE_COLORS.get(c.role, "#999"), lw=0)
+        ax.barh(y, 0.6, left=-1.2, height=1.0, color=color_of(c.role, role_colors, roles), lw=0)
         by: dict[str, list[tuple[float, float]]] = {}
         for s in c.stages:
             by.setdefault(s.name, []).append(((s.start - t0) / 1e3, max(s.end - s.start, 1) / 1e3))
         for name, spans in by.items():
-            ax.broken_barh(spans, (y - 0.45, 0.9), color=STAGE_COLORS.get(name, "#bbb"), lw=0)
+            ax.broken_barh(spans, (y - 0.45, 0.9), color=color_of(name, stage_colors, stages), lw=0)
         if polls:
             waits = [
                 ((p.first_issue - t0) / 1e3, (p.satisfied - p.first_issue) / 1e3)
@@ -46,11 +49,18 @@ def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figu
     m = tl.meta
     span = tl.makespan
     status = f"makespan {span / 1e3:.2f} us" if span is not None else "DOES NOT FINISH"
-    ax.set_title(title or f"{m.source} {m.gpu}  R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}: {status}")
-    used = [s for s in STAGES if any(sp.name == s for _, sp in tl.stage_spans())]
-    handles = [Patch(color=STAGE_COLORS[s], label=s) for s in used]
+    if m.params:
+        shape = " ".join(f"{k}={v}" for k, v in m.params.items())
+    else:
+        shape = f"R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}"
+    ax.set_title(title or f"{m.source} {m.gpu}  {shape}: {status}")
+    names = {sp.name for _, sp in tl.stage_spans()}
+    used = [s for s in stages if s in names] + sorted(names - set(stages))
+    handles = [Patch(color=color_of(s, stage_colors, stages), label=s) for s in used]
     handles += [Patch(color="black", label="poll wait")]
-    handles += [Patch(color=c, label=f"{r} CTAs") for r, c in ROLE_COLORS.items()]
+    present = {c.role for c in tl.ctas}
+    shown = [r for r in roles if r in role_colors] + sorted(present - set(roles))
+    handles += [Patch(color=color_of(r, role_colors, roles), label=f"{r} CTAs") for r in shown]
     ax.legend(handles=handles, loc="lower right", fontsize=7, ncol=2)
     fig.tight_layout()
     return fig

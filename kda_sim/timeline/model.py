@@ -10,22 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kda_sim.config import CONFIG_KEYS, LaunchConfig
-
-STAGES: tuple[str, ...] = (
-    "slice",
-    "gate",
-    "mix",
-    "load_x",
-    "gemv0",
-    "gemv1",
-    "k.stage",
-    "k.conv",
-    "k.gates",
-    "k.recur",
-    "k.norm",
-)
-ROLES: tuple[str, ...] = ("attn", "gemv", "idle")
+# the configuration fields Meta has as its own (K1's, which older files carry at the top
+# level); any other kernel's configuration is kept in ``params``
+_TOP_CONFIG = ("R", "L", "nb", "kda0", "gate_local", "blocks", "nw_first", "onw_first")
 
 
 @dataclass(slots=True)
@@ -42,12 +29,15 @@ class Meta:
     extra: dict[str, Any] = field(default_factory=dict)
     nw_first: bool = False  # LaunchConfig.nw_first (after extra: older files lack it)
     onw_first: bool = False  # LaunchConfig.onw_first (likewise)
+    kernel: str = "k1"  # the kernel's registered name (older files: K1's)
+    params: dict[str, Any] = field(default_factory=dict)  # configuration fields not above
 
     @classmethod
     def for_launch(
         cls,
-        cfg: LaunchConfig,
+        cfg: Any,
         *,
+        kernel: str | None = None,
         source: str,
         gpu: str,
         clock: str,
@@ -55,28 +45,37 @@ class Meta:
         blocks: int | None = None,
     ) -> Meta:
         """The metadata of a run of ``cfg`` (``blocks`` where a source recorded another
-        CTA count than the configuration's)."""
+        CTA count than the configuration's), ``cfg`` of the kernel ``kernel`` (default:
+        the registered kernel of its type)."""
+        from kda_sim.kernels.registry import spec_for
+
+        spec = spec_for(cfg)
+        d = spec.config_to_dict(cfg)
+        top = {k: d[k] for k in _TOP_CONFIG if k in d}
+        if blocks is not None:
+            top["blocks"] = blocks
+        params = {k: v for k, v in d.items() if k not in _TOP_CONFIG}
+        top.setdefault("R", 0)
+        top.setdefault("L", 0)
         return cls(
-            source,
-            gpu,
-            cfg.R,
-            cfg.L,
-            cfg.nb,
-            cfg.kda0,
-            cfg.gate_local,
-            cfg.blocks if blocks is None else blocks,
-            clock,
-            dict(extra or {}),
-            cfg.nw_first,
-            cfg.onw_first,
+            source=source,
+            gpu=gpu,
+            clock=clock,
+            extra=dict(extra or {}),
+            kernel=kernel or spec.name,
+            params=params,
+            **top,
         )
 
-    def config(self) -> LaunchConfig:
-        """The launch configuration this run had (not validated: a trace may name an
-        impossible one, and its reader says so)."""
-        return LaunchConfig(**{k: getattr(self, k) for k in CONFIG_KEYS})
+    def config(self) -> Any:
+        """The launch configuration this run had, of its kernel's type (not validated: a
+        trace may name an impossible one, and its reader says so)."""
+        from kda_sim.kernels.registry import get
 
-    def kernel(self) -> str | None:
+        d = {k: getattr(self, k) for k in _TOP_CONFIG}
+        return get(self.kernel).config_from_dict({**d, **self.params})
+
+    def measured_build(self) -> str | None:
         """Which of our kernels measured the run ("k1": the Triton K1 records its Triton
         version), so that a profile fitted to it can be preferred."""
         extra = self.extra if isinstance(self.extra, dict) else {}

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.timeline.model import STAGES, CtaTrack, Timeline
+from kda_sim.timeline.colors import STAGES, display
+from kda_sim.timeline.model import CtaTrack, Timeline
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ def stage_stats(tl: Timeline) -> list[StageStats]:
                 key = (p.stage, c.cta, p.task)
                 waits[key] = waits.get(key, 0.0) + p.satisfied - p.first_issue
                 retries[p.stage] = retries.get(p.stage, 0) + (p.retries or 0)
-    order = [s for s in STAGES if s in durs] + sorted(set(durs) - set(STAGES))
+    stages = tuple(display(tl.meta.kernel).stages)
+    order = [s for s in stages if s in durs] + sorted(set(durs) - set(stages))
     out = []
     for name in order:
         d = np.asarray(durs[name])
@@ -70,7 +72,7 @@ def slot_stats(tl: Timeline) -> list[SlotStats]:
         for s in c.stages:
             if s.task >= 0:
                 by.setdefault((s.name, tasks.index(s.task)), []).append(s.end - s.start)
-    order = {s: i for i, s in enumerate(STAGES)}
+    order = {s: i for i, s in enumerate(display(tl.meta.kernel).stages)}
     keys = sorted(by, key=lambda k: (k[1], order.get(k[0], 99), k[0]))
     return [SlotStats(k[0], k[1], len(by[k]), float(np.median(by[k]))) for k in keys]
 
@@ -123,7 +125,7 @@ def partner_stats(tl: Timeline) -> list[PartnerStats]:
                 o.role for o in by_unit[c.unit] if o is not c and _overlaps(o, st.start, st.end)
             ]
             by.setdefault((st.name, "+".join(sorted(others))), []).append(st.end - st.start)
-    order = {s: i for i, s in enumerate(STAGES)}
+    order = {s: i for i, s in enumerate(display(tl.meta.kernel).stages)}
     keys = sorted(by, key=lambda k: (order.get(k[0], 99), k[0], k[1]))
     return [
         PartnerStats(k[0], k[1], len(by[k]), float(np.median(by[k])), float(np.max(by[k])))

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kda_kernel.backend import Result
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 class FlydslBackend:

@@ -6,7 +6,7 @@ Roles, regions, indices, tags, batched polls and publish follow the protocol mod
 (:mod:`kda_sim.protocol`): attn CTAs 0..55 (slice, gate, mix), gemv CTAs 56..252 (two
 16-row groups, rg0's weights issued before the XRDY poll), kda tasks i = (req 12 + h)
 8 + ch on CTA (i + kda0) mod 256. Mailbox pairs live in ``scratch`` at the model's
-:class:`~kda_sim.protocol.regions.CellSpace` offsets (pair = two dwords). The tag is
+:class:`~kda_sim.protocol.space.CellSpace` offsets (pair = two dwords). The tag is
 ``step_tag(epoch, slot) = (epoch % 2**22) * 256 + slot + 1`` in int32, epoch read from
 device memory. The gemv is MFMA as the seed's; other arithmetic is simplified where
 the stage modules say so (kernel/flydsl/README.md); nothing here has run on AMD hardware.
@@ -32,8 +32,9 @@ from kda_kernel.flydsl.k1_ctx import Ctx, Record, Recorder
 from kda_kernel.flydsl.k1_gemv import gemv_role
 from kda_kernel.flydsl.k1_kda import kda_task
 from kda_kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import (
+from kda_sim.isa.presets import K1_ARGS
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import (
     BLOCKS,
     EPOCH_BITS,
     GEMV0,
@@ -48,8 +49,7 @@ from kda_sim.constants import (
     WAVE_LANES,
     WAVES,
 )
-from kda_sim.isa.presets import K1_ARGS
-from kda_sim.protocol.regions import CellSpace
+from kda_sim.protocol.space import CellSpace
 
 NO_STREAM = fx.Stream(None)  # compile-only: no stream is ever used
 POINTERS = tuple(name for name, cls in K1_ARGS if cls != "scalar")

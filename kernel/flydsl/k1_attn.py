@@ -21,8 +21,8 @@ from kda_kernel.flydsl.k1_math import (
     imin,
     rsq,
 )
-from kda_sim.constants import COLS, GSL, HIDDEN, QC, THREADS, WAVES
-from kda_sim.protocol.regions import Region
+from kda_sim.kernels.k1.constants import COLS, GSL, HIDDEN, QC, THREADS, WAVES
+from kda_sim.kernels.k1.regions import Region
 
 EPS = 1e-6
 

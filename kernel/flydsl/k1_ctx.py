@@ -13,9 +13,10 @@ import flydsl.expr as fx
 
 from kda_kernel.flydsl import dsl
 from kda_kernel.flydsl.stamps import StampLayout
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import POLL_MAX
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import POLL_MAX
+from kda_sim.kernels.k1.regions import Region
+from kda_sim.protocol.space import CellSpace
 
 Record = tuple[str, str, str]  # (stage, region, kind)
 

@@ -15,7 +15,7 @@ from kda_kernel.flydsl import k1_index as idx
 from kda_kernel.flydsl.k1_ctx import Ctx
 from kda_kernel.flydsl.k1_math import bf16r, bits_of, imin
 from kda_kernel.flydsl.k1_mfma import mfma_bf16, zero_acc
-from kda_sim.constants import (
+from kda_sim.kernels.k1.constants import (
     GEMV_TASKS,
     HIDDEN,
     KCH,
@@ -28,7 +28,7 @@ from kda_sim.constants import (
     WAVE_LANES,
     WAVES,
 )
-from kda_sim.protocol.regions import Region
+from kda_sim.kernels.k1.regions import Region
 
 Operands = list[list[object]]  # [chunk][q] vector<4xi32>: 8 bf16 each
 

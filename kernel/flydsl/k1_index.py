@@ -6,7 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from kda_sim.constants import BETA_0, FA_0, G2_0, GSL, HD, NH, NPROJ, NVCH, PROJ, ROWS, VCH
+from kda_sim.kernels.k1.constants import (
+    BETA_0,
+    FA_0,
+    G2_0,
+    GSL,
+    HD,
+    NH,
+    NPROJ,
+    NVCH,
+    PROJ,
+    ROWS,
+    VCH,
+)
 
 Idx = Any  # a Python int, or a traced fx.Int32
 

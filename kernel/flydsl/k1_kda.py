@@ -30,7 +30,7 @@ from kda_kernel.flydsl.k1_math import (
     rsq,
     sigmoid,
 )
-from kda_sim.constants import (
+from kda_sim.kernels.k1.constants import (
     CONV_W,
     HD,
     NH,
@@ -40,7 +40,7 @@ from kda_sim.constants import (
     VCH,
     WAVES,
 )
-from kda_sim.protocol.regions import Region
+from kda_sim.kernels.k1.regions import Region
 
 ONORM_EPS = 1e-6
 

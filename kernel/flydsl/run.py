@@ -12,8 +12,8 @@ import glob
 import os
 from pathlib import Path
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 
 KFD = Path("/dev/kfd")
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import TraceFormatError
 from kda_sim.importers.stamps import TICK_NS, stamps_timeline
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.model import StageSpan, Timeline
 
 ROLE_POINTS: tuple[str, ...] = ("start", "slice", "gate", "mix", "load_x", "gemv0", "gemv1")

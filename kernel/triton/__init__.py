@@ -31,7 +31,7 @@ from typing import Any
 
 from kda_kernel.backend import Result
 from kda_kernel.faults import FAULTS
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 class TritonBackend:

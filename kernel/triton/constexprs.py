@@ -11,7 +11,7 @@ from kda_kernel import faults as F
 from kda_kernel.triton import alarm_layout as A
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.limits import MAX_NB as _MAX_NB
-from kda_sim import constants as C
+from kda_sim.kernels.k1 import constants as C
 
 # the protocol constants, as constexprs (their values live in kda_sim/constants.py)
 HIDDEN = tl.constexpr(C.HIDDEN)

@@ -19,8 +19,8 @@ import torch
 from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import front_of, kda_pre_reference
 from kda_kernel.triton.launch import Build, Workspace, next_pow2, step_tag
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import NPROJ, PROJ
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import NPROJ, PROJ
 
 EPOCH, SLOT = 5, 3
 

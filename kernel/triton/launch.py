@@ -1,6 +1,6 @@
 """Host side of the Triton K1: build keys, the scratch layout, one launch.
 
-The mailbox layout is the simulator's (``kda_sim.protocol.regions.CellSpace``): one word
+The mailbox layout is the simulator's (``kda_sim.protocol.space.CellSpace``): one word
 space a launch, regions in the seed's order, each on lines of its own (``Build.align``), so
 a (region, index) means the same thing in a trace, a watchdog report and the model.
 """
@@ -15,9 +15,10 @@ import torch
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.alarm_layout import alarm_words
 from kda_kernel.triton.limits import MAX_NB, MAX_S, NUM_WARPS
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
+from kda_sim.kernels.k1.regions import Region
+from kda_sim.protocol.space import CellSpace
 
 
 def step_tag(epoch: int, slot: int) -> int:

@@ -20,7 +20,7 @@ import torch
 
 from kda_kernel.inputs import make_inputs
 from kda_kernel.triton.launch import NUM_WARPS, Build, Workspace, kernel_args
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def jit_signature(

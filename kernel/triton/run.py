@@ -22,8 +22,8 @@ from kda_kernel.reference import kda_pre_reference
 from kda_kernel.triton import trace as ktrace
 from kda_kernel.triton import watchdog as wd
 from kda_kernel.triton.launch import Build, Workspace, compile_only, launch, step_tag
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import HD, NA, NPROJ, PROJ, VCH
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import HD, NA, NPROJ, PROJ, VCH
 from kda_sim.timeline.model import Timeline
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from kda_kernel.triton import trace_layout as T
-from kda_sim.constants import BLOCKS, GEMV0, HD, N_GEMV, NA, NPROJ, NVCH, VCH
+from kda_sim.kernels.k1.constants import BLOCKS, GEMV0, HD, N_GEMV, NA, NPROJ, NVCH, VCH
 from kda_sim.timeline.chrome import write_chrome
 from kda_sim.timeline.model import CellRange, CtaTrack, Meta, PollRecord, StageSpan, Timeline
 

@@ -19,8 +19,8 @@ def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
 
     from kda_kernel.inputs import make_inputs
     from kda_kernel.triton.launch import Build, Workspace, compile_only
-    from kda_sim.config import LaunchConfig
-    from kda_sim.constants import PROJ
+    from kda_sim.kernels.k1.config import LaunchConfig
+    from kda_sim.kernels.k1.constants import PROJ
 
     t = time.perf_counter()
     b = Build(R, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))

@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
-from kda_sim.timeline.model import STAGES, Timeline
+from kda_sim.timeline.colors import STAGES
+from kda_sim.timeline.model import Timeline
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"

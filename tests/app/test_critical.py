@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.timeline.critical import critical_path, poll_sources, stuck_since, wait_for_chain

@@ -11,8 +11,8 @@ from apphelp import measured_like
 
 from kda_sim.app import data, figures, plugins
 from kda_sim.app.views.export import perfetto_bytes, png_bytes
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import TraceFormatError
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.chrome import from_chrome, to_chrome
 from kda_sim.timeline.model import StageSpan
 
@@ -155,7 +155,7 @@ def test_plugins_report_missing_modules() -> None:
 
 
 def test_plugin_failure_becomes_a_message() -> None:
-    plugins.WANTED["_test"] = (("kda_sim.config",), ("LaunchConfig",))
+    plugins.WANTED["_test"] = (("kda_sim.kernels.k1.config",), ("LaunchConfig",))
     try:
         out = plugins.call("_test", "not an int", 1)
         assert out.ok  # the dataclass does not check types on construction

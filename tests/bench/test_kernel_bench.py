@@ -21,7 +21,7 @@ def test_shapes_parse_and_may_be_empty() -> None:
 
 def test_add_configs_gives_each_variant_its_builds_launch_configuration() -> None:
     from bench.kernel_bench import add_configs
-    from kda_sim.config import LaunchConfig
+    from kda_sim.kernels.k1.config import LaunchConfig
 
     doc = {
         "variants": [

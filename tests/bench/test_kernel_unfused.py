@@ -10,8 +10,8 @@ import torch
 from bench.kernel_unfused import unfused_layer
 from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import kda_pre_reference
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import PROJ
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import PROJ
 
 
 def _rel(a: torch.Tensor, b: torch.Tensor) -> float:

@@ -13,8 +13,8 @@ from kda_sim.checks.deadlock_dynamic import check_dynamic
 from kda_sim.checks.deadlock_static import check_static, slots_for
 from kda_sim.checks.role_rule import check_role_rule
 from kda_sim.checks.waitgraph import waitgraph_of
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.machine.residency import check_fits
 

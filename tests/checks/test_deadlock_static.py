@@ -20,12 +20,12 @@ from kda_sim.checks.deadlock_static import (
     suggest_fix,
 )
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.machine.residency import check_fits
-from kda_sim.protocol.program import build_launch
 
 
 def test_h200_r4_l2_deadlocks_with_a_chain_to_a_cta_that_is_not_resident(h200) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kda_sim.checks.floor import LADDER, Figures, ladder
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 
 H200 = Figures(3910.0, 300.0, 190.0)

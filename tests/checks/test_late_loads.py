@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from kda_sim.checks.findings import Category, Severity
 from kda_sim.checks.late_loads import check_late_loads, issued_early, late_loads
 from kda_sim.cli import main
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine import load_profile
 from kda_sim.protocol.ops import Begin, Load, Poll, Publish, Put, Use
-from kda_sim.protocol.program import build_launch
 
 MI355X = load_profile("mi355x")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from kda_sim.checks.mutations import publish_without_drain, store_after_publish
 from kda_sim.checks.visibility import STORE_SLOW, adversarial, check_visibility
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def test_real_publish_is_not_flagged_even_with_slow_stores(mi355x, h200) -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from kda_sim.compare.clocks import unit_keys
 from kda_sim.compare.model import shifted
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.timeline.model import Timeline
 

@@ -22,9 +22,9 @@ from kda_sim.compare.calibrate import (
     prepare,
     write_profile,
 )
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 
 

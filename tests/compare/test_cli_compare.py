@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from kda_sim.cli import main
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.chrome import write_chrome
 
 

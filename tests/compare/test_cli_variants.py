@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from kda_sim.cli import main
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 ROWS = [
     {"R": 1, "L": 1, "variant": {}, "us": 42.3},

@@ -83,8 +83,8 @@ def test_device_wide_clock_is_left_alone_unless_causality_says_otherwise(sim22) 
 
 
 def test_per_xcd_offsets_on_amd() -> None:
-    from kda_sim.config import LaunchConfig
     from kda_sim.engine import simulate
+    from kda_sim.kernels.k1.config import LaunchConfig
     from kda_sim.machine.profile import load_profile
 
     tl = simulate(LaunchConfig(1, 2), load_profile("mi355x"), seed=4).timeline

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kda_sim.compare.diff import compare_timelines
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def test_a_launch_against_itself_on_skewed_clocks(real22, sim22) -> None:

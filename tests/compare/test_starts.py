@@ -19,9 +19,9 @@ from kda_sim.compare.starts import (
     streamed_stages,
     streamed_start,
 )
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def test_streamed_gemv_starts_compute_bound_from_the_measured_stage_times(h200) -> None:

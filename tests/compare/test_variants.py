@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from kda_sim.compare import variants as vm
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def cfg(R: int, L: int, **v: bool) -> dict:

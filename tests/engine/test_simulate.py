@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import load_profile
 from kda_sim.timeline.chrome import to_chrome
 

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.summary import partner_stats
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.chrome import to_chrome
 from kda_sim.timeline.model import Timeline

@@ -26,9 +26,9 @@ import struct
 import sys
 from pathlib import Path
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.chrome import to_chrome
 from kda_sim.timeline.model import CtaTrack, Timeline

@@ -61,8 +61,8 @@ def test_columns_and_last_task(sim_timeline: Timeline) -> None:
 
 
 def test_only_last_task_and_lost_kstage_start() -> None:
-    from kda_sim.config import LaunchConfig
     from kda_sim.engine import simulate
+    from kda_sim.kernels.k1.config import LaunchConfig
     from kda_sim.machine.profile import load_profile
 
     sim = simulate(LaunchConfig(3, 1), load_profile("mi355x")).timeline  # 288 tasks

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from kda_sim.cli import main
-from kda_sim.config import LaunchConfig
 from kda_sim.isa.codeobj import to_assembly
 from kda_sim.isa.model import polls_behind_weights, stage_ops
 from kda_sim.isa.parser import parse
 from kda_sim.isa.presets import K1_ACCEPTED
+from kda_sim.kernels.k1.config import LaunchConfig
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LLVM19 = Path("/usr/lib/llvm-19/bin")

@@ -9,7 +9,7 @@ from importlib.metadata import entry_points
 import pytest
 
 from kda_kernel import BACKENDS, Backend, BackendUnavailable, get_backend, kda_pre
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 torch = pytest.importorskip("torch")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kda_kernel.preflight import SmLimits, UnsafeLaunch, check, residency
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def test_two_ctas_an_sm_at_128_registers() -> None:

@@ -10,8 +10,8 @@ import torch
 
 from kda_kernel.inputs import make_inputs, state_slots
 from kda_kernel.reference import kda_pre_reference
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BETA_0, CONV_W, FA_0, G2_0, HD, HIDDEN, NH, PROJ, V_0
 
 
 def naive_layer(inp: dict, L: int) -> tuple[torch.Tensor, ...]:

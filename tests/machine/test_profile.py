@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import bundled_names, check_fits, load_profile, residency
 
 

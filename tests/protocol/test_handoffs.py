@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import GEMV0, NA, NPROJ, POLL_MAX
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GEMV0, NA, NPROJ, POLL_MAX
+from kda_sim.kernels.k1.kda import task_coords, task_cta, tasks_of
+from kda_sim.kernels.k1.program import Role, build_launch
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.handoffs import handoffs_of
-from kda_sim.protocol.kda import task_coords, task_cta, tasks_of
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Poll, Publish, Put, Use
-from kda_sim.protocol.program import Role, build_launch
-from kda_sim.protocol.regions import Region
 
 
 @st.composite

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import GEMV_TASKS, HD, NA, NH, NPROJ, NVCH, ROWS, VCH
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GEMV_TASKS, HD, NA, NH, NPROJ, NVCH, ROWS, VCH
+from kda_sim.kernels.k1.regions import Region, extents
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.ops import Publish, Put
-from kda_sim.protocol.regions import CellSpace, Region, extents
+from kda_sim.protocol.space import CellSpace
 
 SHAPES = [
     LaunchConfig(1, 1),

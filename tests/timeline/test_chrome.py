@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import load_profile
 from kda_sim.timeline.chrome import from_chrome, read_chrome, to_chrome, write_chrome
 
@@ -149,3 +149,23 @@ def test_nw_first_round_trips_and_older_files_read_as_the_seeds_order(tmp_path: 
 
     with pytest.raises(TraceFormatError, match="nw_first must be true or false"):
         read_kernel_trace(path)
+
+
+def test_tracks_come_from_the_roles_present() -> None:
+    """A timeline of any kernel's roles exports (a process a role, in order of appearance
+    when the kernel is not registered) and reads back."""
+    from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
+
+    ctas = [
+        CtaTrack(0, "producer", 0, 0, 0.0, 10.0, [StageSpan("produce", -1, 0.0, 10.0)]),
+        CtaTrack(1, "consumer", 1, 0, 0.0, 20.0, [StageSpan("consume", -1, 0.0, 20.0)]),
+        CtaTrack(2, "producer", 2, 0, 0.0, 10.0),
+    ]
+    tl = Timeline(Meta("measured", "h200", 0, 0, blocks=3, kernel="not-registered"), ctas)
+    data = to_chrome(tl)
+    events = data["traceEvents"]
+    procs = {e["pid"]: e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert procs == {1: "producer CTAs", 2: "consumer CTAs"}
+    assert {e["pid"] for e in events if e.get("tid") == 4} == {1}
+    back = from_chrome(json.loads(json.dumps(data)))
+    assert back.ctas == tl.ctas and back.meta.kernel == "not-registered"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kda_sim.config import LaunchConfig
 from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import load_profile
 from kda_sim.timeline.gantt import gantt, save_gantt
 from kda_sim.timeline.summary import stage_stats

@@ -12,8 +12,9 @@ import streamlit as st
 from kda_sim.app import plugins
 from kda_sim.app.data import Run
 from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
+from kda_sim.timeline.colors import ROLES, STAGES
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
-from kda_sim.timeline.model import ROLES, STAGES, StuckWait, Timeline
+from kda_sim.timeline.model import StuckWait, Timeline
 from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side, stage_stats
 
 CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}

@@ -16,7 +16,8 @@ import streamlit as st
 from kda_sim.app import plugins
 from kda_sim.app.figures import Filter, heatmap_figure, poll_wait_matrix, rows_of
 from kda_sim.app.views.common import Ctx, cached_call, show_chart, stage_table
-from kda_sim.timeline.model import STAGES, Timeline
+from kda_sim.timeline.colors import STAGES
+from kda_sim.timeline.model import Timeline
 
 
 def render(ctx: Ctx) -> None:

@@ -11,7 +11,7 @@ from kda_sim.app import plugins
 from kda_sim.app.data import profile_name, simulate_cached
 from kda_sim.app.figures import VERDICT_CODE, safety_figure
 from kda_sim.app.views.common import Ctx, show_chart
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import bundled_names, load_profile
 
 RS = range(1, 9)

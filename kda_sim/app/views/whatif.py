@@ -30,8 +30,8 @@ from kda_sim.app.views.common import (
 )
 from kda_sim.app.views.export import perfetto_bytes, png_bytes, slug
 from kda_sim.checks.floor import Figures
-from kda_sim.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.errors import KdaSimError
+from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.machine.profile import bundled_names, load_profile
 from kda_sim.timeline.critical import wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline

@@ -28,7 +28,7 @@ from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.checks.tags.footprint import StepModel, locate
 from kda_sim.checks.tags.pollers import poller
 from kda_sim.checks.tags.schemes import CLEARED, FrozenEpoch, SlotOnly, StepTag, TagScheme
-from kda_sim.config import LaunchConfig
+from kda_sim.kernels.k1.config import LaunchConfig
 
 HORIZON = 1 << 48
 

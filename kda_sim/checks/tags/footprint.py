@@ -31,11 +31,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BETA_0, NH, NPROJ
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BETA_0, NH, NPROJ
+from kda_sim.kernels.k1.regions import MAILBOXES, Region, extents
 from kda_sim.protocol.handoffs import Handoffs
-from kda_sim.protocol.regions import MAILBOXES, CellSpace, Region, extents
+from kda_sim.protocol.space import CellSpace
 
 Intervals = list[tuple[int, int]]  # [lo, hi) buffer addresses (pair indices)
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BETA_0, FA_0, G2_0, GEMV0, HD, NH, NPROJ, NVCH, PROJ, VCH
-from kda_sim.protocol.kda import task_cta
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BETA_0, FA_0, G2_0, GEMV0, HD, NH, NPROJ, NVCH, PROJ, VCH
+from kda_sim.kernels.k1.kda import task_cta
+from kda_sim.kernels.k1.program import cta_program
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Begin, Poll
-from kda_sim.protocol.program import cta_program
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.space import CellSpace
 
 
 def _candidate(cfg: LaunchConfig, region: Region, index: int) -> tuple[int, int]:

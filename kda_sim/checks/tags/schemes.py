@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from kda_sim.checks.tags.device import in_range, remsi, wrap
-from kda_sim.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
+from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 
 CLEARED = 0  # the value a zeroed scratch word holds
 

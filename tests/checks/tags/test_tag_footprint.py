@@ -12,10 +12,10 @@ from kda_sim.checks.tags.footprint import (
     locate,
     max_extents,
 )
-from kda_sim.config import LaunchConfig, parse_shapes
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig, parse_shapes
+from kda_sim.kernels.k1.regions import Region, extents
 from kda_sim.protocol.handoffs import handoffs_of
-from kda_sim.protocol.regions import Region, extents
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from kda_kernel.flydsl import k1_index as idx
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import GSL, HD, NA, NH, NPROJ, NVCH, ROWS, THREADS, VCH
-from kda_sim.protocol import attn, gemv, kda
+from kda_sim.kernels.k1 import attn, gemv, kda
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GSL, HD, NA, NH, NPROJ, NVCH, ROWS, THREADS, VCH
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Put
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.space import CellSpace
 
 SHAPES = [
     LaunchConfig(1, 1),

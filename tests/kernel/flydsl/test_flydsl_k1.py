@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from kda_kernel.flydsl.toolchain import missing
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import GEMV0, PER_WAVE, WAVES
 from kda_sim.isa import analyze_path, analyze_text
 from kda_sim.isa.analyze import load_lines
 from kda_sim.isa.model import polls_behind_weights, stage_ops
 from kda_sim.isa.presets import K1_ARGS
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GEMV0, PER_WAVE, WAVES
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.protocol.ops import Load
-from kda_sim.protocol.program import build_launch
 
 pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
 

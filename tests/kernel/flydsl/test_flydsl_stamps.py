@@ -18,10 +18,10 @@ from kda_kernel.flydsl.stamps import (
     tasks_per_cta,
     timeline,
 )
-from kda_sim.config import LaunchConfig
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.protocol.kda import tasks_of
-from kda_sim.protocol.program import Role, role_of
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.kda import tasks_of
+from kda_sim.kernels.k1.program import Role, role_of
 
 
 def test_first_fifteen_columns_are_the_twins() -> None:

@@ -139,7 +139,7 @@ def _bulk_prefetches(b: Build) -> list[tuple[int, int]]:
 def test_bulk_prefetch_covers_each_group_once() -> None:
     """prefetch=3: group rg0 asked of L2 before the XRDY poll and rg1 after it, each as one
     256-lane request over the whole 229 KB run; the default build asks nothing."""
-    from kda_sim.constants import BF16, HIDDEN, ROWS
+    from kda_sim.kernels.k1.constants import BF16, HIDDEN, ROWS
 
     assert _bulk_prefetches(Build(1, 1, 8)) == []
     got = _bulk_prefetches(SMALL)

@@ -96,8 +96,8 @@ def test_trace_places_each_kda_task_where_kda0_says() -> None:
     """A traced launch with kda0 = 200 (tasks 0 to 55 on gemv CTAs 200 to 255, the rest
     wrapped onto CTAs 0 to 135, attn and gemv): every task's stages on CTA (task + kda0) mod 256."""
     from kda_kernel.triton.run import run
-    from kda_sim.constants import BLOCKS
     from kda_sim.importers.chrome import read_kernel_trace
+    from kda_sim.kernels.k1.constants import BLOCKS
 
     R, L, kda0 = 2, 2, 200
     path = OUT / f"trace_kda0_{kda0}_R{R}_L{L}.json"

@@ -13,11 +13,11 @@ from kda_kernel.triton import trace_layout as T
 from kda_sim.cli import main
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.compare.model import model_view
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BLOCKS, NA
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BLOCKS, NA
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.model import Timeline
 

@@ -10,7 +10,7 @@ import pytest
 from kda_kernel.triton import alarm_layout as A
 from kda_kernel.triton.launch import Build
 from kda_kernel.triton.watchdog import UNKNOWN_CELL, KernelStuck, check, read_alarm
-from kda_sim.protocol.regions import Region
+from kda_sim.kernels.k1.regions import Region
 
 TAG = 7
 

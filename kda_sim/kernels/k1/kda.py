@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import (
+from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import (
     BETA_0,
     BF16,
     CONV_W,
@@ -21,9 +22,9 @@ from kda_sim.constants import (
     VCH,
     WAVES,
 )
-from kda_sim.protocol.batches import poll
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Store, Use
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.space import CellSpace
 
 
 def task_coords(i: int) -> tuple[int, int, int]:

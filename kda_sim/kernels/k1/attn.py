@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BF16, COLS, GSL
-from kda_sim.protocol.batches import poll
+from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BF16, COLS, GSL
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import (
     Barrier,
     Begin,
@@ -21,7 +22,7 @@ from kda_sim.protocol.ops import (
     Store,
     Use,
 )
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.space import CellSpace
 
 
 def part_index(

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kda_sim.constants import BLOCKS, CONV_W, GEMV0, MAX_L, N_GEMV, NA, QC, THREADS
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.constants import BLOCKS, CONV_W, GEMV0, MAX_L, N_GEMV, NA, QC, THREADS
 
 # the switches that change what a CTA does but not the shape (shared/PROTOCOL.md)
 VARIANTS: tuple[str, ...] = ("gate_local", "nw_first", "onw_first")

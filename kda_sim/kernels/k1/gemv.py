@@ -11,11 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from kda_sim.config import LaunchConfig
-from kda_sim.constants import BF16, GEMV0, GEMV_TASKS, HIDDEN, NA, NPROJ, PER_WAVE, RG1_EARLY, ROWS
-from kda_sim.protocol.batches import poll
+from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import (
+    BF16,
+    GEMV0,
+    GEMV_TASKS,
+    HIDDEN,
+    NA,
+    NPROJ,
+    PER_WAVE,
+    RG1_EARLY,
+    ROWS,
+)
+from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Use
-from kda_sim.protocol.regions import CellSpace, Region
+from kda_sim.protocol.space import CellSpace
 
 GROUP_BYTES = ROWS * HIDDEN * BF16  # one 16-row group of w_in
 

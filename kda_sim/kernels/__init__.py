@@ -1,0 +1,2 @@
+"""Kernels: what a persistent kernel tells the generic layers (:mod:`.spec`), the
+registry that finds them (:mod:`.registry`), K1 (:mod:`.k1`) and the examples."""

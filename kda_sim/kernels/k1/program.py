@@ -1,0 +1,52 @@
+"""K1's programs: every CTA's ops for one launch configuration, by role."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from functools import lru_cache
+
+from kda_sim.kernels.k1.attn import attn_program
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
+from kda_sim.kernels.k1.gemv import gemv_program
+from kda_sim.kernels.k1.kda import kda_program, tasks_of
+from kda_sim.kernels.k1.regions import regions
+from kda_sim.protocol.ops import Op
+from kda_sim.protocol.program import CtaProgram, Launch
+from kda_sim.protocol.space import CellSpace
+
+
+class Role(StrEnum):
+    ATTN = "attn"
+    GEMV = "gemv"
+    IDLE = "idle"  # CTAs past the gemv range: kda tasks only
+
+
+def role_of(cta: int) -> Role:
+    if cta < NA:
+        return Role.ATTN
+    if cta < GEMV0 + N_GEMV:
+        return Role.GEMV
+    return Role.IDLE
+
+
+def cta_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> CtaProgram:
+    role = role_of(cta)
+    ops: list[Op] = []
+    if role is Role.ATTN:
+        ops += attn_program(cta, cfg, space)
+    elif role is Role.GEMV:
+        ops += gemv_program(cta, cfg, space)
+    tasks = tasks_of(cta, cfg)
+    for i in tasks:
+        ops += kda_program(i, cfg, space)
+    return CtaProgram(cta, role, tuple(tasks), tuple(ops))
+
+
+@lru_cache(maxsize=64)
+def build_launch(cfg: LaunchConfig) -> Launch:
+    """The protocol of one launch: every CTA's ops in program order (cached: it is data)."""
+    cfg.validate()
+    space = CellSpace.from_sizes(regions(cfg))
+    programs = tuple(cta_program(c, cfg, space) for c in range(cfg.blocks))
+    return Launch(cfg, space, programs)

@@ -1,0 +1,153 @@
+"""The one interface a kernel implements for the generic layers.
+
+A kernel is an object with the attributes of :class:`KernelSpec`: its name, its
+configuration type (validated; its command-line flags), its regions and their sizes,
+``build(cfg) -> Launch``, its roles and stages in display order with their colours, its
+cost keys and its resources for residency. Optional hooks are attributes the generic
+layers look up with :func:`hook` (absent: the layer does without): ``check_fits(cfg,
+gpu)`` (a limit beyond residency, raising ``InvalidInput``), ``default_costs`` ({cost
+key: (base, per unit) ns} for a GPU profile that has no fitted cost), ``tag_schemes``,
+``mutations``, ``trace_decoders``, ``isa_presets``.
+
+:class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
+flags are the dataclass's fields (``--name value``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from kda_sim.machine.profile import GpuProfile, KernelResources
+from kda_sim.protocol.program import Launch
+
+HOOKS: tuple[str, ...] = (
+    "check_fits",
+    "default_costs",
+    "tag_schemes",
+    "mutations",
+    "trace_decoders",
+    "isa_presets",
+)
+
+
+@runtime_checkable
+class KernelSpec(Protocol):
+    name: str
+    description: str
+    config_type: type
+    roles: tuple[str, ...]  # display order
+    stages: tuple[str, ...]  # display order
+    role_colors: Mapping[str, str]
+    stage_colors: Mapping[str, str]
+    cost_keys: tuple[str, ...]  # every Compute's cost key, as GPU profiles hold them
+
+    def default_config(self) -> Any: ...
+
+    def validate(self, cfg: Any) -> Any:
+        """``cfg``, or ``InvalidInput`` naming the first constraint it breaks."""
+
+    def add_flags(self, parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None: ...
+
+    def config_from_args(self, args: argparse.Namespace) -> Any: ...
+
+    def config_to_dict(self, cfg: Any) -> dict[str, Any]: ...
+
+    def label(self, cfg: Any) -> str:
+        """The configuration in one line, as reports name it."""
+
+    def config_from_dict(self, d: Mapping[str, Any]) -> Any: ...
+
+    def regions(self, cfg: Any) -> Mapping[str, int]:
+        """Every region's cells, by name, in the order that gives their ids."""
+
+    def build(self, cfg: Any) -> Launch: ...
+
+    def resources(self, cfg: Any, gpu: GpuProfile) -> KernelResources:
+        """Threads, registers a thread and LDS bytes a CTA of this launch takes on ``gpu``."""
+
+
+def hook(spec: Any, name: str) -> Any:
+    """An optional hook of ``spec`` (one of :data:`HOOKS`), None when it has none."""
+    if name not in HOOKS:
+        raise ValueError(f"not a kernel hook: {name}")
+    return getattr(spec, name, None)
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r}: true or false")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel from its parts; ``config_type`` a dataclass whose fields all have
+    defaults and that may define ``validate()`` (returning itself)."""
+
+    name: str
+    config_type: type
+    build_fn: Callable[[Any], Launch]
+    regions_fn: Callable[[Any], Mapping[str, int]]
+    roles: tuple[str, ...]
+    stages: tuple[str, ...]
+    role_colors: Mapping[str, str] = field(default_factory=dict)
+    stage_colors: Mapping[str, str] = field(default_factory=dict)
+    cost_keys: tuple[str, ...] = ()
+    default_costs: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    threads: int = 256
+    regs_per_thread: int = 32
+    lds_bytes: int = 0
+    description: str = ""
+
+    def default_config(self) -> Any:
+        return self.config_type()
+
+    def validate(self, cfg: Any) -> Any:
+        check = getattr(cfg, "validate", None)
+        return check() if check is not None else cfg
+
+    def _fields(self) -> tuple[dataclasses.Field, ...]:
+        return dataclasses.fields(self.config_type)
+
+    def add_flags(self, parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+        cfg = self.default_config()
+        for f in self._fields():
+            default = getattr(cfg, f.name)
+            kind = _parse_bool if isinstance(default, bool) else type(default)
+            parser.add_argument(
+                f"--{f.name.replace('_', '-')}",
+                dest=f"{self.name}_{f.name}",
+                type=kind,
+                default=default,
+                help=f"{self.name}: {f.name} (default {default})",
+            )
+
+    def config_from_args(self, args: argparse.Namespace) -> Any:
+        given = {f.name: getattr(args, f"{self.name}_{f.name}") for f in self._fields()}
+        return self.validate(self.config_type(**given))
+
+    def config_to_dict(self, cfg: Any) -> dict[str, Any]:
+        return dataclasses.asdict(cfg)
+
+    def label(self, cfg: Any) -> str:
+        return " ".join([self.name, *(f"{k}={v}" for k, v in self.config_to_dict(cfg).items())])
+
+    def config_from_dict(self, d: Mapping[str, Any]) -> Any:
+        names = {f.name for f in self._fields()}
+        return self.config_type(**{k: v for k, v in d.items() if k in names})
+
+    def regions(self, cfg: Any) -> Mapping[str, int]:
+        return self.regions_fn(cfg)
+
+    def build(self, cfg: Any) -> Launch:
+        return self.build_fn(self.validate(cfg))
+
+    def resources(self, cfg: Any, gpu: GpuProfile) -> KernelResources:
+        return KernelResources(self.threads, self.regs_per_thread, self.lds_bytes)

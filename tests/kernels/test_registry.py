@@ -1,0 +1,166 @@
+"""The registry: built-ins by name, installed kernels by entry point, files by path; a
+broken file is an InvalidInput naming its file and line."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels import registry
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.spec import KernelSpec, hook
+from kda_sim.machine import load_profile
+
+EXAMPLE = Path(registry.__file__).parent / "examples" / "pingpong.py"
+
+
+def test_builtins_are_registered_and_satisfy_the_interface() -> None:
+    assert {"k1", "pingpong"} <= set(registry.names())
+    for name in ("k1", "pingpong"):
+        spec = registry.get(name)
+        assert isinstance(spec, KernelSpec)
+        assert spec.name == name
+        cfg = spec.default_config()
+        assert registry.spec_for(cfg) is spec
+        launch = spec.build(cfg)
+        assert list(launch.space.names) == list(spec.regions(cfg))
+        assert {p.role for p in launch.programs} <= set(spec.roles)
+        res = spec.resources(cfg, load_profile("h200"))
+        assert res.threads > 0 and res.regs_per_thread > 0
+
+
+def test_k1_spec_is_the_launch_config() -> None:
+    k1 = registry.get("k1")
+    cfg = LaunchConfig(2, 2)
+    assert k1.config_from_dict(k1.config_to_dict(cfg)) == cfg
+    assert hook(k1, "check_fits") is not None
+    assert hook(registry.get("pingpong"), "check_fits") is None
+    assert set(k1.cost_keys) <= set(load_profile("mi355x").costs)
+
+
+def test_unknown_name_lists_the_known() -> None:
+    with pytest.raises(InvalidInput, match="pingpong"):
+        registry.get("no-such-kernel")
+
+
+def test_a_kernel_by_path(tmp_path: Path) -> None:
+    f = tmp_path / "my_kernel.py"
+    f.write_text(EXAMPLE.read_text().replace('name="pingpong"', 'name="mine"'))
+    spec = registry.load_kernel(f)
+    assert spec.name == "mine" and registry.get("mine") is spec
+    assert registry.get(str(f)).name == "mine"
+
+
+def _broken(tmp_path: Path, body: str) -> Path:
+    f = tmp_path / "broken.py"
+    f.write_text(textwrap.dedent(body))
+    return f
+
+
+def test_an_exception_at_import_names_file_and_line(tmp_path: Path) -> None:
+    f = _broken(tmp_path, "x = 1\ny = 1 / 0\n")
+    with pytest.raises(InvalidInput) as e:
+        registry.load_kernel(f)
+    assert f"{f.resolve()}:2" in str(e.value) and "ZeroDivisionError" in str(e.value)
+
+
+def test_a_syntax_error_names_file_and_line(tmp_path: Path) -> None:
+    f = _broken(tmp_path, "x = 1\ndef (:\n")
+    with pytest.raises(InvalidInput, match=r"broken\.py:2"):
+        registry.load_kernel(f)
+
+
+def test_a_file_without_kernel(tmp_path: Path) -> None:
+    f = _broken(tmp_path, "x = 1\n")
+    with pytest.raises(InvalidInput, match="defines no KERNEL"):
+        registry.load_kernel(f)
+    g = _broken(tmp_path, "KERNEL = object()\n")
+    with pytest.raises(InvalidInput, match="lacks"):
+        registry.load_kernel(g)
+
+
+def test_an_exception_in_build_names_file_and_line(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text().replace('name="pingpong"', 'name="badbuild"')
+    text = text.replace(
+        "    space = CellSpace.from_sizes(regions(cfg))\n",
+        "    space = CellSpace.from_sizes(regions(cfg))\n    raise RuntimeError('boom')\n",
+    )
+    f = tmp_path / "badbuild.py"
+    f.write_text(text)
+    spec = registry.load_kernel(f)
+    line = text.splitlines().index("    raise RuntimeError('boom')") + 1
+    with pytest.raises(InvalidInput) as e:
+        spec.build(spec.default_config())
+    assert f"{f.resolve()}:{line}" in str(e.value) and "boom" in str(e.value)
+
+
+def test_entry_points_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    class EP:
+        name = "fromapackage"
+        value = "somepackage.kernel:KERNEL"
+
+        def load(self) -> object:
+            from kda_sim.kernels.examples.pingpong import KERNEL
+
+            return KERNEL
+
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"fromapackage": EP()})
+    assert "fromapackage" in registry.names()
+    assert registry.get("fromapackage").stages == ("produce", "consume")
+
+
+def test_the_public_face() -> None:
+    import kda_sim
+
+    k = kda_sim.get_kernel("pingpong")
+    res = kda_sim.simulate(k.default_config(), kda_sim.load_gpu("h200"))
+    assert isinstance(res.timeline, kda_sim.Timeline) and not res.timeline.deadlock
+    assert set(kda_sim.__all__) <= set(dir(kda_sim))
+    with pytest.raises(AttributeError):
+        _ = kda_sim.no_such_name
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        ("cell = space.gid(0, [i])", "cell = space.gid(3, [i])", "IndexError: region 3"),
+        ('return {"VAL": cfg.rounds}', 'return {"VAL": -cfg.rounds}', "region VAL: -1 cells"),
+    ],
+)
+def test_a_broken_build_names_file_and_line(
+    tmp_path: Path, old: str, new: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A poll or put of a region that does not exist, a negative size: exit 2 with the
+    kernel's file and line."""
+    from kda_sim.cli import main
+
+    text = EXAMPLE.read_text().replace('name="pingpong"', f'name="broken{len(new)}"')
+    assert old in text
+    text = text.replace(old, new)
+    f = tmp_path / f"broken{len(new)}.py"
+    f.write_text(text)
+    assert main(["simulate", "--kernel", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+    assert re.search(rf"{re.escape(str(f.resolve()))}:\d+: ", err), err
+
+
+def test_an_unhashable_config_is_refused(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text().replace("@dataclass(frozen=True)", "@dataclass")
+    f = tmp_path / "unhashable.py"
+    f.write_text(text.replace('name="pingpong"', 'name="unhashable"'))
+    with pytest.raises(InvalidInput, match="hashable"):
+        registry.load_kernel(f)
+
+
+def test_k1_hooks() -> None:
+    k1 = registry.get("k1")
+    assert "step_tag" in hook(k1, "tag_schemes")
+    assert hook(k1, "mutations") and set(hook(k1, "trace_decoders")) == {"stamps", "ktrace"}
+    assert hook(k1, "isa_presets")
+    pingpong = registry.get("pingpong")
+    assert all(hook(pingpong, h) is None for h in ("mutations", "tag_schemes", "isa_presets"))
