@@ -2,8 +2,9 @@
 
 Backends are found through the entry points of the group ``kda_sim.backends`` (the
 ``kda-sim`` distribution registers ``torch``, ``triton`` and ``flydsl``, in ``kda_kernel``);
-this package never imports them by name. A backend's ``run_shape(cfg, **request)`` runs,
-its ``exit_code(error)`` classifies what it raised.
+this package never imports them by name. A backend's ``default_config(R, L, ...)`` makes
+the configuration (the variants the flags say kept, the others as it recommends), its
+``run_shape(cfg, **request)`` runs it, its ``exit_code(error)`` classifies what it raised.
 
 Exit codes: 0 ran (and matched with --check), 1 the check failed or the watchdog gave up,
 2 no such backend / no GPU / invalid input / a launch the pre-flight refused.

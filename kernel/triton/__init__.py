@@ -12,7 +12,9 @@ Device code, one concern a module (the compiled kernel is ``k1.kda_pre_k1``):
     kda         one kda task
     k1          the persistent kernel: 256 programs, the roles, the kda tasks, the trace
 
-Host side: ``launch`` (``Build``, the backend's options; the scratch layout; one launch),
+Host side: ``defaults`` (the recommended ``LaunchConfig``: the variants nobody chose),
+``launch`` (``Build``: the configuration and the backend's options; the scratch layout;
+one launch),
 ``run`` (what ``kda-sim kernel run`` and the entry point call), ``watchdog`` and
 ``alarm_layout``, ``trace`` and ``trace_layout`` (the record -> a kda_sim timeline),
 ``interp`` / ``stage_kernels`` / ``interp_check`` (the device code under Triton's

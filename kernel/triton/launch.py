@@ -262,7 +262,8 @@ class Build:
         if not self.cfg.onw_first:
             raise Unsupported(
                 "onw_first = False: the Triton K1 asks for on_w with k.stage's loads (it "
-                "builds no other order); run it with onw_first = True",
+                "builds no other order); run it with onw_first = True "
+                "(kda_kernel.triton.defaults.recommended(cfg))",
                 what="onw_first",
             )
         if self.rmax < self.R:
