@@ -67,7 +67,7 @@ if __name__ == "__main__":
     specs = SPECS + extra
     only = os.environ.get("KDA_WARM_ONLY")
     if only == "watchdog":  # a correctness-only session
-        specs = [sp for sp in specs if sp[1]]
+        specs = [sp for sp in specs if sp[2]]  # (R, L, watchdog, trace, fields)
     elif only == "variants":  # a session that times variants only
         specs = extra
     t0 = time.perf_counter()
