@@ -127,7 +127,7 @@ def variants(
 ) -> list[dict[str, Any]]:
     """Untraced per-launch time of build variants (gemv form, tile, prefetch, back-off)."""
     layers, cores = make_layers(Shape(R, L, nb), sets_w)
-    builds = [Build(R, L, nb, **kw).validate() for kw in kws]
+    builds = [Build.default(R, L, nb, **kw).validate() for kw in kws]
     ws = Workspace.create(builds, "cuda")  # one for all: only the code differs
     built = []
     for kw, b in zip(kws, builds, strict=True):
@@ -167,8 +167,8 @@ def bench_shape(R: int, L: int, nb: int, sets_w: list[dict[str, Any]]) -> dict[s
     out["hbm_mb"] = nbytes / 1e6
     out["bound_us"] = nbytes / HBM_BYTES_PER_S * 1e6
     builds = {
-        "fused": Build(R, L, nb).validate(),
-        "traced": Build(R, L, nb, trace=True).validate(),
+        "fused": Build.default(R, L, nb).validate(),
+        "traced": Build.default(R, L, nb, trace=True).validate(),
     }
     # one workspace for both builds, so only their code differs: two graphs of the same
     # untraced build on two workspaces differed by up to 4 % on the H200. "fused_aa" is that
@@ -284,7 +284,7 @@ def add_configs(doc: dict[str, Any], nb: int = 8) -> dict[str, Any]:
         if "config" in r:
             continue
         try:
-            build = Build(r["R"], r["L"], nb, **r["variant"]).validate()
+            build = Build.default(r["R"], r["L"], nb, **r["variant"]).validate()
         except (KeyError, TypeError, ValueError) as e:
             raise InvalidInput(f"not a build of its shape: {e}", where=f"row {r}") from e
         r["config"] = build.cfg.to_dict()
@@ -299,7 +299,10 @@ def main(argv: list[str] | None = None) -> int:
         "--shapes", default=SHAPES, help='shapes for the full comparison ("": none, variants only)'
     )
     ap.add_argument("--nb", type=int, default=8)
-    ap.add_argument("--variants", help="JSON list of Build keyword dicts to time first")
+    ap.add_argument(
+        "--variants",
+        help="JSON list of dicts of LaunchConfig variants and Build options to time first",
+    )
     ap.add_argument("--variant-shapes", help="shapes for --variants (default: the first)")
     ap.add_argument(
         "--add-configs",

@@ -1,11 +1,10 @@
 """K1 ``kda_pre``, the fused Kimi-K3 KDA layer: the torch reference beside the Triton and
 FlyDSL kernels, behind one entry point and one backend interface.
 
-    from kda_sim.kernels.k1.config import LaunchConfig
-    from kda_kernel import kda_pre
+    from kda_kernel import get_backend, kda_pre
     from kda_kernel.inputs import make_inputs
 
-    cfg = LaunchConfig(R=2, L=2)
+    cfg = get_backend("triton").default_config(2, 2)  # its recommended variants, said
     ref = kda_pre(make_inputs(cfg), cfg)  # backend="torch": the reference, CPU or GPU
     got = kda_pre(make_inputs(cfg, device="cuda"), cfg, backend="triton", trace=True)
     got.outputs["core_out"], got.trace  # a kda_sim Timeline
@@ -54,9 +53,11 @@ def kda_pre(
     inputs: Mapping[str, Any], cfg: LaunchConfig, backend: str = "torch", **options: Any
 ) -> Result:
     """One K1 step on ``inputs`` (``kda_kernel.inputs.make_inputs(cfg)``) at the launch
-    configuration ``cfg`` by ``backend``; ``options`` are the backend's own (the Triton
-    backend: ``trace``, ``watchdog_ms`` and its build options, ``triton.launch.Build``).
-    Raises BackendUnavailable, saying why, where the backend cannot run here."""
+    configuration ``cfg`` by ``backend``, which runs exactly what ``cfg`` says (its
+    ``default_config`` recommends the variants); ``options`` are the backend's own (the
+    Triton backend: ``trace``, ``watchdog_ms`` and the ``triton.launch.Build`` options).
+    Raises BackendUnavailable, saying why, where the backend cannot run here, and an
+    ``InvalidInput`` naming the field of ``cfg`` a backend cannot build."""
     be = get_backend(backend)
     ok, why = be.available()
     if not ok:

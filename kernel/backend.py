@@ -1,7 +1,9 @@
 """The backend interface every K1 implementation offers, and the result of one call.
 
 A backend is a small object (``Backend``): its ``name``; ``available()``, whether it can
-run here and, if not, why; ``build(cfg, options)``, what it compiles for a configuration;
+run here and, if not, why; ``default_config(R, L, ...)``, the configuration it recommends
+where a user leaves a variant unsaid; ``build(cfg, options)``, what it compiles for a
+configuration (exactly what it says, or an error naming the field it cannot build);
 ``run(inputs, cfg, ...)``, one layer step on the inputs, returning the outputs and, on
 request, the measured trace. ``kda_kernel.kda_pre`` picks one by name; ``kda-sim kernel
 run`` finds them through the entry points of the group ``kda_sim.backends``
@@ -47,8 +49,16 @@ class Backend(Protocol):
         """Whether it can run here; if not, why (a sentence for the user)."""
         ...
 
+    def default_config(
+        self, R: int, L: int, nb: int = 8, kda0: int = 0, **variants: Any
+    ) -> LaunchConfig:
+        """The configuration it recommends at (R, L, nb, kda0): each variant given kept,
+        each left unsaid (None or absent) filled in as this backend runs best."""
+        ...
+
     def build(self, cfg: LaunchConfig, options: Mapping[str, Any] | None = None) -> Any:
-        """What it compiles for ``cfg`` with its own ``options``."""
+        """What it compiles for ``cfg`` with its own ``options``: exactly what ``cfg``
+        says, or an error naming the field it cannot build."""
         ...
 
     def run(
@@ -56,6 +66,12 @@ class Backend(Protocol):
     ) -> Result:
         """One step on ``inputs`` (``kda_kernel.inputs.make_inputs``)."""
         ...
+
+
+def given_config(R: int, L: int, nb: int = 8, kda0: int = 0, **variants: Any) -> LaunchConfig:
+    """A ``LaunchConfig`` with the variants given (not None); the others the seed's order:
+    ``default_config`` of a backend that recommends nothing else."""
+    return LaunchConfig(R, L, nb, kda0, **{k: v for k, v in variants.items() if v is not None})
 
 
 class BackendUnavailable(RuntimeError):

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from kda_kernel.backend import OUTPUTS, Result
+from kda_kernel.backend import OUTPUTS, Result, given_config
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import (
     BETA_0,
@@ -188,6 +188,12 @@ class TorchBackend:
 
     def available(self) -> tuple[bool, str]:
         return True, ""
+
+    def default_config(
+        self, R: int, L: int, nb: int = 8, kda0: int = 0, **variants: Any
+    ) -> LaunchConfig:
+        """The variants given; the others the seed's order."""
+        return given_config(R, L, nb, kda0, **variants)
 
     def build(self, cfg: LaunchConfig, options: Mapping[str, Any] | None = None) -> LaunchConfig:
         """Nothing to compile: the configuration, validated."""

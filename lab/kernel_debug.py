@@ -30,7 +30,7 @@ def once(R: int, L: int, nb: int, seed: int) -> None:
     keep = clone_inputs(inp)
     ref = kda_pre_reference(**keep, L=L)
     _, _, proj = front_of(keep)
-    b = Build(R, L, nb, watchdog=True)
+    b = Build.default(R, L, nb, watchdog=True)
     ws = Workspace.create([b], "cuda")
     core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16, device="cuda")
     ws.epoch.add_(1)

@@ -176,7 +176,7 @@ def probe_torch_sum(weights: list[torch.Tensor]) -> float:
 
 
 def probe_gemv(S: int, kw: dict[str, Any], weights: list[torch.Tensor]) -> float:
-    b = Build(1, S, 8, **kw).validate()
+    b = Build.default(1, S, 8, **kw).validate()
     ws = Workspace.create([b], "cuda")
     ws.epoch.fill_(1)
     off = b.offsets()

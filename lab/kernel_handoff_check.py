@@ -26,7 +26,7 @@ def check(R: int, L: int, nb: int, kw: dict[str, Any], repeats: int) -> list[dic
     inp0 = make_inputs(sh, seed=0, device="cuda")
     c = {k: (v.cpu() if v is not None else None) for k, v in inp0.items()}
     p, x, proj = front_of(c)
-    b = Build(R, L, nb, **kw).validate()
+    b = Build.default(R, L, nb, **kw).validate()
     ws = Workspace.create([b], "cuda")
     lo = b.offsets()["PROJ"]
     rows = []
@@ -59,7 +59,11 @@ def main() -> None:
     ap.add_argument("--L", type=int, default=1)
     ap.add_argument("--nb", type=int, default=8)
     ap.add_argument("--repeats", type=int, default=6)
-    ap.add_argument("--builds", default="[{}]", help="JSON list of Build keyword dicts")
+    ap.add_argument(
+        "--builds",
+        default="[{}]",
+        help="JSON list of dicts of LaunchConfig variants and Build options",
+    )
     a = ap.parse_args()
     for kw in json.loads(a.builds):
         check(a.R, a.L, a.nb, kw, a.repeats)

@@ -32,11 +32,12 @@ def record(
     first ones."""
     jobs = [(R, L, out / trace_name(R, L, i)) for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
+    from kda_kernel.triton.defaults import default_config
     from kda_kernel.triton.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
-        run(R, L, nb=8, trace_path=path, warmup=warmup)
+        run(default_config(R, L, 8), trace_path=path, warmup=warmup)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,7 +65,7 @@ def records(R: int, L: int, levels: list[int], samples: int) -> dict[int, list[n
     """``samples`` records a level, the levels alternating, each from a warm graph."""
     shape = Shape(R, L, 8)
     layers, cores = make_layers(shape, make_sets(shape))
-    builds = {lv: Build(R, L, 8, trace=True, trace_level=lv).validate() for lv in levels}
+    builds = {lv: Build.default(R, L, 8, trace=True, trace_level=lv).validate() for lv in levels}
     ws = Workspace.create(list(builds.values()), "cuda")
     graphs = {}
     for lv, b in builds.items():

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
-from kda_sim.kernels.k1.config import parse_shapes
+from kda_sim.kernels.k1.config import CONFIG_KEYS, parse_shapes
 from kda_sim.timeline import Timeline
 from kda_sim.timeline.summary import slot_stats
 from lab.gpu_jobs import before_launches, report_to
@@ -41,12 +41,16 @@ def record(
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     variant field is unknown, a trace of this name is there (unless ``force``) or no GPU is
     here; kda_kernel.triton.run.CheckFailed where a build's outputs differ from the reference."""
-    from kda_kernel.triton.launch import Build
+    from kda_kernel.triton.launch import Build, split_fields
 
-    known = {f.name for f in fields(Build)} - {"R", "L", "trace", "watchdog"}
+    known = {f.name for f in fields(Build)} - {"cfg", "trace", "watchdog"}
+    known |= set(CONFIG_KEYS) - {"R", "L", "blocks"}
     bad = sorted(set(variant) - known)
     if bad:
-        raise InvalidInput(f"not Build fields a variant may set: {bad}", where="--variant")
+        raise InvalidInput(
+            f"neither LaunchConfig variants nor Build options a variant may set: {bad}",
+            where="--variant",
+        )
     builds = (("default", {}), ("variant", variant))
     jobs = [
         (R, L, name, kw, out / f"R{R}_L{L}_{name}.json") for R, L in shapes for name, kw in builds
@@ -57,14 +61,17 @@ def record(
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for R, L, name, kw, path in tqdm(jobs, desc="builds", unit="build"):
-        replayed = run(R, L, check=True, graph=True, build=kw)
-        traced = run(R, L, check=True, trace_path=path, build=kw)
+        cfg = Build.default(R, L, **kw).cfg  # the variants kw leaves unsaid: recommended
+        opts = split_fields(kw)[1]
+        replayed = run(cfg, check=True, graph=True, build=opts)
+        traced = run(cfg, check=True, trace_path=path, build=opts)
         rows.append(
             {
                 "R": R,
                 "L": L,
                 "build": name,
                 "variant": kw,
+                "config": cfg.to_dict(),
                 "replayed": {k: replayed[k] for k in KEYS if k in replayed},
                 "traced": {k: traced[k] for k in KEYS if k in traced},
             }
@@ -102,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record", help="check and trace the builds on the GPU")
-    r.add_argument("--variant", required=True, help="JSON dict of Build fields")
+    r.add_argument(
+        "--variant", required=True, help="JSON dict of LaunchConfig variants and Build options"
+    )
     r.add_argument("--shapes", default="4x4,4x1,1x1,2x2")
     r.add_argument("--dir", type=Path, required=True)
     r.add_argument("--force", action="store_true", help="overwrite traces of the same names")
@@ -115,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         if a.cmd == "record":
             variant = json.loads(a.variant)
             if not isinstance(variant, dict):
-                raise InvalidInput("not a JSON object of Build fields", where="--variant")
+                raise InvalidInput(
+                    "not a JSON object of LaunchConfig variants and Build options",
+                    where="--variant",
+                )
             record(list(parse_shapes(a.shapes)), variant, a.dir, a.force)
         else:
             report_to(lambda: report(a.dir), a.out, a.force)

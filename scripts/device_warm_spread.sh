@@ -24,14 +24,15 @@ timeout 120 python3 - "$S/seed_order" > "$OUT/seed_order.log" 2>&1 <<'PY'
 import sys
 from pathlib import Path
 
+from kda_kernel.triton.defaults import default_config
 from kda_kernel.triton.run import run
 
 d = Path(sys.argv[1])
 d.mkdir(parents=True, exist_ok=True)
 for R, L in ((1, 1), (1, 2), (2, 1), (2, 2), (4, 1), (4, 2)):
     for i in range(4):
-        r = run(R, L, nb=8, trace_path=d / f"k1_R{R}_L{L}_{i}.json", warmup=3,
-                build={"nw_first": False})
+        r = run(default_config(R, L, 8, nw_first=False),
+                trace_path=d / f"k1_R{R}_L{L}_{i}.json", warmup=3)
         print(R, L, i, r["makespan_us"], flush=True)
 PY
 mkdir -p "$OUT/g"

@@ -107,18 +107,51 @@ def test_kernel_run_passes_every_option_as_kernel_run_takes_it(monkeypatch, tmp_
 
     def spy(*args, **kwargs):
         seen.update(inspect.signature(real).bind(*args, **kwargs).arguments)
-        extra = seen.get("build") or {}
-        Build(seen["R"], seen["L"], seen["nb"], seen["kda0"], **extra).validate()
+        Build(seen["cfg"], **(seen.get("build") or {})).validate()
         return {"ok": True}
 
     monkeypatch.setattr(krun, "run", spy)
     trace = tmp_path / "t.json"
     assert main([*KERNEL_RUN_ARGV, "--trace", str(trace)]) == 0
     assert json.loads(capsys.readouterr().out) == {"ok": True}
-    assert (seen["R"], seen["L"], seen["nb"], seen["kda0"]) == (2, 2, 4, 56)
+    cfg = seen["cfg"]
+    assert (cfg.R, cfg.L, cfg.nb, cfg.kda0) == (2, 2, 4, 56)
+    assert not cfg.nw_first and cfg.onw_first  # as asked; on_w as the build recommends
     assert seen["inject"] == "drop" and seen["watchdog_ms"] == 50 and seen["replays"] == 3
-    assert seen["build"] == {"prefetch": 2, "nw_first": False}
+    assert seen["build"] == {"prefetch": 2}
     assert str(seen["trace_path"]) == str(trace)
+
+
+def _kernel_run_cfg(monkeypatch, argv: list[str]):
+    import kda_kernel.triton.run as krun
+
+    seen: dict = {}
+    monkeypatch.setattr(krun, "run", lambda cfg, **kw: seen.update(cfg=cfg) or {"ok": True})
+    assert main(["kernel", "run", *argv, "--json"]) == 0
+    return seen["cfg"]
+
+
+@pytest.mark.parametrize(("L", "nw_first"), [(1, True), (2, True), (4, False)])
+def test_kernel_run_fills_in_the_triton_builds_recommended_variants(
+    monkeypatch, capsys, L, nw_first
+) -> None:
+    """Without --nw-first the CLI runs the Triton build's recommendation, said explicitly
+    in the configuration it passes (and so in the trace's meta)."""
+    from kda_kernel.triton.defaults import default_config
+
+    cfg = _kernel_run_cfg(monkeypatch, ["--L", str(L)])
+    assert cfg == default_config(1, L)
+    assert (cfg.nw_first, cfg.onw_first) == (nw_first, True)
+    asked = _kernel_run_cfg(monkeypatch, ["--L", str(L), "--nw-first", "off"])
+    assert not asked.nw_first and asked.onw_first
+
+
+def test_kernel_run_refuses_a_variant_the_triton_build_cannot_build(capsys) -> None:
+    """The Triton K1 asks for on_w in k.stage only: --onw-first off is exit 2 naming it,
+    before any GPU work."""
+    assert main(["kernel", "run", "--onw-first", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "onw_first" in err and "Traceback" not in err
 
 
 @pytest.mark.skipif(

@@ -2,8 +2,9 @@
 
 Backends are found through the entry points of the group ``kda_sim.backends`` (the
 ``kda-sim`` distribution registers ``torch``, ``triton`` and ``flydsl``, in ``kda_kernel``);
-this package never imports them by name. A backend's ``run_shape(cfg, **request)`` runs,
-its ``exit_code(error)`` classifies what it raised.
+this package never imports them by name. A backend's ``default_config(R, L, ...)`` makes
+the configuration (the variants the flags say kept, the others as it recommends), its
+``run_shape(cfg, **request)`` runs it, its ``exit_code(error)`` classifies what it raised.
 
 Exit codes: 0 ran (and matched with --check), 1 the check failed or the watchdog gave up,
 2 no such backend / no GPU / invalid input / a launch the pre-flight refused.
@@ -77,8 +78,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=("on", "off"),
         default=None,
         help="ask for in_nw with the slice's loads (on) or after the MSQ poll, the "
-        "seed's order (off); default: Triton's Build.NW_FIRST (on at L = 1, "
-        "2), off for FlyDSL",
+        "seed's order (off); default: the backend's recommendation (Triton: on at L = 1, "
+        "2; FlyDSL: off)",
+    )
+    r.add_argument(
+        "--onw-first",
+        choices=("on", "off"),
+        default=None,
+        help="ask for on_w with k.stage's loads (on) or after k.norm's poll, the seed's "
+        "order (off); default: the backend's recommendation (Triton: on, the only order "
+        "it builds; FlyDSL: off)",
     )
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument(
@@ -92,19 +101,34 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def build_options(args: argparse.Namespace) -> dict[str, object]:
-    """The Build fields the flags set (the Triton backend's options); the rest: defaults."""
+    """The build options the flags set (the Triton backend's); the rest: defaults."""
     out: dict[str, object] = {}
     if args.prefetch_weights:
         out["prefetch"] = args.prefetch_weights
-    if args.nw_first is not None:
-        out["nw_first"] = args.nw_first == "on"
     return out
+
+
+def given_variants(args: argparse.Namespace) -> dict[str, bool]:
+    """The protocol variants the flags say; a variant left unsaid is absent."""
+    flags = {"nw_first": args.nw_first, "onw_first": args.onw_first}
+    return {k: v == "on" for k, v in flags.items() if v is not None}
+
+
+def launch_config(backend: Any, args: argparse.Namespace) -> LaunchConfig:
+    """The configuration the run runs: the variants the flags say, the others as the
+    backend recommends (its ``default_config``; the seed's order where it has none)."""
+    given = given_variants(args)
+    make = getattr(backend, "default_config", None)
+    if make is None:
+        return LaunchConfig(args.R, args.L, args.nb, args.kda0, **given)
+    cfg = make(args.R, args.L, args.nb, args.kda0, **given)
+    assert isinstance(cfg, LaunchConfig), f"{backend.name}.default_config: not a LaunchConfig"
+    return cfg
 
 
 def run(args: argparse.Namespace) -> int:
     refuse_overwrite(args.trace, args.force)  # before any GPU work
-    cfg = LaunchConfig(args.R, args.L, args.nb, args.kda0, nw_first=args.nw_first == "on")
-    cfg.validate()  # InvalidInput -> exit 2 in kda_sim.cli
+    LaunchConfig(args.R, args.L, args.nb, args.kda0).validate()  # InvalidInput: exit 2
     try:
         backend = load_backend(args.backend)
     except LookupError as e:
@@ -113,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as e:  # the backend's module or what it needs is not installed
         print(f"kda-sim kernel run: backend {args.backend}: {e}", file=sys.stderr)
         return 2
+    cfg = launch_config(backend, args).validate()
     if args.inject is not None and args.inject not in backend.faults:
         print(f"kda-sim kernel run: backend {backend.name} plants no faults", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kda_kernel.backend import Result
+from kda_kernel.backend import Result, given_config
 from kda_sim.kernels.k1.config import LaunchConfig
 
 
@@ -29,6 +29,12 @@ class FlydslBackend:
                 "(backend.build compiles it for gfx942 / gfx950)"
             )
         return False, "a ROCm GPU is present, but the FlyDSL K1's runner is not written"
+
+    def default_config(
+        self, R: int, L: int, nb: int = 8, kda0: int = 0, **variants: Any
+    ) -> LaunchConfig:
+        """The variants given; the others the seed's order."""
+        return given_config(R, L, nb, kda0, **variants)
 
     def build(self, cfg: LaunchConfig, options: Mapping[str, Any] | None = None) -> Any:
         """``k1.build_k1``: options ``arch`` (default gfx950), ``dump_dir`` (default a new

@@ -12,7 +12,9 @@ Device code, one concern a module (the compiled kernel is ``k1.kda_pre_k1``):
     kda         one kda task
     k1          the persistent kernel: 256 programs, the roles, the kda tasks, the trace
 
-Host side: ``launch`` (``Build``, the backend's options; the scratch layout; one launch),
+Host side: ``defaults`` (the recommended ``LaunchConfig``: the variants nobody chose),
+``launch`` (``Build``: the configuration and the backend's options; the scratch layout;
+one launch),
 ``run`` (what ``kda-sim kernel run`` and the entry point call), ``watchdog`` and
 ``alarm_layout``, ``trace`` and ``trace_layout`` (the record -> a kda_sim timeline),
 ``interp`` / ``stage_kernels`` / ``interp_check`` (the device code under Triton's
@@ -35,7 +37,9 @@ from kda_sim.kernels.k1.config import LaunchConfig
 
 
 class TritonBackend:
-    """The entry point's ``triton`` backend: a CUDA GPU; options are ``Build`` fields."""
+    """The entry point's ``triton`` backend: a CUDA GPU; ``cfg`` is run as it says (a
+    variant the kernel cannot build is refused, naming the field); options are the
+    ``Build`` options (compile and launch switches)."""
 
     name = "triton"
     faults: tuple[str, ...] = FAULTS
@@ -50,12 +54,22 @@ class TritonBackend:
             return False, "no CUDA GPU here (the Triton K1 runs on an NVIDIA GPU)"
         return True, ""
 
+    def default_config(
+        self, R: int, L: int, nb: int = 8, kda0: int = 0, **variants: Any
+    ) -> LaunchConfig:
+        """The recommended configuration at (R, L, nb, kda0); the variants given are kept
+        (``defaults.default_config``)."""
+        from kda_kernel.triton.defaults import default_config
+
+        return default_config(R, L, nb, kda0, **variants)
+
     def build(self, cfg: LaunchConfig, options: Mapping[str, Any] | None = None) -> Any:
         """The compile key (``launch.Build``) for ``cfg`` with ``options``, validated;
-        Triton compiles it at the first launch (``offline.compile_k1`` without a GPU)."""
-        from kda_kernel.triton.launch import Build
+        Triton compiles it at the first launch (``offline.compile_k1`` without a GPU).
+        Raises ``launch.Unsupported`` naming a field of ``cfg`` it cannot build."""
+        from kda_kernel.triton.launch import Build, options_only
 
-        return Build.of(cfg, **dict(options or {})).validate()
+        return Build(cfg, **options_only(dict(options or {}))).validate()
 
     def run(
         self, inputs: Mapping[str, Any], cfg: LaunchConfig, *, trace: bool = False, **options: Any
@@ -72,10 +86,7 @@ class TritonBackend:
 
         if arch is not None:
             raise ValueError("--arch is the FlyDSL backend's (Triton compiles for this GPU)")
-        build = dict(request.pop("build", None) or {})
-        if cfg.gate_local:
-            build["gate_local"] = True
-        return run.run(cfg.R, cfg.L, cfg.nb, cfg.kda0, build=build or None, **request)
+        return run.run(cfg, **request)
 
     def exit_code(self, error: BaseException) -> int | None:
         """2: no GPU, torch or Triton missing, an invalid request, a launch the pre-flight

@@ -46,7 +46,7 @@ def _run_attn(
     from kda_kernel.triton.stage_kernels import attn_only
 
     inp = make_inputs(LaunchConfig(R, L, nb), seed=R + L + nb)
-    b = Build(R, L, nb, **build).validate()
+    b = Build.default(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
     pre = inp["prefix"].clone()
@@ -135,7 +135,7 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     sh = LaunchConfig(R, L, nb)
     inp = make_inputs(sh, seed=R + L)
     _, x, proj = front_of(inp)
-    b = Build(R, L, nb, **build).validate()
+    b = Build.default(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
     off, tag = b.offsets(), step_tag(EPOCH, SLOT)
@@ -181,7 +181,7 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
     _, _, proj = front_of(inp)
     ref = kda_pre_reference(**inp, L=L)
-    b = Build(R, L, nb, **build).validate()
+    b = Build.default(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
     off, tag = b.offsets(), step_tag(EPOCH, SLOT)

@@ -8,14 +8,17 @@ a (region, index) means the same thing in a trace, a watchdog report and the mod
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 import torch
 
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.alarm_layout import alarm_words
+from kda_kernel.triton.defaults import SRC_MIN_S, default_config
 from kda_kernel.triton.limits import MAX_NB, MAX_S, NUM_WARPS
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import CONFIG_KEYS, LaunchConfig
 from kda_sim.kernels.k1.constants import BLOCKS, CONV_W, EPOCH_BITS, HD, HIDDEN, NPROJ, TAG_SLOTS
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.space import CellSpace
@@ -41,14 +44,42 @@ def next_pow2(n: int) -> int:
 STRESS_JITTER_NS = 300
 
 
+def split_fields(fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One dict of fields -> (``LaunchConfig`` fields, ``Build`` options); a name that is
+    neither is an error naming it."""
+    known = {f.name for f in dataclass_fields(Build)} - {"cfg"}
+    cfg_keys = set(CONFIG_KEYS) - {"R", "L"}
+    unknown = sorted(set(fields) - known - cfg_keys)
+    if unknown:
+        raise TypeError(f"neither LaunchConfig variants nor Build options: {unknown}")
+    cfg = {k: v for k, v in fields.items() if k in cfg_keys}
+    return cfg, {k: v for k, v in fields.items() if k not in cfg_keys}
+
+
+class Unsupported(InvalidInput, ValueError):
+    """A launch configuration this build cannot run (``what`` names the field)."""
+
+
+def options_only(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` checked to hold ``Build`` options only: a ``LaunchConfig`` field there
+    (``nw_first``, ``gate_local``, ...) is refused, naming it (the configuration says it)."""
+    variants, opts = split_fields(options)
+    if variants:
+        raise Unsupported(
+            f"{sorted(variants)}: fields of the launch configuration, not build options; "
+            f"set them in cfg",
+            what=sorted(variants)[0],
+        )
+    return opts
+
+
 @dataclass(frozen=True)
 class Build:
-    """Everything that selects a compiled kernel (constexprs) plus launch options."""
+    """A compiled kernel's key and one launch's options: ``cfg``, the launch configuration
+    (shape, kda0 and the protocol's variants, run exactly as it says), and the Triton
+    backend's own compile and launch options (the other fields)."""
 
-    R: int
-    L: int
-    nb: int = 8
-    kda0: int = 0
+    cfg: LaunchConfig
     has_delta: bool = True
     sl: int | None = None  # conv state length; default CONV_W - 1 + L - 1
     watchdog: bool = False
@@ -100,7 +131,7 @@ class Build:
     # mix): 4x4 136.1 -> 104.2 us; at S = 1 and 2 the token form is 1 to 2 us faster. The
     # slice alone (the mix by source): 1x1 42.69 by token, 46.27 by source; 2x1
     # 47.37 and 48.46
-    src_min_s: int = 4
+    src_min_s: int = SRC_MIN_S
     # the mix alone one source an iteration from S = mix_min_s on (else TB tokens an
     # iteration); default: see MIX_MIN_S
     mix_min_s: int | None = None
@@ -120,14 +151,6 @@ class Build:
     # False only to prove that the stress build finds the race it was made for: the
     # slice's in-place prefix update without its barrier (a GPU test expects wrong outputs)
     slice_barrier: bool = True
-    # the protocol's variant gate_local (LaunchConfig.gate_local, shared/PROTOCOL.md): no
-    # gate stage and no WGT hand-off; every attn CTA polls PART for every token and
-    # computes all the weights itself, trading the hand-off's second wait (for the slowest
-    # gate CTA) for S PART polls a CTA. Measured on the H200 (us a launch): 1x1
-    # 44.77 -> 44.52, but 2x1 50.78 -> 51.23, 1x2 50.76 -> 51.44, 2x2 54.71 -> 57.42, 4x1
-    # 59.92 -> 62.33, 4x4 76.08 -> 91.01 (S polls one after another);
-    # with the slice's and the MSQ poll's changes, 1x1 43.78 against 43.75 without it
-    gate_local: bool = False
     maxnreg: int | None = 128  # 65536 registers an SM / (2 CTAs x 256 threads)
     # the attn slice's token form (S < src_min_s) asks for its block rows before p', not
     # after p''s barrier: one HBM round trip less. Measured on the H200 (us a
@@ -136,9 +159,42 @@ class Build:
     # the L runs the token form (L < src_min_s): an L = 4 build never does, and compiles
     # as without the switch
     blk_first: bool = True
-    # the attn CTAs ask for in_nw (the x rows' RMSNorm weights) with the slice's loads, not
-    # after the MSQ poll; default: see NW_FIRST
-    nw_first: bool | None = None
+
+    @classmethod
+    def default(cls, R: int, L: int, nb: int = 8, kda0: int = 0, **fields: Any) -> Build:
+        """The build at (R, L, nb, kda0) from one dict of ``LaunchConfig`` variants and
+        build options (a JSON variant such as ``{"trace": true, "nw_first": false}``): the
+        variants it leaves unsaid are the recommended ones (``defaults.default_config``)."""
+        variants, options = split_fields(fields)
+        return cls(default_config(R, L, nb, kda0, options=options, **variants), **options)
+
+    # the launch configuration's fields, by the names the launch code reads
+    @property
+    def R(self) -> int:
+        return self.cfg.R
+
+    @property
+    def L(self) -> int:
+        return self.cfg.L
+
+    @property
+    def nb(self) -> int:
+        return self.cfg.nb
+
+    @property
+    def kda0(self) -> int:
+        return self.cfg.kda0
+
+    @property
+    def gate_local(self) -> bool:
+        """The protocol's variant gate_local (shared/PROTOCOL.md): no gate stage and no WGT
+        hand-off; every attn CTA polls PART for every token and computes all the weights
+        itself, trading the hand-off's second wait (for the slowest gate CTA) for S PART
+        polls a CTA. Measured on the H200 (us a launch): 1x1 44.77 -> 44.52, but 2x1
+        50.78 -> 51.23, 1x2 50.76 -> 51.44, 2x2 54.71 -> 57.42, 4x1 59.92 -> 62.33, 4x4
+        76.08 -> 91.01 (S polls one after another); with the slice's and the MSQ poll's
+        changes, 1x1 43.78 against 43.75 without it. Off in the recommended configuration."""
+        return self.cfg.gate_local
 
     @property
     def S(self) -> int:
@@ -161,16 +217,9 @@ class Build:
 
     @property
     def NW_FIRST(self) -> bool:
-        """in_nw asked with the slice's loads: after the MSQ poll its round trip stood
-        between the all-to-all and XRDY (a 1x1 trace: MSQ satisfied to XRDY
-        published 0.93 -> 0.67 us, median over the attn CTAs). In the builds where some S
-        runs the slice by token (L = 1, 2); the L = 4 builds keep their code. Measured on
-        the H200 (us a launch, one workspace a shape): 1x1 42.75 -> 42.53, 1x2
-        51.79 -> 51.38, 2x1 50.25 -> 50.02, 2x2 55.13 -> 54.16, 4x1 59.70 -> 59.31, 4x2
-        64.26 -> 63.01; at L = 4 1x4 -0.26, 2x4 -0.71 but 4x4 76.36 -> 77.97."""
-        if self.nw_first is not None:
-            return self.nw_first
-        return self.slice_by_token
+        """in_nw asked with the slice's loads (``cfg.nw_first``; recommended where some S
+        runs the slice by token, ``defaults.recommended_nw_first``)."""
+        return self.cfg.nw_first
 
     @property
     def MIX_MIN_S(self) -> int:
@@ -201,21 +250,23 @@ class Build:
     def SL(self) -> int:
         return self.sl if self.sl is not None else self.cfg.SL
 
-    @property
-    def cfg(self) -> LaunchConfig:
-        # onw_first: every build asks for on_w in k.stage, with the task's other loads
-        return LaunchConfig(
-            self.R,
-            self.L,
-            self.nb,
-            self.kda0,
-            self.gate_local,
-            nw_first=self.NW_FIRST,
-            onw_first=True,
-        )
-
     def validate(self) -> Build:
+        """Raise naming the first thing this build cannot run: a ``cfg`` the protocol
+        refuses (``InvalidInput``), a variant this kernel cannot build (``Unsupported``,
+        naming the field), an option out of range (``ValueError``)."""
         self.cfg.validate()
+        if self.cfg.blocks != BLOCKS:
+            raise Unsupported(
+                f"blocks = {self.cfg.blocks}: the Triton K1 launches {BLOCKS} programs",
+                what="blocks",
+            )
+        if not self.cfg.onw_first:
+            raise Unsupported(
+                "onw_first = False: the Triton K1 asks for on_w with k.stage's loads (it "
+                "builds no other order); run it with onw_first = True "
+                "(kda_kernel.triton.defaults.recommended(cfg))",
+                what="onw_first",
+            )
         if self.rmax < self.R:
             raise ValueError(f"R = {self.R} > rmax = {self.rmax} of this build")
         if self.S > MAX_S:
@@ -300,18 +351,9 @@ class Build:
         }
 
     def with_(self, **kw: Any) -> Build:
-        return replace(self, **kw)
-
-    @classmethod
-    def of(cls, cfg: LaunchConfig, **options: Any) -> Build:
-        """The build that serves the launch configuration ``cfg`` (shape, kda0, variants)
-        with the backend's own ``options`` (the other fields). ``cfg.nw_first`` asks for
-        in_nw with the slice's loads; left False, the build decides (``NW_FIRST``) unless
-        ``options`` say. Every build asks for on_w in k.stage (``cfg.onw_first``)."""
-        if cfg.blocks != BLOCKS:
-            raise ValueError(f"blocks = {cfg.blocks}: the Triton K1 launches {BLOCKS} programs")
-        options.setdefault("nw_first", True if cfg.nw_first else None)
-        return cls(cfg.R, cfg.L, cfg.nb, cfg.kda0, gate_local=cfg.gate_local, **options)
+        """This build with some fields changed, of ``cfg`` (R, nb, a variant) or its own."""
+        variants, options = split_fields(kw)
+        return replace(self, cfg=replace(self.cfg, **variants), **options)
 
 
 @dataclass

@@ -20,7 +20,6 @@ import torch
 
 from kda_kernel.inputs import make_inputs
 from kda_kernel.triton.launch import NUM_WARPS, Build, Workspace, kernel_args
-from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def jit_signature(
@@ -60,7 +59,7 @@ def compile_k1(b: Build) -> Any:
 
     from kda_kernel.triton.k1 import kda_pre_k1
 
-    sh = LaunchConfig(b.R, b.L, b.nb)
+    sh = b.cfg
     inp = make_inputs(sh, seed=0)
     ws = Workspace.create([b], "cpu")
     core = torch.zeros(sh.S, 1536, dtype=torch.bfloat16)
@@ -115,7 +114,7 @@ if __name__ == "__main__":
     kw = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:]) if k != "dump"}
     dump = dict(a.split("=") for a in sys.argv[2:]).get("dump")
     R = kw.pop("R", 1)
-    b = Build(R, L, 8, **kw)
+    b = Build.default(R, L, 8, **kw)
     if dump:  # the compiler's stages, to read what a change did to the loads and fences
         c = compile_k1(b)
         for ext in ("ttgir", "ptx"):

@@ -8,7 +8,7 @@ reference, reads the watchdog and writes the trace.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,14 @@ from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import kda_pre_reference
 from kda_kernel.triton import trace as ktrace
 from kda_kernel.triton import watchdog as wd
-from kda_kernel.triton.launch import Build, Workspace, compile_only, launch, step_tag
+from kda_kernel.triton.launch import (
+    Build,
+    Workspace,
+    compile_only,
+    launch,
+    options_only,
+    step_tag,
+)
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import HD, NA, NPROJ, PROJ, VCH
 from kda_sim.timeline.model import Timeline
@@ -105,7 +112,7 @@ def _got(ly: Layer) -> dict[str, torch.Tensor]:
 def _layers(shape: LaunchConfig, nbs: list[int], build: Build, seed: int) -> list[Layer]:
     out = []
     for k, nb in enumerate(nbs):
-        sh = LaunchConfig(shape.R, shape.L, nb)
+        sh = replace(shape, nb=nb)
         inp = make_inputs(
             sh, seed=seed + k, pad=(1,) if shape.R > 1 else (), num_acc=None, device="cuda"
         )
@@ -115,7 +122,8 @@ def _layers(shape: LaunchConfig, nbs: list[int], build: Build, seed: int) -> lis
 
 
 def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Timeline:
-    """The trace record of the workspace's last launch (build ``b``, tag slot ``slot``)."""
+    """The trace record of the workspace's last launch (build ``b``, tag slot ``slot``);
+    its meta holds ``b.cfg``, what ran."""
     buf = ktrace.widen(ws.trace.cpu().numpy(), R=b.R)
     return ktrace.decode(
         buf,
@@ -144,9 +152,12 @@ def run_inputs(
     """One step of K1 on ``inputs`` at ``cfg`` (the entry point's ``triton`` backend):
     compiled, pre-flighted, launched once on copies of the inputs (the caller's stay as
     they were), the watchdog read where ``watchdog_ms`` bounds the waits. ``options``:
-    further ``Build`` fields. Raises as ``run``."""
+    ``Build`` options (``cfg`` says the variants; a ``LaunchConfig`` written without them
+    runs the seed's order, which this kernel builds for in_nw only: see
+    ``triton.defaults.recommended``). Raises as ``run``."""
     delta, cs = inputs.get("delta"), inputs["conv_state"]
-    b = Build.of(
+    options = options_only(options)
+    b = Build(
         cfg,
         watchdog=watchdog_ms is not None,
         trace=trace,
@@ -173,10 +184,7 @@ def run_inputs(
 
 
 def run(
-    R: int,
-    L: int,
-    nb: int = 8,
-    kda0: int = 0,
+    cfg: LaunchConfig,
     trace_path: str | Path | None = None,
     check: bool = False,
     graph: bool = False,
@@ -189,10 +197,12 @@ def run(
     simulate_preflight: bool = True,
     build: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run K1 at (R, L, nb); returns what happened. Raises KernelUnavailable without a
+    """Run K1 at ``cfg`` (its shape, kda0 and variants, as given: ``triton.defaults``
+    recommends them); returns what happened. Raises KernelUnavailable without a
     GPU, preflight.UnsafeLaunch for a launch that could not finish, watchdog.KernelStuck
-    when a wait gave up, CheckFailed when ``check`` finds a difference. ``build``: further
-    ``Build`` fields (a variant: align, sleep_ns, gemv form). ``warmup``: eager steps
+    when a wait gave up, CheckFailed when ``check`` finds a difference, ``launch.Unsupported``
+    for a ``cfg`` this kernel cannot build. ``build``: ``Build`` options (align, sleep_ns,
+    gemv form, ...). ``warmup``: eager steps
     before the one measured (the trace holds the last launch: a warm one, as in a
     replayed decode step, where the first launch after the inputs are made is not)."""
     if inject is not None and inject not in FAULTS:
@@ -205,14 +215,12 @@ def run(
     if inject is not None and watchdog_ms is None:
         watchdog_ms = 500.0  # a fault without the watchdog would hang the GPU
     b = Build(
-        R,
-        L,
-        nb,
-        kda0,
+        cfg,
         watchdog=watchdog_ms is not None,
         trace=trace_path is not None,
-        **(build or {}),
+        **options_only(dict(build or {})),
     ).validate()
+    R, L, nb, kda0 = cfg.R, cfg.L, cfg.nb, cfg.kda0
     if b.trace and b.trace_level != 1:
         raise ValueError(
             f"trace_level = {b.trace_level}: a trace file needs the full record (level 1); "
@@ -220,11 +228,11 @@ def run(
         )
     need_gpu()  # after the checks above: a bad request is named even without a GPU
     budget_ns = int((watchdog_ms or 0) * 1e6)
-    shape = LaunchConfig(R, L, nb)
     nbs = [nb, max(1, nb // 2), 1] if graph else [nb]
-    layers = _layers(shape, nbs, b, seed)
+    layers = _layers(cfg, nbs, b, seed)
     ws = Workspace.create([ly.build for ly in layers], "cuda")
     result: dict[str, Any] = {"R": R, "L": L, "nb": nb, "kda0": kda0, "graph": graph}
+    result["config"] = cfg.to_dict()
 
     # compile (no launch) and the pre-flight
     t = time.perf_counter()

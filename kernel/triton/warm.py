@@ -23,7 +23,7 @@ def _one(spec: tuple[int, int, bool, bool, dict]) -> str:
     from kda_sim.kernels.k1.constants import PROJ
 
     t = time.perf_counter()
-    b = Build(R, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
+    b = Build.default(R, L, 8, **({"watchdog": watchdog, "trace": trace} | extra))
     inp = make_inputs(LaunchConfig(R, L, 8), seed=0, device="cuda")
     core = torch.empty(L, PROJ, dtype=torch.bfloat16, device="cuda")
     k = compile_only(b, inp, core, Workspace.create([b], "cuda"))
@@ -58,7 +58,8 @@ SPECS += [(2, 2, False, True, {"gate_local": True})]
 if __name__ == "__main__":
     import json
 
-    # extra builds: a JSON list of Build keyword dicts (bench variants), warmed at each L
+    # extra builds: a JSON list of dicts of LaunchConfig variants and Build options (bench
+    # variants; a variant left unsaid: the recommended one, Build.default), warmed at each L
     # of KDA_WARM_LS (default 1,2,4; an L outside the grid, such as 3, is a build of its own)
     kws = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
     ls = [int(v) for v in os.environ.get("KDA_WARM_LS", "1,2,4").split(",")]
@@ -66,7 +67,7 @@ if __name__ == "__main__":
     specs = SPECS + extra
     only = os.environ.get("KDA_WARM_ONLY")
     if only == "watchdog":  # a correctness-only session
-        specs = [sp for sp in specs if sp[1]]
+        specs = [sp for sp in specs if sp[2]]  # (R, L, watchdog, trace, fields)
     elif only == "variants":  # a session that times variants only
         specs = extra
     t0 = time.perf_counter()

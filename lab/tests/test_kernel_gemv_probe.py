@@ -17,7 +17,7 @@ def test_probe_kernel_compiles_for_sm90() -> None:
     from kda_kernel.triton.launch import NUM_WARPS, Build
     from lab.kernel_gemv_probe import gemv_probe
 
-    b = Build(1, 1, 8)
+    b = Build.default(1, 1, 8)
     cx = {k: v for k, v in b.constexprs().items() if k in gemv_probe.arg_names}
     ptrs = {"w_in": "*bf16", "xbuf": "*bf16", "scratch": "*i64", "alarm": "*i64", "epoch": "*i32"}
     ints = {n: "i32" for n in ("slot", "S", "OFF_XRDY", "OFF_PROJ")}

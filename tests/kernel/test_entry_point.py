@@ -4,11 +4,13 @@ as a backend, the GPU backends saying why they cannot run here, and the entry po
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib.metadata import entry_points
 
 import pytest
 
 from kda_kernel import BACKENDS, Backend, BackendUnavailable, get_backend, kda_pre
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 
 torch = pytest.importorskip("torch")
@@ -67,13 +69,42 @@ def test_triton_without_a_gpu_says_so() -> None:
 def test_the_triton_build_serves_the_configuration() -> None:
     pytest.importorskip("triton")
     be = get_backend("triton")
-    b = be.build(LaunchConfig(2, 1, 4, kda0=56, gate_local=True), {"prefetch": 2})
-    assert (b.R, b.L, b.nb, b.kda0, b.gate_local, b.prefetch) == (2, 1, 4, 56, True, 2)
-    assert b.cfg.nw_first  # left to the build: on where the slice runs by token
-    assert not be.build(LaunchConfig(1, 1), {"nw_first": False}).cfg.nw_first
-    assert be.build(LaunchConfig(1, 4, nw_first=True)).cfg.nw_first
-    with pytest.raises(ValueError, match="blocks = 128"):
-        be.build(LaunchConfig(1, 1, blocks=128))
+    cfg = be.default_config(2, 1, 4, 56, gate_local=True)
+    b = be.build(cfg, {"prefetch": 2})
+    assert b.cfg == cfg and b.prefetch == 2
+    assert (b.R, b.L, b.nb, b.kda0, b.gate_local) == (2, 1, 4, 56, True)
+    assert cfg.nw_first and cfg.onw_first  # the recommendation, said in the configuration
+    off = be.default_config(1, 1, nw_first=False)
+    assert be.build(off).cfg.nw_first is False  # run as given
+    assert be.build(be.default_config(1, 4, nw_first=True)).cfg.nw_first
+    with pytest.raises(ValueError, match="blocks = 300"):
+        be.build(replace(be.default_config(1, 1), blocks=300))
+
+
+@pytest.mark.parametrize(
+    ("cfg", "options", "field"),
+    [
+        (LaunchConfig(1, 1, nw_first=True), None, "onw_first"),
+        (LaunchConfig(1, 1, onw_first=True), {"nw_first": True}, "nw_first"),
+    ],
+)
+def test_a_variant_the_backend_cannot_build_is_refused_naming_the_field(
+    cfg: LaunchConfig, options: dict | None, field: str
+) -> None:
+    """The Triton K1 asks for on_w in k.stage only: a configuration asking for the seed's
+    order is refused, not run otherwise; nor may an option override the configuration."""
+    pytest.importorskip("triton")
+    with pytest.raises(InvalidInput, match=field) as e:
+        get_backend("triton").build(cfg, options)
+    assert e.value.what == field
+
+
+def test_backends_recommend_a_configuration_keeping_what_is_given() -> None:
+    for name in BACKENDS:
+        be = get_backend(name)
+        cfg = be.default_config(2, 2, nw_first=False, onw_first=True)
+        assert (cfg.R, cfg.L, cfg.nw_first, cfg.onw_first) == (2, 2, False, True)
+    assert get_backend("torch").default_config(1, 1) == LaunchConfig(1, 1)
 
 
 def test_importing_the_packages_imports_no_toolkit() -> None:

@@ -25,7 +25,7 @@ from kda_kernel.triton.trace_layout import max_tasks
 
 # an L = 1 build serving S <= fma_max_s only, with the bulk L2 prefetch: one compile (20 to
 # 40 s here) for the tensor-core test and the prefetch test
-SMALL = Build(1, 1, 8, rmax=Build(1, 1, 8).fma_max_s, prefetch=3)
+SMALL = Build.default(1, 1, 8, rmax=Build.default(1, 1, 8).fma_max_s, prefetch=3)
 
 # poll sites in program order, as PROTOCOL.md's roles have them:
 # attn: PART (gate), WGT and MSQ (mix); gemv: XRDY; kda task: PROJ (conv), PROJ f_a, QK,
@@ -39,7 +39,7 @@ def _sites(b: Build) -> int:
 
 
 def _ttgir(watchdog: bool, early: bool = True, quiet: bool = True, L: int = 2) -> str:
-    return _ttgir_of(Build(1, L, 8, watchdog=watchdog, early=early, quiet=quiet))
+    return _ttgir_of(Build.default(1, L, 8, watchdog=watchdog, early=early, quiet=quiet))
 
 
 @cache
@@ -59,13 +59,13 @@ def _mailbox_loads(ir: str) -> list[str]:
 def test_each_poll_site_loads_its_pairs_once(watchdog: bool) -> None:
     ir = _ttgir(watchdog)
     loads = _mailbox_loads(ir)
-    assert len(loads) == _sites(Build(1, 2, 8)), "a mailbox load was duplicated or lost"
+    assert len(loads) == _sites(Build.default(1, 2, 8)), "a mailbox load was duplicated or lost"
 
 
 def test_gate_local_polls_part_in_the_mix_and_no_wgt() -> None:
     # gate_local: the mix's PART poll, a token a batch in a loop, takes the place of the
     # gate's PART poll and the mix's WGT poll; each still loads once a try, predicated
-    b = Build(1, 2, 8, gate_local=True)
+    b = Build.default(1, 2, 8, gate_local=True)
     loads = _mailbox_loads(_ttgir_of(b))
     assert len(loads) == _sites(b) - 2, "a mailbox load was duplicated or lost"
     assert all("@p ld.relaxed" in a for a in loads)
@@ -82,7 +82,7 @@ def test_no_plain_volatile_mailbox_load_in_production() -> None:
 def test_every_try_counts_bad_pairs_over_all_threads(watchdog: bool) -> None:
     ir = _ttgir(watchdog)
     counts = len(re.findall(r"bar\.red\.popc\.u32", ir))
-    assert counts >= _sites(Build(1, 2, 8))
+    assert counts >= _sites(Build.default(1, 2, 8))
 
 
 def _first_weight_load_before_xrdy_poll(ir: str) -> bool:
@@ -141,7 +141,7 @@ def test_bulk_prefetch_covers_each_group_once() -> None:
     256-lane request over the whole 229 KB run; the default build asks nothing."""
     from kda_sim.kernels.k1.constants import BF16, HIDDEN, ROWS
 
-    assert _bulk_prefetches(Build(1, 1, 8)) == []
+    assert _bulk_prefetches(Build.default(1, 1, 8)) == []
     got = _bulk_prefetches(SMALL)
     assert [n for _, n in got] == [ROWS * HIDDEN * BF16 // 256] * 2
     ir = _ttgir_of(SMALL)
@@ -191,5 +191,7 @@ def test_what_a_cta_overwrites_is_read_in_every_layout_before_any_thread_stores(
 
 def test_the_in_place_check_sees_a_missing_barrier() -> None:
     """The check above, on the build whose slice barrier is off, finds the prefix loads."""
-    _, bad = _loads_before_stores_without_barrier(_ttgir_of(Build(1, 1, 8, slice_barrier=False)))
+    _, bad = _loads_before_stores_without_barrier(
+        _ttgir_of(Build.default(1, 1, 8, slice_barrier=False))
+    )
     assert bad and all("%pre_" in b for b in bad), bad

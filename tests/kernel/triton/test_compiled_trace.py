@@ -25,7 +25,7 @@ TID = "llvm.nvvm.read.ptx.sreg.tid.x"
 def _llir(trace: bool) -> str:
     from kda_kernel.triton.offline import compile_k1
 
-    return compile_k1(Build(1, 1, 8, trace=trace)).asm["llir"]
+    return compile_k1(Build.default(1, 1, 8, trace=trace)).asm["llir"]
 
 
 def _entry_block(ir: str) -> str:

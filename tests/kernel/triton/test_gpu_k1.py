@@ -18,6 +18,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from kda_kernel.triton.defaults import default_config  # noqa: E402
+
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
@@ -41,7 +43,9 @@ SHAPES = [(r, n) for r in (1, 2, 4) for n in (1, 2, 4)]
 def test_matches_reference(R: int, L: int) -> None:
     from kda_kernel.triton.run import run
 
-    res = run(R, L, nb=8 if L < 4 else 5, check=True, watchdog_ms=WATCHDOG_MS, seed=R * 7 + L)
+    res = run(
+        default_config(R, L, 8 if L < 4 else 5), check=True, watchdog_ms=WATCHDOG_MS, seed=R * 7 + L
+    )
     record(f"correct R={R} L={L}", res)
     assert res["resources"]["ctas_per_sm"] >= 2, res["resources"]
 
@@ -54,9 +58,7 @@ def test_graph_replay_of_a_step(R: int, L: int) -> None:
     from kda_kernel.triton.run import run
 
     res = run(
-        R,
-        L,
-        nb=8,
+        default_config(R, L, 8),
         check=True,
         graph=True,
         replays=30,
@@ -78,10 +80,7 @@ def test_matches_reference_with_kda_tasks_elsewhere(R: int, L: int, kda0: int) -
     from kda_kernel.triton.run import run
 
     res = run(
-        R,
-        L,
-        nb=8,
-        kda0=kda0,
+        default_config(R, L, 8, kda0),
         check=True,
         graph=True,
         replays=10,
@@ -101,7 +100,7 @@ def test_trace_places_each_kda_task_where_kda0_says() -> None:
 
     R, L, kda0 = 2, 2, 200
     path = OUT / f"trace_kda0_{kda0}_R{R}_L{L}.json"
-    res = run(R, L, nb=8, kda0=kda0, trace_path=path, check=True)
+    res = run(default_config(R, L, 8, kda0), trace_path=path, check=True)
     record(f"trace kda0={kda0} R={R} L={L}", res)
     tl = read_kernel_trace(path)
     where = {(s.task, c.cta) for c in tl.ctas for s in c.stages if s.task >= 0}
@@ -118,9 +117,7 @@ def test_matches_reference_with_warps_staggered(R: int, L: int) -> None:
     from kda_kernel.triton.run import run
 
     res = run(
-        R,
-        L,
-        nb=8,
+        default_config(R, L, 8),
         check=True,
         graph=True,
         replays=10,
@@ -141,9 +138,7 @@ def test_staggered_warps_find_the_slice_race_without_its_barrier() -> None:
 
     with pytest.raises(CheckFailed) as e:
         run(
-            1,
-            1,
-            nb=8,
+            default_config(1, 1, 8),
             check=True,
             graph=True,
             replays=10,
@@ -160,7 +155,7 @@ def test_watchdog_catches_fault(fault: str) -> None:
     from kda_kernel.triton.watchdog import KernelStuck
 
     with pytest.raises(KernelStuck) as ei:
-        run(1, 1, nb=8, watchdog_ms=WATCHDOG_MS, inject=fault)
+        run(default_config(1, 1, 8), watchdog_ms=WATCHDOG_MS, inject=fault)
     recs = ei.value.records
     record(f"watchdog {fault}", {"message": str(ei.value)[:4000], "n": len(recs)})
     first = recs[0]
@@ -175,7 +170,7 @@ def test_watchdog_catches_fault(fault: str) -> None:
             assert first.seen_tag == first.expected_tag ^ (1 << 20)
         assert all(r.time_ns >= first.time_ns for r in recs if r.kind == "released")
     # the GPU is healthy after: a clean launch passes
-    ok = run(1, 1, nb=8, watchdog_ms=WATCHDOG_MS, check=True)
+    ok = run(default_config(1, 1, 8), watchdog_ms=WATCHDOG_MS, check=True)
     assert ok["errors"]
 
 
@@ -184,15 +179,14 @@ TRACE_SHAPES = SHAPES  # every R x L the issue names: traces/ holds one of each
 
 @pytest.mark.parametrize(("R", "L"), TRACE_SHAPES)
 def test_trace_records_every_stage(R: int, L: int) -> None:
-    from kda_kernel.triton.launch import Build
     from kda_kernel.triton.run import run
     from kda_sim.importers.chrome import read_kernel_trace
 
     path = TRACES / f"k1_h200_R{R}_L{L}.json"
-    res = run(R, L, nb=8, trace_path=path, check=True)
+    res = run(default_config(R, L, 8), trace_path=path, check=True)
     tl = read_kernel_trace(path)
     assert len(tl.ctas) == 256 and not tl.deadlock
-    assert tl.meta.config() == Build(R, L).cfg  # in_nw's place (NW_FIRST) included
+    assert tl.meta.config() == default_config(R, L, 8)  # what ran, variants included
     tasks = sorted(s.task for _, s in tl.stage_spans() if s.name == "k.norm")
     assert tasks == list(range(R * 96))
     polls = sum(len(c.polls) for c in tl.ctas)
@@ -208,7 +202,7 @@ def test_a_warm_trace_is_the_last_of_its_steps(tmp_path: Path) -> None:
     from kda_sim.importers.chrome import read_kernel_trace
 
     path = tmp_path / "warm.json"
-    res = run(2, 1, nb=8, trace_path=path, check=True, warmup=3)
+    res = run(default_config(2, 1, 8), trace_path=path, check=True, warmup=3)
     tl = read_kernel_trace(path)
     assert res["steps"] == 4 and tl.meta.extra["warmup"] == 3
     assert len(tl.ctas) == 256 and not tl.deadlock
@@ -222,15 +216,12 @@ def test_gate_local_matches_reference(R: int, L: int) -> None:
     from kda_kernel.triton.run import run
 
     res = run(
-        R,
-        L,
-        nb=8,
+        default_config(R, L, 8, gate_local=True),
         check=True,
         graph=True,
         replays=10,
         watchdog_ms=WATCHDOG_MS,
         seed=400 + R * 7 + L,
-        build={"gate_local": True},
     )
     record(f"gate_local R={R} L={L}", res)
     assert res["steps"] == 11 and res["preflight"].startswith("safe")
@@ -242,7 +233,7 @@ def test_gate_local_trace_has_the_part_poll_in_the_mix() -> None:
 
     R, L = 2, 2
     path = OUT / f"trace_gate_local_R{R}_L{L}.json"
-    res = run(R, L, nb=8, trace_path=path, check=True, build={"gate_local": True})
+    res = run(default_config(R, L, 8, gate_local=True), trace_path=path, check=True)
     record(f"trace gate_local R={R} L={L}", res)
     tl = read_kernel_trace(path)
     assert tl.meta.gate_local

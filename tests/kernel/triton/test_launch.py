@@ -2,108 +2,151 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from kda_kernel.triton.launch import MAX_NB, Build
+from kda_kernel.triton.defaults import default_config, recommended
+from kda_kernel.triton.launch import MAX_NB, Build, Unsupported, options_only
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
 
 
 def test_largest_nb_builds() -> None:
-    assert Build(4, 4, MAX_NB).validate().nb == MAX_NB
+    assert Build.default(4, 4, MAX_NB).validate().nb == MAX_NB
 
 
 def test_nb_past_the_gate_lanes_is_refused() -> None:
     # nb = 15 passes the protocol's own limits (16 (nb + 1) <= 256 threads) but its
     # nb + 2 weights do not fit the kernel's 16 lanes: such a build gives NaN rows
     with pytest.raises(ValueError, match=r"nb = 15 > 14"):
-        Build(1, 1, 15).validate()
+        Build.default(1, 1, 15).validate()
 
 
 def test_trace_level_reaches_the_kernel_only_when_traced() -> None:
-    assert Build(1, 1, 8).constexprs()["TRACE"] == 0
-    assert Build(1, 1, 8, trace_level=3).constexprs()["TRACE"] == 0
-    assert Build(1, 1, 8, trace=True).constexprs()["TRACE"] == 1
-    assert Build(1, 1, 8, trace=True, trace_level=2).constexprs()["TRACE"] == 2
+    assert Build.default(1, 1, 8).constexprs()["TRACE"] == 0
+    assert Build.default(1, 1, 8, trace_level=3).constexprs()["TRACE"] == 0
+    assert Build.default(1, 1, 8, trace=True).constexprs()["TRACE"] == 1
+    assert Build.default(1, 1, 8, trace=True, trace_level=2).constexprs()["TRACE"] == 2
 
 
 def test_prefetch_mode_and_fma_limit_are_checked() -> None:
-    assert Build(1, 1, 8, prefetch=3).constexprs()["PREFETCH"] == 3
-    assert Build(1, 1, 8, prefetch=True).constexprs()["PREFETCH"] == 1  # the old switch
+    assert Build.default(1, 1, 8, prefetch=3).constexprs()["PREFETCH"] == 3
+    assert Build.default(1, 1, 8, prefetch=True).constexprs()["PREFETCH"] == 1  # the old switch
     with pytest.raises(ValueError, match="prefetch = 5"):
-        Build(1, 1, 8, prefetch=5).validate()
+        Build.default(1, 1, 8, prefetch=5).validate()
     with pytest.raises(ValueError, match="fma_max_s = 0"):
-        Build(1, 1, 8, fma_max_s=0).validate()
+        Build.default(1, 1, 8, fma_max_s=0).validate()
     with pytest.raises(ValueError, match="prefetch_delay_ns = -1"):
-        Build(1, 1, 8, prefetch=3, prefetch_delay_ns=-1).validate()
+        Build.default(1, 1, 8, prefetch=3, prefetch_delay_ns=-1).validate()
 
 
 def test_layout_and_back_off_keys_are_checked() -> None:
-    b = Build(1, 1, 8).validate()  # by default each region on 128 B lines of its own
+    b = Build.default(1, 1, 8).validate()  # by default each region on 128 B lines of its own
     assert all(o % 16 == 0 for o in b.offsets().values()) and b.constexprs()["ALIGN"] == 16
-    assert b.scratch_words() > Build(1, 1, 8, align=1).scratch_words()
+    assert b.scratch_words() > Build.default(1, 1, 8, align=1).scratch_words()
     with pytest.raises(ValueError, match="align = 24"):
-        Build(1, 1, 8, align=24).validate()
+        Build.default(1, 1, 8, align=24).validate()
     with pytest.raises(ValueError, match="sleep_ns = -1"):
-        Build(1, 1, 8, sleep_ns=-1).validate()
+        Build.default(1, 1, 8, sleep_ns=-1).validate()
 
 
 def test_stress_and_trace_level_keys_are_checked() -> None:
-    assert Build(1, 1, 8).constexprs()["JITTER_NS"] == 0  # production: no stagger code
-    assert Build(1, 1, 8).constexprs()["SLICE_BARRIER"] is True
-    assert Build(1, 1, 8, slice_barrier=False).constexprs()["SLICE_BARRIER"] is False
-    assert Build(1, 1, 8, jitter_ns=300).validate().constexprs()["JITTER_NS"] == 300
+    assert Build.default(1, 1, 8).constexprs()["JITTER_NS"] == 0  # production: no stagger code
+    assert Build.default(1, 1, 8).constexprs()["SLICE_BARRIER"] is True
+    assert Build.default(1, 1, 8, slice_barrier=False).constexprs()["SLICE_BARRIER"] is False
+    assert Build.default(1, 1, 8, jitter_ns=300).validate().constexprs()["JITTER_NS"] == 300
     with pytest.raises(ValueError, match="jitter_ns = -5"):
-        Build(1, 1, 8, jitter_ns=-5).validate()
-    assert Build(1, 1, 8, trace=True, trace_level=4).validate().constexprs()["TRACE"] == 4
-    assert Build(1, 1, 8, trace_level=4).constexprs()["TRACE"] == 0  # untraced: no record
+        Build.default(1, 1, 8, jitter_ns=-5).validate()
+    assert Build.default(1, 1, 8, trace=True, trace_level=4).validate().constexprs()["TRACE"] == 4
+    assert Build.default(1, 1, 8, trace_level=4).constexprs()["TRACE"] == 0  # untraced: no record
     with pytest.raises(ValueError, match="trace_level = 5"):
-        Build(1, 1, 8, trace=True, trace_level=5).validate()
+        Build.default(1, 1, 8, trace=True, trace_level=5).validate()
 
 
 def test_gate_local_is_the_configurations_variant_on_the_same_layout() -> None:
     # the pre-flight, the cell space and the trace's meta all read it from Build.cfg
-    b = Build(2, 1, 8, gate_local=True).validate()
+    b = Build.default(2, 1, 8, gate_local=True).validate()
     assert b.cfg.gate_local and b.constexprs()["GATE_LOCAL"] is True
-    assert Build(2, 1, 8).constexprs()["GATE_LOCAL"] is False
-    assert b.offsets() == Build(2, 1, 8).offsets()  # WGT keeps its cells, unwritten
+    assert Build.default(2, 1, 8).constexprs()["GATE_LOCAL"] is False
+    assert b.offsets() == Build.default(2, 1, 8).offsets()  # WGT keeps its cells, unwritten
 
 
 def test_blocks_first_in_the_builds_whose_slice_can_run_by_token() -> None:
     # the token form runs at S < src_min_s (4): some S of every L = 1 and 2 build, no S of
     # an L = 4 build, which keeps the code it had; every R of an L shares one setting, so
     # the builds an L's shapes share stay one compiled kernel
-    assert all(Build(R, L).constexprs()["BLK_FIRST"] for R in (1, 2, 4) for L in (1, 2))
-    assert not any(Build(R, 4).constexprs()["BLK_FIRST"] for R in (1, 2, 4))
-    assert not Build(1, 1, blk_first=False).constexprs()["BLK_FIRST"]
-    assert not Build(1, 1, src_min_s=1).constexprs()["BLK_FIRST"]
+    assert all(Build.default(R, L).constexprs()["BLK_FIRST"] for R in (1, 2, 4) for L in (1, 2))
+    assert not any(Build.default(R, 4).constexprs()["BLK_FIRST"] for R in (1, 2, 4))
+    assert not Build.default(1, 1, blk_first=False).constexprs()["BLK_FIRST"]
+    assert not Build.default(1, 1, src_min_s=1).constexprs()["BLK_FIRST"]
 
 
 def test_the_mix_runs_by_source_at_every_s_a_build_serves_unless_asked() -> None:
     # TB = 1 only at S = 1; a TB = 2 build serves S >= 2; an L = 4 build never runs the
     # token form, and keeps its code (the threshold src_min_s, as before the switch)
-    assert Build(1, 1).constexprs()["MIX_MIN_S"] == 1
+    assert Build.default(1, 1).constexprs()["MIX_MIN_S"] == 1
     assert all(
-        Build(R, L).constexprs()["MIX_MIN_S"] == 2 for R in (1, 2, 4) for L in (1, 2) if R * L > 1
+        Build.default(R, L).constexprs()["MIX_MIN_S"] == 2
+        for R in (1, 2, 4)
+        for L in (1, 2)
+        if R * L > 1
     )
-    assert {Build(R, 4).constexprs()["MIX_MIN_S"] for R in (1, 2, 4)} == {4}
-    assert Build(1, 1, mix_min_s=4).constexprs()["MIX_MIN_S"] == 4
+    assert {Build.default(R, 4).constexprs()["MIX_MIN_S"] for R in (1, 2, 4)} == {4}
+    assert Build.default(1, 1, mix_min_s=4).constexprs()["MIX_MIN_S"] == 4
     with pytest.raises(ValueError, match="mix_min_s"):
-        Build(1, 1, mix_min_s=0).validate()
+        Build.default(1, 1, mix_min_s=0).validate()
 
 
 def test_in_nw_is_asked_first_where_the_slice_runs_by_token_unless_asked() -> None:
-    # the L = 1 and 2 builds ask for in_nw with the slice's loads; L = 4 keeps its code
-    assert all(Build(R, L).constexprs()["NW_FIRST"] for R in (1, 2, 4) for L in (1, 2))
-    assert not any(Build(R, 4).constexprs()["NW_FIRST"] for R in (1, 2, 4))
-    assert Build(1, 4, nw_first=True).constexprs()["NW_FIRST"]
-    assert not Build(1, 1, nw_first=False).constexprs()["NW_FIRST"]
-    # the configuration the pre-flight checks and a trace's meta carries says the same
-    for b in (Build(1, 1), Build(2, 4), Build(1, 4, nw_first=True), Build(1, 2, nw_first=False)):
-        assert b.cfg.nw_first is b.NW_FIRST
-        assert b.cfg.onw_first  # every build asks for on_w in k.stage
+    # the recommended configuration: the L = 1 and 2 builds ask for in_nw with the slice's
+    # loads; L = 4 keeps its code
+    assert all(Build.default(R, L).constexprs()["NW_FIRST"] for R in (1, 2, 4) for L in (1, 2))
+    assert not any(Build.default(R, 4).constexprs()["NW_FIRST"] for R in (1, 2, 4))
+    assert Build.default(1, 4, nw_first=True).constexprs()["NW_FIRST"]
+    assert not Build.default(1, 1, nw_first=False).constexprs()["NW_FIRST"]
+    # a slice by source at every S: the seed's order, as before the variant
+    assert not Build.default(1, 1, src_min_s=1).constexprs()["NW_FIRST"]
+
+
+def test_the_kernel_runs_what_the_configuration_says() -> None:
+    # the constexprs are cfg's variants, never a choice of the build's own
+    for nw in (False, True):
+        for L in (1, 4):
+            cfg = LaunchConfig(1, L, nw_first=nw, onw_first=True)
+            b = Build(cfg).validate()
+            assert b.cfg is cfg and b.constexprs()["NW_FIRST"] is nw
+    assert default_config(1, 2) == LaunchConfig(1, 2, nw_first=True, onw_first=True)
+    assert recommended(LaunchConfig(2, 4, kda0=56, gate_local=True)) == LaunchConfig(
+        2, 4, kda0=56, gate_local=True, nw_first=False, onw_first=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("cfg", "field"),
+    [(LaunchConfig(1, 1), "onw_first"), (LaunchConfig(1, 1, blocks=300, onw_first=True), "blocks")],
+)
+def test_a_configuration_the_kernel_cannot_build_is_refused_naming_the_field(
+    cfg: LaunchConfig, field: str
+) -> None:
+    with pytest.raises(Unsupported, match=field) as e:
+        Build(cfg).validate()
+    assert e.value.what == field and isinstance(e.value, InvalidInput)
+
+
+def test_a_dict_splits_into_configuration_and_options() -> None:
+    b = Build.default(2, 1, 4, kda0=56, trace=True, nw_first=False, gate_local=True)
+    assert b.cfg == LaunchConfig(2, 1, 4, 56, True, nw_first=False, onw_first=True)
+    assert b.trace and b.with_(nb=8, trace=False) == Build(replace(b.cfg, nb=8))
+    with pytest.raises(TypeError, match="nw_frist"):
+        Build.default(1, 1, nw_frist=True)
+    assert options_only({"trace": True}) == {"trace": True}
+    with pytest.raises(Unsupported, match="gate_local"):
+        options_only({"gate_local": True})
 
 
 def test_msq_poll_columns_hold_every_s_of_the_build_and_no_more() -> None:
     # rmax 4: the largest S an L = 1, 2, 4 build serves is 4, 8, 16
-    assert [Build(1, L).constexprs()["MSQ_SP"] for L in (1, 2, 4)] == [4, 8, 16]
-    assert Build(3, 1, rmax=3).constexprs()["MSQ_SP"] == 4
-    assert Build(1, 1, rmax=1).constexprs()["MSQ_SP"] == 1
+    assert [Build.default(1, L).constexprs()["MSQ_SP"] for L in (1, 2, 4)] == [4, 8, 16]
+    assert Build.default(3, 1, rmax=3).constexprs()["MSQ_SP"] == 4
+    assert Build.default(1, 1, rmax=1).constexprs()["MSQ_SP"] == 1

@@ -28,7 +28,7 @@ def _alarm(records: dict[int, tuple[int, int, int, int, int, int]]) -> np.ndarra
 
 @pytest.fixture
 def build() -> Build:
-    return Build(1, 2, 8, watchdog=True)
+    return Build.default(1, 2, 8, watchdog=True)
 
 
 def test_cause_first_then_released_and_old_launches_ignored(build: Build) -> None:
