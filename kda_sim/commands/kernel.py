@@ -127,7 +127,7 @@ def launch_config(backend: Any, args: argparse.Namespace) -> LaunchConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    refuse_overwrite(args.trace, args.force)  # before any GPU work
+    refuse_overwrite(args.trace, args.force, "--trace")  # before any GPU work
     LaunchConfig(args.R, args.L, args.nb, args.kda0).validate()  # InvalidInput: exit 2
     try:
         backend = load_backend(args.backend)
