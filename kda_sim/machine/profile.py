@@ -50,9 +50,8 @@ def _int(lo: int, hi: int) -> dict[str, Any]:
     return {"type": "integer", "minimum": lo, "maximum": hi}
 
 
-def _num(lo: float, hi: float, *, open_lo: bool = False) -> dict[str, Any]:
-    low = {"exclusiveMinimum": lo} if open_lo else {"minimum": lo}
-    return {"type": "number", **low, "maximum": hi}
+def _num(lo: float, hi: float) -> dict[str, Any]:
+    return {"type": "number", "minimum": lo, "maximum": hi}
 
 
 _NS = _num(0, MAX_NS)
@@ -107,8 +106,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "type": "object",
             "required": list(LATENCIES),
             "additionalProperties": _NS,
-            # a poll repeats until it sees its flag: a round trip of 0 never lets time pass
-            "properties": {"poll": _num(0, MAX_NS, open_lo=True)},
+            # the engine divides by a poll's round trip (the tries until a flag is seen):
+            # 0 is no round trip, and a tiny one overflows the count of tries
+            "properties": {"poll": _num(1e-3, MAX_NS)},
         },
         "costs": {
             "type": "object",
@@ -144,18 +144,15 @@ def _path(parts: Any) -> str:
 
 
 def _refuse_non_finite(v: Any, path: list[Any], where: str) -> None:
-    if isinstance(v, float) and not math.isfinite(v):
-        raise InvalidInput(
-            f"{_path(path)}: {v} is not a finite number", what=_path(path), where=where
-        )
-    if isinstance(v, _HugeInt) or (
-        isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**_INT_DIGITS
-    ):
-        raise InvalidInput(
-            f"{_path(path)}: an integer of more than {_INT_DIGITS} digits",
-            what=_path(path),
-            where=where,
-        )
+    why = None
+    if isinstance(v, _Refused):
+        why = v.why
+    elif isinstance(v, float) and not math.isfinite(v):
+        why = f"{v} is not a finite number"
+    elif isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**_INT_DIGITS:
+        why = f"an integer of {len(str(abs(v)))} digits (at most {_INT_DIGITS})"
+    if why is not None:
+        raise InvalidInput(f"{_path(path)}: {why}", what=_path(path), where=where)
     if isinstance(v, dict):
         for k, x in v.items():
             _refuse_non_finite(x, [*path, k], where)
@@ -178,21 +175,24 @@ def validate_profile_dict(d: Any, where: str = "profile") -> None:
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
 
 
-def _parse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
+class _Refused:
+    """A JSON literal no profile may hold (NaN, Infinity, an integer too long to be a
+    profile's and, over 4,300 digits, to convert), kept by the parser as this marker
+    until the check that names its field."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
 
 
-class _HugeInt:
-    """An integer literal too long to be a profile's (and to convert: Python refuses
-    over 4,300 digits), kept until the check that names its field."""
-
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
+def _parse_constant(name: str) -> _Refused:
+    return _Refused(f"{name} is not a number JSON allows")
 
 
-def _parse_int(text: str) -> int | _HugeInt:
+def _parse_int(text: str) -> int | _Refused:
     digits = len(text.lstrip("-"))
-    return _HugeInt(digits) if digits > _INT_DIGITS else int(text)
+    if digits > _INT_DIGITS:
+        return _Refused(f"an integer of {digits} digits (at most {_INT_DIGITS})")
+    return int(text)
 
 
 def parse_profile_json(text: str | bytes, where: str) -> Any:
@@ -325,11 +325,13 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         for n in OPTIONAL_LATENCIES:
             lat.setdefault(n, 0.0)
         costs = {str(n): (float(v[0]), float(v[1])) for n, v in _need(d, "costs", where).items()}
-        missing = [n for n in LATENCIES if n not in lat] + [
-            n for n in required_costs() if n not in costs
+        missing = [f"latency_ns.{n}" for n in LATENCIES if n not in lat] + [
+            f"costs.{n}" for n in required_costs() if n not in costs
         ]
         if missing:
-            raise InvalidInput(f"missing parameters {missing}", what="parameters", where=where)
+            raise InvalidInput(
+                f"missing fields: {', '.join(missing)}", what=missing[0], where=where
+            )
         prof = GpuProfile(
             name=str(_need(d, "name", where)),
             vendor=str(_need(d, "vendor", where)),
