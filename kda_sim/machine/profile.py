@@ -42,6 +42,7 @@ OPTIONAL_LATENCIES = (
 # (jsonschema; finiteness, which it cannot say, by ``_refuse_non_finite``). The bounds keep
 # the engine's work and memory small: it builds a list a unit, and a time near 1e30 ns no
 # longer advances by a latency.
+MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
 MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
 _INT_DIGITS = 12  # an integer in a profile: at most this many digits
 
@@ -108,7 +109,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "additionalProperties": _NS,
             # the engine divides by a poll's round trip (the tries until a flag is seen):
             # 0 is no round trip, and a tiny one overflows the count of tries
-            "properties": {"poll": _num(1e-3, MAX_NS)},
+            "properties": {"poll": _num(MIN_POLL_NS, MAX_NS)},
         },
         "costs": {
             "type": "object",
