@@ -5,6 +5,7 @@ hang. Cases it once found are kept in ``REGRESSIONS`` below and run every time."
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -95,7 +96,8 @@ def mutated(draw: st.DrawFn) -> tuple[dict[str, Any], list[tuple]]:
                 st.integers(-(10**6), 10**6),
             )
         )
-        _apply(d, path, value, delete=draw(st.booleans()))
+        # a copy: BAD's lists and dicts are never mutated, nor put inside themselves
+        _apply(d, path, copy.deepcopy(value), delete=draw(st.booleans()))
         done.append(path)
     return d, done
 
