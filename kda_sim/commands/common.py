@@ -34,7 +34,7 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
     p.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
     p.add_argument(
         "--occupancy",
-        type=int_type(1, 1024),
+        type=int,
         default=None,
         help="CTAs a CU/SM (default: from threads, registers and LDS)",
     )

@@ -32,7 +32,6 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
         ([*SIM, "--seed", "1", "--jitter", "1.5"], "--jitter"),
         (["check", "--gpu", "h200", "--jitter", "nan"], "--jitter"),
         (["check", "--gpu", "h200", "--seeds", "-2"], "--seeds"),
-        ([*SIM, "--occupancy", "0"], "--occupancy"),
         (["floor", "--poll-ns", "nan"], "--poll-ns"),
         (["floor", "--stream-tbps", "inf"], "--stream-tbps"),
     ],
