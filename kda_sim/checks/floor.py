@@ -20,7 +20,7 @@ from typing import Any
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.profile import MIN_POLL_NS, GpuProfile
 from kda_sim.timeline.critical import critical_path
 
 # the latencies the figures do not set (none measured on the H200 here): 0 at that rung,
@@ -74,8 +74,12 @@ LADDER: tuple[Rung, ...] = (
 
 
 def check_figures(f: Figures, prof: GpuProfile) -> None:
-    if f.stream_bytes_per_ns <= 0 or f.visibility_ns < 0 or f.poll_ns < 0:
-        raise InvalidInput("the stream must be > 0 and the latencies >= 0", what="figures")
+    if f.stream_bytes_per_ns <= 0 or f.visibility_ns < 0 or f.poll_ns < MIN_POLL_NS:
+        raise InvalidInput(
+            f"the stream must be > 0, the latencies >= 0 and a poll's round trip "
+            f">= {MIN_POLL_NS:g} ns",
+            what="figures",
+        )
     peak = prof.hbm_peak_bytes_per_ns
     if peak is not None and f.stream_bytes_per_ns > peak:
         raise InvalidInput(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
-from kda_sim.commands.common import refuse_overwrite
+from kda_sim.commands.common import check_outputs, float_type, int_type, write_output
 from kda_sim.commands.compare import add_shape_flags, read_any
 from kda_sim.compare.calibrate import (
     evaluate,
@@ -28,10 +29,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--holdout", nargs="*", type=Path, default=[], help="traces to test it on")
     p.add_argument("--gpu", default=None, help="profile to start from (default: the traces' GPU)")
     p.add_argument("--profile", default=None, help="a profile .json to start from")
-    p.add_argument("--budget", type=int, default=60, help="search evaluations (default 60)")
-    p.add_argument("--cost-passes", type=int, default=3, help="cost corrections (default 3)")
-    p.add_argument("--max-makespan-err", type=float, default=0.10)
-    p.add_argument("--max-start-err", type=float, default=0.10, help="median, of the makespan")
+    p.add_argument("--budget", type=int_type(0), default=60, help="search evaluations (default 60)")
+    p.add_argument(
+        "--cost-passes", type=int_type(0), default=3, help="cost corrections (default 3)"
+    )
+    p.add_argument("--max-makespan-err", type=float_type(0), default=0.10)
+    p.add_argument(
+        "--max-start-err", type=float_type(0), default=0.10, help="median, of the makespan"
+    )
     p.add_argument(
         "--switch",
         action="append",
@@ -58,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--jobs",
-        type=int,
+        type=int_type(1, 1024),
         default=1,
         help="processes to share the simulations among (the traces are independent; "
         "the result does not depend on it)",
@@ -71,7 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    refuse_overwrite(args.out, args.force)
+    check_outputs(args.force, out=args.out)
     if args.budget < 0 or args.cost_passes < 0:
         raise InvalidInput("--budget and --cost-passes must be >= 0", what="budget")
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
@@ -89,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
             pins[name] = float(value) if eq else float("nan")
         except ValueError:
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE", what="pin") from None
+        if not math.isfinite(pins[name]):
+            raise InvalidInput(f"--pin {pn!r}: NAME=VALUE, a finite value", what="pin")
     train = [prepare(read_any(p, args), p.name, **clk) for p in args.traces]
     hold = [prepare(read_any(p, args), p.name, **clk) for p in args.holdout]
     gpus = {t.tl.meta.gpu for t in train + hold}
@@ -111,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     )
     after = evaluate(res.profile, hold, args.jobs) if hold else {}
     d = fitted_profile_dict(res, stock, train, pins=pins)
-    write_profile(d, args.out)
+    write_output(args.out, lambda tmp: write_profile(d, tmp), args.force, "--out")
     rows = []
     for t in train + hold:
         a = res.train.get(t.name) or after[t.name]

@@ -20,9 +20,11 @@ from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
 from kda_sim.checks.waitgraph import build_waitgraph
 from kda_sim.commands.common import (
+    JITTER,
     add_kernel_flag,
     add_launch_flags,
     gpu_profile,
+    int_type,
     kernel_config,
     launch_config,
     other_kernel,
@@ -46,8 +48,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_launch_flags(p)
     # None marks a K1 flag the user did not give: another kernel refuses them
     p.set_defaults(R=None, L=None, nb=None, kda0=None)
-    p.add_argument("--seeds", type=int, default=3, help="jittered engine runs (default 3)")
-    p.add_argument("--jitter", type=float, default=0.9, help="their jitter (default 0.9)")
+    p.add_argument(
+        "--seeds", type=int_type(0, 1000), default=3, help="jittered engine runs (default 3)"
+    )
+    p.add_argument("--jitter", type=JITTER, default=0.9, help="their jitter (default 0.9)")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument(
         "--mutant",

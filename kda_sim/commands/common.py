@@ -4,8 +4,12 @@ an output file the user already has is kept, and a report's JSON, table and figu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -93,10 +97,153 @@ def gpu_profile(args: argparse.Namespace) -> GpuProfile:
     return load_profile(args.profile or args.gpu)
 
 
-def refuse_overwrite(path: Path | None, force: bool) -> None:
-    """Checked before any work: nothing the user gave us is overwritten unless --force."""
-    if path is not None and path.exists() and not force:
-        raise InvalidInput("exists; pass --force to overwrite it", where=str(path))
+def _number(text: str, kind: type, lo: float | None, hi: float | None, hi_open: bool) -> Any:
+    try:
+        v = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {'an integer' if kind is int else 'a number'}"
+        ) from None
+    if kind is float and not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"{text!r}: a finite number")
+    if lo is not None and v < lo:
+        raise argparse.ArgumentTypeError(f"{text}: must be >= {lo:g}")
+    if hi is not None and (v >= hi if hi_open else v > hi):
+        raise argparse.ArgumentTypeError(f"{text}: must be {'<' if hi_open else '<='} {hi:g}")
+    return v
+
+
+def int_type(lo: int | None = 0, hi: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in [lo, hi] (a seed, a count); else exit 2 naming
+    the flag."""
+
+    def parse(text: str) -> int:
+        return _number(text, int, lo, hi, False)
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_type(
+    lo: float | None = 0.0, hi: float | None = None, *, hi_open: bool = False
+) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number in [lo, hi] (or [lo, hi) with ``hi_open``);
+    NaN and infinity refused."""
+
+    def parse(text: str) -> float:
+        return _number(text, float, lo, hi, hi_open)
+
+    parse.__name__ = "number"
+    return parse
+
+
+JITTER = float_type(0.0, 1.0, hi_open=True)  # relative jitter of the latencies: [0, 1)
+SEED = int_type(0, 2**32 - 1)  # numpy's seeds
+
+# the suffixes matplotlib writes a figure as
+FIGURE_SUFFIXES = (
+    ".png",
+    ".pdf",
+    ".svg",
+    ".svgz",
+    ".jpg",
+    ".jpeg",
+    ".eps",
+    ".ps",
+    ".tif",
+    ".tiff",
+    ".webp",
+)
+
+
+def refuse_overwrite(
+    path: Path | None, force: bool, flag: str = "", *, figure: bool = False
+) -> None:
+    """Checked before any work: the file can be written (its folder exists, it is not a
+    folder, a figure's suffix is one we write), and nothing the user gave us is
+    overwritten unless --force."""
+    if path is None:
+        return
+    where = f"{flag} {path}" if flag else str(path)
+    if figure and path.suffix.lower() not in FIGURE_SUFFIXES:
+        raise InvalidInput(
+            f"unknown figure suffix {path.suffix!r}; one of {', '.join(FIGURE_SUFFIXES)}",
+            what="suffix",
+            where=where,
+        )
+    parent = path.parent
+    if not parent.is_dir():
+        raise InvalidInput(f"no such directory {str(parent)!r}", what="directory", where=where)
+    try:
+        os.stat(path)
+    except FileNotFoundError:  # not there yet, or a dangling link (replaced, not followed)
+        pass
+    except OSError as e:  # a symlink loop, a name too long
+        raise InvalidInput(
+            f"cannot write there: {e.strerror or e}", what="path", where=where
+        ) from e
+    try:
+        is_dir = path.is_dir()
+        exists = os.path.lexists(path)
+    except OSError as e:  # a symlink loop, a name too long
+        raise InvalidInput(
+            f"cannot write there: {e.strerror or e}", what="path", where=where
+        ) from e
+    if is_dir:
+        raise InvalidInput("is a directory, not a file", what="path", where=where)
+    if exists and not force:
+        raise InvalidInput("exists; pass --force to overwrite it", what="exists", where=where)
+
+
+def check_outputs(force: bool, **outputs: Path | None) -> None:
+    """Every output flag (``out=Path``, ``png=Path``) checked before the work, and no two
+    on one path."""
+    seen: dict[Path, str] = {}
+    for name, path in outputs.items():
+        if path is None:
+            continue
+        flag = f"--{name.replace('_', '-')}"
+        refuse_overwrite(path, force, flag, figure=name == "png")
+        key = Path(os.path.abspath(path))
+        if key in seen:
+            raise InvalidInput(
+                f"{seen[key]} and {flag} name one file", what="outputs", where=str(path)
+            )
+        seen[key] = flag
+
+
+def write_output(path: Path, write: Callable[[Path], None], force: bool, flag: str = "") -> None:
+    """``write(tmp)`` into a temporary file beside ``path``, then put it in place at once:
+    no half-written file, a symlink replaced rather than written through, and a file that
+    appeared while we worked kept unless --force."""
+    where = f"{flag} {path}" if flag else str(path)
+    appeared = InvalidInput(
+        "appeared while we worked; pass --force to overwrite it", what="exists", where=where
+    )
+    try:
+        fd, tmp_name = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix
+        )
+    except OSError as e:
+        raise InvalidInput(f"cannot write there: {e.strerror or e}", where=where) from e
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        if force:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)  # fails, atomically, when path exists
+            except FileExistsError:
+                raise appeared from None
+            except OSError:  # a file system without hard links
+                if os.path.lexists(path):
+                    raise appeared from None
+                os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
 
 
 def write_report(
@@ -110,14 +257,13 @@ def write_report(
     """A report as JSON on stdout (and to ``out``), its table on stderr and its figure to
     ``png``; both files are checked before ``make()`` runs, so an existing one (without
     ``force``) costs no work and is kept."""
-    refuse_overwrite(out, force)
-    refuse_overwrite(png, force)
+    check_outputs(force, out=out, png=png)
     report = make()
     text = json.dumps(report, indent=1)
     if out is not None:
-        out.write_text(text + "\n")
+        write_output(out, lambda tmp: tmp.write_text(text + "\n"), force, "--out")
     print(text)
     print(table(report), file=sys.stderr)
     if png is not None and plot is not None:
-        plot(report, png)
+        write_output(png, lambda tmp: plot(report, tmp), force, "--png")
     return report

@@ -14,7 +14,13 @@ from pathlib import Path
 
 from kda_sim.checks.floor import Figures, ladder
 from kda_sim.checks.floor_report import plot, table
-from kda_sim.commands.common import add_launch_flags, gpu_profile, launch_config, write_report
+from kda_sim.commands.common import (
+    add_launch_flags,
+    float_type,
+    gpu_profile,
+    launch_config,
+    write_report,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,18 +34,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(R=1, L=1, gpu="h200-k1")  # the K1 on the H200 it was fitted to, at 1x1
     p.add_argument(
         "--stream-tbps",
-        type=float,
+        type=float_type(None),  # finite; its range checked with the profile
         default=3.91,
         help="the best read of the weight measured on the GPU (TB/s, default 3.91)",
     )
     p.add_argument(
         "--visibility-ns",
-        type=float,
+        type=float_type(None),
         default=300.0,
         help="a store seen by another CTA, at the least (ns, default 300)",
     )
     p.add_argument(
-        "--poll-ns", type=float, default=190.0, help="one poll's round trip (ns, default 190)"
+        "--poll-ns",
+        type=float_type(None),
+        default=190.0,
+        help="one poll's round trip (ns, default 190)",
     )
     p.add_argument("--out", type=Path, help="write the report as JSON")
     p.add_argument("--png", type=Path, help="write the ladder as a figure")

@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from kda_sim.commands.common import refuse_overwrite
+from kda_sim.commands.common import float_type, refuse_overwrite
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import FAULTS
 
@@ -59,7 +59,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="eager steps before the one measured and traced (a warm launch; not with --graph)",
     )
-    r.add_argument("--watchdog-ms", type=float, help="bound every wait (watchdog build)")
+    r.add_argument(
+        "--watchdog-ms", type=float_type(0.001, 1e7), help="bound every wait (watchdog build)"
+    )
     r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
     r.add_argument(
         "--prefetch-weights",
@@ -127,7 +129,7 @@ def launch_config(backend: Any, args: argparse.Namespace) -> LaunchConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    refuse_overwrite(args.trace, args.force)  # before any GPU work
+    refuse_overwrite(args.trace, args.force, "--trace")  # before any GPU work
     LaunchConfig(args.R, args.L, args.nb, args.kda0).validate()  # InvalidInput: exit 2
     try:
         backend = load_backend(args.backend)

@@ -13,13 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.commands.common import (
+    JITTER,
+    SEED,
     add_kernel_flag,
     add_launch_flags,
+    check_outputs,
     gpu_profile,
     kernel_config,
     launch_config,
     other_kernel,
-    refuse_overwrite,
+    write_output,
 )
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
@@ -46,8 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     # None marks a flag the user did not give: --like refuses them; else the defaults
     p.set_defaults(gpu=None, R=None, L=None, nb=None, kda0=None)
-    p.add_argument("--seed", type=int, default=None, help="jitter latencies with this seed")
-    p.add_argument("--jitter", type=float, default=0.15, help="relative jitter with --seed")
+    p.add_argument("--seed", type=SEED, default=None, help="jitter latencies with this seed")
+    p.add_argument("--jitter", type=JITTER, default=0.15, help="relative jitter with --seed")
     p.add_argument("--out", type=Path, help="write the timeline (Chrome trace JSON, Perfetto)")
     p.add_argument("--png", type=Path, help="write a Gantt figure")
     p.add_argument("--force", action="store_true", help="overwrite existing --out / --png files")
@@ -79,8 +82,7 @@ def summary(res: SimResult) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.jitter < 0 or args.jitter >= 1:
-        raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
+    check_outputs(args.force, out=args.out, png=args.png)
     spec = other_kernel(args)
     if spec is not None:
         return run_kernel(spec, args)
@@ -91,8 +93,6 @@ def run(args: argparse.Namespace) -> int:
             setattr(args, k, v)
     cfg = launch_config(args)
     prof = gpu_profile(args)
-    refuse_overwrite(args.out, args.force)
-    refuse_overwrite(args.png, args.force)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
     return report(res, prof, args)
 
@@ -106,8 +106,6 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     cfg = kernel_config(spec, getattr(args, "kernel_args", []))
     prof = load_profile(args.profile or args.gpu or DEFAULTS["gpu"])
-    refuse_overwrite(args.out, args.force)
-    refuse_overwrite(args.png, args.force)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
     return report(res, prof, args)
 
@@ -126,8 +124,6 @@ def run_like(args: argparse.Namespace) -> int:
         raise InvalidInput(
             f"{', '.join(given)}: --like takes the configuration from the trace", what="like"
         )
-    refuse_overwrite(args.out, args.force)
-    refuse_overwrite(args.png, args.force)
     real = read_k1_trace(args.like)
     prof = like_profile(real, args.profile or args.gpu)
     if args.seed is None and args.occupancy is None:  # the nominal counterpart: cached
@@ -158,9 +154,9 @@ def report(res: SimResult, prof: GpuProfile, args: argparse.Namespace) -> int:
     label = get(res.timeline.meta.kernel).label(cfg)
     tl = res.timeline
     if args.out:
-        write_chrome(tl, args.out)
+        write_output(args.out, lambda tmp: write_chrome(tl, tmp), args.force, "--out")
     if args.png:
-        save_gantt(tl, args.png)
+        write_output(args.png, lambda tmp: save_gantt(tl, tmp), args.force, "--png")
     if args.json:
         print(json.dumps(summary(res), indent=2))
     else:

@@ -10,9 +10,10 @@ from pathlib import Path
 from kda_sim.checks.sweep import DEADLOCK, format_table, save_png, sweep
 from kda_sim.commands.common import (
     add_launch_flags,
+    check_outputs,
     gpu_profile,
-    refuse_overwrite,
     variant_flags,
+    write_output,
 )
 
 
@@ -27,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     prof = gpu_profile(args)
-    refuse_overwrite(args.png, args.force)
+    check_outputs(args.force, png=args.png)
     cells = sweep(
         prof,
         occupancy=args.occupancy,
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         **variant_flags(args),
     )
     if args.png is not None:
-        save_png(cells, prof.name, args.png)
+        write_output(args.png, lambda tmp: save_png(cells, prof.name, tmp), args.force, "--png")
     if args.json:
         print(json.dumps({"gpu": prof.name, "cells": [c.to_dict() for c in cells]}, indent=2))
     else:

@@ -60,7 +60,7 @@ from kda_sim.compare.starts import (
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.profile import GpuProfile, profile_from_dict, validate_profile
 from kda_sim.timeline.model import Timeline
 
 # machine parameters the search may move: (name, how): "log" scales the value; "add"
@@ -236,7 +236,7 @@ def pinned(
             params["visibility_same_xcd"] = params["visibility_cross_xcd"] = v
         else:
             params[name] = v
-    prof = base.with_params(**params) if params else base
+    prof = validate_profile(base.with_params(**params), "--pin") if params else base
     return prof, [n for n in search if n not in pins]
 
 
@@ -472,4 +472,7 @@ def fitted_profile_dict(
 
 
 def write_profile(d: dict, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(d, indent=2) + "\n")
+    """Write a fitted profile; one the loader would refuse (a NaN a trace gave the fit, a
+    value out of range) is refused here instead, naming the field."""
+    profile_from_dict(d, f"the fitted profile for {path}")
+    Path(path).write_text(json.dumps(d, indent=2, allow_nan=False) + "\n")

@@ -7,11 +7,14 @@ where every default comes from; ``--profile FILE`` loads a fitted one.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from jsonschema import Draft202012Validator
 
 from kda_sim.errors import InvalidInput
 
@@ -33,6 +36,173 @@ OPTIONAL_LATENCIES = (
     # H200 traces such stages take 0.1 to 1.1 us longer than the first task's
     "cold_code",
 )
+
+
+# The physical ranges a profile's numbers may take, declared once and checked on load
+# (jsonschema; finiteness, which it cannot say, by ``_refuse_non_finite``). The bounds keep
+# the engine's work and memory small: it builds a list a unit, and a time near 1e30 ns no
+# longer advances by a latency.
+MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
+MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
+_INT_DIGITS = 12  # an integer in a profile: at most this many digits
+
+
+def _int(lo: int, hi: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def _num(lo: float, hi: float) -> dict[str, Any]:
+    return {"type": "number", "minimum": lo, "maximum": hi}
+
+
+_NS = _num(0, MAX_NS)
+_BOOL = {"type": "boolean"}
+_STR = {"type": "string"}
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "name",
+        "vendor",
+        "units",
+        "threads_per_unit",
+        "regs_per_unit",
+        "lds_per_unit",
+        "x_lds_budget",
+        "in_order_loads",
+        "hbm_bytes_per_ns",
+        "unit_bytes_per_ns",
+        "kernel",
+        "latency_ns",
+        "costs",
+    ],
+    "properties": {
+        "name": _STR,
+        "vendor": _STR,
+        "unit_name": _STR,
+        "units": _int(1, 4096),
+        "xcds": _int(1, 64),
+        "threads_per_unit": _int(1, 1 << 16),
+        "regs_per_unit": _int(1, 1 << 24),
+        "lds_per_unit": _int(1, 1 << 26),
+        "max_ctas_per_unit": _int(1, 1024),
+        "lds_reserve": _int(0, 1 << 26),
+        "x_lds_budget": _int(1, (1 << 31) - 1),  # 2**31 - 1: no budget
+        "in_order_loads": _BOOL,
+        "stores_in_vmcnt": _BOOL,
+        "streamed_weights": _BOOL,
+        # divisors of the engine: > 0 (B/ns)
+        "hbm_bytes_per_ns": _num(1e-3, 1e6),
+        "hbm_peak_bytes_per_ns": {"anyOf": [{"type": "null"}, _num(1e-3, 1e6)]},
+        "unit_bytes_per_ns": _num(1e-3, 1e6),
+        "kernel": {
+            "type": "object",
+            "required": ["threads", "regs_per_thread"],
+            "properties": {
+                "threads": _int(1, 4096),
+                "regs_per_thread": _int(1, 4096),
+                "lds_bytes": {"anyOf": [{"type": "null"}, _int(1, 1 << 26)]},
+            },
+        },
+        "latency_ns": {
+            "type": "object",
+            "required": list(LATENCIES),
+            "additionalProperties": _NS,
+            # the engine divides by a poll's round trip (the tries until a flag is seen):
+            # 0 is no round trip, and a tiny one overflows the count of tries
+            "properties": {"poll": _num(MIN_POLL_NS, MAX_NS)},
+        },
+        "costs": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "array",
+                "prefixItems": [_NS, _NS],
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        },
+        "cost_above": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "array",
+                "prefixItems": [_num(0, 1e9), _NS, _NS],
+                "minItems": 3,
+                "maxItems": 3,
+            },
+        },
+        "unit_shared": {"type": "array", "items": _STR},
+        "unit_share": _num(0, 100),
+        "sources": {"type": "object", "additionalProperties": _STR},
+    },
+}
+_VALIDATOR = Draft202012Validator(PROFILE_SCHEMA)
+
+
+def _path(parts: Any) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def _refuse_non_finite(v: Any, path: list[Any], where: str) -> None:
+    why = None
+    if isinstance(v, _Refused):
+        why = v.why
+    elif isinstance(v, float) and not math.isfinite(v):
+        why = f"{v} is not a finite number"
+    elif isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**_INT_DIGITS:
+        why = f"an integer of {len(str(abs(v)))} digits (at most {_INT_DIGITS})"
+    if why is not None:
+        raise InvalidInput(f"{_path(path)}: {why}", what=_path(path), where=where)
+    if isinstance(v, dict):
+        for k, x in v.items():
+            _refuse_non_finite(x, [*path, k], where)
+    elif isinstance(v, list | tuple):
+        for i, x in enumerate(v):
+            _refuse_non_finite(x, [*path, i], where)
+
+
+def validate_profile_dict(d: Any, where: str = "profile") -> None:
+    """Refuse a profile whose fields are missing, of the wrong type or out of their
+    physical range (:data:`PROFILE_SCHEMA`), naming the field and the constraint."""
+    if not isinstance(d, dict):
+        raise InvalidInput("a profile is a JSON object", where=where)
+    _refuse_non_finite(d, [], where)
+    err = min(
+        _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
+    )
+    if err is not None:
+        field_ = _path(err.absolute_path)
+        raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
+
+
+class _Refused:
+    """A JSON literal no profile may hold (NaN, Infinity, an integer too long to be a
+    profile's and, over 4,300 digits, to convert), kept by the parser as this marker
+    until the check that names its field."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _parse_constant(name: str) -> _Refused:
+    return _Refused(f"{name} is not a number JSON allows")
+
+
+def _parse_int(text: str) -> int | _Refused:
+    digits = len(text.lstrip("-"))
+    if digits > _INT_DIGITS:
+        return _Refused(f"an integer of {digits} digits (at most {_INT_DIGITS})")
+    return int(text)
+
+
+def parse_profile_json(text: str | bytes, where: str) -> Any:
+    """A profile file's JSON: NaN, Infinity, huge integers, bad bytes and deep nesting
+    refused with the file named."""
+    try:
+        return json.loads(text, parse_constant=_parse_constant, parse_int=_parse_int)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError included
+        raise InvalidInput(f"not a profile's JSON: {e}", where=where) from e
 
 
 def required_costs() -> tuple[str, ...]:
@@ -149,19 +319,20 @@ def _flag(d: dict[str, Any], key: str, where: str) -> bool:
 
 
 def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
-    if not isinstance(d, dict):
-        raise InvalidInput("a profile is a JSON object", where=where)
+    validate_profile_dict(d, where)
     try:
         k = _need(d, "kernel", where)
         lat = {str(n): float(v) for n, v in _need(d, "latency_ns", where).items()}
         for n in OPTIONAL_LATENCIES:
             lat.setdefault(n, 0.0)
         costs = {str(n): (float(v[0]), float(v[1])) for n, v in _need(d, "costs", where).items()}
-        missing = [n for n in LATENCIES if n not in lat] + [
-            n for n in required_costs() if n not in costs
+        missing = [f"latency_ns.{n}" for n in LATENCIES if n not in lat] + [
+            f"costs.{n}" for n in required_costs() if n not in costs
         ]
         if missing:
-            raise InvalidInput(f"missing parameters {missing}", what="parameters", where=where)
+            raise InvalidInput(
+                f"missing fields: {', '.join(missing)}", what=missing[0], where=where
+            )
         prof = GpuProfile(
             name=str(_need(d, "name", where)),
             vendor=str(_need(d, "vendor", where)),
@@ -174,8 +345,8 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             max_ctas_per_unit=int(d.get("max_ctas_per_unit", 32)),
             lds_reserve=int(d.get("lds_reserve", 0)),
             x_lds_budget=int(_need(d, "x_lds_budget", where)),
-            in_order_loads=bool(_need(d, "in_order_loads", where)),
-            stores_in_vmcnt=bool(d.get("stores_in_vmcnt", False)),
+            in_order_loads=_flag(d, "in_order_loads", where),
+            stores_in_vmcnt=_flag(d, "stores_in_vmcnt", where),
             hbm_bytes_per_ns=float(_need(d, "hbm_bytes_per_ns", where)),
             unit_bytes_per_ns=float(_need(d, "unit_bytes_per_ns", where)),
             kernel=KernelResources(
@@ -199,7 +370,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         )
     except (TypeError, ValueError, KeyError, IndexError) as e:
         raise InvalidInput(f"malformed profile field: {e}", where=where) from e
-    if prof.units < 1 or prof.xcds < 1 or prof.units % prof.xcds:
+    if prof.units % prof.xcds:
         raise InvalidInput("units must be a positive multiple of xcds", what="units", where=where)
     if prof.hbm_bytes_per_ns <= 0 or prof.unit_bytes_per_ns <= 0:
         raise InvalidInput("bandwidths must be positive", what="bandwidth", where=where)
@@ -219,6 +390,13 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         )
     if any(v < 0 for v in prof.latency_ns.values()):
         raise InvalidInput("latencies must be >= 0", what="latency_ns", where=where)
+    return prof
+
+
+def validate_profile(prof: GpuProfile, where: str = "profile") -> GpuProfile:
+    """``prof`` if its fields are ones the loader accepts (a profile made in-process, as a
+    fit's, before it is used or written); InvalidInput naming the field if not."""
+    profile_from_dict(prof.to_dict(), where)
     return prof
 
 
@@ -248,10 +426,12 @@ def load_profile(name_or_path: str) -> GpuProfile:
     path = Path(name_or_path)
     if path.suffix == ".json" and path.exists():
         try:
-            data = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
+            raw = path.read_bytes()
+        except OSError as e:
             raise InvalidInput(f"cannot read profile: {e}", where=str(path)) from e
-        return profile_from_dict(data, str(path))
+        return profile_from_dict(parse_profile_json(raw, str(path)), str(path))
+    if name_or_path not in bundled_names() and (path.suffix == ".json" or "/" in name_or_path):
+        raise InvalidInput("no such profile file", what="profile", where=name_or_path)
     if name_or_path not in bundled_names():
         raise InvalidInput(
             f"unknown GPU {name_or_path!r}; known: {', '.join(bundled_names())} "
@@ -259,4 +439,4 @@ def load_profile(name_or_path: str) -> GpuProfile:
             what="gpu",
         )
     text = resources.files("kda_sim.machine").joinpath(f"profiles/{name_or_path}.json").read_text()
-    return profile_from_dict(json.loads(text), name_or_path)
+    return profile_from_dict(parse_profile_json(text, name_or_path), name_or_path)

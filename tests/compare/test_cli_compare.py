@@ -74,11 +74,10 @@ def test_calibrate_writes_and_refuses_to_overwrite(files, tmp_path: Path, capsys
     assert main(["simulate", "--profile", str(out), "--R", "1", "--L", "1"]) == 0
 
 
-def test_calibrate_bad_budget_exits_2(files, tmp_path: Path) -> None:
-    assert (
+def test_calibrate_bad_budget_exits_2(files, tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as e:  # refused by its argparse type
         main(["calibrate", str(files["real"]), "--out", str(tmp_path / "p.json"), "--budget", "-1"])
-        == 2
-    )
+    assert e.value.code == 2 and "--budget" in capsys.readouterr().err
 
 
 def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> None:
@@ -111,12 +110,28 @@ def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> N
         ("poll=x", "NAME=VALUE"),
         ("poll=-3", ">= 0"),
         ("hbm_bytes_per_ns=5000", "above the datasheet's 4800"),
+        ("poll=0", "latency_ns.poll"),  # a divisor of the engine
+        ("hbm_bytes_per_ns=0", "hbm_bytes_per_ns"),
+        ("poll=nan", "finite"),
+        ("retry=inf", "finite"),
     ],
 )
 def test_calibrate_bad_pin_exits_2(files, tmp_path: Path, capsys, pin: str, said: str) -> None:
     args = ["calibrate", str(files["real"]), "--out", str(tmp_path / "p.json"), "--pin", pin]
     assert main(args) == 2
     assert said in capsys.readouterr().err
+
+
+def test_calibrate_never_writes_a_profile_the_loader_refuses(tmp_path: Path, capsys) -> None:
+    from kda_sim.compare.calibrate import write_profile
+    from kda_sim.errors import InvalidInput
+    from kda_sim.machine.profile import load_profile
+
+    d = load_profile("h200").to_dict()
+    d["costs"]["gemv"] = [float("nan"), 1.0]
+    with pytest.raises(InvalidInput, match=r"costs\.gemv\[0\]"):
+        write_profile(d, tmp_path / "fit.json")
+    assert not (tmp_path / "fit.json").exists()
 
 
 def test_compare_shows_kda_stages_by_task_slot_where_ctas_run_two(capsys) -> None:

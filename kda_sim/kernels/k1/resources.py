@@ -24,6 +24,6 @@ def check_fits(cfg: LaunchConfig, prof: GpuProfile) -> None:
     if need > prof.x_lds_budget:
         raise InvalidInput(
             f"S = {cfg.S}: x rows take {need} B of LDS, over {prof.name}'s budget of "
-            f"{prof.x_lds_budget} B (S <= {prof.x_lds_budget // (need // cfg.S)})",
+            f"{prof.x_lds_budget} B (x_lds_budget; S <= {prof.x_lds_budget // (need // cfg.S)})",
             what="x rows LDS budget",
         )
