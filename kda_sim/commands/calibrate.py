@@ -30,7 +30,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", default=None, help="a profile .json to start from")
     p.add_argument("--budget", type=int, default=60, help="search evaluations (default 60)")
     p.add_argument("--cost-passes", type=int, default=3, help="cost corrections (default 3)")
-    p.add_argument("--max-makespan-err", type=float, default=0.10)
+    p.add_argument(
+        "--max-makespan-err",
+        type=float,
+        default=0.10,
+        help="largest makespan error the fit may leave on a trace, a fraction (default 0.10)",
+    )
     p.add_argument("--max-start-err", type=float, default=0.10, help="median, of the makespan")
     p.add_argument(
         "--switch",
@@ -65,7 +70,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="print no progress on stderr")
     add_shape_flags(p)
     p.set_defaults(run=run)
 

@@ -21,10 +21,10 @@ from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side
 
 def add_shape_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("shape of a stamp tensor / ktrace file (they do not record it)")
-    g.add_argument("--R", type=int, default=None)
-    g.add_argument("--L", type=int, default=None)
-    g.add_argument("--nb", type=int, default=8)
-    g.add_argument("--kda0", type=int, default=0)
+    g.add_argument("--R", type=int, default=None, help="requests of the traced launch")
+    g.add_argument("--L", type=int, default=None, help="tokens a request of the traced launch")
+    g.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
+    g.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
     add_variant_flags(g)
     g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
     p.add_argument(
