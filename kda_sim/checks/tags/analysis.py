@@ -29,6 +29,7 @@ from kda_sim.checks.tags.footprint import StepModel, locate
 from kda_sim.checks.tags.pollers import poller
 from kda_sim.checks.tags.schemes import CLEARED, FrozenEpoch, SlotOnly, StepTag, TagScheme
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.text import probability
 
 HORIZON = 1 << 48
 
@@ -93,7 +94,7 @@ class Scenario:
         return (
             f"{head}. Tags collide at {self.epoch_fraction:.3g} of epochs; with every step's "
             f"shape drawn uniformly, a step reads this way with probability "
-            f"{_prob(self.log10_per_step)}"
+            f"{probability(self.log10_per_step)}"
         )
 
 
@@ -108,14 +109,6 @@ def _duration(steps: int) -> str:
         return f"{sec:.3g} s"
 
     return f"{human(steps * 1e-4)} at 100 us a step, {human(steps * 1e-3)} at 1 ms"
-
-
-def _prob(log10p: float) -> str:
-    if log10p > -4:
-        return f"{10**log10p:.3g}"
-    if log10p < -300:
-        return f"10^({log10p:.4g})"
-    return f"1e{log10p:.1f}"
 
 
 @dataclass
@@ -309,7 +302,8 @@ def analyse(
                 Category.STALE,
                 Severity.NOTE if late else Severity.FAIL,
                 f"stale pass ({sc.kind.value}, {scheme.formula()}, {policy.value}): "
-                f"{sc.text(model.nb)}. {len(found)} scenarios in all."
+                f"{sc.text(model.nb)}. {len(found)} scenario{'s' if len(found) > 1 else ''} "
+                f"in all."
                 + (f" It needs {sc.gap} steps, past the horizon of {horizon}." if late else ""),
                 _fix(sc.kind, scheme, policy),
                 {

@@ -1,0 +1,34 @@
+"""The checks' messages say what they count, in words that need no decoding."""
+
+from __future__ import annotations
+
+import re
+
+from kda_sim.cli import main
+from kda_sim.engine import simulate
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.machine.profile import load_profile
+
+
+def test_a_deadlock_says_how_many_ctas_wait_and_how_many_never_dispatched(capsys) -> None:
+    assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2"]) == 1
+    out = capsys.readouterr().out
+    # 132 slots on the H200 at one CTA an SM: 132 hold them and wait, 124 never start
+    assert "256 CTAs never finish (132 resident and waiting, 124 never dispatched" in out
+    assert "it is 21st in the dispatch queue" in out
+    assert not re.search(r"\d\. in the dispatch queue", out)
+
+
+def test_the_engine_names_a_ctas_place_in_the_dispatch_queue() -> None:
+    tl = simulate(LaunchConfig(4, 2), load_profile("h200")).timeline
+    reasons = [s.reason for s in tl.stuck if s.stage == "dispatch"]
+    assert reasons and all(re.search(r"\d+(st|nd|rd|th) in the dispatch queue", r) for r in reasons)
+    assert not any(re.search(r"\d\. in the dispatch queue", r) for r in reasons)
+
+
+def test_a_stale_pass_gives_its_probability_as_a_plain_number(capsys) -> None:
+    assert main(["check", "--tags", "--shapes", "8x1,1x1"]) == 1
+    out = capsys.readouterr().out
+    m = re.search(r"with probability (\S+)", out)
+    assert m and re.fullmatch(r"\d(\.\d)?e-\d+|[\d.]+", m.group(1)), m.group(1)
+    assert "1 scenario in all" in out
