@@ -24,3 +24,20 @@ def test_every_package_is_listed() -> None:
     assert conf["package-dir"] == {"kda_kernel": "kernel"}
     assert set(conf["packages"]) == _packages_in_tree()
     assert not any(p == "kernel" or p.startswith("kernel.") for p in conf["packages"])
+
+
+def test_the_readme_says_how_to_install_the_app_without_torch() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    heavy = ("torch", "triton")
+    assert not any(d.startswith(heavy) for d in extras["app"])
+    assert any(d.startswith("torch") for d in extras["kernel"])
+    readme = (ROOT / "README.md").read_text()
+    for cmd in (
+        'pip install -e ".[app]"',
+        'pip install torch==2.13.0 -e ".[app,kernel]"',
+        'pip install torch==2.13.0 -e ".[app,kernel,dev]" && streamlit run app.py',
+        "python -m pytest -n 2",
+    ):
+        assert cmd in readme, cmd
