@@ -32,3 +32,11 @@ def test_a_stale_pass_gives_its_probability_as_a_plain_number(capsys) -> None:
     m = re.search(r"with probability (\S+)", out)
     assert m and re.fullmatch(r"\d(\.\d)?e-\d+|[\d.]+", m.group(1)), m.group(1)
     assert "1 scenario in all" in out
+
+
+def test_a_witness_at_a_negative_epoch_says_how_far_away_that_is(capsys) -> None:
+    argv = ["check", "--tags", "--policy", "zeroed-per-step", "--tag-slots", "1"]
+    assert main([*argv, "--epoch-bits", "31"]) == 1
+    out = capsys.readouterr().out
+    assert "at epoch -1 (where the 32-bit counter wraps to: 4,294,967,295 steps from epoch 0" in out
+    assert "4.97 days at 100 us a step" in out
