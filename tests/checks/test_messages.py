@@ -40,3 +40,8 @@ def test_a_witness_at_a_negative_epoch_says_how_far_away_that_is(capsys) -> None
     out = capsys.readouterr().out
     assert "at epoch -1 (where the 32-bit counter wraps to: 4,294,967,295 steps from epoch 0" in out
     assert "4.97 days at 100 us a step" in out
+
+
+def test_a_kda0_outside_the_launch_names_the_range(capsys) -> None:
+    assert main(["simulate", "--kda0", "300"]) == 2
+    assert "kda0 = 300: must be a CTA of the launch, 0..255" in capsys.readouterr().err
