@@ -45,3 +45,18 @@ def test_a_witness_at_a_negative_epoch_says_how_far_away_that_is(capsys) -> None
 def test_a_kda0_outside_the_launch_names_the_range(capsys) -> None:
     assert main(["simulate", "--kda0", "300"]) == 2
     assert "kda0 = 300: must be a CTA of the launch, 0..255" in capsys.readouterr().err
+
+
+def test_the_sweep_table_shows_each_cells_slots_and_why_a_cell_is_invalid() -> None:
+    from kda_sim.checks.sweep import DEADLOCK, FINISHES, INVALID, Cell, format_table
+
+    cells = [
+        Cell(1, 1, FINISHES, 24_600.0, slots=264),
+        Cell(1, 2, DEADLOCK, None, "CTA 0 waits", slots=132),
+        Cell(2, 1, INVALID, reason="S = 16: x rows take too much LDS"),
+        Cell(2, 2, INVALID, reason="S = 16: x rows take too much LDS"),
+    ]
+    out = format_table(cells, "h200")
+    slots = out[out.index("slots (") :].splitlines()
+    assert slots[1].split() == ["R=1", "264", "132"] and slots[2].split() == ["R=2", "-", "-"]
+    assert "  2x1, 2x2: S = 16: x rows take too much LDS" in out.splitlines()
