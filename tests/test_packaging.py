@@ -41,3 +41,14 @@ def test_the_readme_says_how_to_install_the_app_without_torch() -> None:
         "python -m pytest -n 2",
     ):
         assert cmd in readme, cmd
+
+
+def test_the_readmes_commands_name_files_a_fresh_clone_has() -> None:
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    for cmd in re.findall(r"`(kda-sim [^`]+)`", readme):
+        for word in shlex.split(cmd)[2:]:
+            if "/" in word and not word.startswith("-") and word.split("/")[0].islower():
+                assert (ROOT / word).exists(), f"{cmd}: {word} is not in the repository"
