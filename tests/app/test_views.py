@@ -491,3 +491,21 @@ def test_no_view_shows_internal_labels(one_trace: Path, make_app) -> None:
         )
         assert not re.search(r"\bissues? \d", shown), (view, shown)
         assert "not in this checkout" not in shown and "yet" not in shown.split(), view
+
+
+def test_clock_offsets_on_a_device_wide_clock_say_so_instead_of_an_empty_chart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    import shutil
+
+    d = tmp_path / "traces"
+    d.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json", d)
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = goto(make_app(), "Compare")
+    assert "One clock for the whole GPU" in texts(at.caption)
+    titles = [
+        json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")
+        for c in at.get("plotly_chart")
+    ]
+    assert not any("offset of each unit's clock" in t for t in titles)

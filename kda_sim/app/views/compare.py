@@ -153,7 +153,15 @@ def _offsets(fit: object) -> None:
         ):
             v = _num(d, k)
             col.metric(label, "—" if v is None else (f"{v:.0f} ns" if k.endswith("ns") else v))
-    if units is not None and offsets is not None and len(units):
+    mode = getattr(fit, "mode", None)
+    if mode == "global" or (offsets is not None and len(offsets) and not any(offsets)):
+        st.caption(
+            "One clock for the whole GPU (this trace's clock is device-wide): no unit's "
+            "clock is offset, so there is nothing to draw."
+            if mode == "global"
+            else "Every unit's clock agrees with the others: no offset to draw."
+        )
+    elif units is not None and offsets is not None and len(units):
         fig = go.Figure(
             go.Bar(
                 x=[str(u) for u in units],
