@@ -60,3 +60,11 @@ def test_the_sweep_table_shows_each_cells_slots_and_why_a_cell_is_invalid() -> N
     slots = out[out.index("slots (") :].splitlines()
     assert slots[1].split() == ["R=1", "264", "132"] and slots[2].split() == ["R=2", "-", "-"]
     assert "  2x1, 2x2: S = 16: x rows take too much LDS" in out.splitlines()
+
+
+def test_an_occupancy_past_what_the_build_allows_is_said(capsys) -> None:
+    assert main(["check", "--gpu", "h200", "--R", "7", "--L", "2", "--occupancy", "2"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "by --occupancy, more than this build's LDS allow (1 a SM)" in head
+    assert main(["check", "--gpu", "h200", "--R", "1", "--L", "1", "--occupancy", "2"]) == 0
+    assert "more than" not in capsys.readouterr().out.splitlines()[0]
