@@ -6,24 +6,25 @@ Exit codes everywhere: 0 fine, 1 a property fails, 2 invalid input.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
+from kda_sim.commands import (
+    calibrate,
+    check,
+    compare,
+    floor,
+    isa,
+    kernel,
+    simulate,
+    spread,
+    sweep,
+    variants,
+)
 from kda_sim.errors import KdaSimError
 
-COMMANDS = (
-    "simulate",
-    "check",
-    "sweep",
-    "kernel",
-    "compare",
-    "calibrate",
-    "isa",
-    "floor",
-    "spread",
-    "variants",
-)
+# in the order --help lists them
+COMMANDS = (simulate, check, sweep, kernel, compare, calibrate, isa, floor, spread, variants)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,13 +36,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="kda-sim", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in COMMANDS:
-        try:
-            mod = importlib.import_module(f"kda_sim.commands.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"kda_sim.commands.{name}":
-                raise
-            continue  # not built yet
+    for mod in COMMANDS:
         mod.add_parser(sub)
     return parser
 

@@ -183,3 +183,24 @@ def test_kernel_run_by_the_torch_backend_runs_the_reference(capsys) -> None:
     assert out["backend"] == "torch" and out["core_out_rms"] > 0
     assert main(["kernel", "run", "--backend", "torch", "--graph"]) == 2
     assert "one untraced step: not ['graph']" in capsys.readouterr().err
+
+
+def test_a_command_module_that_does_not_import_is_an_error_not_a_missing_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+    import sys
+
+    import kda_sim.cli
+    import kda_sim.commands
+
+    monkeypatch.delattr(kda_sim.commands, "floor")
+    monkeypatch.setitem(sys.modules, "kda_sim.commands.floor", None)  # import fails
+    try:
+        with pytest.raises(ImportError):
+            importlib.reload(kda_sim.cli)
+    finally:
+        monkeypatch.undo()
+        importlib.reload(kda_sim.cli)
+    sub = next(a for a in kda_sim.cli.build_parser()._actions if a.choices and "floor" in a.choices)
+    assert "floor" in sub.choices

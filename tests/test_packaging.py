@@ -24,3 +24,31 @@ def test_every_package_is_listed() -> None:
     assert conf["package-dir"] == {"kda_kernel": "kernel"}
     assert set(conf["packages"]) == _packages_in_tree()
     assert not any(p == "kernel" or p.startswith("kernel.") for p in conf["packages"])
+
+
+def test_the_readme_says_how_to_install_the_app_without_torch() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    heavy = ("torch", "triton")
+    assert not any(d.startswith(heavy) for d in extras["app"])
+    assert any(d.startswith("torch") for d in extras["kernel"])
+    readme = (ROOT / "README.md").read_text()
+    for cmd in (
+        'pip install -e ".[app]"',
+        'pip install torch==2.13.0 -e ".[app,kernel]"',
+        'pip install torch==2.13.0 -e ".[app,kernel,dev]" && streamlit run app.py',
+        "python -m pytest -n 2",
+    ):
+        assert cmd in readme, cmd
+
+
+def test_the_readmes_commands_name_files_a_fresh_clone_has() -> None:
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    for cmd in re.findall(r"`(kda-sim [^`]+)`", readme):
+        for word in shlex.split(cmd)[2:]:
+            if "/" in word and not word.startswith("-") and word.split("/")[0].islower():
+                assert (ROOT / word).exists(), f"{cmd}: {word} is not in the repository"

@@ -1,6 +1,6 @@
 """The visual debugger (``streamlit run app.py``): views over timelines, simulated and real.
 
-``data`` loads and caches runs, ``figures`` draws them (plotly), ``plugins`` finds the
-checks / importers / compare modules when they exist, ``views`` holds one module a page
+``data`` loads and caches runs, ``figures`` draws them (plotly), ``outcome`` turns the
+checks', importers' and comparisons' failures into messages, ``views`` holds one module a page
 section and ``main`` lays the page out.
 """

@@ -26,10 +26,10 @@ from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
-from kda_sim.timeline.chrome import from_chrome, read_chrome
+from kda_sim.timeline.chrome import read_chrome
 from kda_sim.timeline.model import Timeline
 
-from . import plugins
+from .outcome import guarded
 
 TRACES_ENV = "KDA_SIM_TRACES"  # lets tests and users point the app at another folder
 DEFAULT_GPU = "h200"  # the bundled real traces are H200 runs; its simulation is also quick
@@ -232,10 +232,13 @@ def with_producers(tl: Timeline) -> Timeline:
     # comparison's imports (scipy.optimize) off the first render of complete traces
     if any(c.puts for c in tl.ctas) or not any(c.polls for c in tl.ctas):
         return tl
-    mv = plugins.call("model_view", tl)
+    from kda_sim.compare.diff import annotate_producers
+    from kda_sim.compare.model import model_view
+
+    mv = guarded(model_view, tl)
     if not mv.ok:
         return tl
-    out = plugins.call("annotate", tl, mv.value)
+    out = guarded(annotate_producers, tl, mv.value)
     return out.value if out.ok and isinstance(out.value, Timeline) else tl
 
 
@@ -295,13 +298,7 @@ def _parse_upload(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
         _sane(tl, name)
         return tl
     if suffix in IMPORTER_SUFFIXES:
-        if not plugins.available("importers"):
-            raise TraceFormatError(
-                f"reading {suffix} files needs the importers of issue 5 "
-                f"(kda_sim.importers), not in this checkout yet; our .json timelines load now",
-                where=name,
-            )
-        return _import_via_plugin(name, data, shape)
+        return _import(name, data, shape)
     raise TraceFormatError(
         f"unknown file type {suffix or '(none)'}: expected a kda-sim .json timeline, "
         f"a FlyDSL ktrace .pftrace.gz, or a stamp tensor .pt / .npy",
@@ -310,21 +307,21 @@ def _parse_upload(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
 
 
 def _json_parser():
-    """The importers' reader checks a measured trace more strictly; from_chrome until then."""
-    try:
-        from kda_sim.importers.chrome import parse_kernel_trace
-    except Exception:  # absent or half-written: the format's own reader does
-        return from_chrome
+    """The importers' reader: it checks a measured trace more strictly than from_chrome."""
+    from kda_sim.importers.chrome import parse_kernel_trace
+
     return parse_kernel_trace
 
 
-def _import_via_plugin(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
+def _import(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
+    from kda_sim.importers import load_trace
+
     tmp = Path(tempfile.mkdtemp(prefix="kda-sim-upload-"))
     try:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name) or "upload"
         path = tmp / safe  # a new folder of our own: nothing of the user's is there
         path.write_bytes(data)
-        out = plugins.call("import", path, **shape)
+        out = guarded(load_trace, path, **shape)
         if not out.ok:
             raise TraceFormatError(out.message, where=name)
         tl = out.value

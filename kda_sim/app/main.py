@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from kda_sim.app import data, plugins
+from kda_sim.app import data
 from kda_sim.app.views import compare, export, handoffs, safety, timeline, upload, whatif
 from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
@@ -63,10 +63,6 @@ def _sidebar(root: Path) -> tuple[str, str, tuple[str, object]]:
         st.session_state[upload.RUN_CHOICE] = names[0]
     name = sb.selectbox("Run", names, key=upload.RUN_CHOICE)
     view = sb.radio("View", list(VIEWS), key="view")
-    with sb.expander("Modules from other issues", expanded=False):
-        for feat, (mod, what, issue) in plugins.FEATURES.items():
-            state = "present" if plugins.available(feat) else "not in this checkout yet"
-            st.markdown(f"`{mod}` (issue {issue}): {state}. Brings {what}.")
     return name, view, choices[name]
 
 
@@ -103,9 +99,13 @@ def _banner(run: data.Run, root: Path) -> None:
     if run.kind == "simulated":
         where = data.traces_dir(root)
         shown = where.relative_to(root) if where.is_relative_to(root) else where
+        n = len(data.bundled_traces(root))
         st.caption(
-            f"A simulated run: no real trace is bundled yet in {shown}/ "
-            f"(the page opens on the first one when there is). Bring one in 'Bring a trace'."
+            f"A simulated run. The bundled real traces ({n} in {shown}/) are under *Run* "
+            f"in the sidebar; bring your own in 'Bring a trace'."
+            if n
+            else f"A simulated run: {shown}/ holds no real trace (the page opens on the "
+            f"first one when it does). Bring one in 'Bring a trace'."
         )
     elif run.note:
         st.caption(run.note)

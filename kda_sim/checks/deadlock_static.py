@@ -25,6 +25,7 @@ from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
 from kda_sim.kernels.k1.resources import lds_bytes
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Residency, residency
+from kda_sim.text import ordinal
 
 IN_ORDER = "in-order block dispatch"
 ANY_ORDER = "any dispatch order"
@@ -173,7 +174,7 @@ def explain(g: WaitGraph, fp: Fixpoint, slots: Slots, start: int) -> tuple[str, 
             )
             end = (
                 f"CTA {d} is not resident: {held} are held by CTAs that wait "
-                f"({_ids(holders)}); it is {pos}. in the dispatch queue"
+                f"({_ids(holders)}); it is {ordinal(pos)} in the dispatch queue"
             )
             break
         if d in seen:
@@ -247,7 +248,12 @@ def check_static(
         slots=slots.total,
         assumption=assumption,
     )
-    msg = f"deadlock under {assumption}: {len(stuck)} CTAs never finish. {chain}"
+    waiting = sum(1 for c in stuck if fp.resident[c])
+    msg = (
+        f"deadlock under {assumption}: {len(stuck)} CTAs never finish ({waiting} resident "
+        f"and waiting, {len(stuck) - waiting} never dispatched: no slot frees for them). "
+        f"{chain}"
+    )
     f = Finding(Category.DEADLOCK, Severity.FAIL, msg, "", details)
     return StaticVerdict(False, assumption, [f], stuck, order)
 

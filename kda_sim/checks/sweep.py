@@ -119,6 +119,20 @@ def format_table(cells: list[Cell], gpu: str) -> str:
         f"{n[FINISHES]} finish, {n[DEADLOCK]} deadlock, {n[INVALID]} invalid"
         + ("" if all(c.agree for c in cells) else "; ! = static and engine disagree")
     )
+    lines += ["", "slots (CTAs resident at once; fewer than the launch's CTAs can deadlock):"]
+    for r in rs:
+        row = f"{f'R={r}':>{len(gpu) + 8}}"
+        for lng in ls:
+            c = at[(r, lng)]
+            row += f"{'-' if c.slots is None else c.slots:>12}"
+        lines.append(row)
+    why: dict[str, list[str]] = {}
+    for c in cells:
+        if c.verdict == INVALID:
+            why.setdefault(c.reason, []).append(f"{c.R}x{c.L}")
+    if why:
+        lines += ["", "invalid:"]
+        lines += [f"  {', '.join(shapes)}: {reason}" for reason, shapes in why.items()]
     return "\n".join(lines)
 
 

@@ -33,7 +33,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--cost-passes", type=int_type(0), default=3, help="cost corrections (default 3)"
     )
-    p.add_argument("--max-makespan-err", type=float_type(0), default=0.10)
+    p.add_argument(
+        "--max-makespan-err",
+        type=float_type(0),
+        default=0.10,
+        help="largest makespan error the fit may leave on a trace, a fraction (default 0.10)",
+    )
     p.add_argument(
         "--max-start-err", type=float_type(0), default=0.10, help="median, of the makespan"
     )
@@ -70,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="print no progress on stderr")
     add_shape_flags(p)
     p.set_defaults(run=run)
 

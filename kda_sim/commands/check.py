@@ -61,17 +61,51 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     t = p.add_argument_group("tags (--tags)")
     t.add_argument("--tags", action="store_true", help="check tag uniqueness across steps")
-    t.add_argument("--policy", choices=[x.value for x in Policy], default=Policy.NEVER_ZEROED.value)
+    t.add_argument(
+        "--policy",
+        choices=[x.value for x in Policy],
+        default=Policy.NEVER_ZEROED.value,
+        help="whether the mailboxes are zeroed before each step (default never-zeroed)",
+    )
     t.add_argument("--shapes", default=None, help="step shapes R x L, e.g. 8x1,1x1")
     slots = t.add_mutually_exclusive_group()
     slots.add_argument("--slots", type=int, default=None, help="launches a step (one nb: --nb)")
     slots.add_argument("--nb-per-slot", default=None, help="nb of each slot, e.g. 1,1,2,8")
-    t.add_argument("--tag-slots", type=int, default=TAG_SLOTS)
-    t.add_argument("--epoch-bits", type=int, default=EPOCH_BITS)
+    t.add_argument(
+        "--tag-slots",
+        type=int,
+        default=TAG_SLOTS,
+        help=f"launch slots a step in the tag: epoch * slots + slot + 1 (default {TAG_SLOTS})",
+    )
+    t.add_argument(
+        "--epoch-bits",
+        type=int,
+        default=EPOCH_BITS,
+        help=f"bits of the step counter the tag keeps (epoch %% 2^bits, default {EPOCH_BITS})",
+    )
     t.add_argument("--tag-bits", type=int, default=STEP_TAG_INT_BITS, help="int width (32)")
-    t.add_argument("--scheme", choices=SCHEMES, default="step_tag")
-    t.add_argument("--fault", choices=FAULTS, action="append", default=[])
-    t.add_argument("--layout", choices=[x.value for x in Layout], default=Layout.FIXED.value)
+    t.add_argument(
+        "--scheme",
+        choices=SCHEMES,
+        default="step_tag",
+        help="how a launch's tag is made: step_tag (epoch and slot), layer+1 (slot only), "
+        "counter64 (a 64-bit step counter, no wrap); default step_tag",
+    )
+    t.add_argument(
+        "--fault",
+        choices=FAULTS,
+        action="append",
+        default=[],
+        help="a bug to inject, repeatable: frozen-epoch (the epoch never advances), "
+        "drop-slot (tags without the slot term)",
+    )
+    t.add_argument(
+        "--layout",
+        choices=[x.value for x in Layout],
+        default=Layout.FIXED.value,
+        help="scratch layout: fixed (each region at the same address for every shape) or "
+        "packed (regions packed to each launch's extents); default fixed",
+    )
     t.add_argument("--epoch0", type=int, default=0, help="the epoch counter's first value")
     p.set_defaults(run=run)
 

@@ -16,15 +16,16 @@ from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side
+from kda_sim.timeline.critical import PathStep
+from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
 
 
 def add_shape_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("shape of a stamp tensor / ktrace file (they do not record it)")
-    g.add_argument("--R", type=int, default=None)
-    g.add_argument("--L", type=int, default=None)
-    g.add_argument("--nb", type=int, default=8)
-    g.add_argument("--kda0", type=int, default=0)
+    g.add_argument("--R", type=int, default=None, help="requests of the traced launch")
+    g.add_argument("--L", type=int, default=None, help="tokens a request of the traced launch")
+    g.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
+    g.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
     add_variant_flags(g)
     g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
     p.add_argument(
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ns(v: float | None) -> str:
-    return "-" if v is None else f"{v:.0f}n"
+    return fmt_ns(v)
 
 
 def _pct(v: float | None) -> str:
@@ -127,7 +128,8 @@ def _print(report: dict, conf, cmp) -> None:
         f"{clk.offsets.min():.0f} .. {clk.offsets.max():.0f} ns"
     )
     verdict = "conforms" if conf.conforms else "DOES NOT CONFORM"
-    print(f"conformance: {verdict}  {conf.counts}  (skew tolerance {conf.tolerance_ns:.0f} ns)")
+    counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in conf.counts.items())
+    print(f"conformance: {verdict}  (findings: {counts}; skew tolerance {_ns(conf.tolerance_ns)})")
     for f in conf.findings[:10]:
         print(f"  [{f.kind}] CTA {f.cta}: {f.what}: {f.detail}")
     if c["real_makespan_ns"] is not None and c["sim_makespan_ns"] is not None:
@@ -144,19 +146,15 @@ def _print(report: dict, conf, cmp) -> None:
     print(f"{'stage':8} {'n':>4} {'start err':>10} {'dur real':>9} {'dur sim':>9}")
     for name, st in c["by_stage"].items():
         print(
-            f"{name:8} {st['n']:4d} {st['start_err_median_ns']:9.0f}n "
-            f"{st['dur_real_median_ns']:8.0f}n {st['dur_sim_median_ns']:8.0f}n"
+            f"{name:8} {st['n']:4d} {fmt_ns(st['start_err_median_ns'], signed=True):>10} "
+            f"{_ns(st['dur_real_median_ns']):>9} {_ns(st['dur_sim_median_ns']):>9}"
         )
     if report.get("by_task_slot"):
         print("kda stages by task slot (a CTA's second task runs code it has not run yet):")
         print(f"{'stage':8} {'slot':>4} {'dur real':>9} {'dur sim':>9}")
         for r in report["by_task_slot"]:
             real_d, sim_d = r.get("dur_real_median_ns"), r.get("dur_sim_median_ns")
-            print(
-                f"{r['stage']:8} {r['slot'] + 1:4d} "
-                f"{'-' if real_d is None else f'{real_d:.0f}n':>9} "
-                f"{'-' if sim_d is None else f'{sim_d:.0f}n':>9}"
-            )
+            print(f"{r['stage']:8} {r['slot'] + 1:4d} {_ns(real_d):>9} {_ns(sim_d):>9}")
     if report.get("by_unit_partner"):
         print("role stages by what shares the CTA's unit (SM / CU):")
         print(
@@ -169,14 +167,48 @@ def _print(report: dict, conf, cmp) -> None:
                 f"{_ns(r.get('dur_real_median_ns')):>9} {_ns(r.get('dur_real_max_ns')):>9} "
                 f"{r.get('sim_count', 0):6d} {_ns(r.get('dur_sim_median_ns')):>9}"
             )
-    part = c["critical_path"]["part"]
-    rp, sp = c["critical_path"]["real"], c["critical_path"]["sim"]
-    if rp and sp:
-        print(
-            f"critical path: real {rp['length_ns'] / 1e3:.2f} us over CTAs {rp['ctas'][:8]}, "
-            f"sim {sp['length_ns'] / 1e3:.2f} us over {sp['ctas'][:8]}"
-        )
-    if part:
-        print(f"  they share {part['common_steps']} steps from the end, then part:")
-        print(f"    real: {part['real']}")
-        print(f"    sim:  {part['sim']}")
+    _print_paths(c["critical_path"], cmp)
+
+
+def _step_text(step: PathStep | None) -> str:
+    """One step of a critical path in words."""
+    if step is None:
+        return "(the path begins)"
+    if step.kind == "handoff":
+        what = f"CTA {step.cta} waits on CTA {step.src}"
+        what += f" ({step.label})" if step.label else ""
+    elif step.kind == "slot":
+        what = f"CTA {step.cta} waits for CTA {step.src}'s slot"
+    else:
+        what = f"CTA {step.cta} runs" + (f" {step.label}" if step.label else "")
+    return f"{what}, {fmt_ns(step.start)} .. {fmt_ns(step.end)} ({fmt_ns(step.dur)})"
+
+
+def _print_paths(cp: dict, cmp, last: int = 8) -> None:
+    """The two critical paths as tables: their length, the time on each by stage, and
+    their last steps side by side from the end, marking where they part."""
+    rp, sp = cp["real"], cp["sim"]
+    if not (rp and sp):
+        return
+    print("critical path:")
+    print(f"  {'':18} {'real':>10} {'sim':>10}")
+    print(f"  {'length':18} {_ns(rp['length_ns']):>10} {_ns(sp['length_ns']):>10}")
+    print(f"  {'hand-offs':18} {rp['handoffs']:>10} {sp['handoffs']:>10}")
+    for name in dict.fromkeys([*rp["by_stage"], *sp["by_stage"]]):
+        r, s = rp["by_stage"].get(name), sp["by_stage"].get(name)
+        print(f"  {name:18} {_ns(r):>10} {_ns(s):>10}")
+    print(f"  CTAs, real: {' '.join(map(str, rp['ctas'][:16]))}")
+    print(f"  CTAs, sim:  {' '.join(map(str, sp['ctas'][:16]))}")
+    rs = list(cmp.real_path.steps)[::-1] if cmp.real_path else []
+    ss = list(cmp.sim_path.steps)[::-1] if cmp.sim_path else []
+    part = cp["part"]
+    common = part["common_steps"] if part else 0
+    n = min(max(len(rs), len(ss)), last)
+    print(f"  the last steps, from the end (the paths share {common}):")
+    w = max([len(_step_text(x)) for x in rs[:n]] + [len("real")])
+    print(f"  {'#':>3}  {'real':{w}}  sim")
+    for i in range(n):
+        r = _step_text(rs[i] if i < len(rs) else None)
+        s = _step_text(ss[i] if i < len(ss) else None)
+        mark = " <- they part" if i == common else ""
+        print(f"  {i + 1:>3}  {r:{w}}  {s}{mark}")

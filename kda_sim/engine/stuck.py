@@ -8,6 +8,7 @@ from kda_sim.engine.dispatch import Units
 from kda_sim.engine.world import World
 from kda_sim.machine.residency import Residency
 from kda_sim.protocol.ops import Poll
+from kda_sim.text import ordinal
 from kda_sim.timeline.model import StuckWait
 
 
@@ -49,7 +50,7 @@ def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]
                     None,
                     f"never became resident: {res.slots} slots ({res.per_unit} a "
                     f"{world.prof.unit_name}, limited by {res.limited_by}) all held; "
-                    f"{pos + 1}. in the dispatch queue",
+                    f"{ordinal(pos + 1)} in the dispatch queue",
                 )
             )
             continue

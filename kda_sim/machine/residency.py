@@ -36,7 +36,12 @@ def residency(cfg: Any, prof: GpuProfile, occupancy: int | None = None) -> Resid
     if occupancy is not None:
         if occupancy < 1:
             raise InvalidInput(f"--occupancy {occupancy}: at least 1", what="occupancy")
-        return Residency(occupancy, occupancy * prof.units, "--occupancy", True)
+        by = "--occupancy"
+        own = residency(cfg, prof)
+        if occupancy > own.per_unit:  # a build that takes fewer resources, said so
+            allow = f"{own.per_unit} a {prof.unit_name}"
+            by += f", more than this build's {own.limited_by} allow ({allow})"
+        return Residency(occupancy, occupancy * prof.units, by, True)
     from kda_sim.kernels.registry import spec_for
 
     k = spec_for(cfg).resources(cfg, prof)

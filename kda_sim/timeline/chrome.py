@@ -126,24 +126,32 @@ def _cta_events(c: CtaTrack, tid: int, pid: int) -> list[dict[str, Any]]:
     return ev
 
 
+ATTRIBUTED = "handoff (put time from the model)"
+
+
 def _flows(tl: Timeline, pids: dict[str, int]) -> list[dict[str, Any]]:
+    """A flow from each put to the poll it satisfied: from the recorded put, or, where the
+    trace records no puts, from the time the model attributes to it (named so)."""
     out: list[dict[str, Any]] = []
     n = 0
     for c in tl.ctas:
         for p in c.polls:
-            if p.producer is None or p.put_ref is None or p.satisfied is None:
+            if p.producer is None or p.satisfied is None:
                 continue
             src = tl.ctas[p.producer]
-            if p.put_ref >= len(src.puts):
+            if p.put_ref is not None and p.put_ref < len(src.puts):
+                name, at = "handoff", src.puts[p.put_ref].time
+            elif p.put_ref is None and p.put_time is not None and not src.puts:
+                name, at = ATTRIBUTED, p.put_time
+            else:
                 continue
-            put = src.puts[p.put_ref]
             n += 1
-            common = {"name": "handoff", "cat": "handoff", "id": n}
+            common = {"name": name, "cat": "handoff", "id": n}
             out.append(
                 {
                     **common,
                     "ph": "s",
-                    "ts": _us(put.time),
+                    "ts": _us(at),
                     "pid": pids[src.role],
                     "tid": 2 * src.cta,
                 }
@@ -204,12 +212,15 @@ def _names(tl: Timeline, pids: dict[str, int]) -> list[dict[str, Any]]:
     return ev
 
 
-def to_chrome(tl: Timeline) -> dict[str, Any]:
+def to_chrome(tl: Timeline, flows_from: Timeline | None = None) -> dict[str, Any]:
+    """``tl`` as Chrome trace JSON; the hand-off arrows from ``flows_from`` if given (the
+    same run with the producers of its polls attributed, e.g. by the model), so that what
+    the trace recorded stays as it was."""
     pids = role_pids(tl)
     events = _names(tl, pids)
     for c in tl.ctas:
         events += _cta_events(c, 2 * c.cta, pids[c.role])
-    events += _flows(tl, pids)
+    events += _flows(flows_from if flows_from is not None else tl, pids)
     for s in tl.stuck:
         c = tl.ctas[s.cta]
         t = s.time if s.time is not None else (c.start or 0.0)

@@ -11,6 +11,22 @@ from kda_sim.timeline.colors import STAGES, display
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
+def fmt_ns(ns: float | None, signed: bool = False) -> str:
+    """A duration in the unit a person reads: ``850 ns``, ``2.30 us``, ``1.25 ms``
+    (``-`` for none; ``signed`` writes ``+`` before a positive one)."""
+    if ns is None or ns != ns:
+        return "-"
+    sign = "+" if signed and ns > 0 else ""
+    a = abs(ns)
+    if a < 999.5:
+        return f"{sign}{ns:.0f} ns"
+    if a < 999_995:
+        return f"{sign}{ns / 1e3:.2f} us"
+    if a < 999_995_000:
+        return f"{sign}{ns / 1e6:.2f} ms"
+    return f"{sign}{ns / 1e9:.2f} s"
+
+
 @dataclass(frozen=True)
 class StageStats:
     stage: str

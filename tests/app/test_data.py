@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from apphelp import measured_like
 
-from kda_sim.app import data, figures, plugins
+from kda_sim.app import data, figures
+from kda_sim.app.outcome import guarded, plain
 from kda_sim.app.views.export import perfetto_bytes, png_bytes
 from kda_sim.errors import TraceFormatError
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -75,7 +76,6 @@ def test_a_trace_of_the_nw_first_variant_is_simulated_as_one() -> None:
     )
 
 
-@pytest.mark.skipif(not plugins.available("importers"), reason="needs kda_sim.importers")
 def test_an_uploads_shape_carries_the_variants() -> None:
     from apphelp import stamps_of
 
@@ -142,30 +142,15 @@ def test_exports() -> None:
     assert any(e.get("ph") == "s" for e in json.loads(perfetto_bytes(tl))["traceEvents"])
 
 
-def test_plugins_report_missing_modules() -> None:
-    assert not plugins.has_module("kda_sim.no_such_module")
-    assert not plugins.has_module("no_such_package.sub")
-    assert "issue 3" in plugins.missing_note("checks")
-    plugins.WANTED["_test"] = (("kda_sim.no_such_module",), ("f",))
-    try:
-        out = plugins.call("_test")
-        assert not out.ok and out.message == "not available yet"
-    finally:
-        del plugins.WANTED["_test"]
-
-
-def test_plugin_failure_becomes_a_message() -> None:
-    plugins.WANTED["_test"] = (("kda_sim.kernels.k1.config",), ("LaunchConfig",))
-    try:
-        out = plugins.call("_test", "not an int", 1)
-        assert out.ok  # the dataclass does not check types on construction
-        out = plugins.call("_test")  # missing arguments
-        assert not out.ok and "TypeError" in out.message
-    finally:
-        del plugins.WANTED["_test"]
+def test_a_failure_becomes_a_message_naming_the_function() -> None:
+    out = guarded(LaunchConfig, "not an int", 1)
+    assert out.ok  # the dataclass does not check types on construction
+    out = guarded(LaunchConfig)  # missing arguments
+    assert not out.ok and "TypeError" in out.message
+    assert out.message.startswith("kda_sim.kernels.k1.config.LaunchConfig failed")
 
 
 def test_plain_turns_results_into_data() -> None:
     tl = measured_like()
-    p = plugins.plain({"poll": tl.ctas[0].polls[0], "arr": np.arange(3)})
+    p = plain({"poll": tl.ctas[0].polls[0], "arr": np.arange(3)})
     assert p["poll"]["label"] == "PART" and p["arr"] == [0, 1, 2]

@@ -8,14 +8,13 @@ from pathlib import Path
 import pytest
 from apphelp import figure_of, goto, texts
 
-from kda_sim.app import plugins
 from kda_sim.app.views import safety
 
 
 def test_opens_on_a_simulation_and_says_so(empty_traces: Path, make_app) -> None:
     at = make_app()
     assert "simulated h200 R=2 L=2" in texts(at.markdown)
-    assert "no real trace is bundled yet" in texts(at.caption)
+    assert "holds no real trace" in texts(at.caption)
     labels = {m.label: m.value for m in at.metric}
     assert labels["CTAs finished"] == "256 / 256"
     assert labels["Simulated makespan"].endswith(" us")
@@ -102,16 +101,13 @@ def test_compare_with_a_real_trace(one_trace: Path, make_app) -> None:
     heads = texts(at.subheader)
     for h in ("Per-stage error", "Poll wait, CTA x stage", "Clock offsets", "Conformance findings"):
         assert h in heads
-    if plugins.lookup("compare").func is not None:
-        # kda_sim.compare (issue 5): its per-stage errors, clock fit and conformance
-        metrics = {m.label: m.value for m in at.metric}
-        assert metrics["Makespan error (sim - real)"].endswith("%")
-        table = at.dataframe[0].value
-        assert "duration error median (us)" in table.columns and "k.conv" in set(table["stage"])
-        assert "conforms to the model" in texts(at.success)
-        assert any(
-            json.loads(c.proto.spec)["data"][0]["type"] == "bar" for c in at.get("plotly_chart")
-        )
+    # kda_sim.compare: its per-stage errors, clock fit and conformance
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Makespan error (sim - real)"].endswith("%")
+    table = at.dataframe[0].value
+    assert "duration error median (us)" in table.columns and "k.conv" in set(table["stage"])
+    assert "conforms to the model" in texts(at.success)
+    assert any(json.loads(c.proto.spec)["data"][0]["type"] == "bar" for c in at.get("plotly_chart"))
     # the stage means of both runs are there either way
     assert any("sim error %" in d.value.columns for d in at.dataframe)
     heat = next(
@@ -125,14 +121,25 @@ def test_compare_with_a_real_trace(one_trace: Path, make_app) -> None:
     assert any("real - simulated" in t for t in titles)
 
 
-def test_compare_says_what_is_missing_without_issue_5(
+def _broken_compare(*args: object) -> None:
+    raise ValueError("no stage matched")
+
+
+def _broken_conformance(*args: object) -> None:
+    raise ValueError("no clock")
+
+
+def test_compare_says_what_failed(
     one_trace: Path, make_app, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for want in ("compare", "offsets", "conformance"):
-        monkeypatch.setitem(plugins.WANTED, want, (("kda_sim.not_here",), ("f",)))
-    monkeypatch.setitem(plugins.FEATURES, "compare", ("kda_sim.not_here", "comparisons", 5))
+    from kda_sim.app.views import compare
+
+    monkeypatch.setattr(compare, "compare", _broken_compare)
+    monkeypatch.setattr(compare, "conformance", _broken_conformance)
     at = goto(make_app(), "Compare")
-    assert texts(at.info).count("Not available yet") == 3
+    warned = texts(at.warning)
+    assert "_broken_compare failed: ValueError: no stage matched" in warned
+    assert "_broken_conformance failed: ValueError: no clock" in warned
     assert "sim error %" in at.dataframe[0].value.columns
 
 
@@ -160,20 +167,10 @@ def test_whatif_deadlock_shows_the_wait_for_chain(empty_traces: Path, make_app) 
         assert name in names
     chain = next(d for d in fig["data"] if d["name"] == "wait-for chain")
     assert "waits for CTA" in chain["hovertext"][0]
-    if plugins.lookup("check").func is not None:
-        at.button(key="wi_check_go").click().run()
-        assert not at.exception
-        assert "deadlock" in texts(at.error).lower()
-        assert "CTA 0 waits in k.conv" in texts(at.error)
-
-
-def test_whatif_without_the_checks_module(
-    empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(plugins.WANTED, "check", (("kda_sim.not_here",), ("f",)))
-    at = goto(make_app(), "What-if")
-    assert "Not available yet" in texts(at.info)
-    assert "Finishes in" in texts(at.success)
+    at.button(key="wi_check_go").click().run()
+    assert not at.exception
+    assert "deadlock" in texts(at.error).lower()
+    assert "CTA 0 waits in k.conv" in texts(at.error)
 
 
 def test_whatif_invalid_and_latency(empty_traces: Path, make_app) -> None:
@@ -306,7 +303,6 @@ def test_take_it_away(empty_traces: Path, make_app) -> None:
 FIXTURES = Path(__file__).resolve().parents[1] / "importers" / "fixtures"
 
 
-@pytest.mark.skipif(not plugins.available("importers"), reason="needs kda_sim.importers")
 def test_upload_a_stamp_tensor_with_its_shape(empty_traces: Path, make_app) -> None:
     from apphelp import measured_like, stamps_of
 
@@ -326,9 +322,8 @@ def test_upload_a_stamp_tensor_with_its_shape(empty_traces: Path, make_app) -> N
 
 
 @pytest.mark.skipif(
-    not plugins.available("importers")
-    or not (FIXTURES / "kda_pre_R1_L1_ktrace.pftrace.gz").exists(),
-    reason="needs kda_sim.importers and its ktrace fixture",
+    not (FIXTURES / "kda_pre_R1_L1_ktrace.pftrace.gz").exists(),
+    reason="needs the ktrace fixture",
 )
 def test_upload_a_flydsl_ktrace(empty_traces: Path, make_app) -> None:
     blob = (FIXTURES / "kda_pre_R1_L1_ktrace.pftrace.gz").read_bytes()
@@ -401,9 +396,6 @@ def test_a_stuck_real_trace_shows_its_chain_on_the_timeline(
     assert {m.label: m.value for m in at.metric}["Real makespan"] == "—"
 
 
-@pytest.mark.skipif(
-    plugins.lookup("annotate").func is None, reason="needs kda_sim.compare (issue 5)"
-)
 def test_a_trace_without_puts_gets_inferred_producers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
 ) -> None:
@@ -471,3 +463,49 @@ def test_role_stages_show_by_what_shares_the_sm(one_trace: Path, make_app) -> No
     assert {"attn", "gemv"} <= set(gemv0.index)
     assert gemv0.loc["gemv", "real count"] > 0 and gemv0.loc["gemv", "sim count"] > 0
     assert (gemv0["real max us"] >= gemv0["real median us"]).all()
+
+
+def test_the_default_simulation_beside_bundled_traces_points_to_them(
+    one_trace: Path, make_app
+) -> None:
+    at = make_app()
+    sim = next(o for o in at.sidebar.selectbox(key="run_choice").options if "simulated" in o)
+    at.sidebar.selectbox(key="run_choice").set_value(sim).run()
+    captions = texts(at.caption)
+    assert "no real trace" not in captions
+    assert "bundled real traces (1 in" in captions
+
+
+def test_no_view_shows_internal_labels(one_trace: Path, make_app) -> None:
+    import re
+
+    from kda_sim.app.main import VIEWS
+
+    at = make_app()
+    assert "Modules from other issues" not in [e.label for e in at.sidebar.expander]
+    for view in VIEWS:
+        goto(at, view)
+        shown = "\n".join(
+            texts(getattr(at, kind))
+            for kind in ("markdown", "caption", "info", "warning", "error", "success")
+        )
+        assert not re.search(r"\bissues? \d", shown), (view, shown)
+        assert "not in this checkout" not in shown and "yet" not in shown.split(), view
+
+
+def test_clock_offsets_on_a_device_wide_clock_say_so_instead_of_an_empty_chart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    import shutil
+
+    d = tmp_path / "traces"
+    d.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json", d)
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = goto(make_app(), "Compare")
+    assert "One clock for the whole GPU" in texts(at.caption)
+    titles = [
+        json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "")
+        for c in at.get("plotly_chart")
+    ]
+    assert not any("offset of each unit's clock" in t for t in titles)

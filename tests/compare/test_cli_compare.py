@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,15 @@ def test_calibrate_unit_share_of_no_such_stage_exits_2(files, tmp_path: Path, ca
     assert main(args) == 2
     assert "no such stage cost" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_compare_prints_human_units_and_the_critical_path_as_a_table(capsys) -> None:
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    assert main(["compare", str(traces / "k1_h200_R1_L1.json")]) == 0
+    out = capsys.readouterr().out
+    assert not re.search(r"\d+n\b", out), "a duration in raw ns ('2304n')"
+    assert re.search(r"\d+\.\d\d us\b", out) and re.search(r"\b\d+ ns\b", out)
+    assert "{'" not in out and "'kind'" not in out  # no Python dicts
+    table = out[out.index("critical path:") :].splitlines()
+    assert re.match(r"\s+length\s+\d+\.\d\d us\s+\d+\.\d\d us$", table[2])
+    assert any(re.search(r"^\s+1\s+CTA \d+ runs, ", line) for line in table)

@@ -169,3 +169,25 @@ def test_tracks_come_from_the_roles_present() -> None:
     assert {e["pid"] for e in events if e.get("tid") == 4} == {1}
     back = from_chrome(json.loads(json.dumps(data)))
     assert back.ctas == tl.ctas and back.meta.kernel == "not-registered"
+
+
+def test_a_real_trace_without_puts_exports_arrows_from_the_attributed_puts() -> None:
+    import json
+    from pathlib import Path
+
+    from kda_sim.compare.diff import annotate_producers
+    from kda_sim.compare.model import model_view
+    from kda_sim.importers import load_trace
+    from kda_sim.timeline.chrome import ATTRIBUTED, from_chrome, to_chrome
+
+    path = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+    real = load_trace(path)
+    assert not any(c.puts for c in real.ctas)  # the Triton K1 records polls, not puts
+    linked = annotate_producers(real, model_view(real))
+    out = to_chrome(real, flows_from=linked)
+    starts = [e for e in out["traceEvents"] if e.get("ph") == "s"]
+    assert len(starts) > 100 and {e["name"] for e in starts} == {ATTRIBUTED}
+    assert sum(e.get("ph") == "f" for e in out["traceEvents"]) == len(starts)
+    # what the trace recorded stays as it was: no producer is written into its polls
+    back = from_chrome(json.loads(json.dumps(out)))
+    assert all(p.producer is None for c in back.ctas for p in c.polls)

@@ -79,3 +79,15 @@ def test_partners_side_by_side_drops_stages_with_one_kind_of_partner() -> None:
     assert all("sim_count" not in r for r in rows)
     alone = dataclasses.replace(tl, ctas=[dataclasses.replace(c, unit=c.cta) for c in tl.ctas])
     assert partners_side_by_side({"real": alone}) == []
+
+
+def test_fmt_ns_writes_the_unit_a_person_reads() -> None:
+    from kda_sim.timeline.summary import fmt_ns
+
+    assert fmt_ns(850) == "850 ns"
+    assert fmt_ns(2304) == "2.30 us"
+    assert fmt_ns(-663, signed=True) == "-663 ns"
+    assert fmt_ns(388, signed=True) == "+388 ns"
+    assert fmt_ns(1_250_000) == "1.25 ms"
+    assert fmt_ns(999.7) == "1.00 us"
+    assert fmt_ns(None) == "-"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,9 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from kda_sim.app import plugins
 from kda_sim.app.data import Run
 from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
+from kda_sim.app.outcome import Outcome, guarded
 from kda_sim.timeline.colors import ROLES, STAGES
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
@@ -176,13 +177,14 @@ def us(ns: float | None) -> str:
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _cached_call(want: str, key: str, _args: tuple) -> plugins.Outcome:
-    return plugins.call(want, *_args)
+def _cached_call(_func: Callable[..., object], name: str, key: str, _args: tuple) -> Outcome:
+    return guarded(_func, *_args)
 
 
-def cached_call(want: str, key: str, *args: object) -> plugins.Outcome:
-    """A plugin call once per (function, run): the comparisons take seconds."""
-    return _cached_call(want, key, args)
+def cached_call(func: Callable[..., object], key: str, *args: object) -> Outcome:
+    """``func(*args)`` once per (function, run), a failure as a message: the comparisons
+    take seconds."""
+    return _cached_call(func, f"{func.__module__}.{func.__qualname__}", key, args)
 
 
 def longest_chain(tl: Timeline) -> list[StuckWait]:

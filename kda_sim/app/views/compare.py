@@ -1,8 +1,7 @@
 """Compare a real run with its simulation: error table, poll-wait heatmap, clocks, findings.
 
-The error table, clock offsets and conformance findings come from ``kda_sim.compare``
-(issue 5) when it is there; until then the page shows each run's stage means and says
-what is missing. The heatmap is computed here from the timelines.
+The error table, clock offsets and conformance findings come from ``kda_sim.compare``;
+the heatmap is computed here from the timelines.
 """
 
 from __future__ import annotations
@@ -13,9 +12,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from kda_sim.app import plugins
 from kda_sim.app.figures import Filter, heatmap_figure, poll_wait_matrix, rows_of
+from kda_sim.app.outcome import plain
 from kda_sim.app.views.common import Ctx, cached_call, show_chart, stage_table
+from kda_sim.compare.clocks import clock_offsets
+from kda_sim.compare.conformance import conformance
+from kda_sim.compare.diff import compare
 from kda_sim.timeline.colors import STAGES
 from kda_sim.timeline.model import Timeline
 
@@ -31,16 +33,13 @@ def render(ctx: Ctx) -> None:
     st.subheader("Per-stage error")
     cmp = None
     if real is not None and sim is not None:
-        if plugins.lookup("compare").func is None:
-            st.info(plugins.lookup("compare").where or plugins.missing_note("compare"))
+        with st.spinner("Aligning clocks and matching stages…"):
+            out = cached_call(compare, ctx.run_key, real, sim)
+        if out.ok:
+            cmp = out.value
+            _comparison(cmp)
         else:
-            with st.spinner("Aligning clocks and matching stages…"):
-                out = cached_call("compare", ctx.run_key, real, sim)
-            if out.ok:
-                cmp = out.value
-                _comparison(cmp)
-            else:
-                st.warning(out.message)
+            st.warning(out.message)
     with st.expander("Stage means of each run", expanded=cmp is None):
         st.dataframe(stage_table(real, sim), hide_index=True, width="stretch")
 
@@ -52,11 +51,9 @@ def render(ctx: Ctx) -> None:
         st.info("Needs a real trace.")
     elif cmp is not None and getattr(cmp, "fit", None) is not None:
         _offsets(cmp.fit)  # the comparison already fitted them: no second fit
-    elif plugins.lookup("offsets").func is None:
-        st.info(plugins.lookup("offsets").where or plugins.missing_note("compare"))
     else:
         with st.spinner("Fitting clock offsets…"):
-            out = cached_call("offsets", ctx.run_key, real)
+            out = cached_call(clock_offsets, ctx.run_key, real)
         if out.ok:
             _offsets(out.value)
         else:
@@ -65,11 +62,9 @@ def render(ctx: Ctx) -> None:
     st.subheader("Conformance findings")
     if real is None:
         st.info("Needs a real trace.")
-    elif plugins.lookup("conformance").func is None:
-        st.info(plugins.lookup("conformance").where or plugins.missing_note("compare"))
     else:
         with st.spinner("Checking the trace against the model's order…"):
-            out = cached_call("conformance", ctx.run_key, real)
+            out = cached_call(conformance, ctx.run_key, real)
         if out.ok:
             _conformance(out.value)
         else:
@@ -84,7 +79,7 @@ def _num(d: dict, *path: str) -> float | None:
 
 
 def _comparison(cmp: object) -> None:
-    d = plugins.plain(cmp)
+    d = plain(cmp)
     if not isinstance(d, dict):
         st.json(d, expanded=1)
         return
@@ -142,7 +137,7 @@ def _pretty(key: str, x: float) -> tuple[str, float]:
 
 
 def _offsets(fit: object) -> None:
-    d = plugins.plain(fit)
+    d = plain(fit)
     units, offsets = getattr(fit, "units", None), getattr(fit, "offsets", None)
     if isinstance(d, dict):
         cols = st.columns(4)
@@ -158,7 +153,15 @@ def _offsets(fit: object) -> None:
         ):
             v = _num(d, k)
             col.metric(label, "—" if v is None else (f"{v:.0f} ns" if k.endswith("ns") else v))
-    if units is not None and offsets is not None and len(units):
+    mode = getattr(fit, "mode", None)
+    if mode == "global" or (offsets is not None and len(offsets) and not any(offsets)):
+        st.caption(
+            "One clock for the whole GPU (this trace's clock is device-wide): no unit's "
+            "clock is offset, so there is nothing to draw."
+            if mode == "global"
+            else "Every unit's clock agrees with the others: no offset to draw."
+        )
+    elif units is not None and offsets is not None and len(units):
         fig = go.Figure(
             go.Bar(
                 x=[str(u) for u in units],
@@ -182,7 +185,7 @@ def _offsets(fit: object) -> None:
 
 
 def _conformance(conf: object) -> None:
-    d = plugins.plain(conf)
+    d = plain(conf)
     if not isinstance(d, dict):
         st.json(d, expanded=1)
         return

@@ -25,8 +25,8 @@ def png_bytes(tl: Timeline) -> bytes:
     return buf.getvalue()
 
 
-def perfetto_bytes(tl: Timeline) -> bytes:
-    return json.dumps(to_chrome(tl), separators=(",", ":")).encode()
+def perfetto_bytes(tl: Timeline, flows_from: Timeline | None = None) -> bytes:
+    return json.dumps(to_chrome(tl, flows_from), separators=(",", ":")).encode()
 
 
 def slug(name: str) -> str:
@@ -38,10 +38,12 @@ def render(ctx: Ctx) -> None:
     st.markdown(
         "The PNG is the matplotlib Gantt chart (a row a CTA, poll waits in black). The JSON "
         "is a Chrome trace with hand-offs as flows: open it at ui.perfetto.dev; "
-        "`kda-sim` reads it back without loss."
+        "`kda-sim` reads it back without loss. A real trace that records no puts gets its "
+        "arrows from the put times the model attributes, named *handoff (put time from the "
+        "model)*; its own records stay as they were."
     )
     base = slug(run.name)
-    for label, tl in (("real", run.real), ("simulated", run.sim)):
+    for label, tl, flows in (("real", run.real, run.linked), ("simulated", run.sim, None)):
         if tl is None:
             continue
         a, b = st.columns(2)
@@ -56,7 +58,7 @@ def render(ctx: Ctx) -> None:
         )
         b.download_button(
             f"Perfetto JSON of the {label} run",
-            data=lambda tl=tl: perfetto_bytes(tl),
+            data=lambda tl=tl, f=flows: perfetto_bytes(tl, f),
             file_name=f"{base}-{label}.json",
             mime="application/json",
             key=f"dl_json_{label}",

@@ -7,10 +7,11 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from kda_sim.app import plugins
 from kda_sim.app.data import profile_name, simulate_cached
 from kda_sim.app.figures import VERDICT_CODE, safety_figure
+from kda_sim.app.outcome import Outcome, guarded, name_of
 from kda_sim.app.views.common import Ctx, show_chart
+from kda_sim.checks.sweep import sweep as check_sweep
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import bundled_names, load_profile
 
@@ -21,23 +22,26 @@ Cells = dict[tuple[int, int], tuple[str, float | None]]
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
-def _checked_cell(gpu: str, occupancy: int | None, r: int, ell: int) -> plugins.Outcome:
+def _checked_cell(gpu: str, occupancy: int | None, r: int, ell: int) -> Outcome:
     """One shape through the checks' sweep (static verdict + engine), one at a time so
     the page can show progress."""
-    return plugins.call(
-        "sweep", load_profile(gpu), occupancy=occupancy, rs=range(r, r + 1), ls=range(ell, ell + 1)
+    return guarded(
+        check_sweep,
+        load_profile(gpu),
+        occupancy=occupancy,
+        rs=range(r, r + 1),
+        ls=range(ell, ell + 1),
     )
 
 
 def _cell(gpu: str, occupancy: int | None, r: int, ell: int) -> tuple[str, float | None, str, str]:
     """(verdict, makespan, why, source) of one shape."""
-    if plugins.lookup("sweep").func is not None:
-        out = _checked_cell(gpu, occupancy, r, ell)
-        cells = out.value if out.ok else None
-        if cells and len(cells) == 1 and getattr(cells[0], "verdict", None) in VERDICT_CODE:
-            c = cells[0]
-            agree = "" if getattr(c, "agree", True) else " (the engine disagrees!)"
-            return c.verdict, c.time_ns, f"{c.reason}{agree}", "checks"
+    out = _checked_cell(gpu, occupancy, r, ell)
+    cells = out.value if out.ok else None
+    if cells and len(cells) == 1 and getattr(cells[0], "verdict", None) in VERDICT_CODE:
+        c = cells[0]
+        agree = "" if getattr(c, "agree", True) else " (the engine disagrees!)"
+        return c.verdict, c.time_ns, f"{c.reason}{agree}", "checks"
     out_sim = simulate_cached(gpu, LaunchConfig(r, ell), occupancy=occupancy)
     ms = out_sim.timeline.makespan if out_sim.timeline is not None else None
     why = out_sim.error or ""
@@ -74,13 +78,7 @@ def render(ctx: Ctx) -> None:
     a, b, c = st.columns([2, 2, 3])
     gpu = a.selectbox("GPU profile", names, index=names.index(gpu0), key="sm_gpu")
     occ = int(b.number_input("Occupancy (0 = from resources)", 0, 32, 0, 1, key="sm_occ"))
-    found = plugins.lookup("sweep")
-    c.caption(
-        f"From {found.where}."
-        if found.func
-        else "Computed here by simulating every shape (the checks' `kda-sim sweep`, issue 3, "
-        "adds the static verdict when it lands)."
-    )
+    c.caption(f"From `{name_of(check_sweep)}`, as `kda-sim sweep` computes it.")
     key = ("safety", gpu, occ)
     if st.button(f"Compute the safety map for {gpu}", key="sm_go", type="primary"):
         bar = st.progress(0.0, text="starting")

@@ -6,7 +6,6 @@ import uuid
 
 import streamlit as st
 
-from kda_sim.app import plugins
 from kda_sim.app.data import parse_upload, unique_name
 from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
@@ -67,12 +66,7 @@ def render(ctx: Ctx) -> None:
     if last is not None:
         ok, msg = last
         (st.success if ok else st.error)(msg)
-    if not plugins.available("importers"):
-        st.caption(
-            ".pftrace.gz and .pt/.npy need the importers of issue 5 (kda_sim.importers); "
-            "until they land the page says so for such files. Uploads stay in this browser "
-            "session's memory: nothing is written to disk."
-        )
+    st.caption("Uploads stay in this browser session's memory: nothing is kept on disk.")
     uploads = st.session_state.get(UPLOADS, {})
     if uploads:
         st.markdown("**This session's traces** (pick one under *Run* in the sidebar):")

@@ -10,7 +10,6 @@ import time
 import pandas as pd
 import streamlit as st
 
-from kda_sim.app import plugins
 from kda_sim.app.data import (
     SimOutcome,
     floor_cached,
@@ -19,6 +18,7 @@ from kda_sim.app.data import (
     whatif_profile,
 )
 from kda_sim.app.figures import Filter, Layer
+from kda_sim.app.outcome import Outcome, guarded, name_of, plain
 from kda_sim.app.views.common import (
     Ctx,
     chain_lines,
@@ -30,6 +30,7 @@ from kda_sim.app.views.common import (
 )
 from kda_sim.app.views.export import perfetto_bytes, png_bytes, slug
 from kda_sim.checks.floor import Figures
+from kda_sim.checks.launch_check import check_launch
 from kda_sim.errors import KdaSimError
 from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.machine.profile import bundled_names, load_profile
@@ -256,17 +257,12 @@ def _verdict(ctx: Ctx, out: SimOutcome, gpu: str, cached: bool) -> None:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _run_checks(key: str, _cfg: LaunchConfig, _prof: object, occ: int | None) -> plugins.Outcome:
-    return plugins.call("check", _cfg, _prof, occupancy=occ)
+def _run_checks(key: str, _cfg: LaunchConfig, _prof: object, occ: int | None) -> Outcome:
+    return guarded(check_launch, _cfg, _prof, occupancy=occ)
 
 
 def _checks(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float]) -> None:
-    found = plugins.lookup("check")
     with st.expander("Check verdicts (deadlock, visibility, role rule)", expanded=True):
-        if found.func is None:
-            st.info(found.where or plugins.missing_note("checks"))
-            st.caption("Until then the verdict above is the simulator's own.")
-            return
         try:
             cfg = cfg.validate()
             prof = load_profile(gpu)
@@ -279,7 +275,7 @@ def _checks(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, floa
         # the checks run the engine under several adversarial latencies (seconds): on demand
         if key not in done and not st.button("Run the checks", key="wi_check_go"):
             st.caption(
-                f"`{found.where}`: static wait-for analysis, adversarial engine runs, "
+                f"`{name_of(check_launch)}`: static wait-for analysis, adversarial engine runs, "
                 f"visibility and the role rule; takes a few seconds."
             )
             return
@@ -295,7 +291,7 @@ def _checks(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, floa
 def _findings(report: object) -> None:
     findings = getattr(report, "findings", None)
     if findings is None:
-        st.json(plugins.plain(report), expanded=1)
+        st.json(plain(report), expanded=1)
         return
     ok = getattr(report, "ok", None)
     failing = [f for f in findings if getattr(f, "fails", False)]

@@ -29,6 +29,7 @@ from kda_sim.checks.tags.footprint import StepModel, locate
 from kda_sim.checks.tags.pollers import poller
 from kda_sim.checks.tags.schemes import CLEARED, FrozenEpoch, SlotOnly, StepTag, TagScheme
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.text import probability
 
 HORIZON = 1 << 48
 
@@ -62,10 +63,12 @@ class Scenario:
     log10_per_step: float = 0.0  # log10 of the chance a step is the reader of this
     reader: str = ""  # the polling CTA and stage, where known
 
-    def text(self, nb: tuple[int, ...]) -> str:
+    def text(self, nb: tuple[int, ...], bits: int = 32) -> str:
+        """In words; ``bits`` is the epoch counter's width (a negative epoch is where the
+        counter wrapped, and the text says how far away that is)."""
         rd = (
             f"slot {self.reader_slot} (nb {nb[self.reader_slot]}) of a {self.reader_shape} "
-            f"step at epoch {self.reader_epoch}"
+            f"step at {_epoch(self.reader_epoch, bits)}"
         )
         who = f" ({self.reader})" if self.reader else ""
         if self.kind is Kind.CLEARED:
@@ -76,7 +79,7 @@ class Scenario:
         else:
             wr = (
                 f"slot {self.writer_slot} (nb {nb[self.writer_slot or 0]}) of a "
-                f"{self.writer_shape} step at epoch {self.writer_epoch}"
+                f"{self.writer_shape} step at {_epoch(self.writer_epoch, bits)}"
             )
             between = ""
             if self.gap >= 2:
@@ -93,8 +96,20 @@ class Scenario:
         return (
             f"{head}. Tags collide at {self.epoch_fraction:.3g} of epochs; with every step's "
             f"shape drawn uniformly, a step reads this way with probability "
-            f"{_prob(self.log10_per_step)}"
+            f"{probability(self.log10_per_step)}"
         )
+
+
+def _epoch(epoch: int | None, bits: int) -> str:
+    """``epoch 5``; a negative one with how many steps from epoch 0 the counter takes to
+    wrap there, and how long that is."""
+    if epoch is None or epoch >= 0:
+        return f"epoch {epoch}"
+    steps = (1 << bits) + epoch
+    return (
+        f"epoch {epoch} (where the {bits}-bit counter wraps to: {steps:,} steps from epoch 0, "
+        f"{_duration(steps)})"
+    )
 
 
 def _duration(steps: int) -> str:
@@ -108,14 +123,6 @@ def _duration(steps: int) -> str:
         return f"{sec:.3g} s"
 
     return f"{human(steps * 1e-4)} at 100 us a step, {human(steps * 1e-3)} at 1 ms"
-
-
-def _prob(log10p: float) -> str:
-    if log10p > -4:
-        return f"{10**log10p:.3g}"
-    if log10p < -300:
-        return f"10^({log10p:.4g})"
-    return f"1e{log10p:.1f}"
 
 
 @dataclass
@@ -309,7 +316,8 @@ def analyse(
                 Category.STALE,
                 Severity.NOTE if late else Severity.FAIL,
                 f"stale pass ({sc.kind.value}, {scheme.formula()}, {policy.value}): "
-                f"{sc.text(model.nb)}. {len(found)} scenarios in all."
+                f"{sc.text(model.nb, scheme.bits)}. {len(found)} "
+                f"scenario{'s' if len(found) > 1 else ''} in all."
                 + (f" It needs {sc.gap} steps, past the horizon of {horizon}." if late else ""),
                 _fix(sc.kind, scheme, policy),
                 {

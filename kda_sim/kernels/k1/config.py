@@ -129,7 +129,11 @@ class LaunchConfig:
                 f"blocks = {self.blocks} < {GEMV0 + N_GEMV}: the roles need "
                 f"{NA} attn + {N_GEMV} gemv CTAs",
             ),
-            (0 <= self.kda0 < self.blocks, "kda0", f"kda0 = {self.kda0}: must be in 0..blocks-1"),
+            (
+                0 <= self.kda0 < self.blocks,
+                "kda0",
+                f"kda0 = {self.kda0}: must be a CTA of the launch, 0..{self.blocks - 1}",
+            ),
         ]
         for ok, what, msg in rules:
             if not ok:
