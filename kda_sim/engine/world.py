@@ -89,8 +89,15 @@ class World:
         space = self.handoffs.launch.space
         regs = space.region_of(cells)
         out = []
-        for r in np.unique(regs):
-            idx = cells[regs == r] - space.offsets[r]
-            out.append(CellRange(space.name(int(r)), int(idx.min()), int(idx.max()), int(idx.size)))
+        if regs.size and regs.min() == regs.max():  # most polls read one region
+            r, off = int(regs[0]), space.offsets[int(regs[0])]
+            first, last = int(cells.min()) - off, int(cells.max()) - off
+            out.append(CellRange(space.name(r), first, last, int(cells.size)))
+        else:
+            for r in np.unique(regs):
+                idx = cells[regs == r] - space.offsets[r]
+                out.append(
+                    CellRange(space.name(int(r)), int(idx.min()), int(idx.max()), int(idx.size))
+                )
         cache[ref] = out
         return [CellRange(c.region, c.first, c.last, c.count) for c in out]

@@ -53,8 +53,14 @@ def derive(launch: Launch) -> Handoffs:
     count = np.zeros(total, dtype=np.int64)
     cta = np.full(total, -1, dtype=np.int64)
     opi = np.full(total, -1, dtype=np.int64)
-    for (c, k), op in put_ops(launch):
-        np.add.at(count, op.cells, 1)
+    puts = list(put_ops(launch))
+    flat = np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts] or [[]])
+    if flat.size and flat.min() >= 0 and flat.max() < total:
+        count += np.bincount(flat, minlength=total)  # at once: np.add.at an op was slow
+    else:  # empty, or ids outside the space (np.add.at says so, or wraps as it always did)
+        for _, op in puts:
+            np.add.at(count, op.cells, 1)
+    for (c, k), op in puts:
         cta[op.cells] = c
         opi[op.cells] = k
     polls: list[tuple[OpRef, Poll]] = []
@@ -69,7 +75,7 @@ def derive(launch: Launch) -> Handoffs:
                 keys = np.unique(cta[known] * _OP_SPAN + opi[known])
                 unput[ref] = known.size < op.cells.size
                 producers[ref] = tuple(
-                    (int(key // _OP_SPAN), int(key % _OP_SPAN)) for key in keys.tolist()
+                    zip((keys // _OP_SPAN).tolist(), (keys % _OP_SPAN).tolist(), strict=True)
                 )
     return Handoffs(launch, count, cta, opi, tuple(polls), producers, unput)
 
