@@ -193,12 +193,17 @@ class CtaRun:
         if joined is not None:
             yield joined
         visible, last = t0, None
-        put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
-        for p in producers:
-            done = put_done[p]
-            t = done.time + vis(done.xcd, me)
-            if t >= visible:
-                visible, last = t, p
+        if w.sampler.jitter:  # each pair's visibility drawn anew, in producer order
+            put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
+            for p in producers:
+                done = put_done[p]
+                t = done.time + vis(done.xcd, me)
+                if t >= visible:
+                    visible, last = t, p
+        elif producers:
+            latest, p = w.latest_visible(producers, self.xcd)
+            if latest >= t0:
+                visible, last = latest, p
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = w.sampler.latency("retry")

@@ -74,6 +74,25 @@ class World:
             w.callbacks.append(one_more)
         return ev
 
+    latest: dict[tuple[tuple[OpRef, ...], int], tuple[float, OpRef]] = field(default_factory=dict)
+
+    def latest_visible(self, producers: tuple[OpRef, ...], xcd: int) -> tuple[float, OpRef]:
+        """When the last of ``producers``' puts (all done) is visible on XCD ``xcd``, and
+        that put (the later one in ``producers`` on a tie); nominal latencies only. Shared
+        by every poll that waits on the same set from the same XCD."""
+        key = (producers, xcd)
+        hit = self.latest.get(key)
+        if hit is None:
+            put_done, vis = self.put_done, self.sampler.visibility
+            best, last = float("-inf"), producers[0]
+            for p in producers:
+                done = put_done[p]
+                t = done.time + vis(done.xcd, xcd)
+                if t >= best:
+                    best, last = t, p
+            hit = self.latest[key] = (best, last)
+        return hit
+
     def put_event(self, ref: OpRef) -> simpy.Event:
         ev = self.put_events.get(ref)
         if ev is None:
