@@ -63,21 +63,39 @@ def derive(launch: Launch) -> Handoffs:
     for (c, k), op in puts:
         cta[op.cells] = c
         opi[op.cells] = k
-    polls: list[tuple[OpRef, Poll]] = []
-    producers: dict[OpRef, tuple[OpRef, ...]] = {}
-    unput: dict[OpRef, bool] = {}
-    for prog in launch.programs:
-        for k, op in enumerate(prog.ops):
-            if isinstance(op, Poll):
-                ref = (prog.cta, k)
-                polls.append((ref, op))
-                known = op.cells[count[op.cells] > 0]
-                keys = np.unique(cta[known] * _OP_SPAN + opi[known])
-                unput[ref] = known.size < op.cells.size
-                producers[ref] = tuple(
-                    zip((keys // _OP_SPAN).tolist(), (keys % _OP_SPAN).tolist(), strict=True)
-                )
+    polls: list[tuple[OpRef, Poll]] = [
+        ((prog.cta, k), op)
+        for prog in launch.programs
+        for k, op in enumerate(prog.ops)
+        if isinstance(op, Poll)
+    ]
+    producers, unput = _producers(polls, count, cta * _OP_SPAN + opi)
     return Handoffs(launch, count, cta, opi, tuple(polls), producers, unput)
+
+
+def _producers(
+    polls: list[tuple[OpRef, Poll]], count: np.ndarray, put_key: np.ndarray
+) -> tuple[dict[OpRef, tuple[OpRef, ...]], dict[OpRef, bool]]:
+    """Each poll's put ops (sorted by (cta, op)) and whether it waits on a pair nobody
+    puts: every poll at once (a numpy call a poll was the cost)."""
+    sizes = np.array([op.cells.size for _, op in polls], dtype=np.int64)
+    cells = (
+        np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in polls])
+        if polls
+        else np.zeros(0, dtype=np.int64)
+    )
+    which = np.repeat(np.arange(len(polls), dtype=np.int64), sizes)
+    known = count[cells] > 0
+    which, keys = which[known], put_key[cells[known]]
+    n_known = np.bincount(which, minlength=len(polls))
+    span = int(keys.max()) + 1 if keys.size else 1
+    both = np.unique(which * span + keys)  # sorted by poll, then by (cta, op)
+    where, keys = both // span, both % span
+    pairs = list(zip((keys // _OP_SPAN).tolist(), (keys % _OP_SPAN).tolist(), strict=True))
+    bounds = np.searchsorted(where, np.arange(len(polls) + 1)).tolist()
+    producers = {ref: tuple(pairs[bounds[i] : bounds[i + 1]]) for i, (ref, _) in enumerate(polls)}
+    unput = {ref: bool(n_known[i] < sizes[i]) for i, (ref, _) in enumerate(polls)}
+    return producers, unput
 
 
 @lru_cache(maxsize=64)
