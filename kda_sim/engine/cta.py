@@ -52,6 +52,7 @@ class CtaRun:
         self.track: CtaTrack = world.tracks[prog.cta]
         self.computes = frozenset(op.cost for op in prog.ops if isinstance(op, Compute))
         self.loads: dict[str, Pending] = {}
+        self.inflight: dict[str, Pending] = {}  # the loads not yet seen done by a poll
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
         self.stores: list[simpy.Event] = []
         self.stage = ""
@@ -84,10 +85,11 @@ class CtaRun:
         span = LoadSpan(op.name, op.kind.value, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
         if op.hbm:
-            self.loads[op.name] = Pending(self._hbm_load(op, span), span)
+            pending = Pending(self._hbm_load(op, span), span)
         else:
             span.done = t + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
-            self.loads[op.name] = Pending(None, span)
+            pending = Pending(None, span)
+        self.loads[op.name] = self.inflight[op.name] = pending
 
     def _check_flagged(self, op: Load) -> None:
         now = self.w.env.now
@@ -125,7 +127,10 @@ class CtaRun:
         )
 
     def _outstanding(self, t: float) -> list[Pending]:
-        return [p for p in self.loads.values() if not p.done_by(t)]
+        """The loads not done by ``t``. The CTA's polls ask at times that never go back
+        and a load once done stays done, so the ones done are dropped from the scan."""
+        self.inflight = {n: p for n, p in self.inflight.items() if not p.done_by(t)}
+        return list(self.inflight.values())
 
     def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, None]:
         env = self.w.env
