@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The next H200 session's record (docs/calibration.md, "Warm launches"): on the device
-# machine, in the repository root, with the wheels of .whl/ carried (the device tool's
-# `carry`); everything lands under $OUT. Nothing is installed there: the repository (as
-# kda_sim and kda_kernel, with its entry points) and the wheels go to /tmp/site. About 8
-# minutes: compile 150 s, cold launches 1 min, warm ones 3 min, the seed's in_nw order
-# 1 min, the GPU test 1 min.
+# The warm-launch record (docs/calibration.md, "Warm launches"): 8 cold and 8 warm traced
+# launches of the nine shapes, warm launches of the seed's in_nw order, the warm-trace GPU
+# test. On the device machine, in the repository root, with the wheels of .whl/ carried
+# (the device tool's `carry`); everything lands under $OUT. Nothing is installed there:
+# the repository (as kda_sim and kda_kernel, with its entry points) and the wheels go to
+# /tmp/site. The wheels the device image lacks (Python 3.12, x86-64), made here with
+# `pip download --no-deps --only-binary=:all: --python-version 3.12 --platform
+# manylinux2014_x86_64 -d .whl simpy jsonschema jsonschema-specifications referencing
+# rpds-py`. About 8 minutes: compile 150 s, cold launches 1 min, warm ones 3 min, the
+# seed's in_nw order 1 min, the GPU test 1 min.
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
