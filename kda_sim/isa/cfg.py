@@ -89,21 +89,7 @@ def build(kernel: Kernel) -> Cfg:
 
 def _dominators(blocks: list[Block]) -> list[int]:
     """Cooper-Harvey-Kennedy on reverse postorder."""
-    order: list[int] = []
-    seen: set[int] = set()
-    stack = [(0, 0)]
-    seen.add(0)
-    while stack:
-        b, k = stack.pop()
-        if k < len(blocks[b].succs):
-            stack.append((b, k + 1))
-            s = blocks[b].succs[k]
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, 0))
-        else:
-            order.append(b)
-    rpo = list(reversed(order))
+    rpo = _rpo(blocks)
     pos = {b: i for i, b in enumerate(rpo)}
     idom = [-1] * len(blocks)
     idom[0] = 0
