@@ -8,7 +8,7 @@ measured trace with thousands of events a CTA draws no more bars than the screen
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,8 +187,11 @@ def _bar(
         else {"color": color, "line": {"width": 0}}
     )
     # numpy arrays skip plotly's per-element list validation (most of the build time)
+    y = np.asarray(b.y)
+    # whole rows as int32 (a smaller payload); the grouped figure's lanes sit between rows
+    y = y.astype(np.int32) if y.dtype.kind == "i" else y.astype(float)
     return go.Bar(
-        y=np.asarray(b.y, dtype=np.int32),
+        y=y,
         x=np.asarray(b.x),
         base=np.asarray(b.base),
         orientation="h",
@@ -243,8 +246,10 @@ def timeline_figure(
     chain: Sequence[StuckWait] = (),
     title: str = "",
     height: int | None = None,
+    window_us: tuple[float, float] | None = None,
 ) -> go.Figure:
-    """Rows are CTAs of the first layer; each layer is drawn filled or as outlines."""
+    """Rows are CTAs of the first layer; each layer is drawn filled or as outlines;
+    ``window_us`` opens the chart on that time window (zoom out with a double-click)."""
     if not layers:
         raise ValueError("nothing to draw")
     base_tl = layers[0].tl
@@ -300,7 +305,7 @@ def timeline_figure(
             for tr in _stuck_traces(ly.tl, rows, span_ns, chain if k == 0 else ()):
                 _add(fig, tr, col)
     if critical is not None:
-        fig.add_trace(_critical_trace(base_tl, rows, critical))
+        fig.add_trace(_critical_trace(base_tl, {c: i for i, c in enumerate(rows)}, critical))
     if handoff is not None:
         _handoff_arrows(fig, base_tl, rows, handoff)
     _role_bands(fig, base_tl, rows, cols)
@@ -346,6 +351,9 @@ def timeline_figure(
         zeroline=False,
         rangemode="tozero",
     )
+    if window_us is not None and handoff is None:
+        fig.update_xaxes(range=list(window_us))
+        fig.update_layout(uirevision=f"{fig.layout.uirevision}|{window_us}")
     return fig
 
 
@@ -502,9 +510,10 @@ def _stuck_traces(
     return out
 
 
-def _critical_trace(tl: Timeline, rows: Sequence[int], cp: CriticalPath) -> go.Scatter:
+def _critical_trace(tl: Timeline, ypos: Mapping[int, float], cp: CriticalPath) -> go.Scatter:
+    """The path as a bold line over the rows ``ypos`` gives each CTA (its own row, or
+    its role's band in the grouped figure)."""
     t0 = tl.origin
-    ypos = {c: i for i, c in enumerate(rows)}
     xs: list[float | None] = []
     ys: list[float | None] = []
     texts: list[str | None] = []

@@ -509,3 +509,18 @@ def test_clock_offsets_on_a_device_wide_clock_say_so_instead_of_an_empty_chart(
         for c in at.get("plotly_chart")
     ]
     assert not any("offset of each unit's clock" in t for t in titles)
+
+
+def test_timeline_rows_by_role_with_a_role_expanded_and_a_window(one_trace: Path, make_app) -> None:
+    at = make_app()
+    at.radio(key="tl_rows").set_value("by role").run()
+    fig = figure_of(at)
+    ticks = fig["layout"]["yaxis"]["ticktext"]
+    assert len(ticks) == 3 and all("×" in t for t in ticks)  # attn, gemv, idle
+    assert any(t["name"] == "critical path" for t in fig["data"])
+    at.multiselect(key="tl_expand").set_value(["attn"]).run()
+    ticks = figure_of(at)["layout"]["yaxis"]["ticktext"]
+    assert sum(t.startswith("CTA ") for t in ticks) == 56 and len(ticks) == 58
+    window = next(s for s in at.slider if str(s.key).startswith("tl_window|"))
+    window.set_value((1.0, 4.0)).run()
+    assert figure_of(at)["layout"]["xaxis"]["range"] == [1.0, 4.0]

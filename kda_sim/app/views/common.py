@@ -50,6 +50,7 @@ def _figure(
     _handoff: HandoffView | None,
     _chain: tuple[StuckWait, ...],
     title: str,
+    window_us: tuple[float, float] | None = None,
 ) -> go.Figure:
     return timeline_figure(
         _layers,
@@ -61,6 +62,7 @@ def _figure(
         handoff=_handoff,
         chain=_chain,
         title=title,
+        window_us=window_us,
     )
 
 
@@ -77,6 +79,7 @@ def figure_cached(
     handoff_key: str = "",
     chain: tuple[StuckWait, ...] = (),
     title: str = "",
+    window_us: tuple[float, float] | None = None,
 ) -> go.Figure:
     """A cached timeline figure; ``key`` must name the layers, ``handoff_key`` the picked
     poll; a chain is named by its first CTA."""
@@ -93,6 +96,7 @@ def figure_cached(
         handoff,
         chain,
         title,
+        window_us,
     )
 
 

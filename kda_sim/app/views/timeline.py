@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from kda_sim.app.figures import Layer
+from kda_sim.app.bands import grouped_figure, roles_of
+from kda_sim.app.figures import Layer, horizon
 from kda_sim.app.views.common import (
     Ctx,
     chain_lines,
@@ -21,6 +22,7 @@ from kda_sim.app.views.common import (
 from kda_sim.timeline.critical import CriticalPath
 
 LAYOUTS = ("overlay", "side by side", "real only", "simulated only")
+ROWS = ("a row a CTA", "by role")
 
 
 def layers_of(ctx: Ctx, layout: str) -> tuple[Layer, ...]:
@@ -48,27 +50,32 @@ def render(ctx: Ctx) -> None:
             help="overlay: real runs as filled bars, the simulation as outlines on one axis",
         )
     flt = filter_controls(tl, "tl")
+    layers = layers_of(ctx, layout)
+    grouping, expand, window = _row_controls(ctx, layers)
     a, b, c = st.columns(3)
     polls = a.toggle("Poll waits", value=True, key="tl_polls")
     puts = b.toggle("Puts", value=False, key="tl_puts")
     crit = c.toggle("Critical path", value=True, key="tl_crit")
 
-    layers = layers_of(ctx, layout)
     cp = critical_of(f"{ctx.run_key}|{layers[0].label}", layers[0].tl)
     _metrics(ctx, cp)
     cp = cp if crit else None
     chain = tuple(longest_chain(layers[0].tl)) if layers[0].tl.stuck else ()
     with st.spinner("Drawing the timeline…"):
-        fig = figure_cached(
-            f"{ctx.run_key}|{layout}",
-            layers,
-            flt,
-            side_by_side=layout == "side by side",
-            polls=polls,
-            puts=puts,
-            critical=cp,
-            chain=chain,
-        )
+        if grouping == "by role" and layout != "side by side":
+            fig = grouped_figure(layers, flt, expand=expand, critical=cp, window_us=window)
+        else:
+            fig = figure_cached(
+                f"{ctx.run_key}|{layout}|{window}",
+                layers,
+                flt,
+                side_by_side=layout == "side by side",
+                polls=polls,
+                puts=puts,
+                critical=cp,
+                chain=chain,
+                window_us=window,
+            )
     if tl.deadlock:
         st.error(
             f"This run does not finish: {len(tl.stuck)} CTAs are stuck (red bars; faint red "
@@ -95,6 +102,47 @@ def render(ctx: Ctx) -> None:
         if table is not None:
             st.caption(caption)
             st.dataframe(table, hide_index=True, width="stretch")
+
+
+def _row_controls(
+    ctx: Ctx, layers: tuple[Layer, ...]
+) -> tuple[str, tuple[str, ...], tuple[float, float] | None]:
+    """Rows a CTA or collapsed by role (some roles expanded), and the time window the
+    chart opens on (None: the whole launch)."""
+    a, b, c = st.columns([2, 3, 5])
+    grouping = a.radio(
+        "Rows",
+        ROWS,
+        horizontal=True,
+        key="tl_rows",
+        help="by role: each role's CTAs in one row, min / median / max of each stage's "
+        "spans (real above, simulated below); expand a role to see its CTAs",
+    )
+    expand: tuple[str, ...] = ()
+    if grouping == "by role":
+        expand = tuple(
+            b.multiselect(
+                "Expand roles",
+                roles_of(layers[0].tl),
+                default=[],
+                key="tl_expand",
+                help="roles drawn a row a CTA; the others stay one row each",
+            )
+        )
+    end = round(max(horizon(ly.tl) for ly in layers) / 1e3, 2) or 1.0
+    # the key names the run: another run's window may lie outside this one's launch
+    lo, hi = c.slider(
+        "Time window (us)",
+        0.0,
+        float(end),
+        (0.0, float(end)),
+        step=0.01,
+        key=f"tl_window|{ctx.run_key}",
+        help="the chart opens on this window; drag in it to zoom further, double-click "
+        "to see the launch",
+    )
+    window = None if (lo, hi) == (0.0, float(end)) else (float(lo), float(hi))
+    return grouping, expand, window
 
 
 def _metrics(ctx: Ctx, cp: CriticalPath | None) -> None:
