@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from apphelp import figure_of, goto, texts
+from streamlit.testing.v1 import AppTest
 
 from kda_sim.app.views import safety
 
@@ -524,3 +525,39 @@ def test_timeline_rows_by_role_with_a_role_expanded_and_a_window(one_trace: Path
     window = next(s for s in at.slider if str(s.key).startswith("tl_window|"))
     window.set_value((1.0, 4.0)).run()
     assert figure_of(at)["layout"]["xaxis"]["range"] == [1.0, 4.0]
+
+
+def test_tags_view_checks_the_open_runs_shape_and_draws_a_stale_pass(
+    empty_traces: Path, make_app
+) -> None:
+    at = goto(make_app(), "Tags")
+    assert "SAFE" in texts(at.success) and "2x2" in texts(at.success)
+    assert at.multiselect(key="tags_shapes").value == ["2x2"]
+    assert len(at.dataframe) == 2  # the slot tags and the pair classes
+    at.text_input(key="tags_nb").set_value("8,8").run()
+    at.multiselect(key="tags_faults").set_value(["drop-slot"]).run()
+    assert "UNSAFE" in texts(at.error)
+    assert "same step" in texts(at.warning)
+    assert figure_of(at)["layout"]["shapes"]  # the launches in a row
+    at.text_input(key="tags_nb").set_value("8,x").run()
+    assert "integers" in texts(at.error)
+
+
+def test_tags_view_says_when_a_kernel_has_no_tag_schemes() -> None:
+    def script() -> None:
+        from pathlib import Path
+
+        from kda_sim.app.data import Run
+        from kda_sim.app.views import tags
+        from kda_sim.app.views.common import Ctx
+        from kda_sim.engine import simulate
+        from kda_sim.kernels.registry import get
+        from kda_sim.machine.profile import load_profile
+
+        spec = get("pingpong")
+        tl = simulate(spec.default_config(), load_profile("h200")).timeline
+        tags.render(Ctx(Path("."), Run("pingpong", "simulated", None, tl), "pp"))
+
+    at = AppTest.from_function(script, default_timeout=120).run()
+    assert not at.exception
+    assert "not available for the kernel 'pingpong'" in texts(at.info)
