@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from kda_sim.app import data
-from kda_sim.app.views import compare, export, handoffs, safety, timeline, upload, whatif
+from kda_sim.app.views import compare, export, handoffs, safety, tags, timeline, upload, whatif
 from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
 
@@ -24,6 +24,7 @@ VIEWS = {
     "Compare": compare.render,
     "What-if": whatif.render,
     "Safety map": safety.render,
+    "Tags": tags.render,
     "Bring a trace": upload.render,
     "Take it away": export.render,
 }
