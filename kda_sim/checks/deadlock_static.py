@@ -298,7 +298,9 @@ def any_order(g: WaitGraph, slots: Slots, in_order: StaticVerdict | None = None)
     If every XCD holds all of its blocks, order cannot matter (proved). Otherwise an
     adversary fills one XCD with CTAs that need a block of that XCD it has not dispatched;
     the candidates tried are the producers the most polls wait on. A witness found is a
-    deadlock (the order is given); none found leaves the verdict open, said so.
+    deadlock (the order is given). None found, a launch with at most a few CTAs more than
+    its slots is decided over every set of CTAs an order can hold out
+    (:mod:`kda_sim.checks.held_out`); beyond that the verdict stays open, said so and why.
     ``in_order``: the in-order verdict, reused where order cannot matter."""
     b = g.blocks
     per_xcd = np.bincount(np.arange(b) % slots.xcds, minlength=slots.xcds)
@@ -329,8 +331,19 @@ def any_order(g: WaitGraph, slots: Slots, in_order: StaticVerdict | None = None)
                 where = f" of XCD {x}" if slots.xcds > 1 else ""
                 v.note = f"witness order: the other blocks{where} first, then CTA {victim}"
                 return v
+    # a few CTAs more than slots: every set the orders can hold out is tried
+    from kda_sim.checks.held_out import decide
+
+    ho = decide(g, slots)
+    if ho.finishes:
+        return StaticVerdict(True, ANY_ORDER, order=tuple(range(b)), note=ho.why)
+    if ho.order is not None:
+        v = check_static(g, slots, ho.order, assumption=ANY_ORDER)
+        v.note = f"witness order: {ho.why}"
+        return v
     return StaticVerdict(
         None,
         ANY_ORDER,
-        note="not every CTA is co-resident and no adversarial order was found: not proved",
+        note="not every CTA is co-resident and no adversarial order was found: not "
+        f"proved ({ho.why})",
     )
