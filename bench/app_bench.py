@@ -114,58 +114,12 @@ def main() -> int:
 
 
 def _browser(traces: Path) -> dict[str, float]:
-    """Seconds from navigation to the timeline's bars in headless chromium."""
-    import socket
-    import urllib.request
+    """Seconds from navigation to the complete page in headless chromium, one server:
+    browser_bench.py's measure (which repeats it and gives the spread)."""
+    from browser_bench import measure
 
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "KDA_SIM_TRACES": str(traces)}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-           "--server.headless", "true", "--server.port", str(port)]  # fmt: skip
-    server = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    out: dict[str, float] = {}
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(240):
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.5)
-        opts = webdriver.ChromeOptions()
-        opts.binary_location = "/usr/bin/chromium"
-        profile = tempfile.mkdtemp(prefix="kda-sim-bench-chromium-")
-        flags = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-        flags += "--disable-background-networking --disable-component-update --disable-sync "
-        flags += f"--window-size=1600,1250 --user-data-dir={profile}"
-        for f in flags.split():
-            opts.add_argument(f)
-        driver = webdriver.Chrome(options=opts, service=Service("/usr/bin/chromedriver"))
-        try:
-            bars = (By.CSS_SELECTOR, "[data-testid='stPlotlyChart'] .barlayer .point")
-            for label in ("first_visitor", "later_visitor"):
-                t = time.perf_counter()
-                driver.get(url)
-                WebDriverWait(driver, 300, poll_frequency=0.05).until(
-                    ec.presence_of_element_located(bars)
-                )
-                out[label] = round(time.perf_counter() - t, 3)
-        finally:
-            driver.quit()
-    finally:
-        server.terminate()
-        server.wait(10)
-    return out
+    runs = measure(traces, 1)
+    return {k: v[0] for k, v in runs.items()}
 
 
 if __name__ == "__main__":
