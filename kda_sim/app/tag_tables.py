@@ -193,7 +193,8 @@ def scenario_figure(sc: Scenario, nb: Sequence[int], slots: int) -> go.Figure:
             hit = s == mark
             boxes.append(
                 (
-                    f"{shape}<br>e={epoch} s={s}",
+                    f"{shape} e={epoch}<br>slot {s}"
+                    + (f"<br><b>{what.split()[0]}</b>" if hit else ""),
                     f"{shape} step at epoch {epoch}, slot {s} (nb {nb[s]})"
                     + (f": {what}" if hit else ""),
                     hit,
@@ -219,7 +220,8 @@ def scenario_figure(sc: Scenario, nb: Sequence[int], slots: int) -> go.Figure:
             what = boxes_step.get(s)
             boxes.append(
                 (
-                    f"{sc.reader_shape}<br>e={sc.reader_epoch} s={s}",
+                    f"{sc.reader_shape} e={sc.reader_epoch}<br>slot {s}"
+                    + (f"<br><b>{what.split()[0]}</b>" if what else ""),
                     f"slot {s} (nb {nb[s]})" + (f": {what}" if what else ""),
                     what is not None,
                 )
@@ -234,6 +236,7 @@ def scenario_figure(sc: Scenario, nb: Sequence[int], slots: int) -> go.Figure:
             y1=1,
             fillcolor="#f4c7c3" if hit else "#eeeeee",
             line={"color": "#d62728" if hit else "#999", "width": 2 if hit else 1},
+            layer="below",  # under the labels
         )
     fig.add_trace(
         go.Scatter(
@@ -250,9 +253,18 @@ def scenario_figure(sc: Scenario, nb: Sequence[int], slots: int) -> go.Figure:
     fig.update_xaxes(visible=False, range=[0, max(len(boxes), 1)])
     fig.update_yaxes(visible=False, range=[-0.1, 1.1])
     fig.update_layout(
-        height=140,
+        height=150,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title={"text": "launches in a row (red: the write and the poll that meet)", "x": 0.0},
+        title={
+            "text": (
+                f"{sc.pair} holds the cleared 0, and a launch whose tag is {sc.tag} polls it"
+                if sc.writer_slot is None
+                else f"{sc.pair} written with tag {sc.tag}, then polled by a launch whose "
+                f"own tag is {sc.tag}"
+            ),
+            "x": 0.0,
+            "font": {"size": 13},
+        },
         plot_bgcolor="white",
     )
     return fig
