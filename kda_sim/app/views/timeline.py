@@ -52,9 +52,11 @@ def render(ctx: Ctx) -> None:
     flt = filter_controls(tl, "tl")
     layers = layers_of(ctx, layout)
     grouping, expand, window = _row_controls(ctx, layers)
+    grouped = grouping == "by role" and layout != "side by side"
     a, b, c = st.columns(3)
-    polls = a.toggle("Poll waits", value=True, key="tl_polls")
-    puts = b.toggle("Puts", value=False, key="tl_puts")
+    per_cta = "drawn with a row a CTA" if grouped else None
+    polls = a.toggle("Poll waits", value=True, key="tl_polls", disabled=grouped, help=per_cta)
+    puts = b.toggle("Puts", value=False, key="tl_puts", disabled=grouped, help=per_cta)
     crit = c.toggle("Critical path", value=True, key="tl_crit")
 
     cp = critical_of(f"{ctx.run_key}|{layers[0].label}", layers[0].tl)
@@ -62,7 +64,7 @@ def render(ctx: Ctx) -> None:
     cp = cp if crit else None
     chain = tuple(longest_chain(layers[0].tl)) if layers[0].tl.stuck else ()
     with st.spinner("Drawing the timeline…"):
-        if grouping == "by role" and layout != "side by side":
+        if grouped:
             fig = grouped_figure(layers, flt, expand=expand, critical=cp, window_us=window)
         else:
             fig = figure_cached(
@@ -83,6 +85,8 @@ def render(ctx: Ctx) -> None:
         )
         if chain:
             st.markdown(chain_lines(layers[0].tl, list(chain)))
+        if grouped:
+            st.caption("The stuck bars and wait-for lines are drawn with *a row a CTA*.")
     show_chart(fig, "timeline_chart")
     st.subheader("Stages")
     st.dataframe(stage_table(run.real, run.sim), hide_index=True, width="stretch")
@@ -116,7 +120,8 @@ def _row_controls(
         horizontal=True,
         key="tl_rows",
         help="by role: each role's CTAs in one row, min / median / max of each stage's "
-        "spans (real above, simulated below); expand a role to see its CTAs",
+        "spans (real above, simulated below); expand a role to see its CTAs (not with "
+        "side by side)",
     )
     expand: tuple[str, ...] = ()
     if grouping == "by role":
