@@ -25,6 +25,7 @@ from kda_sim.errors import KdaSimError
 from kda_sim.kernels.registry import get
 from kda_sim.kernels.spec import hook
 
+STEP_MODEL_KERNEL = "k1"  # the kernel k1_step_model (checks/tags/footprint.py) describes
 FAULTS = {
     "frozen-epoch": "the epoch never advances (a value captured at graph capture)",
     "drop-slot": "tags without the slot term",
@@ -43,6 +44,15 @@ def render(ctx: Ctx) -> None:
         st.info(
             f"Tag checks are not available for the kernel {spec.name!r}: it declares no "
             f"tag schemes (the kernel's `tag_schemes` hook)."
+        )
+        return
+    if spec.name != STEP_MODEL_KERNEL:
+        # the pairs each launch writes and polls come from K1's footprint model; another
+        # kernel needs its own before its schemes can be checked
+        st.info(
+            f"The kernel {spec.name!r} declares tag schemes, but the model of which pairs "
+            f"each launch writes and polls exists for {STEP_MODEL_KERNEL} only: not "
+            f"available for this kernel yet."
         )
         return
     inp = _inputs(tuple(schemes), f"{m.R}x{m.L}", m.nb, bool(getattr(m, "gate_local", False)))
