@@ -14,6 +14,7 @@ class Category(StrEnum):
     VISIBILITY = "visibility"  # flagged data read before its producer's stores landed
     ROLE = "role"  # a poll behind weight loads the design does not accept
     LATE_LOAD = "late_load"  # a staging load issued after a poll it does not need
+    ABA = "aba"  # a counter reused while a waiter of its previous use may still wait
 
 
 # what is advice only, never a failing property: no fault makes it fail
