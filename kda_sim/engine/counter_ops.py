@@ -148,4 +148,4 @@ class CounterOps:
                 return t
             self.regs[op.into] = self.item = item
             body = op.bodies[item]
-            t = yield from self._ops(body, op_kinds(body), t, k)
+            t = yield from self.run(body, op_kinds(body), t, k)
