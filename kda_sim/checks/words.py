@@ -50,8 +50,9 @@ def word_uses(launch: Launch) -> dict[int, WordUse]:
         return out.setdefault(cell, WordUse(cell, [], []))
 
     space = launch.space
+    walked: set[int] = set()
     for prog in launch.programs:
-        for site, op in walk(prog):
+        for site, op in walk(prog, walked):
             if isinstance(op, Atomic | Wait | Reset | TicketLoop):
                 for cell in op.cells if isinstance(op, Reset) else (op.cell,):
                     check_word(space, op.region, cell, site.text())

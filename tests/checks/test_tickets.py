@@ -45,3 +45,42 @@ def test_a_wait_on_its_own_later_write_hangs_everywhere() -> None:
 
 def test_a_launch_without_a_ticket_loop_has_no_verdict() -> None:
     assert check_tickets(Launch(None, CellSpace.from_sizes({"A": 1}), ())) == []
+
+
+def test_a_count_of_earlier_items_is_counted_once_whatever_the_ctas() -> None:
+    """Item i waits until DONE >= i (every earlier item added 1): backward for any number
+    of CTAs looping (each item's add is one, however many CTAs run the loop)."""
+    space = CellSpace.from_sizes({"T": 1, "DONE": 1})
+    done = int(space.gid(1, 0))
+
+    def body(i: int) -> list:
+        return [Wait("DONE", 1, done, Pred.GE, i), Atomic(1, done)]
+
+    loop = ticket_loop("q", 0, int(space.gid(0, 0)), 5, body)
+    for ctas in (1, 4):
+        launch = Launch(None, space, tuple(CtaProgram(c, "w", (), (loop,)) for c in range(ctas)))
+        (v,) = check_tickets(launch)
+        assert v.finishes is True, v.why
+    (bad,) = check_tickets(
+        Launch(
+            None,
+            space,
+            (
+                CtaProgram(
+                    0,
+                    "w",
+                    (),
+                    (
+                        ticket_loop(
+                            "q",
+                            0,
+                            int(space.gid(0, 0)),
+                            5,
+                            lambda i: [Wait("DONE", 1, done, Pred.GE, i + 1), Atomic(1, done)],
+                        ),
+                    ),
+                ),
+            ),
+        )
+    )
+    assert bad.finishes is False and bad.hangs_at == (1,)
