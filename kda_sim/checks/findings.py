@@ -14,10 +14,16 @@ class Category(StrEnum):
     VISIBILITY = "visibility"  # flagged data read before its producer's stores landed
     ROLE = "role"  # a poll behind weight loads the design does not accept
     LATE_LOAD = "late_load"  # a staging load issued after a poll it does not need
+    ABA = "aba"  # a counter reused while a waiter of its previous use may still wait
 
 
 # what is advice only, never a failing property: no fault makes it fail
 ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD})
+
+
+# properties of counter and flag words: K1 has none, so no fault of its catalogue breaks
+# them (the gridbarrier example's `broken` variant does)
+WORDS_ONLY: frozenset[Category] = frozenset({Category.ABA})
 
 
 class Severity(StrEnum):

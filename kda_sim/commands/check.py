@@ -10,15 +10,25 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from kda_sim.checks.aba import check_aba
 from kda_sim.checks.deadlock_dynamic import check_dynamic
-from kda_sim.checks.deadlock_static import any_order, check_static, slots_for
+from kda_sim.checks.deadlock_static import (
+    ANY_ORDER,
+    IN_ORDER,
+    StaticVerdict,
+    any_order,
+    check_static,
+    slots_for,
+)
 from kda_sim.checks.findings import Finding
 from kda_sim.checks.launch_check import LaunchReport, check_launch
 from kda_sim.checks.mutations import BY_NAME
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
+from kda_sim.checks.tickets import check_tickets, engine_at_residency
 from kda_sim.checks.waitgraph import build_waitgraph
+from kda_sim.checks.words import uses_words
 from kda_sim.commands.common import (
     JITTER,
     add_kernel_flag,
@@ -36,6 +46,10 @@ from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOT
 from kda_sim.machine.residency import check_fits
 
 FAULTS = ("frozen-epoch", "drop-slot")
+WORDS_NOTE = (
+    "the launch waits on counter or flag words, which the wait-for analysis of (value, tag) "
+    "polls does not reason about: see the ticket and ABA checks and the engine"
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -175,10 +189,17 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
     if not 0 <= args.jitter < 1:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
     check_fits(cfg, prof)
-    g = build_waitgraph(spec.build(cfg))
-    slots = slots_for(cfg, prof, args.occupancy)
-    static = check_static(g, slots)
-    anyo = any_order(g, slots, static)
+    launch = spec.build(cfg)
+    if uses_words(launch):  # the wait-for analysis reasons about (value, tag) polls only
+        static = StaticVerdict(None, IN_ORDER, note=WORDS_NOTE)
+        anyo = StaticVerdict(None, ANY_ORDER, note=WORDS_NOTE)
+    else:
+        g = build_waitgraph(launch)
+        slots = slots_for(cfg, prof, args.occupancy)
+        static = check_static(g, slots)
+        anyo = any_order(g, slots, static)
+    tickets = check_tickets(launch)
+    aba = check_aba(launch)
     dyn = check_dynamic(
         cfg,
         prof,
@@ -186,11 +207,15 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
         seeds=tuple(range(1, args.seeds + 1)),
         jitter=args.jitter,
     )
-    findings = [*static.findings, *anyo.findings, *dyn.findings]
+    findings = [*static.findings, *anyo.findings, *dyn.findings, *aba]
+    findings += [f for v in tickets for f in v.findings]
     ok = not any(f.fails for f in findings)
     witness = None  # the engine on the any-order witness: does it stop as well?
     if anyo.finishes is False and anyo.order is not None:
         witness = not simulate(cfg, prof, occupancy=args.occupancy, order=anyo.order).deadlock
+    # the engine at the smallest residency the ticket check says hangs: does it stop too?
+    hang_r = next((v.hangs_at[0] for v in tickets if v.hangs_at), None)
+    at_hang = None if hang_r is None else engine_at_residency(cfg, prof, hang_r)
     if args.json:
         report = {
             "kernel": spec.name,
@@ -203,6 +228,20 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
                 "engine": dyn.finishes,
                 "engine_on_witness_finishes": witness,
             },
+            "tickets": [
+                {
+                    "loop": v.loop,
+                    "items": v.items,
+                    "finishes_at_any_residency": v.finishes,
+                    "why": v.why,
+                    "hangs_at": list(v.hangs_at),
+                }
+                for v in tickets
+            ],
+            "engine_at_hang_residency": None
+            if at_hang is None
+            else {"residency": hang_r, "finishes": not at_hang.deadlock},
+            "aba": len(aba),
             "findings": [asdict(f) for f in findings],
         }
         print(json.dumps(report, indent=2, default=str))
@@ -220,9 +259,23 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
             if witness is not None
             else []
         ),
+        *[f"  deadlock, tickets, any residency: {_verdict(v.finishes)} ({v.why})" for v in tickets],
+        *(
+            [
+                f"  deadlock, engine at residency {hang_r} (1 CTA a {prof.unit_name} on "
+                f"{hang_r} {prof.unit_name}s): {_verdict(not at_hang.deadlock)}"
+                + "".join(f"; CTA {w.cta} {w.reason}" for w in at_hang.timeline.stuck[:1])
+            ]
+            if at_hang is not None
+            else []
+        ),
+        "  ABA (a counter reused while awaited): "
+        + (f"{len(aba)} hazards" if aba else "none" if uses_words(launch) else "no counters"),
         "  (visibility, the role rule and tags: K1's checks, not run for this kernel yet)",
         *_findings(findings),
-        "PASS" if ok else "FAIL: deadlock",
+        "PASS"
+        if ok
+        else "FAIL: " + ", ".join(sorted({f.category.value for f in findings if f.fails})),
     ]
     print("\n".join(lines))
     return 0 if ok else 1

@@ -9,8 +9,10 @@ from typing import Any
 
 import simpy
 
+from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.ops import (
+    Atomic,
     Barrier,
     Begin,
     Compute,
@@ -20,8 +22,11 @@ from kda_sim.protocol.ops import (
     Poll,
     Publish,
     Put,
+    Reset,
     Store,
+    TicketLoop,
     Use,
+    Wait,
 )
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
@@ -41,7 +46,7 @@ class Pending:
         return self.event.triggered
 
 
-class CtaRun:
+class CtaRun(CounterOps):
     """Runs ``prog`` on unit ``unit`` of XCD ``xcd``; records into ``track``."""
 
     def __init__(self, world: World, prog: CtaProgram, unit: int, xcd: int) -> None:
@@ -58,6 +63,8 @@ class CtaRun:
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
+        self.regs: dict[str, int] = {}  # registers the counter ops write and read
+        self.item = -1  # the ticket whose body runs, -1 none
 
     # -- loads and stores ---------------------------------------------------------------
     def _after(self, delay: float, fn: Callable[[], None]) -> None:
@@ -258,23 +265,32 @@ class CtaRun:
             self.open.end = t
         self.open = None
 
-    def run(self) -> Generator[Any, Any, None]:
+    def run(
+        self, ops: tuple | None = None, kinds: tuple[int, ...] = (), t: float = 0.0, at: int = -1
+    ) -> Generator[Any, Any, float]:
         """The CTA keeps its own time ``t`` and runs ahead of the clock through compute,
         barriers, load and store issues and poll issues; it yields only where it must
         meet the clock (a put others may see, a read of flagged data, a wait), so a task
-        costs a few events, not one an op."""
+        costs a few events, not one an op.
+
+        Without ``ops`` it runs the CTA's program, from dispatch to retirement; with them
+        (a ticket loop's item, run by op ``at`` of the program) only those ops, from the
+        CTA's own time ``t``, returning its time after them. One generator either way:
+        the program's ops run without a delegating frame on every resume."""
         w = self.w
         env = w.env
         cta = self.prog.cta
+        program = ops is None
+        if program:
+            self.track.start = t = env.now
+            self.track.unit, self.track.xcd = self.unit, self.xcd
+            w.resident.setdefault(self.unit, []).append(self)
+            ops, kinds = self.prog.ops, _kinds(self.prog)
         sampler = w.sampler
-        self.track.start = t = env.now
-        self.track.unit, self.track.xcd = self.unit, self.xcd
-        w.resident.setdefault(self.unit, []).append(self)
-        kinds = _kinds(self.prog)
         streamed = w.prof.streamed_weights
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
-        for k, op in enumerate(self.prog.ops):
+        for k, op in enumerate(ops):
             kind = kinds[k]
             if kind == _COMPUTE:
                 cost = sampler.cost(op.cost, op.units) * self._share(op.cost)
@@ -303,7 +319,7 @@ class CtaRun:
             elif kind == _PUT:
                 self._put(k, op, t)
             else:
-                w.current_op[cta] = k
+                w.current_op[cta] = k if program else at
                 if kind == _POLL:
                     yield from self._poll(k, op, t)
                     t = env.now
@@ -316,6 +332,8 @@ class CtaRun:
                     if pending:
                         yield from self._wait_loads(pending)
                     t = max(t, env.now)
+                elif kind >= _ATOMIC:  # counter and flag words, ticket loops
+                    t = yield from self.words_op(k, op, t)
                 else:
                     if t > env.now:  # meet the clock: flagged data is read, a flag drained
                         yield env.timeout(t - env.now)
@@ -330,6 +348,8 @@ class CtaRun:
                     t = env.now
                     if kind == _PUBLISH:
                         self._put(k, op, t)
+        if not program:
+            return t
         if t > env.now:
             yield env.timeout(t - env.now)
         # the CTA's last stores must land before it retires
@@ -339,10 +359,16 @@ class CtaRun:
         w.current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
         self.track.end = env.now
+        return t
 
 
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
+_ATOMIC, _WAIT, _RESET, _TICKETS = range(11, 15)  # the counter ops: kinds >= _ATOMIC
 _KIND_OF = {
+    Atomic: _ATOMIC,
+    Wait: _WAIT,
+    Reset: _RESET,
+    TicketLoop: _TICKETS,
     Compute: _COMPUTE,
     Barrier: _BARRIER,
     Begin: _BEGIN,
@@ -363,13 +389,17 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
     key = id(prog)
     hit = _KINDS.get(key)
     if hit is None:
-        hit = tuple(
-            _FLAGGED if isinstance(op, Load) and op.kind is LoadKind.FLAGGED else _KIND_OF[type(op)]
-            for op in prog.ops
-        )
+        hit = op_kinds(prog.ops)
         _KINDS[key] = hit
         weakref.finalize(prog, _KINDS.pop, key, None)
     return hit
+
+
+def op_kinds(ops: tuple) -> tuple[int, ...]:
+    return tuple(
+        _FLAGGED if isinstance(op, Load) and op.kind is LoadKind.FLAGGED else _KIND_OF[type(op)]
+        for op in ops
+    )
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

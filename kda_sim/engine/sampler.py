@@ -14,6 +14,10 @@ class Sampler:
         self.rng = np.random.default_rng(seed)
         # a profile made in code may leave the optional latencies out: they are then 0
         self._lat = {**dict.fromkeys(OPTIONAL_LATENCIES, 0.0), **prof.latency_ns}
+        # a profile without atomic latencies: the polls our profiles time are atomics
+        # (an acquire atomic add of 0, MEASURED.md), and one word's atomics overlap fully
+        self._lat.setdefault("atomic", self._lat["poll"])
+        self._lat.setdefault("atomic_serial", 0.0)
         self._same = self._lat["visibility_same_xcd"]
         self._cross = self._lat["visibility_cross_xcd"]
 

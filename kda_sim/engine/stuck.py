@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kda_sim.engine.dispatch import Units
+from kda_sim.engine.words import Waiting
 from kda_sim.engine.world import World
 from kda_sim.machine.residency import Residency
 from kda_sim.protocol.ops import Poll
@@ -28,6 +29,32 @@ def _producer_state(world: World, units: Units, res: Residency, d: int) -> str:
     op = world.handoffs.launch.programs[d].ops[k] if k is not None else None
     what = f"polls {op.label}" if isinstance(op, Poll) else "waits"
     return f"CTA {d} is itself stuck in {stage} ({what})"
+
+
+def _word_wait(
+    world: World, units: Units, res: Residency, c: int, stage: str, task: int, wt: Waiting
+) -> StuckWait:
+    """A CTA that waits on a counter or flag word: the value awaited, the value it reads,
+    its last writer, and the CTAs that could still write it."""
+    space = world.handoffs.launch.space
+    region, index = space.split(wt.op.cell)
+    hist = world.words.writes.get(wt.op.cell, [])
+    last = f"last written by CTA {hist[-1].cta}" if hist else "never written"
+    item = f" (item {wt.item})" if wt.item >= 0 else ""
+    queued = [int(b) for b in units.waiting]
+    others = [t.cta for t in world.tracks if t.end is None and t.start is not None and t.cta != c]
+    held = (
+        f"; {len(queued)} CTAs never became resident ({res.slots} slots, limited by "
+        f"{res.limited_by})"
+        if queued
+        else ""
+    )
+    reason = (
+        f"waits{item} until {region.name}[{index}] {wt.op.pred.value} {wt.target}: it reads "
+        f"{wt.seen} ({last}); {len(others)} other resident CTAs wait too{held}"
+    )
+    producer = hist[-1].cta if hist else None
+    return StuckWait(c, stage, task, region.name, index, producer, reason)
 
 
 def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]:
@@ -58,6 +85,10 @@ def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]
         op = ho.launch.programs[c].ops[k] if k is not None else None
         stage = track.stages[-1].name if track.stages else ""
         task = track.stages[-1].task if track.stages else -1
+        waiting = world.words.waiting.get(c) if world.words is not None else None
+        if waiting is not None:
+            out.append(_word_wait(world, units, res, c, stage, task, waiting))
+            continue
         if not isinstance(op, Poll):
             out.append(StuckWait(c, stage, task, "", -1, None, "waits (not on a poll)"))
             continue

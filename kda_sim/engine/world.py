@@ -9,6 +9,7 @@ import simpy
 
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.sampler import Sampler
+from kda_sim.engine.words import Words
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
 from kda_sim.timeline.model import CellRange, CtaTrack
@@ -49,8 +50,13 @@ class World:
     current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
     resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
+    words: Words | None = None  # counter and flag words (made with the world)
 
     joins: dict[tuple[OpRef, ...], simpy.Event] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.words is None:
+            self.words = Words(self.env, self.sampler)
 
     def join(self, producers: tuple[OpRef, ...]) -> simpy.Event | None:
         """One event for "every one of these put ops has happened", shared by every poll

@@ -26,6 +26,8 @@ ENTRY_POINT_GROUP = "kda_sim.kernels"
 BUILTIN: dict[str, str] = {
     "k1": "kda_sim.kernels.k1.spec:KERNEL",
     "pingpong": "kda_sim.kernels.examples.pingpong:KERNEL",
+    "gridbarrier": "kda_sim.kernels.examples.gridbarrier:KERNEL",
+    "ticketqueue": "kda_sim.kernels.examples.ticketqueue:KERNEL",
 }
 REQUIRED: tuple[str, ...] = (
     "name",

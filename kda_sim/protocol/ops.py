@@ -11,6 +11,9 @@ from enum import StrEnum
 
 import numpy as np
 
+from kda_sim.protocol.counters import Atomic, Reset, Wait
+from kda_sim.protocol.tickets import TicketLoop
+
 
 class LoadKind(StrEnum):
     WEIGHT = "weight"  # w_in rows streamed by gemv CTAs
@@ -96,4 +99,19 @@ class Barrier:
     pass
 
 
-Op = Begin | End | Load | Use | Compute | Put | Poll | Store | Publish | Barrier
+Op = (
+    Begin
+    | End
+    | Load
+    | Use
+    | Compute
+    | Put
+    | Poll
+    | Store
+    | Publish
+    | Barrier
+    | Atomic
+    | Wait
+    | Reset
+    | TicketLoop
+)

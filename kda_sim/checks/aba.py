@@ -1,0 +1,122 @@
+"""ABA hazards: a counter or flag word reused (reset, exchanged or re-incremented) while a
+CTA may still wait on its previous use, so that the waiter can read the new value
+instead of the one it waits for and wait forever.
+
+A write W of a word and a wait X on it (by another CTA or item) are a hazard when W can
+make X's predicate false (a reset under a ``>= K``, an add under an ``==``) and neither
+is ordered before the other. X is ordered before W when the writer, before W, passed a
+wait that can only be satisfied once X's CTA made a write after X: a wait for ``>= K``
+on a word only positive adds write, where the adds that come without X's CTA's adds
+after X fall short of K (a count; a word also reset is no count). Symmetrically W is
+ordered before X (X is a later use). Ops of the same CTA are ordered by its program.
+"""
+
+from __future__ import annotations
+
+from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.words import WordUse, WordWait, WordWrite, falsifies, word_uses
+from kda_sim.protocol.counters import Pred, Wait
+from kda_sim.protocol.program import Launch
+from kda_sim.protocol.tickets import Site, walk
+
+_SHOWN = 4  # waiters named a finding
+
+
+def _actor(s: Site) -> tuple[str, int]:
+    return ("item", s.item) if s.item >= 0 else ("cta", s.cta)
+
+
+def _ops_of(launch: Launch) -> dict[tuple[str, int], list[tuple[Site, object]]]:
+    """Each actor's ops in program order (a CTA's own ops; an item's body)."""
+    out: dict[tuple[str, int], list[tuple[Site, object]]] = {}
+    walked: set[int] = set()
+    for prog in launch.programs:
+        for site, op in walk(prog, walked):
+            out.setdefault(_actor(site), []).append((site, op))
+    return out
+
+
+def _implies_passed(
+    waiter_ops: list[tuple[Site, object]],
+    before: Site,
+    actor: tuple[str, int],
+    after: Site,
+    uses: dict[int, WordUse],
+) -> bool:
+    """Whether a wait of ``waiter_ops`` before ``before`` holds only once ``actor`` made
+    an add after ``after`` (so ``actor`` had passed ``after``)."""
+    for site, op in waiter_ops:
+        if site.index >= before.index and site.item == before.item:
+            break
+        if not isinstance(op, Wait) or op.plus or op.pred is not Pred.GE:
+            continue
+        use = uses[op.cell]
+        if not use.adds_only:
+            continue
+        total = sum(w.value for w in use.writes)
+        late = sum(
+            w.value
+            for w in use.writes
+            if _actor(w.site) == actor and w.site.item == after.item and w.site.index > after.index
+        )
+        if late and total - late < op.value:
+            return True
+    return False
+
+
+def check_aba(launch: Launch) -> list[Finding]:
+    uses = word_uses(launch)
+    by_actor = _ops_of(launch)
+    space = launch.space
+    out: list[Finding] = []
+    for cell, use in uses.items():
+        for w in use.writes:
+            if w.kind == "ticket":
+                continue
+            hazards = [x for x in use.waits if _hazard(w, x, by_actor, uses)]
+            if hazards:
+                out.append(_finding(space.split(cell), w, hazards))
+    return out
+
+
+def _hazard(
+    w: WordWrite,
+    x: WordWait,
+    by_actor: dict[tuple[str, int], list[tuple[Site, object]]],
+    uses: dict[int, WordUse],
+) -> bool:
+    wa, xa = _actor(w.site), _actor(x.site)
+    if wa == xa or not falsifies(w, x.op.pred, x.op.value):
+        return False
+    if _implies_passed(by_actor[wa], w.site, xa, x.site, uses):
+        return False  # X passed before W
+    return not _implies_passed(by_actor[xa], x.site, wa, w.site, uses)  # W before X
+
+
+def _finding(where: tuple, w: WordWrite, hazards: list[WordWait]) -> Finding:
+    region, index = where
+    word = f"{region.name}[{index}]"
+    verb = {"reset": "resets", "add": "adds to", "exch": "exchanges", "cas": "swaps"}[w.kind]
+    waiters = ", ".join(
+        f"{x.site.text()} waiting for {word} {x.op.pred.value} {x.op.value}"
+        for x in hazards[:_SHOWN]
+    ) + (f" and {len(hazards) - _SHOWN} more" if len(hazards) > _SHOWN else "")
+    new = f"+{w.value}" if w.kind == "add" else f"to {w.value}"
+    msg = (
+        f"ABA: {w.site.text()} {verb} {word} ({new}) "
+        f"while its previous use may still be awaited: nothing orders it after {waiters}; "
+        f"a waiter that reads the new value before the old one waits forever"
+    )
+    fix = (
+        "wait on a value that only grows (count arrivals over every round, or a generation "
+        "word the last arriver bumps), or reset only after every waiter has passed"
+    )
+    details = {
+        "word": word,
+        "writer": {"cta": w.site.cta, "item": w.site.item, "op": w.site.index, "kind": w.kind},
+        "waiters": [
+            {"cta": x.site.cta, "item": x.site.item, "op": x.site.index, "wait": x.op.label}
+            for x in hazards
+        ],
+    }
+    return Finding(Category.ABA, Severity.FAIL, msg, fix, details)

@@ -1,0 +1,256 @@
+"""Deadlock freedom of a ticket queue, at every residency.
+
+Tickets are taken in increasing order and a CTA holds one item at a time, so the items
+in progress are always the smallest ones not finished. When every wait of item i is
+satisfied by the writes of items j < i (or by item i's own earlier ops), the smallest
+item in progress never waits on an item still to run: it finishes, and by induction
+every item does, however few CTAs are resident (one is enough). A wait that needs an
+item j >= i breaks the argument: the check walks the queue at each residency from one
+CTA up (items progress monotonically, so the outcome does not depend on timing) and
+reports the residencies where it hangs, with the wait-for chain.
+
+Only the loop is reasoned about: waits outside it, and waits whose target adds a
+register, are left to the engine (said so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.words import WordUse, word_uses
+from kda_sim.engine import SimResult, simulate
+from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.counters import Atomic, Reset, Wait
+from kda_sim.protocol.program import Launch
+from kda_sim.protocol.tickets import TicketLoop
+
+
+@dataclass
+class TicketVerdict:
+    loop: str
+    items: int
+    ctas: int  # CTAs that run the loop
+    finishes: bool | None  # None: not decided (see note)
+    why: str
+    hangs_at: tuple[int, ...] = ()  # residencies (CTAs resident) where it hangs
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Need:
+    item: int
+    index: int
+    op: Wait
+    writers: tuple[int, ...]  # items whose writes can satisfy it (sorted)
+    backward: bool  # satisfied by smaller items and the item's own earlier ops
+
+
+def _needs(loop: TicketLoop, uses: dict[int, WordUse]) -> tuple[list[_Need], list[str]]:
+    needs, open_ = [], []
+    for i, body in enumerate(loop.bodies):
+        for k, op in enumerate(body):
+            if not isinstance(op, Wait):
+                continue
+            use = uses[op.cell]
+            if op.plus or any(w.site.item < 0 for w in use.writes):
+                open_.append(
+                    f"item {i} waits on {op.label}, written outside the loop or "
+                    "against a register: left to the engine"
+                )
+                continue
+            before = [
+                w for w in use.writes if w.site.item < i or (w.site.item == i and w.site.index < k)
+            ]
+            if use.adds_only:  # a count: the adds before it reach the target
+                ok = sum(w.value for w in before) >= op.value
+                writers = sorted({w.site.item for w in use.writes})
+            else:  # a flag: an exchange before it writes a value that satisfies it
+                sets = [
+                    w
+                    for w in use.writes
+                    if w.kind in ("exch", "cas") and op.pred.holds(w.value, op.value)
+                ]
+                ok = any(w in before for w in sets)
+                writers = sorted({w.site.item for w in sets})
+            needs.append(_Need(i, k, op, tuple(writers), ok))
+    return needs, open_
+
+
+def _run(loop: TicketLoop, slots: int) -> tuple[bool, dict[int, int], dict[int, int]]:
+    """The queue with ``slots`` CTAs resident, without time: every held item runs until a
+    wait its word does not satisfy; a finished item's CTA takes the next ticket. Returns
+    (finished, item -> op index it waits at, item -> holder)."""
+    n = loop.n_items
+    value: dict[int, int] = {}
+    pos = dict.fromkeys(range(min(slots, n)), 0)
+    holder = {i: i for i in pos}
+    nxt = len(pos)
+    done = 0
+    moved = True
+    while moved:
+        moved = False
+        for i in sorted(pos):
+            body = loop.bodies[i]
+            k = pos[i]
+            while k < len(body):
+                op = body[k]
+                if isinstance(op, Wait):
+                    if not op.pred.holds(value.get(op.cell, 0), op.value):
+                        break
+                elif isinstance(op, Atomic):
+                    new = op.new(value.get(op.cell, 0))
+                    if new is not None:
+                        value[op.cell] = new
+                elif isinstance(op, Reset):
+                    for c in op.cells:
+                        value[c] = 0
+                k += 1
+                moved = True
+            pos[i] = k
+            if k == len(body):
+                del pos[i]
+                done += 1
+                if nxt < n:
+                    pos[nxt] = 0
+                    holder[nxt] = holder[i]
+                    nxt += 1
+                moved = True
+    return done == n, pos, holder
+
+
+def _chain(
+    loop: TicketLoop,
+    stuck: dict[int, int],
+    holder: dict[int, int],
+    needs: dict[tuple[int, int], _Need],
+    slots: int,
+) -> str:
+    """From the smallest stuck item: item i waits on what item j writes, ... down to an
+    item nobody has taken, or a cycle."""
+    i = min(stuck)
+    parts, seen = [], []
+    while True:
+        seen.append(i)
+        op = loop.bodies[i][stuck[i]]
+        need = needs.get((i, stuck[i]))
+        top = max(stuck)
+        # writers whose write has not happened: held items, or items not taken yet
+        later = [j for j in (need.writers if need else ()) if j in stuck or j > top]
+        head = (
+            f"item {i} (held by resident CTA {holder[i] + 1} of {slots}) waits on {op.label} "
+            f"{op.pred.value} {op.value}"
+        )
+        if not later:
+            parts.append(f"{head}, which no item still to run writes")
+            break
+        j = later[0]
+        rel = (
+            "a larger ticket"
+            if j > i
+            else "its own ticket, later"
+            if j == i
+            else "a smaller ticket"
+        )
+        parts.append(f"{head}, written by item {j} ({rel})")
+        if j == i:
+            break
+        if j not in stuck:
+            taken = sorted(stuck)
+            parts.append(
+                f"item {j} is not taken: the {slots} resident CTA(s) hold items that wait "
+                f"({', '.join(map(str, taken))}), and a CTA takes a ticket only when its item "
+                "finishes"
+            )
+            break
+        if j in seen:
+            parts.append(f"item {j} waits on this chain already (a cycle)")
+            break
+        i = j
+    return "; ".join(parts)
+
+
+def check_tickets(launch: Launch) -> list[TicketVerdict]:
+    """One verdict a ticket loop (its counter's word), [] for a launch without one."""
+    loops: dict[int, tuple[TicketLoop, int]] = {}
+    for p in launch.programs:
+        for op in p.ops:
+            if isinstance(op, TicketLoop):
+                lp, n = loops.get(op.cell, (op, 0))
+                loops[op.cell] = (lp, n + 1)
+    uses = word_uses(launch) if loops else {}
+    out = []
+    for loop, ctas in loops.values():
+        out.append(_verdict(launch, loop, ctas, uses))
+    return out
+
+
+def _verdict(
+    launch: Launch, loop: TicketLoop, ctas: int, uses: dict[int, WordUse]
+) -> TicketVerdict:
+    space = launch.space
+    region, index = space.split(loop.cell)
+    name = f"ticket loop {loop.label} on {region.name}[{index}]"
+    needs, open_ = _needs(loop, uses)
+    forward = [nd for nd in needs if not nd.backward]
+    by_site = {(nd.item, nd.index): nd for nd in needs}
+    if not forward and not open_:
+        why = (
+            f"{name}: every wait of its {loop.n_items} items names a smaller ticket (or the "
+            "item's own earlier write); tickets are taken in increasing order, so the "
+            "smallest item in progress never waits on an item not yet taken: it finishes, "
+            "and by induction every item does, at any residency of at least 1 CTA"
+        )
+        return TicketVerdict(loop.label, loop.n_items, ctas, True, why)
+    hangs: list[int] = []
+    chain = ""
+    for r in range(1, max(ctas, 1) + 1):
+        ok, stuck, holder = _run(loop, r)
+        if not ok:
+            hangs.append(r)
+            if not chain:
+                chain = _chain(loop, stuck, holder, by_site, r)
+    if forward:
+        f0 = forward[0]
+        bigger = [j for j in f0.writers if j >= f0.item]
+        names = (f"item {bigger[0]}" if bigger else "no item") + (
+            " (a larger ticket)" if bigger and bigger[0] > f0.item else ""
+        )
+        msg = (
+            f"{name}: {len(forward)} waits name an item of a larger or equal ticket (item "
+            f"{f0.item} waits on {f0.op.label} {f0.op.pred.value} {f0.op.value}, written by "
+            f"{names}), so deadlock freedom does not hold at every residency"
+        )
+        if hangs:
+            msg += (
+                f"; it hangs with {_span(hangs)} CTA(s) resident. Wait-for chain at "
+                f"residency {hangs[0]}: {chain}"
+            )
+        f = Finding(
+            Category.DEADLOCK,
+            Severity.FAIL,
+            msg,
+            "make every wait of item i name only items j < i",
+            {"loop": loop.label, "hangs_at": hangs, "item": f0.item, "writers": list(f0.writers)},
+        )
+        return TicketVerdict(loop.label, loop.n_items, ctas, False, msg, tuple(hangs), [f])
+    why = f"{name}: not decided by the ticket argument ({'; '.join(open_[:3])})"
+    return TicketVerdict(loop.label, loop.n_items, ctas, None, why, tuple(hangs))
+
+
+def _span(rs: list[int]) -> str:
+    return (
+        str(rs[0])
+        if len(rs) == 1
+        else f"{rs[0]} to {rs[-1]}"
+        if rs == list(range(rs[0], rs[-1] + 1))
+        else ", ".join(map(str, rs))
+    )
+
+
+def engine_at_residency(cfg: Any, prof: GpuProfile, slots: int) -> SimResult:
+    """The engine with exactly ``slots`` CTAs resident: ``slots`` units of one XCD, one
+    CTA each (where the ticket walk says the queue hangs)."""
+    one = replace(prof, units=slots, xcds=1)
+    return simulate(cfg, one, occupancy=1)

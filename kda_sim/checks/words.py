@@ -1,0 +1,80 @@
+"""Who writes and who waits on each counter or flag word of a launch: the facts the
+ticket and ABA checks reason from. A ticket loop's items are enumerated, each once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait, check_word
+from kda_sim.protocol.program import Launch
+from kda_sim.protocol.tickets import Site, TicketLoop, walk
+
+
+@dataclass(frozen=True)
+class WordWrite:
+    site: Site
+    kind: str  # "add", "exch", "cas", "reset", "ticket" (a ticket loop's take)
+    value: int  # the addend or the value written (0 for a reset)
+
+
+@dataclass(frozen=True)
+class WordWait:
+    site: Site
+    op: Wait
+
+
+@dataclass
+class WordUse:
+    cell: int
+    writes: list[WordWrite]
+    waits: list[WordWait]
+
+    @property
+    def adds_only(self) -> bool:
+        """Only positive adds write it: its value counts them (a wait for >= K needs K)."""
+        return all(w.kind == "add" and w.value > 0 for w in self.writes)
+
+
+def uses_words(launch: Launch) -> bool:
+    """Whether any op of the launch is a counter op (the static wait-for analysis of
+    (value, tag) polls does not reason about them)."""
+    return any(
+        isinstance(op, Atomic | Wait | Reset | TicketLoop) for p in launch.programs for op in p.ops
+    )
+
+
+def word_uses(launch: Launch) -> dict[int, WordUse]:
+    out: dict[int, WordUse] = {}
+
+    def use(cell: int) -> WordUse:
+        return out.setdefault(cell, WordUse(cell, [], []))
+
+    space = launch.space
+    walked: set[int] = set()
+    for prog in launch.programs:
+        for site, op in walk(prog, walked):
+            if isinstance(op, Atomic | Wait | Reset | TicketLoop):
+                for cell in op.cells if isinstance(op, Reset) else (op.cell,):
+                    check_word(space, op.region, cell, site.text())
+            if isinstance(op, Atomic):
+                if op.kind is AtomicKind.ADD:
+                    use(op.cell).writes.append(WordWrite(site, "add", op.value))
+                else:
+                    use(op.cell).writes.append(WordWrite(site, op.kind.value, op.value))
+            elif isinstance(op, Reset):
+                for cell in op.cells:
+                    use(cell).writes.append(WordWrite(site, "reset", 0))
+            elif isinstance(op, Wait):
+                use(op.cell).waits.append(WordWait(site, op))
+            elif isinstance(op, TicketLoop):
+                use(op.cell).writes.append(WordWrite(site, "ticket", 1))
+    return out
+
+
+def falsifies(w: WordWrite, pred: Pred, target: int) -> bool:
+    """Whether the write can turn a satisfied ``pred`` against ``target`` false."""
+    if w.kind in ("add", "ticket"):
+        return pred is Pred.EQ and w.value != 0  # a >= stays true under positive adds
+    if pred is Pred.EQ:
+        return w.value != target
+    return w.value < target

@@ -1,0 +1,155 @@
+"""The counter ops of one CTA (atomics, waits on a predicate, resets, ticket loops), as
+a part of :class:`kda_sim.engine.cta.CtaRun`; the words' state is
+:class:`kda_sim.engine.words.Words`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from kda_sim.engine.words import Waiting, Write
+from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait, check_word
+from kda_sim.protocol.tickets import TicketLoop
+from kda_sim.timeline.model import CellRange, PollRecord, PutRecord
+
+if TYPE_CHECKING:
+    from kda_sim.engine.cta import CtaRun
+
+
+class CounterOps:
+    def words_op(self: CtaRun, k: int, op: Any, t: float) -> Generator[Any, Any, float]:
+        """Run counter op ``op`` (op ``k``) from the CTA's own time ``t``; its time after."""
+        space = self.w.handoffs.launch.space
+        for cell in op.cells if isinstance(op, Reset) else (op.cell,):
+            check_word(space, op.region, cell, f"CTA {self.prog.cta} op {k}")
+        if isinstance(op, Atomic):
+            old = yield from self._atomic(op.region, op.cell, op, t)
+            if op.into:
+                self.regs[op.into] = old
+            return self.w.env.now
+        if isinstance(op, Wait):
+            return (yield from self._wait(op, t))
+        if isinstance(op, Reset):
+            for cell in op.cells:
+                self._reset(op.region, cell, t)
+            return t
+        assert isinstance(op, TicketLoop)
+        return (yield from self._tickets(k, op, t))
+
+    def _record(self: CtaRun, region: int, cell: int, at: float) -> int:
+        """A write of a word, in the track's puts (the timeline's hand-off sources)."""
+        space = self.w.handoffs.launch.space
+        name = space.name(region)
+        self.track.puts.append(
+            PutRecord(self.stage, self.task, name, 1, cell - space.offsets[region], at)
+        )
+        return len(self.track.puts) - 1
+
+    def _atomic(
+        self: CtaRun, region: int, cell: int, op: Atomic, t: float
+    ) -> Generator[Any, Any, int]:
+        """Issue at ``t``; serialized in arrival order (the clock reaches each arrival in
+        order); the old value returns half a round trip after its serialization."""
+        w = self.w
+        env = w.env
+        half = w.sampler.latency("atomic") / 2
+        arrive = t + half
+        if arrive > env.now:
+            yield env.timeout(arrive - env.now)
+        words = w.words
+        s = words.arrive(cell, self.xcd, env.now)
+        old = words.value.get(cell, 0)
+        new = op.new(old)
+        if new is not None:
+            words.write(
+                cell, new, Write(s, new, self.xcd, self.prog.cta, self._record(region, cell, s))
+            )
+        yield env.timeout(s + half - env.now)
+        return old
+
+    def _reset(self: CtaRun, region: int, cell: int, t: float) -> None:
+        w = self.w
+        cta, xcd = self.prog.cta, self.xcd
+        stage, task = self.stage, self.task
+
+        def land(_ev: object) -> None:
+            s = w.words.arrive(cell, xcd, w.env.now)
+            space = w.handoffs.launch.space
+            self.track.puts.append(
+                PutRecord(stage, task, space.name(region), 1, cell - space.offsets[region], s)
+            )
+            w.words.write(cell, 0, Write(s, 0, xcd, cta, len(self.track.puts) - 1))
+
+        delay = t + w.sampler.latency("atomic") / 2 - w.env.now
+        w.env.timeout(max(0.0, delay)).callbacks.append(land)
+
+    def _wait(self: CtaRun, op: Wait, t0: float) -> Generator[Any, Any, float]:
+        """Tries as a poll's: the first issued at ``t0``, each later one after the previous
+        returned and the retry sleep; a try passes when the value it reads satisfies the
+        predicate. Tries that cannot read a newer write are skipped, not simulated. Unlike
+        a poll's, the first try is not held behind the CTA's outstanding loads or stores."""
+        w = self.w
+        env = w.env
+        words = w.words
+        cta, xcd = self.prog.cta, self.xcd
+        space = w.handoffs.launch.space
+        index = op.cell - space.offsets[op.region]
+        target = op.value + (self.regs.get(op.plus, 0) if op.plus else 0)
+        rec = PollRecord(
+            self.stage,
+            self.task,
+            op.label,
+            1,
+            1,
+            t0,
+            None,
+            None,
+            cells=[CellRange(space.name(op.region), index, index, 1)],
+        )
+        self.track.polls.append(rec)
+        if t0 > env.now:
+            yield env.timeout(t0 - env.now)
+        lat = w.sampler.latency("poll")
+        period = lat + w.sampler.latency("retry")
+        n, at = 0, t0  # the try and its issue
+        while True:
+            seen, src, nxt = words.seen(op.cell, cta, xcd, at)
+            if op.pred.holds(seen, target):
+                break
+            words.waiting[cta] = Waiting(op, target, seen, self.item)
+            changed = words.change(op.cell)
+            if nxt == math.inf:
+                yield changed  # nothing newer is written yet
+                continue
+            # the first try (on the grid t0 + m * period) that reads the newer write
+            m = max(n + 1, math.ceil((nxt - t0) / period))
+            nxt_at = t0 + m * period
+            if nxt_at > env.now:
+                yield changed | env.timeout(nxt_at - env.now)
+                if env.now < nxt_at:  # another write came first: it may be seen earlier
+                    continue
+            n, at = m, nxt_at
+        words.waiting.pop(cta, None)
+        satisfied = at + lat
+        if satisfied > env.now:
+            yield env.timeout(satisfied - env.now)
+        rec.satisfied = satisfied
+        rec.retries = n
+        if src is not None:
+            rec.producer, rec.put_time, rec.put_ref = src.cta, src.at, src.rec
+        return satisfied
+
+    def _tickets(self: CtaRun, k: int, op: TicketLoop, t: float) -> Generator[Any, Any, float]:
+        from kda_sim.engine.cta import op_kinds
+
+        take = Atomic(op.region, op.cell, AtomicKind.ADD, 1)
+        while True:
+            item = yield from self._atomic(op.region, op.cell, take, t)
+            t = self.w.env.now
+            if item >= op.n_items:
+                self.item = -1
+                return t
+            self.regs[op.into] = self.item = item
+            body = op.bodies[item]
+            t = yield from self.run(body, op_kinds(body), t, k)

@@ -1,0 +1,83 @@
+"""A grid barrier from an arrival counter: each of ``ctas`` CTAs works, adds 1 to
+``ARRIVE`` (an atomic add) and waits until ``ARRIVE >= ctas``, then works again, for
+``rounds`` rounds.
+
+The counter is never reset: it counts arrivals over every round, so round r waits for
+``(r + 1) * ctas`` (the count is the barrier's generation times ctas). With ``broken``,
+CTA 0 resets the counter after passing each barrier so that the next round can count
+from 0 and wait for ``ctas`` again: a CTA still waiting on the previous round may read
+the 0 instead of the full count and wait forever (an ABA hazard), and every CTA then
+waits on it. The barrier needs every CTA resident at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.spec import Kernel
+from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
+from kda_sim.protocol.ops import Begin, Compute, End, Op
+from kda_sim.protocol.program import CtaProgram, Launch
+from kda_sim.protocol.space import CellSpace
+
+ARRIVE = 0  # the region id of the arrival counter
+
+
+@dataclass(frozen=True)
+class GridBarrierConfig:
+    ctas: int = 8  # CTAs in the grid: the barrier waits for all of them
+    rounds: int = 2  # barriers, each between two phases of work
+    broken: bool = False  # CTA 0 resets the counter while others may still wait
+
+    def validate(self) -> GridBarrierConfig:
+        if self.ctas < 1:
+            raise InvalidInput(f"ctas = {self.ctas}: at least 1", what="ctas")
+        if self.rounds < 1:
+            raise InvalidInput(f"rounds = {self.rounds}: at least 1", what="rounds")
+        return self
+
+
+def regions(cfg: GridBarrierConfig) -> dict[str, int]:
+    return {"ARRIVE": 1}
+
+
+def build(cfg: GridBarrierConfig) -> Launch:
+    space = CellSpace.from_sizes(regions(cfg))
+    word = int(space.gid(ARRIVE, 0))
+    programs = []
+    for c in range(cfg.ctas):
+        ops: list[Op] = []
+        for r in range(cfg.rounds):
+            target = cfg.ctas if cfg.broken else (r + 1) * cfg.ctas
+            ops += [
+                Begin("work", r),
+                Compute("gb.work"),
+                End("work", r),
+                Begin("barrier", r),
+                Atomic(ARRIVE, word, AtomicKind.ADD, 1),
+                Wait(f"ARRIVE>={target}", ARRIVE, word, Pred.GE, target),
+                End("barrier", r),
+            ]
+            if cfg.broken and c == 0:
+                ops.append(Reset(ARRIVE, (word,)))
+        ops += [Begin("work", cfg.rounds), Compute("gb.work"), End("work", cfg.rounds)]
+        programs.append(CtaProgram(c, "member", (), tuple(ops)))
+    return Launch(cfg, space, tuple(programs))
+
+
+KERNEL = Kernel(
+    name="gridbarrier",
+    description="a grid barrier from an atomic arrival counter and a >= wait, over rounds",
+    config_type=GridBarrierConfig,
+    build_fn=build,
+    regions_fn=regions,
+    roles=("member",),
+    stages=("work", "barrier"),
+    role_colors={"member": "#2ca02c"},
+    stage_colors={"work": "#ff7f0e", "barrier": "#7f7f7f"},
+    cost_keys=("gb.work",),
+    default_costs={"gb.work": (1000.0, 0.0)},
+    threads=256,
+    regs_per_thread=32,
+)
