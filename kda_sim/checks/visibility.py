@@ -1,5 +1,5 @@
-"""Visibility: flagged data (x rows after XRDY) is never read older than its producer
-wrote it.
+"""Visibility: flagged data (data a Publish flags, e.g. K1's x rows after XRDY) is never
+read older than its producer wrote it.
 
 The engine records a read of flagged data before the producer's stores were acknowledged
 (``SimResult.stale_reads``). The nominal profile can hide a missing drain (a store acked
@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import SimResult, StaleRead, simulate
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.regions import Region
+from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import FlaggedData, hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.space import CellSpace
@@ -43,8 +44,21 @@ class VisibilityVerdict:
     findings: list[Finding] = field(default_factory=list)
 
 
+def name_flagged(cfg: Any, space: CellSpace, read: StaleRead) -> FlaggedData:
+    """The words for the flagged data of ``read``: the kernel's (``name_flagged`` hook),
+    else its region and index and the CTA that stored it."""
+    region, index = (None, -1) if read.cell < 0 else space.split(read.cell)
+    name = None if region is None else region.name
+    own = hook(spec_for(cfg), "name_flagged")
+    if own is not None:
+        return own(name, index, read.producer)
+    writer = f"CTA {read.producer}" if read.producer >= 0 else "its writer"
+    data = f"{name}[{index}]" if name is not None else "flagged data"
+    return FlaggedData(f"{data} (flagged with this launch's tag)", "its flag", writer)
+
+
 def check_visibility(
-    cfg: LaunchConfig,
+    cfg: Any,
     prof: GpuProfile,
     *,
     occupancy: int | None = None,
@@ -62,10 +76,11 @@ def check_visibility(
     stale = [r for res in runs for r in res.stale_reads]
     v = VisibilityVerdict(not stale, len(runs), stale)
     if stale:
-        space = CellSpace.of(cfg)
+        space = launch.space if launch is not None else CellSpace.of(cfg)
         first = min(stale, key=lambda r: r.read_at)
-        sl = first.cell - space.offsets[Region.X] if first.cell >= 0 else first.producer
-        slices = sorted({r.cell for r in stale})
+        words = name_flagged(cfg, space, first)
+        region, index = (None, -1) if first.cell < 0 else space.split(first.cell)
+        cells = sorted({r.cell for r in stale})
         landed = (
             "had not landed"
             if first.visible_at == float("inf")
@@ -75,19 +90,17 @@ def check_visibility(
             Finding(
                 Category.VISIBILITY,
                 Severity.FAIL,
-                f"CTA {first.cta} in {first.stage} read the x rows of slice {sl} (X[{sl}], "
-                f"flagged by XRDY[{sl}] with this launch's tag) at {first.read_at:.0f} ns, but "
-                f"attn CTA {sl}'s stores {landed}: the flag was seen before the data. "
-                f"{len(stale)} stale reads of {len(slices)} slices in {len(runs)} runs (stores "
-                f"acked {STORE_SLOW:g}x late).",
-                "drain the CTA's stores before the flag (s_waitcnt vmcnt(0), barrier, then "
-                "the XRDY put: Publish(drain=True)) and keep the x stores before the publish",
+                f"CTA {first.cta} in {first.stage} read {words.data} at {first.read_at:.0f} "
+                f"ns, but {words.writer}'s stores {landed}: the flag was seen before the data. "
+                f"{len(stale)} stale reads of {len(cells)} {words.unit} in {len(runs)} runs "
+                f"(stores acked {STORE_SLOW:g}x late).",
+                words.fix,
                 {
                     "cta": first.cta,
                     "stage": first.stage,
-                    "region": "X",
-                    "index": sl,
-                    "flag": f"XRDY[{sl}]",
+                    "region": None if region is None else region.name,
+                    "index": index if region is not None else first.producer,
+                    "flag": words.flag,
                     "read_at": first.read_at,
                     "visible_at": first.visible_at,
                     "count": len(stale),

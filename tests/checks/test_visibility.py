@@ -3,6 +3,8 @@ without its drain, or stores after the flag, are caught."""
 
 from __future__ import annotations
 
+from pingpong_variants import VariantConfig
+
 from kda_sim.checks.mutations import publish_without_drain, store_after_publish
 from kda_sim.checks.visibility import STORE_SLOW, adversarial, check_visibility
 from kda_sim.engine import simulate
@@ -46,3 +48,14 @@ def test_stores_after_the_flag_are_caught(h200) -> None:
     case = store_after_publish(LaunchConfig(2, 2), h200)
     v = check_visibility(case.cfg, case.prof, launch=case.launch)
     assert not v.ok and v.findings[0].details["count"] > 0
+
+
+# -- any kernel: the pingpong example with flagged data ------------------------------------
+def test_a_pingpong_publish_without_drain_is_caught_in_its_own_words(mi355x) -> None:
+    assert check_visibility(VariantConfig(flagged=True), mi355x).ok
+    v = check_visibility(VariantConfig(flagged=True, drain=False), mi355x)
+    assert not v.ok
+    f = v.findings[0]
+    assert f.details["region"] == "DATA" and f.details["index"] == 0 and f.details["cta"] == 1
+    assert "read DATA[0]" in f.message and "CTA 0's stores" in f.message
+    assert "flagged cells" in f.message and "Publish(drain=True)" in f.fix
