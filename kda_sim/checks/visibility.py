@@ -20,8 +20,8 @@ from kda_sim.engine import SimResult, StaleRead, simulate
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import FlaggedData, hook
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.ops import Publish, Store
 from kda_sim.protocol.program import Launch
-from kda_sim.protocol.space import CellSpace
 
 STORE_SLOW = 50.0
 
@@ -44,17 +44,41 @@ class VisibilityVerdict:
     findings: list[Finding] = field(default_factory=list)
 
 
-def name_flagged(cfg: Any, space: CellSpace, read: StaleRead) -> FlaggedData:
+def stored_by(launch: Launch, cell: int) -> tuple[int, str]:
+    """The CTA whose plain store writes ``cell`` and the flag its next Publish puts
+    (``REGION[i]``): (-1, "") when no store of the launch writes it."""
+    space = launch.space
+    for prog in launch.programs:
+        stored = False
+        for op in prog.ops:
+            if isinstance(op, Store) and cell in op.cells:
+                stored = True
+            elif stored and isinstance(op, Publish) and len(op.cells):
+                region, index = space.split(int(op.cells[0]))
+                return prog.cta, f"{region.name}[{index}]"
+        if stored:
+            return prog.cta, ""
+    return -1, ""
+
+
+def name_flagged(cfg: Any, launch: Launch, read: StaleRead) -> FlaggedData:
     """The words for the flagged data of ``read``: the kernel's (``name_flagged`` hook),
-    else its region and index and the CTA that stored it."""
+    else its region and index, the flag its writer publishes and the writer."""
+    space = launch.space
     region, index = (None, -1) if read.cell < 0 else space.split(read.cell)
     name = None if region is None else region.name
     own = hook(spec_for(cfg), "name_flagged")
     if own is not None:
         return own(name, index, read.producer)
-    writer = f"CTA {read.producer}" if read.producer >= 0 else "its writer"
+    cta, flag = stored_by(launch, read.cell) if read.cell >= 0 else (read.producer, "")
+    cta = read.producer if read.producer >= 0 else cta
     data = f"{name}[{index}]" if name is not None else "flagged data"
-    return FlaggedData(f"{data} (flagged with this launch's tag)", "its flag", writer)
+    flagged = f"flagged by {flag}" if flag else "flagged"
+    return FlaggedData(
+        f"{data} ({flagged} with this launch's tag)",
+        flag or "its flag",
+        f"CTA {cta}" if cta >= 0 else "its writer",
+    )
 
 
 def check_visibility(
@@ -76,9 +100,10 @@ def check_visibility(
     stale = [r for res in runs for r in res.stale_reads]
     v = VisibilityVerdict(not stale, len(runs), stale)
     if stale:
-        space = launch.space if launch is not None else CellSpace.of(cfg)
+        built = launch if launch is not None else spec_for(cfg).build(cfg)
+        space = built.space
         first = min(stale, key=lambda r: r.read_at)
-        words = name_flagged(cfg, space, first)
+        words = name_flagged(cfg, built, first)
         region, index = (None, -1) if first.cell < 0 else space.split(first.cell)
         cells = sorted({r.cell for r in stale})
         landed = (

@@ -15,7 +15,6 @@ from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
 from kda_sim.commands.common import (
-    DEFAULT_KERNEL,
     JITTER,
     add_kernel_flag,
     add_launch_flags,
@@ -28,7 +27,7 @@ from kda_sim.commands.common import (
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
-from kda_sim.kernels.registry import get
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 
 FAULTS = ("frozen-epoch", "drop-slot")

@@ -19,7 +19,8 @@ key: (base, per unit) ns} for a GPU profile that has no fitted cost), ``tag_sche
 - ``name_flagged(region, index, producer)``: a :class:`FlaggedData`, the visibility
   check's words for flagged data;
 - ``load_switches``: {load name: the configuration switch that issues it early}, named
-  by the late-load advice.
+  by the late-load advice;
+- ``sweep_axes``: the two configuration fields the safety map (``kda-sim sweep``) spans.
 
 :class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
 flags are the dataclass's fields (``--name value``).
@@ -48,6 +49,7 @@ HOOKS: tuple[str, ...] = (
     "accepted_waits",
     "name_flagged",
     "load_switches",
+    "sweep_axes",
 )
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-DEFAULT_KERNEL = "k1"  # what a timeline without a kernel (an older file) was
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+
 # module attribute -> the default kernel's spec attribute it copies
 _DEFAULTS: dict[str, tuple[str, type]] = {
     "STAGES": ("stages", tuple),
@@ -46,9 +48,6 @@ def __getattr__(name: str) -> Any:
 def display(kernel: str) -> Any:
     """The spec of ``kernel`` (roles, stages, their colours); the default kernel's if it is
     not known."""
-    from kda_sim.errors import InvalidInput
-    from kda_sim.kernels.registry import get
-
     try:
         return get(kernel)
     except InvalidInput:

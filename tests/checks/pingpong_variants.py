@@ -2,13 +2,15 @@
 the generic checks' tests: the producer can hand over flagged data (plain stores, then a
 flag through ``Publish``, with or without its drain), and the consumer can stream weights
 before its poll or issue a staging load after it. ``ACCEPTING`` is the same kernel with
-an ``accepted_waits`` hook that accepts the consumer's poll behind its weights."""
+an ``accepted_waits`` hook that accepts the consumer's poll behind its weights; ``GRID``
+is the plain pingpong with ``sweep_axes`` (rounds x nbytes)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from kda_sim.kernels import registry
+from kda_sim.kernels.examples import pingpong
 from kda_sim.kernels.spec import AcceptedWait, Kernel
 from kda_sim.protocol.batches import poll
 from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Publish, Put, Store, Use
@@ -73,8 +75,18 @@ def build(cfg: VariantConfig) -> Launch:
 
 
 @dataclass(frozen=True)
+class GridConfig(pingpong.PingPongConfig):
+    pass
+
+
+@dataclass(frozen=True)
 class _Accepting(Kernel):
     accepted_waits: tuple[AcceptedWait, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Grid(Kernel):
+    sweep_axes: tuple[str, str] = ("rounds", "nbytes")
 
 
 _COMMON = dict(
@@ -98,5 +110,17 @@ ACCEPTING = registry.register(
             ),
         ),
         **_COMMON,
+    )
+)
+GRID = registry.register(
+    _Grid(
+        name="pingpong-grid",
+        config_type=GridConfig,
+        build_fn=pingpong.build,
+        regions_fn=pingpong.regions,
+        roles=pingpong.KERNEL.roles,
+        stages=pingpong.KERNEL.stages,
+        cost_keys=pingpong.KERNEL.cost_keys,
+        default_costs=pingpong.KERNEL.default_costs,
     )
 )

@@ -57,5 +57,6 @@ def test_a_pingpong_publish_without_drain_is_caught_in_its_own_words(mi355x) -> 
     assert not v.ok
     f = v.findings[0]
     assert f.details["region"] == "DATA" and f.details["index"] == 0 and f.details["cta"] == 1
-    assert "read DATA[0]" in f.message and "CTA 0's stores" in f.message
+    assert "read DATA[0] (flagged by FLAG[0] with this launch's tag)" in f.message
+    assert "CTA 0's stores" in f.message and f.details["flag"] == "FLAG[0]"
     assert "flagged cells" in f.message and "Publish(drain=True)" in f.fix

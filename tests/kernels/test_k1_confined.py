@@ -18,7 +18,6 @@ NOT_YET_NEUTRAL = frozenset(
         "kda_sim.app.views.safety",
         "kda_sim.app.views.whatif",
         "kda_sim.checks.mutations",
-        "kda_sim.checks.sweep",
         "kda_sim.checks.tags.analysis",
         "kda_sim.checks.tags.footprint",
         "kda_sim.checks.tags.pollers",

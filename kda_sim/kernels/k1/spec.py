@@ -205,6 +205,9 @@ class K1:
             "the XRDY put: Publish(drain=True)) and keep the x stores before the publish",
         )
 
+    # the safety map's axes (``kda-sim sweep``): requests x tokens a request
+    sweep_axes: tuple[str, str] = ("R", "L")
+
     # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
     load_switches: Mapping[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
 
