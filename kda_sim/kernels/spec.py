@@ -10,8 +10,9 @@ key: (base, per unit) ns} for a GPU profile that has no fitted cost), ``tag_sche
 ``mutations``, ``trace_decoders``, ``isa_presets``, and the checks' kernel knowledge:
 
 - ``task_rotation(cfg)``: ``(cfg0, shift)`` when ``cfg``'s launch is ``cfg0``'s with
-  every task segment moved ``shift`` CTAs on (the wait-for structure is relabelled, not
-  rebuilt), None otherwise;
+  every task segment (a CTA's ops from its first ``Begin`` with a task) moved ``shift``
+  CTAs on, and every task polls before it puts: the wait-for structure is relabelled,
+  not rebuilt; None otherwise;
 - ``placement_fixes(cfg, slots)``: other placements a deadlock fix tries, in order, as
   ``(cfg', knob, setting)``, e.g. ``(cfg', "kda0", "kda0 = 56")``;
 - ``accepted_waits``: the :class:`AcceptedWait` cases the role rule reports instead of
