@@ -201,7 +201,8 @@ def launch_text(rep: LaunchReport) -> str:
             else ""
         ),
         f"  visibility, {rep.visibility.runs} runs with stores acked late: "
-        + ("ok" if rep.visibility.ok else f"{len(rep.visibility.stale)} STALE READS"),
+        + ("ok" if rep.visibility.ok else f"{len(rep.visibility.stale)} STALE READS")
+        + ("" if rep.visibility.flagged_loads else " (nothing to check: no load of flagged data)"),
         "  role rule: "
         + (
             f"{len(rep.role.blocked)} polls behind weight loads, "
@@ -253,7 +254,11 @@ def launch_json(rep: LaunchReport) -> dict[str, Any]:
                 ],
             },
         },
-        "visibility": {"ok": rep.visibility.ok, "runs": rep.visibility.runs},
+        "visibility": {
+            "ok": rep.visibility.ok,
+            "runs": rep.visibility.runs,
+            "flagged_loads": rep.visibility.flagged_loads,
+        },
         "role_rule": {
             "applies": rep.role.applies,
             "polls_behind_weights": len(rep.role.blocked),

@@ -20,7 +20,8 @@ from kda_sim.engine import SimResult, StaleRead, simulate
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import FlaggedData, hook
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.ops import Publish, Store
+from kda_sim.protocol.handoffs import handoffs_of
+from kda_sim.protocol.ops import Load, Publish, Store
 from kda_sim.protocol.program import Launch
 
 STORE_SLOW = 50.0
@@ -42,6 +43,7 @@ class VisibilityVerdict:
     runs: int
     stale: list[StaleRead] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    flagged_loads: int = 0  # loads of flagged data in the launch: 0, nothing was checked
 
 
 def stored_by(launch: Launch, cell: int) -> tuple[int, str]:
@@ -98,9 +100,10 @@ def check_visibility(
     for s in seeds:
         runs.append(simulate(cfg, adv, occupancy=occupancy, seed=s, jitter=jitter, launch=launch))
     stale = [r for res in runs for r in res.stale_reads]
-    v = VisibilityVerdict(not stale, len(runs), stale)
+    built = launch if launch is not None else handoffs_of(cfg).launch  # the engine's, cached
+    flagged = sum(isinstance(op, Load) and bool(op.reads) for p in built.programs for op in p.ops)
+    v = VisibilityVerdict(not stale, len(runs), stale, flagged_loads=flagged)
     if stale:
-        built = launch if launch is not None else spec_for(cfg).build(cfg)
         space = built.space
         first = min(stale, key=lambda r: r.read_at)
         words = name_flagged(cfg, built, first)
