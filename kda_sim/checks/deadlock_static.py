@@ -15,14 +15,14 @@ XCD is full.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.checks.waitgraph import PollSite, WaitGraph, _ranges, waitgraph_of
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
-from kda_sim.kernels.k1.resources import lds_bytes
+from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Residency, residency
 from kda_sim.text import ordinal
@@ -220,7 +220,7 @@ def _ids(ctas: list[int]) -> str:
     return ", ".join(runs[:6]) + (", ..." if len(runs) > 6 else "")
 
 
-def slots_for(cfg: LaunchConfig, prof: GpuProfile, occupancy: int | None) -> Slots:
+def slots_for(cfg: Any, prof: GpuProfile, occupancy: int | None) -> Slots:
     return Slots.of(prof, residency(cfg, prof, occupancy))
 
 
@@ -258,12 +258,14 @@ def check_static(
     return StaticVerdict(False, assumption, [f], stuck, order)
 
 
-def suggest_fix(cfg: LaunchConfig, prof: GpuProfile, slots: Slots, verdict: StaticVerdict) -> str:
-    """Options that make the standard protocol of ``cfg`` finish: more occupancy (with
-    what it would take), or another kda0 (tried on a few placements)."""
+def suggest_fix(cfg: Any, prof: GpuProfile, slots: Slots, verdict: StaticVerdict) -> str:
+    """Options that make the launch the kernel builds for ``cfg`` finish: more occupancy
+    (with what it would take), or another placement of the kernel's (its
+    ``placement_fixes`` hook, tried in its order)."""
+    spec = spec_for(cfg)
     opts: list[str] = []
-    need = -(-cfg.blocks // slots.units)
     g0 = waitgraph_of(cfg)
+    need = -(-g0.blocks // slots.units)
     for occ in range(slots.per_unit + 1, need + 1):
         s2 = replace(slots, per_unit=occ, limited_by="--occupancy")
         if check_static(g0, s2, verdict.order).finishes:
@@ -271,7 +273,7 @@ def suggest_fix(cfg: LaunchConfig, prof: GpuProfile, slots: Slots, verdict: Stat
             if slots.limited_by == "LDS":
                 need_lds = (
                     f": at most {prof.lds_per_unit // occ} B of LDS a CTA, now "
-                    f"{lds_bytes(cfg, prof)} B"
+                    f"{spec.resources(cfg, prof).lds_bytes} B"
                 )
             opts.append(
                 f"more occupancy: {occ} CTAs a {slots.unit_name} ({occ * slots.units} slots; "
@@ -279,15 +281,10 @@ def suggest_fix(cfg: LaunchConfig, prof: GpuProfile, slots: Slots, verdict: Stat
                 f"--occupancy {occ} if the kernel's resources allow it)"
             )
             break
-    tried = {cfg.kda0}
-    for k in (slots.total, GEMV0 + N_GEMV, NA, cfg.blocks - cfg.n_tasks, cfg.blocks // 2):
-        k %= cfg.blocks
-        if k in tried:
-            continue
-        tried.add(k)
-        gk = waitgraph_of(replace(cfg, kda0=k))
-        if check_static(gk, slots, verdict.order).finishes:
-            opts.append(f"another kda0: kda0 = {k} finishes with {slots.total} slots")
+    placements = hook(spec, "placement_fixes")
+    for other, knob, setting in placements(cfg, slots.total) if placements is not None else ():
+        if check_static(waitgraph_of(other), slots, verdict.order).finishes:
+            opts.append(f"another {knob}: {setting} finishes with {slots.total} slots")
             break
     return "; or ".join(opts)
 

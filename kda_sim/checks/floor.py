@@ -19,7 +19,7 @@ from typing import Any
 
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.profile import MIN_POLL_NS, GpuProfile
 from kda_sim.timeline.critical import critical_path
 
@@ -90,12 +90,13 @@ def check_figures(f: Figures, prof: GpuProfile) -> None:
 
 
 def rung(
-    label: str, cfg: LaunchConfig, prof: GpuProfile, peak: float, occupancy: int | None = None
+    label: str, cfg: Any, prof: GpuProfile, peak: float, occupancy: int | None = None
 ) -> dict[str, Any]:
     res = simulate(cfg, prof, occupancy=occupancy)
     tl = res.timeline
     if tl.makespan is None:
-        raise InvalidInput(f"{cfg.label()} does not finish on {prof.name}", where=label)
+        name = spec_for(cfg).label(cfg)
+        raise InvalidInput(f"{name} does not finish on {prof.name}", where=label)
     path = critical_path(tl)
     by_stage = dict(path.by_stage) if path else {}
     bound = res.hbm_bytes / peak
@@ -110,9 +111,7 @@ def rung(
     }
 
 
-def ladder(
-    cfg: LaunchConfig, prof: GpuProfile, f: Figures, occupancy: int | None = None
-) -> dict[str, Any]:
+def ladder(cfg: Any, prof: GpuProfile, f: Figures, occupancy: int | None = None) -> dict[str, Any]:
     """Every rung's makespan, its multiple of the bound and its critical path;
     ``occupancy``: CTAs a unit (default: from the kernel's resources)."""
     check_figures(f, prof)
@@ -123,7 +122,7 @@ def ladder(
         prof = step(prof, f)
         rows.append(rung(f"+ {label}", cfg, prof, peak, occupancy))
     return {
-        "config": cfg.label(),
+        "config": spec_for(cfg).label(cfg),
         "figures": {
             "stream_tbps": f.stream_bytes_per_ns / 1e3,
             "visibility_ns": f.visibility_ns,

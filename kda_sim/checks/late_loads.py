@@ -6,27 +6,25 @@ round trip then stands between the hand-off and what the stage does with it. Iss
 before the stage's first poll, it would be in flight during the wait. This lists every
 such load by name and simulates the launch with each one moved there, every instance at
 once: the makespan it would save on this GPU. Only where a load is issued changes; the
-puts, polls and publishes are the protocol's (the seed's K1 has two: in_nw after the MSQ
-poll, which ``LaunchConfig.nw_first`` moves to the slice, and on_w after k.norm's
-ONRM+PROJ poll, which ``onw_first`` moves to k.stage).
+puts, polls and publishes are the protocol's. A kernel whose configuration has a switch
+that issues a load early names it (its ``load_switches`` hook) and the advice points to it.
 
 Advice, not a failure: a kernel may keep a load late on purpose (registers).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import simulate
-from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll
 from kda_sim.protocol.program import CtaProgram, Launch
-
-# late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
-SWITCHES: dict[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ def issued_early(launch: Launch, name: str) -> Launch:
 
 
 def check_late_loads(
-    cfg: LaunchConfig,
+    cfg: Any,
     prof: GpuProfile,
     *,
     occupancy: int | None = None,
@@ -95,12 +93,14 @@ def check_late_loads(
 ) -> tuple[list[LateLoad], list[Finding]]:
     """Every late staging load with what moving it saves; ``makespan``: the launch's
     nominal makespan where the caller has it (saves one simulation)."""
-    base = launch if launch is not None else spec_for(cfg).build(cfg)
+    spec = spec_for(cfg)
+    base = launch if launch is not None else spec.build(cfg)
     late = late_loads(base)
     if not late:
         return [], []
     if makespan is None:
         makespan = simulate(cfg, prof, occupancy=occupancy, launch=base).timeline.makespan
+    switches = hook(spec, "load_switches") or {}
     out: list[LateLoad] = []
     findings: list[Finding] = []
     for name, (stage, after, ctas) in late.items():
@@ -108,11 +108,11 @@ def check_late_loads(
         span = early.timeline.makespan
         saved = None if makespan is None or span is None else makespan - span
         out.append(LateLoad(name, stage, after, ctas, saved))
-        findings.append(_finding(out[-1], prof.name))
+        findings.append(_finding(out[-1], prof.name, switches))
     return out, findings
 
 
-def _finding(ll: LateLoad, gpu: str) -> Finding:
+def _finding(ll: LateLoad, gpu: str, switches: Mapping[str, str]) -> Finding:
     what = (
         f"saves {ll.saved_ns / 1e3:.2f} us of the makespan on {gpu}"
         if ll.saved_ns is not None and ll.saved_ns > 0
@@ -127,7 +127,7 @@ def _finding(ll: LateLoad, gpu: str) -> Finding:
         f"{ll.after} poll, though no hand-off writes what it reads; issued before the "
         f"stage's first poll it {what} (simulated)",
         f"issue {ll.name} before the {ll.stage} stage's first poll (or earlier)"
-        + (f"; the variant {SWITCHES[ll.name]} does" if ll.name in SWITCHES else ""),
+        + (f"; the variant {switches[ll.name]} does" if ll.name in switches else ""),
         {"load": ll.name, "stage": ll.stage, "after": ll.after, "ctas": ll.ctas,
          "saved_ns": ll.saved_ns},
     )  # fmt: skip

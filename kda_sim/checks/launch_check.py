@@ -1,10 +1,12 @@
-"""Every property of one launch: deadlock freedom (static and dynamic, in order and any
-order), visibility and the role rule, and the staging loads issued late (advice); what
-``kda-sim check`` runs."""
+"""Every property of one launch of any kernel: deadlock freedom (static and dynamic, in
+order and any order), visibility and the role rule, the staging loads issued late
+(advice) and the further checks of :data:`SECTIONS`; what ``kda-sim check`` runs and
+reports (:func:`launch_text`, :func:`launch_json`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from kda_sim.checks.deadlock_dynamic import DynamicVerdict, check_dynamic
 from kda_sim.checks.deadlock_static import (
@@ -19,18 +21,26 @@ from kda_sim.checks.deadlock_static import (
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.checks.late_loads import LateLoad, check_late_loads
 from kda_sim.checks.role_rule import RoleVerdict, check_role_rule
+from kda_sim.checks.sections import SECTIONS, CheckInput, Section
 from kda_sim.checks.visibility import VisibilityVerdict, check_visibility
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
+from kda_sim.checks.words import uses_words
 from kda_sim.engine import simulate
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
 from kda_sim.protocol.program import Launch
 
+WORDS_NOTE = (
+    "the launch waits on counter or flag words, which the wait-for analysis of (value, tag) "
+    "polls does not reason about: see the ticket and ABA checks and the engine"
+)
+
 
 @dataclass
 class LaunchReport:
-    cfg: LaunchConfig
+    cfg: Any  # the kernel's configuration
     gpu: str
     static: StaticVerdict
     any_order: StaticVerdict
@@ -40,6 +50,11 @@ class LaunchReport:
     findings: list[Finding] = field(default_factory=list)
     any_order_engine: bool | None = None  # the engine on the any-order witness: finishes?
     late: list[LateLoad] = field(default_factory=list)  # staging loads issued after a poll
+    sections: list[Section] = field(default_factory=list)
+
+    @property
+    def kernel(self) -> Any:
+        return spec_for(self.cfg)
 
     @property
     def ok(self) -> bool:
@@ -50,7 +65,7 @@ class LaunchReport:
 
 
 def check_launch(
-    cfg: LaunchConfig,
+    cfg: Any,
     prof: GpuProfile,
     *,
     occupancy: int | None = None,
@@ -61,16 +76,22 @@ def check_launch(
     fixes: bool = True,
     advice: bool = True,
 ) -> LaunchReport:
-    """``launch``: a transformed protocol (a mutant) to check instead of the standard one;
-    ``advice``: also the staging loads issued late (:mod:`kda_sim.checks.late_loads`)."""
-    cfg.validate()
+    """``cfg``: any registered kernel's configuration; ``launch``: a transformed protocol
+    (a mutant) to check instead of the kernel's own; ``advice``: also the staging loads
+    issued late (:mod:`kda_sim.checks.late_loads`)."""
+    spec_for(cfg).validate(cfg)
     check_fits(cfg, prof)
     slots = slots_for(cfg, prof, occupancy)
-    g = build_waitgraph(launch) if launch is not None else waitgraph_of(cfg)
-    static = check_static(g, slots)
-    if fixes and launch is None and not static.finishes and static.findings:
-        static.findings[0].fix = suggest_fix(cfg, prof, slots, static)
-    anyo = any_order(g, slots, static)
+    built = launch if launch is not None else spec_for(cfg).build(cfg)
+    if uses_words(built):  # the wait-for analysis reasons about (value, tag) polls only
+        static = StaticVerdict(None, IN_ORDER, note=WORDS_NOTE)
+        anyo = StaticVerdict(None, ANY_ORDER, note=WORDS_NOTE)
+    else:
+        g = build_waitgraph(launch) if launch is not None else waitgraph_of(cfg)
+        static = check_static(g, slots)
+        if fixes and launch is None and not static.finishes and static.findings:
+            static.findings[0].fix = suggest_fix(cfg, prof, slots, static)
+        anyo = any_order(g, slots, static)
     dyn = check_dynamic(
         cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds, jitter=jitter, extreme=extreme
     )
@@ -123,4 +144,109 @@ def check_launch(
             cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan
         )
         findings += notes
-    return LaunchReport(cfg, prof.name, static, anyo, dyn, vis, role, findings, anyo_engine, late)
+    inp = CheckInput(cfg, prof, occupancy, launch, dyn.runs[0].result, built)
+    sections = [s for s in (check(inp) for check in SECTIONS) if s is not None]
+    for s in sections:
+        findings += s.findings
+    return LaunchReport(
+        cfg, prof.name, static, anyo, dyn, vis, role, findings, anyo_engine, late, sections
+    )
+
+
+# -- the report --------------------------------------------------------------------------------
+def verdict(x: bool | None) -> str:
+    return {True: "finishes", False: "DEADLOCKS", None: "not decided"}[x]
+
+
+def findings_text(fs: list[Finding]) -> list[str]:
+    if not fs:
+        return []
+    return ["", *[f.text() for f in fs], ""]
+
+
+def launch_text(rep: LaunchReport) -> str:
+    spec = rep.kernel
+    dyn = rep.dynamic
+    res = dyn.runs[0].result.residency
+    lines = [
+        f"{rep.gpu}  {spec.label(rep.cfg)}  occupancy {res.per_unit} ({res.slots} slots, "
+        f"by {res.limited_by})",
+        f"  deadlock, static, {rep.static.assumption}: {verdict(rep.static.finishes)}",
+        f"  deadlock, static, {rep.any_order.assumption}: {verdict(rep.any_order.finishes)}"
+        + (f" ({rep.any_order.note})" if rep.any_order.note else ""),
+        f"  deadlock, engine, {dyn.assumption}, {len(dyn.runs)} runs "
+        f"({', '.join(r.label for r in dyn.runs)}): {verdict(dyn.finishes)}"
+        + (
+            f", nominal makespan {dyn.makespan / 1e3:.2f} us"
+            if dyn.finishes and dyn.makespan is not None
+            else ""
+        ),
+        f"  visibility, {rep.visibility.runs} runs with stores acked late: "
+        + ("ok" if rep.visibility.ok else f"{len(rep.visibility.stale)} STALE READS")
+        + ("" if rep.visibility.flagged_loads else " (nothing to check: no load of flagged data)"),
+        "  role rule: "
+        + (
+            f"{len(rep.role.blocked)} polls behind weight loads, "
+            f"{sum(b.accepted for b in rep.role.blocked)} accepted by design"
+            if rep.role.applies
+            else "not applicable (loads retire out of order on this GPU)"
+        ),
+        *(s.line for s in rep.sections),
+    ]
+    if hook(spec, "tag_schemes") is None:
+        lines.append(f"  tags (--tags): not available for {spec.name} (it defines no tag schemes)")
+    lines += findings_text(rep.findings)
+    lines.append("PASS" if rep.ok else f"FAIL: {', '.join(sorted(c.value for c in rep.failing()))}")
+    return "\n".join(lines)
+
+
+def launch_json(rep: LaunchReport) -> dict[str, Any]:
+    spec = rep.kernel
+    dyn = rep.dynamic
+    return {
+        "kernel": spec.name,
+        "gpu": rep.gpu,
+        "config": spec.config_to_dict(rep.cfg),
+        "ok": rep.ok,
+        "failing": sorted(c.value for c in rep.failing()),
+        "deadlock": {
+            "static": {
+                "assumption": rep.static.assumption,
+                "finishes": rep.static.finishes,
+                "stuck": len(rep.static.stuck),
+            },
+            "any_order": {
+                "assumption": rep.any_order.assumption,
+                "finishes": rep.any_order.finishes,
+                "note": rep.any_order.note,
+                "witness_order": None if rep.any_order.finishes else rep.any_order.order,
+                "engine_on_witness_finishes": rep.any_order_engine,
+            },
+            "engine": {
+                "assumption": dyn.assumption,
+                "finishes": dyn.finishes,
+                "runs": [
+                    {
+                        "run": r.label,
+                        "finishes": r.finishes,
+                        "makespan_ns": r.result.timeline.makespan,
+                    }
+                    for r in dyn.runs
+                ],
+            },
+        },
+        "visibility": {
+            "ok": rep.visibility.ok,
+            "runs": rep.visibility.runs,
+            "flagged_loads": rep.visibility.flagged_loads,
+        },
+        "role_rule": {
+            "applies": rep.role.applies,
+            "polls_behind_weights": len(rep.role.blocked),
+            "accepted": sum(b.accepted for b in rep.role.blocked),
+            "accepted_exposed_cost_ns": rep.role.accepted_cost_ns,
+        },
+        "late_loads": [asdict(x) for x in rep.late],
+        **{s.key: s.data for s in rep.sections},
+        "findings": [f.to_dict() for f in rep.findings],
+    }

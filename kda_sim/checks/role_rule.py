@@ -6,18 +6,20 @@ engine records, per poll, the loads still outstanding at its first issue; this c
 every poll with weight bytes among them and what they cost: how much later its first try
 returned than it would have without them, and whether that delay reached the schedule
 (the poll was satisfied by the first try after the weights landed, so the weights, not
-the producer, set its time). The design accepts the gemv CTA's XRDY poll behind its first
-group's weights (reported, not failed); every other case fails.
+the producer, set its time). A kernel's design may accept some cases (its
+``accepted_waits`` hook; K1 accepts the gemv CTA's XRDY poll behind its first group's
+weights): those are reported, not failed; every other case fails.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import SimResult
-from kda_sim.kernels.k1.gemv import GROUP_BYTES
-from kda_sim.kernels.k1.program import Role
+from kda_sim.kernels.registry import get
+from kda_sim.kernels.spec import AcceptedWait, hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline.model import PollRecord
 
@@ -34,6 +36,7 @@ class Blocked:
     delay_ns: float  # how much later the first try returned
     exposed: bool  # the delay set the poll's satisfied time
     accepted: bool
+    case: str = ""  # the accepted case (its AcceptedWait.what)
 
 
 @dataclass
@@ -51,17 +54,18 @@ class RoleVerdict:
         return max((b.delay_ns for b in self.blocked if b.accepted and b.exposed), default=0.0)
 
 
-def _accepted(role: str, rec: PollRecord) -> bool:
-    # the design: a gemv CTA polls XRDY with rg0's weights (one group) in flight
-    return (
-        role == Role.GEMV.value
-        and rec.stage == "load_x"
-        and rec.label == "XRDY"
-        and (rec.behind_weight_bytes or 0) <= GROUP_BYTES
-    )
+def _accepted(cases: Sequence[AcceptedWait], role: str, rec: PollRecord) -> str:
+    """The ``what`` of the first case that accepts the poll, "" if none does."""
+    return next((a.what for a in cases if a.accepts(role, rec)), "")
 
 
-def check_role_rule(res: SimResult, prof: GpuProfile) -> RoleVerdict:
+def check_role_rule(
+    res: SimResult, prof: GpuProfile, accepted: Sequence[AcceptedWait] | None = None
+) -> RoleVerdict:
+    """``accepted``: the cases the design accepts (default: the kernel's ``accepted_waits``
+    hook, none if it has none)."""
+    if accepted is None:
+        accepted = hook(get(res.timeline.meta.kernel), "accepted_waits") or ()
     v = RoleVerdict(prof.in_order_loads)
     lat = prof.latency_ns["poll"]
     for track in res.timeline.ctas:
@@ -82,6 +86,7 @@ def check_role_rule(res: SimResult, prof: GpuProfile) -> RoleVerdict:
                 delay > 0 and rec.satisfied is not None and rec.satisfied <= landed + lat * 1.001
             )
             first = f"{rec.cells[0].region}[{rec.cells[0].first}]" if rec.cells else rec.label
+            case = _accepted(accepted, track.role, rec)
             v.blocked.append(
                 Blocked(
                     track.cta,
@@ -93,25 +98,28 @@ def check_role_rule(res: SimResult, prof: GpuProfile) -> RoleVerdict:
                     int(rec.behind_weight_bytes),
                     delay,
                     exposed,
-                    _accepted(track.role, rec),
+                    bool(case),
+                    case,
                 )
             )
     if not v.applies:
         return v
     bad = [b for b in v.blocked if not b.accepted]
-    ok = [b for b in v.blocked if b.accepted]
-    if ok:
+    for case in accepted:
+        ok = [b for b in v.blocked if b.case == case.what]
+        if not ok:
+            continue
         worst = max(ok, key=lambda b: b.delay_ns)
         n_exp = sum(b.exposed for b in ok)
         v.findings.append(
             Finding(
                 Category.ROLE,
                 Severity.NOTE,
-                f"{len(ok)} gemv CTAs poll XRDY (load_x) with their first group's weights in "
-                f"flight (by design); the worst, CTA {worst.cta} on {worst.first} for this "
-                f"launch's tag, returns its first try {worst.delay_ns:.0f} ns late behind "
-                f"{worst.weight_bytes} weight bytes; in {n_exp} of them the weights, not the "
-                f"attn CTAs, set when the poll is satisfied",
+                f"{len(ok)} {case.what} (by design); the worst, CTA {worst.cta} on "
+                f"{worst.first} for this launch's tag, returns its first try "
+                f"{worst.delay_ns:.0f} ns late behind {worst.weight_bytes} weight bytes; in "
+                f"{n_exp} of them the weights, not {case.producers}, set when the poll is "
+                f"satisfied",
                 details={"count": len(ok), "worst_delay_ns": worst.delay_ns, "exposed": n_exp},
             )
         )

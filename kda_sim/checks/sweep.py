@@ -1,6 +1,10 @@
 """The safety map of one GPU: every shape R x L, whether it finishes, deadlocks or is
 invalid, and the predicted time. Each valid shape gets the static verdict (in-order
 dispatch) and one nominal engine run (its makespan is the prediction); the two must agree.
+
+The two axes are the kernel's (its ``sweep_axes`` hook: two configuration fields, K1's
+R and L); ``Cell.R`` and ``Cell.L`` hold their values. A kernel without the hook has no
+map: :func:`sweep` says so.
 """
 
 from __future__ import annotations
@@ -10,12 +14,14 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from kda_sim.checks.deadlock_static import check_static, slots_for
 from kda_sim.checks.waitgraph import waitgraph_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig, variants_of
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
 
@@ -26,8 +32,8 @@ INVALID = "invalid"
 
 @dataclass
 class Cell:
-    R: int
-    L: int
+    R: int  # the first axis's value (K1: requests)
+    L: int  # the second's (K1: tokens a request)
     verdict: str  # finishes | deadlocks | invalid
     time_ns: float | None = None
     reason: str = ""  # why invalid, or the first link of the deadlock
@@ -43,13 +49,15 @@ def sweep_cell(
     r: int,
     lng: int,
     occupancy: int | None = None,
-    nb: int = 8,
-    kda0: int = 0,
-    variants: dict[str, bool] | None = None,
+    kernel: str = DEFAULT_KERNEL,
+    fields: dict[str, Any] | None = None,
 ) -> Cell:
-    cfg = LaunchConfig(r, lng, nb, kda0, **(variants or {}))
+    """The cell of ``kernel`` at axis values (r, lng), its other configuration fields
+    ``fields`` (the rest: the configuration's defaults)."""
+    spec = get(kernel)
+    first, second = axes_of(spec)
     try:
-        cfg.validate()
+        cfg = spec.validate(spec.config_from_dict({**(fields or {}), first: r, second: lng}))
         check_fits(cfg, prof)
     except InvalidInput as e:
         return Cell(r, lng, INVALID, reason=str(e))
@@ -68,23 +76,41 @@ def sweep_cell(
     )
 
 
+def axes_of(spec: Any) -> tuple[str, str]:
+    """The kernel's two sweep axes, or ``InvalidInput`` if it has none."""
+    axes = hook(spec, "sweep_axes")
+    if axes is None:
+        raise InvalidInput(f"{spec.name} defines no sweep axes: no safety map", what="kernel")
+    return axes
+
+
 def sweep(
     prof: GpuProfile,
     *,
+    kernel: str = DEFAULT_KERNEL,
     occupancy: int | None = None,
-    nb: int = 8,
-    kda0: int = 0,
     rs: range = range(1, 9),
     ls: range = range(1, 5),
     jobs: int | None = None,
-    **variants: bool,
+    **fields: Any,
 ) -> list[Cell]:
-    """Every shape's cell. The shapes are independent, so ``jobs`` processes (default:
-    the CPUs this process may use) share them; each builds its own protocols."""
+    """Every shape's cell; ``fields``: the kernel's other configuration fields (K1: nb,
+    kda0, the variants), each the same for every cell. The shapes are independent, so
+    ``jobs`` processes (default: the CPUs this process may use) share them; each builds
+    its own protocols."""
+    spec = get(kernel)
+    axes_of(spec)
+    known = spec.config_to_dict(spec.default_config())
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        raise InvalidInput(
+            f"not a configuration field of {spec.name}: {unknown} (known: {list(known)})",
+            what="config",
+        )
     shapes = [(r, lng) for r in rs for lng in ls]
     if jobs is None:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    args = (occupancy, nb, kda0, variants_of(variants))
+    args = (occupancy, kernel, fields)
     if jobs <= 1 or "fork" not in mp.get_all_start_methods():
         return [sweep_cell(prof, r, lng, *args) for r, lng in shapes]
     # the biggest shapes first: they take longest, so the pool ends evenly

@@ -1,5 +1,5 @@
-"""Visibility: flagged data (x rows after XRDY) is never read older than its producer
-wrote it.
+"""Visibility: flagged data (data a Publish flags, e.g. K1's x rows after XRDY) is never
+read older than its producer wrote it.
 
 The engine records a read of flagged data before the producer's stores were acknowledged
 (``SimResult.stale_reads``). The nominal profile can hide a missing drain (a store acked
@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import SimResult, StaleRead, simulate
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.regions import Region
+from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import FlaggedData, hook
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.handoffs import handoffs_of
+from kda_sim.protocol.ops import Load, Publish, Store
 from kda_sim.protocol.program import Launch
-from kda_sim.protocol.space import CellSpace
 
 STORE_SLOW = 50.0
 
@@ -41,10 +43,48 @@ class VisibilityVerdict:
     runs: int
     stale: list[StaleRead] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    flagged_loads: int = 0  # loads of flagged data in the launch: 0, nothing was checked
+
+
+def stored_by(launch: Launch, cell: int) -> tuple[int, str]:
+    """The CTA whose plain store writes ``cell`` and the flag its next Publish puts
+    (``REGION[i]``): (-1, "") when no store of the launch writes it."""
+    space = launch.space
+    for prog in launch.programs:
+        stored = False
+        for op in prog.ops:
+            if isinstance(op, Store) and cell in op.cells:
+                stored = True
+            elif stored and isinstance(op, Publish) and len(op.cells):
+                region, index = space.split(int(op.cells[0]))
+                return prog.cta, f"{region.name}[{index}]"
+        if stored:
+            return prog.cta, ""
+    return -1, ""
+
+
+def name_flagged(cfg: Any, launch: Launch, read: StaleRead) -> FlaggedData:
+    """The words for the flagged data of ``read``: the kernel's (``name_flagged`` hook),
+    else its region and index, the flag its writer publishes and the writer."""
+    space = launch.space
+    region, index = (None, -1) if read.cell < 0 else space.split(read.cell)
+    name = None if region is None else region.name
+    own = hook(spec_for(cfg), "name_flagged")
+    if own is not None:
+        return own(name, index, read.producer)
+    cta, flag = stored_by(launch, read.cell) if read.cell >= 0 else (read.producer, "")
+    cta = read.producer if read.producer >= 0 else cta
+    data = f"{name}[{index}]" if name is not None else "flagged data"
+    flagged = f"flagged by {flag}" if flag else "flagged"
+    return FlaggedData(
+        f"{data} ({flagged} with this launch's tag)",
+        flag or "its flag",
+        f"CTA {cta}" if cta >= 0 else "its writer",
+    )
 
 
 def check_visibility(
-    cfg: LaunchConfig,
+    cfg: Any,
     prof: GpuProfile,
     *,
     occupancy: int | None = None,
@@ -60,12 +100,15 @@ def check_visibility(
     for s in seeds:
         runs.append(simulate(cfg, adv, occupancy=occupancy, seed=s, jitter=jitter, launch=launch))
     stale = [r for res in runs for r in res.stale_reads]
-    v = VisibilityVerdict(not stale, len(runs), stale)
+    built = launch if launch is not None else handoffs_of(cfg).launch  # the engine's, cached
+    flagged = sum(isinstance(op, Load) and bool(op.reads) for p in built.programs for op in p.ops)
+    v = VisibilityVerdict(not stale, len(runs), stale, flagged_loads=flagged)
     if stale:
-        space = CellSpace.of(cfg)
+        space = built.space
         first = min(stale, key=lambda r: r.read_at)
-        sl = first.cell - space.offsets[Region.X] if first.cell >= 0 else first.producer
-        slices = sorted({r.cell for r in stale})
+        words = name_flagged(cfg, built, first)
+        region, index = (None, -1) if first.cell < 0 else space.split(first.cell)
+        cells = sorted({r.cell for r in stale})
         landed = (
             "had not landed"
             if first.visible_at == float("inf")
@@ -75,19 +118,17 @@ def check_visibility(
             Finding(
                 Category.VISIBILITY,
                 Severity.FAIL,
-                f"CTA {first.cta} in {first.stage} read the x rows of slice {sl} (X[{sl}], "
-                f"flagged by XRDY[{sl}] with this launch's tag) at {first.read_at:.0f} ns, but "
-                f"attn CTA {sl}'s stores {landed}: the flag was seen before the data. "
-                f"{len(stale)} stale reads of {len(slices)} slices in {len(runs)} runs (stores "
-                f"acked {STORE_SLOW:g}x late).",
-                "drain the CTA's stores before the flag (s_waitcnt vmcnt(0), barrier, then "
-                "the XRDY put: Publish(drain=True)) and keep the x stores before the publish",
+                f"CTA {first.cta} in {first.stage} read {words.data} at {first.read_at:.0f} "
+                f"ns, but {words.writer}'s stores {landed}: the flag was seen before the data. "
+                f"{len(stale)} stale reads of {len(cells)} {words.unit} in {len(runs)} runs "
+                f"(stores acked {STORE_SLOW:g}x late).",
+                words.fix,
                 {
                     "cta": first.cta,
                     "stage": first.stage,
-                    "region": "X",
-                    "index": sl,
-                    "flag": f"XRDY[{sl}]",
+                    "region": None if region is None else region.name,
+                    "index": index if region is not None else first.producer,
+                    "flag": words.flag,
                     "read_at": first.read_at,
                     "visible_at": first.visible_at,
                     "count": len(stale),

@@ -8,24 +8,27 @@ producer CTA: the highest level it needs of it).
 
 The requirements are kept flat (CSR arrays over every poll site of the launch, CTA by
 CTA), so the fixpoint in :mod:`kda_sim.checks.deadlock_static` evaluates all CTAs at
-once. Another ``kda0`` only moves kda task segments between CTAs: a launch with
-kda0 = k runs on CTA c the tasks that CTA (c - k) mod blocks runs with kda0 = 0, so it is
-a relabelling of the kda0 = 0 structure, not a new protocol build.
+once. A kernel whose placements only move task segments between CTAs says so (its
+``task_rotation`` hook; K1's kda0: a launch with kda0 = k runs on CTA c the tasks that
+CTA (c - k) mod blocks runs with kda0 = 0): such a launch is a relabelling of the base
+structure, not a new protocol build.
 """
 
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import Any
 
 import numpy as np
 
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.regions import Region
+from kda_sim.kernels.registry import spec_for
+from kda_sim.kernels.spec import hook
 from kda_sim.protocol.handoffs import Handoffs, derive, handoffs_of
 from kda_sim.protocol.ops import Begin, Poll
 from kda_sim.protocol.program import Launch
+from kda_sim.protocol.space import RegionRef
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class SiteInfo:
     stage: str
     task: int
     label: str
-    unput: tuple[Region, int] | None  # a pair nobody in this launch puts (never satisfied)
+    unput: tuple[RegionRef, int] | None  # a pair nobody in this launch puts (never satisfied)
 
 
 @dataclass(frozen=True)
@@ -60,14 +63,14 @@ class PollSite:
         return self.info.label
 
     @property
-    def unput(self) -> tuple[Region, int] | None:
+    def unput(self) -> tuple[RegionRef, int] | None:
         return self.info.unput
 
 
 @dataclass(frozen=True, eq=False)
 class WaitGraph:
-    cfg: LaunchConfig
-    launch: Launch  # the programs the sites point into (kda0 = 0 for a relabelled graph)
+    cfg: Any  # the kernel's configuration
+    launch: Launch  # the programs the sites point into (the base's for a relabelled graph)
     handoffs: Handoffs
     site_start: np.ndarray = field(repr=False)  # [blocks + 1]: CTA c's sites
     req_ptr: np.ndarray = field(repr=False)  # [sites + 1]: a site's requirements
@@ -77,7 +80,7 @@ class WaitGraph:
     info: tuple[SiteInfo, ...] = field(repr=False)  # per site
     poll_ops: tuple[tuple[int, ...], ...] = field(repr=False)  # per CTA of launch: poll ops
     n_role: np.ndarray = field(repr=False)  # per CTA of launch: polls of its role work
-    shift: int = 0  # kda0 of cfg relative to launch.cfg's (task segments moved by it)
+    shift: int = 0  # CTAs cfg's task segments sit on from launch.cfg's (task_rotation)
 
     @property
     def blocks(self) -> int:
@@ -97,7 +100,7 @@ class WaitGraph:
         n = self.n_polls()
         return tuple(tuple(self.site(c, j) for j in range(n[c])) for c in range(self.blocks))
 
-    def missing_pair(self, site: PollSite, done: np.ndarray) -> tuple[Region, int, int]:
+    def missing_pair(self, site: PollSite, done: np.ndarray) -> tuple[RegionRef, int, int]:
         """A pair of ``site`` whose put has not happened, given per-CTA levels reached
         (``done[d]``: the level CTA d reached, -1 if it never became resident):
         (region, index, producer CTA or -1)."""
@@ -134,7 +137,7 @@ def _poll_ops(launch: Launch, cta: int) -> tuple[int, ...]:
 
 
 def _role_polls(launch: Launch) -> np.ndarray:
-    """Per CTA, the polls of its role work (before its first kda task)."""
+    """Per CTA, the polls of its role work (before its first task: a Begin with a task)."""
     counts = []
     for p in launch.programs:
         c = 0
@@ -193,8 +196,8 @@ def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGra
     d = np.asarray(pd, dtype=np.int64)
     lv = np.searchsorted(pkeys, d * span + np.asarray(pk, dtype=np.int64)) - first[d]
     # one requirement a site, producer CTA and segment (its role work, its tasks): the
-    # highest level needed; segments stay apart because another kda0 moves a CTA's tasks
-    # to another CTA and leaves its role work
+    # highest level needed; segments stay apart because a task rotation moves a CTA's
+    # tasks to another CTA and leaves its role work
     seg = (lv > n_role[d]).astype(np.int64)
     order = np.lexsort((-lv, seg, d, site))
     site, d, lv, seg = site[order], d[order], lv[order], seg[order]
@@ -218,17 +221,22 @@ def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGra
 
 
 @lru_cache(maxsize=96)
-def _base(cfg0: LaunchConfig) -> WaitGraph:
+def _base(cfg0: Any) -> WaitGraph:
     return build_waitgraph(handoffs_of(cfg0).launch, handoffs_of(cfg0))
 
 
-def waitgraph_of(cfg: LaunchConfig) -> WaitGraph:
-    """The wait-for structure of the standard protocol for ``cfg`` (cached per shape; a
-    kda0 other than 0 is a relabelling of the kda0 = 0 structure, see the module doc)."""
-    cfg.validate()
-    if cfg.kda0 == 0:
+def waitgraph_of(cfg: Any) -> WaitGraph:
+    """The wait-for structure of the launch the kernel builds for ``cfg`` (cached; a
+    configuration the kernel's ``task_rotation`` maps to a base is a relabelling of the
+    base's structure, see the module doc)."""
+    spec = spec_for(cfg)
+    spec.validate(cfg)
+    rotation = hook(spec, "task_rotation")
+    moved = rotation(cfg) if rotation is not None else None
+    if moved is None:
         return _base(cfg)
-    return relabel_kda0(_base(replace(cfg, kda0=0)), cfg)
+    cfg0, shift = moved
+    return relabel_tasks(_base(cfg0), cfg, shift)
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -240,19 +248,21 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return starts + np.arange(lens.sum())
 
 
-def relabel_kda0(g0: WaitGraph, cfg: LaunchConfig) -> WaitGraph:
-    """Move g0's task segments (built with kda0 = 0) to where ``cfg.kda0`` runs them.
+def relabel_tasks(g0: WaitGraph, cfg: Any, shift: int) -> WaitGraph:
+    """Move g0's task segments ``shift`` CTAs on: the structure of ``cfg``, whose launch
+    is g0's with its tasks so moved (K1: kda0 = shift, g0 built with kda0 = 0).
 
-    A put at a level above its CTA's role polls is a task's (every task polls before it
-    puts: k.conv's PROJ poll comes first), so levels say which segment a put is in."""
-    b, k = g0.blocks, cfg.kda0
+    A put at a level above its CTA's role polls is a task's (a kernel with a task rotation
+    has every task poll before it puts: K1's k.conv polls PROJ first), so levels say which
+    segment a put is in."""
+    b, k = g0.blocks, shift
     n_role = g0.n_role
     if not (n_role <= g0.n_polls()).all():
         raise AssertionError("role polls past a CTA's polls")
     new_of = (np.arange(b) + k) % b
     src = (np.arange(b) - k) % b
     start0 = g0.site_start
-    # CTA c: its own role sites, then the task sites of CTA c - k (kda0 = 0)
+    # CTA c: its own role sites, then the task sites of CTA c - k in g0
     role_lo, role_hi = start0[:-1], start0[:-1] + n_role
     task_lo, task_hi = start0[:-1][src] + n_role[src], start0[1:][src]
     both_lo = np.stack([role_lo, task_lo], 1).ravel()

@@ -7,28 +7,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from dataclasses import asdict
 from typing import Any
 
-from kda_sim.checks.aba import check_aba
-from kda_sim.checks.deadlock_dynamic import check_dynamic
-from kda_sim.checks.deadlock_static import (
-    ANY_ORDER,
-    IN_ORDER,
-    StaticVerdict,
-    any_order,
-    check_static,
-    slots_for,
-)
-from kda_sim.checks.findings import Finding
-from kda_sim.checks.launch_check import LaunchReport, check_launch
+from kda_sim.checks.launch_check import check_launch, findings_text, launch_json, launch_text
 from kda_sim.checks.mutations import BY_NAME
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
-from kda_sim.checks.tickets import check_tickets, engine_at_residency
-from kda_sim.checks.waitgraph import build_waitgraph
-from kda_sim.checks.words import uses_words
 from kda_sim.commands.common import (
     JITTER,
     add_kernel_flag,
@@ -39,17 +24,13 @@ from kda_sim.commands.common import (
     launch_config,
     other_kernel,
 )
-from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
-from kda_sim.machine.residency import check_fits
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import hook
 
 FAULTS = ("frozen-epoch", "drop-slot")
-WORDS_NOTE = (
-    "the launch waits on counter or flag words, which the wait-for analysis of (value, tag) "
-    "polls does not reason about: see the ticket and ABA checks and the engine"
-)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -129,19 +110,24 @@ K1_DEFAULTS = {"R": 2, "L": 2, "nb": 8, "kda0": 0}
 
 def run(args: argparse.Namespace) -> int:
     spec = other_kernel(args)
-    if spec is not None:
-        return run_kernel(spec, args)
-    for k, v in K1_DEFAULTS.items():
-        if getattr(args, k) is None:
-            setattr(args, k, v)
+    if spec is None:
+        for k, v in K1_DEFAULTS.items():
+            if getattr(args, k) is None:
+                setattr(args, k, v)
+        if args.tags:
+            return run_tags(args)
+        return run_launch(get(DEFAULT_KERNEL), launch_config(args), args)
+    given = [f"--{k}" for k in K1_DEFAULTS if getattr(args, k) is not None]
+    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    if given:
+        raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     if args.tags:
-        return run_tags(args)
-    return run_launch(args)
+        raise InvalidInput(f"--tags: {spec.name} defines no tag schemes", what="kernel")
+    return run_launch(spec, kernel_config(spec, getattr(args, "kernel_args", [])), args)
 
 
-# -- one launch ------------------------------------------------------------------------------
-def run_launch(args: argparse.Namespace) -> int:
-    cfg = launch_config(args)
+# -- one launch, any kernel ------------------------------------------------------------------
+def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
     prof = gpu_profile(args)
     if args.seeds < 0:
         raise InvalidInput("--seeds must be >= 0", what="seeds")
@@ -149,16 +135,22 @@ def run_launch(args: argparse.Namespace) -> int:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
     occupancy, launch = args.occupancy, None
     if args.mutant is not None:
-        case = BY_NAME[args.mutant].apply(cfg, prof)
+        catalogue = hook(spec, "mutations") or {}
+        if args.mutant not in catalogue:
+            raise InvalidInput(
+                f"--mutant {args.mutant}: not a mutation of {spec.name}", what="kernel"
+            )
+        mutant = catalogue[args.mutant]
+        case = mutant.apply(cfg, prof)
         if case.tags is not None:
             t = case.tags
             v = analyse(k1_step_model(t.shapes, t.nb_per_slot), t.scheme, t.policy)
-            print(f"mutant {args.mutant}: {BY_NAME[args.mutant].description}")
+            print(f"mutant {args.mutant}: {mutant.description}")
             for f in v.findings:
                 print(f.text())
             return 0 if v.safe else 1
         cfg, prof, occupancy, launch = case.cfg, case.prof, case.occupancy, case.launch
-        print(f"mutant {args.mutant}: {BY_NAME[args.mutant].description}")
+        print(f"mutant {args.mutant}: {mutant.description}")
     rep = check_launch(
         cfg,
         prof,
@@ -168,203 +160,10 @@ def run_launch(args: argparse.Namespace) -> int:
         jitter=args.jitter,
     )
     if args.json:
-        print(json.dumps(launch_json(rep), indent=2))
+        print(json.dumps(launch_json(rep), indent=2, default=str))
     else:
         print(launch_text(rep))
     return 0 if rep.ok else 1
-
-
-# -- another kernel: deadlock freedom, static (in order and any order) and in the engine ------
-def run_kernel(spec: Any, args: argparse.Namespace) -> int:
-    given = [f"--{k}" for k in K1_DEFAULTS if getattr(args, k) is not None]
-    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
-    given += ["--tags"] if args.tags else []
-    given += ["--mutant"] if args.mutant is not None else []
-    if given:
-        raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
-    cfg = kernel_config(spec, getattr(args, "kernel_args", []))
-    prof = gpu_profile(args)
-    if args.seeds < 0:
-        raise InvalidInput("--seeds must be >= 0", what="seeds")
-    if not 0 <= args.jitter < 1:
-        raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
-    check_fits(cfg, prof)
-    launch = spec.build(cfg)
-    if uses_words(launch):  # the wait-for analysis reasons about (value, tag) polls only
-        static = StaticVerdict(None, IN_ORDER, note=WORDS_NOTE)
-        anyo = StaticVerdict(None, ANY_ORDER, note=WORDS_NOTE)
-    else:
-        g = build_waitgraph(launch)
-        slots = slots_for(cfg, prof, args.occupancy)
-        static = check_static(g, slots)
-        anyo = any_order(g, slots, static)
-    tickets = check_tickets(launch)
-    aba = check_aba(launch)
-    dyn = check_dynamic(
-        cfg,
-        prof,
-        occupancy=args.occupancy,
-        seeds=tuple(range(1, args.seeds + 1)),
-        jitter=args.jitter,
-    )
-    findings = [*static.findings, *anyo.findings, *dyn.findings, *aba]
-    findings += [f for v in tickets for f in v.findings]
-    ok = not any(f.fails for f in findings)
-    witness = None  # the engine on the any-order witness: does it stop as well?
-    if anyo.finishes is False and anyo.order is not None:
-        witness = not simulate(cfg, prof, occupancy=args.occupancy, order=anyo.order).deadlock
-    # the engine at the smallest residency the ticket check says hangs: does it stop too?
-    hang_r = next((v.hangs_at[0] for v in tickets if v.hangs_at), None)
-    at_hang = None if hang_r is None else engine_at_residency(cfg, prof, hang_r)
-    if args.json:
-        report = {
-            "kernel": spec.name,
-            "gpu": prof.name,
-            "config": spec.config_to_dict(cfg),
-            "ok": ok,
-            "deadlock": {
-                "static": static.finishes,
-                "any_order": anyo.finishes,
-                "engine": dyn.finishes,
-                "engine_on_witness_finishes": witness,
-            },
-            "tickets": [
-                {
-                    "loop": v.loop,
-                    "items": v.items,
-                    "finishes_at_any_residency": v.finishes,
-                    "why": v.why,
-                    "hangs_at": list(v.hangs_at),
-                }
-                for v in tickets
-            ],
-            "engine_at_hang_residency": None
-            if at_hang is None
-            else {"residency": hang_r, "finishes": not at_hang.deadlock},
-            "aba": len(aba),
-            "findings": [asdict(f) for f in findings],
-        }
-        print(json.dumps(report, indent=2, default=str))
-        return 0 if ok else 1
-    res = dyn.runs[0].result.residency
-    lines = [
-        f"{prof.name}  {spec.label(cfg)}  occupancy {res.per_unit} ({res.slots} slots, "
-        f"by {res.limited_by})",
-        f"  deadlock, static, {static.assumption}: {_verdict(static.finishes)}",
-        f"  deadlock, static, {anyo.assumption}: {_verdict(anyo.finishes)}"
-        + (f" ({anyo.note})" if anyo.note else ""),
-        f"  deadlock, engine, {dyn.assumption}, {len(dyn.runs)} runs: {_verdict(dyn.finishes)}",
-        *(
-            [f"  deadlock, engine on the witness order: {_verdict(witness)}"]
-            if witness is not None
-            else []
-        ),
-        *[f"  deadlock, tickets, any residency: {_verdict(v.finishes)} ({v.why})" for v in tickets],
-        *(
-            [
-                f"  deadlock, engine at residency {hang_r} (1 CTA a {prof.unit_name} on "
-                f"{hang_r} {prof.unit_name}s): {_verdict(not at_hang.deadlock)}"
-                + "".join(f"; CTA {w.cta} {w.reason}" for w in at_hang.timeline.stuck[:1])
-            ]
-            if at_hang is not None
-            else []
-        ),
-        "  ABA (a counter reused while awaited): "
-        + (f"{len(aba)} hazards" if aba else "none" if uses_words(launch) else "no counters"),
-        "  (visibility, the role rule and tags: K1's checks, not run for this kernel yet)",
-        *_findings(findings),
-        "PASS"
-        if ok
-        else "FAIL: " + ", ".join(sorted({f.category.value for f in findings if f.fails})),
-    ]
-    print("\n".join(lines))
-    return 0 if ok else 1
-
-
-def launch_json(rep: LaunchReport) -> dict[str, Any]:
-    dyn = rep.dynamic
-    return {
-        "gpu": rep.gpu,
-        "config": rep.cfg.to_dict(),
-        "ok": rep.ok,
-        "failing": sorted(c.value for c in rep.failing()),
-        "deadlock": {
-            "static": {
-                "assumption": rep.static.assumption,
-                "finishes": rep.static.finishes,
-                "stuck": len(rep.static.stuck),
-            },
-            "any_order": {
-                "assumption": rep.any_order.assumption,
-                "finishes": rep.any_order.finishes,
-                "note": rep.any_order.note,
-                "witness_order": None if rep.any_order.finishes else rep.any_order.order,
-                "engine_on_witness_finishes": rep.any_order_engine,
-            },
-            "engine": {
-                "assumption": dyn.assumption,
-                "finishes": dyn.finishes,
-                "runs": [
-                    {
-                        "run": r.label,
-                        "finishes": r.finishes,
-                        "makespan_ns": r.result.timeline.makespan,
-                    }
-                    for r in dyn.runs
-                ],
-            },
-        },
-        "visibility": {"ok": rep.visibility.ok, "runs": rep.visibility.runs},
-        "role_rule": {
-            "applies": rep.role.applies,
-            "polls_behind_weights": len(rep.role.blocked),
-            "accepted": sum(b.accepted for b in rep.role.blocked),
-            "accepted_exposed_cost_ns": rep.role.accepted_cost_ns,
-        },
-        "late_loads": [asdict(x) for x in rep.late],
-        "findings": [f.to_dict() for f in rep.findings],
-    }
-
-
-def _verdict(x: bool | None) -> str:
-    return {True: "finishes", False: "DEADLOCKS", None: "not decided"}[x]
-
-
-def launch_text(rep: LaunchReport) -> str:
-    dyn = rep.dynamic
-    res = dyn.runs[0].result.residency
-    lines = [
-        f"{rep.gpu}  {rep.cfg.label()}  occupancy {res.per_unit} ({res.slots} slots, "
-        f"by {res.limited_by})",
-        f"  deadlock, static, {rep.static.assumption}: {_verdict(rep.static.finishes)}",
-        f"  deadlock, static, {rep.any_order.assumption}: {_verdict(rep.any_order.finishes)}"
-        + (f" ({rep.any_order.note})" if rep.any_order.note else ""),
-        f"  deadlock, engine, {dyn.assumption}, {len(dyn.runs)} runs "
-        f"({', '.join(r.label for r in dyn.runs)}): {_verdict(dyn.finishes)}"
-        + (
-            f", nominal makespan {dyn.makespan / 1e3:.2f} us"
-            if dyn.finishes and dyn.makespan is not None
-            else ""
-        ),
-        f"  visibility, {rep.visibility.runs} runs with stores acked late: "
-        + ("ok" if rep.visibility.ok else f"{len(rep.visibility.stale)} STALE READS"),
-        "  role rule: "
-        + (
-            f"{len(rep.role.blocked)} polls behind weight loads, "
-            f"{sum(b.accepted for b in rep.role.blocked)} accepted by design"
-            if rep.role.applies
-            else "not applicable (loads retire out of order on this GPU)"
-        ),
-    ]
-    lines += _findings(rep.findings)
-    lines.append("PASS" if rep.ok else f"FAIL: {', '.join(sorted(c.value for c in rep.failing()))}")
-    return "\n".join(lines)
-
-
-def _findings(fs: list[Finding]) -> list[str]:
-    if not fs:
-        return []
-    return ["", *[f.text() for f in fs], ""]
 
 
 # -- tags ------------------------------------------------------------------------------------------
@@ -435,7 +234,7 @@ def tags_text(v: TagVerdict, args: argparse.Namespace) -> str:
         "  analysed over every epoch the counter takes "
         f"(2^{int(math.log2(max(2, _period(args))))} values), no step walked",
     ]
-    lines += _findings(v.findings)
+    lines += findings_text(v.findings)
     lines.append(
         "SAFE: no poll can pass on a pair its own launch did not write" if v.safe else "UNSAFE"
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
-from kda_sim.kernels.registry import get
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
 
@@ -53,7 +53,6 @@ def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
 
 # Without --kernel a command runs K1 with its own flags (add_launch_flags) and checks: the
 # one place the commands layer names its default kernel
-DEFAULT_KERNEL = "k1"
 
 
 def other_kernel(args: argparse.Namespace) -> Any:

@@ -46,7 +46,7 @@ from kda_sim.importers.protowire import (
     fields,
 )
 from kda_sim.kernels.k1.config import LaunchConfig, variants_of
-from kda_sim.timeline.colors import STAGES
+from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
 
 MAX_BYTES = 256 * 1024 * 1024  # decompressed; a 256-CTA trace is a few MB

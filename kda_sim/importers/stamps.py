@@ -28,7 +28,7 @@ import numpy as np
 
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.kernels.k1.config import LaunchConfig, variants_of
-from kda_sim.timeline.colors import STAGES
+from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
 
 POINTS = 15

@@ -22,6 +22,7 @@ from typing import Any
 from kda_sim.errors import InvalidInput, KdaSimError
 
 ENTRY_POINT_GROUP = "kda_sim.kernels"
+DEFAULT_KERNEL = "k1"  # the kernel a command, a view or a timeline means when none is named
 # built-in kernels: name -> "module:attribute", imported when first asked for
 BUILTIN: dict[str, str] = {
     "k1": "kda_sim.kernels.k1.spec:KERNEL",

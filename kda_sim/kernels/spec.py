@@ -7,7 +7,21 @@ cost keys and its resources for residency. Optional hooks are attributes the gen
 layers look up with :func:`hook` (absent: the layer does without): ``check_fits(cfg,
 gpu)`` (a limit beyond residency, raising ``InvalidInput``), ``default_costs`` ({cost
 key: (base, per unit) ns} for a GPU profile that has no fitted cost), ``tag_schemes``,
-``mutations``, ``trace_decoders``, ``isa_presets``.
+``mutations``, ``trace_decoders``, ``isa_presets``, and the checks' kernel knowledge:
+
+- ``task_rotation(cfg)``: ``(cfg0, shift)`` when ``cfg``'s launch is ``cfg0``'s with
+  every task segment (a CTA's ops from its first ``Begin`` with a task) moved ``shift``
+  CTAs on, and every task polls before it puts: the wait-for structure is relabelled,
+  not rebuilt; None otherwise;
+- ``placement_fixes(cfg, slots)``: other placements a deadlock fix tries, in order, as
+  ``(cfg', knob, setting)``, e.g. ``(cfg', "kda0", "kda0 = 56")``;
+- ``accepted_waits``: the :class:`AcceptedWait` cases the role rule reports instead of
+  failing;
+- ``name_flagged(region, index, producer)``: a :class:`FlaggedData`, the visibility
+  check's words for flagged data;
+- ``load_switches``: {load name: the configuration switch that issues it early}, named
+  by the late-load advice;
+- ``sweep_axes``: the two configuration fields the safety map (``kda-sim sweep``) spans.
 
 :class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
 flags are the dataclass's fields (``--name value``).
@@ -31,7 +45,38 @@ HOOKS: tuple[str, ...] = (
     "mutations",
     "trace_decoders",
     "isa_presets",
+    "task_rotation",
+    "placement_fixes",
+    "accepted_waits",
+    "name_flagged",
+    "load_switches",
+    "sweep_axes",
 )
+
+
+@dataclass(frozen=True)
+class AcceptedWait:
+    """A poll issued with weight loads in flight that the kernel's design accepts: the
+    role rule reports these (a note with their cost) instead of failing them."""
+
+    accepts: Callable[[str, Any], bool]  # (the CTA's role, its PollRecord) -> accepted
+    what: str  # the case, as the note says it: "gemv CTAs poll XRDY (load_x) with ..."
+    producers: str  # who would set the poll's time without the weights: "the attn CTAs"
+
+
+@dataclass(frozen=True)
+class FlaggedData:
+    """How a kernel names one unit of flagged data read before it landed (the
+    visibility check's words)."""
+
+    data: str  # what was read: "the x rows of slice 3 (X[3], flagged by ...)"
+    flag: str  # the flag pair that let it be read: "XRDY[3]"
+    writer: str  # the CTA whose stores had not landed: "attn CTA 3"
+    unit: str = "flagged cells"  # what distinct ones are counted as: "slices"
+    fix: str = (
+        "drain the CTA's stores before the flag (s_waitcnt vmcnt(0), barrier, then the "
+        "flag's put: Publish(drain=True)) and keep the data's stores before the publish"
+    )
 
 
 @runtime_checkable

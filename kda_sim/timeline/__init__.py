@@ -1,6 +1,5 @@
 """The timeline every source produces and every view reads."""
 
-from kda_sim.timeline.colors import ROLES, STAGES
 from kda_sim.timeline.model import (
     CellRange,
     CtaTrack,
@@ -14,8 +13,6 @@ from kda_sim.timeline.model import (
 )
 
 __all__ = [
-    "ROLES",
-    "STAGES",
     "CellRange",
     "CtaTrack",
     "LoadSpan",

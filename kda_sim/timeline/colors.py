@@ -2,22 +2,26 @@
 summary and the app (kept free of plotting imports, so the app's first render does not
 pay for matplotlib).
 
-A kernel's own order and colours are its spec's (:func:`display`). Views that do not
-yet pass the kernel read K1's from the module names below: this module is the one place
-the timeline layer asks for K1.
+A kernel's own order and colours are its spec's (:func:`display`, from a timeline's
+``meta.kernel``). ``STAGES``, ``ROLES``, ``STAGE_COLORS`` and ``ROLE_COLORS`` are the
+default kernel's, for views that do not yet pass their timeline's: they are looked up
+in the registry when first read, never when this module is imported.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kda_sim.kernels.registry import get
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 
-_K1 = get("k1")  # the views' default kernel until each passes its timeline's
-STAGES: tuple[str, ...] = tuple(_K1.stages)
-ROLES: tuple[str, ...] = tuple(_K1.roles)
-STAGE_COLORS: dict[str, str] = dict(_K1.stage_colors)
-ROLE_COLORS: dict[str, str] = dict(_K1.role_colors)
+# module attribute -> the default kernel's spec attribute it copies
+_DEFAULTS: dict[str, tuple[str, type]] = {
+    "STAGES": ("stages", tuple),
+    "ROLES": ("roles", tuple),
+    "STAGE_COLORS": ("stage_colors", dict),
+    "ROLE_COLORS": ("role_colors", dict),
+}
 PALETTE: tuple[str, ...] = (
     "#1f77b4",
     "#ff7f0e",
@@ -32,14 +36,22 @@ PALETTE: tuple[str, ...] = (
 )
 
 
-def display(kernel: str) -> Any:
-    """The spec of ``kernel`` (roles, stages, their colours); K1's if it is not known."""
-    from kda_sim.errors import InvalidInput
+def __getattr__(name: str) -> Any:
+    if name not in _DEFAULTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    attr, kind = _DEFAULTS[name]
+    value = kind(getattr(display(DEFAULT_KERNEL), attr))
+    globals()[name] = value  # looked up once
+    return value
 
+
+def display(kernel: str) -> Any:
+    """The spec of ``kernel`` (roles, stages, their colours); the default kernel's if it is
+    not known."""
     try:
         return get(kernel)
     except InvalidInput:
-        return _K1
+        return get(DEFAULT_KERNEL)
 
 
 def color_of(name: str, colors: dict[str, str], order: tuple[str, ...]) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.timeline.colors import STAGES, display
+from kda_sim.timeline.colors import display
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
@@ -174,7 +174,9 @@ def partners_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any
             r[f"dur_{label}_max_ns"] = st.max_ns
             r[f"{label}_count"] = st.count
             kinds.setdefault(st.stage, set()).add(st.partners)
-    order = {s: i for i, s in enumerate(STAGES)}
+    kernels = [tl.meta.kernel for tl in tls.values() if tl is not None]
+    stages = display(kernels[0]).stages if kernels else ()
+    order = {s: i for i, s in enumerate(stages)}
     keys = sorted(rows, key=lambda k: (order.get(k[0], 99), k[0], k[1]))
     return [rows[k] for k in keys if len(kinds[k[0]]) > 1]
 

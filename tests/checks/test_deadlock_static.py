@@ -10,6 +10,7 @@ import pytest
 from checks_scale import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pingpong_variants import VariantConfig
 
 from kda_sim.checks.deadlock_static import (
     ANY_ORDER,
@@ -136,3 +137,18 @@ def test_a_poll_nobody_puts_is_named() -> None:
     assert v.finishes is False
     assert "no CTA of this launch puts WGT[" in v.findings[0].message
     assert np.all([lk["region"] == "WGT" for lk in v.findings[0].details["chain"]])
+
+
+# -- any kernel: the pingpong example ----------------------------------------------------------
+def test_a_kernel_without_task_rotation_gets_its_own_structure_and_an_occupancy_fix(h200) -> None:
+    cfg = VariantConfig(rounds=2)
+    g = waitgraph_of(cfg)
+    assert g.blocks == 2 and g.shift == 0 and list(g.n_polls()) == [0, 2]
+    assert waitgraph_of(cfg) is g  # cached like K1's
+    one = replace(h200, units=1, xcds=1, name="one-sm")
+    slots = slots_for(cfg, one, 1)
+    assert check_static(g, slots).finishes  # the producer is dispatched first
+    v = check_static(g, slots, (1, 0))  # the consumer first: it spins on the only slot
+    assert not v.finishes and "CTA 1 waits in consume on VAL[0]" in v.findings[0].message
+    fix = suggest_fix(cfg, one, slots, v)
+    assert fix.startswith("more occupancy: 2 CTAs a SM") and "another" not in fix

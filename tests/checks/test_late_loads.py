@@ -7,6 +7,7 @@ import json
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pingpong_variants import VariantConfig
 
 from kda_sim.checks.findings import Category, Severity
 from kda_sim.checks.late_loads import check_late_loads, issued_early, late_loads
@@ -69,3 +70,12 @@ def test_check_reports_them_and_still_passes(capsys) -> None:
     assert main(["check", "--gpu", "mi355x", "--R", "1", "--L", "1", "--seeds", "0", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["ok"] and {x["name"] for x in d["late_loads"]} == {"mix.in_nw", "k.on_w"}
+
+
+def test_a_pingpong_staging_load_after_its_poll_is_priced(mi355x) -> None:
+    late, notes = check_late_loads(VariantConfig(late_staging=True), mi355x)
+    (ll,) = late
+    assert (ll.name, ll.stage, ll.after, ll.ctas) == ("norm0", "consume", "VAL", 1)
+    assert ll.saved_ns is not None and ll.saved_ns > 0  # its round trip leaves the chain
+    assert notes[0].severity is Severity.ADVICE and "the variant" not in notes[0].fix
+    assert check_late_loads(VariantConfig(), mi355x) == ([], [])

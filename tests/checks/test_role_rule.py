@@ -3,6 +3,8 @@ any other poll behind weights fails; NVIDIA is out of scope."""
 
 from __future__ import annotations
 
+from pingpong_variants import AcceptingConfig, VariantConfig
+
 from kda_sim.checks.findings import Category, Severity
 from kda_sim.checks.mutations import rg1_weights_before_poll, weights_in_kda_task
 from kda_sim.checks.role_rule import check_role_rule
@@ -42,3 +44,23 @@ def test_weights_in_a_kda_task_fail_and_their_cost_shows(mi355x) -> None:
     bad = [b for b in v.blocked if not b.accepted]
     assert bad and all(b.stage == "k.conv" for b in bad)
     assert not v.ok and any(b.exposed for b in bad)
+
+
+# -- any kernel: the pingpong example with weight loads ------------------------------------
+def test_a_pingpong_poll_behind_weights_fails_without_an_accepted_case(mi355x, h200) -> None:
+    assert not check_role_rule(simulate(VariantConfig(), mi355x), mi355x).blocked
+    v = check_role_rule(simulate(VariantConfig(weights_first=True), mi355x), mi355x)
+    assert not v.ok
+    (b,) = v.blocked
+    assert (b.cta, b.role, b.first, b.accepted) == (1, "consumer", "VAL[0]", False)
+    assert b.delay_ns > 0 and "CTA 1 (consumer) polls VAL[0]" in v.findings[0].message
+    assert check_role_rule(simulate(VariantConfig(weights_first=True), h200), h200).ok
+
+
+def test_a_kernels_accepted_waits_hook_turns_the_failure_into_a_note(mi355x) -> None:
+    v = check_role_rule(simulate(AcceptingConfig(weights_first=True), mi355x), mi355x)
+    assert v.ok and v.blocked[0].accepted
+    (note,) = v.findings
+    assert note.severity is Severity.NOTE
+    assert "1 consumers poll VAL with their weights in flight (by design)" in note.message
+    assert "not the producer, set" in note.message

@@ -3,6 +3,8 @@ without its drain, or stores after the flag, are caught."""
 
 from __future__ import annotations
 
+from pingpong_variants import VariantConfig
+
 from kda_sim.checks.mutations import publish_without_drain, store_after_publish
 from kda_sim.checks.visibility import STORE_SLOW, adversarial, check_visibility
 from kda_sim.engine import simulate
@@ -13,6 +15,7 @@ def test_real_publish_is_not_flagged_even_with_slow_stores(mi355x, h200) -> None
     for prof in (mi355x, h200):
         v = check_visibility(LaunchConfig(2, 1), prof, seeds=(1, 2))
         assert v.ok and v.runs == 3 and not v.findings
+        assert v.flagged_loads == 197  # every gemv CTA reads the x rows
 
 
 def test_adversarial_model_is_what_hides_nothing(mi355x) -> None:
@@ -46,3 +49,18 @@ def test_stores_after_the_flag_are_caught(h200) -> None:
     case = store_after_publish(LaunchConfig(2, 2), h200)
     v = check_visibility(case.cfg, case.prof, launch=case.launch)
     assert not v.ok and v.findings[0].details["count"] > 0
+
+
+# -- any kernel: the pingpong example with flagged data ------------------------------------
+def test_a_pingpong_publish_without_drain_is_caught_in_its_own_words(mi355x) -> None:
+    plain = check_visibility(VariantConfig(), mi355x)
+    assert plain.ok and plain.flagged_loads == 0  # nothing to check, and said so
+    assert check_visibility(VariantConfig(flagged=True, rounds=2), mi355x).flagged_loads == 2
+    assert check_visibility(VariantConfig(flagged=True), mi355x).ok
+    v = check_visibility(VariantConfig(flagged=True, drain=False), mi355x)
+    assert not v.ok
+    f = v.findings[0]
+    assert f.details["region"] == "DATA" and f.details["index"] == 0 and f.details["cta"] == 1
+    assert "read DATA[0] (flagged by FLAG[0] with this launch's tag)" in f.message
+    assert "CTA 0's stores" in f.message and f.details["flag"] == "FLAG[0]"
+    assert "flagged cells" in f.message and "Publish(drain=True)" in f.fix

@@ -97,12 +97,19 @@ def test_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     prof = tmp_path / "one_sm.json"
     prof.write_text(json.dumps(one))
     argv = ["check", "--kernel", "pingpong", "--profile", str(prof), "--occupancy", "1"]
-    assert main([*argv, "--json"]) == 1
+    # finishes in order, deadlocks when the consumer is dispatched first: K1's rule, a note
+    assert main([*argv, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["deadlock"]["static"] is True and report["deadlock"]["any_order"] is False
-    assert report["deadlock"]["engine_on_witness_finishes"] is False
-    assert main(argv) == 1
-    assert "CTA 1 waits in consume on VAL[0]" in capsys.readouterr().out
+    assert report["kernel"] == "pingpong" and report["config"] == {"rounds": 1, "nbytes": 65536}
+    dl = report["deadlock"]
+    assert dl["static"]["finishes"] is True and dl["any_order"]["finishes"] is False
+    assert dl["any_order"]["witness_order"] == [1, 0]
+    assert dl["any_order"]["engine_on_witness_finishes"] is False
+    assert [f["severity"] for f in report["findings"]] == ["note"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "CTA 1 waits in consume on VAL[0]" in out
+    assert "tags (--tags): not available for pingpong" in out
     assert main(["check", "--kernel", "pingpong", "--tags"]) == 2
 
 

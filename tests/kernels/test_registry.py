@@ -164,3 +164,23 @@ def test_k1_hooks() -> None:
     assert hook(k1, "isa_presets")
     pingpong = registry.get("pingpong")
     assert all(hook(pingpong, h) is None for h in ("mutations", "tag_schemes", "isa_presets"))
+
+
+def test_k1_check_hooks() -> None:
+    from kda_sim.kernels.k1.config import LaunchConfig
+
+    k1 = registry.get("k1")
+    cfg = LaunchConfig(2, 2, kda0=7)
+    assert hook(k1, "task_rotation")(cfg) == (LaunchConfig(2, 2), 7)
+    assert hook(k1, "task_rotation")(LaunchConfig(2, 2)) is None
+    fixes = list(hook(k1, "placement_fixes")(cfg, 132))
+    kda0s = [c.kda0 for c, _, _ in fixes]
+    assert kda0s[0] == 132 and 7 not in kda0s and len(set(kda0s)) == len(kda0s)
+    assert all(knob == "kda0" and text == f"kda0 = {c.kda0}" for c, knob, text in fixes)
+    (accepted,) = hook(k1, "accepted_waits")
+    assert accepted.producers == "the attn CTAs"
+    words = hook(k1, "name_flagged")("X", 3, 3)
+    assert (words.flag, words.writer, words.unit) == ("XRDY[3]", "attn CTA 3", "slices")
+    assert hook(k1, "load_switches") == {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
+    pingpong = registry.get("pingpong")
+    assert all(hook(pingpong, h) is None for h in ("task_rotation", "accepted_waits"))

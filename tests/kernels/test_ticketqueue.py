@@ -76,7 +76,7 @@ def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--json"]) == 1
     rep = json.loads(capsys.readouterr().out)
     assert rep["tickets"][0]["hangs_at"] == [1, 2, 3, 4]
-    assert rep["engine_at_hang_residency"] == {"residency": 1, "finishes": False}
+    assert rep["tickets"][0]["engine_at_hang_residency"] == {"residency": 1, "finishes": False}
     assert main(["check", "--kernel", "ticketqueue", "--items", "0"]) == 2
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
+from kda_sim.kernels.spec import AcceptedWait, FlaggedData
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
 
@@ -146,6 +148,68 @@ class K1:
         from kda_sim.isa.presets import PRESETS
 
         return dict(PRESETS)
+
+    # -- the checks' hooks ----------------------------------------------------------------
+    def task_rotation(self, cfg: LaunchConfig) -> tuple[LaunchConfig, int] | None:
+        """kda task i runs on CTA (i + kda0) mod blocks: a launch with kda0 = k is the
+        kda0 = 0 launch with its task segments moved k CTAs on."""
+        return None if cfg.kda0 == 0 else (replace(cfg, kda0=0), cfg.kda0)
+
+    def placement_fixes(
+        self, cfg: LaunchConfig, slots: int
+    ) -> Iterator[tuple[LaunchConfig, str, str]]:
+        """Other kda0s a deadlock fix tries: the first task just past the resident slots,
+        past the gemv CTAs, past the attn CTAs, on the last CTAs, half way."""
+        from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
+
+        tried = {cfg.kda0}
+        for k in (slots, GEMV0 + N_GEMV, NA, cfg.blocks - cfg.n_tasks, cfg.blocks // 2):
+            k %= cfg.blocks
+            if k not in tried:
+                tried.add(k)
+                yield replace(cfg, kda0=k), "kda0", f"kda0 = {k}"
+
+    @property
+    def accepted_waits(self) -> tuple[AcceptedWait, ...]:
+        """The design: a gemv CTA polls XRDY with rg0's weights (one group) in flight."""
+        from kda_sim.kernels.k1.gemv import GROUP_BYTES
+        from kda_sim.kernels.k1.program import Role
+
+        def gemv_xrdy(role: str, rec: Any) -> bool:
+            return (
+                role == Role.GEMV.value
+                and rec.stage == "load_x"
+                and rec.label == "XRDY"
+                and (rec.behind_weight_bytes or 0) <= GROUP_BYTES
+            )
+
+        return (
+            AcceptedWait(
+                gemv_xrdy,
+                "gemv CTAs poll XRDY (load_x) with their first group's weights in flight",
+                "the attn CTAs",
+            ),
+        )
+
+    def name_flagged(self, region: str | None, index: int, producer: int) -> FlaggedData:
+        """K1's flagged data is X, one slice's x rows a cell, flagged by XRDY[slice] and
+        written by the attn CTA of that slice (``region`` None: the cell is not known, the
+        producer names the slice)."""
+        sl = index if region is not None else producer
+        return FlaggedData(
+            f"the x rows of slice {sl} (X[{sl}], flagged by XRDY[{sl}] with this launch's tag)",
+            f"XRDY[{sl}]",
+            f"attn CTA {sl}",
+            "slices",
+            "drain the CTA's stores before the flag (s_waitcnt vmcnt(0), barrier, then "
+            "the XRDY put: Publish(drain=True)) and keep the x stores before the publish",
+        )
+
+    # the safety map's axes (``kda-sim sweep``): requests x tokens a request
+    sweep_axes: tuple[str, str] = ("R", "L")
+
+    # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
+    load_switches: Mapping[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
 
 
 KERNEL = K1()

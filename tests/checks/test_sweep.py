@@ -1,0 +1,27 @@
+"""The safety map over the kernel's two sweep axes; a kernel without them has no map."""
+
+from __future__ import annotations
+
+import pytest
+from pingpong_variants import GRID
+
+from kda_sim.checks.sweep import FINISHES, INVALID, sweep
+from kda_sim.errors import InvalidInput
+
+
+def test_a_kernels_own_axes_span_the_map(h200) -> None:
+    cells = sweep(h200, kernel=GRID.name, rs=range(0, 3), ls=range(0, 3 << 16, 1 << 16), jobs=1)
+    assert [(c.R, c.L) for c in cells[:3]] == [(0, 0), (0, 1 << 16), (0, 2 << 16)]
+    assert {c.verdict for c in cells if c.R == 0} == {INVALID}
+    assert all("rounds = 0" in c.reason for c in cells if c.R == 0)
+    ok = [c for c in cells if c.R > 0]
+    assert {c.verdict for c in ok} == {FINISHES} and all(c.agree for c in ok)
+    by = {(c.R, c.L): c.time_ns for c in ok}
+    assert by[(2, 0)] > by[(1, 0)] and by[(1, 2 << 16)] > by[(1, 0)]  # more rounds, more bytes
+
+
+def test_no_axes_no_map_and_unknown_fields_are_named(h200) -> None:
+    with pytest.raises(InvalidInput, match="pingpong defines no sweep axes"):
+        sweep(h200, kernel="pingpong", jobs=1)
+    with pytest.raises(InvalidInput, match=r"not a configuration field of k1: \['nw_frist'\]"):
+        sweep(h200, nw_frist=True, jobs=1)
