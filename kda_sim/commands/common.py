@@ -16,7 +16,7 @@ from typing import Any
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
-from kda_sim.kernels.registry import get
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
 
@@ -49,11 +49,6 @@ def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> N
 
 def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
     return {name: getattr(args, name) for name in VARIANTS}
-
-
-# Without --kernel a command runs K1 with its own flags (add_launch_flags) and checks: the
-# one place the commands layer names its default kernel
-DEFAULT_KERNEL = "k1"
 
 
 def other_kernel(args: argparse.Namespace) -> Any:
@@ -94,7 +89,8 @@ def launch_config(args: argparse.Namespace) -> LaunchConfig:
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:
-    return load_profile(args.profile or args.gpu)
+    """``--profile`` or ``--gpu`` with the costs of the ``--kernel`` (K1 without one)."""
+    return load_profile(args.profile or args.gpu, kernel=getattr(args, "kernel", DEFAULT_KERNEL))
 
 
 def _number(text: str, kind: type, lo: float | None, hi: float | None, hi_open: bool) -> Any:

@@ -22,6 +22,8 @@ from typing import Any
 from kda_sim.errors import InvalidInput, KdaSimError
 
 ENTRY_POINT_GROUP = "kda_sim.kernels"
+# the kernel a command or a profile that names none is for
+DEFAULT_KERNEL = "k1"
 # built-in kernels: name -> "module:attribute", imported when first asked for
 BUILTIN: dict[str, str] = {
     "k1": "kda_sim.kernels.k1.spec:KERNEL",
