@@ -219,12 +219,12 @@ def profile_for(gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True
     base = prof.gpu or prof.name
     f = fitted_file(spec, base) if fitted else None
     if f is not None:
-        where = f"{spec.name} costs {f.name}"
+        where = str(f)
         d = read_costs(f, where, spec)
         return apply_costs(prof, d, where, statement(d, True))
     f = _costs_file(spec, base, STOCK_SUFFIX)
     if f is not None:
-        where = f"{spec.name} costs {f.name}"
+        where = str(f)
         d = read_costs(f, where, spec)
         return apply_costs(prof, d, where, statement(d, False))
     return _default(prof, spec, list(spec.cost_keys))
@@ -239,7 +239,7 @@ def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
         return prof
     f = _costs_file(spec, prof.gpu, STOCK_SUFFIX)
     if f is not None:
-        where = f"{spec.name} costs {f.name}"
+        where = str(f)
         d = read_costs(f, where, spec)
         costs = {
             **prof.costs,

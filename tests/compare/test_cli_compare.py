@@ -103,8 +103,9 @@ def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> N
     assert main(args) in (0, 1)
     assert json.loads(capsys.readouterr().out)["pins"] == {"hbm_bytes_per_ns": 3720.0}
     fitted = json.loads(out.read_text())
-    assert fitted["hbm_bytes_per_ns"] == 3720.0  # the search left it where it was pinned
-    assert "hbm_bytes_per_ns = 3720" in fitted["sources"]["calibration"]
+    # the search left it where it was pinned: an override of the GPU's 4800
+    assert fitted["overrides"]["hbm_bytes_per_ns"] == 3720.0
+    assert "hbm_bytes_per_ns = 3720" in fitted["provenance"]["detail"]
 
 
 @pytest.mark.parametrize(
