@@ -61,8 +61,8 @@ from kda_sim.compare.starts import (
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import DEFAULT_KERNEL, spec_for
 from kda_sim.kernels.registry import get as get_kernel
-from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.costs import COST_FIELDS, OVERRIDABLE, apply_costs, validate_costs_dict
 from kda_sim.machine.profile import GpuProfile, gpu_names, load_gpu, validate_profile
 from kda_sim.timeline.model import Timeline
@@ -462,7 +462,7 @@ def fitted_overlay(
     parameters the fit (or the measured build) set apart from the GPU profile the start
     ``base`` stands on (``overrides``), and the fit's provenance; never a copy of the
     profile. ``out``: where it goes, so that a GPU given as a file is named relative to it."""
-    spec = spec_for(train[0].cfg) if train else spec_for(LaunchConfig(1, 1))
+    spec = spec_for(train[0].cfg) if train else get_kernel(DEFAULT_KERNEL)
     fit = res.profile
     gpu_name = base.gpu or base.name
     if gpu_name in gpu_names():
@@ -489,8 +489,8 @@ def fitted_overlay(
     lat = {n: v for n, v in fit.latency_ns.items() if gpu.latency_ns.get(n, 0.0) != v}
     if lat:
         overrides["latency_ns"] = lat
-    for k in OVERRIDABLE[1:]:
-        if fit_d.get(k) != gpu_d.get(k):
+    for k in OVERRIDABLE:
+        if k != "latency_ns" and fit_d.get(k) != gpu_d.get(k):
             overrides[k] = fit_d[k]
     d: dict = {
         "kernel": spec.name,

@@ -142,18 +142,31 @@ def _costs_file(spec: Any, gpu: str, suffix: str) -> Any:
     folder = costs_dir(spec)
     if folder is None or not gpu or "/" in gpu or gpu.endswith(".json"):
         return None
-    f = (Path(folder) if isinstance(folder, str | Path) else folder) / f"{gpu}{suffix}"
+    if isinstance(folder, str | Path):
+        folder = Path(folder)
+    elif not hasattr(folder, "joinpath"):
+        raise InvalidInput(
+            f"costs_dir must be a folder's path, not {type(folder).__name__}",
+            what="costs_dir",
+            where=spec.name,
+        )
+    f = folder / f"{gpu}{suffix}"
     return f if f.is_file() else None
 
 
-def read_costs(f: Any, where: str, spec: Any | None = None) -> dict[str, Any]:
-    """A costs or overlay file's contents, checked (see :func:`validate_costs_dict`)."""
+def read_costs(f: Any, where: str, spec: Any | None = None, gpu: str = "") -> dict[str, Any]:
+    """A costs or overlay file's contents, checked (see :func:`validate_costs_dict`);
+    with ``gpu``, the GPU its name says it is for must be the one it names."""
     try:
         raw = f.read_bytes()
     except OSError as e:
         raise InvalidInput(f"cannot read costs file: {e}", where=where) from e
     d = gp.parse_profile_json(raw, where)
     validate_costs_dict(d, where, spec)
+    if gpu and d["gpu"] != gpu:
+        raise InvalidInput(
+            f"gpu: {d['gpu']!r}, in the file kept for {gpu!r}", what="gpu", where=where
+        )
     return d
 
 
@@ -200,7 +213,8 @@ def _default(gpu: GpuProfile, spec: Any, missing: list[str]) -> GpuProfile:
             what=f"costs.{lacking[0]}",
             where=gpu.name,
         )
-    costs = {**gpu.costs, **{k: (float(v[0]), float(v[1])) for k, v in defaults.items()}}
+    got = {k: (float(defaults[k][0]), float(defaults[k][1])) for k in missing}
+    costs = {**gpu.costs, **got}
     said = f"{spec.name} default_costs (no {spec.name} costs for {gpu.gpu or gpu.name})"
     return replace(gpu, costs=costs, costs_from=said)
 
@@ -220,12 +234,12 @@ def profile_for(gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True
     f = fitted_file(spec, base) if fitted else None
     if f is not None:
         where = str(f)
-        d = read_costs(f, where, spec)
+        d = read_costs(f, where, spec, base)
         return apply_costs(prof, d, where, statement(d, True))
     f = _costs_file(spec, base, STOCK_SUFFIX)
     if f is not None:
         where = str(f)
-        d = read_costs(f, where, spec)
+        d = read_costs(f, where, spec, base)
         return apply_costs(prof, d, where, statement(d, False))
     return _default(prof, spec, list(spec.cost_keys))
 
@@ -240,7 +254,7 @@ def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
     f = _costs_file(spec, prof.gpu, STOCK_SUFFIX)
     if f is not None:
         where = str(f)
-        d = read_costs(f, where, spec)
+        d = read_costs(f, where, spec, prof.gpu)
         costs = {
             **prof.costs,
             **{k: (float(d["costs"][k][0]), float(d["costs"][k][1])) for k in missing},

@@ -111,9 +111,14 @@ def _kernel_file(tmp_path: Path, costs: dict[str, dict[str, Any]], default: bool
         (folder / name).write_text(json.dumps(d))
     src = textwrap.dedent(
         f"""
-        from dataclasses import replace
-        from kda_sim.kernels.examples.pingpong import KERNEL as PP
-        KERNEL = replace(PP, name="pp2", costs_dir={str(folder)!r},
+        from dataclasses import dataclass, replace
+        from kda_sim.kernels.examples.pingpong import KERNEL as PP, PingPongConfig
+
+        @dataclass(frozen=True)
+        class PP2Config(PingPongConfig):  # its own type: pingpong's stays pingpong's
+            pass
+
+        KERNEL = replace(PP, name="pp2", config_type=PP2Config, costs_dir={str(folder)!r},
                          default_costs={{"pp.produce": (800.0, 0.0), "pp.consume": (400.0, 0.0)}}
                          if {default} else {{}})
         """
@@ -163,6 +168,7 @@ def test_a_kernel_with_no_costs_for_a_gpu_and_no_default_is_refused(tmp_path: Pa
         (lambda d: d.__setitem__("kernel", "k1"), "kernel: the file is 'k1'"),
         (lambda d: d.__setitem__("unit_shared", ["pp.bogus"]), "unit_shared.pp.bogus"),
         (lambda d: d.__setitem__("provenance", {"by": "me"}), "provenance: 'date'"),
+        (lambda d: d.__setitem__("gpu", "mi355x"), "gpu: 'mi355x', in the file kept for 'h200'"),
     ],
 )
 def test_a_bad_costs_file_exits_2_naming_the_file_and_key(
