@@ -24,9 +24,14 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
     p.add_argument(
         "--gpu",
         default="mi355x",
-        help=f"a bundled profile ({', '.join(bundled_names())}) or a profile .json",
+        help=f"a bundled GPU with the kernel's stock costs, or GPU-KERNEL with its fitted "
+        f"ones ({', '.join(bundled_names())}), or a profile .json",
     )
-    p.add_argument("--profile", default=None, help="a fitted profile .json (overrides --gpu)")
+    p.add_argument(
+        "--profile",
+        default=None,
+        help="a fitted overlay (kda-sim calibrate --out) or a profile .json (overrides --gpu)",
+    )
     if shape:
         p.add_argument("--R", type=int, default=2, help="requests (default 2)")
         p.add_argument("--L", type=int, default=2, help="tokens a request (default 2)")
