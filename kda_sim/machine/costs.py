@@ -207,7 +207,8 @@ def _default(gpu: GpuProfile, spec: Any, missing: list[str]) -> GpuProfile:
     lacking = [k for k in missing if k not in defaults]
     if lacking:
         raise InvalidInput(
-            f"no costs of {spec.name} for GPU {gpu.gpu or gpu.name!r}: "
+            f"no costs of {spec.name} for GPU {gpu.gpu or gpu.name!r} (profile name "
+            f"{gpu.name!r}): "
             f"{', '.join(lacking)} missing (the kernel has no costs file for it and its "
             f"default_costs lack them)",
             what=f"costs.{lacking[0]}",
@@ -246,15 +247,18 @@ def profile_for(gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True
 
 def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
     """``prof`` as it is when it holds every cost key of the kernel; else with the
-    kernel's stock costs for its GPU, or its ``default_costs``, where it has none."""
+    kernel's stock costs for its GPU (a profile file's: the bundled GPU its ``name``
+    says), or its ``default_costs``, where it has none."""
     spec = _kernel(kernel)
     missing = [k for k in spec.cost_keys if k not in prof.costs]
     if not missing:
         return prof
-    f = _costs_file(spec, prof.gpu, STOCK_SUFFIX)
+    # a profile file stands on the bundled GPU its name says ("h200"), if one does
+    base = prof.gpu if prof.gpu in gp.gpu_names() else prof.name
+    f = _costs_file(spec, base, STOCK_SUFFIX)
     if f is not None:
         where = str(f)
-        d = read_costs(f, where, spec, prof.gpu)
+        d = read_costs(f, where, spec, base)
         costs = {
             **prof.costs,
             **{k: (float(d["costs"][k][0]), float(d["costs"][k][1])) for k in missing},

@@ -150,7 +150,9 @@ def test_a_kernels_own_costs_folder_is_read_in_order(tmp_path: Path) -> None:
 
 def test_a_kernel_with_no_costs_for_a_gpu_and_no_default_is_refused(tmp_path: Path) -> None:
     spec = get(str(_kernel_file(tmp_path, {}, False)))
-    with pytest.raises(InvalidInput, match=r"no costs of pp2 for GPU 'h200': pp\.produce"):
+    with pytest.raises(
+        InvalidInput, match=r"no costs of pp2 for GPU 'h200' \(profile name 'h200'\): pp\.produce"
+    ):
         profile_for("h200", spec)
 
 
@@ -212,3 +214,14 @@ def test_an_overlay_on_a_gpu_profile_file_beside_it(tmp_path: Path) -> None:
     (tmp_path / "k1-lab.json").write_text(json.dumps(d))
     prof = load_profile(str(tmp_path / "k1-lab.json"))
     assert prof.units == 128 and prof.costs == load_profile("mi355x").costs
+
+
+def test_a_gpu_profile_file_gets_the_stock_costs_of_the_gpu_its_name_says(tmp_path: Path) -> None:
+    p = tmp_path / "my_h200.json"
+    p.write_text(json.dumps(load_gpu("h200").to_dict() | {"units": 66}))
+    prof = load_profile(str(p))
+    assert prof.units == 66 and prof.costs == load_profile("h200").costs
+    assert prof.costs_from == "k1/h200 stock"
+    p.write_text(json.dumps(load_gpu("h200").to_dict() | {"name": "lab-gpu"}))
+    with pytest.raises(InvalidInput, match=r"profile name 'lab-gpu'\): slice"):
+        load_profile(str(p))
