@@ -7,6 +7,9 @@ The public face (imported when first used, so ``import kda_sim`` stays cheap)::
     k = get_kernel("pingpong")              # a registered name, or "path/to/kernel.py"
     res = simulate(k.default_config(), load_gpu("h200"))
     res.timeline                            # a Timeline: write_chrome(res.timeline, path)
+    res.timeline.meta.extra["costs"]        # which kernel costs ran: "pingpong default_costs ..."
+    profile_for("h200", "k1")               # the GPU with K1's fitted costs (else stock, else
+                                            # its default_costs); .costs_from says which
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any
 _PUBLIC: dict[str, tuple[str, str]] = {
     "simulate": ("kda_sim.engine.simulate", "simulate"),
     "SimResult": ("kda_sim.engine.simulate", "SimResult"),
-    "load_gpu": ("kda_sim.machine.profile", "load_profile"),
+    "load_gpu": ("kda_sim.machine.profile", "load_gpu"),
+    "profile_for": ("kda_sim.machine.costs", "profile_for"),
     "get_kernel": ("kda_sim.kernels.registry", "get"),
     "load_kernel": ("kda_sim.kernels.registry", "load_kernel"),
     "kernel_names": ("kda_sim.kernels.registry", "names"),

@@ -1,39 +1,48 @@
-"""Make a fitted profile the bundled profile of a kernel on a GPU.
+"""Make a fitted overlay the bundled fitted costs of a kernel on a GPU.
 
     python scripts/bundle_profile.py FITTED.json traces/k1_h200_R1_L1.json \
-        --name h200-k1 --note "the Triton K1 on the H200, fitted ..." \
-        --out kda_sim/machine/profiles/h200-k1.json
+        --note "the Triton K1 on the H200, fitted ..." \
+        --out kda_sim/kernels/k1/costs/h200.fitted.json
 
-``FITTED.json`` is a ``kda-sim calibrate --out`` profile (the one bundled as ``h200-k1``
-is in git history: ``docs/measurements.md``). The fitted values are kept as they are;
-what the traces' build is (its threads, registers, shared memory, no x-rows limit,
-weights streamed: ``kda_sim.compare.launch.with_resources``) comes from a measured trace
-of that build, so ``kda-sim simulate --profile NAME`` runs the
-same build that ``kda-sim compare`` runs against the trace.
+``FITTED.json`` is a ``kda-sim calibrate --out`` overlay (kernel costs, the GPU
+parameters the fit moved, provenance). The fitted values are kept as they are; what the
+traces' build is (its threads, registers, shared memory, no x-rows limit, weights
+streamed: ``kda_sim.compare.launch.with_resources``) comes from a measured trace of that
+build and joins the overlay's ``overrides``, so ``kda-sim simulate --gpu h200-k1`` runs
+the same build that ``kda-sim compare`` runs against the trace.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from kda_sim.commands.common import refuse_overwrite
+from kda_sim.compare.calibrate import write_overlay
 from kda_sim.compare.launch import resources, with_resources
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
-from kda_sim.machine.profile import load_profile
+from kda_sim.machine.profile import load_profile, parse_profile_json
 
 
-def bundle(fitted: Path, trace: Path, name: str, note: str) -> dict:
-    prof = load_profile(str(fitted))
+def bundle(fitted: Path, trace: Path, note: str) -> dict:
+    d = parse_profile_json(fitted.read_bytes(), str(fitted))
+    prof = load_profile(str(fitted))  # checks the overlay
     res = resources(read_kernel_trace(trace))
     if res is None:
         raise InvalidInput("records no build resources (meta.extra.resources)", where=str(trace))
-    d = with_resources(prof, res).to_dict()
-    d["name"] = name
-    d["sources"]["profile"] = note
+    built = with_resources(prof, res)
+    over = dict(d.get("overrides", {}))
+    over["kernel"] = built.to_dict()["kernel"]
+    over["x_lds_budget"] = built.x_lds_budget
+    over["streamed_weights"] = built.streamed_weights
+    d["overrides"] = over
+    src = dict(d.get("sources", {}))
+    src["profile"] = note
+    if "kernel (measured build)" in built.sources:
+        src["kernel (measured build)"] = built.sources["kernel (measured build)"]
+    d["sources"] = src
     return d
 
 
@@ -41,19 +50,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("fitted", type=Path)
     ap.add_argument("trace", type=Path, help="a measured trace of the build")
-    ap.add_argument("--name", required=True)
-    ap.add_argument("--note", required=True, help="what the profile is (its sources entry)")
+    ap.add_argument("--note", required=True, help="what the fit is (its sources entry)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args(argv)
     try:
         refuse_overwrite(a.out, a.force)
-        d = bundle(a.fitted, a.trace, a.name, a.note)
+        d = bundle(a.fitted, a.trace, a.note)
+        write_overlay(d, a.out)
     except InvalidInput as e:
         print(f"bundle_profile: {e}", file=sys.stderr)
         return 2
-    a.out.write_text(json.dumps(d, indent=2) + "\n")
-    print(f"{a.out}: {a.name}")
+    print(f"{a.out}: {d['kernel']} on {d['gpu']}, fitted")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""``kda-sim calibrate``: fit a GPU profile to real traces; test it on held-out ones."""
+"""``kda-sim calibrate``: fit a kernel's costs (and the few GPU parameters they need) to
+real traces, written as an overlay on the GPU profile; test it on held-out ones."""
 
 from __future__ import annotations
 
@@ -13,19 +14,25 @@ from kda_sim.commands.compare import add_shape_flags, read_any
 from kda_sim.compare.calibrate import (
     evaluate,
     fit_profile,
-    fitted_profile_dict,
+    fitted_overlay,
     pinned,
     prepare,
-    write_profile,
+    write_overlay,
 )
 from kda_sim.compare.launch import profile_of
 from kda_sim.errors import InvalidInput
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate", help="fit a GPU profile to real traces")
+    p = sub.add_parser("calibrate", help="fit a kernel's costs on a GPU to real traces")
     p.add_argument("traces", nargs="+", type=Path, help="traces to fit on")
-    p.add_argument("--out", type=Path, required=True, help="the fitted profile .json")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="the fitted overlay .json: kernel costs, GPU overrides, provenance (load it "
+        "with --profile)",
+    )
     p.add_argument("--holdout", nargs="*", type=Path, default=[], help="traces to test it on")
     p.add_argument("--gpu", default=None, help="profile to start from (default: the traces' GPU)")
     p.add_argument("--profile", default=None, help="a profile .json to start from")
@@ -122,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
     )
     after = evaluate(res.profile, hold, args.jobs) if hold else {}
-    d = fitted_profile_dict(res, stock, train, pins=pins)
-    write_output(args.out, lambda tmp: write_profile(d, tmp), args.force, "--out")
+    d = fitted_overlay(res, stock, train, pins=pins, out=args.out)
+    write_output(args.out, lambda tmp: write_overlay(d, tmp), args.force, "--out")
     rows = []
     for t in train + hold:
         a = res.train.get(t.name) or after[t.name]

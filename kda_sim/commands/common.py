@@ -24,9 +24,14 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
     p.add_argument(
         "--gpu",
         default="mi355x",
-        help=f"a bundled profile ({', '.join(bundled_names())}) or a profile .json",
+        help=f"a bundled GPU with the kernel's stock costs, or GPU-KERNEL with its fitted "
+        f"ones ({', '.join(bundled_names())}), or a profile .json",
     )
-    p.add_argument("--profile", default=None, help="a fitted profile .json (overrides --gpu)")
+    p.add_argument(
+        "--profile",
+        default=None,
+        help="a fitted overlay (kda-sim calibrate --out) or a profile .json (overrides --gpu)",
+    )
     if shape:
         p.add_argument("--R", type=int, default=2, help="requests (default 2)")
         p.add_argument("--L", type=int, default=2, help="tokens a request (default 2)")
@@ -49,10 +54,6 @@ def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> N
 
 def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
     return {name: getattr(args, name) for name in VARIANTS}
-
-
-# Without --kernel a command runs K1 with its own flags (add_launch_flags) and checks: the
-# one place the commands layer names its default kernel
 
 
 def other_kernel(args: argparse.Namespace) -> Any:
@@ -93,7 +94,8 @@ def launch_config(args: argparse.Namespace) -> LaunchConfig:
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:
-    return load_profile(args.profile or args.gpu)
+    """``--profile`` or ``--gpu`` with the costs of the ``--kernel`` (K1 without one)."""
+    return load_profile(args.profile or args.gpu, kernel=getattr(args, "kernel", DEFAULT_KERNEL))
 
 
 def _number(text: str, kind: type, lo: float | None, hi: float | None, hi_open: bool) -> Any:

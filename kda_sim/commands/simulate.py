@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -105,7 +106,7 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     cfg = kernel_config(spec, getattr(args, "kernel_args", []))
-    prof = load_profile(args.profile or args.gpu or DEFAULTS["gpu"])
+    prof = load_profile(args.profile or args.gpu or DEFAULTS["gpu"], kernel=spec)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
     return report(res, prof, args)
 
@@ -153,6 +154,9 @@ def report(res: SimResult, prof: GpuProfile, args: argparse.Namespace) -> int:
     cfg = res.timeline.meta.config()
     label = get(res.timeline.meta.kernel).label(cfg)
     tl = res.timeline
+    said = tl.meta.extra.get("costs") if isinstance(tl.meta.extra, dict) else None
+    if said:  # which kernel costs the GPU profile ran with
+        print(f"costs: {said}", file=sys.stderr)
     if args.out:
         write_output(args.out, lambda tmp: write_chrome(tl, tmp), args.force, "--out")
     if args.png:

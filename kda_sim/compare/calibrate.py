@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -60,7 +61,10 @@ from kda_sim.compare.starts import (
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import GpuProfile, profile_from_dict, validate_profile
+from kda_sim.kernels.registry import DEFAULT_KERNEL, spec_for
+from kda_sim.kernels.registry import get as get_kernel
+from kda_sim.machine.costs import COST_FIELDS, OVERRIDABLE, apply_costs, validate_costs_dict
+from kda_sim.machine.profile import GpuProfile, gpu_names, load_gpu, validate_profile
 from kda_sim.timeline.model import Timeline
 
 # machine parameters the search may move: (name, how): "log" scales the value; "add"
@@ -447,18 +451,61 @@ def _bar(total: int, on: bool):
     return tqdm(total=total, desc="calibrate", unit="eval", leave=False)
 
 
-def fitted_profile_dict(
+def fitted_overlay(
     res: FitResult,
     base: GpuProfile,
     train: Sequence[Trace],
-    name: str | None = None,
     pins: dict[str, float] | None = None,
+    out: str | Path | None = None,
 ) -> dict:
-    d = res.profile.to_dict()
-    d["name"] = name or f"{base.name}-fitted"
-    src = dict(d.get("sources", {}))
-    src["calibration"] = (
-        f"kda-sim calibrate, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, from {base.name}: fitted on "
+    """What ``kda-sim calibrate --out`` writes: the kernel's fitted costs, the GPU
+    parameters the fit (or the measured build) set apart from the GPU profile the start
+    ``base`` stands on (``overrides``), and the fit's provenance; never a copy of the
+    profile. ``out``: where it goes, so that a GPU given as a file is named relative to it."""
+    spec = spec_for(train[0].cfg) if train else get_kernel(DEFAULT_KERNEL)
+    fit = res.profile
+    gpu_name = base.gpu or base.name
+    if gpu_name in gpu_names():
+        gpu, named = load_gpu(gpu_name), gpu_name
+    elif Path(gpu_name).is_file():
+        gpu = load_gpu(gpu_name)
+        folder = Path(out).resolve().parent if out is not None else Path.cwd()
+        named = os.path.relpath(Path(gpu_name).resolve(), folder)
+    else:
+        raise InvalidInput(
+            f"the profile the fit started from ({base.name}) stands on no bundled GPU or "
+            f"profile file: an overlay cannot name its GPU",
+            what="gpu",
+        )
+    fit_d, gpu_d = fit.to_dict(), gpu.to_dict()
+    moved = [
+        k
+        for k in fit_d
+        if k not in (*OVERRIDABLE, "name", "sources", *COST_FIELDS) and fit_d[k] != gpu_d.get(k)
+    ]
+    if moved:  # a fit moves only what OVERRIDABLE names; anything else is a bug here
+        raise InvalidInput(f"the fit changed {moved}, which an overlay cannot hold", what="fit")
+    overrides: dict = {}
+    lat = {n: v for n, v in fit.latency_ns.items() if gpu.latency_ns.get(n, 0.0) != v}
+    if lat:
+        overrides["latency_ns"] = lat
+    for k in OVERRIDABLE:
+        if k != "latency_ns" and fit_d.get(k) != gpu_d.get(k):
+            overrides[k] = fit_d[k]
+    d: dict = {
+        "kernel": spec.name,
+        "gpu": named,
+        "costs": {k: list(v) for k, v in fit.costs.items() if k in spec.cost_keys},
+    }
+    if fit.cost_above:
+        d["cost_above"] = {k: list(v) for k, v in fit.cost_above.items()}
+    if fit.unit_shared:
+        d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
+    if overrides:
+        d["overrides"] = overrides
+    date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+    detail = (
+        f"kda-sim calibrate, {date}, from {base.name}: fitted on "
         + ", ".join(f"{t.name} (R={t.cfg.R} L={t.cfg.L})" for t in train)
         + f"; {res.launches} simulated launches, {res.seconds:.0f} s"
         + (
@@ -467,12 +514,21 @@ def fitted_profile_dict(
             else ""
         )
     )
-    d["sources"] = src
+    d["provenance"] = {"by": "kda-sim calibrate", "date": date, "detail": detail}
+    src = {k: v for k, v in fit.sources.items() if k != "calibration" and gpu.sources.get(k) != v}
+    if src:
+        d["sources"] = src
     return d
 
 
-def write_profile(d: dict, path: str | Path) -> None:
-    """Write a fitted profile; one the loader would refuse (a NaN a trace gave the fit, a
-    value out of range) is refused here instead, naming the field."""
-    profile_from_dict(d, f"the fitted profile for {path}")
+def write_overlay(d: dict, path: str | Path) -> None:
+    """Write a fitted overlay; one the loader would refuse (a NaN a trace gave the fit, a
+    value out of range, a cost key not the kernel's) is refused here instead, naming the
+    field."""
+    where = f"the fitted overlay for {path}"
+    validate_costs_dict(d, where, get_kernel(d["kernel"]))
+    base = d["gpu"]
+    if base not in gpu_names():
+        base = str(Path(path).resolve().parent / base)
+    apply_costs(load_gpu(base), d, where, "")
     Path(path).write_text(json.dumps(d, indent=2, allow_nan=False) + "\n")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import simpy
@@ -16,7 +16,7 @@ from kda_sim.engine.stuck import explain_stuck
 from kda_sim.engine.world import StaleRead, World
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import spec_for
-from kda_sim.kernels.spec import hook
+from kda_sim.machine.costs import with_kernel_costs
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Residency, check_fits, residency
 from kda_sim.protocol.handoffs import derive, handoffs_of
@@ -43,15 +43,6 @@ def _scheduled(env: simpy.Environment) -> int:
     return next(env._eid)
 
 
-def with_default_costs(prof: GpuProfile, spec: Any) -> GpuProfile:
-    """``prof`` with the kernel's default stage costs where the profile has none."""
-    defaults = hook(spec, "default_costs") or {}
-    missing = {k: tuple(v) for k, v in defaults.items() if k not in prof.costs}
-    if not missing:
-        return prof
-    return replace(prof, costs={**prof.costs, **missing})
-
-
 def simulate(
     cfg: Any,
     prof: GpuProfile,
@@ -69,7 +60,7 @@ def simulate(
     must be ``cfg``."""
     spec = spec_for(cfg)
     spec.validate(cfg)
-    prof = with_default_costs(prof, spec)
+    prof = with_kernel_costs(prof, spec)
     check_fits(cfg, prof)
     res = residency(cfg, prof, occupancy)
     if launch is None:
@@ -108,6 +99,7 @@ def simulate(
             "occupancy": res.per_unit,
             "slots": res.slots,
             "occupancy_limited_by": res.limited_by,
+            **({"costs": prof.costs_from} if prof.costs_from else {}),
         },
     )
     tl = Timeline(meta, tracks)

@@ -5,8 +5,10 @@ configuration type (validated; its command-line flags), its regions and their si
 ``build(cfg) -> Launch``, its roles and stages in display order with their colours, its
 cost keys and its resources for residency. Optional hooks are attributes the generic
 layers look up with :func:`hook` (absent: the layer does without): ``check_fits(cfg,
-gpu)`` (a limit beyond residency, raising ``InvalidInput``), ``default_costs`` ({cost
-key: (base, per unit) ns} for a GPU profile that has no fitted cost), ``tag_schemes``,
+gpu)`` (a limit beyond residency, raising ``InvalidInput``), ``costs_dir`` (the folder
+of its costs on each GPU: ``<gpu>.json``, and ``<gpu>.fitted.json`` a fit wrote;
+:mod:`kda_sim.machine.costs`), ``default_costs`` ({cost key: (base, per unit) ns} for a
+GPU it has no costs file for), ``tag_schemes``,
 ``mutations``, ``trace_decoders``, ``isa_presets``, and the checks' kernel knowledge:
 
 - ``task_rotation(cfg)``: ``(cfg0, shift)`` when ``cfg``'s launch is ``cfg0``'s with
@@ -33,6 +35,7 @@ import argparse
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from kda_sim.machine.profile import GpuProfile, KernelResources
@@ -40,6 +43,7 @@ from kda_sim.protocol.program import Launch
 
 HOOKS: tuple[str, ...] = (
     "check_fits",
+    "costs_dir",
     "default_costs",
     "tag_schemes",
     "mutations",
@@ -88,7 +92,7 @@ class KernelSpec(Protocol):
     stages: tuple[str, ...]  # display order
     role_colors: Mapping[str, str]
     stage_colors: Mapping[str, str]
-    cost_keys: tuple[str, ...]  # every Compute's cost key, as GPU profiles hold them
+    cost_keys: tuple[str, ...]  # every Compute's cost key, as its costs files hold them
 
     def default_config(self) -> Any: ...
 
@@ -146,6 +150,7 @@ class Kernel:
     stage_colors: Mapping[str, str] = field(default_factory=dict)
     cost_keys: tuple[str, ...] = ()
     default_costs: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    costs_dir: str | Path | None = None  # <gpu>.json costs files; None: default_costs only
     threads: int = 256
     regs_per_thread: int = 32
     lds_bytes: int = 0

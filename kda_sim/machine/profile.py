@@ -1,7 +1,11 @@
 """GPU profiles: machine facts and model parameters, loaded from JSON data files.
 
-The bundled profiles live in ``profiles/*.json``, each with a ``sources`` table saying
-where every default comes from; ``--profile FILE`` loads a fitted one.
+The bundled GPUs live in ``profiles/*.json``, each with a ``sources`` table saying where
+every default comes from; they hold no kernel's costs. A kernel's stage costs are kept
+with the kernel and merged on by :mod:`kda_sim.machine.costs`: :func:`load_profile`
+gives a GPU with a kernel's costs (``h200``: its stock costs; ``h200-k1``: K1's fitted
+overlay on the H200), :func:`load_gpu` the GPU alone. ``--profile FILE`` loads a profile
+file or a costs overlay ``kda-sim calibrate`` wrote.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import DEFAULT_KERNEL
 
 LATENCIES = (
     "hbm_load",
@@ -73,7 +78,6 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "unit_bytes_per_ns",
         "kernel",
         "latency_ns",
-        "costs",
     ],
     "properties": {
         "name": _STR,
@@ -111,6 +115,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
             # 0 is no round trip, and a tiny one overflows the count of tries
             "properties": {"poll": _num(MIN_POLL_NS, MAX_NS)},
         },
+        # a kernel's costs: none in a bundled GPU's file; a profile file written whole
+        # (before the split, or by with_params and to_dict) may hold them
         "costs": {
             "type": "object",
             "additionalProperties": {
@@ -205,15 +211,6 @@ def parse_profile_json(text: str | bytes, where: str) -> Any:
         raise InvalidInput(f"not a profile's JSON: {e}", where=where) from e
 
 
-def required_costs() -> tuple[str, ...]:
-    """The stage costs a GPU profile must hold. A profile still carries K1's costs (the
-    split into GPU facts and per-kernel costs is the next step): this is the one place
-    the machine layer asks for K1."""
-    from kda_sim.kernels.registry import get
-
-    return tuple(get("k1").cost_keys)
-
-
 @dataclass(frozen=True)
 class KernelResources:
     threads: int
@@ -240,7 +237,8 @@ class GpuProfile:
     unit_bytes_per_ns: float
     kernel: KernelResources
     latency_ns: dict[str, float]
-    costs: dict[str, tuple[float, float]]
+    # a kernel's stage costs merged on (kda_sim.machine.costs); {} for a GPU alone
+    costs: dict[str, tuple[float, float]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     # a stage whose code changes with its work: above ``units`` it costs (base, per)
     # instead (the Triton K1's gemv is an FMA loop for S <= 3, tensor-core dots above)
@@ -261,6 +259,10 @@ class GpuProfile:
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
+    # not written by to_dict: the bundled GPU this profile stands on ("h200" for h200 and
+    # h200-k1; a file's path for a profile file), and which kernel costs it holds
+    gpu: str = ""
+    costs_from: str = ""
 
     def cost(self, key: str, units: float) -> float:
         above = self.cost_above.get(key)
@@ -290,6 +292,8 @@ class GpuProfile:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        d.pop("gpu")
+        d.pop("costs_from")
         d["costs"] = {k: list(v) for k, v in self.costs.items()}
         if self.cost_above:
             d["cost_above"] = {k: list(v) for k, v in self.cost_above.items()}
@@ -325,10 +329,8 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         lat = {str(n): float(v) for n, v in _need(d, "latency_ns", where).items()}
         for n in OPTIONAL_LATENCIES:
             lat.setdefault(n, 0.0)
-        costs = {str(n): (float(v[0]), float(v[1])) for n, v in _need(d, "costs", where).items()}
-        missing = [f"latency_ns.{n}" for n in LATENCIES if n not in lat] + [
-            f"costs.{n}" for n in required_costs() if n not in costs
-        ]
+        costs = {str(n): (float(v[0]), float(v[1])) for n, v in d.get("costs", {}).items()}
+        missing = [f"latency_ns.{n}" for n in LATENCIES if n not in lat]
         if missing:
             raise InvalidInput(
                 f"missing fields: {', '.join(missing)}", what=missing[0], where=where
@@ -400,9 +402,18 @@ def validate_profile(prof: GpuProfile, where: str = "profile") -> GpuProfile:
     return prof
 
 
-def bundled_names() -> list[str]:
+def gpu_names() -> list[str]:
+    """The bundled GPUs (``profiles/*.json``)."""
     files = resources.files("kda_sim.machine").joinpath("profiles")
     return sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+
+
+def bundled_names() -> list[str]:
+    """Every bundled profile name: the GPUs, and ``<gpu>-<kernel>`` for each kernel's
+    fitted overlay on one (``h200-k1``)."""
+    from kda_sim.machine.costs import aliases
+
+    return sorted([*gpu_names(), *aliases()])
 
 
 def bundled_for(gpu: str, kernel: str | None = None) -> str | None:
@@ -421,22 +432,53 @@ def bundled_for(gpu: str, kernel: str | None = None) -> str | None:
     return base
 
 
-def load_profile(name_or_path: str) -> GpuProfile:
-    """A bundled profile by name (``mi355x``) or a profile file by path."""
+def load_gpu(name_or_path: str) -> GpuProfile:
+    """A bundled GPU by name (``mi355x``) or a profile file by path, with no kernel's
+    costs merged on (a file's own costs, if it holds some, are kept)."""
+    return load_profile(name_or_path, kernel=None)
+
+
+def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -> GpuProfile:
+    """A bundled profile by name or a file by path, with ``kernel``'s costs (a name or a
+    kernel; None: none merged on):
+
+    * ``h200``: the GPU with the kernel's stock costs for it (else its ``default_costs``);
+    * ``h200-k1``: the GPU with K1's fitted overlay (whatever ``kernel`` says);
+    * a profile ``.json``: as written, its missing costs filled as for a bundled GPU;
+    * a costs overlay ``.json`` (``kda-sim calibrate --out``): on the GPU it names.
+    """
+    from kda_sim.machine import costs
+
     path = Path(name_or_path)
     if path.suffix == ".json" and path.exists():
         try:
             raw = path.read_bytes()
         except OSError as e:
             raise InvalidInput(f"cannot read profile: {e}", where=str(path)) from e
-        return profile_from_dict(parse_profile_json(raw, str(path)), str(path))
-    if name_or_path not in bundled_names() and (path.suffix == ".json" or "/" in name_or_path):
+        d = parse_profile_json(raw, str(path))
+        if costs.is_costs_dict(d):
+            return costs.load_overlay(path, d)
+        prof = replace(profile_from_dict(d, str(path)), gpu=str(path.resolve()))
+        if prof.costs:
+            prof = replace(prof, costs_from=f"the profile file {path}")
+        return prof if kernel is None else costs.with_kernel_costs(prof, kernel)
+    names = bundled_names()
+    if name_or_path not in names and (path.suffix == ".json" or "/" in name_or_path):
         raise InvalidInput("no such profile file", what="profile", where=name_or_path)
-    if name_or_path not in bundled_names():
+    if name_or_path not in names:
         raise InvalidInput(
-            f"unknown GPU {name_or_path!r}; known: {', '.join(bundled_names())} "
-            f"(or a profile .json file)",
+            f"unknown GPU {name_or_path!r}; known: {', '.join(names)} (or a profile .json file)",
             what="gpu",
         )
-    text = resources.files("kda_sim.machine").joinpath(f"profiles/{name_or_path}.json").read_text()
-    return profile_from_dict(parse_profile_json(text, name_or_path), name_or_path)
+    alias = costs.aliases().get(name_or_path)
+    if alias is not None:
+        gpu, k = alias
+        prof = costs.profile_for(_bundled_gpu(gpu), k, fitted=True)
+        return replace(prof, name=name_or_path)
+    prof = _bundled_gpu(name_or_path)
+    return prof if kernel is None else costs.profile_for(prof, kernel, fitted=False)
+
+
+def _bundled_gpu(name: str) -> GpuProfile:
+    text = resources.files("kda_sim.machine").joinpath(f"profiles/{name}.json").read_text()
+    return replace(profile_from_dict(parse_profile_json(text, name), name), gpu=name)

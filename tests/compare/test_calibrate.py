@@ -18,9 +18,9 @@ from kda_sim.compare.calibrate import (
     correct_costs,
     evaluate,
     fit_profile,
-    fitted_profile_dict,
+    fitted_overlay,
     prepare,
-    write_profile,
+    write_overlay,
 )
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
@@ -50,17 +50,32 @@ def test_cost_correction_recovers_a_scaled_stage(h200, slow_recur) -> None:
     assert abs(after.makespan_err) < abs(before.makespan_err)
 
 
-def test_fit_writes_a_profile_the_simulator_loads(tmp_path: Path, h200, slow_recur) -> None:
+def test_fit_writes_an_overlay_the_simulator_loads(tmp_path: Path, h200, slow_recur) -> None:
     _, tr = slow_recur
     res = fit_profile(h200, [tr], budget=3, cost_passes=1, progress=False)
     assert res.launches >= 4 and len(res.history) == 3
-    d = fitted_profile_dict(res, h200, [tr])
+    d = fitted_overlay(res, h200, [tr], out=tmp_path / "fit.json")
     out = tmp_path / "fit.json"
-    write_profile(d, out)
+    write_overlay(d, out)
+    written = json.loads(out.read_text())
+    # the kernel's costs, what the fit moved of the GPU, and where it came from: no units,
+    # no memory model, nothing of the profile the fit did not change
+    assert written["kernel"] == "k1" and written["gpu"] == "h200" and "units" not in written
+    assert set(written["costs"]) == set(h200.costs)
+    assert set(written.get("overrides", {})) <= {
+        "latency_ns",
+        "hbm_bytes_per_ns",
+        "unit_bytes_per_ns",
+    }
+    assert written["provenance"]["by"] == "kda-sim calibrate"
+    assert "R1L2" in written["provenance"]["detail"]
     prof = load_profile(str(out))
-    assert prof.name == "h200-fitted" and "calibration" in prof.sources
-    assert "R1L2" in json.loads(out.read_text())["sources"]["calibration"]
-    assert simulate(tr.cfg, prof).timeline.makespan is not None
+    assert prof.name == "h200-k1-fitted" and "R1L2" in prof.sources["calibration"]
+    assert prof.costs == res.profile.costs and prof.latency_ns == res.profile.latency_ns
+    assert prof.costs_from.startswith("k1/h200 fitted (kda-sim calibrate, ")
+    assert str(out) in prof.costs_from
+    a, b = simulate(tr.cfg, prof).timeline, simulate(tr.cfg, res.profile).timeline
+    assert a.makespan is not None and a.makespan == b.makespan
 
 
 def test_search_parameters(h200) -> None:
@@ -98,10 +113,8 @@ def test_a_stage_with_two_code_forms(h200, tmp_path: Path) -> None:
     p = h200.with_params(above_gemv=(4.0, 9000.0, 0.0))
     assert p.cost("gemv", 4) == h200.cost("gemv", 4)
     assert p.cost("gemv", 8) == 9000.0
-    d = fitted_profile_dict(
-        type("R", (), {"profile": p, "launches": 0, "seconds": 0.0})(), h200, []
-    )
-    write_profile(d, tmp_path / "p.json")
+    d = fitted_overlay(type("R", (), {"profile": p, "launches": 0, "seconds": 0.0})(), h200, [])
+    write_overlay(d, tmp_path / "p.json")
     assert load_profile(str(tmp_path / "p.json")).cost_above == {"gemv": (4.0, 9000.0, 0.0)}
 
 

@@ -72,7 +72,11 @@ def test_calibrate_writes_and_refuses_to_overwrite(files, tmp_path: Path, capsys
     assert d["holdout_ok"] == (rc == 0)
     assert main([*args, "--budget", "0"]) == 2
     assert "--force" in capsys.readouterr().err
+    written = json.loads(out.read_text())  # an overlay on the traces' GPU, not a profile
+    assert written["gpu"] == "h200" and "units" not in written and "provenance" in written
+    capsys.readouterr()
     assert main(["simulate", "--profile", str(out), "--R", "1", "--L", "1"]) == 0
+    assert "costs: k1/h200 fitted (kda-sim calibrate, " in capsys.readouterr().err
 
 
 def test_calibrate_bad_budget_exits_2(files, tmp_path: Path, capsys) -> None:
@@ -99,8 +103,9 @@ def test_calibrate_pins_a_measured_parameter(files, tmp_path: Path, capsys) -> N
     assert main(args) in (0, 1)
     assert json.loads(capsys.readouterr().out)["pins"] == {"hbm_bytes_per_ns": 3720.0}
     fitted = json.loads(out.read_text())
-    assert fitted["hbm_bytes_per_ns"] == 3720.0  # the search left it where it was pinned
-    assert "hbm_bytes_per_ns = 3720" in fitted["sources"]["calibration"]
+    # the search left it where it was pinned: an override of the GPU's 4800
+    assert fitted["overrides"]["hbm_bytes_per_ns"] == 3720.0
+    assert "hbm_bytes_per_ns = 3720" in fitted["provenance"]["detail"]
 
 
 @pytest.mark.parametrize(
@@ -123,15 +128,24 @@ def test_calibrate_bad_pin_exits_2(files, tmp_path: Path, capsys, pin: str, said
     assert said in capsys.readouterr().err
 
 
-def test_calibrate_never_writes_a_profile_the_loader_refuses(tmp_path: Path, capsys) -> None:
-    from kda_sim.compare.calibrate import write_profile
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda d: d["costs"].__setitem__("gemv", [float("nan"), 1.0]), r"costs\.gemv\[0\]"),
+        (lambda d: d["costs"].__setitem__("bogus", [1.0, 1.0]), r"costs\.bogus: not a cost key"),
+        (lambda d: d.__setitem__("overrides", {"units": 4}), r"overrides: Additional"),
+    ],
+)
+def test_calibrate_never_writes_an_overlay_the_loader_refuses(tmp_path: Path, edit, said) -> None:
+    from kda_sim.compare.calibrate import write_overlay
     from kda_sim.errors import InvalidInput
     from kda_sim.machine.profile import load_profile
 
-    d = load_profile("h200").to_dict()
-    d["costs"]["gemv"] = [float("nan"), 1.0]
-    with pytest.raises(InvalidInput, match=r"costs\.gemv\[0\]"):
-        write_profile(d, tmp_path / "fit.json")
+    costs = {k: list(v) for k, v in load_profile("h200").costs.items()}
+    d = {"kernel": "k1", "gpu": "h200", "costs": costs}
+    edit(d)
+    with pytest.raises(InvalidInput, match=said):
+        write_overlay(d, tmp_path / "fit.json")
     assert not (tmp_path / "fit.json").exists()
 
 

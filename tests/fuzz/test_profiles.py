@@ -12,7 +12,6 @@ import os
 import signal
 import tempfile
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +55,8 @@ BAD = [
 
 
 def _bundled(name: str) -> dict[str, Any]:
-    text = resources.files("kda_sim.machine").joinpath(f"profiles/{name}.json").read_text()
-    return json.loads(text)
+    """A bundled profile written whole, K1's costs included (a GPU's file holds none)."""
+    return json.loads(json.dumps(load_profile(name).to_dict()))
 
 
 def _paths(d: Any, at: tuple = ()) -> list[tuple]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from importlib import resources
 from typing import Any
 
 from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
@@ -41,7 +42,7 @@ STAGE_COLORS: dict[str, str] = {
     "k.norm": "#e377c2",
 }
 ROLE_COLORS: dict[str, str] = {"attn": "#1f77b4", "gemv": "#2ca02c", "idle": "#7f7f7f"}
-# the stage costs every GPU profile holds for K1 (a Compute's cost key)
+# K1's stage costs (a Compute's cost key), as its costs files (costs/<gpu>.json) hold them
 COSTS: tuple[str, ...] = (
     "slice",
     "gate",
@@ -65,6 +66,8 @@ class K1:
     role_colors = ROLE_COLORS
     stage_colors = STAGE_COLORS
     cost_keys = COSTS
+    # stock costs a GPU, and the overlay kda-sim calibrate fitted (h200.fitted.json)
+    costs_dir = resources.files("kda_sim.kernels.k1").joinpath("costs")
 
     def default_config(self) -> LaunchConfig:
         return LaunchConfig(2, 2)

@@ -1,0 +1,315 @@
+"""A kernel's costs on a GPU, kept with the kernel, and merged onto a GPU profile.
+
+A GPU profile (``profiles/<gpu>.json``) holds the machine; a kernel's stage costs live in
+its own folder (its ``costs_dir`` hook; K1's is ``kda_sim/kernels/k1/costs/``):
+
+* ``<gpu>.json``: the kernel's stock costs on that GPU;
+* ``<gpu>.fitted.json``: an overlay ``kda-sim calibrate`` wrote: the fitted costs, the few
+  GPU parameters the fit moved (``overrides``: latencies, bandwidths, the measured build's
+  resources) and its provenance.
+
+:func:`profile_for` merges them: the fitted overlay where one exists for the GPU, else
+the stock costs, else the kernel's ``default_costs`` hook, and says which it used
+(``GpuProfile.costs_from``; the simulator copies it into the timeline's
+``meta.extra['costs']``). The name ``<gpu>-<kernel>`` (``h200-k1``) is the fitted overlay
+on the GPU, as one profile name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from kda_sim.errors import InvalidInput
+from kda_sim.machine import profile as gp
+from kda_sim.machine.profile import GpuProfile
+
+FITTED_SUFFIX = ".fitted.json"
+# what a costs file sets in the profile as it is
+COST_FIELDS: tuple[str, ...] = ("costs", "cost_above", "unit_shared", "unit_share")
+STOCK_SUFFIX = ".json"
+# the GPU parameters an overlay may set: what a fit moves and what the measured build
+# fixes (its resources, its x rows not staged, its weights streamed); never the machine's
+# units, memory sizes or memory model
+OVERRIDABLE: tuple[str, ...] = (
+    "latency_ns",
+    "hbm_bytes_per_ns",
+    "unit_bytes_per_ns",
+    "kernel",
+    "x_lds_budget",
+    "streamed_weights",
+)
+_P = gp.PROFILE_SCHEMA["properties"]
+COSTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["kernel", "gpu", "costs"],
+    "additionalProperties": False,
+    "properties": {
+        "kernel": gp._STR,
+        # a bundled GPU's name, or a GPU profile .json (relative to this file's folder)
+        "gpu": gp._STR,
+        "costs": _P["costs"],
+        "cost_above": _P["cost_above"],
+        "unit_shared": _P["unit_shared"],
+        "unit_share": _P["unit_share"],
+        "overrides": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "latency_ns": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        **{n: gp._NS for n in (*gp.LATENCIES, *gp.OPTIONAL_LATENCIES)},
+                        "poll": _P["latency_ns"]["properties"]["poll"],
+                    },
+                },
+                **{k: _P[k] for k in OVERRIDABLE if k != "latency_ns"},
+                "kernel": {**_P["kernel"], "additionalProperties": False},
+            },
+        },
+        "provenance": {
+            "type": "object",
+            "required": ["by", "date"],
+            "additionalProperties": False,
+            "properties": {"by": gp._STR, "date": gp._STR, "detail": gp._STR},
+        },
+        "sources": _P["sources"],
+    },
+}
+_VALIDATOR = Draft202012Validator(COSTS_SCHEMA)
+
+
+def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
+    """Refuse a costs or overlay file that breaks :data:`COSTS_SCHEMA` (NaN, a value out of
+    its physical range, an unknown field) or, given the kernel ``spec``, one whose cost
+    keys are not the kernel's: the message names the file and the key."""
+    if not isinstance(d, dict):
+        raise InvalidInput("a costs file is a JSON object", where=where)
+    gp._refuse_non_finite(d, [], where)
+    err = min(
+        _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
+    )
+    if err is not None:
+        field_ = gp._path(err.absolute_path)
+        raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
+    if spec is None:
+        return
+    if d["kernel"] != spec.name:
+        raise InvalidInput(
+            f"kernel: the file is {d['kernel']!r}'s costs, not {spec.name!r}'s",
+            what="kernel",
+            where=where,
+        )
+    keys = tuple(spec.cost_keys)
+    for k in d["costs"]:
+        if k not in keys:
+            raise InvalidInput(
+                f"costs.{k}: not a cost key of {spec.name} ({', '.join(keys)})",
+                what=f"costs.{k}",
+                where=where,
+            )
+    for k in keys:
+        if k not in d["costs"]:
+            raise InvalidInput(
+                f"costs.{k}: missing ({spec.name} computes it)", what=f"costs.{k}", where=where
+            )
+    for part in ("cost_above", "unit_shared"):
+        for k in d.get(part, ()):
+            if k not in keys:
+                raise InvalidInput(
+                    f"{part}.{k}: not a cost key of {spec.name}", what=f"{part}.{k}", where=where
+                )
+
+
+def _kernel(kernel: str | Any) -> Any:
+    from kda_sim.kernels.registry import get  # the registry imports kernels, which import us
+
+    return get(kernel) if isinstance(kernel, str) else kernel
+
+
+def costs_dir(spec: Any) -> Any:
+    """The kernel's costs folder (a path or an importlib resource), None if it has none."""
+    from kda_sim.kernels.spec import hook
+
+    return hook(spec, "costs_dir")
+
+
+def _costs_file(spec: Any, gpu: str, suffix: str) -> Any:
+    folder = costs_dir(spec)
+    if folder is None or not gpu or "/" in gpu or gpu.endswith(".json"):
+        return None
+    if isinstance(folder, str | Path):
+        folder = Path(folder)
+    elif not hasattr(folder, "joinpath"):
+        raise InvalidInput(
+            f"costs_dir must be a folder's path, not {type(folder).__name__}",
+            what="costs_dir",
+            where=spec.name,
+        )
+    f = folder / f"{gpu}{suffix}"
+    return f if f.is_file() else None
+
+
+def read_costs(f: Any, where: str, spec: Any | None = None, gpu: str = "") -> dict[str, Any]:
+    """A costs or overlay file's contents, checked (see :func:`validate_costs_dict`);
+    with ``gpu``, the GPU its name says it is for must be the one it names."""
+    try:
+        raw = f.read_bytes()
+    except OSError as e:
+        raise InvalidInput(f"cannot read costs file: {e}", where=where) from e
+    d = gp.parse_profile_json(raw, where)
+    validate_costs_dict(d, where, spec)
+    if gpu and d["gpu"] != gpu:
+        raise InvalidInput(
+            f"gpu: {d['gpu']!r}, in the file kept for {gpu!r}", what="gpu", where=where
+        )
+    return d
+
+
+def statement(d: dict[str, Any], fitted: bool, where: str = "") -> str:
+    """What :attr:`GpuProfile.costs_from` says of a costs file: ``k1/h200 stock`` or
+    ``k1/h200 fitted (kda-sim calibrate, 2026-12-04 22:24 UTC)``."""
+    text = f"{d['kernel']}/{d['gpu']} {'fitted' if fitted else 'stock'}"
+    prov = d.get("provenance")
+    if prov:
+        text += f" ({prov['by']}, {prov['date']})"
+    return text + (f" from {where}" if where else "")
+
+
+def apply_costs(
+    gpu: GpuProfile, d: dict[str, Any], where: str, costs_from: str, name: str | None = None
+) -> GpuProfile:
+    """``gpu`` with the costs file ``d`` merged on: its costs replace the profile's, its
+    ``overrides`` set those GPU parameters; checked as a profile file is."""
+    p = gpu.to_dict()
+    for k in COST_FIELDS:
+        if k in d:
+            p[k] = d[k]
+    for k, v in d.get("overrides", {}).items():
+        p[k] = {**p[k], **v} if k == "latency_ns" else v
+    p["name"] = name or gpu.name
+    src = {**p.get("sources", {}), **d.get("sources", {})}
+    if d.get("provenance", {}).get("detail"):
+        src["calibration"] = d["provenance"]["detail"]
+    p["sources"] = src
+    prof = gp.profile_from_dict(p, where)
+    return replace(prof, gpu=gpu.gpu, costs_from=costs_from)
+
+
+def _default(gpu: GpuProfile, spec: Any, missing: list[str]) -> GpuProfile:
+    from kda_sim.kernels.spec import hook
+
+    defaults = hook(spec, "default_costs") or {}
+    lacking = [k for k in missing if k not in defaults]
+    if lacking:
+        raise InvalidInput(
+            f"no costs of {spec.name} for GPU {gpu.gpu or gpu.name!r} (profile name "
+            f"{gpu.name!r}): "
+            f"{', '.join(lacking)} missing (the kernel has no costs file for it and its "
+            f"default_costs lack them)",
+            what=f"costs.{lacking[0]}",
+            where=gpu.name,
+        )
+    got = {k: (float(defaults[k][0]), float(defaults[k][1])) for k in missing}
+    costs = {**gpu.costs, **got}
+    said = f"{spec.name} default_costs (no {spec.name} costs for {gpu.gpu or gpu.name})"
+    return replace(gpu, costs=costs, costs_from=said)
+
+
+def fitted_file(spec: Any, gpu: str) -> Any:
+    """The kernel's fitted overlay for the bundled GPU ``gpu``, or None."""
+    return _costs_file(spec, gpu, FITTED_SUFFIX)
+
+
+def profile_for(gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True) -> GpuProfile:
+    """The GPU profile with the kernel's costs merged: its fitted overlay for that GPU
+    where one exists (and ``fitted``), else its stock costs, else its ``default_costs``
+    hook. ``costs_from`` on the result says which."""
+    spec = _kernel(kernel)
+    prof = gp.load_gpu(gpu) if isinstance(gpu, str) else gpu
+    base = prof.gpu or prof.name
+    f = fitted_file(spec, base) if fitted else None
+    if f is not None:
+        where = str(f)
+        d = read_costs(f, where, spec, base)
+        return apply_costs(prof, d, where, statement(d, True))
+    f = _costs_file(spec, base, STOCK_SUFFIX)
+    if f is not None:
+        where = str(f)
+        d = read_costs(f, where, spec, base)
+        return apply_costs(prof, d, where, statement(d, False))
+    return _default(prof, spec, list(spec.cost_keys))
+
+
+def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
+    """``prof`` as it is when it holds every cost key of the kernel; else with the
+    kernel's stock costs for its GPU (a profile file's: the bundled GPU its ``name``
+    says), or its ``default_costs``, where it has none."""
+    spec = _kernel(kernel)
+    missing = [k for k in spec.cost_keys if k not in prof.costs]
+    if not missing:
+        return prof
+    # a profile file stands on the bundled GPU its name says ("h200"), if one does
+    base = prof.gpu if prof.gpu in gp.gpu_names() else prof.name
+    f = _costs_file(spec, base, STOCK_SUFFIX)
+    if f is not None:
+        where = str(f)
+        d = read_costs(f, where, spec, base)
+        costs = {
+            **prof.costs,
+            **{k: (float(d["costs"][k][0]), float(d["costs"][k][1])) for k in missing},
+        }
+        return replace(prof, costs=costs, costs_from=statement(d, False))
+    return _default(prof, spec, missing)
+
+
+def load_overlay(path: Path, d: dict[str, Any]) -> GpuProfile:
+    """An overlay file the user gave (``--profile fit.json``): its kernel's costs and
+    overrides on the GPU it names (a bundled GPU, or a GPU profile file beside it)."""
+    where = str(path)
+    validate_costs_dict(d, where)
+    try:
+        spec = _kernel(d["kernel"])
+    except InvalidInput as e:
+        raise InvalidInput(f"kernel: {e}", what="kernel", where=where) from e
+    validate_costs_dict(d, where, spec)
+    base = d["gpu"]
+    if base in gp.gpu_names():
+        gpu = gp.load_gpu(base)
+    else:
+        target = (path.parent / base) if not Path(base).is_absolute() else Path(base)
+        if not target.is_file():
+            raise InvalidInput(
+                f"gpu: {base!r} is neither a bundled GPU ({', '.join(gp.gpu_names())}) nor a "
+                f"profile file",
+                what="gpu",
+                where=where,
+            )
+        gpu = gp.load_profile(str(target), kernel=None)
+    fitted = "overrides" in d or "provenance" in d
+    name = f"{gpu.name}-{d['kernel']}-{'fitted' if fitted else 'costs'}"
+    return apply_costs(gpu, d, where, statement(d, fitted, where), name=name)
+
+
+def is_costs_dict(d: Any) -> bool:
+    """A costs or overlay file's contents, not a GPU profile's (it names its GPU, and has
+    no ``units``)."""
+    return isinstance(d, dict) and "gpu" in d and "units" not in d
+
+
+def aliases() -> dict[str, tuple[str, str]]:
+    """``<gpu>-<kernel>`` -> (gpu, kernel) for every built-in kernel's fitted overlay on a
+    bundled GPU."""
+    from kda_sim.kernels.registry import BUILTIN, get
+
+    out: dict[str, tuple[str, str]] = {}
+    for name in BUILTIN:
+        spec = get(name)
+        for g in gp.gpu_names():
+            if fitted_file(spec, g) is not None:
+                out[f"{g}-{name}"] = (g, name)
+    return out

@@ -1,0 +1,227 @@
+"""A kernel's costs kept with the kernel and merged onto a GPU profile: which costs a name
+picks (fitted overlay, stock, the kernel's default_costs), that it says so, the
+``h200-k1`` alias, and costs files refused on load naming the file and the key."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kda_sim.cli import main
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.examples.pingpong import KERNEL as PINGPONG
+from kda_sim.kernels.examples.pingpong import PingPongConfig
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import get
+from kda_sim.machine.costs import profile_for, with_kernel_costs
+from kda_sim.machine.profile import bundled_names, gpu_names, load_gpu, load_profile
+
+K1_COSTS = resources.files("kda_sim.kernels.k1").joinpath("costs")
+FITTED = "k1/h200 fitted (kda-sim calibrate, 2026-12-04 22:24 UTC)"
+
+
+def _k1_file(name: str) -> dict[str, Any]:
+    return json.loads(K1_COSTS.joinpath(name).read_text())
+
+
+def test_a_bundled_gpu_holds_no_kernel_costs() -> None:
+    for g in gpu_names():
+        raw = json.loads(
+            resources.files("kda_sim.machine").joinpath(f"profiles/{g}.json").read_text()
+        )
+        assert not {"costs", "cost_above", "unit_shared"} & set(raw)
+        gpu = load_gpu(g)
+        assert gpu.costs == {} and gpu.gpu == g and gpu.costs_from == ""
+
+
+def test_k1_keeps_stock_costs_for_every_gpu_and_a_fitted_overlay_for_the_h200() -> None:
+    names = sorted(p.name for p in K1_COSTS.iterdir() if p.name.endswith(".json"))
+    assert names == ["h200.fitted.json", "h200.json", "mi300x.json", "mi355x.json"]
+    for g in gpu_names():
+        d = _k1_file(f"{g}.json")
+        prof = load_profile(g)
+        assert prof.costs == {k: tuple(v) for k, v in d["costs"].items()}
+        assert list(prof.costs) == list(get("k1").cost_keys)
+        assert prof.costs_from == f"k1/{g} stock"
+
+
+def test_precedence_fitted_then_stock_then_default_costs() -> None:
+    fitted = profile_for("h200", "k1")
+    assert fitted.costs_from == FITTED and fitted.streamed_weights
+    d = _k1_file("h200.fitted.json")
+    assert fitted.costs["gemv"] == tuple(d["costs"]["gemv"])
+    assert fitted.latency_ns["poll"] == d["overrides"]["latency_ns"]["poll"]
+    assert fitted.kernel.threads == d["overrides"]["kernel"]["threads"]
+    # what the overlay leaves alone is the GPU's
+    assert fitted.latency_ns["retry"] == load_gpu("h200").latency_ns["retry"]
+    assert fitted.units == 132 and fitted.hbm_peak_bytes_per_ns == 4800.0
+    assert profile_for("h200", "k1", fitted=False).costs_from == "k1/h200 stock"
+    assert profile_for("mi355x", "k1").costs_from == "k1/mi355x stock"  # no fitted one
+    pp = profile_for("mi355x", "pingpong")
+    assert pp.costs_from == "pingpong default_costs (no pingpong costs for mi355x)"
+    assert pp.costs == dict(PINGPONG.default_costs)
+
+
+def test_the_alias_is_the_fitted_overlay_on_its_gpu() -> None:
+    assert "h200-k1" in bundled_names() and "h200-k1" not in gpu_names()
+    alias = load_profile("h200-k1")
+    assert alias.name == "h200-k1" and alias.gpu == "h200"
+    assert replace(alias, name="h200") == profile_for("h200", "k1")
+    # the alias names K1's fitted costs whatever kernel the caller runs
+    assert load_profile("h200-k1", kernel="pingpong").costs == alias.costs
+
+
+def test_a_kernel_without_costs_for_a_gpu_runs_its_default_costs_and_says_so(capsys) -> None:
+    res = simulate(PingPongConfig(), load_gpu("h200"))
+    said = "pingpong default_costs (no pingpong costs for h200)"
+    assert res.timeline.meta.extra["costs"] == said
+    assert main(["simulate", "--kernel", "pingpong", "--gpu", "mi300x"]) == 0
+    assert "costs: pingpong default_costs (no pingpong costs for mi300x)" in capsys.readouterr().err
+
+
+def test_simulate_states_the_costs_it_ran_in_the_meta_and_on_stderr(capsys) -> None:
+    cfg = LaunchConfig(1, 1)
+    assert simulate(cfg, load_gpu("h200")).timeline.meta.extra["costs"] == "k1/h200 stock"
+    tl = simulate(cfg, load_profile("h200-k1")).timeline
+    assert tl.meta.extra["costs"] == FITTED and tl.meta.gpu == "h200-k1"
+    assert main(["simulate", "--gpu", "h200-k1", "--R", "1", "--L", "1"]) == 0
+    assert f"costs: {FITTED}" in capsys.readouterr().err
+    # a bare GPU runs the kernel's stock costs: the same launch as the profile with them
+    bare = simulate(cfg, load_gpu("mi355x")).timeline
+    assert bare.makespan == simulate(cfg, load_profile("mi355x")).timeline.makespan
+
+
+def test_a_profile_holding_the_kernels_costs_keeps_them() -> None:
+    prof = load_profile("h200-k1")
+    assert with_kernel_costs(prof, "k1") is prof
+
+
+def _kernel_file(tmp_path: Path, costs: dict[str, dict[str, Any]], default: bool) -> Path:
+    """A kernel given by path whose costs folder holds ``costs`` (file name -> contents)."""
+    folder = tmp_path / "costs"
+    folder.mkdir()
+    for name, d in costs.items():
+        (folder / name).write_text(json.dumps(d))
+    src = textwrap.dedent(
+        f"""
+        from dataclasses import dataclass, replace
+        from kda_sim.kernels.examples.pingpong import KERNEL as PP, PingPongConfig
+
+        @dataclass(frozen=True)
+        class PP2Config(PingPongConfig):  # its own type: pingpong's stays pingpong's
+            pass
+
+        KERNEL = replace(PP, name="pp2", config_type=PP2Config, costs_dir={str(folder)!r},
+                         default_costs={{"pp.produce": (800.0, 0.0), "pp.consume": (400.0, 0.0)}}
+                         if {default} else {{}})
+        """
+    )
+    path = tmp_path / "pp2.py"
+    path.write_text(src)
+    return path
+
+
+def _pp(gpu: str = "h200", **more: Any) -> dict[str, Any]:
+    costs = {"pp.produce": [500.0, 0.0], "pp.consume": [300.0, 0.0]}
+    return {"kernel": "pp2", "gpu": gpu, "costs": costs, **more}
+
+
+def test_a_kernels_own_costs_folder_is_read_in_order(tmp_path: Path) -> None:
+    prov = {"by": "kda-sim calibrate", "date": "2026-12-05 01:00 UTC"}
+    fitted = _pp(overrides={"latency_ns": {"poll": 250.0}}, provenance=prov)
+    fitted["costs"]["pp.produce"] = [900.0, 0.0]
+    path = _kernel_file(tmp_path, {"h200.json": _pp(), "h200.fitted.json": fitted}, True)
+    spec = get(str(path))
+    got = profile_for("h200", spec)
+    assert got.costs["pp.produce"] == (900.0, 0.0) and got.latency_ns["poll"] == 250.0
+    assert got.costs_from == "pp2/h200 fitted (kda-sim calibrate, 2026-12-05 01:00 UTC)"
+    stock = load_profile("h200", kernel=spec)
+    assert stock.costs["pp.produce"] == (500.0, 0.0) and stock.costs_from == "pp2/h200 stock"
+    assert stock.latency_ns["poll"] == load_gpu("h200").latency_ns["poll"]
+    assert profile_for("mi355x", spec).costs_from.startswith("pp2 default_costs")
+
+
+def test_a_kernel_with_no_costs_for_a_gpu_and_no_default_is_refused(tmp_path: Path) -> None:
+    spec = get(str(_kernel_file(tmp_path, {}, False)))
+    with pytest.raises(
+        InvalidInput, match=r"no costs of pp2 for GPU 'h200' \(profile name 'h200'\): pp\.produce"
+    ):
+        profile_for("h200", spec)
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda d: d["costs"].__setitem__("pp.bogus", [1.0, 0.0]), "costs.pp.bogus: not a cost"),
+        (lambda d: d["costs"].pop("pp.consume"), "costs.pp.consume: missing"),
+        (lambda d: d["costs"].__setitem__("pp.produce", [-1.0, 0.0]), "costs.pp.produce[0]"),
+        (lambda d: d["costs"].__setitem__("pp.produce", [2e8, 0.0]), "costs.pp.produce[0]"),
+        (lambda d: d.__setitem__("colour", "red"), "colour"),
+        (lambda d: d.__setitem__("overrides", {"units": 4}), "overrides: Additional"),
+        (lambda d: d.__setitem__("overrides", {"latency_ns": {"poll": 0.0}}), "latency_ns.poll"),
+        (lambda d: d.__setitem__("overrides", {"latency_ns": {"warp": 1.0}}), "latency_ns"),
+        (lambda d: d.__setitem__("kernel", "k1"), "kernel: the file is 'k1'"),
+        (lambda d: d.__setitem__("unit_shared", ["pp.bogus"]), "unit_shared.pp.bogus"),
+        (lambda d: d.__setitem__("provenance", {"by": "me"}), "provenance: 'date'"),
+        (lambda d: d.__setitem__("gpu", "mi355x"), "gpu: 'mi355x', in the file kept for 'h200'"),
+    ],
+)
+def test_a_bad_costs_file_exits_2_naming_the_file_and_key(
+    tmp_path: Path, capsys, edit: Any, said: str
+) -> None:
+    d = _pp()
+    edit(d)
+    path = _kernel_file(tmp_path, {"h200.json": d}, True)
+    assert main(["simulate", "--kernel", str(path), "--gpu", "h200"]) == 2
+    err = capsys.readouterr().err
+    assert said in err and str(tmp_path / "costs" / "h200.json") in err
+
+
+@pytest.mark.parametrize("const", ["NaN", "Infinity"])
+def test_nan_in_an_overlay_is_refused_naming_the_file(tmp_path: Path, capsys, const: str) -> None:
+    text = json.dumps(_k1_file("h200.fitted.json")).replace("270.3098438294479", const)
+    p = tmp_path / "fit.json"
+    p.write_text(text)
+    assert main(["simulate", "--profile", str(p), "--R", "1", "--L", "1"]) == 2
+    err = capsys.readouterr().err
+    assert str(p) in err and "overrides.latency_ns.poll" in err and const in err
+
+
+def test_a_user_overlay_loads_on_its_gpu_and_names_itself(tmp_path: Path) -> None:
+    p = tmp_path / "fit.json"
+    p.write_text(json.dumps(_k1_file("h200.fitted.json")))
+    prof = load_profile(str(p))
+    assert prof.name == "h200-k1-fitted" and prof.costs_from == f"{FITTED} from {p}"
+    assert replace(prof, name="h200-k1", costs_from=FITTED) == load_profile("h200-k1")
+    bad = _k1_file("h200.fitted.json") | {"gpu": "a100"}
+    p.write_text(json.dumps(bad))
+    with pytest.raises(InvalidInput, match="'a100' is neither a bundled GPU") as e:
+        load_profile(str(p))
+    assert e.value.where == str(p)
+
+
+def test_an_overlay_on_a_gpu_profile_file_beside_it(tmp_path: Path) -> None:
+    gpu = load_gpu("mi355x").to_dict() | {"name": "mi355x-lab", "units": 128, "xcds": 4}
+    (tmp_path / "lab.json").write_text(json.dumps(gpu))
+    d = _k1_file("mi355x.json") | {"gpu": "lab.json"}
+    (tmp_path / "k1-lab.json").write_text(json.dumps(d))
+    prof = load_profile(str(tmp_path / "k1-lab.json"))
+    assert prof.units == 128 and prof.costs == load_profile("mi355x").costs
+
+
+def test_a_gpu_profile_file_gets_the_stock_costs_of_the_gpu_its_name_says(tmp_path: Path) -> None:
+    p = tmp_path / "my_h200.json"
+    p.write_text(json.dumps(load_gpu("h200").to_dict() | {"units": 66}))
+    prof = load_profile(str(p))
+    assert prof.units == 66 and prof.costs == load_profile("h200").costs
+    assert prof.costs_from == "k1/h200 stock"
+    p.write_text(json.dumps(load_gpu("h200").to_dict() | {"name": "lab-gpu"}))
+    with pytest.raises(InvalidInput, match=r"profile name 'lab-gpu'\): slice"):
+        load_profile(str(p))
