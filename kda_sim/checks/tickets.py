@@ -49,6 +49,7 @@ class TicketVerdict:
     findings: list[Finding] = field(default_factory=list)
     # the smallest residency the argument covers: 1, or 1 + the largest static CTA polled
     needs_resident: int = 1
+    chains: dict[int, str] = field(default_factory=dict)  # residency -> its wait-for chain
 
 
 @dataclass(frozen=True)
@@ -311,12 +312,13 @@ def _verdict(
         return TicketVerdict(loop.label, loop.n_items, ctas, True, why)
     hangs: list[int] = []
     chain = ""
+    chains: dict[int, str] = {}
     for r in range(1, max(ctas, 1) + 1):
         ok, stuck, holder = _run(loop, r, polls)
         if not ok:
             hangs.append(r)
-            if not chain:
-                chain = _chain(loop, stuck, holder, by_site, r)
+            chains[r] = _chain(loop, stuck, holder, by_site, r)
+            chain = chain or chains[r]
     if forward:
         f0 = forward[0]
         # the first writer of a larger ticket, else the item itself (a later op of it)
@@ -347,11 +349,11 @@ def _verdict(
             {"loop": loop.label, "hangs_at": hangs, "item": f0.item, "writers": list(f0.writers)},
         )
         return TicketVerdict(
-            loop.label, loop.n_items, ctas, False, msg, tuple(hangs), [f], needs_resident=bound
+            loop.label, loop.n_items, ctas, False, msg, tuple(hangs), [f], bound, chains
         )
     why = f"{name}: not decided by the ticket argument ({'; '.join(open_[:3])})"
     return TicketVerdict(
-        loop.label, loop.n_items, ctas, None, why, tuple(hangs), needs_resident=bound
+        loop.label, loop.n_items, ctas, None, why, tuple(hangs), needs_resident=bound, chains=chains
     )
 
 
