@@ -17,8 +17,13 @@ import sys
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import parse_shapes
-from kda_sim.kernels.k1.ticket_whatif import SHAPES, markdown, table, with_latency
+from kda_sim.kernels.k1.ticket_whatif import SHAPES, Row, markdown, table, with_latency
 from kda_sim.machine import load_profile
+
+
+def _progress(r: Row) -> None:
+    span = "-" if r.makespan_us is None else f"{r.makespan_us:.2f} us"
+    print(f"{r.gpu} occ {r.occupancy} {r.R}x{r.L} {r.schedule}: {span}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.atomic_ns < 0:
                 raise InvalidInput(f"--atomic-ns {args.atomic_ns}: at least 0", what="atomic")
             profs = [with_latency(pr, atomic=args.atomic_ns) for pr in profs]
-        rows = table(profs, shapes, tuple(args.occupancy))
+        rows = table(profs, shapes, tuple(args.occupancy), progress=_progress)
     except InvalidInput as e:
         print(f"whatif_ticket_k1: {e}", file=sys.stderr)
         return 2

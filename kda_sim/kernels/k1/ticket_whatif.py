@@ -12,7 +12,7 @@ against the launch's resident CTAs. ``scripts/whatif_ticket_k1.py`` prints the t
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,9 +20,11 @@ from kda_sim.checks.deadlock_static import check_static, slots_for
 from kda_sim.checks.tickets import TicketVerdict, check_tickets
 from kda_sim.checks.waitgraph import waitgraph_of
 from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import SCHEDULES, LaunchConfig
 from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.residency import check_fits
 
 SCHEDULE_NAMES: tuple[str, ...] = ("static", *SCHEDULES)
 SHAPES: tuple[tuple[int, int], ...] = tuple((r, lng) for r in (1, 2, 4) for lng in (1, 2, 4))
@@ -83,7 +85,13 @@ def _first(t: TicketVerdict) -> str:
 
 
 def row(prof: GpuProfile, R: int, L: int, schedule: str, occupancy: int) -> Row:
+    """One launch's row; a shape the GPU cannot build (x rows over its LDS) is a row that
+    says so, not an error: the table covers every shape on every GPU."""
     cfg = config(R, L, schedule)
+    try:
+        check_fits(cfg, prof)
+    except InvalidInput as e:
+        return Row(prof.name, occupancy, 0, R, L, schedule, None, f"not built: {e}", False, "-")
     res = simulate(cfg, prof, occupancy=occupancy)
     tl = res.timeline
     stopped = tl.stuck[0].reason if res.deadlock and tl.stuck else ""
@@ -97,15 +105,18 @@ def table(
     shapes: Iterable[tuple[int, int]] = SHAPES,
     occupancies: Sequence[int] = (1, 2),
     schedules: Sequence[str] = SCHEDULE_NAMES,
+    progress: Callable[[Row], None] | None = None,
 ) -> list[Row]:
     shapes = tuple(shapes)
-    return [
-        row(prof, R, L, s, occ)
-        for prof in profiles
-        for occ in occupancies
-        for R, L in shapes
-        for s in schedules
-    ]
+    out = []
+    for prof in profiles:
+        for occ in occupancies:
+            for R, L in shapes:
+                for s in schedules:
+                    out.append(row(prof, R, L, s, occ))
+                    if progress is not None:
+                        progress(out[-1])
+    return out
 
 
 def with_latency(prof: GpuProfile, **ns: float) -> GpuProfile:
@@ -113,8 +124,10 @@ def with_latency(prof: GpuProfile, **ns: float) -> GpuProfile:
     return dataclasses.replace(prof, latency_ns={**prof.latency_ns, **ns})
 
 
-def _us(x: float | None) -> str:
-    return "deadlock" if x is None else f"{x:.2f}"
+def _us(r: Row | None) -> str:
+    if r is None or r.makespan_us is None:
+        return "not built" if r is not None and r.stopped.startswith("not built") else "deadlock"
+    return f"{r.makespan_us:.2f}"
 
 
 def _delta(t: float | None, s: float | None) -> str:
@@ -127,9 +140,9 @@ def markdown(rows: Sequence[Row]) -> str:
     """One table a (GPU, occupancy): a line a shape, each schedule's makespan (us) and
     its difference from the static placement, then the checks' verdicts."""
     out: list[str] = []
-    keys = dict.fromkeys((r.gpu, r.occupancy, r.resident) for r in rows)
+    keys = {(r.gpu, r.occupancy): r.resident for r in rows if r.resident}
     by = {(r.gpu, r.occupancy, r.R, r.L, r.schedule): r for r in rows}
-    for gpu, occ, resident in keys:
+    for (gpu, occ), resident in keys.items():
         out += [
             f"### {gpu}, {occ} CTA(s) a unit ({resident} resident)",
             "",
@@ -142,12 +155,15 @@ def markdown(rows: Sequence[Row]) -> str:
             get = {s: by.get((gpu, occ, R, L, s)) for s in SCHEDULE_NAMES}
             span = {s: (g.makespan_us if g else None) for s, g in get.items()}
             out.append(
-                f"| {R} x {L} | {_us(span['static'])} | {_us(span['kda_tickets'])} | "
-                f"{_delta(span['kda_tickets'], span['static'])} | {_us(span['gemv_tickets'])} | "
+                f"| {R} x {L} | {_us(get['static'])} | {_us(get['kda_tickets'])} | "
+                f"{_delta(span['kda_tickets'], span['static'])} | {_us(get['gemv_tickets'])} | "
                 f"{_delta(span['gemv_tickets'], span['static'])} |"
             )
             for s, g in get.items():
                 if g is None:
+                    continue
+                if g.stopped.startswith("not built"):
+                    notes.append(f"- {R} x {L}: {g.stopped}")
                     continue
                 eng = "finishes" if g.makespan_us is not None else f"engine: {g.stopped}"
                 notes.append(f"- {R} x {L} {s}: {eng}; check: {g.check}")
