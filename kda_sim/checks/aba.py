@@ -29,8 +29,9 @@ def _actor(s: Site) -> tuple[str, int]:
 def _ops_of(launch: Launch) -> dict[tuple[str, int], list[tuple[Site, object]]]:
     """Each actor's ops in program order (a CTA's own ops; an item's body)."""
     out: dict[tuple[str, int], list[tuple[Site, object]]] = {}
+    walked: set[int] = set()
     for prog in launch.programs:
-        for site, op in walk(prog):
+        for site, op in walk(prog, walked):
             out.setdefault(_actor(site), []).append((site, op))
     return out
 

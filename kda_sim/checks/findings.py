@@ -21,6 +21,11 @@ class Category(StrEnum):
 ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD})
 
 
+# properties of counter and flag words: K1 has none, so no fault of its catalogue breaks
+# them (the gridbarrier example's `broken` variant does)
+WORDS_ONLY: frozenset[Category] = frozenset({Category.ABA})
+
+
 class Severity(StrEnum):
     FAIL = "fail"
     NOTE = "note"  # reported, accepted by design (the role rule's gemv XRDY poll)

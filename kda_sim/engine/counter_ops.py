@@ -9,7 +9,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from kda_sim.engine.words import Waiting, Write
-from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
+from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait, check_word
 from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import CellRange, PollRecord, PutRecord
 
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 class CounterOps:
     def words_op(self: CtaRun, k: int, op: Any, t: float) -> Generator[Any, Any, float]:
         """Run counter op ``op`` (op ``k``) from the CTA's own time ``t``; its time after."""
+        space = self.w.handoffs.launch.space
+        for cell in op.cells if isinstance(op, Reset) else (op.cell,):
+            check_word(space, op.region, cell, f"CTA {self.prog.cta} op {k}")
         if isinstance(op, Atomic):
             old = yield from self._atomic(op.region, op.cell, op, t)
             if op.into:
@@ -84,7 +87,8 @@ class CounterOps:
     def _wait(self: CtaRun, op: Wait, t0: float) -> Generator[Any, Any, float]:
         """Tries as a poll's: the first issued at ``t0``, each later one after the previous
         returned and the retry sleep; a try passes when the value it reads satisfies the
-        predicate. Tries that cannot read a newer write are skipped, not simulated."""
+        predicate. Tries that cannot read a newer write are skipped, not simulated. Unlike
+        a poll's, the first try is not held behind the CTA's outstanding loads or stores."""
         w = self.w
         env = w.env
         words = w.words
@@ -152,4 +156,4 @@ class CounterOps:
                 return t
             self.regs[op.into] = self.item = item
             body = op.bodies[item]
-            t = yield from self._ops(body, op_kinds(body), t, k)
+            t = yield from self.run(body, op_kinds(body), t, k)

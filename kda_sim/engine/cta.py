@@ -274,36 +274,27 @@ class CtaRun(CounterOps):
             self.open.end = t
         self.open = None
 
-    def run(self) -> Generator[Any, Any, None]:
+    def run(
+        self, ops: tuple | None = None, kinds: tuple[int, ...] = (), t: float = 0.0, at: int = -1
+    ) -> Generator[Any, Any, float]:
         """The CTA keeps its own time ``t`` and runs ahead of the clock through compute,
         barriers, load and store issues and poll issues; it yields only where it must
         meet the clock (a put others may see, a read of flagged data, a wait), so a task
-        costs a few events, not one an op."""
-        w = self.w
-        env = w.env
-        self.track.start = t = env.now
-        self.track.unit, self.track.xcd = self.unit, self.xcd
-        w.resident.setdefault(self.unit, []).append(self)
-        t = yield from self._ops(self.prog.ops, _kinds(self.prog), t, None)
-        if t > env.now:
-            yield env.timeout(t - env.now)
-        # the CTA's last stores must land before it retires
-        pending = [e for e in self.stores if not e.triggered]
-        if pending:
-            yield _all(env, pending)
-        w.current_op.pop(self.prog.cta, None)
-        w.resident[self.unit].remove(self)
-        self.track.end = env.now
+        costs a few events, not one an op.
 
-    def _ops(
-        self, ops: tuple, kinds: tuple[int, ...], t: float, at: int | None
-    ) -> Generator[Any, Any, float]:
-        """Run ``ops`` from the CTA's own time ``t``; returns its time after them. ``at``:
-        the op of the program that runs them (a ticket loop's item), None for the program
-        itself."""
+        Without ``ops`` it runs the CTA's program, from dispatch to retirement; with them
+        (a ticket loop's item, run by op ``at`` of the program) only those ops, from the
+        CTA's own time ``t``, returning its time after them. One generator either way:
+        the program's ops run without a delegating frame on every resume."""
         w = self.w
         env = w.env
         cta = self.prog.cta
+        program = ops is None
+        if program:
+            self.track.start = t = env.now
+            self.track.unit, self.track.xcd = self.unit, self.xcd
+            w.resident.setdefault(self.unit, []).append(self)
+            ops, kinds = self.prog.ops, _kinds(self.prog)
         sampler = w.sampler
         streamed = w.prof.streamed_weights
         wanted: float | None = None  # when the Use before this compute asked for its stream
@@ -337,8 +328,8 @@ class CtaRun(CounterOps):
             elif kind == _PUT:
                 self._put(k, op, t)
             else:
-                w.current_op[cta] = k if at is None else at
-                if at is not None:
+                w.current_op[cta] = k if program else at
+                if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
                 if kind == _POLL:
                     yield from self._poll(k, op, t)
@@ -368,6 +359,17 @@ class CtaRun(CounterOps):
                     t = env.now
                     if kind == _PUBLISH:
                         self._put(k, op, t)
+        if not program:
+            return t
+        if t > env.now:
+            yield env.timeout(t - env.now)
+        # the CTA's last stores must land before it retires
+        pending = [e for e in self.stores if not e.triggered]
+        if pending:
+            yield _all(env, pending)
+        w.current_op.pop(cta, None)
+        w.resident[self.unit].remove(self)
+        self.track.end = env.now
         return t
 
 

@@ -11,6 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from kda_sim.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from kda_sim.protocol.space import CellSpace
 
 
 class AtomicKind(StrEnum):
@@ -71,3 +77,20 @@ class Reset:
 
     region: int
     cells: tuple[int, ...]
+
+
+def check_word(space: CellSpace, region: int, cell: int, what: str) -> int:
+    """``cell``'s index in ``region``, or ``InvalidInput`` when it is not a word of it."""
+    if not 0 <= region < len(space.sizes):
+        raise InvalidInput(
+            f"{what}: region {region}: the launch has regions 0..{len(space.sizes) - 1}",
+            what="region",
+        )
+    index = int(cell) - space.offsets[region]
+    if not 0 <= index < space.sizes[region]:
+        raise InvalidInput(
+            f"{what}: cell {cell} is not in {space.name(region)} (its cells are "
+            f"{space.offsets[region]}..{space.offsets[region] + space.sizes[region] - 1})",
+            what="cell",
+        )
+    return index

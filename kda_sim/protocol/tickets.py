@@ -122,11 +122,15 @@ class Site:
         )
 
 
-def walk(prog: CtaProgram) -> Iterator[tuple[Site, Op]]:
-    """Every op of ``prog``, the bodies of its ticket loops (each item once) included."""
+def walk(prog: CtaProgram, walked: set[int] | None = None) -> Iterator[tuple[Site, Op]]:
+    """Every op of ``prog``, the bodies of its ticket loops (each item once) included.
+    ``walked``: the counters of the loops whose bodies were walked already (every CTA of
+    a queue runs the same loop; its items are each one, whoever runs them), added to."""
     for k, op in enumerate(prog.ops):
         yield Site(prog.cta, -1, k), op
-        if isinstance(op, TicketLoop):
+        if isinstance(op, TicketLoop) and (walked is None or op.cell not in walked):
+            if walked is not None:
+                walked.add(op.cell)
             for i, ops in enumerate(op.bodies):
                 for j, sub in enumerate(ops):
                     yield Site(prog.cta, i, j, k), sub

@@ -1,65 +1,86 @@
-"""The ticket check on bodies that poll (value, tag) pairs: pairs put by smaller items
-keep the argument; a pair put by a static CTA covers residencies that hold that CTA; a
-pair put by a larger ticket breaks it, with the wait-for chain."""
+"""The ticket check on small queues: backward waits are proved for any residency; a wait
+on the item's own later write, or on a larger ticket, hangs, with its chain."""
 
 from __future__ import annotations
 
-import dataclasses
-
-import numpy as np
-
 from kda_sim.checks.tickets import check_tickets
-from kda_sim.protocol.ops import Compute, Poll, Put
+from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import ticket_loop
 
 
-@dataclasses.dataclass(frozen=True)
-class Cfg:
-    ctas: int = 4
-    items: int = 6
-    producer: int = 0  # the CTA whose program puts A before its loop
-    forward: bool = False  # item i polls item i + 1's B instead of item i - 1's
-
-
-def build(cfg: Cfg) -> Launch:
-    space = CellSpace.from_sizes({"T": 1, "A": 1, "B": cfg.items})
-    a = space.gid(1, 0)
+def _queue(dep, n: int = 6, ctas: int = 3) -> Launch:
+    """Item i waits on FLAG[dep(i)] (None: no wait), then sets FLAG[i]."""
+    space = CellSpace.from_sizes({"T": 1, "FLAG": n})
+    flag = [int(space.gid(1, i)) for i in range(n)]
 
     def body(i: int) -> list:
-        dep = i + 1 if cfg.forward else i - 1
-        ops: list = [Poll("A", np.array([[a]]), np.array([a]))]
-        if 0 <= dep < cfg.items:
-            b = space.gid(2, dep)
-            ops.append(Poll("B", np.array([[b]]), np.array([b])))
-        return [*ops, Compute("c"), Put(2, np.array([space.gid(2, i)]))]
+        d = dep(i)
+        wait = [] if d is None else [Wait(f"FLAG[{d}]", 1, flag[d], Pred.EQ, 1)]
+        return [*wait, Atomic(1, flag[i], AtomicKind.EXCH, 1)]
 
-    loop = ticket_loop("items", 0, int(space.gid(0, 0)), cfg.items, body, takers=cfg.ctas)
-    progs = []
-    for c in range(cfg.ctas):
-        pre = (Put(1, np.array([a])),) if c == cfg.producer else ()
-        progs.append(CtaProgram(c, "w", (), (*pre, loop)))
-    return Launch(cfg, space, tuple(progs))
+    loop = ticket_loop("q", 0, int(space.gid(0, 0)), n, body)
+    return Launch(None, space, tuple(CtaProgram(c, "w", (), (loop,)) for c in range(ctas)))
 
 
-def test_backward_item_polls_finish_at_any_residency() -> None:
-    (v,) = check_tickets(build(Cfg()))
-    assert v.finishes is True and v.needs_resident == 1 and v.hangs_at == ()
+def test_waits_on_smaller_tickets_finish_at_any_residency() -> None:
+    (v,) = check_tickets(_queue(lambda i: i - 2 if i >= 2 else None))
+    assert v.finishes is True and v.hangs_at == () and "at any residency" in v.why
 
 
-def test_a_static_producer_bounds_the_residency() -> None:
-    (v,) = check_tickets(build(Cfg(producer=2)))
-    assert v.finishes is True and v.needs_resident == 3
-    assert "at least 3 CTAs" in v.why
-    # below it the walk hangs: CTA 2 is dispatched only when a CTA retires
-    assert v.hangs_at == (1, 2)
+def test_a_wait_on_a_larger_ticket_hangs_where_no_other_cta_reaches_it() -> None:
+    # item 0 waits on item 2: with a second CTA, item 1 finishes and that CTA takes item 2
+    (v,) = check_tickets(_queue(lambda i: 2 if i == 0 else None))
+    assert v.finishes is False and v.hangs_at == (1,)
+    assert "item 0 (held by resident CTA 1 of 1) waits on FLAG[2] == 1" in v.why
+    assert "written by item 2 (a larger ticket); item 2 is not taken" in v.why
 
 
-def test_a_poll_of_a_larger_ticket_hangs_with_its_chain() -> None:
-    (v,) = check_tickets(build(Cfg(ctas=7, forward=True)))
-    assert v.finishes is False
-    assert "item 0 polls B, written by item 1 (a larger ticket)" in v.why
-    # the chain 0 <- 1 <- ... <- 5 unwinds only when all 6 items are held
-    assert v.hangs_at == (1, 2, 3, 4, 5) and "It finishes with 6 to 7 CTAs resident" in v.why
-    assert v.findings and v.findings[0].fails
+def test_a_wait_on_its_own_later_write_hangs_everywhere() -> None:
+    (v,) = check_tickets(_queue(lambda i: 3 if i == 3 else None))
+    assert v.hangs_at == (1, 2, 3)
+    assert "written by item 3 (its own ticket, later)" in v.why
+
+
+def test_a_launch_without_a_ticket_loop_has_no_verdict() -> None:
+    assert check_tickets(Launch(None, CellSpace.from_sizes({"A": 1}), ())) == []
+
+
+def test_a_count_of_earlier_items_is_counted_once_whatever_the_ctas() -> None:
+    """Item i waits until DONE >= i (every earlier item added 1): backward for any number
+    of CTAs looping (each item's add is one, however many CTAs run the loop)."""
+    space = CellSpace.from_sizes({"T": 1, "DONE": 1})
+    done = int(space.gid(1, 0))
+
+    def body(i: int) -> list:
+        return [Wait("DONE", 1, done, Pred.GE, i), Atomic(1, done)]
+
+    loop = ticket_loop("q", 0, int(space.gid(0, 0)), 5, body)
+    for ctas in (1, 4):
+        launch = Launch(None, space, tuple(CtaProgram(c, "w", (), (loop,)) for c in range(ctas)))
+        (v,) = check_tickets(launch)
+        assert v.finishes is True, v.why
+    (bad,) = check_tickets(
+        Launch(
+            None,
+            space,
+            (
+                CtaProgram(
+                    0,
+                    "w",
+                    (),
+                    (
+                        ticket_loop(
+                            "q",
+                            0,
+                            int(space.gid(0, 0)),
+                            5,
+                            lambda i: [Wait("DONE", 1, done, Pred.GE, i + 1), Atomic(1, done)],
+                        ),
+                    ),
+                ),
+            ),
+        )
+    )
+    assert bad.finishes is False and bad.hangs_at == (1,)

@@ -78,3 +78,19 @@ def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert rep["tickets"][0]["hangs_at"] == [1, 2, 3, 4]
     assert rep["engine_at_hang_residency"] == {"residency": 1, "finishes": False}
     assert main(["check", "--kernel", "ticketqueue", "--items", "0"]) == 2
+
+
+def test_a_word_outside_its_region_is_invalid_input(tmp_path, capsys) -> None:
+    from pathlib import Path
+
+    from kda_sim.kernels.examples import ticketqueue
+
+    f = tmp_path / "tq_bad.py"
+    src = Path(ticketqueue.__file__).read_text()
+    src = src.replace('name="ticketqueue"', 'name="tq-bad"')
+    src = src.replace("Atomic(DONE, done[i], AtomicKind.EXCH, 1)", "Atomic(TICKET, done[i])")
+    f.write_text(src)
+    assert main(["simulate", "--kernel", str(f)]) == 2
+    assert "is not in TICKET" in capsys.readouterr().err
+    assert main(["check", "--kernel", str(f), "--seeds", "0"]) == 2
+    assert "item 0 (op 3): cell 1 is not in TICKET" in capsys.readouterr().err
