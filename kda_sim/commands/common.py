@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
+from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
@@ -47,13 +47,14 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
 
 
 def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """A flag for each of the protocol's variants (``--gate-local``, ``--nw-first``, ...)."""
-    for name in VARIANTS:
+    """A flag for each of the protocol's variants (``--gate-local``, ``--nw-first``, ...)
+    and schedules (``--kda-tickets``, ``--gemv-tickets``)."""
+    for name in (*VARIANTS, *SCHEDULES):
         p.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name])
 
 
 def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
-    return {name: getattr(args, name) for name in VARIANTS}
+    return {name: getattr(args, name) for name in (*VARIANTS, *SCHEDULES)}
 
 
 def other_kernel(args: argparse.Namespace) -> Any:

@@ -144,11 +144,15 @@ class CounterOps:
         from kda_sim.engine.cta import op_kinds
 
         take = Atomic(op.region, op.cell, AtomicKind.ADD, 1)
+        self.loop = self.w.handoffs.loops[op.cell]
         while True:
             item = yield from self._atomic(op.region, op.cell, take, t)
             t = self.w.env.now
             if item >= op.n_items:
-                self.item = -1
+                self.item = self.loop = -1
+                self.w.current_item.pop(self.prog.cta, None)
+                if item == op.last_ticket:  # every taker has seen the queue empty
+                    self._reset(op.region, op.cell, t)
                 return t
             self.regs[op.into] = self.item = item
             body = op.bodies[item]

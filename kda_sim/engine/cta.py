@@ -29,6 +29,7 @@ from kda_sim.protocol.ops import (
     Wait,
 )
 from kda_sim.protocol.program import CtaProgram
+from kda_sim.protocol.tickets import item_ref
 from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
 
 
@@ -65,6 +66,7 @@ class CtaRun(CounterOps):
         self.open: StageSpan | None = None
         self.regs: dict[str, int] = {}  # registers the counter ops write and read
         self.item = -1  # the ticket whose body runs, -1 none
+        self.loop = -1  # the number of the loop whose body runs (handoffs.loops), -1 none
 
     # -- loads and stores ---------------------------------------------------------------
     def _after(self, delay: float, fn: Callable[[], None]) -> None:
@@ -149,6 +151,13 @@ class CtaRun(CounterOps):
             yield env.timeout(until - env.now)
 
     # -- hand-offs ----------------------------------------------------------------------
+    def _ref(self, k: int) -> tuple[int, int]:
+        """The hand-off reference of op ``k`` of what runs now: the program's, or the body
+        of the item taken (``self.loop``, ``self.item``)."""
+        if self.loop < 0:
+            return self.prog.cta, k
+        return item_ref(self.loop, self.item, k)
+
     def _put(self, k: int, op: Put | Publish, t: float) -> None:
         """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
         that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
@@ -159,8 +168,8 @@ class CtaRun(CounterOps):
         first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
         rec = PutRecord(self.stage, self.task, space.name(op.region), len(op.cells), first, t)
         self.track.puts.append(rec)
-        ref = (self.prog.cta, k)
-        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1)
+        ref = self._ref(k)
+        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             if t <= env.now:
@@ -182,7 +191,7 @@ class CtaRun(CounterOps):
             t0,
             None,
             None,
-            cells=w.cell_ranges((self.prog.cta, k), op.cells),
+            cells=w.cell_ranges(self._ref(k), op.cells),
         )
         self.track.polls.append(rec)
         lat = w.sampler.latency("poll")
@@ -197,7 +206,7 @@ class CtaRun(CounterOps):
             if stores:
                 yield _all(env, stores)
                 first_return = max(first_return, env.now)
-        ref = (self.prog.cta, k)
+        ref = self._ref(k)
         producers = w.handoffs.producers[ref]
         if w.handoffs.unput[ref]:
             yield w.never  # a pair nobody in this launch puts: waits forever
@@ -239,7 +248,7 @@ class CtaRun(CounterOps):
         rec.behind_loads = len(behind)
         rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == LoadKind.WEIGHT.value)
         if last is not None:
-            rec.producer = last[0]
+            rec.producer = w.put_done[last].cta
             rec.put_time = w.put_done[last].time
             rec.put_ref = w.put_done[last].put_index
 
@@ -320,6 +329,8 @@ class CtaRun(CounterOps):
                 self._put(k, op, t)
             else:
                 w.current_op[cta] = k if program else at
+                if not program:  # a ticket item's op: the stuck report reads it
+                    w.current_item[cta] = (at, self.item, k)
                 if kind == _POLL:
                     yield from self._poll(k, op, t)
                     t = env.now

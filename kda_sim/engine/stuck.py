@@ -9,6 +9,7 @@ from kda_sim.engine.words import Waiting
 from kda_sim.engine.world import World
 from kda_sim.machine.residency import Residency
 from kda_sim.protocol.ops import Poll
+from kda_sim.protocol.tickets import split_ref
 from kda_sim.text import ordinal
 from kda_sim.timeline.model import StuckWait
 
@@ -29,6 +30,18 @@ def _producer_state(world: World, units: Units, res: Residency, d: int) -> str:
     op = world.handoffs.launch.programs[d].ops[k] if k is not None else None
     what = f"polls {op.label}" if isinstance(op, Poll) else "waits"
     return f"CTA {d} is itself stuck in {stage} ({what})"
+
+
+def _item_state(world: World, units: Units, res: Residency, ref: tuple[int, int]) -> str:
+    """Where a ticket item that puts a missing pair is: held by a CTA that waits, or not
+    taken yet (its producer is whichever CTA takes it)."""
+    _loop, item, _k = split_ref(ref)  # type: ignore[misc]
+    holder = next((c for c, (_, i, _) in world.current_item.items() if i == item), None)
+    if holder is not None:
+        return f"item {item} is held by CTA {holder}, itself stuck"
+    queued = len(units.waiting)
+    held = f"; {queued} CTAs never became resident ({res.slots} slots)" if queued else ""
+    return f"item {item} is not taken: every resident CTA holds an item that waits{held}"
 
 
 def _word_wait(
@@ -83,6 +96,9 @@ def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]
             continue
         k = world.current_op.get(c)
         op = ho.launch.programs[c].ops[k] if k is not None else None
+        if c in world.current_item:  # a ticket loop's body runs: the op of the item
+            lk, item, bk = world.current_item[c]
+            op = ho.launch.programs[c].ops[lk].bodies[item][bk]
         stage = track.stages[-1].name if track.stages else ""
         task = track.stages[-1].task if track.stages else -1
         waiting = world.words.waiting.get(c) if world.words is not None else None
@@ -101,6 +117,10 @@ def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]
         n = len(missing)
         if cnt[~done][0] == 0:
             reason = f"no CTA of this launch puts {region.name}[{index}] ({n} pairs missing)"
+            producer = None
+        elif split_ref((d, 0)) is not None:  # an item puts it
+            ref = (d, int(ho.put_op[missing[0]]))
+            reason = f"{_item_state(world, units, res, ref)} ({n} pairs missing)"
             producer = None
         else:
             reason = f"{_producer_state(world, units, res, d)} ({n} pairs missing)"

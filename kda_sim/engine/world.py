@@ -20,6 +20,7 @@ class PutDone:
     time: float
     xcd: int
     put_index: int  # index into the producer's track.puts
+    cta: int  # the CTA that put it (an item's put: the CTA that ran the item)
 
 
 @dataclass
@@ -48,6 +49,8 @@ class World:
     data_writer: dict[int, int] = field(default_factory=dict)  # X cell -> CTA
     stale_reads: list[StaleRead] = field(default_factory=list)
     current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
+    # CTA -> (loop op index, item, body op index) of a ticket loop's body running
+    current_item: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
     words: Words | None = None  # counter and flag words (made with the world)

@@ -2,6 +2,10 @@
 
 Derived once from the programs (the one source of truth) and used by the engine
 (a poll waits on its producers' put operations), the checks and the kernels' tests.
+
+An op in a ticket loop's body is named by :func:`kda_sim.protocol.tickets.item_ref`
+(loop, item, op) in place of (CTA, op): its puts and polls join the graph like a
+program's, with ``put_cta`` holding the (negative) loop reference for pairs an item puts.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import numpy as np
 
 from kda_sim.protocol.ops import Poll, Publish, Put
 from kda_sim.protocol.program import Launch
+from kda_sim.protocol.tickets import ITEM_CTA0, TicketLoop, item_ref
 
 OpRef = tuple[int, int]  # (cta, op index in its program)
 _OP_SPAN = 1 << 24  # op indices of one CTA stay below this
@@ -28,6 +33,8 @@ class Handoffs:
     polls: tuple[tuple[OpRef, Poll], ...] = field(repr=False)
     producers: dict[OpRef, tuple[OpRef, ...]] = field(repr=False)  # poll -> put ops
     unput: dict[OpRef, bool] = field(repr=False)  # a poll waits on a pair nobody puts
+    # a ticket loop's counter cell -> its number in item references (first seen first)
+    loops: dict[int, int] = field(default_factory=dict, repr=False)
     range_cache: dict[OpRef, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def polled_cells(self) -> np.ndarray:
@@ -41,11 +48,35 @@ class Handoffs:
         return poll.cells[self.put_count[poll.cells] == 0]
 
 
-def put_ops(launch: Launch):
+def loop_numbers(launch: Launch) -> dict[int, int]:
+    """Each ticket loop (by its counter cell) -> its number, in order of first appearance."""
+    out: dict[int, int] = {}
+    for prog in launch.programs:
+        for op in prog.ops:
+            if isinstance(op, TicketLoop):
+                out.setdefault(op.cell, len(out))
+    return out
+
+
+def _ops(launch: Launch, loops: dict[int, int]):
+    """Every (reference, op) of the launch: programs' ops, then each loop's bodies once."""
+    bodies: dict[int, TicketLoop] = {}
     for prog in launch.programs:
         for k, op in enumerate(prog.ops):
-            if isinstance(op, Put | Publish):
+            if isinstance(op, TicketLoop):
+                bodies.setdefault(op.cell, op)
+            else:
                 yield (prog.cta, k), op
+    for cell, loop in bodies.items():
+        for i, body in enumerate(loop.bodies):
+            for k, op in enumerate(body):
+                yield item_ref(loops[cell], i, k), op
+
+
+def put_ops(launch: Launch):
+    for ref, op in _ops(launch, loop_numbers(launch)):
+        if isinstance(op, Put | Publish):
+            yield ref, op
 
 
 def derive(launch: Launch) -> Handoffs:
@@ -53,7 +84,9 @@ def derive(launch: Launch) -> Handoffs:
     count = np.zeros(total, dtype=np.int64)
     cta = np.full(total, -1, dtype=np.int64)
     opi = np.full(total, -1, dtype=np.int64)
-    puts = list(put_ops(launch))
+    loops = loop_numbers(launch)
+    every = list(_ops(launch, loops))
+    puts = [(ref, op) for ref, op in every if isinstance(op, Put | Publish)]
     flat = np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts] or [[]])
     if flat.size and flat.min() >= 0 and flat.max() < total:
         count += np.bincount(flat, minlength=total)  # at once: np.add.at an op was slow
@@ -63,18 +96,15 @@ def derive(launch: Launch) -> Handoffs:
     for (c, k), op in puts:
         cta[op.cells] = c
         opi[op.cells] = k
-    polls: list[tuple[OpRef, Poll]] = [
-        ((prog.cta, k), op)
-        for prog in launch.programs
-        for k, op in enumerate(prog.ops)
-        if isinstance(op, Poll)
-    ]
-    producers, unput = _producers(polls, count, cta * _OP_SPAN + opi)
-    return Handoffs(launch, count, cta, opi, tuple(polls), producers, unput)
+    polls: list[tuple[OpRef, Poll]] = [(ref, op) for ref, op in every if isinstance(op, Poll)]
+    # keys stay >= 0 with item references' negative "CTAs" shifted up
+    shift = len(loops) - ITEM_CTA0
+    producers, unput = _producers(polls, count, (cta + shift) * _OP_SPAN + opi, shift)
+    return Handoffs(launch, count, cta, opi, tuple(polls), producers, unput, loops)
 
 
 def _producers(
-    polls: list[tuple[OpRef, Poll]], count: np.ndarray, put_key: np.ndarray
+    polls: list[tuple[OpRef, Poll]], count: np.ndarray, put_key: np.ndarray, shift: int
 ) -> tuple[dict[OpRef, tuple[OpRef, ...]], dict[OpRef, bool]]:
     """Each poll's put ops (sorted by (cta, op)) and whether it waits on a pair nobody
     puts: every poll at once (a numpy call a poll was the cost)."""
@@ -91,7 +121,7 @@ def _producers(
     span = int(keys.max()) + 1 if keys.size else 1
     both = np.unique(which * span + keys)  # sorted by poll, then by (cta, op)
     where, keys = both // span, both % span
-    pairs = list(zip((keys // _OP_SPAN).tolist(), (keys % _OP_SPAN).tolist(), strict=True))
+    pairs = list(zip((keys // _OP_SPAN - shift).tolist(), (keys % _OP_SPAN).tolist(), strict=True))
     bounds = np.searchsorted(where, np.arange(len(polls) + 1)).tolist()
     producers = {ref: tuple(pairs[bounds[i] : bounds[i + 1]]) for i, (ref, _) in enumerate(polls)}
     unput = {ref: bool(n_known[i] < sizes[i]) for i, (ref, _) in enumerate(polls)}

@@ -5,9 +5,17 @@ it is below the number of items, else the loop ends. Which CTA runs which item i
 decided while the launch runs, but what item ``i`` does is data: ``bodies[i]``, which
 the checks enumerate for every ``i``.
 
-A body hands off through counter and flag words (:mod:`kda_sim.protocol.counters`), not
-through (value, tag) pairs: a pair's producer is a (CTA, op) known when the launch is
-built, and no CTA is known to run an item then.
+A body hands off through counter and flag words (:mod:`kda_sim.protocol.counters`) or
+through (value, tag) pairs. A pair's producer is an op known when the launch is built: a
+(CTA, op) of a program, or, for a put in a body, the op of an item (:func:`item_ref`):
+an item runs exactly once, whichever CTA takes it, so ``(loop, item, op)`` names one put
+as ``(CTA, op)`` does, and the hand-off graph (:func:`kda_sim.protocol.handoffs.derive`)
+keeps its one-producer-a-pair shape. A body may not publish (a flag after plain stores
+names the CTA that drains) nor nest a loop.
+
+A loop built with ``takers`` (the CTAs that run it) resets its counter in the CTA that
+takes the last ticket, ``n_items + takers - 1`` (every taker ends on one ticket past the
+items), as vLLM's Kimi-K3 mono MoE launch clears its ticket counter for the next launch.
 """
 
 from __future__ import annotations
@@ -30,30 +38,70 @@ class TicketLoop:
     cell: int  # the ticket counter's global id
     bodies: tuple[tuple[Op, ...], ...]  # item i -> its ops
     into: str = "ticket"  # the register that holds the item while its body runs
+    takers: int = 0  # CTAs that run the loop; > 0: the last ticket's taker resets the counter
 
     @property
     def n_items(self) -> int:
         return len(self.bodies)
 
+    @property
+    def last_ticket(self) -> int:
+        """The ticket whose taker resets the counter, -1 where none does."""
+        return self.n_items + self.takers - 1 if self.takers > 0 else -1
+
+
+# an item's op as a hand-off producer or poller: (ITEM_CTA0 - loop number, item x
+# BODY_SPAN + op), a "CTA" no program has, so it never meets a (CTA, op) of a program
+ITEM_CTA0 = -2
+BODY_SPAN = 1 << 10  # ops a body, at most
+MAX_ITEMS = 1 << 14  # items a loop, at most (item x BODY_SPAN stays below handoffs' span)
+
+
+def item_ref(loop_no: int, item: int, index: int) -> tuple[int, int]:
+    """The hand-off reference of op ``index`` of item ``item`` of the launch's loop number
+    ``loop_no`` (see :func:`kda_sim.protocol.handoffs.derive`)."""
+    return ITEM_CTA0 - loop_no, item * BODY_SPAN + index
+
+
+def split_ref(ref: tuple[int, int]) -> tuple[int, int, int] | None:
+    """(loop number, item, op) of an item's reference, None for a (CTA, op)."""
+    if ref[0] > ITEM_CTA0:
+        return None
+    return ITEM_CTA0 - ref[0], ref[1] // BODY_SPAN, ref[1] % BODY_SPAN
+
 
 def ticket_loop(
-    label: str, region: int, cell: int, n_items: int, body: Callable[[int], Sequence[Op]]
+    label: str,
+    region: int,
+    cell: int,
+    n_items: int,
+    body: Callable[[int], Sequence[Op]],
+    takers: int = 0,
 ) -> TicketLoop:
-    """The loop over ``n_items`` items, ``body(i)`` the ops of item ``i``; a body that
-    polls or puts a (value, tag) pair, or nests a loop, is refused."""
-    from kda_sim.protocol.ops import Poll, Publish, Put
+    """The loop over ``n_items`` items, ``body(i)`` the ops of item ``i``; with ``takers``
+    (the CTAs that run it) the last ticket's taker resets the counter. A body that
+    publishes a flag or nests a loop is refused, as are sizes past the references'."""
+    from kda_sim.protocol.ops import Publish
 
+    if not 0 <= n_items <= MAX_ITEMS:
+        raise InvalidInput(f"{label}: {n_items} items, at most {MAX_ITEMS}", what="ticket loop")
+    if takers < 0:
+        raise InvalidInput(f"{label}: takers = {takers}, at least 0", what="ticket loop")
     bodies = tuple(tuple(body(i)) for i in range(n_items))
     for i, ops in enumerate(bodies):
+        if len(ops) > BODY_SPAN:
+            raise InvalidInput(
+                f"{label}: item {i} has {len(ops)} ops, at most {BODY_SPAN}", what="ticket loop"
+            )
         for k, op in enumerate(ops):
-            if isinstance(op, Put | Poll | Publish | TicketLoop):
+            if isinstance(op, Publish | TicketLoop):
                 raise InvalidInput(
                     f"{label}: item {i}, op {k} is a {type(op).__name__}: an item hands off "
-                    "through counter or flag words (Atomic, Wait, Reset), since no CTA is "
-                    "known to run it when the launch is built",
+                    "through puts, polls and counter or flag words; a flag after plain "
+                    "stores, or a nested loop, is not modelled in a body",
                     what="ticket loop",
                 )
-    return TicketLoop(label, region, cell, bodies)
+    return TicketLoop(label, region, cell, bodies, takers=takers)
 
 
 @dataclass(frozen=True, slots=True)

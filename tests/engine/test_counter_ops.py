@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from kda_sim.engine import simulate
 from kda_sim.kernels.spec import Kernel
 from kda_sim.machine import load_profile
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
+from kda_sim.protocol.ops import Compute, Poll, Put
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
+from kda_sim.protocol.tickets import ticket_loop
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,3 +81,68 @@ def test_cross_xcd_atomics_cost_more() -> None:
     assert last[0] - last[1] == pytest.approx(
         450.0
     )  # the word's line moved from another XCD: 800 - 350
+
+
+@dataclasses.dataclass(frozen=True)
+class ItemsCfg:
+    ctas: int = 2
+    items: int = 4
+    forward: bool = False  # item i polls item i + 1's pair instead of item i - 1's
+
+
+def _item_regions(cfg: ItemsCfg) -> dict[str, int]:
+    return {"T": 1, "A": 1, "B": cfg.items}
+
+
+def _item_build(cfg: ItemsCfg) -> Launch:
+    """CTA 0 puts A, then every CTA takes items: item i polls A (a static producer) and
+    item i - 1's B (an item producer), computes, puts B[i]; the last taker resets T."""
+    space = CellSpace.from_sizes(_item_regions(cfg))
+    t0 = int(space.gid(0, 0))
+
+    def body(i: int) -> list:
+        dep = i + 1 if cfg.forward else i - 1
+        ops: list = [Poll("A", np.array([[space.gid(1, 0)]]), np.array([space.gid(1, 0)]))]
+        if 0 <= dep < cfg.items:
+            cell = space.gid(2, dep)
+            ops.append(Poll("B", np.array([[cell]]), np.array([cell])))
+        return [*ops, Compute("c"), Put(2, np.array([space.gid(2, i)]))]
+
+    loop = ticket_loop("items", 0, t0, cfg.items, body, takers=cfg.ctas)
+    progs = [CtaProgram(0, "w", (), (Compute("c"), Put(1, np.array([space.gid(1, 0)])), loop))]
+    progs += [CtaProgram(c, "w", (), (loop,)) for c in range(1, cfg.ctas)]
+    return Launch(cfg, space, tuple(progs))
+
+
+ITEMS = Kernel(
+    "items-test", ItemsCfg, _item_build, _item_regions, ("w",), ("s",),
+    default_costs={"c": (500.0, 0.0)},
+)  # fmt: skip
+
+
+def _items(cfg: ItemsCfg):
+    from kda_sim.kernels.registry import register
+
+    register(ITEMS, "test")
+    return simulate(cfg, load_profile("h200")).timeline
+
+
+def test_items_poll_static_and_item_producers() -> None:
+    tl = _items(ItemsCfg())
+    assert not tl.deadlock
+    polls = [p for c in tl.ctas for p in c.polls if p.label == "B"]
+    assert len(polls) == 3  # items 1, 2, 3, whichever CTA ran them
+    puts = {(c.cta, i): p for c in tl.ctas for i, p in enumerate(c.puts)}
+    for p in polls:  # the producer is the CTA that ran item i - 1, its put before the poll
+        assert p.producer in (0, 1)
+        assert puts[(p.producer, p.put_ref)].region == "B"
+        assert p.satisfied > p.put_time
+    # the last of the 4 + 2 tickets resets T: its last write is a 0 after 6 takes
+    resets = [p for c in tl.ctas for p in c.puts if p.region == "T"]
+    assert len(resets) == 4 + 2 + 1
+
+
+def test_an_item_waiting_on_a_larger_ticket_hangs_at_one_taker() -> None:
+    tl = _items(ItemsCfg(ctas=1, forward=True))
+    assert tl.deadlock
+    assert "item 1 is not taken" in tl.stuck[0].reason

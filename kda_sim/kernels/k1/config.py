@@ -15,22 +15,31 @@ from kda_sim.kernels.k1.constants import BLOCKS, CONV_W, GEMV0, MAX_L, N_GEMV, N
 
 # the switches that change what a CTA does but not the shape (shared/PROTOCOL.md)
 VARIANTS: tuple[str, ...] = ("gate_local", "nw_first", "onw_first")
+# the switches that change who runs which work item: taken from an atomic ticket counter
+# (kda_sim/kernels/k1/tickets.py) instead of K1's static placement. Apart from VARIANTS:
+# the what-if views enumerate those, and a field left at False is left out of to_dict, so
+# a static launch's metadata is what it was before these existed
+SCHEDULES: tuple[str, ...] = ("kda_tickets", "gemv_tickets")
 # every field, as timeline metadata and JSON carry them
-CONFIG_KEYS: tuple[str, ...] = ("R", "L", "nb", "kda0", "blocks", *VARIANTS)
+CONFIG_KEYS: tuple[str, ...] = ("R", "L", "nb", "kda0", "blocks", *VARIANTS, *SCHEDULES)
 # what each variant changes, as flags and the app say it
 VARIANT_HELP: dict[str, str] = {
     "gate_local": "every attn CTA computes the gate weights itself (no WGT hand-off)",
     "nw_first": "the attn CTAs ask for in_nw with the slice's loads, not after the MSQ poll",
     "onw_first": "the kda tasks ask for on_w with k.stage's loads, not after k.norm's poll",
+    "kda_tickets": "the kda tasks are taken from an atomic ticket counter by every CTA once "
+    "its static role is done (attn and gemv stay static)",
+    "gemv_tickets": "the gemv groups, then the kda tasks, are taken from one ticket counter "
+    "(only attn stays static: its all-to-all needs the 56 co-resident)",
 }
 
 
 def variants_of(given: dict[str, object]) -> dict[str, bool]:
-    """Keyword arguments naming protocol variants, checked: an unknown name is an error
-    that lists the known ones (a typo would otherwise run the seed's protocol)."""
-    unknown = sorted(set(given) - set(VARIANTS))
+    """Keyword arguments naming protocol variants (or schedules), checked: an unknown name
+    is an error that lists the known ones (a typo would otherwise run the seed's protocol)."""
+    unknown = sorted(set(given) - set(VARIANTS) - set(SCHEDULES))
     if unknown:
-        known = list(VARIANTS)
+        known = [*VARIANTS, *SCHEDULES]
         raise InvalidInput(f"not a protocol variant: {unknown} (known: {known})", what="variant")
     return dict(given)  # type: ignore[arg-type]
 
@@ -51,6 +60,10 @@ class LaunchConfig:
     # the kda tasks ask for on_w (the output norm's weights) with k.stage's loads, not
     # after k.norm's ONRM+PROJ poll (the seed's order)
     onw_first: bool = False
+    # the kda tasks from a ticket counter, taken by each CTA after its static role
+    kda_tickets: bool = False
+    # the gemv groups too, from the same counter before the kda tasks (implies kda_tickets)
+    gemv_tickets: bool = False
 
     @property
     def S(self) -> int:
@@ -69,16 +82,36 @@ class LaunchConfig:
     def n_tasks(self) -> int:
         return self.R * 12 * 8
 
+    @property
+    def tickets(self) -> bool:
+        """Whether any work is taken from the ticket counter (a SCHEDULES field is on)."""
+        return self.kda_tickets or self.gemv_tickets
+
+    def schedule(self) -> str:
+        """Who places the work: "static" (K1's placement) or the SCHEDULES field on."""
+        return (
+            "gemv_tickets"
+            if self.gemv_tickets
+            else "kda_tickets"
+            if self.kda_tickets
+            else ("static")
+        )
+
     def label(self) -> str:
         variants = "".join(f" {v}" for v in self.variants())
-        return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}"
+        sched = "" if not self.tickets else f" {self.schedule()}"
+        return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}{sched}"
 
     def variants(self) -> tuple[str, ...]:
         """The protocol variants this launch runs, by name (of :data:`VARIANTS`)."""
         return tuple(v for v in VARIANTS if getattr(self, v))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        for name in SCHEDULES:  # off: left out (a static launch's metadata as it was)
+            if not d[name]:
+                del d[name]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LaunchConfig:
@@ -89,7 +122,7 @@ class LaunchConfig:
         for name in ("R", "L", "nb", "kda0", "blocks"):
             if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be an integer", what=name)
-        for name in VARIANTS:
+        for name in (*VARIANTS, *SCHEDULES):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false", what=name)
         rules: list[tuple[bool, str, str]] = [

@@ -11,9 +11,11 @@ from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
 from kda_sim.kernels.k1.gemv import gemv_program
 from kda_sim.kernels.k1.kda import kda_program, tasks_of
 from kda_sim.kernels.k1.regions import regions
+from kda_sim.kernels.k1.tickets import k1_ticket_loop
 from kda_sim.protocol.ops import Op
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
+from kda_sim.protocol.tickets import TicketLoop
 
 
 class Role(StrEnum):
@@ -30,13 +32,20 @@ def role_of(cta: int) -> Role:
     return Role.IDLE
 
 
-def cta_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> CtaProgram:
+def cta_program(
+    cta: int, cfg: LaunchConfig, space: CellSpace, loop: TicketLoop | None = None
+) -> CtaProgram:
+    """CTA ``cta``'s static role, then its kda tasks, or, in a ticket launch, the loop."""
     role = role_of(cta)
+    if cfg.gemv_tickets and role is Role.GEMV:
+        role = Role.IDLE  # its groups are items of the loop
     ops: list[Op] = []
     if role is Role.ATTN:
         ops += attn_program(cta, cfg, space)
     elif role is Role.GEMV:
         ops += gemv_program(cta, cfg, space)
+    if loop is not None:
+        return CtaProgram(cta, role, (), (*ops, loop))
     tasks = tasks_of(cta, cfg)
     for i in tasks:
         ops += kda_program(i, cfg, space)
@@ -48,5 +57,6 @@ def build_launch(cfg: LaunchConfig) -> Launch:
     """The protocol of one launch: every CTA's ops in program order (cached: it is data)."""
     cfg.validate()
     space = CellSpace.from_sizes(regions(cfg))
-    programs = tuple(cta_program(c, cfg, space) for c in range(cfg.blocks))
+    loop = k1_ticket_loop(cfg, space) if cfg.tickets else None
+    programs = tuple(cta_program(c, cfg, space, loop) for c in range(cfg.blocks))
     return Launch(cfg, space, programs)

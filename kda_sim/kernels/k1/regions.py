@@ -44,6 +44,10 @@ def extents(cfg: LaunchConfig) -> dict[Region, int]:
 
 
 def regions(cfg: LaunchConfig) -> dict[str, int]:
-    """Every region's cells, by name, in the order of :class:`Region` (its ids)."""
+    """Every region's cells, by name, in the order of :class:`Region` (its ids); a ticket
+    launch adds its counter's word after them (kda_sim/kernels/k1/tickets.py)."""
     ext = extents(cfg)
-    return {r.name: ext[r] for r in Region}
+    out = {r.name: ext[r] for r in Region}
+    if cfg.tickets:
+        out["TICKET"] = 1  # tickets.TICKET_NAME, at id len(Region)
+    return out

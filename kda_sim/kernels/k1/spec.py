@@ -8,7 +8,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
+from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.spec import AcceptedWait, FlaggedData
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
@@ -80,13 +80,13 @@ class K1:
         parser.add_argument("--L", type=int, default=2, help="tokens a request (default 2)")
         parser.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
         parser.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
-        for name in VARIANTS:
+        for name in (*VARIANTS, *SCHEDULES):
             parser.add_argument(
                 f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name]
             )
 
     def config_from_args(self, args: argparse.Namespace) -> LaunchConfig:
-        variants = {name: getattr(args, name) for name in VARIANTS}
+        variants = {name: getattr(args, name) for name in (*VARIANTS, *SCHEDULES)}
         return LaunchConfig(args.R, args.L, args.nb, args.kda0, **variants).validate()
 
     def config_to_dict(self, cfg: LaunchConfig) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""K1's ticket schedules (LaunchConfig.kda_tickets, gemv_tickets): they build as one
+ticket loop every CTA runs after its static role, leave the static launch as it was,
+finish on the H200 at one CTA an SM where the static placement deadlocks (gemv_tickets),
+and the ticket check says at which residencies."""
+
+from __future__ import annotations
+
+import pytest
+
+from kda_sim.checks.tickets import check_tickets
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import SCHEDULES, LaunchConfig
+from kda_sim.kernels.k1.constants import BLOCKS, GEMV_TASKS, NA
+from kda_sim.kernels.k1.program import build_launch
+from kda_sim.kernels.k1.regions import regions
+from kda_sim.kernels.k1.tickets import TICKET_NAME
+from kda_sim.machine import load_profile
+from kda_sim.protocol.tickets import TicketLoop
+
+
+def _loop(cfg: LaunchConfig) -> TicketLoop:
+    launch = build_launch(cfg)
+    loops = {id(p.ops[-1]) for p in launch.programs}
+    assert len(loops) == 1  # one loop object, the last op of every CTA
+    loop = launch.programs[0].ops[-1]
+    assert isinstance(loop, TicketLoop)
+    return loop
+
+
+def test_the_static_launch_is_unchanged() -> None:
+    cfg = LaunchConfig(2, 2)
+    assert not set(SCHEDULES) & set(cfg.to_dict())
+    assert TICKET_NAME not in regions(cfg) and cfg.label() == "R=2 L=2 nb=8 kda0=0"
+    assert not any(isinstance(op, TicketLoop) for p in build_launch(cfg).programs for op in p.ops)
+
+
+@pytest.mark.parametrize("R", [1, 4])
+def test_the_schedules_build(R: int) -> None:
+    kda = _loop(LaunchConfig(R, 2, kda_tickets=True))
+    assert kda.n_items == R * 96 and kda.last_ticket == R * 96 + BLOCKS - 1
+    both = _loop(LaunchConfig(R, 2, gemv_tickets=True))
+    assert both.n_items == GEMV_TASKS + R * 96
+    launch = build_launch(LaunchConfig(R, 2, gemv_tickets=True))
+    # only the attn CTAs keep a static role: the others start on the loop
+    assert [len(p.ops) > 1 for p in launch.programs] == [c < NA for c in range(BLOCKS)]
+    assert regions(LaunchConfig(R, 2, gemv_tickets=True))[TICKET_NAME] == 1
+
+
+def test_a_schedule_must_be_a_bool() -> None:
+    with pytest.raises(InvalidInput, match="kda_tickets must be true or false"):
+        LaunchConfig(1, 1, kda_tickets=1).validate()  # type: ignore[arg-type]
+
+
+def test_gemv_tickets_finishes_where_the_static_placement_deadlocks() -> None:
+    prof = load_profile("h200-k1")
+    static = simulate(LaunchConfig(2, 1), prof, occupancy=1)
+    kda = simulate(LaunchConfig(2, 1, kda_tickets=True), prof, occupancy=1)
+    gemv = simulate(LaunchConfig(2, 1, gemv_tickets=True), prof, occupancy=1)
+    assert static.deadlock and not gemv.deadlock
+    # kda tickets alone: the 132 resident CTAs hold kda items that poll PROJ rows of gemv
+    # CTAs past 131, which wait for a slot nobody frees
+    assert kda.deadlock and "is not resident" in kda.timeline.stuck[0].reason
+    # the last taker reset the counter: its last write is a 0 after R 96 + 393 + 256 takes
+    writes = sorted(
+        (p.time, c.cta) for c in gemv.timeline.ctas for p in c.puts if p.region == TICKET_NAME
+    )
+    assert len(writes) == GEMV_TASKS + 2 * 96 + BLOCKS + 1
+
+
+def test_the_ticket_check_names_the_residencies() -> None:
+    (gemv,) = check_tickets(build_launch(LaunchConfig(2, 1, gemv_tickets=True)))
+    assert gemv.needs_resident == NA and gemv.hangs_at == tuple(range(1, NA))
+    assert "polls QK" in gemv.why and f"finishes with {NA} to {BLOCKS}" in gemv.why
+    (kda,) = check_tickets(build_launch(LaunchConfig(2, 1, kda_tickets=True)))
+    assert 132 in kda.hangs_at and "polls PROJ, put by CTA" in kda.why
+
+
+def test_the_flags_parse() -> None:
+    from kda_sim.commands.common import kernel_config
+    from kda_sim.kernels.k1.spec import KERNEL
+
+    cfg = kernel_config(KERNEL, ["--R", "1", "--L", "1", "--gemv-tickets"])
+    assert cfg.gemv_tickets and not cfg.kda_tickets and cfg.schedule() == "gemv_tickets"
+    assert cfg.to_dict()["gemv_tickets"] is True and "kda_tickets" not in cfg.to_dict()
