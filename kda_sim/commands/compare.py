@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from kda_sim.commands.common import add_variant_flags, variant_flags
+from kda_sim.commands.common import (
+    add_variant_flags,
+    check_outputs,
+    finite_json,
+    variant_flags,
+    write_output,
+)
 from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.counterpart import counterpart
 from kda_sim.compare.diff import compare_timelines
@@ -68,11 +73,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tolerance", type=float, default=None, help="skew tolerance in ns")
     p.add_argument("--rows", type=int, default=10, help="worst (CTA, stage) rows to show")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
+    p.add_argument("--out", type=Path, default=None, help="also write the JSON report to this file")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     add_shape_flags(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs(args.force, out=args.out)  # before the work: a refusal costs nothing
     real = read_any(args.real, args)
     cfg = config_of(real)
     if args.sim:
@@ -102,8 +110,11 @@ def run(args: argparse.Namespace) -> int:
     partners = partners_side_by_side({"real": real, "sim": sim})
     if partners:
         report["by_unit_partner"] = partners
+    text = finite_json(report, indent=2)
+    if args.out is not None:
+        write_output(args.out, lambda tmp: tmp.write_text(text + "\n"), args.force, "--out")
     if args.json:
-        print(json.dumps(report, indent=2, default=str))
+        print(text)
     else:
         _print(report, conf, cmp)
     return 0 if conf.conforms else 1
