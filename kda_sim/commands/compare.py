@@ -20,6 +20,7 @@ from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.critical import PathStep
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
@@ -49,6 +50,14 @@ def add_shape_flags(p: argparse.ArgumentParser) -> None:
 
 
 def read_any(path: Path, args: argparse.Namespace):
+    """A trace of any kind, refused unless it is the launch its header (or the shape
+    flags) name."""
+    tl = _read_any(path, args)
+    check_claimed_launch(tl, str(path))
+    return tl
+
+
+def _read_any(path: Path, args: argparse.Namespace):
     if kind_of(path) == "chrome":
         return read_kernel_trace(path)
     if args.R is None or args.L is None:
@@ -85,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = config_of(real)
     if args.sim:
         sim = read_kernel_trace(args.sim)
+        check_claimed_launch(sim, str(args.sim))
         what = str(args.sim)
     else:
         prof = with_resources(profile_of(real, args.profile or args.gpu), resources(real))
