@@ -47,7 +47,11 @@ def _first(d: dict[str, Any], cat: str) -> int:
             "match",
         ),
         (lambda d: d["otherData"]["ctas"][4].update(unit=-3), "otherData.ctas[4].unit", ""),
-        (lambda d: d["otherData"]["ctas"][4].update(role=""), "otherData.ctas[4].role", "non-empty"),
+        (
+            lambda d: d["otherData"]["ctas"][4].update(role=""),
+            "otherData.ctas[4].role",
+            "non-empty",
+        ),
         (
             lambda d: d["traceEvents"][_first(d, "stage")]["args"].update(task="0"),
             ".args.task",
