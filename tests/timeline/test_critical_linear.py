@@ -148,7 +148,7 @@ def test_same_path_on_random_timelines() -> None:
 
 def test_linear_on_a_long_chain() -> None:
     """A launch of 20,000 CTAs on one unit, each starting as the previous ends, with a
-    hand-off each: the walk crosses them all; the scan took seconds at this size."""
+    slot hand-over each: the walk crosses them all."""
     n = 20_000
     ctas = []
     for k in range(n):
@@ -156,8 +156,8 @@ def test_linear_on_a_long_chain() -> None:
         c.stages = [StageSpan("s", -1, 10.0 * k, 10.0 * k + 9.0)]
         ctas.append(c)
     tl = Timeline(Meta("measured", "h200", 1, 1), ctas)
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the machine may be shared
     cp = critical_path(tl)
-    took = time.perf_counter() - t0
+    took = time.process_time() - t0
     assert cp is not None and len(cp.ctas) == n
-    assert took < 2.0, f"{took:.2f} s for {n} CTAs"
+    assert took < 5.0, f"{took:.2f} s of CPU for {n} CTAs (the scan: about 40 s)"
