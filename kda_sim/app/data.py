@@ -349,6 +349,9 @@ def _sane(tl: Timeline, name: str) -> None:
     for s in tl.stuck:
         if not 0 <= s.cta < len(tl.ctas):
             raise TraceFormatError(f"a stuck record names CTA {s.cta}", where=name)
+    from kda_sim.importers.claimed_launch import check_claimed_launch
+
+    check_claimed_launch(tl, name)  # overlaid on the model's launch: it must be that one
 
 
 def unique_name(name: str, taken: set[str] | list[str]) -> str:

@@ -248,6 +248,28 @@ def write_output(path: Path, write: Callable[[Path], None], force: bool, flag: s
             tmp.unlink()
 
 
+def finite_json(report: dict[str, Any], indent: int | None = 1) -> str:
+    """``report`` as strict JSON: a NaN or infinity (a ratio over an empty set, a
+    measured time missing) is written as null, and ``non_finite`` maps the field's
+    path to what it held, so a reader can tell "no value" from a value of null."""
+    why: dict[str, str] = {}
+
+    def clean(v: Any, at: str) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            why[at] = f"{v} (not a finite number) written as null"
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x, f"{at}.{k}" if at else str(k)) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [clean(x, f"{at}[{i}]") for i, x in enumerate(v)]
+        return v
+
+    out = clean(report, "")
+    if why:
+        out["non_finite"] = why
+    return json.dumps(out, indent=indent, default=str, allow_nan=False)
+
+
 def write_report(
     make: Callable[[], dict[str, Any]],
     table: Callable[[dict[str, Any]], str],
@@ -261,7 +283,7 @@ def write_report(
     ``force``) costs no work and is kept."""
     check_outputs(force, out=out, png=png)
     report = make()
-    text = json.dumps(report, indent=1)
+    text = finite_json(report)
     if out is not None:
         write_output(out, lambda tmp: tmp.write_text(text + "\n"), force, "--out")
     print(text)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from kda_sim.commands.common import add_variant_flags, variant_flags
+from kda_sim.commands.common import (
+    add_variant_flags,
+    check_outputs,
+    finite_json,
+    variant_flags,
+    write_output,
+)
 from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.counterpart import counterpart
 from kda_sim.compare.diff import compare_timelines
@@ -15,6 +20,7 @@ from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.timeline.critical import PathStep
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
@@ -44,6 +50,14 @@ def add_shape_flags(p: argparse.ArgumentParser) -> None:
 
 
 def read_any(path: Path, args: argparse.Namespace):
+    """A trace of any kind, refused unless it is the launch its header (or the shape
+    flags) name."""
+    tl = _read_any(path, args)
+    check_claimed_launch(tl, str(path))
+    return tl
+
+
+def _read_any(path: Path, args: argparse.Namespace):
     if kind_of(path) == "chrome":
         return read_kernel_trace(path)
     if args.R is None or args.L is None:
@@ -68,15 +82,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tolerance", type=float, default=None, help="skew tolerance in ns")
     p.add_argument("--rows", type=int, default=10, help="worst (CTA, stage) rows to show")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
+    p.add_argument("--out", type=Path, default=None, help="also write the JSON report to this file")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     add_shape_flags(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs(args.force, out=args.out)  # before the work: a refusal costs nothing
     real = read_any(args.real, args)
     cfg = config_of(real)
     if args.sim:
         sim = read_kernel_trace(args.sim)
+        check_claimed_launch(sim, str(args.sim))
         what = str(args.sim)
     else:
         prof = with_resources(profile_of(real, args.profile or args.gpu), resources(real))
@@ -102,8 +120,11 @@ def run(args: argparse.Namespace) -> int:
     partners = partners_side_by_side({"real": real, "sim": sim})
     if partners:
         report["by_unit_partner"] = partners
+    text = finite_json(report, indent=2)
+    if args.out is not None:
+        write_output(args.out, lambda tmp: tmp.write_text(text + "\n"), args.force, "--out")
     if args.json:
-        print(json.dumps(report, indent=2, default=str))
+        print(text)
     else:
         _print(report, conf, cmp)
     return 0 if conf.conforms else 1

@@ -118,6 +118,7 @@ def run_like(args: argparse.Namespace) -> int:
         read_k1_trace,
         simulate_like,
     )
+    from kda_sim.importers.claimed_launch import check_claimed_launch
 
     given = [f"--{k}" for k in ("R", "L", "nb", "kda0") if getattr(args, k) is not None]
     given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
@@ -126,6 +127,7 @@ def run_like(args: argparse.Namespace) -> int:
             f"{', '.join(given)}: --like takes the configuration from the trace", what="like"
         )
     real = read_k1_trace(args.like)
+    check_claimed_launch(real, str(args.like))
     prof = like_profile(real, args.profile or args.gpu)
     if args.seed is None and args.occupancy is None:  # the nominal counterpart: cached
         tl = counterpart(args.like, args.profile or args.gpu, real)

@@ -11,14 +11,15 @@ track a block, and every stage span a pair of finite times. Each failure is a
 from __future__ import annotations
 
 import gzip
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.timeline.chrome import from_chrome
+from kda_sim.jsoncheck import parse_json
+from kda_sim.timeline.chrome import FORMAT, from_chrome
 from kda_sim.timeline.model import Timeline
+from kda_sim.timeline.schema import validate_timeline_dict
 
 # a kernel trace is a few MB; anything far larger is not one of ours (and would
 # take minutes to parse): refuse it rather than hang
@@ -115,7 +116,9 @@ def _check_timeline(tl: Timeline, where: str) -> None:
 
 def parse_kernel_trace(data: Any, source: str = "trace") -> Timeline:
     """A decoded JSON object -> :class:`Timeline` (see the module docstring)."""
-    if isinstance(data, dict):
+    other = data.get("otherData") if isinstance(data, dict) else None
+    if isinstance(other, dict) and other.get("format") == FORMAT:
+        validate_timeline_dict(data, source)  # another format: from_chrome says which
         _check_meta(data, source)
     try:
         tl = from_chrome(data, source)
@@ -145,12 +148,4 @@ def read_kernel_trace(path: str | Path) -> Timeline:
         raise TraceFormatError(f"cannot read: {e}", where=str(p)) from e
     except EOFError as e:
         raise TraceFormatError("truncated gzip stream", where=str(p)) from e
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise TraceFormatError("not a text file (binary?)", where=str(p)) from e
-    except json.JSONDecodeError as e:
-        raise TraceFormatError(f"not JSON: {e.msg} at line {e.lineno}", where=str(p)) from e
-    except RecursionError as e:
-        raise TraceFormatError("JSON nested too deeply", where=str(p)) from e
-    return parse_kernel_trace(data, str(p))
+    return parse_kernel_trace(parse_json(raw, str(p)), str(p))

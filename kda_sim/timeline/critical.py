@@ -12,10 +12,13 @@ from the static hand-off graph; ``wait_for_chain`` follows ``Timeline.stuck``.
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from kda_sim.errors import KdaSimError
-from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
+from kda_sim.timeline.model import CtaTrack, PollRecord, StageSpan, StuckWait, Timeline
 
 # a put counts as what a poll waited for only when it came after the poll began;
 # 1 ns absorbs float noise in measured clocks converted to ns
@@ -59,37 +62,98 @@ class CriticalPath:
         return [s for s in self.steps if s.kind == "handoff"]
 
 
-def _binding_poll(track: CtaTrack, t: float) -> PollRecord | None:
-    """The latest poll before ``t`` that waited on a put made after it began."""
-    best: PollRecord | None = None
-    for p in track.polls:
-        if p.satisfied is None or p.producer is None or p.put_time is None:
-            continue
-        if p.satisfied > t + EPS_NS or p.put_time >= t:
-            continue
-        if p.put_time <= p.first_issue + EPS_NS:
-            continue  # the pair was already there: the wait was the poll's own latency
-        if best is None or p.satisfied > best.satisfied:  # type: ignore[operator]
-            best = p
-    return best
+class _Index:
+    """What the walk asks of a timeline, indexed once so that each step costs a
+    binary search instead of a scan of the CTA's polls or of the launch.
 
+    Ties go as a scan in list order would send them (the first of equal times), so
+    the path is the one the plain definitions below each method give.
+    """
 
-def _slot_freer(tl: Timeline, track: CtaTrack) -> CtaTrack | None:
-    """The CTA on the same unit whose end came last before ``track`` started."""
-    if track.unit is None or track.start is None:
+    def __init__(self, tl: Timeline) -> None:
+        self.origin = tl.origin  # a property that scans every CTA: read once
+        # per CTA position, built when the walk first reaches the CTA: the polls that
+        # can bind (waited on a put made after they began), by (satisfied, -position)
+        self._polls: dict[int, tuple[list[float], list[PollRecord]]] = {}
+        # per unit: the CTAs that ended, sorted by (end, -position)
+        by_unit: dict[int, list[tuple[float, int]]] = {}
+        for k, c in enumerate(tl.ctas):
+            if c.unit is not None and c.end is not None and not math.isnan(c.end):
+                by_unit.setdefault(c.unit, []).append((c.end, -k))
+        self._ends: dict[int, tuple[list[float], list[int]]] = {}
+        for unit, rows in by_unit.items():
+            rows.sort()
+            self._ends[unit] = ([e for e, _ in rows], [-k for _, k in rows])
+        self._pos = {id(c): k for k, c in enumerate(tl.ctas)}
+        self._stage_ends: dict[int, list[float] | None] = {}
+
+    def overlapping(self, track: CtaTrack, start: float, end: float) -> list[StageSpan]:
+        """The stages of ``track`` that may overlap [start, end], in list order: found
+        by a binary search where the stages follow one another (their starts and their
+        ends both in order), else all of them."""
+        stages = track.stages
+        k = self._pos[id(track)]
+        if k not in self._stage_ends:
+            ends = [s.end for s in stages]
+            ordered = all(a <= b for a, b in pairwise(ends)) and all(
+                a.start <= b.start for a, b in pairwise(stages)
+            )
+            self._stage_ends[k] = ends if ordered else None
+        ends_or_none = self._stage_ends[k]
+        if ends_or_none is None:
+            return stages
+        lo = bisect_right(ends_or_none, start)  # stages ending by ``start`` add nothing
+        hi = lo
+        while hi < len(stages) and stages[hi].start < end:
+            hi += 1
+        return stages[lo:hi]
+
+    def binding_poll(self, track: CtaTrack, t: float) -> PollRecord | None:
+        """The latest poll before ``t`` that waited on a put made after it began:
+        of the polls satisfied by ``t`` (+ EPS_NS) whose put came before ``t``, the one
+        satisfied last."""
+        k = self._pos[id(track)]
+        if k not in self._polls:
+            self._polls[k] = _bindable(track.polls)
+        times, polls = self._polls[k]
+        i = bisect_right(times, t + EPS_NS)
+        while i > 0:  # from the latest satisfied; a put at or after t does not count
+            i -= 1
+            if polls[i].put_time < t:  # type: ignore[operator]
+                return polls[i]
         return None
-    best: CtaTrack | None = None
-    for c in tl.ctas:
-        if c.cta == track.cta or c.unit != track.unit or c.end is None:
-            continue
-        if c.end <= track.start + EPS_NS and (best is None or c.end > best.end):  # type: ignore[operator]
-            best = c
-    return best
+
+    def slot_freer(self, tl: Timeline, track: CtaTrack) -> CtaTrack | None:
+        """The CTA on the same unit whose end came last before ``track`` started."""
+        if track.unit is None or track.start is None or track.unit not in self._ends:
+            return None
+        ends, pos = self._ends[track.unit]
+        i = bisect_right(ends, track.start + EPS_NS)
+        while i > 0:
+            i -= 1
+            c = tl.ctas[pos[i]]
+            if c.cta != track.cta:
+                return c
+        return None
 
 
-def _stage_time(track: CtaTrack, start: float, end: float, acc: dict[str, float]) -> None:
+def _bindable(polls: list[PollRecord]) -> tuple[list[float], list[PollRecord]]:
+    cands = [
+        (p.satisfied, -k, p)
+        for k, p in enumerate(polls)
+        if p.satisfied is not None
+        and p.producer is not None
+        and p.put_time is not None
+        and math.isfinite(p.satisfied)
+        and p.put_time > p.first_issue + EPS_NS
+    ]
+    cands.sort(key=lambda x: (x[0], x[1]))
+    return [x[0] for x in cands], [x[2] for x in cands]
+
+
+def _stage_time(stages: list[StageSpan], start: float, end: float, acc: dict[str, float]) -> None:
     covered = 0.0
-    for s in track.stages:
+    for s in stages:
         lo, hi = max(s.start, start), min(s.end, end)
         if hi > lo:
             acc[s.name] = acc.get(s.name, 0.0) + hi - lo
@@ -104,12 +168,13 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
     done = [c for c in tl.ctas if c.end is not None and c.start is not None]
     if not done:
         return None
+    ix = _Index(tl)
     track = max(done, key=lambda c: c.end)  # type: ignore[arg-type, return-value]
     t: float = track.end  # type: ignore[assignment]
     steps: list[PathStep] = []
     # every step moves t strictly back, so the walk ends; the cap guards bad traces
     for _ in range(sum(len(c.polls) for c in tl.ctas) + len(tl.ctas) + 1):
-        p = _binding_poll(track, t)
+        p = ix.binding_poll(track, t)
         if p is not None:
             steps.append(PathStep("run", track.cta, p.satisfied, t))  # type: ignore[arg-type]
             label = tl.ctas[p.producer].puts[p.put_ref].region if _has_put(tl, p) else p.label  # type: ignore[index]
@@ -120,8 +185,8 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
             continue
         start: float = track.start  # type: ignore[assignment]
         steps.append(PathStep("run", track.cta, start, t))
-        freer = _slot_freer(tl, track)
-        if freer is None or start <= tl.origin + EPS_NS:
+        freer = ix.slot_freer(tl, track)
+        if freer is None or start <= ix.origin + EPS_NS:
             break
         steps.append(PathStep("slot", track.cta, freer.end, start, freer.cta, "slot"))  # type: ignore[arg-type]
         track, t = freer, freer.end  # type: ignore[assignment]
@@ -129,7 +194,7 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
     acc: dict[str, float] = {}
     for s in steps:
         if s.kind == "run":
-            _stage_time(tl.ctas[s.cta], s.start, s.end, acc)
+            _stage_time(ix.overlapping(tl.ctas[s.cta], s.start, s.end), s.start, s.end, acc)
         else:
             key = "(hand-off latency)" if s.kind == "handoff" else "(waiting for a slot)"
             acc[key] = acc.get(key, 0.0) + s.dur

@@ -3,13 +3,14 @@ outputs are written atomically and --force is still asked for at write time."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 import kda_sim.commands.simulate as simulate_cmd
 from kda_sim.cli import main
-from kda_sim.commands.common import write_output
+from kda_sim.commands.common import finite_json, write_output
 from kda_sim.errors import InvalidInput
 
 SIM = ["simulate", "--gpu", "h200", "--R", "1", "--L", "1"]
@@ -91,3 +92,13 @@ def test_a_dangling_symlink_is_replaced_not_written_through(tmp_path: Path) -> N
     link.symlink_to(target)
     write_output(link, lambda tmp: tmp.write_text("ours"), force=True)
     assert not target.exists() and not link.is_symlink() and link.read_text() == "ours"
+
+
+def test_finite_json_writes_null_and_says_why() -> None:
+    text = finite_json({"a": float("nan"), "b": [1.0, float("-inf")], "c": {"d": 2.5}})
+    d = json.loads(text)  # strict: json.loads would take NaN, so check the text too
+    assert "NaN" not in text and "Infinity" not in text
+    assert d["a"] is None and d["b"] == [1.0, None] and d["c"] == {"d": 2.5}
+    assert set(d["non_finite"]) == {"a", "b[1]"}
+    assert "nan" in d["non_finite"]["a"] and "-inf" in d["non_finite"]["b[1]"]
+    assert "non_finite" not in json.loads(finite_json({"a": 1.0}))

@@ -147,7 +147,9 @@ def test_nw_first_round_trips_and_older_files_read_as_the_seeds_order(tmp_path: 
     path.write_text(json.dumps(data))
     from kda_sim.importers import read_kernel_trace
 
-    with pytest.raises(TraceFormatError, match="nw_first must be true or false"):
+    with pytest.raises(
+        TraceFormatError, match=r"otherData\.meta\.nw_first: 'yes' is not of type 'boolean'"
+    ):
         read_kernel_trace(path)
 
 

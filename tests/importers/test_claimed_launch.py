@@ -1,0 +1,121 @@
+"""A trace that is not the launch its header names is refused, naming the first
+mismatch: mutated copies of the bundled traces (written to tmp_path), through the
+checker, ``compare``, ``simulate --like`` and the app's upload."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kda_sim.app.data import parse_upload
+from kda_sim.cli import main
+from kda_sim.engine import simulate
+from kda_sim.errors import TraceFormatError
+from kda_sim.importers import read_kernel_trace
+from kda_sim.importers.chrome import parse_kernel_trace
+from kda_sim.importers.claimed_launch import check_claimed_launch
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.machine.profile import load_profile
+
+TRACES = Path(__file__).resolve().parents[2] / "traces"
+
+
+@pytest.fixture(scope="module")
+def r1l2() -> dict[str, Any]:
+    return json.loads((TRACES / "k1_h200_R1_L2.json").read_text())
+
+
+def _events(d: dict[str, Any], cta: int, ph: str = "X") -> list[dict[str, Any]]:
+    """The trace's complete events (stage spans, polls) on CTA ``cta``'s track."""
+    return [e for e in d["traceEvents"] if e.get("tid") == cta and e.get("ph") == ph]
+
+
+def _refused(d: dict[str, Any]) -> str:
+    with pytest.raises(TraceFormatError) as e:
+        check_claimed_launch(parse_kernel_trace(d, "t.json"), "t.json")
+    assert str(e.value).startswith("t.json: ")
+    return str(e.value)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in TRACES.glob("*.json")))
+def test_the_bundled_traces_are_their_launches(name: str) -> None:
+    check_claimed_launch(read_kernel_trace(TRACES / name), name)
+
+
+@pytest.mark.parametrize("cfg", [LaunchConfig(1, 1), LaunchConfig(2, 2, gate_local=True)])
+def test_simulated_launches_are_their_launches(cfg: LaunchConfig) -> None:
+    check_claimed_launch(simulate(cfg, load_profile("h200"), seed=1).timeline, "sim")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("R", 2, "CTA 2: 7 polls recorded, its program has 8"),
+        ("L", 1, "CTA 1: stage[1] 'gate': its program runs no such stage"),
+        ("kda0", 3, "CTA 0: stage[3] 'k.stage' of task 0"),
+        ("gate_local", True, "CTA 0: stage[1] 'gate'"),
+        ("blocks", 200, "200"),
+    ],
+)
+def test_a_relabelled_trace_is_refused(r1l2, field: str, value: Any, words: str) -> None:
+    d = copy.deepcopy(r1l2)
+    d["otherData"]["meta"][field] = value
+    assert words in _refused(d)
+
+
+def test_a_role_swapped(r1l2) -> None:
+    d = copy.deepcopy(r1l2)
+    d["otherData"]["ctas"][0]["role"] = "gemv"
+    assert "CTA 0: role 'gemv', its program's is 'attn'" in _refused(d)
+
+
+def test_a_unit_the_gpu_does_not_have(r1l2) -> None:
+    d = copy.deepcopy(r1l2)
+    d["otherData"]["ctas"][5]["unit"] = 132  # an H200 has SMs 0 .. 131
+    assert "CTA 5: ran on unit 132, but the GPU has units 0 .. 131" in _refused(d)
+
+
+def test_a_stage_ending_before_it_starts(tmp_path: Path) -> None:
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    s = tl.ctas[7].stages[1]
+    s.start, s.end = s.end + 100.0, s.start
+    with pytest.raises(TraceFormatError, match=r"CTA 7 stage\[1\] .* ends .* before it starts"):
+        check_claimed_launch(tl, "t")
+
+
+def test_a_poll_satisfied_before_its_issue_and_a_stage_outside_its_cta() -> None:
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    p = next(p for p in tl.ctas[3].polls if p.satisfied is not None)
+    p.satisfied = p.first_issue - 500.0
+    with pytest.raises(TraceFormatError, match=r"CTA 3 poll\[\d+\]: satisfied"):
+        check_claimed_launch(tl, "t")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl.ctas[9].stages[-1].end = tl.ctas[9].end + 10_000.0  # type: ignore[operator]
+    with pytest.raises(TraceFormatError, match=r"CTA 9 stage\[\d+\] .* outside the CTA"):
+        check_claimed_launch(tl, "t")
+
+
+def test_half_the_polls_deleted() -> None:
+    tl = read_kernel_trace(TRACES / "k1_h200_R2_L2.json")
+    c = next(c for c in tl.ctas if len(c.polls) >= 2)
+    del c.polls[: len(c.polls) // 2]
+    with pytest.raises(TraceFormatError, match=rf"CTA {c.cta}: \d+ polls recorded"):
+        check_claimed_launch(tl, "t")
+
+
+def test_compare_and_like_and_upload_refuse_it(tmp_path: Path, r1l2, capsys) -> None:
+    d = copy.deepcopy(r1l2)
+    d["otherData"]["meta"]["R"] = 2
+    bad = tmp_path / "relabelled.json"
+    bad.write_text(json.dumps(d))
+    assert main(["compare", str(bad), "--gpu", "h200"]) == 2
+    err = capsys.readouterr().err
+    assert "relabelled.json: CTA 2: 7 polls recorded" in err and "Traceback" not in err
+    assert main(["simulate", "--like", str(bad)]) == 2
+    assert "CTA 2: 7 polls recorded" in capsys.readouterr().err
+    with pytest.raises(TraceFormatError, match="CTA 2: 7 polls recorded"):
+        parse_upload("relabelled.json", bad.read_bytes())
