@@ -170,6 +170,7 @@ def _print(report: dict, conf, cmp) -> None:
             f"{name:8} {st['n']:4d} {fmt_ns(st['start_err_median_ns'], signed=True):>10} "
             f"{_ns(st['dur_real_median_ns']):>9} {_ns(st['dur_sim_median_ns']):>9}"
         )
+    _print_split(c["stage_split"])
     if report.get("by_task_slot"):
         print("kda stages by task slot (a CTA's second task runs code it has not run yet):")
         print(f"{'stage':8} {'slot':>4} {'dur real':>9} {'dur sim':>9}")
@@ -189,6 +190,26 @@ def _print(report: dict, conf, cmp) -> None:
                 f"{r.get('sim_count', 0):6d} {_ns(r.get('dur_sim_median_ns')):>9}"
             )
     _print_paths(c["critical_path"], cmp)
+
+
+def _print_split(split: dict) -> None:
+    """Per stage kind: median duration real vs sim, the error, and its parts."""
+    if not split:
+        return
+    print("what each stage's time is made of (medians; wait: its polls; load: loads it")
+    print("uses in flight outside the waits, unrecorded in a real trace; compute: the rest):")
+    print(
+        f"{'stage':8} {'dur real':>9} {'dur sim':>9} {'err':>7} {'wait real':>9} "
+        f"{'wait sim':>9} {'load sim':>9} {'comp real':>9} {'comp sim':>9}"
+    )
+    for name, r in split.items():
+        real_load = "" if r["real_load_ns"] is None else f" (load real {_ns(r['real_load_ns'])})"
+        print(
+            f"{name:8} {_ns(r['real_dur_ns']):>9} {_ns(r['sim_dur_ns']):>9} "
+            f"{_pct(r['dur_err']):>7} {_ns(r['real_wait_ns']):>9} {_ns(r['sim_wait_ns']):>9} "
+            f"{_ns(r['sim_load_ns']):>9} {_ns(r['real_compute_ns']):>9} "
+            f"{_ns(r['sim_compute_ns']):>9}{real_load}"
+        )
 
 
 def _step_text(step: PathStep | None) -> str:
@@ -220,6 +241,15 @@ def _print_paths(cp: dict, cmp, last: int = 8) -> None:
         print(f"  {name:18} {_ns(r):>10} {_ns(s):>10}")
     print(f"  CTAs, real: {' '.join(map(str, rp['ctas'][:16]))}")
     print(f"  CTAs, sim:  {' '.join(map(str, sp['ctas'][:16]))}")
+    kinds = cp["kinds"]
+    print(f"  by kind, real: {' '.join(kinds['real'])}")
+    print(f"  by kind, sim:  {' '.join(kinds['sim'])}")
+    agree = "agree" if kinds["agree"] else "differ"
+    also = "the hand-offs too" if kinds["handoffs_agree"] else "the hand-offs differ"
+    print(
+        f"  stage kinds {agree} ({also}); the last {kinds['common_tail']} kinds and "
+        "hand-offs are shared"
+    )
     rs = list(cmp.real_path.steps)[::-1] if cmp.real_path else []
     ss = list(cmp.sim_path.steps)[::-1] if cmp.sim_path else []
     part = cp["part"]

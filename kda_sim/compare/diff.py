@@ -23,10 +23,11 @@ import numpy as np
 
 from kda_sim.compare.clocks import ClockFit, aligned, fit_clocks
 from kda_sim.compare.model import ModelView, model_view
+from kda_sim.compare.stage_split import split_side_by_side
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import get
 from kda_sim.protocol.ops import Poll
-from kda_sim.timeline.critical import CriticalPath, critical_path
+from kda_sim.timeline.critical import CriticalPath, critical_path, kind_sequence, stage_kinds
 from kda_sim.timeline.model import Timeline
 
 
@@ -70,6 +71,28 @@ class Comparison:
     part: PathPart | None
     fit: ClockFit | None = None
     by_stage: dict[str, dict[str, float]] = field(default_factory=dict)
+    split: dict[str, dict[str, float | None]] = field(default_factory=dict)  # stage_split
+    real_kinds: list[str] = field(default_factory=list)  # critical path by kind
+    sim_kinds: list[str] = field(default_factory=list)
+
+    @property
+    def kinds_agree(self) -> bool:
+        """The two critical paths run through the same stage kinds, in order."""
+        return bool(self.real_kinds) and stage_kinds(self.real_kinds) == stage_kinds(self.sim_kinds)
+
+    @property
+    def handoffs_agree(self) -> bool:
+        """... and through the same hand-offs too."""
+        return bool(self.real_kinds) and self.real_kinds == self.sim_kinds
+
+    def kinds_common_tail(self) -> int:
+        """How many kinds the two paths share, counted back from their ends."""
+        n = 0
+        for a, b in zip(reversed(self.real_kinds), reversed(self.sim_kinds), strict=False):
+            if a != b:
+                break
+            n += 1
+        return n
 
     @property
     def makespan_err(self) -> float | None:
@@ -104,10 +127,18 @@ class Comparison:
                 "p90_abs": float(np.percentile(np.abs(d), 90)) if d.size else None,
             },
             "by_stage": self.by_stage,
+            "stage_split": self.split,
             "critical_path": {
                 "real": _path_info(self.real_path),
                 "sim": _path_info(self.sim_path),
                 "part": asdict(self.part) if self.part else None,
+                "kinds": {
+                    "real": self.real_kinds,
+                    "sim": self.sim_kinds,
+                    "agree": self.kinds_agree,
+                    "handoffs_agree": self.handoffs_agree,
+                    "common_tail": self.kinds_common_tail(),
+                },
             },
         }
         if self.fit is not None:
@@ -237,7 +268,19 @@ def compare_timelines(
             by_stage[name]["start_err_median_frac"] = float(np.median(np.abs(st)) / ms)
     rp, sp = critical_path(r), critical_path(s)
     return Comparison(
-        ms, s.makespan, matched, only_real, only_sim, rp, sp, _part(rp, sp), fit, by_stage
+        ms,
+        s.makespan,
+        matched,
+        only_real,
+        only_sim,
+        rp,
+        sp,
+        _part(rp, sp),
+        fit,
+        by_stage,
+        split_side_by_side(r, s),
+        kind_sequence(r, rp) if rp else [],
+        kind_sequence(s, sp) if sp else [],
     )
 
 

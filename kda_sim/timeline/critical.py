@@ -35,6 +35,7 @@ class PathStep:
     end: float
     src: int | None = None  # hand-off / slot: the CTA that acted (producer, slot freer)
     label: str = ""
+    polled: str = ""  # hand-off: the regions the released poll asked for (its label)
 
     @property
     def dur(self) -> float:
@@ -179,7 +180,15 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
             steps.append(PathStep("run", track.cta, p.satisfied, t))  # type: ignore[arg-type]
             label = tl.ctas[p.producer].puts[p.put_ref].region if _has_put(tl, p) else p.label  # type: ignore[index]
             steps.append(
-                PathStep("handoff", track.cta, p.put_time, p.satisfied, p.producer, label)  # type: ignore[arg-type]
+                PathStep(
+                    "handoff",
+                    track.cta,
+                    p.put_time,  # type: ignore[arg-type]
+                    p.satisfied,  # type: ignore[arg-type]
+                    p.producer,
+                    label,
+                    p.label,
+                )
             )
             track, t = tl.ctas[p.producer], p.put_time  # type: ignore[index, assignment]
             continue
@@ -199,6 +208,43 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
             key = "(hand-off latency)" if s.kind == "handoff" else "(waiting for a slot)"
             acc[key] = acc.get(key, 0.0) + s.dur
     return CriticalPath(tuple(steps), acc)
+
+
+def kind_sequence(tl: Timeline, path: CriticalPath) -> list[str]:
+    """The path as stage kinds and hand-offs, in time order, without CTA numbers: a run
+    step gives the stages it runs through (consecutive repeats once), a hand-off
+    ``<-REGIONS`` (the regions the released poll asked for, which a measured trace
+    records as a simulated one does), a slot wait ``<-slot``. Two launches' paths
+    compare by kind where their CTA numbers need not agree.
+
+    A run step that begins where a poll was satisfied begins in the polling stage even
+    when that stage ends at the same stamp (a measured load_x is its XRDY poll and
+    nothing else), so a stage counts when it ends no earlier than the step begins."""
+    out: list[str] = []
+
+    def add(tok: str) -> None:
+        if not out or out[-1] != tok:
+            out.append(tok)
+
+    for s in path.steps:
+        if s.kind == "run":
+            for st in tl.ctas[s.cta].stages:
+                if st.end >= s.start - EPS_NS and st.start < s.end - EPS_NS:
+                    add(st.name)
+        elif s.kind == "handoff":
+            add(f"<-{s.polled or s.label}")
+        else:
+            add("<-slot")
+    return out
+
+
+def stage_kinds(seq: list[str]) -> list[str]:
+    """A :func:`kind_sequence` without its hand-offs (consecutive repeats once)."""
+    out: list[str] = []
+    for tok in seq:
+        if not tok.startswith("<-") and (not out or out[-1] != tok):
+            out.append(tok)
+    return out
 
 
 def _has_put(tl: Timeline, p: PollRecord) -> bool:

@@ -192,3 +192,24 @@ def test_compare_prints_human_units_and_the_critical_path_as_a_table(capsys) -> 
     table = out[out.index("critical path:") :].splitlines()
     assert re.match(r"\s+length\s+\d+\.\d\d us\s+\d+\.\d\d us$", table[2])
     assert any(re.search(r"^\s+1\s+CTA \d+ runs, ", line) for line in table)
+
+
+def test_compare_splits_each_stage_and_reads_the_path_by_kind(capsys) -> None:
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json"), "--json"]) == 0
+    c = json.loads(capsys.readouterr().out)["comparison"]
+    conv = c["stage_split"]["k.conv"]
+    assert conv["real_n"] == conv["sim_n"] == 192
+    assert conv["real_load_ns"] is None and conv["sim_load_ns"] is not None
+    assert 0 < conv["real_wait_ns"] < conv["real_dur_ns"]
+    err = (conv["sim_dur_ns"] - conv["real_dur_ns"]) / conv["real_dur_ns"]
+    assert conv["dur_err"] == pytest.approx(err)
+    kinds = c["critical_path"]["kinds"]
+    assert kinds["real"][0] == "slice" and kinds["sim"][-1] == "k.norm"
+    assert not any(k.isdigit() for k in kinds["real"] + kinds["sim"])  # no CTA numbers
+    assert isinstance(kinds["agree"], bool) and kinds["common_tail"] >= 1
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json")]) == 0
+    out = capsys.readouterr().out
+    assert "what each stage's time is made of" in out
+    assert re.search(r"^k\.conv\s+\d+\.\d\d us\s+\d+ ns\s+[+-]\d+\.\d%", out, re.M)
+    assert "by kind, real: slice" in out and "stage kinds " in out
