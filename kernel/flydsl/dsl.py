@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import flydsl.expr as fx
 from flydsl._mlir import ir
-from flydsl._mlir.dialects import llvm, scf
+from flydsl._mlir.dialects import arith, llvm, scf
 from flydsl._mlir.extras import types as T
 
 AUX_SC0 = 1
@@ -59,6 +59,26 @@ def store(value: object, rs: ir.Value, dword: object, aux: int = 0) -> None:
     byte = ir_of(i32(dword) * 4)
     aux_attr = ir.IntegerAttr.get(T.i32(), aux)
     fx.rocdl.raw_ptr_buffer_store(ir_of(value), rs, byte, ir_of(0), aux=aux_attr)
+
+
+def load_u16(rs: ir.Value, element: object) -> fx.Int32:
+    """The 16-bit element ``element`` (a bf16's bits), zero-extended: one buffer_load_ushort."""
+    byte = ir_of(i32(element) * 2)
+    h = fx.rocdl.raw_ptr_buffer_load(T.i16(), rs, byte, ir_of(0), aux=0)
+    return fx.Int32(arith.extui(T.i32(), h))
+
+
+def store_u16(bits: object, rs: ir.Value, element: object) -> None:
+    """The low 16 bits of ``bits`` to element ``element``: one buffer_store_short."""
+    byte = ir_of(i32(element) * 2)
+    h = arith.trunci(T.i16(), ir_of(bits))
+    fx.rocdl.raw_ptr_buffer_store(h, rs, byte, ir_of(0), aux=ir.IntegerAttr.get(T.i32(), 0))
+
+
+def uniform(v: object) -> fx.Int32:
+    """A wave-uniform copy (``v_readfirstlane``): buffer resources and branches on it stay
+    scalar."""
+    return fx.Int32(fx.rocdl.readfirstlane(T.i32(), ir_of(v)))
 
 
 def pair(value: object, tag: object) -> ir.Value:
