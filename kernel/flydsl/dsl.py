@@ -23,7 +23,12 @@ AUX_SC0 = 1
 AUX_NT = 2
 AUX_SC1 = 16
 CM_NT = AUX_NT  # weights: streamed once, keep them out of the caches' way
-CM_DEV = AUX_SC0 | AUX_SC1  # mailbox pairs and flagged rows: coherent across XCDs
+# mailbox pairs and flagged rows: device (agent) scope, the seed's. LLVM's AMDGPU memory
+# model for gfx942 / gfx950 (AMDGPUUsage, "GFX942" tables): a load or store with sc1 is
+# agent scope (coherent across the XCDs' L2s), sc0 sc1 is system scope (coherent with
+# the host and other devices too: more traffic than a one-GPU mailbox needs); sc0 alone
+# is workgroup scope. kda_sim.isa.memops.scope reads the bits the same way.
+CM_DEV = AUX_SC1
 MARKER_PREFIX = "kda-sim:"  # what `kda-sim isa` looks for in the ISA's comments
 
 
@@ -129,7 +134,7 @@ def poll_pairs(
 ) -> list[fx.Int32]:
     """Re-load every pair of ``cells`` together until every tag equals ``tag``; their
     values. The loads are issued as one batch a try (so one vmcnt wait covers them),
-    with ``s_sleep 1`` between tries; the loads are coherent (sc0 sc1), which also
+    with ``s_sleep 1`` between tries; the loads are agent scope (sc1), which also
     keeps the loop from being deleted when ``sleep_between`` is off."""
     n = len(cells)
     while_op = scf.WhileOp([T.i32()] * n, [])

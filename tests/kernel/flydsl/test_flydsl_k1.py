@@ -141,6 +141,31 @@ def test_stamps_are_flushed_once_after_the_last_stamp(
     assert flush and min(flush) > max(stamp_lines)
 
 
+@pytest.mark.parametrize("key", SHAPES)
+def test_pairs_and_x_rows_are_device_scope(builds: dict, key: tuple[int, int, str]) -> None:
+    """The seed's scope: every load and store of the mailbox pairs (scratch) and of the
+    flagged x rows (xbuf) carries sc1 and not sc0, agent scope by LLVM's AMDGPU memory
+    model for gfx942 / gfx950 (``sc0 sc1`` would be system scope), as
+    ``kda_sim.isa.memops.scope`` reads the ISA."""
+    from kda_sim.isa.memops import Scope, mem_op, scope
+    from kda_sim.isa.parser import parse
+    from kda_sim.isa.provenance import argument
+
+    b = builds[key]
+    [kernel] = parse(b.built.isa.read_text()).kernels
+    names = [n for n, _ in K1_ARGS]
+    seen: dict[str, set[Scope]] = defaultdict(set)
+    for ins in kernel.instrs:
+        op = mem_op(ins)
+        arg = argument(kernel, ins.index, op.resource) if op is not None else None
+        if arg is None or names[kernel.args.index(arg)] not in ("scratch", "xbuf"):
+            continue
+        seen[f"{names[kernel.args.index(arg)]} {op.kind}"].add(scope(op, key[2]))
+        assert "sc1" in op.cache and "sc0" not in op.cache, ins.text
+    # both buffers are both written and read in every build
+    assert len(seen) == 4 and all(v == {Scope.AGENT} for v in seen.values()), seen
+
+
 LOWER_BOUND_F32 = "0xc0a00000"  # -5.0, kernel/reference.py's LOWER_BOUND
 
 
