@@ -17,6 +17,7 @@ poll / publish traced is returned with the build.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,8 @@ class K1Build:
     built: Built
     records: tuple[Record, ...]
     layout: StampLayout
+    # FlyDSL's @jit launcher: (K1_ARGS' pointers and slot in order) on a ROCm GPU
+    launcher: Callable[..., None]
 
 
 def lds_words(cfg: LaunchConfig) -> dict[str, int]:
@@ -240,4 +243,4 @@ def build_k1(
         launch(*ptrs[:n], 0, *ptrs[n:])
 
     built = compile_isa(run, arch, dump_dir)
-    return K1Build(cfg, built, tuple(recorder.records), layout)
+    return K1Build(cfg, built, tuple(recorder.records), layout, launch)
