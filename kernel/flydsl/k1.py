@@ -8,8 +8,9 @@ Roles, regions, indices, tags, batched polls and publish follow the protocol mod
 8 + ch on CTA (i + kda0) mod 256. Mailbox pairs live in ``scratch`` at the model's
 :class:`~kda_sim.protocol.space.CellSpace` offsets (pair = two dwords). The tag is
 ``step_tag(epoch, slot) = (epoch % 2**22) * 256 + slot + 1`` in int32, epoch read from
-device memory. The gemv is MFMA as the seed's; other arithmetic is simplified where
-the stage modules say so (kernel/flydsl/README.md); nothing here has run on AMD hardware.
+device memory. The gemv is MFMA as the seed's; the numerics are the seed's and the
+reference's (``k1_kda``); what differs from the seed is listed with its reason in
+kernel/flydsl/README.md. Nothing here has run on AMD hardware.
 
 ``build_k1`` traces and compiles one shape; the (stage, region, kind) of every put /
 poll / publish traced is returned with the build.
