@@ -33,6 +33,8 @@ from kda_sim.kernels.k1.constants import (
 
 LOWER_BOUND = -5.0
 L2_EPS = 1e-6  # fla's l2norm eps (MATH.md 5)
+RMS_EPS = 1e-5  # the AttnRes source norm and the output RMSNorm (eps, out_eps)
+ONORM_EPS = 1e-5  # the gated RMSNorm of the core output
 
 
 def bf16r(x: torch.Tensor) -> torch.Tensor:
@@ -69,7 +71,7 @@ def attn_res(
 
 
 def front_of(
-    inp: dict[str, torch.Tensor | None], eps: float = 1e-5, out_eps: float = 1e-5
+    inp: dict[str, torch.Tensor | None], eps: float = RMS_EPS, out_eps: float = RMS_EPS
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The hand-offs before the kda tasks, from a launch's inputs (``kda_kernel.inputs``):
     p' and x (the attn role's) and the bf16 in_proj rows (the gemv role's PROJ), fp32."""
@@ -108,9 +110,9 @@ def kda_pre_reference(
     st_idx: torch.Tensor,
     num_acc: torch.Tensor,
     L: int,
-    eps: float = 1e-5,
-    out_eps: float = 1e-5,
-    onorm_eps: float = 1e-5,
+    eps: float = RMS_EPS,
+    out_eps: float = RMS_EPS,
+    onorm_eps: float = ONORM_EPS,
     lower_bound: float = LOWER_BOUND,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """One KDA layer: returns (prefix', core_out [S, PROJ] bf16, conv_state', rstate').

@@ -4,7 +4,7 @@
 file                   what it is                                  reader
 =====================  ==========================================  =====================
 ``*.json[.gz]``        our kernel's trace (Chrome JSON)            :mod:`.chrome`
-``*.pt`` / ``*.npy``   the public twin's [256, 15] stamp tensor    :mod:`.stamps`
+``*.pt`` / ``*.npy``   stamp tensors: the twin's, the FlyDSL K1's  :mod:`.stamps`
 ``*.pftrace.gz``       FlyDSL ktrace's Perfetto trace              :mod:`.ktrace`
 =====================  ==========================================  =====================
 

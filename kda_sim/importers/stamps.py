@@ -16,6 +16,14 @@ and for a CTA that ran more than one task the start of that task's ``k.stage`` (
 previous task's k.norm point) is lost; its ``k.stage`` span is left out and the
 CTA listed in ``meta.extra["k_stage_start_lost"]``. The stamps carry no CU id, so
 ``unit`` is ``None`` (clock alignment then treats each CTA as its own clock).
+
+The FlyDSL K1's timeline build (``kernel/flydsl/``) writes [blocks, 18 + 5 T],
+T = max(1, ceil(R 96 / blocks)) the most kda tasks a CTA runs: columns 0..14 as the
+twin's, then 15 the CTA's end, 16 its id, 17 the kda tasks it ran, and ``18 + 5 n + p``
+point p (k.stage .. k.norm) of its n-th task. Every task's spans are decoded (nothing is
+lost), and a tensor that is not the launch it is said to be is refused: its width for
+the claimed R, a row holding another CTA's stamps, a CTA whose task count is not the
+claimed launch's (R, kda0), a last-task copy (7..11) that is not its last task's.
 """
 
 from __future__ import annotations
@@ -39,6 +47,14 @@ ATTN_POINTS = (1, 2, 3)
 GEMV_POINTS = (4, 5, 6)
 KDA_POINTS = (7, 8, 9, 10, 11)
 MAX_BYTES = 64 * 1024 * 1024
+# the FlyDSL K1's extension (module docstring)
+END, CTA_ID, TASKS_RUN, EXT_BASE = 15, 16, 17, 18
+TASK_POINTS = len(KDA_POINTS)
+
+
+def ext_width(n_tasks: int, blocks: int) -> int:
+    """Columns of the FlyDSL K1's stamps: 18 + 5 T, T the most tasks a CTA runs."""
+    return EXT_BASE + TASK_POINTS * max(1, -(-n_tasks // blocks))
 
 
 def _load_pt(path: Path) -> Any:
@@ -112,17 +128,27 @@ def stamps_timeline(
     from kda_sim.kernels.k1.kda import tasks_of
     from kda_sim.kernels.k1.program import Role, role_of
 
-    arr = np.asarray(arr)
-    if arr.ndim != 2 or arr.shape[1] != POINTS:
+    full = np.asarray(arr)
+    if full.ndim != 2 or (full.shape[1] != POINTS and full.shape[1] < EXT_BASE):
         raise TraceFormatError(
-            f"shape {list(arr.shape)}: expected [blocks, {POINTS}]", where=source
+            f"shape {list(full.shape)}: expected [blocks, {POINTS}] (the twin's) or "
+            f"[blocks, {EXT_BASE} + 5 T] (the FlyDSL K1's)",
+            where=source,
         )
-    blocks = int(arr.shape[0])
+    blocks = int(full.shape[0])
     cfg = _config(R, L, nb, kda0, blocks, variants)
-    if (arr < 0).any():
-        cta, col = (int(v) for v in np.argwhere(arr < 0)[0])
+    extended = full.shape[1] != POINTS
+    if extended and full.shape[1] != ext_width(cfg.n_tasks, blocks):
         raise TraceFormatError(
-            f"negative stamp {int(arr[cta, col])} at point {col}", where=f"{source}: CTA {cta}"
+            f"{full.shape[1]} columns; the FlyDSL K1 at R={R} on {blocks} CTAs writes "
+            f"{ext_width(cfg.n_tasks, blocks)} (18 + 5 x the most tasks a CTA runs)",
+            where=source,
+        )
+    arr = full[:, :POINTS]
+    if (full < 0).any():
+        cta, col = (int(v) for v in np.argwhere(full < 0)[0])
+        raise TraceFormatError(
+            f"negative stamp {int(full[cta, col])} at column {col}", where=f"{source}: CTA {cta}"
         )
     starts = arr[:, 0]
     if not (starts > 0).any():
@@ -130,10 +156,10 @@ def stamps_timeline(
     t0 = int(starts[starts > 0].min())
     # a stamp more than ~1 day of ticks from the first start cannot be this launch's
     limit = t0 + 10**13
-    if (arr > limit).any():
-        cta, col = (int(v) for v in np.argwhere(arr > limit)[0])
+    if (full > limit).any():
+        cta, col = (int(v) for v in np.argwhere(full > limit)[0])
         raise TraceFormatError(
-            f"stamp {int(arr[cta, col])} is not of this launch", where=f"{source}: CTA {cta}"
+            f"stamp {int(full[cta, col])} is not of this launch", where=f"{source}: CTA {cta}"
         )
 
     def ns(v: int) -> float:
@@ -187,12 +213,16 @@ def stamps_timeline(
             if stage == "gate" and not has_gate:
                 prev = here  # stamped right after slice: no gate work on this CTA
                 continue
+            if extended and task >= 0:
+                break  # every task's kda spans come from the extension (below)
             if stage == "k.stage" and len(tasks) > 1:
                 lost.append(b)  # its start is the previous task's k.norm point, overwritten
             elif prev is not None:
                 track.stages.append(StageSpan(stage, task, ns(prev), ns(here)))
             prev = here
-        if finished:
+        if extended:
+            _every_task(track, full[b], tasks, prev, ns, f"{source}: CTA {b}", cfg)
+        elif finished:
             track.end = ns(prev) if prev is not None else track.start
         ctas.append(track)
     meta = Meta.for_launch(
@@ -202,14 +232,52 @@ def stamps_timeline(
         blocks=blocks,
         clock="s_memrealtime 100 MHz",
         extra={
-            "format": "stamps",
+            "format": "flydsl k1 stamps" if extended else "stamps",
             "clock_resolution_ns": TICK_NS,
             "t0_ticks": t0,
-            "only_last_task": True,
+            "only_last_task": not extended,
             "k_stage_start_lost": lost,
         },
     )
     return Timeline(meta, ctas)
+
+
+def _every_task(
+    track: CtaTrack,
+    row: np.ndarray,
+    tasks: list[int],
+    prev: int | None,
+    ns: Any,
+    where: str,
+    cfg: LaunchConfig,
+) -> None:
+    """The FlyDSL K1's columns 15.. of one started CTA: every task's five spans, from the
+    CTA's last role point (``prev``) on, and its end; refused where the row is not the
+    claimed launch's."""
+    if row[CTA_ID] != track.cta:
+        raise TraceFormatError(f"the row holds CTA {int(row[CTA_ID])}'s stamps", where=where)
+    if row[TASKS_RUN] != len(tasks):
+        raise TraceFormatError(
+            f"ran {int(row[TASKS_RUN])} kda task(s); CTA {track.cta} of a launch at R={cfg.R} "
+            f"kda0={cfg.kda0} runs {len(tasks)}",
+            where=where,
+        )
+    cols = row[EXT_BASE:].reshape(-1, TASK_POINTS)
+    if cols[len(tasks) :].any():
+        raise TraceFormatError(f"stamps past its {len(tasks)} task(s)", where=where)
+    if tasks and any(row[p] != 0 and row[p] != cols[len(tasks) - 1][k]
+                     for k, p in enumerate(KDA_POINTS)):  # fmt: skip
+        raise TraceFormatError("points 7..11 are not its last task's", where=where)
+    for n, task in enumerate(tasks):
+        for k, name in enumerate(NAMES[p] for p in KDA_POINTS):
+            here = int(cols[n][k])
+            if here == 0:
+                return  # this task stopped here: no end either
+            if prev is not None:
+                track.stages.append(StageSpan(name, task, ns(prev), ns(here)))
+            prev = here
+    if row[END]:
+        track.end = ns(row[END])
 
 
 def read_stamps(path: str | Path, **cfg: Any) -> Timeline:

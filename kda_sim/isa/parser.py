@@ -60,6 +60,12 @@ class Kernel:
     kernarg_sgpr: int = 0  # first SGPR of the kernarg segment pointer
     vgpr_spills: int = 0  # from the metadata: spilled VGPRs go through scratch (vmcnt)
     wave_lanes: int = 64  # the metadata's .wavefront_size
+    # the metadata's resources (a residency pre-flight reads them): .vgpr_count,
+    # .agpr_count, .group_segment_fixed_size (LDS bytes), .max_flat_workgroup_size
+    vgprs: int = 0
+    agprs: int = 0
+    lds_bytes: int = 0
+    max_threads: int = 0
 
 
 @dataclass
@@ -166,6 +172,10 @@ def _attach_metadata(kernels: list[Kernel], lines: list[str]) -> None:
             by_name[name].args = args
             by_name[name].vgpr_spills = int(fields.get("vgpr_spill_count", "0") or 0)
             by_name[name].wave_lanes = int(fields.get("wavefront_size", "64") or 64)
+            by_name[name].vgprs = int(fields.get("vgpr_count", "0") or 0)
+            by_name[name].agprs = int(fields.get("agpr_count", "0") or 0)
+            by_name[name].lds_bytes = int(fields.get("group_segment_fixed_size", "0") or 0)
+            by_name[name].max_threads = int(fields.get("max_flat_workgroup_size", "0") or 0)
 
 
 def _kernarg_sgprs(by_name: dict[str, Kernel], lines: list[str]) -> None:

@@ -26,6 +26,8 @@ K1_ARGS: tuple[tuple[str, str], ...] = (
     ("epoch", "staging"),
     ("stamps", "staging"),
     ("slot", "scalar"),
+    ("st_idx", "staging"),  # after slot: the builds before them keep their arguments' indices
+    ("num_acc", "staging"),
 )
 
 # the seed's one accepted exception to the role rule: the gemv CTAs' XRDY poll in

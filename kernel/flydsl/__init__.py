@@ -14,21 +14,18 @@ from kda_sim.kernels.k1.config import LaunchConfig
 
 
 class FlydslBackend:
-    """The entry point's ``flydsl`` backend: builds K1 for gfx942 / gfx950 (compile-only);
-    running it needs a ROCm GPU, and this machine has none."""
+    """The entry point's ``flydsl`` backend: builds K1 for gfx942 / gfx950 (compile-only
+    anywhere) and runs it on a ROCm GPU (:mod:`kda_kernel.flydsl.run`; untested on AMD
+    hardware)."""
 
     name = "flydsl"
     faults: tuple[str, ...] = ()
 
     def available(self) -> tuple[bool, str]:
-        from kda_kernel.flydsl.run import rocm_gpu_present
+        from kda_kernel.flydsl.run import unavailable_reason
 
-        if not rocm_gpu_present():
-            return False, (
-                "no ROCm GPU here: the FlyDSL K1 is compile-only on this machine "
-                "(backend.build compiles it for gfx942 / gfx950)"
-            )
-        return False, "a ROCm GPU is present, but the FlyDSL K1's runner is not written"
+        why = unavailable_reason()
+        return (why is None), (why or "")
 
     def default_config(
         self, R: int, L: int, nb: int = 8, kda0: int = 0, **variants: Any
@@ -52,22 +49,38 @@ class FlydslBackend:
     def run(
         self, inputs: Mapping[str, Any], cfg: LaunchConfig, *, trace: bool = False, **options: Any
     ) -> Result:
-        from kda_kernel.flydsl.run import run_k1
+        """Caller-given inputs are not served yet (``run_shape`` makes its own): says
+        why not, the machine's reason first."""
+        from kda_kernel.flydsl.run import NoRocmGpu, unavailable_reason
 
-        run_k1(cfg, options.get("arch"))  # raises NoRocmGpu (an InvalidInput) here
-        raise AssertionError("unreachable: run_k1 runs nothing yet")
+        why = unavailable_reason()
+        raise NoRocmGpu(
+            why or "the FlyDSL backend runs its own inputs only (kda-sim kernel run)",
+            what="backend",
+            where="flydsl",
+        )
 
-    def run_shape(
-        self, cfg: LaunchConfig, *, arch: str | None = None, **request: Any
-    ) -> dict[str, Any]:
-        """``kda-sim kernel run --backend flydsl``: says why it cannot run here."""
-        from kda_kernel.flydsl.run import run_k1
+    def run_shape(self, cfg: LaunchConfig, **request: Any) -> dict[str, Any]:
+        """``kda-sim kernel run --backend flydsl``: ``run.run`` at ``cfg``'s shape."""
+        from kda_kernel.flydsl.run import run
 
-        run_k1(cfg, arch)  # NoRocmGpu (InvalidInput): exit 2 in kda_sim.cli
-        raise AssertionError("unreachable: run_k1 runs nothing yet")
+        return run(cfg, **request)
 
     def exit_code(self, error: BaseException) -> int | None:
-        return 2 if isinstance(error, ValueError) else None
+        """2: cannot run here, an invalid request, a launch the pre-flight refused;
+        1: the outputs differ from the reference."""
+        from kda_sim.errors import InvalidInput
+
+        if isinstance(error, ImportError | ValueError | InvalidInput):
+            return 2
+        from kda_kernel.preflight import UnsafeLaunch
+        from kda_kernel.triton.run import CheckFailed
+
+        if isinstance(error, CheckFailed):
+            return 1
+        if isinstance(error, UnsafeLaunch):
+            return 2
+        return None
 
 
 backend = FlydslBackend()

@@ -16,14 +16,19 @@ from collections.abc import Callable, Sequence
 
 import flydsl.expr as fx
 from flydsl._mlir import ir
-from flydsl._mlir.dialects import llvm, scf
+from flydsl._mlir.dialects import arith, llvm, scf
 from flydsl._mlir.extras import types as T
 
 AUX_SC0 = 1
 AUX_NT = 2
 AUX_SC1 = 16
 CM_NT = AUX_NT  # weights: streamed once, keep them out of the caches' way
-CM_DEV = AUX_SC0 | AUX_SC1  # mailbox pairs and flagged rows: coherent across XCDs
+# mailbox pairs and flagged rows: device (agent) scope, the seed's. LLVM's AMDGPU memory
+# model for gfx942 / gfx950 (AMDGPUUsage, "GFX942" tables): a load or store with sc1 is
+# agent scope (coherent across the XCDs' L2s), sc0 sc1 is system scope (coherent with
+# the host and other devices too: more traffic than a one-GPU mailbox needs); sc0 alone
+# is workgroup scope. kda_sim.isa.memops.scope reads the bits the same way.
+CM_DEV = AUX_SC1
 MARKER_PREFIX = "kda-sim:"  # what `kda-sim isa` looks for in the ISA's comments
 
 
@@ -59,6 +64,26 @@ def store(value: object, rs: ir.Value, dword: object, aux: int = 0) -> None:
     byte = ir_of(i32(dword) * 4)
     aux_attr = ir.IntegerAttr.get(T.i32(), aux)
     fx.rocdl.raw_ptr_buffer_store(ir_of(value), rs, byte, ir_of(0), aux=aux_attr)
+
+
+def load_u16(rs: ir.Value, element: object) -> fx.Int32:
+    """The 16-bit element ``element`` (a bf16's bits), zero-extended: one buffer_load_ushort."""
+    byte = ir_of(i32(element) * 2)
+    h = fx.rocdl.raw_ptr_buffer_load(T.i16(), rs, byte, ir_of(0), aux=0)
+    return fx.Int32(arith.extui(T.i32(), h))
+
+
+def store_u16(bits: object, rs: ir.Value, element: object) -> None:
+    """The low 16 bits of ``bits`` to element ``element``: one buffer_store_short."""
+    byte = ir_of(i32(element) * 2)
+    h = arith.trunci(T.i16(), ir_of(bits))
+    fx.rocdl.raw_ptr_buffer_store(h, rs, byte, ir_of(0), aux=ir.IntegerAttr.get(T.i32(), 0))
+
+
+def uniform(v: object) -> fx.Int32:
+    """A wave-uniform copy (``v_readfirstlane``): buffer resources and branches on it stay
+    scalar."""
+    return fx.Int32(fx.rocdl.readfirstlane(T.i32(), ir_of(v)))
 
 
 def pair(value: object, tag: object) -> ir.Value:
@@ -109,7 +134,7 @@ def poll_pairs(
 ) -> list[fx.Int32]:
     """Re-load every pair of ``cells`` together until every tag equals ``tag``; their
     values. The loads are issued as one batch a try (so one vmcnt wait covers them),
-    with ``s_sleep 1`` between tries; the loads are coherent (sc0 sc1), which also
+    with ``s_sleep 1`` between tries; the loads are agent scope (sc1), which also
     keeps the loop from being deleted when ``sleep_between`` is off."""
     n = len(cells)
     while_op = scf.WhileOp([T.i32()] * n, [])

@@ -8,8 +8,9 @@ Roles, regions, indices, tags, batched polls and publish follow the protocol mod
 8 + ch on CTA (i + kda0) mod 256. Mailbox pairs live in ``scratch`` at the model's
 :class:`~kda_sim.protocol.space.CellSpace` offsets (pair = two dwords). The tag is
 ``step_tag(epoch, slot) = (epoch % 2**22) * 256 + slot + 1`` in int32, epoch read from
-device memory. The gemv is MFMA as the seed's; other arithmetic is simplified where
-the stage modules say so (kernel/flydsl/README.md); nothing here has run on AMD hardware.
+device memory. The gemv is MFMA as the seed's; the numerics are the seed's and the
+reference's (``k1_kda``); what differs from the seed is listed with its reason in
+kernel/flydsl/README.md. Nothing here has run on AMD hardware.
 
 ``build_k1`` traces and compiles one shape; the (stage, region, kind) of every put /
 poll / publish traced is returned with the build.
@@ -17,6 +18,7 @@ poll / publish traced is returned with the build.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +63,8 @@ class K1Build:
     built: Built
     records: tuple[Record, ...]
     layout: StampLayout
+    # FlyDSL's @jit launcher: (K1_ARGS' pointers and slot in order) on a ROCm GPU
+    launcher: Callable[..., None]
 
 
 def lds_words(cfg: LaunchConfig) -> dict[str, int]:
@@ -90,10 +94,6 @@ def lds_bytes(cfg: LaunchConfig, layout: StampLayout) -> int:
 def step_tag(epoch: fx.Int32, slot: fx.Int32) -> fx.Int32:
     """(epoch % 2**22) * 256 + slot + 1: ``%`` on a signed Int32 is arith.remsi."""
     return (epoch % (1 << EPOCH_BITS)) * TAG_SLOTS + slot + 1
-
-
-def _uniform(v: object) -> fx.Int32:
-    return fx.Int32(fx.rocdl.readfirstlane(T.i32(), dsl.ir_of(v)))
 
 
 def _flush(c: Ctx, layout: StampLayout) -> None:
@@ -139,10 +139,13 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
         epoch: fx.Pointer,
         stamps: fx.Pointer,
         slot: fx.Int32,
+        st_idx: fx.Pointer,
+        num_acc: fx.Pointer,
     ):
         args = dict(zip(POINTERS, (prefix, blocks, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w,
                                    conv_state, a_log, dt_bias, on_w, rstate, core_out, xbuf,
-                                   scratch, epoch, stamps), strict=True))  # fmt: skip
+                                   scratch, epoch, stamps, st_idx, num_acc),
+                        strict=True))  # fmt: skip
         tid = fx.Int32(fx.thread_idx.x)
         bid = fx.Int32(fx.block_idx.x)
         alloc = fx.gpu.SharedAllocator()
@@ -151,7 +154,7 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
         if fx.const_expr(timeline):
             lds["stamps"] = dsl.lds(alloc, fx.Int64, layout.width)
         rs = {k: dsl.rsrc(p) for k, p in args.items()}
-        tag = step_tag(_uniform(dsl.load(rs["epoch"], 0)), slot)
+        tag = step_tag(dsl.uniform(dsl.load(rs["epoch"], 0)), slot)
         c = Ctx(cfg, space, layout, tid, tid % WAVE_LANES, tid // WAVE_LANES, bid, rs, lds, tag,
                 recorder, timeline, markers)  # fmt: skip
         if fx.const_expr(timeline):
@@ -226,17 +229,19 @@ def build_k1(
         in_nw: fx.Pointer, w_in: fx.Pointer, w_fb: fx.Pointer, conv_w: fx.Pointer,
         conv_state: fx.Pointer, a_log: fx.Pointer, dt_bias: fx.Pointer, on_w: fx.Pointer,
         rstate: fx.Pointer, core_out: fx.Pointer, xbuf: fx.Pointer, scratch: fx.Pointer,
-        epoch: fx.Pointer, stamps: fx.Pointer, slot: fx.Int32,
-        stream: fx.Stream = NO_STREAM,
+        epoch: fx.Pointer, stamps: fx.Pointer, slot: fx.Int32, st_idx: fx.Pointer,
+        num_acc: fx.Pointer, stream: fx.Stream = NO_STREAM,
     ):  # fmt: skip
         kernel(prefix, blocks, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w, conv_state, a_log,
                dt_bias, on_w, rstate, core_out, xbuf, scratch, epoch, stamps,
-               slot).launch(grid=(BLOCKS, 1, 1), block=(THREADS, 1, 1), stream=stream)  # fmt: skip
+               slot, st_idx, num_acc).launch(grid=(BLOCKS, 1, 1), block=(THREADS, 1, 1),
+                                             stream=stream)  # fmt: skip
 
     def run() -> None:
         # null pointers are compile placeholders: nothing runs
         ptrs = [flyc.from_c_void_p(fx.Int32, 0) for _ in POINTERS]
-        launch(*ptrs, 0)
+        n = POINTERS.index("stamps") + 1
+        launch(*ptrs[:n], 0, *ptrs[n:])
 
     built = compile_isa(run, arch, dump_dir)
-    return K1Build(cfg, built, tuple(recorder.records), layout)
+    return K1Build(cfg, built, tuple(recorder.records), layout, launch)

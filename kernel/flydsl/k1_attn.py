@@ -21,10 +21,9 @@ from kda_kernel.flydsl.k1_math import (
     imin,
     rsq,
 )
+from kda_kernel.reference import RMS_EPS as EPS
 from kda_sim.kernels.k1.constants import COLS, GSL, HIDDEN, QC, THREADS, WAVES
 from kda_sim.kernels.k1.regions import Region
-
-EPS = 1e-6
 
 
 def ld_bf4(c: Ctx, arg: str, element: object) -> list[fx.Float32]:

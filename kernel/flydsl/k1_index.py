@@ -109,3 +109,28 @@ def beta(req: Idx, h: Idx, j: Idx, length: int) -> Idx:
 
 def g2(req: Idx, h: Idx, j: Idx, vr: Idx, length: int) -> Idx:
     return proj(req * length + j, G2_0 + h * HD + vr)
+
+
+# -- buffer offsets of the kda tasks (elements of the named tensor, not mailbox cells) --
+
+
+def conv_entry(slot_c: Idx, chan: Idx, sl: int) -> Idx:
+    """conv_state [slots, 3 PROJ, SL] (contiguous): channel ``chan``'s first entry in slot
+    ``max(slot_c, 0)`` (a padding request reads the null slot 0, as the reference)."""
+    return (hi(slot_c, 0) * (3 * PROJ) + chan) * sl
+
+
+def state_entry(slot: Idx, h: Idx, v_row: Idx, k0: Idx) -> Idx:
+    """rstate [slots, NH, HD(V), HD(K)] f32 (contiguous): entry (h, v_row, k0) of slot
+    ``max(slot, 0)``."""
+    return ((hi(slot, 0) * NH + h) * HD + v_row) * HD + k0
+
+
+def core_out_entry(req: Idx, j: Idx, h: Idx, vr: Idx, length: int) -> Idx:
+    """core_out [S, PROJ]: token j of request req, column vr of head h."""
+    return (req * length + j) * PROJ + h * HD + vr
+
+
+def st_idx_entry(req: Idx, j: Idx, length: int) -> Idx:
+    """st_idx as the kernel reads it, a contiguous [R, L] int32 (``st_idx[:, :L]``)."""
+    return req * length + j

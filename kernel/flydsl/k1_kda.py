@@ -4,11 +4,16 @@ conv (PROJ -> QK), gates (PROJ f_a, QK, PROJ beta), recur (-> ONRM), norm (ONRM 
 PROJ g2 -> core_out). on_w is loaded after norm's poll, the seed's order, or with
 ``LaunchConfig.onw_first`` in stage (the protocol model's ``kda_program``).
 
-Our buffers (simpler than the seed's, same traffic shape): ``conv_state`` f32
-[R, 3 PROJ, CONV_W - 1] (the window, one slot a request), ``rstate`` f32
-[R, NH, HD, HD] (the final state is written back), ``core_out`` f32 [S, PROJ]. The
-gate is ``-exp(a_log) sigmoid(f_b f_a + dt_bias)`` (the seed's lower-bound gate
-form; its f_b product is MFMA, ours FMA).
+Numerics as the seed's and ``kernel/reference.py``'s: ``conv_state`` bf16
+[slots, 3 PROJ, SL] (read at slot ``max(st_idx[req, 0], 0)`` from ``num_acc - 1``,
+the updated window written to slot ``st_idx[req, 0]`` where it is > 0), ``rstate`` f32
+[slots, NH, HD, HD] (read at slot ``st_idx[req, num_acc - 1]``; the state after token
+j written to slot ``st_idx[req, j]`` where both are > 0; a dead request's outputs 0),
+the gate ``lower_bound * sigmoid(exp(a_log) * (bf16(f_b f_a) + dt_bias))``, bf16
+roundings (nearest even) of the conv output, g1 and the recurrence output, bf16
+``on_w`` and ``core_out``. ``st_idx`` is read as a contiguous [R, L] int32 (the runner
+passes ``st_idx[:, :L]``). The f_b product is FMA on bf16 operands (exact products,
+f32 sums; the seed's is MFMA: only the summation order differs).
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from kda_kernel.flydsl import k1_index as idx
 from kda_kernel.flydsl.k1_ctx import Ctx
 from kda_kernel.flydsl.k1_math import (
     LOG2E,
+    bf16_bits,
+    bf16r,
     bf_hi,
     bf_lo,
     bits_of,
@@ -30,19 +37,21 @@ from kda_kernel.flydsl.k1_math import (
     rsq,
     sigmoid,
 )
+from kda_kernel.reference import L2_EPS, LOWER_BOUND, ONORM_EPS
 from kda_sim.kernels.k1.constants import (
     CONV_W,
     HD,
-    NH,
     NVCH,
-    PROJ,
     THREADS,
     VCH,
     WAVES,
 )
 from kda_sim.kernels.k1.regions import Region
 
-ONORM_EPS = 1e-6
+
+def ld_bf(rs: object, element: object) -> fx.Float32:
+    """bf16 element ``element`` as an f32."""
+    return f32_of(dsl.load_u16(rs, element) << 16)
 
 
 class Task:
@@ -56,17 +65,33 @@ class Task:
         self.chan = idx.conv_chan(self.h, self.ch, ct)
         self.v_row = c.tid // 32
         self.k0 = (c.tid % 32) * 4
+        self.vr = self.ch * VCH + self.v_row  # the state row (a v column) of this thread
 
 
 def kda_stage(c: Ctx, k: Task) -> dict[str, object]:
-    """The task's inputs that need no hand-off, issued before its first poll."""
+    """The task's inputs that need no hand-off, issued before its first poll: metadata,
+    the owned channel's conv window and weights, the initial state rows, the f_b rows of
+    this wave and the per-head constants (the seed's ``kda_stage``)."""
+    L, sl = c.cfg.L, c.cfg.SL
     st: dict[str, object] = {}
+
+    # every value a buffer offset or a branch is built on: wave-uniform
+    def slot(j: object) -> fx.Int32:
+        return dsl.uniform(dsl.load(c.rs["st_idx"], idx.st_idx_entry(k.req, j, L)))
+
+    st["acc_idx"] = dsl.uniform(dsl.load(c.rs["num_acc"], k.req)) - 1
+    st["slot_c"] = slot(0)
+    st["slot0"] = slot(st["acc_idx"])
+    st["slots"] = [slot(j) for j in range(L)]
     st["cw"] = dsl.load(c.rs["conv_w"], k.chan * CONV_W, width=4)
-    win0 = (k.req * 3 * PROJ + k.chan) * (CONV_W - 1)
-    st["win"] = [f32_of(dsl.load(c.rs["conv_state"], win0 + j)) for j in range(CONV_W - 1)]
-    row = ((k.req * NH + k.h) * HD + k.ch * VCH + k.v_row) * HD + k.k0
-    st["row"] = row
-    st["st"] = dsl.load(c.rs["rstate"], row, width=4)
+    co = idx.conv_entry(st["slot_c"], k.chan, sl)
+    st["co"] = co
+    st["win"] = [ld_bf(c.rs["conv_state"], co + st["acc_idx"] + j) for j in range(CONV_W - 1)]
+    # the entries the updated window keeps (bf16 bits)
+    st["old"] = [
+        dsl.load_u16(c.rs["conv_state"], co + st["acc_idx"] + 1 + j) for j in range(sl - L)
+    ]
+    st["st"] = dsl.load(c.rs["rstate"], idx.state_entry(st["slot0"], k.h, k.vr, k.k0), width=4)
     fr = k.h * HD + c.wave * 16 + c.lane % 16
     fb = (fr * HD + (c.lane // 16) * 32) // 2
     st["fb"] = [dsl.load(c.rs["w_fb"], fb + 4 * q, width=4) for q in range(4)]
@@ -86,18 +111,29 @@ def norm_col(c: Ctx, k: Task) -> object:
 
 
 def ld_on_w(c: Ctx, vr: object) -> fx.Float32:
-    """on_w of column ``vr``: one dword a lane (our on_w is f32, the seed's bf16)."""
-    return f32_of(dsl.load(c.rs["on_w"], vr))
+    """on_w (bf16) of column ``vr``: one 16-bit load a lane."""
+    return ld_bf(c.rs["on_w"], vr)
 
 
 def kda_conv(c: Ctx, k: Task, st: dict[str, object]) -> None:
-    L = c.cfg.L
+    """Owned channels: the spec conv of the request's L tokens (bf16 silu out), the
+    updated window to slot ``st_idx[req, 0]`` where it is > 0; q / k out through QK, v to
+    LDS."""
+    L, sl = c.cfg.L, c.cfg.SL
     vloc = c.lds["vloc"]
 
     def owned() -> None:
         xs = c.poll(
             "PROJ", [c.cell(Region.PROJ, idx.proj(k.req * L + j, k.chan)) for j in range(L)]
         )
+        # PROJ values are bf16 held in f32 (the gemv rounds them): their top 16 bits
+        new = list(st["old"]) + [dsl.i32(x) >> 16 for x in xs]  # type: ignore[arg-type]
+
+        def write() -> None:
+            for j in range(sl):
+                dsl.store_u16(new[j], c.rs["conv_state"], st["co"] + j)
+
+        dsl.when(st["slot_c"] > 0, write)
         seq = list(st["win"]) + [f32_of(x) for x in xs]  # type: ignore[arg-type]
         cw = [f32_of(dsl.element(st["cw"], q)) for q in range(CONV_W)]
         outs = []
@@ -105,10 +141,7 @@ def kda_conv(c: Ctx, k: Task, st: dict[str, object]) -> None:
             acc = fx.Float32(0.0)
             for q in range(CONV_W):
                 acc = acc + cw[q] * seq[j + q]
-            outs.append(acc * sigmoid(acc))
-        win0 = (k.req * 3 * PROJ + k.chan) * (CONV_W - 1)
-        for j in range(CONV_W - 1):
-            dsl.store(bits_of(seq[L + j]), c.rs["conv_state"], win0 + j)
+            outs.append(bf16r(acc * sigmoid(acc)))
         lane = k.ch * VCH + c.tid % VCH
         items = [
             (idx.qk(k.req, k.h, j, imin(k.part, 1), lane, L), bits_of(outs[j])) for j in range(L)
@@ -160,8 +193,8 @@ def kda_gates(c: Ctx, k: Task, st: dict[str, object]) -> None:
         g = fx.Float32(0.0)
         for e in range(32):
             g = g + fb[e] * fx.ptr_load(fa_l + (j * HD + kb + e))
-        g = butterfly(g, (16, 32))
-        gate = -st["aa"] * sigmoid(g + st["dtb"])  # type: ignore[operator]
+        g = bf16r(butterfly(g, (16, 32))) + st["dtb"]  # g1 is a bf16 hand-off
+        gate = fx.Float32(LOWER_BOUND) * sigmoid(st["aa"] * g)  # type: ignore[operator]
         dsl.when(
             c.lane < 16,
             lambda j=j, gate=gate: fx.ptr_store(
@@ -173,7 +206,7 @@ def kda_gates(c: Ctx, k: Task, st: dict[str, object]) -> None:
         row = imin(c.wave + WAVES * r2, 2 * L - 1)
         x0 = fx.ptr_load(qkl + (row * HD + c.lane))
         x1 = fx.ptr_load(qkl + (row * HD + 64 + c.lane))
-        sc = rsq(butterfly(x0 * x0 + x1 * x1, (32, 16, 8, 4, 2, 1)) + fx.Float32(1e-6))
+        sc = rsq(butterfly(x0 * x0 + x1 * x1, (32, 16, 8, 4, 2, 1)) + fx.Float32(L2_EPS))
         sc = (row % 2 == 0).select(sc * fx.Float32(HD**-0.5), sc)
 
         def keep(
@@ -187,6 +220,9 @@ def kda_gates(c: Ctx, k: Task, st: dict[str, object]) -> None:
 
 
 def kda_recur(c: Ctx, k: Task, st: dict[str, object]) -> None:
+    """State rows 16 ch .. of head h over the L tokens: the state after token j written
+    to slot ``st_idx[req, j]`` (where it and the initial slot are > 0), bf16 outputs to
+    LDS ``ol`` (0 for a dead request), their partial norms to ONRM."""
     L = c.cfg.L
     qkl, decay, beta, vloc, ol = (
         c.lds["qkl"],
@@ -195,7 +231,8 @@ def kda_recur(c: Ctx, k: Task, st: dict[str, object]) -> None:
         c.lds["vloc"],
         c.lds["ol"],
     )
-    s = [f32_of(dsl.element(st["st"], e)) for e in range(4)]
+    live0 = st["slot0"] > 0  # type: ignore[operator]
+    s = [live0.select(f32_of(dsl.element(st["st"], e)), fx.Float32(0.0)) for e in range(4)]
     for j in fx.range_constexpr(L):
         qv = [fx.ptr_load(qkl + ((2 * j) * HD + k.k0 + e)) for e in range(4)]
         kv = [fx.ptr_load(qkl + ((2 * j + 1) * HD + k.k0 + e)) for e in range(4)]
@@ -204,10 +241,16 @@ def kda_recur(c: Ctx, k: Task, st: dict[str, object]) -> None:
         p = butterfly(s[0] * kv[0] + s[1] * kv[1] + s[2] * kv[2] + s[3] * kv[3])
         vn = (fx.ptr_load(vloc + (j * VCH + k.v_row)) - p) * fx.ptr_load(beta + j)
         s = [s[e] + vn * kv[e] for e in range(4)]
-        o = butterfly(s[0] * qv[0] + s[1] * qv[1] + s[2] * qv[2] + s[3] * qv[3])
+        o = bf16r(butterfly(s[0] * qv[0] + s[1] * qv[1] + s[2] * qv[2] + s[3] * qv[3]))
+        o = live0.select(o, fx.Float32(0.0))
+        words = fx.Vector.from_elements([bits_of(x) for x in s], fx.Int32)
+        slot = st["slots"][j]  # type: ignore[index]
+
+        def write(words: object = words, slot: object = slot) -> None:
+            dsl.store(words, c.rs["rstate"], idx.state_entry(slot, k.h, k.vr, k.k0))
+
+        dsl.when((slot > 0) & live0, write)
         dsl.when(c.lane % 32 == 0, lambda j=j, o=o: fx.ptr_store(o, ol + (j * VCH + k.v_row)))
-    words = fx.Vector.from_elements([bits_of(x) for x in s], fx.Int32)
-    dsl.store(words, c.rs["rstate"], st["row"])
     dsl.barrier()
     t = imin(c.tid, L - 1)
     ss = fx.Float32(0.0)
@@ -219,7 +262,7 @@ def kda_recur(c: Ctx, k: Task, st: dict[str, object]) -> None:
 
 
 def kda_norm(c: Ctx, k: Task, st: dict[str, object]) -> None:
-    """ONRM + PROJ g2 -> core_out. on_w: as k.stage loaded it (``onw_first``); without,
+    """ONRM + PROJ g2 -> core_out (bf16). on_w: as k.stage loaded it (``onw_first``); without,
     it is loaded after the ONRM+PROJ poll (the seed's order)."""
     L = c.cfg.L
     ol = c.lds["ol"]
@@ -236,7 +279,7 @@ def kda_norm(c: Ctx, k: Task, st: dict[str, object]) -> None:
         r = rsq(ss * fx.Float32(1.0 / HD) + fx.Float32(ONORM_EPS))
         on_w = st["on_w"] if "on_w" in st else ld_on_w(c, vr)
         y = fx.ptr_load(ol + (j * VCH + e)) * r * on_w * sigmoid(f32_of(got[NVCH]))
-        dsl.store(bits_of(y), c.rs["core_out"], (k.req * L + j) * PROJ + k.h * HD + vr)
+        dsl.store_u16(bf16_bits(y), c.rs["core_out"], idx.core_out_entry(k.req, j, k.h, vr, L))
 
     dsl.when(c.tid < L * VCH, rows)
     dsl.barrier()

@@ -23,9 +23,17 @@ def bits_of(x: fx.Float32) -> fx.Int32:
     return fx.Int32(arith.bitcast(T.i32(), ir_of(x)))
 
 
+def bf16_bits(x: fx.Float32) -> fx.Int32:
+    """x rounded to bf16, nearest even (``arith.truncf``: the seed's ``.to(fx.BFloat16)``
+    and the reference's ``bf16r``), in the low 16 bits of a dword (high bits zero)."""
+    h = arith.bitcast(T.i16(), arith.truncf(T.bf16(), ir_of(x)))
+    return fx.Int32(arith.extui(T.i32(), h))
+
+
 def bf16r(x: fx.Float32) -> fx.Float32:
-    """Round toward zero to bf16 (kept in f32): every hand-off is bf16 in the seed."""
-    return f32_of(bits_of(x) & fx.Int32(-65536))
+    """x rounded to bf16, nearest even, kept in f32: every hand-off between the original
+    kernels is bf16 (the seed's rounding points, kernel/reference.py's)."""
+    return f32_of(bf16_bits(x) << 16)
 
 
 def bf_lo(word: object) -> fx.Float32:
@@ -37,9 +45,8 @@ def bf_hi(word: object) -> fx.Float32:
 
 
 def bf_pack(a: fx.Float32, b: fx.Float32) -> fx.Int32:
-    """Two f32 -> one word of two bf16 (truncated), a in the low half."""
-    lo = fx.Int32(arith.shrui(ir_of(bits_of(a)), ir_of(16)))
-    return lo | (bits_of(b) & fx.Int32(-65536))
+    """Two f32 -> one word of two bf16 (nearest even, as ``bf16r``), a in the low half."""
+    return bf16_bits(a) | (bf16_bits(b) << 16)
 
 
 def exp2(x: fx.Float32) -> fx.Float32:

@@ -1,25 +1,36 @@
-"""Run our FlyDSL K1 on a ROCm GPU, where there is one.
+"""``kda-sim kernel run --backend flydsl``: one step of the FlyDSL K1 on a ROCm GPU.
 
-This machine has none, and nothing here has run on AMD hardware: :func:`run_k1` says
-so with :class:`NoRocmGpu` (an :class:`~kda_sim.errors.InvalidInput`, which the CLI
-turns into exit 2) before touching FlyDSL's runtime. Compile-only builds are
-:func:`kda_kernel.flydsl.k1.build_k1`.
+:func:`run` makes the inputs (``kda_kernel.inputs``, the Triton path's), the workspace
+and the argument list (:mod:`kda_kernel.flydsl.host`), compiles K1 for the device's arch,
+runs the pre-flight on the compiled kernel's resources and the CU count (refusing a
+launch whose 256 CTAs cannot all be resident), launches through FlyDSL's runtime, checks
+against the reference (the Triton runner's tolerances) and writes the stamps' timeline.
+Every step but the launch goes through a :class:`Runtime`: tests replace the device.
+
+Nothing here has run on AMD hardware: the first MI355X run is its first test.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import tempfile
+import time
 from pathlib import Path
+from typing import Any, Protocol
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 
 KFD = Path("/dev/kfd")
+ARCHES = ("gfx942", "gfx950")
+PROFILE = {"gfx942": "mi300x", "gfx950": "mi355x"}  # kda_sim's machine profile of each arch
+UNTESTED = "untested on AMD hardware"
 
 
 class NoRocmGpu(InvalidInput):
-    """No ROCm GPU on this machine: the kernel can be compiled, not run."""
+    """The kernel cannot run here (no ROCm GPU, a compile-only environment, no ROCm
+    torch): it can be compiled, not run."""
 
 
 def rocm_gpu_present() -> bool:
@@ -27,20 +38,202 @@ def rocm_gpu_present() -> bool:
     return KFD.exists() and bool(glob.glob("/dev/dri/renderD*"))
 
 
-def run_k1(cfg: LaunchConfig, arch: str | None = None) -> None:
-    """Run one launch of K1 on the local ROCm GPU."""
-    if os.environ.get("COMPILE_ONLY") == "1" or not rocm_gpu_present():
-        raise NoRocmGpu(
-            "no ROCm GPU here (no /dev/kfd and /dev/dri/renderD*): the FlyDSL K1 compiles "
-            "(kda-sim isa / build_k1, COMPILE_ONLY=1) but cannot run; nothing of it has "
-            "run on AMD hardware",
-            what="backend",
-            where="flydsl",
+def unavailable_reason() -> str | None:
+    """Why the FlyDSL K1 cannot run on this machine, or None."""
+    compile_only = os.environ.get("COMPILE_ONLY") == "1"
+    if not rocm_gpu_present():
+        also = " (COMPILE_ONLY=1 is set as well)" if compile_only else ""
+        return (
+            "no ROCm GPU here (no /dev/kfd and /dev/dri/renderD*)" + also + ": the FlyDSL K1 "
+            "compiles (kda-sim isa, build_k1) but cannot run; nothing of it has run on AMD "
+            "hardware"
         )
-    raise NoRocmGpu(
-        f"a ROCm GPU is present but the FlyDSL K1 runner for {cfg.label()} on "
-        f"{arch or 'this GPU'} is not written: its inputs, scratch and epoch set-up have "
-        "never been run on hardware",
-        what="backend",
-        where="flydsl",
+    if compile_only:
+        return (
+            "COMPILE_ONLY=1 is set (the environment `scripts/flydsl_env.sh --print-env` "
+            "prints for compile-only builds): FlyDSL would compile and not launch; "
+            "`unset COMPILE_ONLY` to run on this ROCm GPU"
+        )
+    import torch
+
+    if getattr(torch.version, "hip", None) is None:
+        return f"torch {torch.__version__} is not a ROCm build (torch.version.hip is None)"
+    if not torch.cuda.is_available():
+        return "this ROCm torch sees no GPU (torch.cuda.is_available() is False)"
+    return None
+
+
+class Runtime(Protocol):
+    """What :func:`run` needs of the device."""
+
+    device: str  # the torch device of the tensors
+
+    def unavailable(self) -> str | None: ...
+    def arch(self) -> str: ...
+    def cus(self) -> int: ...
+    def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any: ...
+    def launch(self, build: Any, args: list[Any]) -> None: ...
+    def synchronize(self) -> None: ...
+
+
+class RocmRuntime:
+    """A ROCm GPU through torch (HIP) and FlyDSL's runtime. Untested on AMD hardware."""
+
+    device = "cuda"  # a ROCm torch names HIP devices "cuda"
+
+    def unavailable(self) -> str | None:
+        return unavailable_reason()
+
+    def arch(self) -> str:
+        import torch
+
+        return str(torch.cuda.get_device_properties(0).gcnArchName).split(":")[0]
+
+    def cus(self) -> int:
+        import torch
+
+        return int(torch.cuda.get_device_properties(0).multi_processor_count)
+
+    def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any:
+        from kda_kernel.flydsl.k1 import build_k1
+
+        return build_k1(cfg, arch, dump_dir)
+
+    def launch(self, build: Any, args: list[Any]) -> None:
+        import flydsl.compiler as flyc
+        import flydsl.expr as fx
+        import torch
+
+        # the same argument types as the compile-only build (pointers as raw addresses),
+        # so the launch compiles the kernel the ISA checks read
+        ptrs = [
+            flyc.from_c_void_p(fx.Int32, a.data_ptr()) if isinstance(a, torch.Tensor) else a
+            for a in args
+        ]
+        build.launcher(*ptrs)
+
+    def synchronize(self) -> None:
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def refuse_unsupported(
+    *,
+    graph: bool,
+    watchdog_ms: float | None,
+    inject: str | None,
+    build: dict[str, Any] | None,
+    warmup: int,
+    arch: str | None,
+) -> None:
+    """Every ``kernel run`` flag this backend does not serve, refused by name (exit 2)."""
+    no = {
+        "--graph": graph and "the FlyDSL runner launches eagerly (no HIP graph capture)",
+        "--watchdog-ms": watchdog_ms is not None
+        and "the FlyDSL K1 has no bounded-wait (health / alarm) build",
+        "--inject": inject is not None and "the FlyDSL K1 plants no faults",
+        "--prefetch-weights": bool(build) and f"a Triton build option ({sorted(build or {})})",
+        "--warmup": warmup < 0 and f"{warmup} eager steps",
+        "--arch": arch is not None
+        and arch not in ARCHES
+        and f"{arch!r} is not one of {', '.join(ARCHES)}",
+    }
+    for flag, why in no.items():
+        if why:
+            raise InvalidInput(f"{flag} is not served by the flydsl backend: {why}", what=flag)
+
+
+def run(
+    cfg: LaunchConfig,
+    trace_path: str | Path | None = None,
+    check: bool = False,
+    graph: bool = False,
+    watchdog_ms: float | None = None,
+    inject: str | None = None,
+    *,
+    replays: int = 20,
+    warmup: int = 0,
+    seed: int = 0,
+    build: dict[str, Any] | None = None,
+    arch: str | None = None,
+    runtime: Runtime | None = None,
+    dump_dir: Path | None = None,
+) -> dict[str, Any]:
+    """One step (after ``warmup`` eager ones) of K1 at ``cfg``; what happened. Raises
+    :class:`NoRocmGpu` where it cannot run, ``InvalidInput`` for a flag it does not serve,
+    ``preflight.UnsafeLaunch`` for a launch that could not finish, ``CheckFailed`` when
+    ``check`` finds a difference. ``replays`` belongs to ``--graph`` (refused)."""
+    refuse_unsupported(
+        graph=graph, watchdog_ms=watchdog_ms, inject=inject, build=build, warmup=warmup, arch=arch
     )
+    cfg.validate()
+    rt: Runtime = runtime or RocmRuntime()
+    why = rt.unavailable()
+    if why is not None:
+        raise NoRocmGpu(why, what="backend", where="flydsl")
+    dev_arch = rt.arch()
+    if dev_arch not in ARCHES:
+        raise NoRocmGpu(f"this GPU is {dev_arch}; the FlyDSL K1 builds for {', '.join(ARCHES)}")
+    if arch is not None and arch != dev_arch:
+        raise InvalidInput(f"--arch {arch}: this GPU is {dev_arch}", what="--arch")
+
+    from kda_kernel import preflight
+    from kda_kernel.flydsl import host, residency
+    from kda_kernel.flydsl.stamps import timeline
+    from kda_kernel.inputs import clone_inputs, make_inputs
+    from kda_kernel.triton.run import compare, reference_step
+    from kda_sim.timeline.chrome import write_chrome
+
+    result: dict[str, Any] = {"backend": "flydsl", "arch": dev_arch, "note": UNTESTED}
+    result |= {"R": cfg.R, "L": cfg.L, "nb": cfg.nb, "kda0": cfg.kda0, "config": cfg.to_dict()}
+    # as the Triton runner: request 1 pads where there are two
+    inp = make_inputs(
+        cfg, seed=seed, pad=(1,) if cfg.R > 1 else (), with_delta=False, device=rt.device
+    )
+    ref_inp = clone_inputs(inp) if check else None
+    kin = host.kernel_inputs(inp, cfg)
+    ws = host.Workspace.create(cfg, rt.device)
+    args = host.argument_list(kin, ws, slot=0)
+
+    t = time.perf_counter()
+    built = rt.build(cfg, dev_arch, dump_dir or Path(tempfile.mkdtemp(prefix="kda_flydsl_")))
+    result["compile_s"] = round(time.perf_counter() - t, 2)
+    res = residency.of_isa(built.built.isa, dev_arch, rt.cus())
+    result["resources"] = {
+        "vgprs": res.regs_per_thread,
+        "lds_bytes": res.shared_bytes,
+        "threads": res.threads,
+        "ctas_per_cu": res.per_sm,
+        "limited_by": res.limited_by,
+        "cus": res.sms,
+    }
+    # the simulator's profile is the H200's: the residency count is the AMD check
+    result["preflight"] = preflight.check(cfg, res, simulate=False)
+
+    for _ in range(warmup + 1):
+        ws.epoch.add_(1)
+        ws.stamps.zero_()
+        rt.launch(built, args)
+    rt.synchronize()
+    result["steps"] = warmup + 1
+    got = {"prefix": inp["prefix"], "core_out": ws.core_out}
+    got |= {"conv_state": inp["conv_state"], "rstate": inp["rstate"]}
+
+    if check:
+        assert ref_inp is not None
+        cur = ref_inp
+        for _ in range(warmup + 1):
+            out = reference_step(cur, cfg.L)
+            cur = cur | {k: out[k] for k in ("prefix", "conv_state", "rstate")}
+        result["errors"] = compare(got, out)
+
+    if trace_path is not None:
+        tl = timeline(ws.stamps.cpu().numpy(), cfg, gpu=PROFILE[dev_arch])
+        tl.meta.extra.update(resources=result["resources"], warmup=warmup, slot=0, arch=dev_arch)
+        p = Path(trace_path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        write_chrome(tl, p)
+        result["trace"] = str(p)
+        result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
+    return result

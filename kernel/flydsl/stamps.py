@@ -23,8 +23,9 @@ Our extension from column 15 covers EVERY kda task:
       n-th task (kda task (cta - kda0) mod 256 + 256 n)
 ====  =====================================================================
 
-A point a CTA never passes stays 0. :func:`timeline` turns a tensor into the project's
-:class:`~kda_sim.timeline.model.Timeline` with every task's spans. Pure Python.
+A point a CTA never passes stays 0. The project's importer owns the format
+(:mod:`kda_sim.importers.stamps`: its columns, every task's spans, the refusals);
+:func:`timeline` is that importer at a launch configuration. Pure Python.
 """
 
 from __future__ import annotations
@@ -33,17 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kda_sim.errors import TraceFormatError
-from kda_sim.importers.stamps import TICK_NS, stamps_timeline
+from kda_sim.importers.stamps import CTA_ID, END, EXT_BASE, POINTS, TASKS_RUN, stamps_timeline
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.timeline.model import StageSpan, Timeline
+from kda_sim.timeline.model import Timeline
 
 ROLE_POINTS: tuple[str, ...] = ("start", "slice", "gate", "mix", "load_x", "gemv0", "gemv1")
 KDA_POINTS: tuple[str, ...] = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
 TWIN_POINTS: tuple[str, ...] = ROLE_POINTS + KDA_POINTS
-TWIN_WIDTH = 15
-END, CTA_ID, TASKS_RUN = 15, 16, 17
-EXT_BASE = 18
+TWIN_WIDTH = POINTS
+__all__ = ["CTA_ID", "END", "EXT_BASE", "TASKS_RUN", "StampLayout", "tasks_per_cta", "timeline"]
 
 
 @dataclass(frozen=True)
@@ -72,37 +71,9 @@ def tasks_per_cta(n_tasks: int, blocks: int) -> int:
 
 
 def timeline(stamps: np.ndarray, cfg: LaunchConfig, *, gpu: str = "mi355x") -> Timeline:
-    """Our stamps -> Timeline: the twin's columns through the project's importer, then
-    the kda spans of every task (the importer keeps only each CTA's last)."""
-    arr = np.asarray(stamps, dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] < EXT_BASE:
-        raise TraceFormatError(f"shape {list(arr.shape)}: expected [blocks, >= {EXT_BASE}]")
-    tl = stamps_timeline(
-        arr[:, :TWIN_WIDTH], R=cfg.R, L=cfg.L, nb=cfg.nb, kda0=cfg.kda0, gate_local=cfg.gate_local,
-        nw_first=cfg.nw_first, onw_first=cfg.onw_first,
+    """Our stamps -> Timeline with every task's spans (the project's importer)."""
+    return stamps_timeline(
+        np.asarray(stamps, dtype=np.int64), R=cfg.R, L=cfg.L, nb=cfg.nb, kda0=cfg.kda0,
+        gate_local=cfg.gate_local, nw_first=cfg.nw_first, onw_first=cfg.onw_first,
         gpu=gpu, source="flydsl k1 stamps",
     )  # fmt: skip
-    t0 = int(tl.meta.extra["t0_ticks"])
-    n_cols = (arr.shape[1] - EXT_BASE) // len(KDA_POINTS)
-    for track in tl.ctas:
-        row = arr[track.cta]
-        if row[0] == 0:
-            continue
-        if row[CTA_ID] != track.cta:
-            raise TraceFormatError(f"row {track.cta} holds CTA {int(row[CTA_ID])}'s stamps")
-        track.stages = [s for s in track.stages if s.task < 0]
-        prev = max([int(row[0])] + [int(row[p]) for p in range(1, len(ROLE_POINTS)) if row[p]])
-        for n in range(min(int(row[TASKS_RUN]), n_cols)):
-            task = (track.cta - cfg.kda0) % cfg.blocks + cfg.blocks * n
-            for p, name in enumerate(KDA_POINTS):
-                here = int(row[EXT_BASE + len(KDA_POINTS) * n + p])
-                if here == 0:
-                    break
-                track.stages.append(
-                    StageSpan(name, task, (prev - t0) * TICK_NS, (here - t0) * TICK_NS)
-                )
-                prev = here
-        if row[END]:
-            track.end = (int(row[END]) - t0) * TICK_NS
-    tl.meta.extra.update(only_last_task=False, k_stage_start_lost=[], format="flydsl k1 stamps")
-    return tl

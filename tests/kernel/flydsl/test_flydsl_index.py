@@ -10,7 +10,7 @@ import pytest
 from kda_kernel.flydsl import k1_index as idx
 from kda_sim.kernels.k1 import attn, gemv, kda
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import GSL, HD, NA, NH, NPROJ, NVCH, ROWS, THREADS, VCH
+from kda_sim.kernels.k1.constants import GSL, HD, NA, NH, NPROJ, NVCH, PROJ, ROWS, THREADS, VCH
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Put
 from kda_sim.protocol.space import CellSpace
@@ -108,3 +108,18 @@ def test_index_functions_are_not_trivially_equal() -> None:
     assert idx.part(1, 0, 0, cfg.S, cfg.NS) - idx.part(0, 0, 0, cfg.S, cfg.NS) == cfg.S * cfg.NS * 2
     assert idx.qk(0, 1, 0, 0, 0, cfg.L) == cfg.L * 2 * HD
     assert idx.proj(1, 0) == NPROJ and idx.task_coords(NH * NVCH) == (1, 0, 0)
+
+
+def test_buffer_entries_are_the_tensors_elements() -> None:
+    """The kda tasks' buffer offsets are the contiguous tensors' flat indices, and a
+    padding slot (<= 0) reads slot 0 (the null slot, as the reference)."""
+    cfg = LaunchConfig(2, 3)
+    cs = np.arange(5 * 3 * PROJ * cfg.SL).reshape(5, 3 * PROJ, cfg.SL)
+    rs = np.arange(4 * NH * HD * HD).reshape(4, NH, HD, HD)
+    co = np.arange(cfg.S * PROJ).reshape(cfg.S, PROJ)
+    for slot, chan, pos in [(3, 7, 2), (1, 3 * PROJ - 1, cfg.SL - 1), (0, 5, 0), (-1, 5, 1)]:
+        assert cs.flat[idx.conv_entry(slot, chan, cfg.SL) + pos] == cs[max(slot, 0), chan, pos]
+    for slot, h, v, k in [(2, 11, 127, 124), (-1, 0, 3, 4)]:
+        assert rs.flat[idx.state_entry(slot, h, v, k)] == rs[max(slot, 0), h, v, k]
+    assert co.flat[idx.core_out_entry(1, 2, 5, 9, cfg.L)] == co[1 * cfg.L + 2, 5 * HD + 9]
+    assert idx.st_idx_entry(1, 2, cfg.L) == 1 * cfg.L + 2

@@ -141,6 +141,51 @@ def test_stamps_are_flushed_once_after_the_last_stamp(
     assert flush and min(flush) > max(stamp_lines)
 
 
+@pytest.mark.parametrize("key", SHAPES)
+def test_pairs_and_x_rows_are_device_scope(builds: dict, key: tuple[int, int, str]) -> None:
+    """The seed's scope: every load and store of the mailbox pairs (scratch) and of the
+    flagged x rows (xbuf) carries sc1 and not sc0, agent scope by LLVM's AMDGPU memory
+    model for gfx942 / gfx950 (``sc0 sc1`` would be system scope), as
+    ``kda_sim.isa.memops.scope`` reads the ISA."""
+    from kda_sim.isa.memops import Scope, mem_op, scope
+    from kda_sim.isa.parser import parse
+    from kda_sim.isa.provenance import argument
+
+    b = builds[key]
+    [kernel] = parse(b.built.isa.read_text()).kernels
+    names = [n for n, _ in K1_ARGS]
+    seen: dict[str, set[Scope]] = defaultdict(set)
+    for ins in kernel.instrs:
+        op = mem_op(ins)
+        arg = argument(kernel, ins.index, op.resource) if op is not None else None
+        if arg is None or names[kernel.args.index(arg)] not in ("scratch", "xbuf"):
+            continue
+        seen[f"{names[kernel.args.index(arg)]} {op.kind}"].add(scope(op, key[2]))
+        assert "sc1" in op.cache and "sc0" not in op.cache, ins.text
+    # both buffers are both written and read in every build
+    assert len(seen) == 4 and all(v == {Scope.AGENT} for v in seen.values()), seen
+
+
+LOWER_BOUND_F32 = "0xc0a00000"  # -5.0, kernel/reference.py's LOWER_BOUND
+
+
+@pytest.mark.parametrize("key", SHAPES)
+def test_isa_has_the_seeds_numerics(builds: dict, key: tuple[int, int, str]) -> None:
+    """What the CPU transcription (test_flydsl_kda_numerics.py) assumes, in the ISA: bf16
+    rounding to nearest even (gfx950's v_cvt_pk_bf16_f32; gfx942's add-0x7fff-plus-lsb
+    sequence), the lower bound -5.0, 16-bit conv state / on_w loads, and 16-bit stores:
+    the conv window (SL entries, where st_idx[req, 0] > 0) and core_out's one."""
+    b = builds[key]
+    isa = b.built.isa.read_text()
+    if key[2] == "gfx950":
+        assert "v_cvt_pk_bf16_f32" in isa
+    else:
+        assert "0x7fff" in isa and "v_bfe_u32" in isa
+    assert LOWER_BOUND_F32 in isa
+    assert "buffer_load_ushort" in isa
+    assert isa.count("buffer_store_short") == b.cfg.SL + 1
+
+
 def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
     from kda_kernel.flydsl.k1 import build_k1
 

@@ -1,0 +1,208 @@
+"""The FlyDSL runner's host side on the CPU: the device replaced by a fake whose launch
+writes the reference's outputs and stamps laid out as the kernel writes them, the build
+by a recorded ISA (``docs/isa/k1_*.s``) or, where FlyDSL is installed, a real
+compile-only build. What it checks: the argument list reaches the launch in the
+kernel's order with the kernel's layouts, the epoch and stamps are handled per step, the
+pre-flight reads the ISA and the CU count, the reference check and the trace, and every
+refusal (exit 2, named)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from test_flydsl_stamps import stamped_like_the_kernel
+
+from kda_kernel.flydsl import residency
+from kda_kernel.flydsl import run as frun
+from kda_kernel.flydsl.run import NoRocmGpu, run
+from kda_kernel.preflight import UnsafeLaunch
+from kda_kernel.reference import kda_pre_reference
+from kda_kernel.triton.run import CheckFailed
+from kda_sim.errors import InvalidInput
+from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.isa.parser import parse
+from kda_sim.isa.presets import K1_ARGS
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import BLOCKS
+
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "isa"
+NAMES = [n for n, _ in K1_ARGS]
+
+
+@dataclass
+class RecordedBuild:
+    built: Any  # .isa: a recorded ISA file
+
+
+@dataclass
+class Recorded:
+    isa: Path
+
+
+class FakeRuntime:
+    """A device that launches nothing: the launch computes the reference on the very
+    tensors it is handed (by K1_ARGS position) and writes the stamps."""
+
+    device = "cpu"
+
+    def __init__(self, arch: str = "gfx950", cus: int = 256, corrupt: bool = False) -> None:
+        self._arch, self._cus, self.corrupt = arch, cus, corrupt
+        self.epochs: list[int] = []
+
+    def unavailable(self) -> str | None:
+        return None
+
+    def arch(self) -> str:
+        return self._arch
+
+    def cus(self) -> int:
+        return self._cus
+
+    def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any:
+        return RecordedBuild(Recorded(DOCS / f"k1_{arch}.s"))
+
+    def launch(self, build: Any, args: list[Any]) -> None:
+        a = dict(zip(NAMES, args, strict=True))
+        cfg = LaunchConfig(a["num_acc"].shape[0], a["st_idx"].shape[1], a["blocks"].shape[1])
+        assert isinstance(a["slot"], int) and a["stamps"].shape[0] == BLOCKS
+        assert not a["stamps"].any(), "stamps are zeroed before every launch"
+        self.epochs.append(int(a["epoch"][0]))
+        names = ("prefix", "blocks", "ares_nw", "ares_qk", "in_nw", "w_in", "w_fb", "conv_w")
+        inp = {k: a[k] for k in names}
+        inp |= {k: a[k] for k in ("conv_state", "a_log", "dt_bias", "on_w", "rstate")}
+        inp |= {"st_idx": a["st_idx"], "num_acc": a["num_acc"], "delta": None}
+        _, core, cs, rs = kda_pre_reference(**inp, L=cfg.L)
+        a["core_out"].copy_(core if not self.corrupt else core.flip(0))
+        a["conv_state"].copy_(cs)
+        a["rstate"].copy_(rs)
+        a["stamps"].copy_(torch.from_numpy(stamped_like_the_kernel(cfg)))
+
+    def synchronize(self) -> None:
+        pass
+
+
+SHAPES = [(1, 1), (2, 2), (3, 1)]  # (3, 1): CTAs 0..31 run two kda tasks
+
+
+@pytest.mark.parametrize(("R", "L"), SHAPES)
+def test_a_step_is_checked_and_traced(tmp_path: Path, R: int, L: int) -> None:
+    cfg = LaunchConfig(R, L)
+    rt = FakeRuntime()
+    out = run(cfg, tmp_path / "t.json", check=True, warmup=1, runtime=rt, dump_dir=tmp_path)
+    assert rt.epochs == [1, 2] and out["steps"] == 2  # one epoch a step
+    assert all(e < 1e-6 for e in out["errors"].values()), out["errors"]
+    assert out["preflight"].startswith("safe") and out["resources"]["ctas_per_cu"] >= 1
+    tl = read_kernel_trace(tmp_path / "t.json")
+    norms = [s.task for c in tl.ctas for s in c.stages if s.name == "k.norm"]
+    assert sorted(norms) == list(range(cfg.n_tasks))  # every task of every CTA
+
+
+def test_a_wrong_output_fails_the_check(tmp_path: Path) -> None:
+    from kda_kernel.flydsl import backend
+
+    with pytest.raises(CheckFailed, match="core_out") as e:
+        run(LaunchConfig(2, 1), check=True, runtime=FakeRuntime(corrupt=True), dump_dir=tmp_path)
+    assert backend.exit_code(e.value) == 1
+
+
+def test_too_few_cus_are_refused_before_the_launch(tmp_path: Path) -> None:
+    from kda_kernel.flydsl import backend
+
+    rt = FakeRuntime(cus=128)  # a partitioned MI355X: 256 CTAs at one a CU do not fit
+    with pytest.raises(UnsafeLaunch, match="128 CTAs could never be resident") as e:
+        run(LaunchConfig(1, 1), runtime=rt, dump_dir=tmp_path)
+    assert rt.epochs == [] and backend.exit_code(e.value) == 2
+
+
+@pytest.mark.parametrize(
+    ("flag", "request_"),
+    [
+        ("--graph", {"graph": True}),
+        ("--watchdog-ms", {"watchdog_ms": 5.0}),
+        ("--inject", {"inject": "drop"}),
+        ("--prefetch-weights", {"build": {"prefetch": 1}}),
+        ("--warmup", {"warmup": -1}),
+        ("--arch", {"arch": "gfx90a"}),
+    ],
+)
+def test_unserved_flags_are_refused_by_name(flag: str, request_: dict) -> None:
+    rt = FakeRuntime()
+    with pytest.raises(InvalidInput, match=flag):
+        run(LaunchConfig(1, 1), runtime=rt, **request_)
+    assert rt.epochs == []
+
+
+def test_an_arch_other_than_the_gpus_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="--arch gfx942: this GPU is gfx950"):
+        run(LaunchConfig(1, 1), arch="gfx942", runtime=FakeRuntime())
+
+
+def test_compile_only_is_named_as_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(frun, "rocm_gpu_present", lambda: True)
+    monkeypatch.setenv("COMPILE_ONLY", "1")
+    why = frun.unavailable_reason()
+    assert why is not None and "COMPILE_ONLY=1" in why and "no ROCm GPU" not in why
+    monkeypatch.setattr(frun, "rocm_gpu_present", lambda: False)
+    why = frun.unavailable_reason()
+    assert why is not None and why.startswith("no ROCm GPU")
+    monkeypatch.delenv("COMPILE_ONLY")
+    with pytest.raises(NoRocmGpu, match="no ROCm GPU"):
+        run(LaunchConfig(1, 1))
+
+
+def test_the_cli_refuses_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from kda_sim.cli import main
+
+    assert main(["kernel", "run", "--backend", "flydsl", "--graph"]) == 2
+    assert "--graph" in capsys.readouterr().err
+    assert main(["kernel", "run", "--backend", "flydsl", "--check"]) == 2
+    assert "flydsl" in capsys.readouterr().err
+
+
+def test_a_delta_or_a_strided_input_is_refused() -> None:
+    from kda_kernel.flydsl import host
+    from kda_kernel.inputs import make_inputs
+
+    cfg = LaunchConfig(1, 2)
+    with pytest.raises(InvalidInput, match="delta"):
+        host.kernel_inputs(make_inputs(cfg), cfg)
+    inp = make_inputs(cfg, with_delta=False)
+    inp["rstate"] = inp["rstate"].transpose(2, 3)
+    with pytest.raises(InvalidInput, match="rstate is not contiguous"):
+        host.kernel_inputs(inp, cfg)
+    inp = make_inputs(cfg, with_delta=False)
+    inp["conv_state"] = inp["conv_state"].float()
+    with pytest.raises(InvalidInput, match=r"conv_state is torch\.float32"):
+        host.kernel_inputs(inp, cfg)
+
+
+def test_residency_of_the_recorded_isa() -> None:
+    """docs/isa's gfx950 K1: 512 threads (2 waves a SIMD), its VGPRs and LDS; gfx942's
+    64 KiB of LDS a CU."""
+    [k] = parse((DOCS / "k1_gfx950.s").read_text()).kernels
+    res = residency.cu_residency(k, "gfx950", 256)
+    regs = residency.unified_vgprs(k.vgprs, k.agprs)
+    assert res.threads == 512 and res.regs_per_thread == regs
+    assert res.per_sm == min(512 // regs // 2, 4, 160 * 1024 // k.lds_bytes)
+    big = residency.cu_residency(k, "gfx942", 256)
+    assert big.per_sm == min(512 // regs // 2, 64 * 1024 // k.lds_bytes)
+
+
+@pytest.mark.flydsl
+def test_a_real_build_reaches_the_fake_launch(tmp_path: Path) -> None:
+    from kda_kernel.flydsl.toolchain import missing
+
+    if missing() is not None:
+        pytest.skip(str(missing()))
+
+    class Built(FakeRuntime):
+        def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any:
+            return frun.RocmRuntime().build(cfg, arch, dump_dir)
+
+    rt = Built(arch="gfx942")
+    out = run(LaunchConfig(1, 1), check=True, runtime=rt, dump_dir=tmp_path)
+    assert out["resources"]["lds_bytes"] > 0 and rt.epochs == [1]
