@@ -76,19 +76,28 @@ def _saved_upload(name: str, data: bytes) -> Path:
 
 
 def _kernel_file() -> str | None:
-    """The path of the kernel file the sidebar names (typed, or an upload's copy)."""
+    """The path of the kernel file the sidebar names: an upload's copy, else a typed
+    path, else an example file picked."""
     sb = st.sidebar
     up = sb.file_uploader("Upload a kernel file", type=["py"], key="kf_upload")
     typed = sb.text_input(
         "or its path",
         key="kf_path",
-        placeholder=str(example_files()[0]) if example_files() else "my_kernel.py",
-        help="a .py file that defines KERNEL (docs/adding-a-kernel.md); the examples: "
-        + ", ".join(p.name for p in example_files()),
+        placeholder="my_kernel.py",
+        help="a .py file that defines KERNEL (docs/adding-a-kernel.md)",
+    )
+    files = {p.name: p for p in example_files()}
+    example = sb.selectbox(
+        "or an example kernel file",
+        ["(none)", *files],
+        key="kf_example",
+        help=f"the files in {EXAMPLES_DIR}, loaded by path as your own file would be",
     )
     if up is not None:
         return str(_saved_upload(up.name, up.getvalue()))
-    return typed.strip() or None
+    if typed.strip():
+        return typed.strip()
+    return str(files[example]) if example in files else None
 
 
 def _field_widget(kernel: str, name: str, default: Any) -> Any:
@@ -115,7 +124,10 @@ def sidebar(kind: str, what: object) -> KernelPick | None:
     if kind == KERNEL_FILE:
         path = _kernel_file()
         if path is None:
-            st.info("Name a kernel file in the sidebar (its path, or upload it) to simulate it.")
+            st.info(
+                "Name a kernel file in the sidebar (upload it, type its path or pick an "
+                "example) to simulate it."
+            )
             return None
         p = Path(path).expanduser()
         stamp = f"{p}:{p.stat().st_mtime_ns}" if p.is_file() else str(p)

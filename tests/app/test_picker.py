@@ -110,6 +110,12 @@ def test_a_kernel_file_by_path(empty_traces: Path, make_app) -> None:
     no_failure(at)
     assert not at.error, texts(at.error)
     assert {m.label: m.value for m in at.metric}["CTAs finished"] == "2 / 2"
+    at.sidebar.text_input(key="kf_path").set_value("").run()
+    at.sidebar.selectbox(key="kf_example").set_value("gridbarrier.py").run()
+    no_failure(at)
+    spec = get("gridbarrier")
+    n = len(spec.build(spec.default_config()).programs)
+    assert {m.label: m.value for m in at.metric}["CTAs finished"] == f"{n} / {n}"
 
 
 BROKEN_BUILD = """\
