@@ -28,12 +28,19 @@ KERNEL = "kernel"  # a choice's kind: a registered kernel, by name
 KERNEL_FILE = "kernel file"  # a choice's kind: a kernel given by path or upload
 FILE_CHOICE = "a kernel file (.py)"
 EXAMPLES_DIR = Path(examples.__file__).parent
+NAMES_TTL_S = 60  # how long the list of kernels is kept before the registry is asked again
 UPLOADS = "kf_uploaded"  # session key: upload digest -> where its copy lies
+
+
+@st.cache_resource(ttl=NAMES_TTL_S, show_spinner=False)
+def _kernel_names() -> tuple[str, ...]:
+    # the registry reads installed packages' entry points (~20 ms): not on every rerun
+    return tuple(names())
 
 
 def choices() -> dict[str, tuple[str, object]]:
     """Run name -> (kind, what): every kernel the registry knows, then a kernel file."""
-    out: dict[str, tuple[str, object]] = {f"kernel {n}": (KERNEL, n) for n in names()}
+    out: dict[str, tuple[str, object]] = {f"kernel {n}": (KERNEL, n) for n in _kernel_names()}
     out[FILE_CHOICE] = (KERNEL_FILE, None)
     return out
 

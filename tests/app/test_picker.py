@@ -94,6 +94,22 @@ def test_a_ticket_wait_on_a_larger_ticket_shows_deadlock_with_its_chain(
     assert "DEADLOCKS" in texts(at.code)
 
 
+def test_what_if_takes_the_kernels_own_fields(empty_traces: Path, make_app) -> None:
+    at = goto(pick(make_app(), "kernel ticketqueue"), "What-if")
+    assert "Finishes in" in texts(at.success)
+    at.checkbox(key="wi|ticketqueue|bad_wait").check().run()
+    no_failure(at)
+    assert "DEADLOCK on h200" in texts(at.error)
+    at.checkbox(key="wi|ticketqueue|bad_wait").uncheck().run()
+    at.checkbox(key="wi_switches").check().run()
+    table = at.dataframe[0].value.set_index("on")
+    assert table.loc["none", "verdict"] == "finishes"
+    assert table.loc["bad_wait", "verdict"] == "deadlocks"
+    at.number_input(key="wi|ticketqueue|items").set_value(0).run()
+    no_failure(at)
+    assert "items = 0: at least 1" in texts(at.warning)
+
+
 def test_the_hand_off_view_follows_a_counter_word(empty_traces: Path, make_app) -> None:
     at = goto(pick(make_app(), "kernel ticketqueue"), "Follow a hand-off")
     # the default pick is the longest hand-off on the critical path: a DONE flag wait

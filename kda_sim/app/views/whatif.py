@@ -135,10 +135,7 @@ def _render_cfg(
     if isinstance(cfg, LaunchConfig):
         _variants(gpu, cfg, occ or None, params)
     else:
-        st.caption(
-            f"Every protocol variant: not available for {spec.name} (the variants are K1's "
-            f"launch switches); its own flags are above."
-        )
+        _switches(spec, gpu, cfg, occ or None, params)
     _floor(gpu, cfg, occ or None, params)
     _checks(gpu, cfg, occ or None, params)
     if out.timeline is None:
@@ -200,6 +197,45 @@ def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, fl
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption("; ".join(f"{name}: {VARIANT_HELP[name]}" for name in VARIANTS) + ".")
+
+
+MAX_SWITCHES = 4  # on/off fields combined at most (2^4 simulations)
+
+
+def _switches(spec: Any, gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> None:
+    """Another kernel's on/off fields, every combination at this configuration: what
+    each would change, as K1's variant table does for its protocol variants."""
+    fields = spec.config_to_dict(cfg)
+    names = [k for k, v in fields.items() if isinstance(v, bool)]
+    if not names:
+        st.caption(f"Every on/off flag combined: {spec.name} has no on/off field.")
+        return
+    if len(names) > MAX_SWITCHES:
+        st.caption(
+            f"Every on/off flag combined: {spec.name} has {len(names)} on/off fields, "
+            f"more than {MAX_SWITCHES} ({2**MAX_SWITCHES} simulations); set them above."
+        )
+        return
+    if not st.checkbox(f"Every combination of {', '.join(names)}", key="wi_switches"):
+        return
+    mine = simulate_cached(gpu, cfg, occ, params).timeline
+    base = mine.makespan if mine is not None else None
+    rows = []
+    for on in itertools.product((False, True), repeat=len(names)):
+        setting = dict(zip(names, on, strict=True))
+        out = simulate_cached(gpu, spec.config_from_dict({**fields, **setting}), occ, params)
+        span = out.timeline.makespan if out.timeline is not None else None
+        rows.append(
+            {
+                "on": ", ".join(k for k, v in setting.items() if v) or "none",
+                "verdict": out.verdict,
+                "makespan (us)": None if span is None else round(span / 1e3, 2),
+                "vs this what-if (us)": None
+                if span is None or base is None
+                else round((span - base) / 1e3, 2),
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 
 def _file_label(spec: Any, cfg: Any) -> str:
