@@ -51,6 +51,7 @@ def stale_polls(run: LaunchRun) -> list[Finding]:
     assert final is not None
     ho = run.handoffs
     out: list[Finding] = []
+    seen: dict[str, Finding] = {}  # poll label -> its finding: one a poll of every CTA
     for sp in final.stale_polls:
         sat = sp.rec.satisfied  # type: ignore[attr-defined]
         if sat is None:
@@ -64,6 +65,9 @@ def stale_polls(run: LaunchRun) -> list[Finding]:
             if put_at is None or sat < put_at:
                 early.append((cell, put_at))
         if not early:
+            continue
+        if sp.label in seen:  # the same poll in another CTA: counted, not repeated
+            seen[sp.label].details["ctas"] += 1
             continue
         cell, put_at = early[0]
         where = _where(run, cell)
@@ -90,9 +94,14 @@ def stale_polls(run: LaunchRun) -> list[Finding]:
                     "writer": run.tag_from.get(cell, "?"),
                     "satisfied_ns": sat,
                     "put_ns": put_at,
+                    "ctas": 1,
                 },
             )
         )
+        seen[sp.label] = out[-1]
+    for f in out:
+        if f.details["ctas"] > 1:
+            f.message += f"; the same poll passes early in {f.details['ctas']} CTAs"
     return out
 
 
