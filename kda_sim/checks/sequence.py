@@ -14,6 +14,8 @@ wrote what was read, and a fix.
 
 from __future__ import annotations
 
+import re
+
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.host.run import LaunchRun, SequenceRun
 from kda_sim.timeline.model import StuckWait
@@ -142,6 +144,14 @@ def _word_cell(run: LaunchRun, s: StuckWait) -> int | None:
     return int(space.gid(space.names.index(s.region), s.index))
 
 
+def _renumbered(run: LaunchRun, reason: str) -> str:
+    """The engine's explanation with its CTAs named as the user numbers them (grids run
+    together are numbered grid after grid in the engine)."""
+    if len(run.grids) == 1:
+        return reason
+    return re.sub(r"\bCTA (\d+)", lambda m: run.cta(int(m[1])), reason)
+
+
 def hang(run: LaunchRun) -> list[Finding]:
     """Why a launch of the sequence hangs: a counter an earlier launch left, two grids
     short of slots, or its own wait (said as the engine explains it)."""
@@ -159,7 +169,8 @@ def hang(run: LaunchRun) -> list[Finding]:
                 Finding(
                     Category.DEADLOCK,
                     Severity.FAIL,
-                    f"{run.label} hangs: {run.cta(s.cta)} {s.reason}; {where} held {left} "
+                    f"{run.label} hangs: {run.cta(s.cta)} {_renumbered(run, s.reason)}; "
+                    f"{where} held {left} "
                     f"when the launch started, left by {run.word_from.get(cell, '?')} "
                     f"({len(stuck)} CTAs stuck)",
                     _counter_fix(s.region),
@@ -178,7 +189,11 @@ def hang(run: LaunchRun) -> list[Finding]:
         waiting = next((s for s in stuck if s.stage != "dispatch"), None)
         by_grid = [run.cta(s.cta).split(" CTA")[0] for s in unplaced]
         first = unplaced[0]
-        spin = f"; resident {run.cta(waiting.cta)} {waiting.reason}" if waiting is not None else ""
+        spin = (
+            f"; resident {run.cta(waiting.cta)} {_renumbered(run, waiting.reason)}"
+            if waiting is not None
+            else ""
+        )
         return [
             Finding(
                 Category.DEADLOCK,
@@ -200,7 +215,8 @@ def hang(run: LaunchRun) -> list[Finding]:
         Finding(
             Category.DEADLOCK,
             Severity.FAIL,
-            f"{run.label} hangs: {run.cta(s.cta)} in {s.stage}{where}: {s.reason} "
+            f"{run.label} hangs: {run.cta(s.cta)} in {s.stage}{where}: "
+            f"{_renumbered(run, s.reason)} "
             f"({len(stuck)} CTAs stuck)",
             "the launch hangs on its own: `kda-sim check` without --sequence explains it",
             {**details, "cta": run.cta(s.cta)},
