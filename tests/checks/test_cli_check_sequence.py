@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +45,11 @@ def test_k1_takes_a_sequence_too(capsys: pytest.CaptureFixture) -> None:
     argv = ["check", "--R", "1", "--L", "1", "--nb", "1", "--sequence", "launch; launch"]
     assert main(argv) == 0
     assert "launch 1 (epoch 2): finishes" in capsys.readouterr().out
+
+
+def test_the_docs_example_output_is_what_check_prints(capsys: pytest.CaptureFixture) -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "adding-a-kernel.md").read_text()
+    section = doc[doc.index("## Host sequences") :]
+    quoted = section[section.index("[stale] replay 1") :].split("\n")[0].rstrip()
+    main(["check", "--kernel", "pingpong", "--gpu", "h200", "--sequence", "launch; replay"])
+    assert quoted in capsys.readouterr().out.replace("\n", " ")
