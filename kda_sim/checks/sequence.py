@@ -55,7 +55,7 @@ def stale_polls(run: LaunchRun) -> list[Finding]:
     out: list[Finding] = []
     seen: dict[str, Finding] = {}  # poll label -> its finding: one a poll of every CTA
     for sp in final.stale_polls:
-        sat = sp.rec.satisfied  # type: ignore[attr-defined]
+        sat = sp.rec.satisfied
         if sat is None:
             continue
         early = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kda_sim.protocol.handoffs import OpRef
+from kda_sim.timeline.model import PollRecord
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class StalePoll:
     ref: OpRef
     label: str
     cells: np.ndarray  # the pairs it did not wait for
-    rec: object  # its PollRecord (``satisfied`` filled in when it passes)
+    rec: PollRecord  # its record (``satisfied`` filled in when it passes)
 
 
 @dataclass

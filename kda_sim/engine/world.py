@@ -13,7 +13,7 @@ from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.words import Words
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
-from kda_sim.timeline.model import CellRange, CtaTrack
+from kda_sim.timeline.model import CellRange, CtaTrack, PollRecord
 
 
 @dataclass
@@ -108,7 +108,7 @@ class World:
         return hit
 
     def fresh(
-        self, cta: int, ref: OpRef, label: str, cells: np.ndarray, rec: object
+        self, cta: int, ref: OpRef, label: str, cells: np.ndarray, rec: PollRecord
     ) -> tuple[tuple[OpRef, ...], bool]:
         """A poll's put ops and whether it waits on a pair nobody puts, leaving out the
         pairs that already hold the launch's tag (it passes those on their first read)."""
