@@ -26,7 +26,7 @@ from kda_sim.app.figures import (
     horizon,
     rows_of,
 )
-from kda_sim.timeline.colors import ROLES, STAGE_COLORS, STAGES
+from kda_sim.timeline.colors import display, kernel_order, stage_color
 from kda_sim.timeline.critical import CriticalPath
 from kda_sim.timeline.model import Timeline
 
@@ -95,7 +95,7 @@ def stage_bands(tl: Timeline, ctas: Iterable[int], stages: Iterable[str]) -> lis
                 per.setdefault((c.role, s.name, s.task), []).append(
                     (s.start - tl.origin, s.end - tl.origin)
                 )
-    order = {s: i for i, s in enumerate(STAGES)}
+    order = {s: i for i, s in enumerate(display(tl.meta.kernel).stages)}
     out = []
     for (role, stage, task), spans in per.items():
         starts = [s for s, _ in spans]
@@ -178,9 +178,8 @@ def _cta_bars(
     return bars
 
 
-def _ordered(names: Iterable[str]) -> list[str]:
-    names = set(names)
-    return [s for s in STAGES if s in names] + sorted(names - set(STAGES))
+def _ordered(kernel: str, names: Iterable[str]) -> list[str]:
+    return kernel_order(kernel, names, "stages")
 
 
 def row_of_cta(rows: Sequence[GroupRow]) -> dict[int, float]:
@@ -213,8 +212,8 @@ def grouped_figure(
         sim_lane = ly.label == "simulated" and two
         spread, median = _band_bars(ly.tl, rows, flt, lane, ly.label)
         cta = _cta_bars(ly.tl, rows, flt, res_ns)
-        for name in _ordered([*spread, *median, *cta]):
-            color = STAGE_COLORS.get(name, "#bbbbbb")
+        for name in _ordered(ly.tl.meta.kernel, [*spread, *median, *cta]):
+            color = stage_color(ly.tl.meta.kernel, name)
             legend = name not in shown
             shown.add(name)
             if name in spread:
@@ -330,4 +329,4 @@ def _role_shading(fig: go.Figure, rows: Sequence[GroupRow]) -> None:
 
 
 def roles_of(tl: Timeline) -> list[str]:
-    return [r for r in ROLES if any(c.role == r for c in tl.ctas)]
+    return kernel_order(tl.meta.kernel, {c.role for c in tl.ctas}, "roles")

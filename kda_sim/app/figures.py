@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kda_sim.timeline.colors import ROLES, STAGE_COLORS, STAGES
+from kda_sim.timeline.colors import ROLES, STAGES, display, kernel_order, stage_color
 from kda_sim.timeline.critical import CriticalPath, Source
 from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
 
@@ -37,7 +37,8 @@ class Filter:
 
 def rows_of(tl: Timeline, flt: Filter) -> list[int]:
     """CTAs shown, grouped by role (attn, gemv, idle), by CTA id within a role."""
-    order = {r: i for i, r in enumerate(ROLES)}
+    roles = kernel_order(tl.meta.kernel, {c.role for c in tl.ctas}, "roles")
+    order = {r: i for i, r in enumerate(roles)}
     keep = [c.cta for c in tl.ctas if c.role in flt.roles and flt.cta_lo <= c.cta <= flt.cta_hi]
     return sorted(keep, key=lambda c: (order.get(tl.ctas[c].role, 99), c))
 
@@ -274,11 +275,11 @@ def timeline_figure(
         col = k + 1 if cols > 1 else None
         outline = ly.outline and cols == 1
         bars = _stage_bars(ly.tl, rows, flt, res_ns)
-        for name in [s for s in STAGES if s in bars] + sorted(set(bars) - set(STAGES)):
+        for name in kernel_order(ly.tl.meta.kernel, bars, "stages"):
             tr = _bar(
                 bars[name],
                 f"{name} ({ly.label})" if len(layers) > 1 else name,
-                STAGE_COLORS.get(name, "#bbbbbb"),
+                stage_color(ly.tl.meta.kernel, name),
                 outline=outline,
                 width=bar_w,
                 # a picked hand-off's arrows must stand out over 256 rows of colour
@@ -359,7 +360,8 @@ def timeline_figure(
 
 def astuple_meta(tl: Timeline) -> tuple[object, ...]:
     m = tl.meta
-    return (m.source, m.gpu, *m.config().to_dict().values(), len(tl.ctas))
+    cfg = display(m.kernel).config_to_dict(m.config())  # any kernel's configuration
+    return (m.source, m.gpu, m.kernel, *cfg.values(), len(tl.ctas))
 
 
 def _role_bands(fig: go.Figure, tl: Timeline, rows: Sequence[int], cols: int) -> None:

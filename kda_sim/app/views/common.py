@@ -13,7 +13,7 @@ import streamlit as st
 from kda_sim.app.data import Run
 from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
 from kda_sim.app.outcome import Outcome, guarded
-from kda_sim.timeline.colors import ROLES, STAGES
+from kda_sim.timeline.colors import STAGES, kernel_order
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
 from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side, stage_stats
@@ -106,8 +106,9 @@ def show_chart(fig: go.Figure, key: str) -> None:
 
 def filter_controls(tl: Timeline, prefix: str) -> Filter:
     """Role, CTA range and stage filters for a timeline's rows."""
-    roles = [r for r in ROLES if any(c.role == r for c in tl.ctas)]
-    stages = [s for s in STAGES if any(sp.name == s for _, sp in tl.stage_spans())]
+    # the kernel's own roles and stages: a non-K1 timeline has none of K1's
+    roles = kernel_order(tl.meta.kernel, {c.role for c in tl.ctas}, "roles")
+    stages = kernel_order(tl.meta.kernel, {sp.name for _, sp in tl.stage_spans()}, "stages")
     n = len(tl.ctas)
     a, b, c = st.columns([2, 3, 5])
     pick_roles = a.multiselect("Roles", roles, default=roles, key=f"{prefix}_roles")
