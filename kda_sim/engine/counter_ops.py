@@ -24,6 +24,9 @@ class CounterOps:
         space = self.w.handoffs.launch.space
         for cell in op.cells if isinstance(op, Reset) else (op.cell,):
             check_word(space, op.region, cell, f"CTA {self.prog.cta} op {k}")
+        for clear in op.clears if isinstance(op, TicketLoop) else ():
+            for cell in clear.cells:
+                check_word(space, clear.region, cell, f"CTA {self.prog.cta} op {k} (clears)")
         if isinstance(op, Atomic):
             old = yield from self._atomic(op.region, op.cell, op, t)
             if op.into:
@@ -159,6 +162,9 @@ class CounterOps:
                 self.w.current_item.pop(self.prog.cta, None)
                 if item == op.last_ticket:  # every taker has seen the queue empty
                     self._reset(op.region, op.cell, t)
+                    for clear in op.clears:
+                        for cell in clear.cells:
+                            self._reset(clear.region, cell, t)
                 return t
             self.regs[op.into] = self.item = item
             body = op.bodies[item]
