@@ -6,7 +6,10 @@
   wait passes early), or hangs because of it (an ``==`` wait never holds again);
 - two grids that together need more slots than the GPU has, deadlocked in the order
   they were placed;
-- any other hang of a launch of the sequence, with the wait it is stuck in.
+- any other hang of a launch of the sequence, with the wait it is stuck in;
+- a ticket loop whose counter an earlier launch left non-zero: its first take returns
+  past items that then never run in this launch (the launch "finishes" having skipped
+  its work, the silent form of a counter not cleared).
 
 Each finding names the launch or replay, the CTA, the word or pair, the launch that
 wrote what was read, and a fix.
@@ -18,6 +21,7 @@ import re
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.host.run import LaunchRun, SequenceRun
+from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import StuckWait
 
 
@@ -224,9 +228,49 @@ def hang(run: LaunchRun) -> list[Finding]:
     ]
 
 
+def skipped_items(run: LaunchRun) -> list[Finding]:
+    """Ticket loops whose counter started non-zero: the items below the value left were
+    taken by no CTA of this launch (each ticket is taken once), so they never ran."""
+    out: list[Finding] = []
+    seen: set[int] = set()
+    for prog in run.handoffs.launch.programs:
+        for op in prog.ops:
+            if not isinstance(op, TicketLoop) or op.cell in seen:
+                continue
+            seen.add(op.cell)
+            left = run.initial.words.get(op.cell, 0)
+            if left <= 0:
+                continue
+            where = _where(run, op.cell)
+            skipped = min(left, op.n_items)
+            out.append(
+                Finding(
+                    Category.STALE,
+                    Severity.FAIL,
+                    f"{run.label}: the ticket counter {where} of loop {op.label} held {left} "
+                    f"when the launch started, left by {run.word_from.get(op.cell, '?')}: "
+                    f"the first take returns {left}, so items 0..{skipped - 1} of "
+                    f"{op.n_items} never run in this launch (it finishes without their "
+                    "work, and what they write keeps the earlier launch's data)",
+                    _counter_fix(where.split("[")[0])
+                    + "; or clear it in the kernel by the CTA that takes the last ticket",
+                    {
+                        "launch": run.index,
+                        "label": run.label,
+                        "word": where,
+                        "left": left,
+                        "items": op.n_items,
+                        "skipped": skipped,
+                        "writer": run.word_from.get(op.cell, "?"),
+                    },
+                )
+            )
+    return out
+
+
 def check_sequence(seq: SequenceRun) -> list[Finding]:
     """Every finding of every launch of the sequence, in launch order."""
     out: list[Finding] = []
     for run in seq.runs:
-        out += stale_polls(run) + stale_waits(run) + hang(run)
+        out += skipped_items(run) + stale_polls(run) + stale_waits(run) + hang(run)
     return out

@@ -89,3 +89,16 @@ def test_two_grids_race_for_slots_in_either_order(order: tuple[str, str]) -> Non
     assert "at most 256 CTAs" in f.fix
     seq, fs = _check("schedworker", text, gpu="mi355x", occupancy=1, workers=255)
     assert fs == [] and not seq.runs[0].result.deadlock
+
+
+def test_a_ticket_counter_left_by_the_last_launch_skips_every_item(capsys) -> None:
+    """monomoe without its last-ticket clear: the second launch's first take returns past
+    the items, so it "finishes" having run none of them: found, with the counter named."""
+    from kda_sim.cli import main
+
+    argv = ["check", "--kernel", "monomoe", "--gpu", "h200", "--sequence", "launch; launch"]
+    assert main([*argv, "--no-clear", "true"]) == 1
+    out = capsys.readouterr().out
+    assert "launch 1: the ticket counter TICKET[0] of loop moe held 29" in out
+    assert "items 0..24 of 25 never run" in out
+    assert main(argv) == 0  # cleared by the last taker: the second launch runs them all
