@@ -27,6 +27,7 @@ from kda_sim.kernels.registry import get
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
 from kda_sim.protocol.space import CellSpace
+from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
@@ -201,6 +202,15 @@ def model_view(tl: Timeline) -> ModelView:
     if len(progs) != len(tl.ctas):
         raise InvalidInput(
             f"{len(tl.ctas)} CTA tracks, the configuration has {len(progs)}", what="blocks"
+        )
+    if any(isinstance(op, TicketLoop) for p in progs for op in p.ops):
+        # the model's ops are (CTA, op) of static programs; which CTA ran which item of a
+        # ticket loop is known only from the run, and is not resolved into them yet
+        raise InvalidInput(
+            f"{tl.meta.kernel}: a launch whose work is taken from a ticket "
+            "counter is not compared with the model's order yet (its items are not placed "
+            "on the CTAs that ran them); simulate it, check it, or view it in the app",
+            what="ticket loop",
         )
     mism: list[Mismatch] = []
     views = [cta_view(progs[b].ops, tl.ctas[b], mism, ho.launch.space) for b in range(len(progs))]

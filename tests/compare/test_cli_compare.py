@@ -213,3 +213,16 @@ def test_compare_splits_each_stage_and_reads_the_path_by_kind(capsys) -> None:
     assert "what each stage's time is made of" in out
     assert re.search(r"^k\.conv\s+\d+\.\d\d us\s+\d+ ns\s+[+-]\d+\.\d%", out, re.M)
     assert "by kind, real: slice" in out and "stage kinds " in out
+
+
+def test_a_ticket_launch_is_refused_by_name_not_a_traceback(tmp_path, capsys) -> None:
+    """K1 with its kda tasks from a ticket counter: compare says it cannot place the items
+    on the CTAs that ran them yet (exit 2), instead of an IndexError."""
+    from kda_sim.cli import main
+
+    out = tmp_path / "kt.json"
+    argv = ["simulate", "--gpu", "h200-k1", "--R", "1", "--L", "1", "--kda-tickets"]
+    assert main([*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(out)]) == 2
+    assert "taken from a ticket counter is not compared" in capsys.readouterr().err
