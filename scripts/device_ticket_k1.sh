@@ -3,13 +3,13 @@
 # the H200 at the build's natural occupancy (2 CTAs an SM), the nine shapes R, L in
 # {1, 2, 4}: 4 cold and 4 warm (one eager step first) traced launches of each, the untraced
 # per-launch times of both (bench.kernel_bench --variants, CUDA-graph replays), and the
-# kda_tickets GPU tests. On the device machine, in the repository root, with the wheels of
+# kda_tickets GPU tests, and the atomic probe (lab/atomic_probe.py, 45 s at most). On the device machine, in the repository root, with the wheels of
 # .whl/ carried (scripts/device_warm_spread.sh says which); everything lands under $OUT.
-# Each step is bounded (timeout) so the whole fits in 9 minutes of one H200; an estimate
+# Each step is bounded (timeout) so the whole fits in one 10-minute call; an estimate
 # from run 94 (72 cold + 72 warm traced launches, 4 compiled variants x 3 L in 150 s):
 # install 10 s, 16 builds compiled in parallel about 150 s, 72 cold launches about 60 s,
 # 72 warm ones about 80 s, the GPU tests about 45 s, the untraced times about 60 s: about
-# 7 minutes; 8.8 if every step ran to its bound.
+# 7.5 minutes; 9.6 if every step ran to its bound (the call limit is 10).
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
@@ -52,6 +52,9 @@ KDA_GPU_OUT=$OUT/g timeout 60 python3 -m pytest -q -m gpu tests/kernel/triton/te
 timeout 80 python3 -m bench.kernel_bench --out "$OUT/kernel_bench_tickets.json" --shapes "" \
     --variants '[{}, {"kda_tickets": true}]' --variant-shapes $SH \
     > "$OUT/kernel_bench_tickets.log" 2>&1
+# what a take costs: the atomic round trip and a shared word's service time (lab/atomic_probe)
+timeout 45 python3 -m lab.atomic_probe --out "$OUT/atomic_probe.json" --k 256 --launches 5 \
+    > "$OUT/atomic_probe.log" 2>&1
 (cd "$OUT" && tar czf traces.tgz s g && rm -rf s g)
 ls -la "$OUT"
 tail -n 3 "$OUT"/*.log
