@@ -17,7 +17,11 @@ from typing import Any
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
+
+# the default kernel's launch flags a command's parser holds, and their defaults
+K1_LAUNCH_DEFAULTS: dict[str, int] = {"R": 2, "L": 2, "nb": 8, "kda0": 0}
 
 
 def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
@@ -44,6 +48,8 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         help="CTAs a CU/SM (default: from threads, registers and LDS)",
     )
     add_variant_flags(p)
+    # None marks a flag not given: another kernel refuses it; K1 takes its default
+    p.set_defaults(**dict.fromkeys(K1_LAUNCH_DEFAULTS))
 
 
 def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -78,6 +84,58 @@ def add_kernel_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_trace_kernel_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--kernel`` of a command that reads traces: the kernel they must be launches of
+    (default: the one each trace's header names)."""
+    p.add_argument(
+        "--kernel",
+        default=None,
+        help="the kernel the traces ran: a registered name or a .py file defining KERNEL "
+        "(default: the one each trace names; a trace of another kernel is refused)",
+    )
+
+
+def require_hook(spec: Any, name: str, what: str) -> Any:
+    """The hook ``name`` of ``spec``, or ``InvalidInput`` naming the kernel and the hook
+    (``what``: what the command needs it for)."""
+    value = hook(spec, name)
+    if value is None:
+        raise InvalidInput(f"{spec.name} defines no {name} ({what})", what="kernel")
+    return value
+
+
+def k1_flags_given(args: argparse.Namespace) -> list[str]:
+    """The default kernel's launch flags the user gave (``None`` marks one not given)."""
+    given = [f"--{k}" for k in K1_LAUNCH_DEFAULTS if getattr(args, k, None) is not None]
+    given += [f"--{v.replace('_', '-')}" for v in (*VARIANTS, *SCHEDULES) if getattr(args, v, 0)]
+    return given
+
+
+def kernel_and_config(
+    args: argparse.Namespace, defaults: dict[str, int] | None = None
+) -> tuple[Any, Any]:
+    """The kernel ``--kernel`` names and its configuration: the default kernel's from
+    the launch flags (those not given: ``defaults``, else :data:`K1_LAUNCH_DEFAULTS`),
+    another's from its own flags after ``--kernel`` (the launch flags refused)."""
+    spec = other_kernel(args)
+    if spec is None:
+        for k, v in {**K1_LAUNCH_DEFAULTS, **(defaults or {})}.items():
+            if hasattr(args, k) and getattr(args, k) is None:
+                setattr(args, k, v)
+        return get(DEFAULT_KERNEL), launch_config(args)
+    given = k1_flags_given(args)
+    if given:
+        raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
+    return spec, kernel_config(spec, getattr(args, "kernel_args", []))
+
+
+def no_kernel_flags(args: argparse.Namespace) -> None:
+    """A command that takes no kernel's flags: anything argparse left over is refused."""
+    rest = getattr(args, "kernel_args", [])
+    if rest:
+        raise InvalidInput(f"unrecognized arguments: {' '.join(rest)}")
+
+
 class _KernelFlags(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # the kernel's flags are the user's input
         raise InvalidInput(f"{self.prog}: {message}", what="kernel flags")
@@ -91,7 +149,12 @@ def kernel_config(spec: Any, argv: list[str]) -> Any:
 
 
 def launch_config(args: argparse.Namespace) -> LaunchConfig:
-    return LaunchConfig(args.R, args.L, args.nb, args.kda0, **variant_flags(args)).validate()
+    """K1's configuration from the launch flags (a flag not given: its default)."""
+    shape = {
+        k: v if (v := getattr(args, k)) is not None else K1_LAUNCH_DEFAULTS[k]
+        for k in K1_LAUNCH_DEFAULTS
+    }
+    return LaunchConfig(**shape, **variant_flags(args)).validate()
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:
