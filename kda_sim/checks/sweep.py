@@ -9,6 +9,7 @@ map: :func:`sweep` says so.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -100,11 +101,17 @@ def sweep(
     its own protocols."""
     spec = get(kernel)
     axes_of(spec)
-    known = spec.config_to_dict(spec.default_config())
+    # every field the configuration type has (its dict may leave out fields that are off)
+    cfg0 = spec.default_config()
+    known = (
+        [f.name for f in dataclasses.fields(cfg0)]
+        if dataclasses.is_dataclass(cfg0)
+        else list(spec.config_to_dict(cfg0))
+    )
     unknown = sorted(set(fields) - set(known))
     if unknown:
         raise InvalidInput(
-            f"not a configuration field of {spec.name}: {unknown} (known: {list(known)})",
+            f"not a configuration field of {spec.name}: {unknown} (known: {known})",
             what="config",
         )
     shapes = [(r, lng) for r in rs for lng in ls]
