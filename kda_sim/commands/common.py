@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import os
@@ -15,16 +16,49 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
-# the default kernel's launch flags a command's parser holds, and their defaults
-K1_LAUNCH_DEFAULTS: dict[str, int] = {"R": 2, "L": 2, "nb": 8, "kda0": 0}
+
+class _LaunchFlags:
+    """What the default kernel's ``add_flags`` adds, added to a command's parser (less
+    ``skip``) with None as the value of a flag not given (a switch: False), so that
+    another kernel can refuse them; :func:`launch_defaults` keeps the real defaults."""
+
+    def __init__(self, p: Any, skip: frozenset[str] = frozenset()) -> None:
+        self.p, self.skip, self.defaults = p, skip, {}
+
+    def add_argument(self, *names: str, **kw: Any) -> Any:
+        dest = kw.get("dest") or names[0].lstrip("-").replace("-", "_")
+        if dest in self.skip:
+            return None
+        switch = kw.get("action") in ("store_true", "store_false")
+        self.defaults[dest] = kw.get("default", kw.get("action") == "store_false")
+        if not switch:
+            kw["default"] = None
+        return self.p.add_argument(*names, **kw)
+
+
+@functools.cache
+def launch_defaults() -> dict[str, Any]:
+    """The default kernel's flags (by dest) and their defaults."""
+    flags = _LaunchFlags(argparse.ArgumentParser(add_help=False))
+    get(DEFAULT_KERNEL).add_flags(flags)
+    return flags.defaults
+
+
+def add_default_kernel_flags(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup, skip: tuple[str, ...] = ()
+) -> None:
+    """The default kernel's own flags (K1's: ``--R``, ``--L``, ``--nb``, ``--kda0`` and
+    its variants), those named in ``skip`` left out."""
+    get(DEFAULT_KERNEL).add_flags(_LaunchFlags(p, frozenset(skip)))
 
 
 def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
+    """``--gpu``, ``--profile``, ``--occupancy`` and the default kernel's flags (without
+    ``shape``: less its two sweep axes, which the command spans)."""
     p.add_argument(
         "--gpu",
         default="mi355x",
@@ -36,31 +70,33 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         default=None,
         help="a fitted overlay (kda-sim calibrate --out) or a profile .json (overrides --gpu)",
     )
-    if shape:
-        p.add_argument("--R", type=int, default=2, help="requests (default 2)")
-        p.add_argument("--L", type=int, default=2, help="tokens a request (default 2)")
-    p.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
-    p.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
+    axes = () if shape else tuple(hook(get(DEFAULT_KERNEL), "sweep_axes") or ())
+    add_default_kernel_flags(p, axes)
     p.add_argument(
         "--occupancy",
         type=int,
         default=None,
         help="CTAs a CU/SM (default: from threads, registers and LDS)",
     )
-    add_variant_flags(p)
-    # None marks a flag not given: another kernel refuses it; K1 takes its default
-    p.set_defaults(**dict.fromkeys(K1_LAUNCH_DEFAULTS))
 
 
-def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """A flag for each of the protocol's variants (``--gate-local``, ``--nw-first``, ...)
-    and schedules (``--kda-tickets``, ``--gemv-tickets``)."""
-    for name in (*VARIANTS, *SCHEDULES):
-        p.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name])
+def launch_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The default kernel's flags this command has, a flag not given at its default."""
+    out: dict[str, Any] = {}
+    for dest, default in launch_defaults().items():
+        if hasattr(args, dest):
+            v = getattr(args, dest)
+            out[dest] = default if v is None else v
+    return out
 
 
 def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
-    return {name: getattr(args, name) for name in (*VARIANTS, *SCHEDULES)}
+    """The default kernel's switches (K1: its variants and schedules), as given."""
+    return {
+        k: bool(getattr(args, k))
+        for k, d in launch_defaults().items()
+        if isinstance(d, bool) and hasattr(args, k)
+    }
 
 
 def other_kernel(args: argparse.Namespace) -> Any:
@@ -105,9 +141,13 @@ def require_hook(spec: Any, name: str, what: str) -> Any:
 
 
 def k1_flags_given(args: argparse.Namespace) -> list[str]:
-    """The default kernel's launch flags the user gave (``None`` marks one not given)."""
-    given = [f"--{k}" for k in K1_LAUNCH_DEFAULTS if getattr(args, k, None) is not None]
-    given += [f"--{v.replace('_', '-')}" for v in (*VARIANTS, *SCHEDULES) if getattr(args, v, 0)]
+    """The default kernel's flags the user gave (``None`` marks one not given; a switch,
+    False)."""
+    given = []
+    for dest, default in launch_defaults().items():
+        v = getattr(args, dest, None)
+        if v is not None and not (isinstance(default, bool) and v == default):
+            given.append(f"--{dest.replace('_', '-')}")
     return given
 
 
@@ -115,11 +155,11 @@ def kernel_and_config(
     args: argparse.Namespace, defaults: dict[str, int] | None = None
 ) -> tuple[Any, Any]:
     """The kernel ``--kernel`` names and its configuration: the default kernel's from
-    the launch flags (those not given: ``defaults``, else :data:`K1_LAUNCH_DEFAULTS`),
-    another's from its own flags after ``--kernel`` (the launch flags refused)."""
+    the launch flags (those not given: ``defaults``, else the kernel's), another's from
+    its own flags after ``--kernel`` (the launch flags refused)."""
     spec = other_kernel(args)
     if spec is None:
-        for k, v in {**K1_LAUNCH_DEFAULTS, **(defaults or {})}.items():
+        for k, v in (defaults or {}).items():
             if hasattr(args, k) and getattr(args, k) is None:
                 setattr(args, k, v)
         return get(DEFAULT_KERNEL), launch_config(args)
@@ -148,13 +188,11 @@ def kernel_config(spec: Any, argv: list[str]) -> Any:
     return spec.validate(spec.config_from_args(p.parse_args(argv)))
 
 
-def launch_config(args: argparse.Namespace) -> LaunchConfig:
-    """K1's configuration from the launch flags (a flag not given: its default)."""
-    shape = {
-        k: v if (v := getattr(args, k)) is not None else K1_LAUNCH_DEFAULTS[k]
-        for k in K1_LAUNCH_DEFAULTS
-    }
-    return LaunchConfig(**shape, **variant_flags(args)).validate()
+def launch_config(args: argparse.Namespace) -> Any:
+    """The default kernel's configuration from its flags (a flag not given: its
+    default), validated."""
+    spec = get(DEFAULT_KERNEL)
+    return spec.validate(spec.config_from_args(argparse.Namespace(**launch_values(args))))
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from kda_sim.commands.common import (
+    add_default_kernel_flags,
     add_trace_kernel_flag,
-    add_variant_flags,
     check_outputs,
     finite_json,
     no_kernel_flags,
@@ -36,7 +36,7 @@ def add_shape_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--L", type=int, default=None, help="tokens a request of the traced launch")
     g.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
     g.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
-    add_variant_flags(g)
+    add_default_kernel_flags(g, skip=("R", "L", "nb", "kda0"))  # its switches: K1's variants
     g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
     p.add_argument(
         "--clock-mode",

@@ -125,7 +125,7 @@ class K1:
     @property
     def mutations(self) -> dict[str, Any]:
         """The fault catalogue, by name (``kda-sim check --mutant``)."""
-        from kda_sim.checks.mutations import BY_NAME
+        from kda_sim.kernels.k1.mutations import BY_NAME
 
         return dict(BY_NAME)
 
