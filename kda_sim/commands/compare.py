@@ -22,7 +22,7 @@ from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_res
 from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+from kda_sim.importers import kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.timeline.critical import PathStep
@@ -83,7 +83,7 @@ def _read_any(path: Path, args: argparse.Namespace):
         )
     if args.R is None or args.L is None:
         raise InvalidInput(f"{path}: a {kind_of(path)} file needs --R and --L", what="R/L")
-    return load_trace(
+    return decoders[kind](
         path,
         R=args.R,
         L=args.L,
