@@ -34,18 +34,28 @@ def _parse_constant(name: str) -> Refused:
     return Refused(f"{name} is not a number JSON allows")
 
 
-def _parse_int(text: str) -> int | Refused:
-    digits = len(text.lstrip("-"))
-    if digits > INT_DIGITS:
-        return Refused(f"an integer of {digits} digits (at most {INT_DIGITS})")
-    return int(text)
+def json_hooks(int_digits: int) -> dict[str, Any]:
+    """``json.loads`` hooks that keep NaN, Infinity and integers of more than
+    ``int_digits`` digits as :class:`Refused` markers (over 4,300 digits an integer would
+    not even convert), for the check that names their field."""
+
+    def parse_int(text: str) -> int | Refused:
+        digits = len(text.lstrip("-"))
+        if digits > int_digits:
+            return Refused(f"an integer of {digits} digits (at most {int_digits})")
+        return int(text)
+
+    return {"parse_constant": _parse_constant, "parse_int": parse_int}
+
+
+_HOOKS = json_hooks(INT_DIGITS)
 
 
 def parse_json(raw: str | bytes, where: str) -> Any:
     """``raw`` decoded; bad bytes, bad JSON and deep nesting refused naming ``where``."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-        return json.loads(text, parse_constant=_parse_constant, parse_int=_parse_int)
+        return json.loads(text, **_HOOKS)
     except UnicodeDecodeError as e:
         raise TraceFormatError("not a text file (binary data?)", where=where) from e
     except json.JSONDecodeError as e:

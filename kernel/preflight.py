@@ -115,8 +115,16 @@ def check(cfg: LaunchConfig, res: Residency, *, simulate: bool = True) -> str:
             )
         return f"safe: {res.describe()}; simulated launch finishes"
     if res.slots < BLOCKS:
+        # kda_tickets keeps the static placement's requirement: its tasks, whoever takes
+        # them, poll PROJ rows that gemv CTAs up to 252 put (docs/whatif/ticket_k1.md)
+        why = (
+            " (kda_tickets keeps the static requirement: the kda tasks poll PROJ rows "
+            "of gemv CTAs up to 252)"
+            if cfg.kda_tickets
+            else ""
+        )
         raise UnsafeLaunch(
             f"refusing to launch K1 {cfg.label()}: {res.describe()}: "
-            f"{BLOCKS - res.slots} CTAs could never be resident while the others spin"
+            f"{BLOCKS - res.slots} CTAs could never be resident while the others spin{why}"
         )
     return f"safe: {res.describe()}"

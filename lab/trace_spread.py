@@ -7,6 +7,7 @@ A model cannot predict a launch closer than the next launch of the same shape la
 
 Usage (on the GPU):
     python -m lab.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR [--warmup N]
+        [--kda-tickets]
 """
 
 from __future__ import annotations
@@ -24,12 +25,17 @@ from lab.gpu_jobs import before_launches
 
 
 def record(
-    shapes: list[tuple[int, int]], launches: int, out: Path, force: bool = False, warmup: int = 0
+    shapes: list[tuple[int, int]],
+    launches: int,
+    out: Path,
+    force: bool = False,
+    warmup: int = 0,
+    kda_tickets: bool = False,
 ) -> None:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
     steps before each traced launch (``kda_kernel.triton.run.run``): warm launches, not
-    first ones."""
+    first ones. ``kda_tickets``: the schedule of that name (the trace's meta says so)."""
     jobs = [(R, L, out / trace_name(R, L, i)) for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
     from kda_kernel.triton.defaults import default_config
@@ -37,7 +43,7 @@ def record(
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
-        run(default_config(R, L, 8), trace_path=path, warmup=warmup)
+        run(default_config(R, L, 8, kda_tickets=kda_tickets), trace_path=path, warmup=warmup)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,9 +60,14 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="eager steps before each traced launch (warm launches)",
     )
+    r.add_argument(
+        "--kda-tickets",
+        action="store_true",
+        help="the kda tasks from the ticket counter (LaunchConfig.kda_tickets)",
+    )
     a = ap.parse_args(argv)
     try:
-        record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force, a.warmup)
+        record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force, a.warmup, a.kda_tickets)
     except InvalidInput as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2

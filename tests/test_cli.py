@@ -146,6 +146,22 @@ def test_kernel_run_fills_in_the_triton_builds_recommended_variants(
     assert not asked.nw_first and asked.onw_first
 
 
+def test_kernel_run_kda_tickets_reaches_the_build(monkeypatch, capsys) -> None:
+    """--kda-tickets: the recommended configuration with the schedule on (the static
+    placement unless asked)."""
+    from kda_kernel.triton.defaults import default_config
+
+    cfg = _kernel_run_cfg(monkeypatch, ["--R", "2", "--L", "1", "--kda-tickets"])
+    assert cfg == default_config(2, 1, kda_tickets=True) and not cfg.gemv_tickets
+    assert not _kernel_run_cfg(monkeypatch, ["--R", "2", "--L", "1"]).kda_tickets
+
+
+def test_kernel_run_refuses_gemv_tickets_naming_it(capsys) -> None:
+    assert main(["kernel", "run", "--gemv-tickets"]) == 2
+    err = capsys.readouterr().err
+    assert "gemv_tickets" in err and "Traceback" not in err
+
+
 def test_kernel_run_refuses_a_variant_the_triton_build_cannot_build(capsys) -> None:
     """The Triton K1 asks for on_w in k.stage only: --onw-first off is exit 2 naming it,
     before any GPU work."""

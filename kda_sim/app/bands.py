@@ -15,7 +15,6 @@ import plotly.graph_objects as go
 
 from kda_sim.app.figures import (
     MAX_BARS_PER_PIXEL_ROW,
-    ROLE_BANDS,
     Filter,
     Layer,
     _bar,
@@ -24,9 +23,12 @@ from kda_sim.app.figures import (
     _stage_bars,
     astuple_meta,
     horizon,
+    role_band,
+    role_order,
     rows_of,
+    stage_color,
+    stage_order,
 )
-from kda_sim.timeline.colors import ROLES, STAGE_COLORS, STAGES
 from kda_sim.timeline.critical import CriticalPath
 from kda_sim.timeline.model import Timeline
 
@@ -83,19 +85,21 @@ def _stat(xs: Sequence[float]) -> Stat:
     return float(a.min()), float(np.median(a)), float(a.max())
 
 
-def stage_bands(tl: Timeline, ctas: Iterable[int], stages: Iterable[str]) -> list[Band]:
+def stage_bands(
+    tl: Timeline, ctas: Iterable[int], stages: Iterable[str] | None = None
+) -> list[Band]:
     """The bands of ``ctas`` (all of one role or not: grouped by each CTA's role), in
-    display order of stage and task."""
-    keep = set(stages)
+    display order of stage and task; ``stages`` None: every stage."""
+    keep = None if stages is None else set(stages)
     per: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
     for cta in ctas:
         c = tl.ctas[cta]
         for s in c.stages:
-            if s.name in keep:
+            if keep is None or s.name in keep:
                 per.setdefault((c.role, s.name, s.task), []).append(
                     (s.start - tl.origin, s.end - tl.origin)
                 )
-    order = {s: i for i, s in enumerate(STAGES)}
+    order = {s: i for i, s in enumerate(stage_order(tl, (s for _, s, _ in per)))}
     out = []
     for (role, stage, task), spans in per.items():
         starts = [s for s, _ in spans]
@@ -178,11 +182,6 @@ def _cta_bars(
     return bars
 
 
-def _ordered(names: Iterable[str]) -> list[str]:
-    names = set(names)
-    return [s for s in STAGES if s in names] + sorted(names - set(STAGES))
-
-
 def row_of_cta(rows: Sequence[GroupRow]) -> dict[int, float]:
     """Each shown CTA's row: its own, or its role's band."""
     return {c: y for y, row in zip(row_centres(rows), rows, strict=True) for c in row.ctas}
@@ -213,8 +212,8 @@ def grouped_figure(
         sim_lane = ly.label == "simulated" and two
         spread, median = _band_bars(ly.tl, rows, flt, lane, ly.label)
         cta = _cta_bars(ly.tl, rows, flt, res_ns)
-        for name in _ordered([*spread, *median, *cta]):
-            color = STAGE_COLORS.get(name, "#bbbbbb")
+        for name in stage_order(ly.tl, [*spread, *median, *cta]):
+            color = stage_color(ly.tl, name)
             legend = name not in shown
             shown.add(name)
             if name in spread:
@@ -250,7 +249,7 @@ def grouped_figure(
                 fig.add_trace(tr)
     if critical is not None:
         fig.add_trace(_critical_trace(base, row_of_cta(rows), critical))
-    _role_shading(fig, rows)
+    _role_shading(fig, base, rows)
     centres = row_centres(rows)
     total = sum(1.0 if r.cta is not None else BAND_H for r in rows) or 1.0
     height = int(min(1500, max(360, ROW_PX * total + 180)))
@@ -303,7 +302,7 @@ def grouped_figure(
     return fig
 
 
-def _role_shading(fig: go.Figure, rows: Sequence[GroupRow]) -> None:
+def _role_shading(fig: go.Figure, tl: Timeline, rows: Sequence[GroupRow]) -> None:
     """A tint behind each role's rows (its band, or its CTAs when expanded)."""
     spans: list[tuple[str, int, int]] = []
     for i, row in enumerate(rows):
@@ -323,11 +322,11 @@ def _role_shading(fig: go.Figure, rows: Sequence[GroupRow]) -> None:
             x1=1,
             y0=top,
             y1=bottom,
-            fillcolor=ROLE_BANDS.get(role, "#f8f8f8"),
+            fillcolor=role_band(tl, role),
             line={"width": 0},
             layer="below",
         )
 
 
 def roles_of(tl: Timeline) -> list[str]:
-    return [r for r in ROLES if any(c.role == r for c in tl.ctas)]
+    return role_order(tl, {c.role for c in tl.ctas})

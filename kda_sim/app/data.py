@@ -24,7 +24,7 @@ import streamlit as st
 from kda_sim.checks.floor import Figures, ladder
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import read_chrome
 from kda_sim.timeline.model import Timeline
@@ -33,7 +33,6 @@ from .outcome import guarded
 
 TRACES_ENV = "KDA_SIM_TRACES"  # lets tests and users point the app at another folder
 DEFAULT_GPU = "h200"  # the bundled real traces are H200 runs; its simulation is also quick
-DEFAULT_SHAPE = (2, 2)
 IMPORTER_SUFFIXES = (".pftrace.gz", ".pftrace", ".pt", ".npy")
 
 
@@ -84,17 +83,40 @@ def whatif_profile(gpu: str, params: dict[str, float]) -> GpuProfile:
     return prof.with_params(**params) if params else prof
 
 
+Config = tuple[tuple[str, Any], ...]  # a configuration as a cache key: sorted (field, value)
+
+
+def config_key(cfg: Any) -> tuple[str, Config]:
+    """(kernel, fields) of a configuration: what the caches key on (plain values, not
+    the configuration object, whose type a kernel file reloaded anew)."""
+    spec = spec_for(cfg)
+    return spec.name, tuple(sorted(spec.config_to_dict(cfg).items()))
+
+
+def config_of(kernel: str, config: Config) -> Any:
+    """The validated configuration of ``kernel`` with the fields ``config``."""
+    spec = get(kernel)
+    try:
+        cfg = spec.config_from_dict(dict(config))
+    except (TypeError, ValueError) as e:  # a field of the wrong type for its dataclass
+        raise InvalidInput(f"{type(e).__name__}: {e}", what="config", where=spec.name) from e
+    return spec.validate(cfg)
+
+
 @st.cache_resource(max_entries=128, show_spinner=False)
 def _simulate(
     gpu: str,
-    config: tuple[tuple[str, int | bool], ...],
+    kernel: str,
+    config: Config,
     occupancy: int | None,
     params: tuple[tuple[str, float], ...],
+    stamp: str = "",
 ) -> SimOutcome:
+    del stamp  # part of the cache key only: a kernel file's name and time of change
     t0 = time.perf_counter()
     try:
         prof = whatif_profile(gpu, dict(params))
-        res = simulate(LaunchConfig(**dict(config)), prof, occupancy=occupancy)
+        res = simulate(config_of(kernel, config), prof, occupancy=occupancy)
     except KdaSimError as e:
         return SimOutcome(None, str(e), seconds=time.perf_counter() - t0)
     r = res.residency
@@ -113,41 +135,55 @@ def _simulate(
 @st.cache_data(max_entries=32, show_spinner=False)
 def _floor(
     gpu: str,
-    config: tuple[tuple[str, int | bool], ...],
+    kernel: str,
+    config: Config,
     occupancy: int | None,
     params: tuple[tuple[str, float], ...],
     figures: tuple[float, float, float],
 ) -> dict[str, Any] | str:
     try:
         prof = whatif_profile(gpu, dict(params))
-        return ladder(LaunchConfig(**dict(config)), prof, Figures(*figures), occupancy)
+        return ladder(config_of(kernel, config), prof, Figures(*figures), occupancy)
     except KdaSimError as e:
         return str(e)
 
 
 def floor_cached(
     gpu: str,
-    cfg: LaunchConfig,
+    cfg: Any,
     occupancy: int | None,
     params: dict[str, float],
     figures: Figures,
 ) -> dict[str, Any] | str:
     """:func:`kda_sim.checks.floor.ladder` for the what-if view (six simulations, once),
     or why it cannot run."""
-    config = tuple(sorted(cfg.to_dict().items()))
     fig = (figures.stream_bytes_per_ns, figures.visibility_ns, figures.poll_ns)
-    return _floor(gpu, config, occupancy, tuple(sorted(params.items())), fig)
+    return _floor(gpu, *config_key(cfg), occupancy, tuple(sorted(params.items())), fig)
 
 
 def simulate_cached(
     gpu: str,
-    cfg: LaunchConfig,
+    cfg: Any,
     occupancy: int | None = None,
     params: dict[str, float] | None = None,
 ) -> SimOutcome:
+    """One simulation of ``cfg`` (any registered kernel's configuration), once."""
     # plain tuples as the cache key: every field of the configuration, every latency
-    config = tuple(sorted(cfg.to_dict().items()))
-    return _simulate(gpu, config, occupancy, tuple(sorted((params or {}).items())))
+    return _simulate(gpu, *config_key(cfg), occupancy, tuple(sorted((params or {}).items())))
+
+
+def simulate_kernel(
+    gpu: str,
+    kernel: str,
+    fields: dict[str, Any],
+    occupancy: int | None = None,
+    stamp: str = "",
+) -> SimOutcome:
+    """One simulation of ``kernel`` (a registered name, or a path the registry has
+    loaded) with the configuration ``fields``; an invalid one is the outcome's error.
+    ``stamp`` names the kernel's version (a file's path and time of change)."""
+    config = tuple(sorted(fields.items()))
+    return _simulate(gpu, kernel, config, occupancy, (), stamp)
 
 
 def profile_name(gpu: str, kernel: str | None = None) -> str | None:
@@ -193,8 +229,8 @@ class Run:
 
 
 def default_run_name() -> str:
-    R, L = DEFAULT_SHAPE
-    return f"simulated {DEFAULT_GPU} R={R} L={L}"
+    spec = get(DEFAULT_KERNEL)
+    return f"simulated {DEFAULT_GPU} {spec.label(spec.default_config())}"
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -243,8 +279,7 @@ def with_producers(tl: Timeline) -> Timeline:
 
 
 def default_simulation() -> Run:
-    R, L = DEFAULT_SHAPE
-    out = simulate_cached(DEFAULT_GPU, LaunchConfig(R, L))
+    out = simulate_cached(DEFAULT_GPU, get(DEFAULT_KERNEL).default_config())
     if out.timeline is None:  # only if the bundled profile itself broke
         raise InvalidInput(f"the default simulation failed: {out.error}")
     return Run(default_run_name(), "simulated", None, out.timeline)

@@ -15,11 +15,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from kda_sim.timeline.colors import ROLES, STAGE_COLORS, STAGES
+from kda_sim.timeline.colors import color_of, display
 from kda_sim.timeline.critical import CriticalPath, Source
 from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
 
-ROLE_BANDS = {"attn": "rgba(31,119,180,0.07)", "gemv": "rgba(44,160,44,0.06)", "idle": "#f4f4f4"}
+ROLE_BAND_ALPHA = 0.07  # a role's band behind its rows: its colour, faint
 SIM_OUTLINE = 1.6
 MAX_BARS_PER_PIXEL_ROW = 3000  # horizontal resolution the merge aims at
 CRIT_COLOR = "#d62728"
@@ -29,16 +29,53 @@ ARROW_COLOR = "#111111"
 
 @dataclass(frozen=True)
 class Filter:
-    roles: tuple[str, ...] = ROLES
+    """The rows and stages shown; ``roles`` / ``stages`` None: every one of the timeline's
+    kernel (a filter is made before anyone knows which kernel the timeline ran)."""
+
+    roles: tuple[str, ...] | None = None
     cta_lo: int = 0
     cta_hi: int = 1 << 30
-    stages: tuple[str, ...] = STAGES
+    stages: tuple[str, ...] | None = None
+
+    def keeps_role(self, role: str) -> bool:
+        return self.roles is None or role in self.roles
+
+    def keeps_stage(self, stage: str) -> bool:
+        return self.stages is None or stage in self.stages
+
+
+def stage_order(tl: Timeline, names: Iterable[str]) -> list[str]:
+    """``names`` in the display order of ``tl``'s kernel, names it does not list last."""
+    names = set(names)
+    order = tuple(display(tl.meta.kernel).stages)
+    return [s for s in order if s in names] + sorted(names - set(order))
+
+
+def role_order(tl: Timeline, names: Iterable[str]) -> list[str]:
+    """``names`` in the display order of ``tl``'s kernel's roles, others last."""
+    names = set(names)
+    order = tuple(display(tl.meta.kernel).roles)
+    return [r for r in order if r in names] + sorted(names - set(order))
+
+
+def stage_color(tl: Timeline, name: str) -> str:
+    """``name``'s colour in ``tl``'s kernel (a palette colour where it gives none)."""
+    spec = display(tl.meta.kernel)
+    return color_of(name, dict(spec.stage_colors), tuple(spec.stages))
+
+
+def role_band(tl: Timeline, role: str) -> str:
+    """The faint fill behind ``role``'s rows: the role's colour in ``tl``'s kernel."""
+    spec = display(tl.meta.kernel)
+    hexa = color_of(role, dict(spec.role_colors), tuple(spec.roles)).lstrip("#")
+    r, g, b = (int(hexa[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{ROLE_BAND_ALPHA})"
 
 
 def rows_of(tl: Timeline, flt: Filter) -> list[int]:
-    """CTAs shown, grouped by role (attn, gemv, idle), by CTA id within a role."""
-    order = {r: i for i, r in enumerate(ROLES)}
-    keep = [c.cta for c in tl.ctas if c.role in flt.roles and flt.cta_lo <= c.cta <= flt.cta_hi]
+    """CTAs shown, grouped by role in the kernel's display order, by CTA id within a role."""
+    order = {r: i for i, r in enumerate(role_order(tl, (c.role for c in tl.ctas)))}
+    keep = [c.cta for c in tl.ctas if flt.keeps_role(c.role) and flt.cta_lo <= c.cta <= flt.cta_hi]
     return sorted(keep, key=lambda c: (order.get(tl.ctas[c].role, 99), c))
 
 
@@ -130,7 +167,7 @@ def _stage_bars(tl: Timeline, rows: Sequence[int], flt: Filter, res_ns: float) -
         polls = _polls_by_stage(c)
         per: dict[str, list[tuple[float, float, str]]] = {}
         for s in c.stages:
-            if s.name not in flt.stages:
+            if not flt.keeps_stage(s.name):
                 continue
             head = f"<b>CTA {cta}</b> ({c.role}) · <b>{s.name}</b>"
             if s.task >= 0:
@@ -154,13 +191,12 @@ def _stage_bars(tl: Timeline, rows: Sequence[int], flt: Filter, res_ns: float) -
     return out
 
 
-def _poll_bars(tl: Timeline, rows: Sequence[int], res_ns: float, stages: Iterable[str]) -> _Bars:
+def _poll_bars(tl: Timeline, rows: Sequence[int], res_ns: float, flt: Filter) -> _Bars:
     t0 = tl.origin
-    keep = set(stages)
     b = _Bars([], [], [], [])
     for i, cta in enumerate(rows):
         for p in tl.ctas[cta].polls:
-            if p.satisfied is None or p.stage not in keep:
+            if p.satisfied is None or not flt.keeps_stage(p.stage):
                 continue
             w = p.satisfied - p.first_issue
             if w < res_ns:
@@ -274,11 +310,11 @@ def timeline_figure(
         col = k + 1 if cols > 1 else None
         outline = ly.outline and cols == 1
         bars = _stage_bars(ly.tl, rows, flt, res_ns)
-        for name in [s for s in STAGES if s in bars] + sorted(set(bars) - set(STAGES)):
+        for name in stage_order(ly.tl, bars):
             tr = _bar(
                 bars[name],
                 f"{name} ({ly.label})" if len(layers) > 1 else name,
-                STAGE_COLORS.get(name, "#bbbbbb"),
+                stage_color(ly.tl, name),
                 outline=outline,
                 width=bar_w,
                 # a picked hand-off's arrows must stand out over 256 rows of colour
@@ -287,7 +323,7 @@ def timeline_figure(
             _add(fig, tr, col)
         # overlaid outlines get no poll bars: two sets on one row read as noise
         if polls and not outline:
-            pb = _poll_bars(ly.tl, rows, res_ns, flt.stages)
+            pb = _poll_bars(ly.tl, rows, res_ns, flt)
             if pb.y:
                 tr = _bar(
                     pb,
@@ -358,8 +394,10 @@ def timeline_figure(
 
 
 def astuple_meta(tl: Timeline) -> tuple[object, ...]:
+    """What names a launch in the figure's ``uirevision`` (zoom kept while it holds)."""
     m = tl.meta
-    return (m.source, m.gpu, *m.config().to_dict().values(), len(tl.ctas))
+    config = (m.R, m.L, m.nb, m.kda0, m.gate_local, m.nw_first, m.onw_first)
+    return (m.source, m.gpu, m.kernel, *config, *sorted(m.params.items()), len(tl.ctas))
 
 
 def _role_bands(fig: go.Figure, tl: Timeline, rows: Sequence[int], cols: int) -> None:
@@ -384,7 +422,7 @@ def _role_bands(fig: go.Figure, tl: Timeline, rows: Sequence[int], cols: int) ->
                 x1=1,
                 y0=lo - 0.5,
                 y1=hi + 0.5,
-                fillcolor=ROLE_BANDS.get(role, "#f8f8f8"),
+                fillcolor=role_band(tl, role),
                 line={"width": 0},
                 layer="below",
             )
@@ -639,7 +677,7 @@ def _put_arrow(
 def poll_wait_matrix(tl: Timeline, rows: Sequence[int]) -> tuple[np.ndarray, list[str]]:
     """Total poll wait (us) of each CTA in each stage that polls."""
     idx = {c: i for i, c in enumerate(rows)}
-    stages = [s for s in STAGES if any(p.stage == s for c in tl.ctas for p in c.polls)]
+    stages = stage_order(tl, {p.stage for c in tl.ctas for p in c.polls})
     col = {s: j for j, s in enumerate(stages)}
     z = np.zeros((len(rows), len(stages)))
     for c in tl.ctas:
@@ -682,8 +720,13 @@ VERDICT_CODE = {"finishes": 0, "deadlocks": 1, "invalid": 2}
 VERDICT_COLORS = ["#2ca02c", "#d62728", "#c7c7c7"]
 
 
-def safety_figure(cells: dict[tuple[int, int], tuple[str, float | None]], gpu: str) -> go.Figure:
-    """R x L grid: colour = verdict, text = predicted time (us) or the verdict."""
+def safety_figure(
+    cells: dict[tuple[int, int], tuple[str, float | None]],
+    gpu: str,
+    axes: tuple[str, str] = ("R", "L"),
+) -> go.Figure:
+    """The kernel's two sweep axes (K1's R x L) as a grid: colour = verdict, text =
+    predicted time (us) or the verdict."""
     Rs = sorted({r for r, _ in cells})
     Ls = sorted({ell for _, ell in cells})
     z = np.full((len(Ls), len(Rs)), np.nan)
@@ -698,8 +741,8 @@ def safety_figure(cells: dict[tuple[int, int], tuple[str, float | None]], gpu: s
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=[f"R={r}" for r in Rs],
-            y=[f"L={ell}" for ell in Ls],
+            x=[f"{axes[0]}={r}" for r in Rs],
+            y=[f"{axes[1]}={ell}" for ell in Ls],
             text=text,
             texttemplate="%{text}",
             colorscale=scale,

@@ -7,14 +7,17 @@ each rerun, and only the open view should compute.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
-from kda_sim.app import data
+from kda_sim.app import data, picker
 from kda_sim.app.views import compare, export, handoffs, safety, tags, timeline, upload, whatif
 from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
+from kda_sim.kernels.registry import get
+from kda_sim.timeline.model import Meta
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +41,7 @@ def _choices(root: Path) -> dict[str, tuple[str, object]]:
     for name, (token, tl) in st.session_state.get(upload.UPLOADS, {}).items():
         out[name] = ("uploaded", (token, tl))
     out[data.default_run_name()] = ("simulated", None)
+    out.update(picker.choices())
     return out
 
 
@@ -54,29 +58,75 @@ def _load(name: str, kind: str, what: object) -> tuple[data.Run, str]:
     return data.default_simulation(), f"sim:{name}"
 
 
-def _sidebar(root: Path) -> tuple[str, str, tuple[str, object]]:
+@dataclass
+class Picked:
+    """What the sidebar picked: the run's name, the view, the run's source; for a kernel
+    run its setup, or why there is none."""
+
+    name: str
+    view: str
+    kind: str
+    what: object
+    kernel: picker.KernelPick | None = None
+    problem: str = ""
+
+
+def _sidebar(root: Path) -> Picked:
     sb = st.sidebar
     sb.title("kda-sim")
-    sb.caption("Tagged-mailbox hand-offs of K1 `kda_pre`: simulated and measured launches.")
+    sb.caption(
+        "Hand-offs of persistent kernels (K1 `kda_pre`, ticket queues, grid barriers, "
+        "your own): simulated and measured launches."
+    )
     choices = _choices(root)
     names = list(choices)
     if st.session_state.get(upload.RUN_CHOICE) not in names:
         st.session_state[upload.RUN_CHOICE] = names[0]
     name = sb.selectbox("Run", names, key=upload.RUN_CHOICE)
+    kind, what = choices[name]
+    pick, problem = None, ""
+    if kind in (picker.KERNEL, picker.KERNEL_FILE):
+        try:  # the kernel's controls sit under the run they set up
+            pick = picker.sidebar(kind, what)
+        except Exception as e:  # a kernel file that does not load: its file and line
+            problem = picker.load_error(e)
     view = sb.radio("View", list(VIEWS), key="view")
-    return name, view, choices[name]
+    return Picked(name, view, kind, what, pick, problem)
+
+
+def _kernel_run(p: Picked) -> tuple[data.Run, str] | None:
+    """The kernel run the sidebar set up, or None with the reason on the page."""
+    if p.problem:
+        st.error(f"Could not load {p.name}: {p.problem}")
+        return None
+    if p.kernel is None:  # nothing named yet: the sidebar said what to do
+        return None
+    try:
+        with st.spinner(f"Simulating {p.name}…"):
+            return picker.simulated(p.kernel), p.kernel.key
+    except Exception as e:  # an invalid configuration: the kernel's own message
+        log.info("kernel run %r failed: %s", p.name, e)
+        st.error(f"Could not simulate {p.name}: {picker.load_error(e)}")
+        return None
 
 
 def main(root: Path) -> None:
     st.set_page_config(page_title="kda-sim", page_icon="🧵", layout="wide")
-    name, view, (kind, what) = _sidebar(root)
-    try:
-        with st.spinner(f"Loading {name}…"):
-            run, key = _load(name, kind, what)
-    except Exception as e:  # a file the readers reject, or one they let through broken
-        msg = str(e) if isinstance(e, KdaSimError) else f"{type(e).__name__}: {e}"
-        st.error(f"Could not open {name}: {msg}. Showing the default simulation instead.")
-        run, key = data.default_simulation(), "sim:fallback"
+    p = _sidebar(root)
+    name, view, kind, what = p.name, p.view, p.kind, p.what
+    if kind in (picker.KERNEL, picker.KERNEL_FILE):
+        got = _kernel_run(p)
+        if got is None:
+            return
+        run, key = got
+    else:
+        try:
+            with st.spinner(f"Loading {name}…"):
+                run, key = _load(name, kind, what)
+        except Exception as e:  # a file the readers reject, or one they let through broken
+            msg = str(e) if isinstance(e, KdaSimError) else f"{type(e).__name__}: {e}"
+            st.error(f"Could not open {name}: {msg}. Showing the default simulation instead.")
+            run, key = data.default_simulation(), "sim:fallback"
     _banner(run, root)
     try:
         VIEWS[view](Ctx(root, run, key))
@@ -88,16 +138,26 @@ def main(root: Path) -> None:
         )
 
 
+def _label(m: Meta) -> str:
+    """The run's kernel and configuration as its kernel labels them."""
+    try:
+        spec = get(m.kernel)
+        label = spec.label(m.config())
+        return label if label.startswith(spec.name) else f"{spec.name} {label}"
+    except Exception as e:  # a trace naming a kernel or field this install lacks
+        log.info("no label for %s: %s", m.kernel, e)
+        return m.kernel
+
+
 def _banner(run: data.Run, root: Path) -> None:
     m = run.main.meta
     st.markdown(
-        f"#### {run.name} <span style='color:#888;font-size:0.8em'>· {m.gpu} · "
-        f"R={m.R} L={m.L} nb={m.nb} kda0={m.kda0}"
-        f"{''.join(f' · {v}' for v in m.config().variants())}"
-        f"</span>",
+        f"#### {run.name} <span style='color:#888;font-size:0.8em'>· {m.gpu} · {_label(m)}</span>",
         unsafe_allow_html=True,
     )
-    if run.kind == "simulated":
+    if run.kind == "simulated" and run.note:
+        st.caption(run.note)
+    elif run.kind == "simulated":
         where = data.traces_dir(root)
         shown = where.relative_to(root) if where.is_relative_to(root) else where
         n = len(data.bundled_traces(root))

@@ -73,7 +73,10 @@ def check_aba(launch: Launch) -> list[Finding]:
         for w in use.writes:
             if w.kind == "ticket":
                 continue
-            hazards = [x for x in use.waits if _hazard(w, x, by_actor, uses)]
+            waits = use.waits
+            if w.kind == "clear":  # after every item of its loop: only the CTAs' own waits
+                waits = [x for x in waits if x.site.item < 0]
+            hazards = [x for x in waits if _hazard(w, x, by_actor, uses)]
             if hazards:
                 out.append(_finding(space.split(cell), w, hazards))
     return out
@@ -96,7 +99,13 @@ def _hazard(
 def _finding(where: tuple, w: WordWrite, hazards: list[WordWait]) -> Finding:
     region, index = where
     word = f"{region.name}[{index}]"
-    verb = {"reset": "resets", "add": "adds to", "exch": "exchanges", "cas": "swaps"}[w.kind]
+    verb = {
+        "reset": "resets",
+        "clear": "clears",
+        "add": "adds to",
+        "exch": "exchanges",
+        "cas": "swaps",
+    }[w.kind]
     waiters = ", ".join(
         f"{x.site.text()} waiting for {word} {x.op.pred.value} {x.op.value}"
         for x in hazards[:_SHOWN]

@@ -15,6 +15,7 @@ class Category(StrEnum):
     ROLE = "role"  # a poll behind weight loads the design does not accept
     LATE_LOAD = "late_load"  # a staging load issued after a poll it does not need
     ABA = "aba"  # a counter reused while a waiter of its previous use may still wait
+    LEFTOVER = "leftover"  # a self-resetting launch leaves a word non-zero for the next
 
 
 # what is advice only, never a failing property: no fault makes it fail
@@ -23,7 +24,7 @@ ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD})
 
 # properties of counter and flag words: K1 has none, so no fault of its catalogue breaks
 # them (the gridbarrier example's `broken` variant does)
-WORDS_ONLY: frozenset[Category] = frozenset({Category.ABA})
+WORDS_ONLY: frozenset[Category] = frozenset({Category.ABA, Category.LEFTOVER})
 
 
 class Severity(StrEnum):

@@ -11,6 +11,7 @@ from typing import Any
 
 from kda_sim.checks.aba import check_aba
 from kda_sim.checks.findings import Finding
+from kda_sim.checks.leftover import check_leftover
 from kda_sim.checks.tickets import check_tickets, engine_at_residency
 from kda_sim.checks.words import uses_words
 from kda_sim.engine import SimResult
@@ -89,4 +90,17 @@ def aba_section(inp: CheckInput) -> Section | None:
     return Section("aba", line, len(aba), aba)
 
 
-SECTIONS: tuple[Callable[[CheckInput], Section | None], ...] = (tickets_section, aba_section)
+def leftover_section(inp: CheckInput) -> Section | None:
+    """What the launch leaves in its words for the next launch."""
+    if not uses_words(inp.launch):
+        return None
+    line, los, findings = check_leftover(inp.launch)
+    data = [{"word": lo.word, "value": lo.value, "cleared": lo.cleared} for lo in los]
+    return Section("leftover", line, data, findings)
+
+
+SECTIONS: tuple[Callable[[CheckInput], Section | None], ...] = (
+    tickets_section,
+    aba_section,
+    leftover_section,
+)

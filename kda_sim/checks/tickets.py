@@ -107,7 +107,8 @@ def _needs(
             if not isinstance(op, Wait):
                 continue
             use = uses[op.cell]
-            if op.plus or any(w.site.item < 0 for w in use.writes):
+            # a last-ticket clear is after every item: no item's wait can read it
+            if op.plus or any(w.site.item < 0 and w.kind != "clear" for w in use.writes):
                 open_.append(
                     f"item {i} waits on {op.label}, written outside the loop or "
                     "against a register: left to the engine"

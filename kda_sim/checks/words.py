@@ -13,7 +13,9 @@ from kda_sim.protocol.tickets import Site, TicketLoop, walk
 @dataclass(frozen=True)
 class WordWrite:
     site: Site
-    kind: str  # "add", "exch", "cas", "reset", "ticket" (a ticket loop's take)
+    # "add", "exch", "cas", "reset", "ticket" (a ticket loop's take), "clear" (a word the
+    # last ticket's taker zeroes, once every item of the loop has finished)
+    kind: str
     value: int  # the addend or the value written (0 for a reset)
 
 
@@ -31,8 +33,9 @@ class WordUse:
 
     @property
     def adds_only(self) -> bool:
-        """Only positive adds write it: its value counts them (a wait for >= K needs K)."""
-        return all(w.kind == "add" and w.value > 0 for w in self.writes)
+        """Only positive adds write it while its loop runs: its value counts them (a wait for
+        >= K needs K). A last-ticket clear comes after every item, so it counts no less."""
+        return all(w.kind == "add" and w.value > 0 for w in self.writes if w.kind != "clear")
 
 
 def uses_words(launch: Launch) -> bool:
@@ -68,6 +71,10 @@ def word_uses(launch: Launch) -> dict[int, WordUse]:
                 use(op.cell).waits.append(WordWait(site, op))
             elif isinstance(op, TicketLoop):
                 use(op.cell).writes.append(WordWrite(site, "ticket", 1))
+                for clear in op.clears:
+                    for cell in clear.cells:
+                        check_word(space, clear.region, cell, f"{site.text()} (clears)")
+                        use(cell).writes.append(WordWrite(site, "clear", 0))
     return out
 
 

@@ -25,6 +25,7 @@ from kda_sim.commands.common import (
     other_kernel,
 )
 from kda_sim.errors import InvalidInput
+from kda_sim.host.command import check_sequence_command
 from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
@@ -53,6 +54,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=sorted(catalogue()),  # the default kernel's; another's checked in run
         default=None,
         help="check a named fault of the catalogue applied to this launch (a demonstration)",
+    )
+    p.add_argument(
+        "--sequence",
+        default=None,
+        metavar="SPEC",
+        help="check a host sequence of launches, replays and zeroing, e.g. 'launch; replay*3' "
+        "or 'zero=SEM; launch; replay*2' (docs/adding-a-kernel.md, Host sequences)",
     )
     t = p.add_argument_group("tags (--tags)")
     t.add_argument("--tags", action="store_true", help="check tag uniqueness across steps")
@@ -116,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
                 setattr(args, k, v)
         if args.tags:
             return run_tags(args)
+        if args.sequence is not None:
+            return _sequence(get(DEFAULT_KERNEL), launch_config(args), args)
         return run_launch(get(DEFAULT_KERNEL), launch_config(args), args)
     given = [f"--{k}" for k in K1_DEFAULTS if getattr(args, k) is not None]
     given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
@@ -123,7 +133,19 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     if args.tags:
         raise InvalidInput(f"--tags: {spec.name} defines no tag schemes", what="kernel")
-    return run_launch(spec, kernel_config(spec, getattr(args, "kernel_args", [])), args)
+    cfg = kernel_config(spec, getattr(args, "kernel_args", []))
+    if args.sequence is not None:
+        return _sequence(spec, cfg, args)
+    return run_launch(spec, cfg, args)
+
+
+def _sequence(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
+    if args.mutant is not None:
+        raise InvalidInput("--mutant and --sequence: one at a time", what="sequence")
+    prof = gpu_profile(args)
+    return check_sequence_command(
+        spec, cfg, prof, args.sequence, occupancy=args.occupancy, as_json=args.json
+    )
 
 
 # -- one launch, any kernel ------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 from kda_sim.commands.common import add_kernel_flag, float_type, no_kernel_flags, refuse_overwrite
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, LaunchConfig
 from kda_sim.kernels.k1.constants import FAULTS
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 
@@ -96,6 +96,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "order (off); default: the backend's recommendation (Triton: on, the only order "
         "it builds; FlyDSL: off)",
     )
+    for name in SCHEDULES:  # off unless given: the static placement is the default
+        r.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name])
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument(
         "--backend",
@@ -118,7 +120,8 @@ def build_options(args: argparse.Namespace) -> dict[str, object]:
 def given_variants(args: argparse.Namespace) -> dict[str, bool]:
     """The protocol variants the flags say; a variant left unsaid is absent."""
     flags = {"nw_first": args.nw_first, "onw_first": args.onw_first}
-    return {k: v == "on" for k, v in flags.items() if v is not None}
+    given = {k: v == "on" for k, v in flags.items() if v is not None}
+    return given | {k: True for k in SCHEDULES if getattr(args, k, False)}
 
 
 def launch_config(backend: Any, args: argparse.Namespace) -> LaunchConfig:
@@ -142,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
         )
     no_kernel_flags(args)
     refuse_overwrite(args.trace, args.force, "--trace")  # before any GPU work
-    LaunchConfig(args.R, args.L, args.nb, args.kda0).validate()  # InvalidInput: exit 2
+    sched = {k: True for k in SCHEDULES if getattr(args, k, False)}
+    LaunchConfig(args.R, args.L, args.nb, args.kda0, **sched).validate()  # InvalidInput: exit 2
     try:
         backend = load_backend(args.backend)
     except LookupError as e:

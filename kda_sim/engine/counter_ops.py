@@ -8,6 +8,7 @@ import math
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from kda_sim.engine.initial import StaleWait
 from kda_sim.engine.words import Waiting, Write
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait, check_word
 from kda_sim.protocol.tickets import TicketLoop
@@ -23,6 +24,9 @@ class CounterOps:
         space = self.w.handoffs.launch.space
         for cell in op.cells if isinstance(op, Reset) else (op.cell,):
             check_word(space, op.region, cell, f"CTA {self.prog.cta} op {k}")
+        for clear in op.clears if isinstance(op, TicketLoop) else ():
+            for cell in clear.cells:
+                check_word(space, clear.region, cell, f"CTA {self.prog.cta} op {k} (clears)")
         if isinstance(op, Atomic):
             old = yield from self._atomic(op.region, op.cell, op, t)
             if op.into:
@@ -62,6 +66,8 @@ class CounterOps:
         old = words.value.get(cell, 0)
         new = op.new(old)
         if new is not None:
+            if words.initial and op.kind is not AtomicKind.ADD:
+                words.rebased.add(cell)  # its value no longer counts from the initial one
             words.write(
                 cell, new, Write(s, new, self.xcd, self.prog.cta, self._record(region, cell, s))
             )
@@ -79,6 +85,7 @@ class CounterOps:
             self.track.puts.append(
                 PutRecord(stage, task, space.name(region), 1, cell - space.offsets[region], s)
             )
+            w.words.rebased.add(cell)
             w.words.write(cell, 0, Write(s, 0, xcd, cta, len(self.track.puts) - 1))
 
         delay = t + w.sampler.latency("atomic") / 2 - w.env.now
@@ -138,6 +145,8 @@ class CounterOps:
         rec.retries = n
         if src is not None:
             rec.producer, rec.put_time, rec.put_ref = src.cta, src.at, src.rec
+        if words.initial and words.early(op.cell, seen, op.pred, target):
+            words.stale.append(StaleWait(cta, op.label, op.cell, seen, satisfied))
         return satisfied
 
     def _tickets(self: CtaRun, k: int, op: TicketLoop, t: float) -> Generator[Any, Any, float]:
@@ -153,6 +162,9 @@ class CounterOps:
                 self.w.current_item.pop(self.prog.cta, None)
                 if item == op.last_ticket:  # every taker has seen the queue empty
                     self._reset(op.region, op.cell, t)
+                    for clear in op.clears:
+                        for cell in clear.cells:
+                            self._reset(clear.region, cell, t)
                 return t
             self.regs[op.into] = self.item = item
             body = op.bodies[item]

@@ -207,8 +207,11 @@ class CtaRun(CounterOps):
                 yield _all(env, stores)
                 first_return = max(first_return, env.now)
         ref = self._ref(k)
-        producers = w.handoffs.producers[ref]
-        if w.handoffs.unput[ref]:
+        if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
+            producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
+        else:
+            producers, unput = w.handoffs.producers[ref], w.handoffs.unput[ref]
+        if unput:
             yield w.never  # a pair nobody in this launch puts: waits forever
         joined = w.join(producers)
         if joined is not None:

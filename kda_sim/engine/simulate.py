@@ -11,8 +11,10 @@ import simpy
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.cta import CtaRun
 from kda_sim.engine.dispatch import Units, dispatcher
+from kda_sim.engine.initial import Final, Initial
 from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.stuck import explain_stuck
+from kda_sim.engine.words import Words
 from kda_sim.engine.world import StaleRead, World
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import spec_for
@@ -31,6 +33,7 @@ class SimResult:
     stale_reads: list[StaleRead] = field(default_factory=list)
     events: int = 0
     hbm_bytes: int = 0
+    final: Final | None = None  # what memory holds after it (a launch given ``initial``)
 
     @property
     def deadlock(self) -> bool:
@@ -52,12 +55,15 @@ def simulate(
     jitter: float = 0.15,
     order: Sequence[int] | None = None,
     launch: Launch | None = None,
+    initial: Initial | None = None,
 ) -> SimResult:
     """Simulate one launch. Without ``seed`` every latency is nominal (deterministic);
     with one, latencies and costs are jittered by +-``jitter`` (deterministic for the seed).
     ``order`` is the dispatch order (default: block order). ``launch`` runs a transformed
     protocol (the checks' mutants) instead of the one ``cfg``'s kernel builds; its ``cfg``
-    must be ``cfg``."""
+    must be ``cfg``. ``initial`` is what memory holds at the start (a launch of a host
+    sequence; default: words zeroed, no pair tagged); with it the result says what the
+    launch leaves (``final``)."""
     spec = spec_for(cfg)
     spec.validate(cfg)
     prof = with_kernel_costs(prof, spec)
@@ -79,6 +85,9 @@ def simulate(
     tracks = [CtaTrack(p.cta, str(p.role)) for p in launch.programs]
     hbm = SharedBandwidth(env, prof.hbm_bytes_per_ns, prof.unit_bytes_per_ns)
     world = World(env, prof, Sampler(prof, seed, jitter), hbm, ho, tracks, never=env.event())
+    if initial is not None:
+        world.words = Words(env, world.sampler, dict(initial.words))
+        world.tagged = initial.tagged
     units = Units(env, prof, res.per_unit)
 
     def start(b: int, unit: int, xcd: int) -> simpy.Process:
@@ -104,4 +113,19 @@ def simulate(
     )
     tl = Timeline(meta, tracks)
     tl.stuck = explain_stuck(world, units, res)
-    return SimResult(tl, res, world.stale_reads, events=_scheduled(env), hbm_bytes=hbm.bytes_total)
+    out = SimResult(tl, res, world.stale_reads, events=_scheduled(env), hbm_bytes=hbm.bytes_total)
+    if initial is not None:
+        out.final = _final(world)
+    return out
+
+
+def _final(world: World) -> Final:
+    words = world.words
+    assert words is not None
+    return Final(
+        put_done={ref: (d.time, d.cta) for ref, d in world.put_done.items()},
+        words=dict(words.value),
+        word_writer={cell: hist[-1].cta for cell, hist in words.writes.items() if hist},
+        stale_polls=world.stale_polls,
+        stale_waits=words.stale,
+    )

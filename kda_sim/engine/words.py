@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from kda_sim.engine.initial import StaleWait
 from kda_sim.engine.sampler import Sampler
-from kda_sim.protocol.counters import Wait
+from kda_sim.protocol.counters import Pred, Wait
 
 
 @dataclass(slots=True)
@@ -40,14 +41,19 @@ class Waiting:
 
 
 class Words:
-    def __init__(self, env: simpy.Environment, sampler: Sampler) -> None:
+    def __init__(
+        self, env: simpy.Environment, sampler: Sampler, initial: dict[int, int] | None = None
+    ) -> None:
         self.env = env
         self.sampler = sampler
-        self.value: dict[int, int] = {}  # the value at the serialization point
+        self.initial: dict[int, int] = initial or {}  # values left before the launch
+        self.value: dict[int, int] = dict(self.initial)  # the value at the serialization point
         self.writes: dict[int, list[Write]] = {}
         self.free: dict[int, float] = {}  # when the word's serialization point is free
         self.changed: dict[int, simpy.Event] = {}  # fired by the word's next write
         self.waiting: dict[int, Waiting] = {}  # CTA -> its wait, while it waits
+        self.stale: list[StaleWait] = []  # waits passed on an initial value
+        self.rebased: set[int] = set()  # words reset or exchanged in this launch
 
     def arrive(self, cell: int, xcd: int, at: float) -> float:
         """When a write from ``xcd`` arriving at ``at`` is serialized (and the word held)."""
@@ -66,6 +72,13 @@ class Words:
         if ev is not None:
             ev.succeed()
 
+    def early(self, cell: int, seen: int, pred: Pred, target: int) -> bool:
+        """Whether a wait that read ``seen`` passed only thanks to the value the word held
+        when the launch started: counted from 0 (no reset or exchange since), the
+        predicate would not hold."""
+        left = self.initial.get(cell, 0)
+        return bool(left) and cell not in self.rebased and not pred.holds(seen - left, target)
+
     def change(self, cell: int) -> simpy.Event:
         ev = self.changed.get(cell)
         if ev is None:
@@ -80,7 +93,8 @@ class Words:
 
     def seen(self, cell: int, cta: int, xcd: int, at: float) -> tuple[int, Write | None, float]:
         """The value a load issued at ``at`` by ``cta`` on ``xcd`` reads (the latest write
-        in serialization order that is visible by then, 0 before any), that write, and
+        in serialization order that is visible by then, the launch's initial value before
+        any), that write, and
         when the next later write known now becomes visible to it (inf: none)."""
         hist = self.writes.get(cell, ())
         nxt = float("inf")
@@ -89,4 +103,4 @@ class Words:
             if t <= at:
                 return w.value, w, nxt
             nxt = min(nxt, t)
-        return 0, None, nxt
+        return self.initial.get(cell, 0), None, nxt

@@ -8,11 +8,12 @@ import numpy as np
 import simpy
 
 from kda_sim.engine.bandwidth import SharedBandwidth
+from kda_sim.engine.initial import StalePoll
 from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.words import Words
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
-from kda_sim.timeline.model import CellRange, CtaTrack
+from kda_sim.timeline.model import CellRange, CtaTrack, PollRecord
 
 
 @dataclass
@@ -54,6 +55,10 @@ class World:
     resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
     words: Words | None = None  # counter and flag words (made with the world)
+    # pairs that hold this launch's tag before it starts (a host sequence's earlier launch
+    # wrote it); empty for a single launch, so its polls never look
+    tagged: frozenset[int] = frozenset()
+    stale_polls: list[StalePoll] = field(default_factory=list)
 
     joins: dict[tuple[OpRef, ...], simpy.Event] = field(default_factory=dict)
 
@@ -101,6 +106,21 @@ class World:
                     best, last = t, p
             hit = self.latest[key] = (best, last)
         return hit
+
+    def fresh(
+        self, cta: int, ref: OpRef, label: str, cells: np.ndarray, rec: PollRecord
+    ) -> tuple[tuple[OpRef, ...], bool]:
+        """A poll's put ops and whether it waits on a pair nobody puts, leaving out the
+        pairs that already hold the launch's tag (it passes those on their first read)."""
+        ho = self.handoffs
+        old = np.fromiter((int(c) in self.tagged for c in cells), bool, len(cells))
+        if not old.any():
+            return ho.producers[ref], ho.unput[ref]
+        self.stale_polls.append(StalePoll(cta, ref, label, cells[old], rec))
+        new = cells[~old]
+        known = new[ho.put_count[new] > 0]
+        refs = zip(ho.put_cta[known].tolist(), ho.put_op[known].tolist(), strict=True)
+        return tuple(sorted(set(refs))), bool(known.size < new.size)
 
     def put_event(self, ref: OpRef) -> simpy.Event:
         ev = self.put_events.get(ref)

@@ -29,6 +29,9 @@ BUILTIN: dict[str, str] = {
     "pingpong": "kda_sim.kernels.examples.pingpong:KERNEL",
     "gridbarrier": "kda_sim.kernels.examples.gridbarrier:KERNEL",
     "ticketqueue": "kda_sim.kernels.examples.ticketqueue:KERNEL",
+    "monomoe": "kda_sim.kernels.monomoe.spec:KERNEL",
+    "splitk": "kda_sim.kernels.examples.splitk:KERNEL",
+    "schedworker": "kda_sim.kernels.examples.schedworker:KERNEL",
 }
 REQUIRED: tuple[str, ...] = (
     "name",

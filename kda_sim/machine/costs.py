@@ -250,7 +250,11 @@ def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
     kernel's stock costs for its GPU (a profile file's: the bundled GPU its ``name``
     says), or its ``default_costs``, where it has none."""
     spec = _kernel(kernel)
-    missing = [k for k in spec.cost_keys if k not in prof.costs]
+    from kda_sim.kernels.spec import hook
+
+    # the keys it declares, and those its default_costs give (a kernel may declare none)
+    keys = dict.fromkeys([*spec.cost_keys, *(hook(spec, "default_costs") or {})])
+    missing = [k for k in keys if k not in prof.costs]
     if not missing:
         return prof
     # a profile file stands on the bundled GPU its name says ("h200"), if one does

@@ -21,6 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from kda_sim.errors import InvalidInput
+from kda_sim.jsoncheck import Refused, json_hooks
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 
 LATENCIES = (
@@ -50,6 +51,7 @@ OPTIONAL_LATENCIES = (
 MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
 MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
 _INT_DIGITS = 12  # an integer in a profile: at most this many digits
+_JSON_HOOKS = json_hooks(_INT_DIGITS)
 
 
 def _int(lo: int, hi: int) -> dict[str, Any]:
@@ -152,7 +154,7 @@ def _path(parts: Any) -> str:
 
 def _refuse_non_finite(v: Any, path: list[Any], where: str) -> None:
     why = None
-    if isinstance(v, _Refused):
+    if isinstance(v, Refused):
         why = v.why
     elif isinstance(v, float) and not math.isfinite(v):
         why = f"{v} is not a finite number"
@@ -182,31 +184,11 @@ def validate_profile_dict(d: Any, where: str = "profile") -> None:
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
 
 
-class _Refused:
-    """A JSON literal no profile may hold (NaN, Infinity, an integer too long to be a
-    profile's and, over 4,300 digits, to convert), kept by the parser as this marker
-    until the check that names its field."""
-
-    def __init__(self, why: str) -> None:
-        self.why = why
-
-
-def _parse_constant(name: str) -> _Refused:
-    return _Refused(f"{name} is not a number JSON allows")
-
-
-def _parse_int(text: str) -> int | _Refused:
-    digits = len(text.lstrip("-"))
-    if digits > _INT_DIGITS:
-        return _Refused(f"an integer of {digits} digits (at most {_INT_DIGITS})")
-    return int(text)
-
-
 def parse_profile_json(text: str | bytes, where: str) -> Any:
     """A profile file's JSON: NaN, Infinity, huge integers, bad bytes and deep nesting
     refused with the file named."""
     try:
-        return json.loads(text, parse_constant=_parse_constant, parse_int=_parse_int)
+        return json.loads(text, **_JSON_HOOKS)
     except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError included
         raise InvalidInput(f"not a profile's JSON: {e}", where=where) from e
 

@@ -15,7 +15,10 @@ names the CTA that drains) nor nest a loop.
 
 A loop built with ``takers`` (the CTAs that run it) resets its counter in the CTA that
 takes the last ticket, ``n_items + takers - 1`` (every taker ends on one ticket past the
-items), as vLLM's Kimi-K3 mono MoE launch clears its ticket counter for the next launch.
+items), as vLLM's Kimi-K3 mono MoE launch clears its ticket counter for the next launch;
+``clears`` names further words that CTA zeroes then (that launch's top-k and m-block
+counters). The last ticket is taken only once every taker has found the queue empty, so
+every item has finished: no item of the launch can still wait on a cleared word.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import TYPE_CHECKING
 from kda_sim.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from kda_sim.protocol.counters import Reset
     from kda_sim.protocol.ops import Op
     from kda_sim.protocol.program import CtaProgram
 
@@ -39,6 +43,7 @@ class TicketLoop:
     bodies: tuple[tuple[Op, ...], ...]  # item i -> its ops
     into: str = "ticket"  # the register that holds the item while its body runs
     takers: int = 0  # CTAs that run the loop; > 0: the last ticket's taker resets the counter
+    clears: tuple[Reset, ...] = ()  # further words the last ticket's taker zeroes
 
     @property
     def n_items(self) -> int:
@@ -77,16 +82,23 @@ def ticket_loop(
     n_items: int,
     body: Callable[[int], Sequence[Op]],
     takers: int = 0,
+    clears: Sequence[Reset] = (),
 ) -> TicketLoop:
     """The loop over ``n_items`` items, ``body(i)`` the ops of item ``i``; with ``takers``
-    (the CTAs that run it) the last ticket's taker resets the counter. A body that
-    publishes a flag or nests a loop is refused, as are sizes past the references'."""
+    (the CTAs that run it) the last ticket's taker resets the counter and the words of
+    ``clears``. A body that publishes a flag or nests a loop is refused, as are sizes past
+    the references', and ``clears`` without takers (nobody would know it took the last)."""
     from kda_sim.protocol.ops import Publish
 
     if not 0 <= n_items <= MAX_ITEMS:
         raise InvalidInput(f"{label}: {n_items} items, at most {MAX_ITEMS}", what="ticket loop")
     if takers < 0:
         raise InvalidInput(f"{label}: takers = {takers}, at least 0", what="ticket loop")
+    if clears and takers == 0:
+        raise InvalidInput(
+            f"{label}: clears words but takers = 0: the last ticket is n_items + takers - 1",
+            what="ticket loop",
+        )
     bodies = tuple(tuple(body(i)) for i in range(n_items))
     for i, ops in enumerate(bodies):
         if len(ops) > BODY_SPAN:
@@ -101,7 +113,7 @@ def ticket_loop(
                     "stores, or a nested loop, is not modelled in a body",
                     what="ticket loop",
                 )
-    return TicketLoop(label, region, cell, bodies, takers=takers)
+    return TicketLoop(label, region, cell, bodies, takers=takers, clears=tuple(clears))
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,3 +60,18 @@ def color_of(name: str, colors: dict[str, str], order: tuple[str, ...]) -> str:
         return colors[name]
     i = order.index(name) if name in order else abs(hash(name))
     return PALETTE[i % len(PALETTE)]
+
+
+def kernel_order(kernel: str, names: Any, kind: str) -> list[str]:
+    """``names`` in ``kernel``'s display order of its ``kind`` ("roles" or "stages"),
+    names it does not list after them, sorted (a view shows every role and stage of its
+    timeline, whichever kernel ran it)."""
+    names = set(names)
+    order = tuple(getattr(display(kernel), kind))
+    return [n for n in order if n in names] + sorted(names - set(order))
+
+
+def stage_color(kernel: str, name: str) -> str:
+    """The colour of stage ``name`` of ``kernel``."""
+    spec = display(kernel)
+    return color_of(name, dict(spec.stage_colors), tuple(spec.stages))

@@ -9,6 +9,7 @@ import triton.language as tl
 
 from kda_kernel import faults as F
 from kda_kernel.triton import alarm_layout as A
+from kda_kernel.triton import ctrl_layout as CTRL
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.limits import MAX_NB as _MAX_NB
 from kda_sim.kernels.k1 import constants as C
@@ -56,6 +57,15 @@ EV_TASK0 = tl.constexpr(T.EV_TASK0)
 TASK_STRIDE = tl.constexpr(T.TASK_STRIDE)
 TASK_T = tl.constexpr(T.TASK_T)
 TASK_POLL = tl.constexpr(T.TASK_POLL)
+TICKET_TASK_SLOTS = tl.constexpr(T.TICKET_TASK_SLOTS)
+TICKET_TAKE_SLOTS = tl.constexpr(T.TICKET_TAKE_SLOTS)
+EV_TAKE0 = tl.constexpr(T.EV_TAKE0)
+TAKE_ISSUE = tl.constexpr(T.TAKE_ISSUE)
+TAKE_RETURN = tl.constexpr(T.TAKE_RETURN)
+TAKE_TICKET = tl.constexpr(T.TAKE_TICKET)
+TAKE_STRIDE = tl.constexpr(T.TAKE_STRIDE)
+EV_NTAKE = tl.constexpr(T.EV_NTAKE)
+COUNTER_WORD = tl.constexpr(CTRL.COUNTER_WORD)
 AL_REC0 = tl.constexpr(A.REC0)
 AL_NO_CELL = tl.constexpr(A.NO_CELL)
 AL_WORDS = tl.constexpr(A.REC_WORDS)

@@ -230,6 +230,93 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     }
 
 
+def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16) -> dict[str, Any]:
+    """kda_tickets' loop (``stage_kernels.kda_tickets_only``) over ``nprog`` programs, two
+    launches on one workspace (the counter never cleared by the host): each launch's
+    outputs against the reference, every task run once, the counter back to 0."""
+    from kda_kernel.triton import trace_layout as T
+    from kda_kernel.triton.interp import run_threaded
+    from kda_kernel.triton.stage_kernels import kda_tickets_only
+
+    b = Build.default(R, L, nb, kda_tickets=True).validate()
+    sh = b.cfg
+    inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
+    _, _, proj = front_of(inp)
+    ref = kda_pre_reference(**inp, L=L)
+    ws = Workspace.create([b], "cpu")
+    nev = T.record_words(R, tickets=True)
+    out: dict[str, Any] = {}
+    for launch in range(2):
+        ws.epoch.fill_(EPOCH + launch)
+        off, tag = b.offsets(), step_tag(EPOCH + launch, SLOT)
+        ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
+        k = clone_inputs(inp)
+        core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
+        cs, rs = k["conv_state"], k["rstate"]
+        trace = torch.zeros(nprog, nev, dtype=torch.int32)
+        run_threaded(
+            kda_tickets_only,
+            nprog,
+            k["w_fb"],
+            k["conv_w"],
+            cs,
+            cs.stride(0),
+            cs.stride(1),
+            cs.stride(2),
+            k["a_log"],
+            k["dt_bias"],
+            k["on_w"],
+            rs,
+            rs.stride(0),
+            k["st_idx"],
+            k["st_idx"].stride(0),
+            k["num_acc"],
+            core,
+            ws.scratch,
+            ws.epoch,
+            SLOT,
+            ws.alarm,
+            trace,
+            R,
+            nb,
+            1e-5,
+            -5.0,
+            NPROG=nprog,
+            L=L,
+            LP=next_pow2(L),
+            SL=b.SL,
+            SLP=next_pow2(max(b.SL - L, 1)),
+            NEV=nev,
+            ALIGN=b.align,
+        )
+        tr = trace.numpy()
+        ntask = tr[:, T.EV_NTASK]
+        ran = sorted(
+            int(tr[p, T.EV_TASK0 + n * T.TASK_STRIDE + T.TASK_ID])
+            for p in range(nprog)
+            for n in range(min(int(ntask[p]), T.TICKET_TASK_SLOTS))
+        )
+        tickets = sorted(
+            int(tr[p, T.EV_TAKE0 + m * T.TAKE_STRIDE + T.TAKE_TICKET])
+            for p in range(nprog)
+            for m in range(min(int(tr[p, T.EV_NTAKE]), T.TICKET_TAKE_SLOTS))
+        )
+        out[f"launch {launch}"] = {
+            "core_rel": _rel(core.float(), ref[1].float()),
+            "core_finite": bool(torch.isfinite(core.float()).all()),
+            "conv_rel": _rel(cs.float(), ref[2].float()),
+            "rstate_rel": _rel(rs, ref[3]),
+            "tasks_run": int(ntask.sum()),
+            "tasks_each_once": ran == list(range(R * 96)) if ntask.max() <= 8 else None,
+            "tickets_each_once": tickets == list(range(R * 96 + nprog))
+            if tr[:, T.EV_NTAKE].max() <= T.TICKET_TAKE_SLOTS
+            else None,
+            "tasks_by_program": [int(x) for x in ntask],
+            "counter_after": int(ws.counter.item()),
+        }
+    return out
+
+
 def main() -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("set TRITON_INTERPRET=1", file=sys.stderr)
@@ -281,6 +368,9 @@ def main() -> int:
         out["kda 1x2"] = check_kda(1, 2, 8)
         out["kda 2x2"] = check_kda(2, 2, 3)
         out["kda 2x1 aligned"] = check_kda(2, 1, 8, align=16)
+    if what in ("kda_tickets", "all"):
+        out["kda_tickets 1x1"] = check_kda_tickets(1, 1, 8)
+        out["kda_tickets 2x1"] = check_kda_tickets(2, 1, 8, nprog=32)
     print(json.dumps(out))
     return 0
 

@@ -47,7 +47,9 @@ one put); TRACE stamps every stage boundary and poll site into a register-reside
 of 32-bit words flushed once at the end; GATE_LOCAL is the protocol's variant
 ``gate_local``: no gate stage and no WGT hand-off, every attn CTA's mix polls PART for
 every token and computes all the weights itself (``attn._local_weights``); INTERP swaps the
-inline PTX for stand-ins so the Triton interpreter can run it (see ``interp.py``).
+inline PTX for stand-ins so the Triton interpreter can run it (see ``interp.py``);
+KDA_TICKETS is the schedule ``LaunchConfig.kda_tickets``: after its role every CTA takes
+kda tasks from a ticket counter (``tickets.py``) instead of the static placement.
 Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, BLK_FIRST,
 NW_FIRST, MSQ_SP, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build serves) come
 from ``launch.Build``, where each default says what measured it.
@@ -61,6 +63,7 @@ import triton.language as tl
 from kda_kernel.triton.attn import _attn
 from kda_kernel.triton.constexprs import (
     BLOCKS,
+    COUNTER_WORD,
     EPOCH_MOD,
     EV_END,
     EV_END_HI,
@@ -79,6 +82,7 @@ from kda_kernel.triton.kda import _kda_task
 from kda_kernel.triton.machine import _now, _smid, _warp_jitter
 from kda_kernel.triton.mailbox import layout
 from kda_kernel.triton.record import _ev
+from kda_kernel.triton.tickets import _kda_ticket_loop
 
 
 @triton.jit(do_not_specialize=["R", "NB", "slot", "inj_mode", "inj_gidx", "budget_ns", "max_retry"])
@@ -158,6 +162,7 @@ def kda_pre_k1(
     MSQ_SP: tl.constexpr = 16,
     MIX_MIN_S: tl.constexpr = 1,
     NW_FIRST: tl.constexpr = False,
+    KDA_TICKETS: tl.constexpr = False,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -249,57 +254,104 @@ def kda_pre_k1(
             QUIET,
             TMA_NS,
         )
-    # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
-    i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
-    ntask = pid * 0
-    for n in tl.static_range(MAXT):
-        i = i0 + n * BLOCKS
-        if i < R * TASKS_A_REQ:
-            _warp_jitter(JITTER_NS, INTERP)
-            tr, dead = _kda_task(
-                i,
-                n,
-                pid,
-                tag,
-                dead,
-                tr,
-                w_fb,
-                conv_w,
-                conv_st,
-                cs_seq,
-                cs_dim,
-                cs_tok,
-                a_log,
-                dt_bias,
-                on_w,
-                rstate,
-                rs_seq,
-                st_idx,
-                st_stride,
-                num_acc,
-                core_out,
-                scratch,
-                alarm,
-                onorm_eps,
-                lower_bound,
-                budget_ns,
-                max_retry,
-                inj_mode,
-                inj_gidx,
-                OFF_PROJ,
-                OFF_QK,
-                OFF_ONRM,
-                L,
-                LP,
-                SL,
-                SLP,
-                WATCHDOG,
-                TRACE,
-                INTERP,
-                SLEEP_NS,
-                QUIET,
-            )
-            ntask += 1
+    if KDA_TICKETS:  # every CTA takes kda tasks from the counter (tickets.py)
+        tr, dead, ntask = _kda_ticket_loop(
+            pid,
+            tag,
+            dead,
+            tr,
+            epoch + COUNTER_WORD,
+            R,
+            w_fb,
+            conv_w,
+            conv_st,
+            cs_seq,
+            cs_dim,
+            cs_tok,
+            a_log,
+            dt_bias,
+            on_w,
+            rstate,
+            rs_seq,
+            st_idx,
+            st_stride,
+            num_acc,
+            core_out,
+            scratch,
+            alarm,
+            onorm_eps,
+            lower_bound,
+            budget_ns,
+            max_retry,
+            inj_mode,
+            inj_gidx,
+            OFF_PROJ,
+            OFF_QK,
+            OFF_ONRM,
+            BLOCKS,
+            L,
+            LP,
+            SL,
+            SLP,
+            WATCHDOG,
+            TRACE,
+            INTERP,
+            SLEEP_NS,
+            QUIET,
+            JITTER_NS,
+        )
+    else:
+        # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
+        i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
+        ntask = pid * 0
+        for n in tl.static_range(MAXT):
+            i = i0 + n * BLOCKS
+            if i < R * TASKS_A_REQ:
+                _warp_jitter(JITTER_NS, INTERP)
+                tr, dead = _kda_task(
+                    i,
+                    n,
+                    pid,
+                    tag,
+                    dead,
+                    tr,
+                    w_fb,
+                    conv_w,
+                    conv_st,
+                    cs_seq,
+                    cs_dim,
+                    cs_tok,
+                    a_log,
+                    dt_bias,
+                    on_w,
+                    rstate,
+                    rs_seq,
+                    st_idx,
+                    st_stride,
+                    num_acc,
+                    core_out,
+                    scratch,
+                    alarm,
+                    onorm_eps,
+                    lower_bound,
+                    budget_ns,
+                    max_retry,
+                    inj_mode,
+                    inj_gidx,
+                    OFF_PROJ,
+                    OFF_QK,
+                    OFF_ONRM,
+                    L,
+                    LP,
+                    SL,
+                    SLP,
+                    WATCHDOG,
+                    TRACE,
+                    INTERP,
+                    SLEEP_NS,
+                    QUIET,
+                )
+                ntask += 1
     if TRACE:
         tr = _ev(tr, EV_START, t_start)
         tr = _ev(tr, EV_SMID, _smid(INTERP))

@@ -15,6 +15,7 @@ import torch
 
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.alarm_layout import alarm_words
+from kda_kernel.triton.ctrl_layout import COUNTER_WORD, CTRL_WORDS
 from kda_kernel.triton.defaults import SRC_MIN_S, default_config
 from kda_kernel.triton.limits import MAX_NB, MAX_S, NUM_WARPS
 from kda_sim.errors import InvalidInput
@@ -267,6 +268,12 @@ class Build:
                 "(kda_kernel.triton.defaults.recommended(cfg))",
                 what="onw_first",
             )
+        if self.cfg.gemv_tickets:
+            raise Unsupported(
+                "gemv_tickets = True: the Triton K1 does not build the gemv groups from the "
+                "ticket counter (kda_tickets is built)",
+                what="gemv_tickets",
+            )
         if self.rmax < self.R:
             raise ValueError(f"R = {self.R} > rmax = {self.rmax} of this build")
         if self.S > MAX_S:
@@ -319,7 +326,7 @@ class Build:
             "TB": self.TB,
             "LP": next_pow2(self.L),
             "SLP": next_pow2(max(self.SL - self.L, 1)),
-            "NEV": T.record_words(self.rmax),
+            "NEV": T.record_words(self.rmax, tickets=self.cfg.kda_tickets),
             "MAXT": T.max_tasks(self.rmax),
             "BK": self.bk,
             "NSTAGE": self.nstage,
@@ -348,6 +355,7 @@ class Build:
             "WATCHDOG": self.watchdog,
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,
+            "KDA_TICKETS": self.cfg.kda_tickets,
         }
 
     def with_(self, **kw: Any) -> Build:
@@ -363,7 +371,8 @@ class Workspace:
 
     scratch: torch.Tensor  # int64 (value, tag) words
     xbuf: torch.Tensor  # bf16 x rows [MAX_S, HIDDEN]
-    epoch: torch.Tensor  # int32 [1]
+    epoch: torch.Tensor  # int32 [1]: word 0 of ctrl
+    counter: torch.Tensor  # int32 [1]: word COUNTER_WORD of ctrl, the kda_tickets counter
     alarm: torch.Tensor  # int64
     trace: (
         torch.Tensor
@@ -374,13 +383,17 @@ class Workspace:
         cls, builds: list[Build], device: str | torch.device, *, clear: bool = True
     ) -> Workspace:
         words = max(b.scratch_words() for b in builds)
-        nev = max(T.record_words(b.rmax) for b in builds)
+        nev = max(T.record_words(b.rmax, tickets=b.cfg.kda_tickets) for b in builds)
+        # the epoch and the ticket counter, zeroed here once and never by the host again:
+        # the counter's last taker of each launch resets it (graph-safe)
+        ctrl = torch.zeros(CTRL_WORDS, dtype=torch.int32, device=device)
         # only the first allocation is cleared (a fresh buffer holds tag 0, never a tag)
         mk = torch.zeros if clear else torch.empty
         return cls(
             scratch=mk(words, dtype=torch.int64, device=device),
             xbuf=mk(MAX_S, HIDDEN, dtype=torch.bfloat16, device=device),
-            epoch=torch.zeros(1, dtype=torch.int32, device=device),
+            epoch=ctrl[:1],
+            counter=ctrl[COUNTER_WORD : COUNTER_WORD + 1],
             alarm=torch.zeros(alarm_words(BLOCKS), dtype=torch.int64, device=device),
             trace=torch.zeros(BLOCKS, nev, dtype=torch.int32, device=device),
         )

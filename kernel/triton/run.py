@@ -124,7 +124,7 @@ def _layers(shape: LaunchConfig, nbs: list[int], build: Build, seed: int) -> lis
 def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Timeline:
     """The trace record of the workspace's last launch (build ``b``, tag slot ``slot``);
     its meta holds ``b.cfg``, what ran."""
-    buf = ktrace.widen(ws.trace.cpu().numpy(), R=b.R)
+    buf = ktrace.widen(ws.trace.cpu().numpy(), R=b.R, tickets=b.cfg.kda_tickets)
     return ktrace.decode(
         buf,
         R=b.R,
@@ -137,6 +137,7 @@ def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Time
         extra=extra,
         nw_first=b.cfg.nw_first,
         onw_first=b.cfg.onw_first,
+        kda_tickets=b.cfg.kda_tickets,
     )
 
 
@@ -302,6 +303,8 @@ def run(
             n_steps += 1
     torch.cuda.synchronize()
     result["steps"] = n_steps
+    if b.cfg.kda_tickets:  # the last taker of each launch resets it: 0 between launches
+        result["counter_after"] = int(ws.counter.item())
     if b.watchdog:
         wd.check(ws.alarm.cpu().numpy(), launches())
 

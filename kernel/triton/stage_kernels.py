@@ -11,10 +11,12 @@ import triton
 import triton.language as tl
 
 from kda_kernel.triton.attn import _attn
-from kda_kernel.triton.constexprs import EPOCH_MOD, TAG_SLOTS
+from kda_kernel.triton.constexprs import COUNTER_WORD, EPOCH_MOD, EV_NTASK, TAG_SLOTS
 from kda_kernel.triton.gemv import _gemv
 from kda_kernel.triton.kda import _kda_task
 from kda_kernel.triton.mailbox import layout
+from kda_kernel.triton.record import _ev
+from kda_kernel.triton.tickets import _kda_ticket_loop
 
 
 @triton.jit
@@ -238,3 +240,93 @@ def kda_only(
         0,
         True,
     )
+
+
+@triton.jit
+def kda_tickets_only(
+    w_fb,
+    conv_w,
+    conv_st,
+    cs_seq,
+    cs_dim,
+    cs_tok,
+    a_log,
+    dt_bias,
+    on_w,
+    rstate,
+    rs_seq,
+    st_idx,
+    st_stride,
+    num_acc,
+    core_out,
+    scratch,
+    epoch,
+    slot,
+    alarm,
+    trace,
+    R,
+    NB,
+    onorm_eps,
+    lower_bound,
+    NPROG: tl.constexpr,
+    L: tl.constexpr,
+    LP: tl.constexpr,
+    SL: tl.constexpr,
+    SLP: tl.constexpr,
+    NEV: tl.constexpr,
+    ALIGN: tl.constexpr,
+):
+    """kda_tickets' loop alone over NPROG programs, PROJ filled beforehand: each program
+    takes tickets from the counter (word COUNTER_WORD past the epoch) until one is past
+    the tasks, and leaves its record (task ids, takes and their counts) in ``trace``."""
+    _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
+    pid = tl.program_id(0)
+    tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
+    tr = tl.zeros([NEV], tl.int32)
+    tr, _, ntask = _kda_ticket_loop(
+        pid,
+        tag,
+        pid * 0,
+        tr,
+        epoch + COUNTER_WORD,
+        R,
+        w_fb,
+        conv_w,
+        conv_st,
+        cs_seq,
+        cs_dim,
+        cs_tok,
+        a_log,
+        dt_bias,
+        on_w,
+        rstate,
+        rs_seq,
+        st_idx,
+        st_stride,
+        num_acc,
+        core_out,
+        scratch,
+        alarm,
+        onorm_eps,
+        lower_bound,
+        1 << 40,
+        1 << 20,
+        0,
+        -1,
+        OFF_PROJ,
+        OFF_QK,
+        OFF_ONRM,
+        NPROG,
+        L,
+        LP,
+        SL,
+        SLP,
+        False,
+        1,
+        True,
+        0,
+        True,
+        0,
+    )
+    tr = _ev(tr, EV_NTASK, ntask)
+    tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)

@@ -111,24 +111,24 @@ def _attn_role(
         )
 
 
-def _records(buf: np.ndarray, R: int) -> np.ndarray:
+def _records(buf: np.ndarray, R: int, tickets: bool = False) -> np.ndarray:
     """``buf`` as int64, if it is one record a CTA of at least the words R needs."""
     out = np.asarray(buf).astype(np.int64)
-    if out.ndim != 2 or out.shape[0] != BLOCKS or out.shape[1] < T.record_words(R):
-        raise TraceError(
-            f"trace buffer of shape {out.shape}, want [{BLOCKS}, >= {T.record_words(R)}]"
-        )
+    need = T.record_words(R, tickets=tickets)
+    if out.ndim != 2 or out.shape[0] != BLOCKS or out.shape[1] < need:
+        raise TraceError(f"trace buffer of shape {out.shape}, want [{BLOCKS}, >= {need}]")
     return out
 
 
-def widen(words: np.ndarray, *, R: int) -> np.ndarray:
+def widen(words: np.ndarray, *, R: int, tickets: bool = False) -> np.ndarray:
     """The kernel's records (int32 [BLOCKS, NEV]) -> 64-bit ones, as ``decode`` reads them.
 
     A record keeps the low half of each stamp, and the high halves of the CTA's start and
     end stamps. A stamp is the start plus its signed 32-bit distance from it, so the
     widening is exact while a CTA runs under 2^31 ns (2.1 s), a stamp read by one warp a
-    little before another warp read the start included; a longer CTA is refused."""
-    w = _records(words, R)  # counts and ids: the int32 words, sign-extended
+    little before another warp read the start included; a longer CTA is refused.
+    ``tickets``: a kda_tickets build's record (its task and take slots)."""
+    w = _records(words, R, tickets)  # counts and ids: the int32 words, sign-extended
     lo = w & 0xFFFFFFFF
     start = (w[:, T.EV_START_HI] << 32) | lo[:, T.EV_START]
     end = (w[:, T.EV_END_HI] << 32) | lo[:, T.EV_END]
@@ -139,7 +139,7 @@ def widen(words: np.ndarray, *, R: int) -> np.ndarray:
             f"CTA {c} ran from {int(start[c])} to {int(end[c])} ns: its 32-bit stamps can be "
             f"widened only within 2^31 ns of its start"
         )
-    stamps = T.stamp_words(R)
+    stamps = T.stamp_words(R, tickets=tickets)
     d = (lo[:, stamps] - lo[:, [T.EV_START]] + (1 << 31)) % (1 << 32) - (1 << 31)
     w[:, stamps] = start[:, None] + d
     w[:, T.EV_START], w[:, T.EV_END] = start, end
@@ -159,12 +159,15 @@ def decode(
     extra: dict[str, Any] | None = None,
     nw_first: bool = False,
     onw_first: bool = False,
+    kda_tickets: bool = False,
 ) -> Timeline:
     """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
     Timeline. ``gate_local``: the build's (``Build.gate_local``), whose record has no gate;
-    ``nw_first``, ``onw_first``: the build's (``Build.cfg``), which the meta carries to the
-    model."""
-    buf = _records(buf, R)
+    ``nw_first``, ``onw_first``, ``kda_tickets``: the build's (``Build.cfg``), which the
+    meta carries to the model. Under ``kda_tickets`` the meta's ``extra`` holds the takes
+    (``ticket_takes``: [cta, issue ns, return ns, ticket], each CTA's in order) and what
+    the record had no slot for (``ticket_unrecorded``: tasks and takes, counted)."""
+    buf = _records(buf, R, kda_tickets)
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
         if stale.size:
@@ -176,6 +179,8 @@ def decode(
     cells = _poll_cells(R, L, nb)
     s = R * L
     ctas: list[CtaTrack] = []
+    takes: list[list[int]] = []
+    unrecorded = {"tasks": 0, "takes": 0}
     for cta in range(BLOCKS):
         w = buf[cta]
         role = role_of(cta)
@@ -189,12 +194,15 @@ def decode(
                 tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
             tr.polls.append(_poll("load_x", -1, "XRDY", NA, w, T.EV_RPOLL, t0))
         ntask = int(w[T.EV_NTASK])
-        expect = sum(
-            1 for n in range(T.max_tasks(R)) if ((cta - kda0) % BLOCKS) + n * BLOCKS < R * 96
-        )
-        if ntask != expect:
-            raise TraceError(f"CTA {cta} ran {ntask} kda tasks, the mapping gives {expect}")
-        for n in range(ntask):
+        if kda_tickets:
+            takes += _takes(cta, w, t0, ntask, unrecorded)
+        else:
+            expect = sum(
+                1 for n in range(T.max_tasks(R)) if ((cta - kda0) % BLOCKS) + n * BLOCKS < R * 96
+            )
+            if ntask != expect:
+                raise TraceError(f"CTA {cta} ran {ntask} kda tasks, the mapping gives {expect}")
+        for n in range(min(ntask, T.task_slots(R, tickets=kda_tickets))):
             base = T.EV_TASK0 + n * T.TASK_STRIDE
             task = int(w[base + T.TASK_ID])
             tb = [float(w[base + T.TASK_T + k] - t0) for k in range(T.N_TASK_T)]
@@ -208,6 +216,13 @@ def decode(
                 )
                 tr.polls.append(p)
         ctas.append(tr)
+    extra = dict(extra or {})
+    params: dict[str, Any] = {}
+    if kda_tickets:
+        _check_tickets(takes, unrecorded, R, sum(int(w[T.EV_NTASK]) for w in buf))
+        extra["ticket_takes"] = takes
+        extra["ticket_unrecorded"] = unrecorded
+        params["kda_tickets"] = True
     meta = Meta(
         source="measured",
         gpu=gpu,
@@ -218,11 +233,44 @@ def decode(
         gate_local=gate_local,
         blocks=BLOCKS,
         clock=CLOCK,
-        extra=dict(extra or {}),
+        extra=extra,
         nw_first=nw_first,
         onw_first=onw_first,
+        params=params,
     )
     return Timeline(meta=meta, ctas=ctas)
+
+
+def _takes(
+    cta: int, w: np.ndarray, t0: int, ntask: int, unrecorded: dict[str, int]
+) -> list[list[int]]:
+    """A kda_tickets CTA's recorded takes, [cta, issue, return, ticket] (ns from t0); the
+    tasks and takes past the record's slots are counted into ``unrecorded``."""
+    ntake = int(w[T.EV_NTAKE])
+    if ntake != ntask + 1:
+        raise TraceError(f"CTA {cta} made {ntake} takes for {ntask} kda tasks, want one more")
+    unrecorded["tasks"] += max(0, ntask - T.TICKET_TASK_SLOTS)
+    unrecorded["takes"] += max(0, ntake - T.TICKET_TAKE_SLOTS)
+    out = []
+    for m in range(min(ntake, T.TICKET_TAKE_SLOTS)):
+        b = T.EV_TAKE0 + m * T.TAKE_STRIDE
+        issue, ret = int(w[b + T.TAKE_ISSUE]) - t0, int(w[b + T.TAKE_RETURN]) - t0
+        out.append([cta, issue, ret, int(w[b + T.TAKE_TICKET])])
+    return out
+
+
+def _check_tickets(takes: list[list[int]], unrecorded: dict[str, int], R: int, ran: int) -> None:
+    """Every kda task ran once and every CTA ended on one ticket past the items: the
+    tasks counted make R * 96 and no recorded ticket repeats (with every take recorded,
+    the tickets are exactly 0 .. R * 96 + BLOCKS - 1)."""
+    items = R * 96
+    if ran != items:
+        raise TraceError(f"the CTAs ran {ran} kda tasks, want {items}")
+    tickets = [t[3] for t in takes]
+    if len(set(tickets)) != len(tickets):
+        raise TraceError("a ticket was taken twice")
+    if not unrecorded["takes"] and sorted(tickets) != list(range(items + BLOCKS)):
+        raise TraceError(f"the tickets taken are not 0 .. {items + BLOCKS - 1}")
 
 
 def environment() -> dict[str, Any]:

@@ -46,25 +46,50 @@ KDA_POLLS = (
 KDA_POLL_CELLS = ("q/k/v", "f_a", "q/k", "beta", "onrm+g2")
 
 
-def stamp_words(R: int, blocks: int = 256) -> list[int]:
+# kda_tickets (LaunchConfig.kda_tickets): a CTA runs as many tasks as it takes tickets for,
+# up to all of them, so the record holds a fixed number of task slots and take slots and
+# counts the rest (EV_NTASK: tasks run; EV_NTAKE: takes made): a task or take past its
+# slots is run and counted but not recorded (the decoder says how many)
+TICKET_TASK_SLOTS = 8
+TICKET_TAKE_SLOTS = TICKET_TASK_SLOTS + 1  # the last take returns a ticket past the items
+EV_TAKE0 = EV_TASK0 + TASK_STRIDE * TICKET_TASK_SLOTS  # 195
+# a take: its issue stamp, its return stamp (the ticket shared with the CTA), the ticket
+TAKE_ISSUE = 0
+TAKE_RETURN = 1
+TAKE_TICKET = 2
+TAKE_STRIDE = 3
+EV_NTAKE = EV_TAKE0 + TAKE_STRIDE * TICKET_TAKE_SLOTS  # 222
+
+
+def task_slots(R: int, blocks: int = 256, tickets: bool = False) -> int:
+    """Task slots a record holds: the busiest CTA's tasks under the static placement, a
+    fixed number under kda_tickets."""
+    return TICKET_TASK_SLOTS if tickets else max_tasks(R, blocks)
+
+
+def stamp_words(R: int, blocks: int = 256, tickets: bool = False) -> list[int]:
     """The words of a record that hold a globaltimer stamp (the rest are counts and ids)."""
     words = [EV_START, EV_END, *range(EV_ROLE, EV_ROLE + N_ROLE_STAGES)]
     words += [EV_RPOLL + 3 * k + j for k in range(N_RPOLL) for j in (0, 1)]
-    for n in range(max_tasks(R, blocks)):
+    for n in range(task_slots(R, blocks, tickets)):
         base = EV_TASK0 + n * TASK_STRIDE
         words += [base + TASK_T + k for k in range(N_TASK_T)]
         words += [base + TASK_POLL + 3 * k + j for k in range(N_TASK_POLL) for j in (0, 1)]
+    if tickets:
+        for m in range(TICKET_TAKE_SLOTS):
+            words += [EV_TAKE0 + TAKE_STRIDE * m + TAKE_ISSUE]
+            words += [EV_TAKE0 + TAKE_STRIDE * m + TAKE_RETURN]
     return words
 
 
 def max_tasks(R: int, blocks: int = 256) -> int:
-    """kda tasks the busiest CTA runs."""
+    """kda tasks the busiest CTA runs under the static placement."""
     return -(-R * 96 // blocks)
 
 
-def record_words(R: int, blocks: int = 256) -> int:
+def record_words(R: int, blocks: int = 256, tickets: bool = False) -> int:
     """Words a CTA's record takes (a power of two: the kernel keeps it as one tensor)."""
-    n = EV_TASK0 + TASK_STRIDE * max_tasks(R, blocks)
+    n = EV_NTAKE + 1 if tickets else EV_TASK0 + TASK_STRIDE * max_tasks(R, blocks)
     p = 1
     while p < n:
         p *= 2

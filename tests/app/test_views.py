@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
-from apphelp import figure_of, goto, texts
+from apphelp import figure_of, goto, no_failure, texts
 from streamlit.testing.v1 import AppTest
 
 from kda_sim.app.views import safety
@@ -561,3 +563,40 @@ def test_tags_view_says_when_a_kernel_has_no_tag_schemes() -> None:
     at = AppTest.from_function(script, default_timeout=120).run()
     assert not at.exception
     assert "not available for the kernel 'pingpong'" in texts(at.info)
+
+
+def test_timeline_view_draws_a_monomoe_run() -> None:
+    """A non-K1 kernel's simulated run: its own roles and stages fill the filters and the
+    figure (K1's names would leave it empty)."""
+
+    def script() -> None:
+        from pathlib import Path
+
+        from kda_sim.app.data import Run
+        from kda_sim.app.views import timeline
+        from kda_sim.app.views.common import Ctx
+        from kda_sim.engine import simulate
+        from kda_sim.kernels.registry import get
+        from kda_sim.machine.profile import load_profile
+
+        spec = get("monomoe")
+        tl = simulate(spec.default_config(), load_profile("h200")).timeline
+        timeline.render(Ctx(Path("."), Run("monomoe", "simulated", None, tl), "mm"))
+
+    at = AppTest.from_function(script, default_timeout=120).run()
+    no_failure(at)
+    assert at.multiselect(key="tl_roles").value == ["worker"]
+    stages = ["route", "sort", "shared_gu", "gemm1", "shared_down", "gemm2"]
+    assert at.multiselect(key="tl_stages").value == stages
+    fig = figure_of(at)
+    drawn = [t["name"] for t in fig["data"] if t.get("name") in stages]
+    assert drawn == stages
+
+    def ys(t: dict) -> list[float]:  # plotly sends arrays as typed base64
+        y = t["y"]
+        if isinstance(y, dict):
+            return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]).tolist()
+        return list(y)
+
+    rows = {y for t in fig["data"] if t.get("name") in stages for y in ys(t)}
+    assert len(rows) == 4  # a row a CTA of the 4-CTA grid

@@ -119,3 +119,20 @@ def test_compare_and_like_and_upload_refuse_it(tmp_path: Path, r1l2, capsys) -> 
     assert "CTA 2: 7 polls recorded" in capsys.readouterr().err
     with pytest.raises(TraceFormatError, match="CTA 2: 7 polls recorded"):
         parse_upload("relabelled.json", bad.read_bytes())
+
+
+def test_a_ticket_launch_places_each_item_on_any_cta_that_takes_tickets() -> None:
+    """kda_tickets: which CTA runs a kda task is the run's (whoever took its ticket), so a
+    CTA's kda stages are its loop's items' and its polls are at least its static ones; a
+    task no item has, or fewer polls than the static ones, is still refused."""
+    cfg = LaunchConfig(1, 1, onw_first=True, kda_tickets=True)
+    tl = simulate(cfg, load_profile("h200-k1"), occupancy=2).timeline
+    check_claimed_launch(tl)
+    bad = copy.deepcopy(tl)
+    bad.ctas[7].stages[-1].task = 96  # no ticket item is task 96 at R = 1
+    with pytest.raises(TraceFormatError, match="task 96"):
+        check_claimed_launch(bad)
+    short = copy.deepcopy(tl)
+    short.ctas[60].polls = []  # a gemv CTA's XRDY poll
+    with pytest.raises(TraceFormatError, match="and more"):
+        check_claimed_launch(short)

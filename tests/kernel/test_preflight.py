@@ -39,3 +39,17 @@ def test_refuses_when_producers_can_never_be_resident() -> None:
 def test_accepts_the_h200_budget() -> None:
     r = residency(128, 33 * 1024, 256, SmLimits())
     assert "finishes" in check(LaunchConfig(2, 2, 8), r)
+
+
+def test_kda_tickets_keeps_the_static_requirement() -> None:
+    """At one CTA an SM (132 resident) kda_tickets deadlocks from R = 2 as the static
+    placement does: its tasks poll PROJ of gemv CTAs up to 252 (docs/whatif/ticket_k1.md).
+    The simulated check finds it; the plain one refuses short of 256 and says why."""
+    one_an_sm = residency(255, 0, 256, SmLimits())
+    assert one_an_sm.slots == 132
+    cfg = LaunchConfig(2, 1, 8, kda_tickets=True)
+    with pytest.raises(UnsafeLaunch, match="deadlock"):
+        check(cfg, one_an_sm)
+    with pytest.raises(UnsafeLaunch, match="kda_tickets keeps the static requirement"):
+        check(cfg, one_an_sm, simulate=False)
+    assert "finishes" in check(cfg, residency(128, 33 * 1024, 256, SmLimits()))

@@ -37,3 +37,12 @@ def test_the_last_ticket_counts_every_taker() -> None:
     loop = ticket_loop("l", 0, 0, 5, lambda i: [], takers=3)
     assert loop.last_ticket == 7  # 5 items, then each of the 3 takers takes one more
     assert ticket_loop("l", 0, 0, 5, lambda i: []).last_ticket == -1
+
+
+def test_clears_need_takers_and_are_kept() -> None:
+    from kda_sim.protocol.counters import Reset
+
+    with pytest.raises(InvalidInput, match="clears words but takers = 0"):
+        ticket_loop("l", 0, 0, 2, lambda i: [], clears=(Reset(1, (1,)),))
+    loop = ticket_loop("l", 0, 0, 2, lambda i: [], takers=2, clears=[Reset(1, (1, 2))])
+    assert loop.clears == (Reset(1, (1, 2)),) and loop.last_ticket == 3

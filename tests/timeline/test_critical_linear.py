@@ -72,7 +72,9 @@ def reference(tl: Timeline) -> CriticalPath | None:
         if p is not None:
             steps.append(PathStep("run", track.cta, p.satisfied, t))  # type: ignore[arg-type]
             label = tl.ctas[p.producer].puts[p.put_ref].region if _has_put(tl, p) else p.label  # type: ignore[index]
-            steps.append(PathStep("handoff", track.cta, p.put_time, p.satisfied, p.producer, label))  # type: ignore[arg-type]
+            steps.append(
+                PathStep("handoff", track.cta, p.put_time, p.satisfied, p.producer, label, p.label)
+            )  # type: ignore[arg-type]
             track, t = tl.ctas[p.producer], p.put_time  # type: ignore[index, assignment]
             continue
         start: float = track.start  # type: ignore[assignment]

@@ -11,9 +11,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from kda_sim.app.data import Run
-from kda_sim.app.figures import Filter, HandoffView, Layer, timeline_figure
+from kda_sim.app.figures import (
+    Filter,
+    HandoffView,
+    Layer,
+    role_order,
+    stage_order,
+    timeline_figure,
+)
 from kda_sim.app.outcome import Outcome, guarded
-from kda_sim.timeline.colors import ROLES, STAGES
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
 from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side, stage_stats
@@ -104,15 +110,29 @@ def show_chart(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
 
 
+def _fresh(key: str, options: object, default: object) -> None:
+    """Reset the widget ``key`` to ``default`` when its options changed (another kernel's
+    run: its roles and stages are not this one's, and a kept pick would show nothing)."""
+    seen = f"{key}__options"
+    # a widget not drawn on the last rerun (another view was open) has lost its state
+    if st.session_state.get(seen) != options or key not in st.session_state:
+        st.session_state[seen] = options
+        st.session_state[key] = default
+
+
 def filter_controls(tl: Timeline, prefix: str) -> Filter:
     """Role, CTA range and stage filters for a timeline's rows."""
-    roles = [r for r in ROLES if any(c.role == r for c in tl.ctas)]
-    stages = [s for s in STAGES if any(sp.name == s for _, sp in tl.stage_spans())]
+    roles = role_order(tl, {c.role for c in tl.ctas})
+    stages = stage_order(tl, {sp.name for _, sp in tl.stage_spans()})
     n = len(tl.ctas)
+    top = max(n - 1, 1)
+    _fresh(f"{prefix}_roles", roles, roles)
+    _fresh(f"{prefix}_stages", stages, stages)
+    _fresh(f"{prefix}_ctas", top, (0, top))
     a, b, c = st.columns([2, 3, 5])
-    pick_roles = a.multiselect("Roles", roles, default=roles, key=f"{prefix}_roles")
-    lo, hi = b.slider("CTAs", 0, max(n - 1, 1), (0, max(n - 1, 1)), key=f"{prefix}_ctas")
-    pick_stages = c.multiselect("Stages", stages, default=stages, key=f"{prefix}_stages")
+    pick_roles = a.multiselect("Roles", roles, key=f"{prefix}_roles")
+    lo, hi = b.slider("CTAs", 0, top, key=f"{prefix}_ctas")
+    pick_stages = c.multiselect("Stages", stages, key=f"{prefix}_stages")
     return Filter(tuple(pick_roles), int(lo), int(hi), tuple(pick_stages))
 
 
@@ -134,7 +154,9 @@ def stage_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame:
             a, b = r.get("real mean us"), r.get("sim mean us")
             if isinstance(a, float) and isinstance(b, float) and a > 0:
                 r["sim error %"] = round(100 * (b - a) / a, 1)
-    order = {s: i for i, s in enumerate(STAGES)}
+    shown = next((tl for tl in (real, sim) if tl is not None), None)
+    names = [str(r["stage"]) for r in rows.values()]
+    order = {s: i for i, s in enumerate(stage_order(shown, names) if shown else names)}
     return pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(str(r["stage"]), 99)))
 
 

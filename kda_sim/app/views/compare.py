@@ -12,13 +12,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from kda_sim.app.figures import Filter, heatmap_figure, poll_wait_matrix, rows_of
+from kda_sim.app.figures import Filter, heatmap_figure, poll_wait_matrix, rows_of, stage_order
 from kda_sim.app.outcome import plain
 from kda_sim.app.views.common import Ctx, cached_call, show_chart, stage_table
 from kda_sim.compare.clocks import clock_offsets
 from kda_sim.compare.conformance import conformance
 from kda_sim.compare.diff import compare
-from kda_sim.timeline.colors import STAGES
 from kda_sim.timeline.model import Timeline
 
 
@@ -37,7 +36,7 @@ def render(ctx: Ctx) -> None:
             out = cached_call(compare, ctx.run_key, real, sim)
         if out.ok:
             cmp = out.value
-            _comparison(cmp)
+            _comparison(cmp, real)
         else:
             st.warning(out.message)
     with st.expander("Stage means of each run", expanded=cmp is None):
@@ -78,7 +77,7 @@ def _num(d: dict, *path: str) -> float | None:
     return v if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
-def _comparison(cmp: object) -> None:
+def _comparison(cmp: object, real: Timeline) -> None:
     d = plain(cmp)
     if not isinstance(d, dict):
         st.json(d, expanded=1)
@@ -97,7 +96,7 @@ def _comparison(cmp: object) -> None:
     by = d.get("by_stage")
     if isinstance(by, dict) and by:
         rows = []
-        order = {n: i for i, n in enumerate(STAGES)}
+        order = {n: i for i, n in enumerate(stage_order(real, by))}
         for stage, v in sorted(by.items(), key=lambda kv: order.get(kv[0], 99)):
             row: dict[str, Any] = {"stage": stage}
             for k, x in (v or {}).items():

@@ -6,9 +6,11 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
+from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from kda_sim.app.data import (
     SimOutcome,
@@ -33,9 +35,10 @@ from kda_sim.checks.floor import Figures
 from kda_sim.checks.launch_check import check_launch
 from kda_sim.errors import KdaSimError
 from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
+from kda_sim.kernels.registry import get, spec_for
 from kda_sim.machine.profile import bundled_names, load_profile
 from kda_sim.timeline.critical import wait_for_chain
-from kda_sim.timeline.model import StuckWait, Timeline
+from kda_sim.timeline.model import Meta, StuckWait, Timeline
 
 # the latencies a user most often doubts, first; the rest sit behind "more"
 LATENCY_KNOBS = ("poll", "retry", "visibility_same_xcd", "visibility_cross_xcd", "hbm_load")
@@ -44,6 +47,7 @@ MORE_KNOBS = ("store_ack", "l2_load", "dispatch", "barrier")
 
 def render(ctx: Ctx) -> None:
     m = ctx.run.main.meta
+    spec = get(m.kernel)
     names = bundled_names()
     gpu0 = profile_name(m.gpu) or names[0]
     a, b, c, d = st.columns(4)
@@ -51,6 +55,16 @@ def render(ctx: Ctx) -> None:
     occ = int(
         b.number_input("Occupancy (CTAs a unit; 0 = from resources)", 0, 32, 0, 1, key="wi_occ")
     )
+    if isinstance(spec.config_type, type) and issubclass(spec.config_type, LaunchConfig):
+        cfg = _k1_controls(m, c, d)
+    else:
+        cfg = _config_controls(spec, m.config())
+    params = _latency_controls(gpu)
+    _render_cfg(ctx, spec, gpu, cfg, occ, params)
+
+
+def _k1_controls(m: Meta, c: DeltaGenerator, d: DeltaGenerator) -> LaunchConfig:
+    """K1's own widgets: its shape, kda0 and protocol variants, named as its docs do."""
     gate = c.radio(
         "Gate variant",
         ("gate stage", "gate_local"),
@@ -75,8 +89,7 @@ def render(ctx: Ctx) -> None:
         key="wi_onw_first",
         help=f"onw_first: {VARIANT_HELP['onw_first']}",
     )
-    params = _latency_controls(gpu)
-    cfg = LaunchConfig(
+    return LaunchConfig(
         R,
         L,
         nb,
@@ -86,12 +99,43 @@ def render(ctx: Ctx) -> None:
         onw_first=bool(onw_first),
     )
 
+
+def _config_controls(spec: Any, base: Any) -> Any:
+    """A widget a configuration field of ``spec`` (by its type), starting from the open
+    run's configuration ``base``; the configuration they set (validated by the
+    simulation, which says what is wrong)."""
+    fields = spec.config_to_dict(base)
+    cols = st.columns(min(max(len(fields), 1), 5))
+    out: dict[str, Any] = {}
+    for i, (name, value) in enumerate(fields.items()):
+        col = cols[i % len(cols)]
+        key = f"wi|{spec.name}|{name}"
+        if isinstance(value, bool):
+            out[name] = col.checkbox(name, value=value, key=key)
+        elif isinstance(value, int):
+            out[name] = int(col.number_input(name, value=value, step=1, key=key))
+        elif isinstance(value, float):
+            out[name] = float(col.number_input(name, value=value, key=key))
+        elif isinstance(value, str):
+            out[name] = col.text_input(name, value=value, key=key)
+        else:
+            col.caption(f"{name} = {value!r} (kept)")
+            out[name] = value
+    return spec.config_from_dict(out)
+
+
+def _render_cfg(
+    ctx: Ctx, spec: Any, gpu: str, cfg: Any, occ: int, params: dict[str, float]
+) -> None:
     t0 = time.perf_counter()
     with st.spinner("Simulating…"):
         out = simulate_cached(gpu, cfg, occ or None, params)
     cached = time.perf_counter() - t0 < 0.5 * out.seconds
     _verdict(ctx, out, gpu, cached)
-    _variants(gpu, cfg, occ or None, params)
+    if isinstance(cfg, LaunchConfig):
+        _variants(gpu, cfg, occ or None, params)
+    else:
+        _switches(spec, gpu, cfg, occ or None, params)
     _floor(gpu, cfg, occ or None, params)
     _checks(gpu, cfg, occ or None, params)
     if out.timeline is None:
@@ -106,11 +150,11 @@ def render(ctx: Ctx) -> None:
         Filter(),
         critical=cp,
         chain=tuple(chain),
-        title=f"what-if: {gpu} {cfg.label()}",
+        title=f"what-if: {gpu} {spec.label(cfg)}",
     )
     show_chart(fig, "whatif_chart")
     a, b = st.columns(2)
-    name = slug(f"whatif-{gpu}-R{R}-L{L}-nb{nb}-kda0{kda0}-{'-'.join((gate, *cfg.variants()))}")
+    name = slug(f"whatif-{gpu}-{_file_label(spec, cfg)}")
     a.download_button(
         "PNG of this what-if",
         data=lambda: png_bytes(tl),
@@ -155,7 +199,54 @@ def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, fl
     st.caption("; ".join(f"{name}: {VARIANT_HELP[name]}" for name in VARIANTS) + ".")
 
 
-def _floor(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float]) -> None:
+MAX_SWITCHES = 4  # on/off fields combined at most (2^4 simulations)
+
+
+def _switches(spec: Any, gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> None:
+    """Another kernel's on/off fields, every combination at this configuration: what
+    each would change, as K1's variant table does for its protocol variants."""
+    fields = spec.config_to_dict(cfg)
+    names = [k for k, v in fields.items() if isinstance(v, bool)]
+    if not names:
+        st.caption(f"Every on/off flag combined: {spec.name} has no on/off field.")
+        return
+    if len(names) > MAX_SWITCHES:
+        st.caption(
+            f"Every on/off flag combined: {spec.name} has {len(names)} on/off fields, "
+            f"more than {MAX_SWITCHES} ({2**MAX_SWITCHES} simulations); set them above."
+        )
+        return
+    if not st.checkbox(f"Every combination of {', '.join(names)}", key="wi_switches"):
+        return
+    mine = simulate_cached(gpu, cfg, occ, params).timeline
+    base = mine.makespan if mine is not None else None
+    rows = []
+    for on in itertools.product((False, True), repeat=len(names)):
+        setting = dict(zip(names, on, strict=True))
+        out = simulate_cached(gpu, spec.config_from_dict({**fields, **setting}), occ, params)
+        span = out.timeline.makespan if out.timeline is not None else None
+        rows.append(
+            {
+                "on": ", ".join(k for k, v in setting.items() if v) or "none",
+                "verdict": out.verdict,
+                "makespan (us)": None if span is None else round(span / 1e3, 2),
+                "vs this what-if (us)": None
+                if span is None or base is None
+                else round((span - base) / 1e3, 2),
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+
+
+def _file_label(spec: Any, cfg: Any) -> str:
+    """The configuration in a file name (K1's as it always was named)."""
+    if isinstance(cfg, LaunchConfig):
+        gate = "gate_local" if cfg.gate_local else "gate stage"
+        return f"R{cfg.R}-L{cfg.L}-nb{cfg.nb}-kda0{cfg.kda0}-{'-'.join((gate, *cfg.variants()))}"
+    return spec.label(cfg)
+
+
+def _floor(gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> None:
     """How fast this protocol could run on this GPU: the what-if's profile with its costs
     taken away a step at a time (kda_sim.checks.floor), down to the protocol's own chain."""
     if not st.checkbox("How fast this protocol could run (its floor)", key="wi_floor"):
@@ -257,14 +348,14 @@ def _verdict(ctx: Ctx, out: SimOutcome, gpu: str, cached: bool) -> None:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _run_checks(key: str, _cfg: LaunchConfig, _prof: object, occ: int | None) -> Outcome:
+def _run_checks(key: str, _cfg: Any, _prof: object, occ: int | None) -> Outcome:
     return guarded(check_launch, _cfg, _prof, occupancy=occ)
 
 
-def _checks(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float]) -> None:
+def _checks(gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> None:
     with st.expander("Check verdicts (deadlock, visibility, role rule)", expanded=True):
         try:
-            cfg = cfg.validate()
+            cfg = spec_for(cfg).validate(cfg)
             prof = load_profile(gpu)
             prof = prof.with_params(**params) if params else prof
         except KdaSimError as e:

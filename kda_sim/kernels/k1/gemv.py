@@ -50,19 +50,26 @@ def weight_load(name: str, rg: int, chunks: int) -> Load:
     )
 
 
-def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
-    rg0, rg1 = groups_of(cta)
-    s = cfg.S
+def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
+    """The x rows: their 56 XRDY flags polled, then the rows read (from L2)."""
     xcells = tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
-    ops: list[Op] = [
-        weight_load("w.rg0", rg0, PER_WAVE),
+    return [
         Begin("load_x"),
         poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None])),
         Barrier(),
-        Load("x", LoadKind.FLAGGED, s * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
+        Load("x", LoadKind.FLAGGED, cfg.S * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
         Use(("x",)),
         Barrier(),
         End("load_x"),
+    ]
+
+
+def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
+    rg0, rg1 = groups_of(cta)
+    s = cfg.S
+    ops: list[Op] = [
+        weight_load("w.rg0", rg0, PER_WAVE),
+        *load_x(cfg, space),
         weight_load("w.rg1a", rg1, RG1_EARLY),
         Begin("gemv0"),
         Use(("w.rg0",)),

@@ -21,15 +21,12 @@ ticket check (kda_sim/checks/tickets.py) says so.
 
 from __future__ import annotations
 
-import numpy as np
-
-from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import BF16, GEMV_TASKS, HIDDEN, NA, PER_WAVE
-from kda_sim.kernels.k1.gemv import proj_rows_put, weight_load
+from kda_sim.kernels.k1.constants import GEMV_TASKS, PER_WAVE
+from kda_sim.kernels.k1.gemv import load_x, proj_rows_put, weight_load
 from kda_sim.kernels.k1.kda import kda_program
 from kda_sim.kernels.k1.regions import Region
-from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Use
+from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Op, Put, Use
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import TicketLoop, ticket_loop
 
@@ -51,16 +48,9 @@ def gemv_item(rg: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     The static build's pipelining of a CTA's two groups (rg1's first chunks behind x)
     has no counterpart: the next group is not known until its ticket is taken."""
     s = cfg.S
-    xcells = tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
     return [
         weight_load("w.rg", rg, PER_WAVE),
-        Begin("load_x"),
-        poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None])),
-        Barrier(),
-        Load("x", LoadKind.FLAGGED, s * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
-        Use(("x",)),
-        Barrier(),
-        End("load_x"),
+        *load_x(cfg, space),
         Begin("gemv0"),
         Use(("w.rg",)),
         Compute("gemv", s),

@@ -59,3 +59,16 @@ def test_kda_tasks_exchange_qk_and_norms() -> None:
     for name, r in _run("kda").items():
         assert r["core_finite"], name
         assert r["core_rel"] < 1e-3 and r["conv_rel"] < 1e-6 and r["rstate_rel"] < 1e-5, (name, r)
+
+
+def test_kda_tickets_loop_runs_every_task_once_and_resets_the_counter() -> None:
+    """kda_tickets' loop over 16 (1x1) and 32 (2x1) programs, two launches on one
+    workspace: the reference's outputs, each task and each ticket once, the counter 0."""
+    for name, launches in _run("kda_tickets").items():
+        for launch, r in launches.items():
+            where = (name, launch, r)
+            assert r["core_finite"], where
+            assert r["core_rel"] < 1e-3 and r["conv_rel"] < 1e-6, where
+            assert r["rstate_rel"] < 1e-5, where
+            assert r["tasks_each_once"] and r["tickets_each_once"], where
+            assert r["counter_after"] == 0, where

@@ -6,8 +6,10 @@ from dataclasses import replace
 
 import pytest
 
+from kda_kernel.triton import trace_layout as T
+from kda_kernel.triton.ctrl_layout import COUNTER_WORD, CTRL_WORDS
 from kda_kernel.triton.defaults import default_config, recommended
-from kda_kernel.triton.launch import MAX_NB, Build, Unsupported, options_only
+from kda_kernel.triton.launch import MAX_NB, Build, Unsupported, Workspace, options_only
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 
@@ -124,7 +126,11 @@ def test_the_kernel_runs_what_the_configuration_says() -> None:
 
 @pytest.mark.parametrize(
     ("cfg", "field"),
-    [(LaunchConfig(1, 1), "onw_first"), (LaunchConfig(1, 1, blocks=300, onw_first=True), "blocks")],
+    [
+        (LaunchConfig(1, 1), "onw_first"),
+        (LaunchConfig(1, 1, blocks=300, onw_first=True), "blocks"),
+        (LaunchConfig(1, 1, onw_first=True, gemv_tickets=True), "gemv_tickets"),
+    ],
 )
 def test_a_configuration_the_kernel_cannot_build_is_refused_naming_the_field(
     cfg: LaunchConfig, field: str
@@ -150,3 +156,23 @@ def test_msq_poll_columns_hold_every_s_of_the_build_and_no_more() -> None:
     assert [Build.default(1, L).constexprs()["MSQ_SP"] for L in (1, 2, 4)] == [4, 8, 16]
     assert Build.default(3, 1, rmax=3).constexprs()["MSQ_SP"] == 4
     assert Build.default(1, 1, rmax=1).constexprs()["MSQ_SP"] == 1
+
+
+def test_kda_tickets_is_built_with_its_own_record_and_the_static_build_is_not_changed() -> None:
+    static = Build.default(4, 2, trace=True)
+    tickets = Build.default(4, 2, trace=True, kda_tickets=True).validate()
+    assert static.constexprs()["KDA_TICKETS"] is False
+    assert tickets.constexprs()["KDA_TICKETS"] is True
+    assert static.constexprs()["NEV"] == T.record_words(4) == 64
+    assert tickets.constexprs()["NEV"] == T.record_words(4, tickets=True) == 256
+    assert T.EV_NTAKE < 256 and T.EV_TAKE0 == T.EV_TASK0 + T.TASK_STRIDE * T.TICKET_TASK_SLOTS
+
+
+def test_the_ticket_counter_has_a_line_of_its_own_zeroed_once() -> None:
+    b = Build.default(1, 1, kda_tickets=True)
+    ws = Workspace.create([b], "cpu", clear=False)
+    ctrl = ws.epoch.untyped_storage()
+    assert ws.counter.untyped_storage().data_ptr() == ctrl.data_ptr()
+    off = ws.counter.data_ptr() - ws.epoch.data_ptr()
+    assert off == COUNTER_WORD * 4 and off % 128 == 0  # the epoch's line is another
+    assert int(ws.counter.item()) == 0 and len(ctrl) == CTRL_WORDS * 4

@@ -261,3 +261,68 @@ def test_compare_reads_a_gate_local_trace_against_its_simulation(
     d = json.loads(capsys.readouterr().out)
     assert d["config"]["gate_local"] and d["conformance"]["conforms"]
     assert d["comparison"]["matched"] > 500
+
+
+def synthetic_tickets(R: int, per_cta: dict[int, list[int]], t0: int = 10**12) -> np.ndarray:
+    """A kda_tickets launch: roles as ``synthetic``, then each CTA's tasks (``per_cta``) and
+    its takes (one a task and the last, past the items: ticket 96 R + CTA)."""
+    buf = synthetic(R, 1, t0=t0)
+    out = np.zeros((BLOCKS, T.record_words(R, tickets=True)), dtype=np.int64)
+    head = T.EV_TASK0
+    out[:, :head] = buf[:, :head]
+    for cta in range(BLOCKS):
+        w = out[cta]
+        t = int(w[T.EV_ROLE + T.N_ROLE_STAGES - 1])
+        tasks = per_cta.get(cta, [])
+        tickets = [*tasks, R * 96 + cta]
+        for m, ticket in enumerate(tickets):
+            if m < T.TICKET_TAKE_SLOTS:
+                b = T.EV_TAKE0 + m * T.TAKE_STRIDE
+                w[b : b + 3] = (t, t + 30, ticket)
+            t += 40
+            if m == len(tasks):
+                break
+            if m < T.TICKET_TASK_SLOTS:
+                base = T.EV_TASK0 + m * T.TASK_STRIDE
+                w[base + T.TASK_ID] = ticket
+                for k in range(T.N_TASK_T):
+                    w[base + T.TASK_T + k] = t + 100 * k
+                for k in range(T.N_TASK_POLL):
+                    at = base + T.TASK_POLL + 3 * k
+                    w[at : at + 3] = (t + 100 * k + 10, t + 100 * k + 50, k)
+            t += 100 * T.N_TASK_T
+        w[T.EV_NTASK], w[T.EV_NTAKE] = len(tasks), len(tasks) + 1
+        w[T.EV_END] = t + 5
+    return out
+
+
+def test_a_kda_tickets_record_gives_who_ran_each_task_and_every_take() -> None:
+    # tasks 0..95 on CTAs 253..255 and the attn CTAs, in the order a queue might give them
+    per: dict[int, list[int]] = {}
+    for i in range(96):
+        per.setdefault([253, 254, 255, *range(40)][i % 43], []).append(i)
+    buf = synthetic_tickets(1, per)
+    wide = ktrace.widen(narrow(buf), R=1, tickets=True)
+    tl = ktrace.decode(wide, R=1, L=1, nb=8, tag=777, kda_tickets=True)
+    where = {(s.task, c.cta) for c in tl.ctas for s in c.stages if s.name == "k.norm"}
+    assert where == {(i, c) for c, ts in per.items() for i in ts}
+    takes = tl.meta.extra["ticket_takes"]
+    assert sorted(t[3] for t in takes) == list(range(96 + BLOCKS))
+    assert all(ret - issue == 30 for _, issue, ret, _ in takes)
+    assert tl.meta.extra["ticket_unrecorded"] == {"tasks": 0, "takes": 0}
+    assert tl.meta.config() == LaunchConfig(1, 1, kda_tickets=True)  # what compare models
+
+
+def test_a_kda_tickets_cta_past_its_slots_is_counted_not_lost() -> None:
+    # CTA 255 runs 10 tasks: 8 recorded, 2 counted; its 11 takes: 9 recorded, 2 counted
+    per = {255: list(range(10)), **{c: [10 + c] for c in range(86)}}
+    tl = ktrace.decode(synthetic_tickets(1, per), R=1, L=1, nb=8, tag=777, kda_tickets=True)
+    assert tl.meta.extra["ticket_unrecorded"] == {"tasks": 2, "takes": 2}
+    assert len([s for s in tl.ctas[255].stages if s.name == "k.norm"]) == T.TICKET_TASK_SLOTS
+
+
+def test_a_kda_tickets_record_that_ran_a_task_twice_is_refused() -> None:
+    per = {c: [c] for c in range(96)}
+    per[100] = [5]  # task 5 again (and ticket 5 taken twice)
+    with pytest.raises(ktrace.TraceError, match="kda tasks"):
+        ktrace.decode(synthetic_tickets(1, per), R=1, L=1, nb=8, tag=777, kda_tickets=True)

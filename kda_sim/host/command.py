@@ -1,0 +1,26 @@
+"""``kda-sim check --sequence SPEC``: simulate the sequence and check it; the exit
+status (0 safe, 1 a finding fails)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kda_sim.checks.findings import failing
+from kda_sim.checks.sequence import check_sequence
+from kda_sim.host.report import sequence_json, sequence_text
+from kda_sim.host.run import run_sequence
+from kda_sim.host.spec_text import parse
+from kda_sim.machine.profile import GpuProfile
+
+
+def check_sequence_command(
+    spec: Any, cfg: Any, prof: GpuProfile, text: str, *, occupancy: int | None, as_json: bool
+) -> int:
+    seq = run_sequence(spec, cfg, prof, parse(text), occupancy=occupancy)
+    findings = check_sequence(seq)
+    if as_json:
+        print(json.dumps(sequence_json(seq, findings, prof.name), indent=2, default=str))
+    else:
+        print(sequence_text(seq, findings, prof.name))
+    return 1 if failing(findings) else 0

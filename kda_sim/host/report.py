@@ -1,0 +1,60 @@
+"""A host sequence's check, as text and as JSON (``kda-sim check --sequence``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kda_sim.checks.findings import Finding, failing
+from kda_sim.host.run import LaunchRun, SequenceRun
+
+
+def _outcome(run: LaunchRun) -> str:
+    tl = run.result.timeline
+    if run.result.deadlock:
+        return f"hangs ({len(tl.stuck)} CTAs stuck)"
+    ends = [t.end for t in tl.ctas if t.end is not None]
+    return f"finishes in {max(ends, default=0.0) / 1e3:.2f} us"
+
+
+def _grids(run: LaunchRun, spec: Any) -> str:
+    if len(run.grids) == 1:
+        return ""
+    return " grids " + " & ".join(f"[{spec.label(g.cfg)}]" for g in run.grids)
+
+
+def sequence_text(seq: SequenceRun, findings: list[Finding], gpu: str) -> str:
+    spec = seq.kernel
+    lines = [f"{gpu}  {spec.name}  sequence {seq.sequence.text!r}"]
+    for run in seq.runs:
+        lines.append(f"  {run.label} (epoch {run.epoch}){_grids(run, spec)}: {_outcome(run)}")
+    if seq.not_run:
+        lines.append(f"  {seq.not_run} launches after the hang never ran")
+    if findings:
+        lines += ["", *[f.text() for f in findings], ""]
+    lines.append(
+        "SAFE: every launch finished and no wait passed on what an earlier launch left"
+        if not failing(findings)
+        else "UNSAFE"
+    )
+    return "\n".join(lines)
+
+
+def sequence_json(seq: SequenceRun, findings: list[Finding], gpu: str) -> dict[str, Any]:
+    return {
+        "gpu": gpu,
+        "kernel": seq.kernel.name,
+        "sequence": seq.sequence.text,
+        "safe": not failing(findings),
+        "launches": [
+            {
+                "index": r.index,
+                "label": r.label,
+                "epoch": r.epoch,
+                "grids": [seq.kernel.config_to_dict(g.cfg) for g in r.grids],
+                "deadlock": r.result.deadlock,
+            }
+            for r in seq.runs
+        ],
+        "not_run": seq.not_run,
+        "findings": [f.to_dict() for f in findings],
+    }

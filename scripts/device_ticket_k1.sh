@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The measurement of issue 39 (docs/whatif/ticket_k1.md): the static K1 and kda_tickets on
+# the H200 at the build's natural occupancy (2 CTAs an SM), the nine shapes R, L in
+# {1, 2, 4}: 4 cold and 4 warm (one eager step first) traced launches of each, the untraced
+# per-launch times of both (bench.kernel_bench --variants, CUDA-graph replays), and the
+# kda_tickets GPU tests. On the device machine, in the repository root, with the wheels of
+# .whl/ carried (scripts/device_warm_spread.sh says which); everything lands under $OUT.
+# Each step is bounded (timeout) so the whole fits in 9 minutes of one H200; an estimate
+# from run 94 (72 cold + 72 warm traced launches, 4 compiled variants x 3 L in 150 s):
+# install 10 s, 16 builds compiled in parallel about 150 s, 72 cold launches about 60 s,
+# 72 warm ones about 80 s, the GPU tests about 45 s, the untraced times about 60 s: about
+# 7 minutes; 8.8 if every step ran to its bound.
+set -u
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
+    --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
+S=$OUT/s
+mkdir -p "$S" "$OUT/g"
+# every build the steps below launch, compiled in parallel first: both schedules, traced
+# and untraced, at L = 1 (1 token an iteration at S = 1, 2 above), 2 and 4 (the GPU tests
+# run these builds too: no watchdog build, which would compile in a second wave)
+timeout 200 python3 - > "$OUT/warm.log" 2>&1 <<'PY'
+import multiprocessing as mp
+import time
+
+from kda_kernel.triton.warm import _one
+
+shapes = ((1, 1), (2, 1), (1, 2), (1, 4))
+specs = [
+    (R, L, False, tr, {"kda_tickets": tk} if tk else {})
+    for tk in (False, True)
+    for tr in (True, False)
+    for R, L in shapes
+]
+t0 = time.perf_counter()
+with mp.get_context("spawn").Pool(16) as pool:
+    for line in pool.imap_unordered(_one, specs):
+        print(line, flush=True)
+print(f"warm: {time.perf_counter() - t0:.1f} s", flush=True)
+PY
+SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
+for sched in static kda_tickets; do
+    flag=$([ $sched = kda_tickets ] && echo --kda-tickets)
+    timeout 40 python3 -m lab.trace_spread record --shapes $SH --launches 4 \
+        --dir "$S/$sched/cold" $flag > "$OUT/trace_spread_${sched}_cold.log" 2>&1
+    timeout 50 python3 -m lab.trace_spread record --shapes $SH --launches 4 --warmup 1 \
+        --dir "$S/$sched/warm" $flag > "$OUT/trace_spread_${sched}_warm.log" 2>&1
+done
+KDA_GPU_OUT=$OUT/g timeout 60 python3 -m pytest -q -m gpu tests/kernel/triton/test_gpu_tickets.py \
+    -p no:cacheprovider -rA --durations=5 > "$OUT/gpu_tickets.log" 2>&1
+# untraced: the two builds alternate 3 rounds a shape (rows print as they are timed)
+timeout 80 python3 -m bench.kernel_bench --out "$OUT/kernel_bench_tickets.json" --shapes "" \
+    --variants '[{}, {"kda_tickets": true}]' --variant-shapes $SH \
+    > "$OUT/kernel_bench_tickets.log" 2>&1
+(cd "$OUT" && tar czf traces.tgz s g && rm -rf s g)
+ls -la "$OUT"
+tail -n 3 "$OUT"/*.log

@@ -1,0 +1,59 @@
+"""A launch started from memory an earlier launch left: words non-zero, pairs already
+tagged; and what the launch leaves."""
+
+from __future__ import annotations
+
+from kda_sim.engine import simulate
+from kda_sim.engine.initial import Initial
+from kda_sim.kernels.examples.gridbarrier import GridBarrierConfig
+from kda_sim.kernels.examples.pingpong import PingPongConfig
+from kda_sim.kernels.examples.splitk import SplitKConfig
+from kda_sim.machine import load_profile
+
+PROF = load_profile("h200", kernel="pingpong")
+
+
+def test_an_empty_initial_state_changes_nothing() -> None:
+    cfg = PingPongConfig(rounds=3)
+    plain = simulate(cfg, PROF)
+    same = simulate(cfg, PROF, initial=Initial())
+    assert plain.final is None
+    assert same.timeline.ctas == plain.timeline.ctas
+    assert same.final is not None and same.final.stale_polls == []
+    assert sorted(same.final.put_done) == [(0, k) for k in (4, 10, 16)]
+
+
+def test_a_pair_already_tagged_passes_at_the_first_try() -> None:
+    cfg = PingPongConfig(rounds=2)
+    plain = simulate(cfg, PROF).timeline.ctas[1].polls
+    res = simulate(cfg, PROF, initial=Initial(tagged=frozenset({0})))
+    polls = res.timeline.ctas[1].polls
+    assert polls[0].retries == 0 and polls[0].satisfied < plain[0].satisfied
+    assert polls[0].satisfied < res.final.put_done[(0, 4)][0]  # before its producer's put
+    assert polls[1].producer == 0  # VAL[1] is not tagged: waited for as before
+    (sp,) = res.final.stale_polls
+    assert sp.cta == 1 and sp.cells.tolist() == [0]
+
+
+def test_a_word_left_non_zero_passes_a_ge_wait_early() -> None:
+    prof = load_profile("h200", kernel="gridbarrier")
+    cfg = GridBarrierConfig(ctas=4, rounds=1)
+    res = simulate(cfg, prof, initial=Initial(words={0: 4}))
+    assert not res.deadlock
+    assert {s.cta for s in res.final.stale_waits} == {0, 1, 2, 3}
+    assert res.final.words == {0: 8}
+    assert simulate(cfg, prof, initial=Initial()).final.stale_waits == []
+
+
+def test_an_eq_wait_on_a_word_left_non_zero_can_hang() -> None:
+    prof = load_profile("h200", kernel="splitk")
+    res = simulate(SplitKConfig(splits=2), prof, initial=Initial(words={0: 3}))
+    assert res.deadlock
+    (stuck,) = res.timeline.stuck
+    assert stuck.cta == 0 and stuck.region == "SEM"
+
+
+def test_a_reset_rebases_the_word() -> None:
+    prof = load_profile("h200", kernel="splitk")
+    res = simulate(SplitKConfig(splits=2, reset=True), prof, initial=Initial())
+    assert res.final.words == {0: 0}

@@ -1,0 +1,61 @@
+"""Running a sequence: epochs frozen by replays, memory carried, the sequence stopped at
+a hang, grids renumbered."""
+
+from __future__ import annotations
+
+import pytest
+
+from kda_sim.errors import InvalidInput
+from kda_sim.host.run import run_sequence
+from kda_sim.host.spec_text import parse
+from kda_sim.kernels.registry import get
+from kda_sim.machine import load_profile
+
+
+def _run(kernel: str, text: str, gpu: str = "h200", **cfg: object):
+    spec = get(kernel)
+    base = spec.config_type(**cfg)
+    return run_sequence(spec, base, load_profile(gpu, kernel=kernel), parse(text))
+
+
+def test_replays_freeze_the_epoch_unless_updated() -> None:
+    assert [r.epoch for r in _run("pingpong", "launch; replay*2; launch").runs] == [1, 1, 1, 2]
+    assert [r.epoch for r in _run("pingpong", "launch; replay*2 update").runs] == [1, 2, 3]
+    labels = [r.label for r in _run("pingpong", "launch; replay*2").runs]
+    assert labels == ["launch 0", "replay 1 of launch 0", "replay 2 of launch 0"]
+
+
+def test_a_counter_is_carried_and_zeroed_only_where_asked() -> None:
+    runs = _run("splitk", "launch; launch", reset=False, wait="ge").runs
+    assert runs[1].initial.words == {0: 2}  # two splits' arrivals left by launch 0
+    assert runs[1].word_from[0].startswith("launch 0 (CTA")
+    runs = _run("splitk", "launch; zero=SEM; launch", wait="ge").runs
+    assert runs[1].initial.words == {}
+
+
+def test_a_hang_stops_the_sequence() -> None:
+    seq = _run("splitk", "launch; replay*5")
+    assert seq.runs[-1].result.deadlock
+    assert len(seq.runs) + seq.not_run == 6
+    assert seq.not_run > 0
+
+
+def test_grids_together_share_one_launch() -> None:
+    seq = _run("schedworker", "launch grid=scheduler & launch grid=worker", workers=3)
+    (run,) = seq.runs
+    assert [(g.first, g.ctas) for g in run.grids] == [(0, 1), (1, 3)]
+    assert run.cta(0) == "grid 0 CTA 0" and run.cta(3) == "grid 1 CTA 2"
+    assert not run.result.deadlock
+    roles = [t.role for t in run.result.timeline.ctas]
+    assert roles == ["scheduler", "worker", "worker", "worker"]
+
+
+def test_bad_fields_and_regions_are_named() -> None:
+    with pytest.raises(InvalidInput, match="'nope=1'"):
+        _run("pingpong", "launch nope=1")
+    with pytest.raises(InvalidInput, match="'rounds=x'"):
+        _run("pingpong", "launch rounds=x")
+    with pytest.raises(InvalidInput, match="'zero=SEM'"):
+        _run("pingpong", "zero=SEM; launch")
+    with pytest.raises(InvalidInput, match="same regions"):
+        _run("pingpong", "launch rounds=1 & launch rounds=2")
