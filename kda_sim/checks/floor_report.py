@@ -5,6 +5,7 @@ the rest of the critical path, against the bound and 1.3x it)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,10 @@ def table(report: dict[str, Any]) -> str:
     lines = [f"{report['config']}: us a launch (x the HBM bound), and on the critical path"]
     lines.append(f"{'':58} {'makespan':>15} {'hand-offs':>10} {'gemv':>7}")
     for r in report["rows"]:
+        x = r["x_bound"]
+        bound = f"({x:.2f}x)" if math.isfinite(x) else "(no HBM bytes)"
         lines.append(
-            f"{r['step']:<58} {r['makespan_us']:7.1f} ({r['x_bound']:.2f}x)"
+            f"{r['step']:<58} {r['makespan_us']:7.1f} {bound}"
             f" {r['handoff_latency_us']:10.1f} {r['gemv_us']:7.1f}"
         )
     return "\n".join(lines)

@@ -1,32 +1,29 @@
-"""The mutation catalogue: named faults applied to the protocol or the configuration, each
-of which the checks must catch with the right category.
+"""Mutation machinery: a named fault (:class:`Mutation`) applied to a kernel's protocol or
+configuration makes a :class:`Case`, which the checks must catch with the right category.
 
-A launch mutant transforms the programs of the standard protocol (``build_launch(cfg)``)
-and is checked through ``simulate(..., launch=...)`` and ``build_waitgraph(launch)``; a
+A launch mutant transforms the programs of the kernel's launch (``spec.build(cfg)``) and
+is checked through ``simulate(..., launch=...)`` and ``build_waitgraph(launch)``; a
 configuration mutant changes the GPU or occupancy; a tag mutant changes the tag scheme or
 the step it runs in. ``check_mutant`` runs the checks a user would (``kda-sim check``,
-``kda-sim check --tags``) and returns their findings.
+``kda-sim check --tags``) and returns their findings. A kernel's catalogue is its
+``mutations`` hook (K1's: :mod:`kda_sim.kernels.k1.mutations`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-
-import numpy as np
+from typing import Any
 
 from kda_sim.checks.findings import Category, Finding
 from kda_sim.checks.launch_check import check_launch
 from kda_sim.checks.tags.analysis import Policy, analyse
 from kda_sim.checks.tags.footprint import k1_step_model
-from kda_sim.checks.tags.schemes import FrozenEpoch, StepTag, TagScheme
-from kda_sim.kernels.k1.batches import poll
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import GEMV0, HD, NA, TAG_SLOTS, WAVES
-from kda_sim.kernels.k1.program import build_launch
-from kda_sim.kernels.k1.regions import Region
+from kda_sim.checks.tags.schemes import TagScheme
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, load_profile
-from kda_sim.protocol.ops import Begin, End, Load, LoadKind, Op, Publish, Put, Store
+from kda_sim.protocol.ops import Begin, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
 
 
@@ -40,7 +37,7 @@ class TagSetup:
 
 @dataclass(frozen=True)
 class Case:
-    cfg: LaunchConfig
+    cfg: Any
     prof: GpuProfile
     occupancy: int | None = None
     launch: Launch | None = None
@@ -52,20 +49,20 @@ class Mutation:
     name: str
     category: Category
     description: str
-    apply: Callable[[LaunchConfig, GpuProfile], Case]
+    apply: Callable[[Any, GpuProfile], Case]
 
 
 # -- helpers on programs --------------------------------------------------------------------
-def _with(launch: Launch, programs: dict[int, CtaProgram]) -> Launch:
+def with_programs(launch: Launch, programs: dict[int, CtaProgram]) -> Launch:
     progs = tuple(programs.get(p.cta, p) for p in launch.programs)
     return replace(launch, programs=progs)
 
 
-def _ops(p: CtaProgram, ops: list[Op]) -> CtaProgram:
+def with_ops(p: CtaProgram, ops: list[Op]) -> CtaProgram:
     return replace(p, ops=tuple(ops))
 
 
-def _stage_span(ops: tuple[Op, ...], stage: str, task: int = -1) -> tuple[int, int]:
+def stage_span(ops: tuple[Op, ...], stage: str, task: int = -1) -> tuple[int, int]:
     """[start, end] op indices of a stage (Begin .. End)."""
     lo = next(
         k
@@ -76,252 +73,18 @@ def _stage_span(ops: tuple[Op, ...], stage: str, task: int = -1) -> tuple[int, i
     return lo, hi
 
 
-def _role_end(ops: tuple[Op, ...]) -> int:
+def role_end(ops: tuple[Op, ...]) -> int:
     return next((k for k, op in enumerate(ops) if isinstance(op, Begin) and op.task >= 0), len(ops))
 
 
-def _in_order(prof: GpuProfile) -> GpuProfile:
+def in_order(prof: GpuProfile) -> GpuProfile:
     # the role rule is about in-order load retirement: check such mutants on an AMD profile
     return prof if prof.in_order_loads else load_profile("mi355x")
 
 
-# -- launch mutants ---------------------------------------------------------------------------
-def missing_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    base = build_launch(cfg)
-    p = base.programs[GEMV0]
-    k = next(k for k, op in enumerate(p.ops) if isinstance(op, Put))
-    return Case(cfg, prof, launch=_with(base, {GEMV0: _ops(p, [*p.ops[:k], *p.ops[k + 1 :]])}))
-
-
-def wrong_index_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    base = build_launch(cfg)
-    p = base.programs[0]
-    ops = list(p.ops)
-    k = next(k for k, op in enumerate(ops) if isinstance(op, Put) and op.region is Region.MSQ)
-    put = ops[k]
-    assert isinstance(put, Put)
-    ops[k] = Put(Region.MSQ, put.cells + cfg.S)  # MSQ[a + 1][t] instead of MSQ[a][t]
-    return Case(cfg, prof, launch=_with(base, {0: _ops(p, ops)}))
-
-
-def task_behind_own_producer(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """Task 0 (its k.conv polls PROJ group 0) moved to the front of CTA 56, which puts
-    group 0 only after its role work."""
-    base = build_launch(cfg)
-    src = base.programs[cfg.kda0 % cfg.blocks]
-    lo = next(k for k, op in enumerate(src.ops) if isinstance(op, Begin) and op.task == 0)
-    hi = _stage_span(src.ops, "k.norm", 0)[1]
-    task_ops = list(src.ops[lo : hi + 1])
-    new_src = _ops(src, [*src.ops[:lo], *src.ops[hi + 1 :]])
-    dst = base.programs[GEMV0] if src.cta != GEMV0 else new_src
-    new_dst = _ops(dst, [*task_ops, *dst.ops])
-    changes = {src.cta: new_src, GEMV0: new_dst}
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-def gate_past_attn_range(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """The gate of token 0 runs on gemv CTA 56 (after its role work) instead of CTA 0."""
-    cfg = replace(cfg, gate_local=False)
-    base = build_launch(cfg)
-    a = base.programs[0]
-    lo, hi = _stage_span(a.ops, "gate")
-    gate = list(a.ops[lo : hi + 1])
-    g = base.programs[GEMV0]
-    at = _role_end(g.ops)
-    changes = {
-        0: _ops(a, [*a.ops[:lo], *a.ops[hi + 1 :]]),
-        GEMV0: _ops(g, [*g.ops[:at], *gate, *g.ops[at:]]),
-    }
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-def poll_unput_region(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """gate_local (no gate stage puts WGT) with mix's WGT poll left in."""
-    cfg = replace(cfg, gate_local=True)
-    base = build_launch(cfg)
-    n_wgt = cfg.S * (cfg.NS + 1)
-    wgt = poll("WGT", base.space.gid(Region.WGT, np.arange(n_wgt)[:, None]))
-    changes = {}
-    for a in range(cfg.blocks):
-        p = base.programs[a]
-        if p.role.value != "attn":
-            continue
-        k = _stage_span(p.ops, "mix")[0]
-        changes[a] = _ops(p, [*p.ops[: k + 1], wgt, *p.ops[k + 1 :]])
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-def publish_without_drain(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    base = build_launch(cfg)
-    changes = {}
-    for p in base.programs:
-        ops = [replace(op, drain=False) if isinstance(op, Publish) else op for op in p.ops]
-        if ops != list(p.ops):
-            changes[p.cta] = _ops(p, ops)
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-def store_after_publish(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    base = build_launch(cfg)
-    changes = {}
-    for p in base.programs:
-        ops = list(p.ops)
-        ks = [k for k, op in enumerate(ops) if isinstance(op, Store) and op.what == "x"]
-        kp = [k for k, op in enumerate(ops) if isinstance(op, Publish)]
-        if not ks or not kp:
-            continue
-        store = ops.pop(ks[0])
-        ops.insert(kp[0], store)  # the publish moved up one: the store lands after it
-        changes[p.cta] = _ops(p, ops)
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-def rg1_weights_before_poll(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    prof = _in_order(prof)
-    base = build_launch(cfg)
-    changes = {}
-    for p in base.programs:
-        if p.role.value != "gemv":
-            continue
-        ops = list(p.ops)
-        k = next(k for k, op in enumerate(ops) if isinstance(op, Load) and op.name == "w.rg1a")
-        w = ops.pop(k)
-        ops.insert(1, w)  # right after rg0's weights, before the XRDY poll
-        changes[p.cta] = _ops(p, ops)
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-def weights_in_kda_task(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """Each kda task streams a block of weights in k.stage, before its first poll."""
-    prof = _in_order(prof)
-    base = build_launch(cfg)
-    changes = {}
-    nbytes = WAVES * 16 * HD * 2 * 8
-    for p in base.programs:
-        if not p.tasks:
-            continue
-        ops: list[Op] = []
-        for op in p.ops:
-            ops.append(op)
-            if isinstance(op, Begin) and op.stage == "k.stage":
-                ops.append(Load("k.w", LoadKind.WEIGHT, nbytes, "weights in a kda task"))
-        changes[p.cta] = _ops(p, ops)
-    return Case(cfg, prof, launch=_with(base, changes))
-
-
-# -- configuration mutants ---------------------------------------------------------------------
-def more_ctas_than_resident(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """A GPU with one unit an attn CTA, one CTA a unit, kda0 = 0: only the attn CTAs are
-    resident, and their kda tasks wait on gemv CTAs that never get a slot."""
-    units = NA if NA % prof.xcds == 0 else NA // prof.xcds * prof.xcds
-    small = replace(prof, units=units, name=f"{prof.name}-{units}")
-    return Case(replace(cfg, kda0=0), small, occupancy=1)
-
-
-# -- tag mutants ---------------------------------------------------------------------------------
-def _tags(cfg: LaunchConfig, scheme: TagScheme, nbs: tuple[int, ...]) -> TagSetup:
-    return TagSetup(scheme, Policy.NEVER_ZEROED, ((cfg.R, cfg.L),), nbs)
-
-
-def _two_nb(cfg: LaunchConfig) -> tuple[int, ...]:
-    # a slot with a larger nb writes PART pairs the other does not: the pair's last
-    # writer and its next reader are then the same slot, one step apart
-    return (1, max(2, cfg.nb))
-
-
-def frozen_epoch(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, FrozenEpoch(StepTag()), _two_nb(cfg)))
-
-
-def tags_drop_slot(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, StepTag(slot_term=False), (cfg.nb, cfg.nb)))
-
-
-def tag_slots_past_int32(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, StepTag(tag_slots=1 << 10), (cfg.nb,)))
-
-
-def slot_past_tag_slots(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, StepTag(), (cfg.nb,) * (TAG_SLOTS + 1)))
-
-
-CATALOGUE: tuple[Mutation, ...] = (
-    Mutation(
-        "missing-put", Category.DEADLOCK, "gemv CTA 56 never puts its first group", missing_put
-    ),
-    Mutation(
-        "wrong-index-put", Category.DEADLOCK, "attn CTA 0 puts MSQ of slice 1", wrong_index_put
-    ),
-    Mutation(
-        "task-behind-own-producer",
-        Category.DEADLOCK,
-        "kda task 0 runs on CTA 56 before the role work that puts what it polls",
-        task_behind_own_producer,
-    ),
-    Mutation(
-        "gate-past-attn-range",
-        Category.DEADLOCK,
-        "the gate of token 0 runs on gemv CTA 56 after its XRDY poll",
-        gate_past_attn_range,
-    ),
-    Mutation(
-        "poll-unput-region",
-        Category.DEADLOCK,
-        "gate_local, but mix still polls WGT (no stage puts it)",
-        poll_unput_region,
-    ),
-    Mutation(
-        "more-ctas-than-resident",
-        Category.DEADLOCK,
-        "56 units, one CTA a unit: only the attn CTAs are resident",
-        more_ctas_than_resident,
-    ),
-    Mutation(
-        "publish-without-drain",
-        Category.VISIBILITY,
-        "XRDY put without draining the x stores",
-        publish_without_drain,
-    ),
-    Mutation(
-        "store-after-publish",
-        Category.VISIBILITY,
-        "the x stores issued after the XRDY flag",
-        store_after_publish,
-    ),
-    Mutation(
-        "rg1-weights-before-poll",
-        Category.ROLE,
-        "gemv CTAs issue rg1's weights before polling XRDY",
-        rg1_weights_before_poll,
-    ),
-    Mutation(
-        "weights-in-kda-task",
-        Category.ROLE,
-        "kda tasks stream weights before their first poll",
-        weights_in_kda_task,
-    ),
-    Mutation(
-        "frozen-epoch",
-        Category.STALE,
-        "the epoch is captured in the graph, not bumped on replay",
-        frozen_epoch,
-    ),
-    Mutation("tags-drop-slot", Category.STALE, "the tag has no slot term", tags_drop_slot),
-    Mutation(
-        "tag-slots-past-int32",
-        Category.OVERFLOW,
-        "TAG_SLOTS = 1024 with 22 epoch bits: tags past int32",
-        tag_slots_past_int32,
-    ),
-    Mutation(
-        "slot-past-tag-slots",
-        Category.STALE,
-        "257 launches a step with TAG_SLOTS = 256",
-        slot_past_tag_slots,
-    ),
-)
-
-BY_NAME = {m.name: m for m in CATALOGUE}
+def catalogue(kernel: str = DEFAULT_KERNEL) -> dict[str, Mutation]:
+    """The kernel's mutations by name (its ``mutations`` hook; none: empty)."""
+    return dict(hook(get(kernel), "mutations") or {})
 
 
 def check_case(case: Case, *, quick: bool = True) -> list[Finding]:
@@ -343,5 +106,5 @@ def check_case(case: Case, *, quick: bool = True) -> list[Finding]:
     return rep.findings
 
 
-def check_mutant(m: Mutation, cfg: LaunchConfig, prof: GpuProfile) -> list[Finding]:
+def check_mutant(m: Mutation, cfg: Any, prof: GpuProfile) -> list[Finding]:
     return check_case(m.apply(cfg, prof))

@@ -127,14 +127,17 @@ def sweep(
         return [futs[x].result() for x in shapes]
 
 
-def format_table(cells: list[Cell], gpu: str) -> str:
+def format_table(cells: list[Cell], gpu: str, axes: tuple[str, str] = ("R", "L")) -> str:
+    """The map as text, its rows the first axis, its columns the second (``axes``: their
+    names)."""
+    a, b = axes
     rs = sorted({c.R for c in cells})
     ls = sorted({c.L for c in cells})
     at = {(c.R, c.L): c for c in cells}
-    head = f"{gpu}: R \\ L " + "".join(f"{f'L={lng}':>12}" for lng in ls)
+    head = f"{gpu}: {a} \\ {b} " + "".join(f"{f'{b}={lng}':>12}" for lng in ls)
     lines = [head]
     for r in rs:
-        row = f"{f'R={r}':>{len(gpu) + 8}}"
+        row = f"{f'{a}={r}':>{len(gpu) + len(a) + len(b) + 6}}"
         for lng in ls:
             c = at[(r, lng)]
             if c.verdict == FINISHES:
@@ -154,7 +157,7 @@ def format_table(cells: list[Cell], gpu: str) -> str:
     )
     lines += ["", "slots (CTAs resident at once; fewer than the launch's CTAs can deadlock):"]
     for r in rs:
-        row = f"{f'R={r}':>{len(gpu) + 8}}"
+        row = f"{f'{a}={r}':>{len(gpu) + len(a) + len(b) + 6}}"
         for lng in ls:
             c = at[(r, lng)]
             row += f"{'-' if c.slots is None else c.slots:>12}"
@@ -169,7 +172,7 @@ def format_table(cells: list[Cell], gpu: str) -> str:
     return "\n".join(lines)
 
 
-def save_png(cells: list[Cell], gpu: str, path: Path) -> None:
+def save_png(cells: list[Cell], gpu: str, path: Path, axes: tuple[str, str] = ("R", "L")) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -193,8 +196,8 @@ def save_png(cells: list[Cell], gpu: str, path: Path) -> None:
             else:
                 txt = c.verdict
             ax.text(j, i, txt, ha="center", va="center", fontsize=8)
-    ax.set_xticks(range(len(ls)), [f"L={x}" for x in ls])
-    ax.set_yticks(range(len(rs)), [f"R={x}" for x in rs])
+    ax.set_xticks(range(len(ls)), [f"{axes[1]}={x}" for x in ls])
+    ax.set_yticks(range(len(rs)), [f"{axes[0]}={x}" for x in rs])
     ax.set_title(f"{gpu}: finishes (time) / deadlocks / invalid")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -17,6 +17,8 @@ from kda_sim.compare.calibrate import (
     fitted_overlay,
     pinned,
     prepare,
+    shape_of,
+    shape_text,
     write_overlay,
 )
 from kda_sim.compare.launch import profile_of
@@ -138,8 +140,8 @@ def run(args: argparse.Namespace) -> int:
         rows.append(
             {
                 "trace": t.name,
-                "R": t.cfg.R,
-                "L": t.cfg.L,
+                **shape_of(t.cfg),
+                "shape": shape_text(t.cfg),
                 "set": "fit" if t in train else "held out",
                 "real_makespan_ns": t.makespan,
                 "makespan_err_before": b.makespan_err,
@@ -170,12 +172,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(
-            f"{'trace':28} {'R':>2} {'L':>2} {'set':9} {'makespan':>10} "
+            f"{'trace':28} {'shape':>9} {'set':9} {'makespan':>10} "
             f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9}"
         )
         for r in rows:
             print(
-                f"{r['trace'][:28]:28} {r['R']:2d} {r['L']:2d} {r['set']:9} "
+                f"{r['trace'][:28]:28} {r['shape']:>9} {r['set']:9} "
                 f"{r['real_makespan_ns'] / 1e3:8.2f}us {100 * r['makespan_err_before']:+9.1f}% "
                 f"{100 * r['makespan_err']:+6.1f}% {100 * r['start_err_median']:8.2f}% "
                 f"{100 * r['start_err_p90']:8.2f}%"

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from kda_sim.checks.launch_check import check_launch, findings_text, launch_json, launch_text
-from kda_sim.checks.mutations import BY_NAME
+from kda_sim.checks.mutations import catalogue
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument(
         "--mutant",
-        choices=sorted(BY_NAME),
+        choices=sorted(catalogue()),  # the default kernel's; another's checked in run
         default=None,
         help="check a named fault of the catalogue applied to this launch (a demonstration)",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import math
 import os
@@ -15,12 +16,49 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
 
 
+class _LaunchFlags:
+    """What the default kernel's ``add_flags`` adds, added to a command's parser (less
+    ``skip``) with None as the value of a flag not given (a switch: False), so that
+    another kernel can refuse them; :func:`launch_defaults` keeps the real defaults."""
+
+    def __init__(self, p: Any, skip: frozenset[str] = frozenset()) -> None:
+        self.p, self.skip, self.defaults = p, skip, {}
+
+    def add_argument(self, *names: str, **kw: Any) -> Any:
+        dest = kw.get("dest") or names[0].lstrip("-").replace("-", "_")
+        if dest in self.skip:
+            return None
+        switch = kw.get("action") in ("store_true", "store_false")
+        self.defaults[dest] = kw.get("default", kw.get("action") == "store_false")
+        if not switch:
+            kw["default"] = None
+        return self.p.add_argument(*names, **kw)
+
+
+@functools.cache
+def launch_defaults() -> dict[str, Any]:
+    """The default kernel's flags (by dest) and their defaults."""
+    flags = _LaunchFlags(argparse.ArgumentParser(add_help=False))
+    get(DEFAULT_KERNEL).add_flags(flags)
+    return flags.defaults
+
+
+def add_default_kernel_flags(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup, skip: tuple[str, ...] = ()
+) -> None:
+    """The default kernel's own flags (K1's: ``--R``, ``--L``, ``--nb``, ``--kda0`` and
+    its variants), those named in ``skip`` left out."""
+    get(DEFAULT_KERNEL).add_flags(_LaunchFlags(p, frozenset(skip)))
+
+
 def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
+    """``--gpu``, ``--profile``, ``--occupancy`` and the default kernel's flags (without
+    ``shape``: less its two sweep axes, which the command spans)."""
     p.add_argument(
         "--gpu",
         default="mi355x",
@@ -32,29 +70,33 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         default=None,
         help="a fitted overlay (kda-sim calibrate --out) or a profile .json (overrides --gpu)",
     )
-    if shape:
-        p.add_argument("--R", type=int, default=2, help="requests (default 2)")
-        p.add_argument("--L", type=int, default=2, help="tokens a request (default 2)")
-    p.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
-    p.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
+    axes = () if shape else tuple(hook(get(DEFAULT_KERNEL), "sweep_axes") or ())
+    add_default_kernel_flags(p, axes)
     p.add_argument(
         "--occupancy",
         type=int,
         default=None,
         help="CTAs a CU/SM (default: from threads, registers and LDS)",
     )
-    add_variant_flags(p)
 
 
-def add_variant_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """A flag for each of the protocol's variants (``--gate-local``, ``--nw-first``, ...)
-    and schedules (``--kda-tickets``, ``--gemv-tickets``)."""
-    for name in (*VARIANTS, *SCHEDULES):
-        p.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name])
+def launch_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The default kernel's flags this command has, a flag not given at its default."""
+    out: dict[str, Any] = {}
+    for dest, default in launch_defaults().items():
+        if hasattr(args, dest):
+            v = getattr(args, dest)
+            out[dest] = default if v is None else v
+    return out
 
 
 def variant_flags(args: argparse.Namespace) -> dict[str, bool]:
-    return {name: getattr(args, name) for name in (*VARIANTS, *SCHEDULES)}
+    """The default kernel's switches (K1: its variants and schedules), as given."""
+    return {
+        k: bool(getattr(args, k))
+        for k, d in launch_defaults().items()
+        if isinstance(d, bool) and hasattr(args, k)
+    }
 
 
 def other_kernel(args: argparse.Namespace) -> Any:
@@ -78,6 +120,62 @@ def add_kernel_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_trace_kernel_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--kernel`` of a command that reads traces: the kernel they must be launches of
+    (default: the one each trace's header names)."""
+    p.add_argument(
+        "--kernel",
+        default=None,
+        help="the kernel the traces ran: a registered name or a .py file defining KERNEL "
+        "(default: the one each trace names; a trace of another kernel is refused)",
+    )
+
+
+def require_hook(spec: Any, name: str, what: str) -> Any:
+    """The hook ``name`` of ``spec``, or ``InvalidInput`` naming the kernel and the hook
+    (``what``: what the command needs it for)."""
+    value = hook(spec, name)
+    if value is None:
+        raise InvalidInput(f"{spec.name} defines no {name} ({what})", what="kernel")
+    return value
+
+
+def k1_flags_given(args: argparse.Namespace) -> list[str]:
+    """The default kernel's flags the user gave (``None`` marks one not given; a switch,
+    False)."""
+    given = []
+    for dest, default in launch_defaults().items():
+        v = getattr(args, dest, None)
+        if v is not None and not (isinstance(default, bool) and v == default):
+            given.append(f"--{dest.replace('_', '-')}")
+    return given
+
+
+def kernel_and_config(
+    args: argparse.Namespace, defaults: dict[str, int] | None = None
+) -> tuple[Any, Any]:
+    """The kernel ``--kernel`` names and its configuration: the default kernel's from
+    the launch flags (those not given: ``defaults``, else the kernel's), another's from
+    its own flags after ``--kernel`` (the launch flags refused)."""
+    spec = other_kernel(args)
+    if spec is None:
+        for k, v in (defaults or {}).items():
+            if hasattr(args, k) and getattr(args, k) is None:
+                setattr(args, k, v)
+        return get(DEFAULT_KERNEL), launch_config(args)
+    given = k1_flags_given(args)
+    if given:
+        raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
+    return spec, kernel_config(spec, getattr(args, "kernel_args", []))
+
+
+def no_kernel_flags(args: argparse.Namespace) -> None:
+    """A command that takes no kernel's flags: anything argparse left over is refused."""
+    rest = getattr(args, "kernel_args", [])
+    if rest:
+        raise InvalidInput(f"unrecognized arguments: {' '.join(rest)}")
+
+
 class _KernelFlags(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # the kernel's flags are the user's input
         raise InvalidInput(f"{self.prog}: {message}", what="kernel flags")
@@ -90,8 +188,11 @@ def kernel_config(spec: Any, argv: list[str]) -> Any:
     return spec.validate(spec.config_from_args(p.parse_args(argv)))
 
 
-def launch_config(args: argparse.Namespace) -> LaunchConfig:
-    return LaunchConfig(args.R, args.L, args.nb, args.kda0, **variant_flags(args)).validate()
+def launch_config(args: argparse.Namespace) -> Any:
+    """The default kernel's configuration from its flags (a flag not given: its
+    default), validated."""
+    spec = get(DEFAULT_KERNEL)
+    return spec.validate(spec.config_from_args(argparse.Namespace(**launch_values(args))))
 
 
 def gpu_profile(args: argparse.Namespace) -> GpuProfile:

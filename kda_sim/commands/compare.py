@@ -6,9 +6,12 @@ import argparse
 from pathlib import Path
 
 from kda_sim.commands.common import (
-    add_variant_flags,
+    add_default_kernel_flags,
+    add_trace_kernel_flag,
     check_outputs,
     finite_json,
+    no_kernel_flags,
+    require_hook,
     variant_flags,
     write_output,
 )
@@ -19,20 +22,21 @@ from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_res
 from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.importers import kind_of, load_trace, read_kernel_trace
+from kda_sim.importers import kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.timeline.critical import PathStep
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
 
 
 def add_shape_flags(p: argparse.ArgumentParser) -> None:
+    add_trace_kernel_flag(p)
     g = p.add_argument_group("shape of a stamp tensor / ktrace file (they do not record it)")
     g.add_argument("--R", type=int, default=None, help="requests of the traced launch")
     g.add_argument("--L", type=int, default=None, help="tokens a request of the traced launch")
     g.add_argument("--nb", type=int, default=8, help="AttnRes blocks (default 8)")
     g.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0 (default 0)")
-    add_variant_flags(g)
+    add_default_kernel_flags(g, skip=("R", "L", "nb", "kda0"))  # its switches: K1's variants
     g.add_argument("--trace-gpu", default="mi355x", help="the GPU a stamp / ktrace file came from")
     p.add_argument(
         "--clock-mode",
@@ -52,17 +56,34 @@ def add_shape_flags(p: argparse.ArgumentParser) -> None:
 def read_any(path: Path, args: argparse.Namespace):
     """A trace of any kind, refused unless it is the launch its header (or the shape
     flags) name."""
+    no_kernel_flags(args)
     tl = _read_any(path, args)
+    if args.kernel is not None and tl.meta.kernel != get(args.kernel).name:
+        raise InvalidInput(
+            f"a {tl.meta.kernel} launch, not one of --kernel {args.kernel}",
+            what="kernel",
+            where=str(path),
+        )
     check_claimed_launch(tl, str(path))
     return tl
 
 
 def _read_any(path: Path, args: argparse.Namespace):
-    if kind_of(path) == "chrome":
+    kind = kind_of(path)
+    if kind == "chrome":
         return read_kernel_trace(path)
+    # a stamp tensor or ktrace file: the kernel's own format, read by its decoders
+    spec = get(args.kernel or DEFAULT_KERNEL)
+    decoders = require_hook(spec, "trace_decoders", f"a reader of {kind} files")
+    if kind not in decoders:
+        raise InvalidInput(
+            f"{spec.name} decodes no {kind} files (it reads {', '.join(decoders) or 'none'})",
+            what="kernel",
+            where=str(path),
+        )
     if args.R is None or args.L is None:
         raise InvalidInput(f"{path}: a {kind_of(path)} file needs --R and --L", what="R/L")
-    return load_trace(
+    return decoders[kind](
         path,
         R=args.R,
         L=args.L,
@@ -92,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)  # before the work: a refusal costs nothing
     real = read_any(args.real, args)
     cfg = config_of(real)
+    spec = get(real.meta.kernel)
     if args.sim:
         sim = read_kernel_trace(args.sim)
         check_claimed_launch(sim, str(args.sim))
@@ -110,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "real": str(args.real),
         "sim": what,
-        "config": cfg.to_dict(),
+        "kernel": spec.name,
+        "config": spec.config_to_dict(cfg),
         "conformance": conf.summary(),
         "comparison": cmp.summary(rows=args.rows),
     }
@@ -142,7 +165,8 @@ def _print(report: dict, conf, cmp) -> None:
     c = report["comparison"]
     clk = conf.fit
     print(f"{report['real']}  vs  {report['sim']}  ({cmp.matched and len(cmp.matched)} stages)")
-    print(f"configuration: {LaunchConfig.from_dict(report['config']).label()}")
+    spec = get(report["kernel"])
+    print(f"configuration: {spec.label(spec.config_from_dict(report['config']))}")
     print(
         f"clocks: {clk.n_pairs} unit pairs from {clk.n_handoffs} hand-offs; residual "
         f"{clk.residual_ns:.0f} ns, smallest margin {clk.margin_ns:.0f} ns, offsets "

@@ -1,6 +1,7 @@
 """``kda-sim floor``: how fast the protocol could run on a GPU, as a table, a JSON report
 and a figure: :mod:`kda_sim.checks.floor`'s ladder of what-ifs (the profile with its costs
-taken away a step at a time) at one shape.
+taken away a step at a time) at one shape; ``--kernel NAME`` and its own flags after it
+price another kernel's launch (on the H200 with that kernel's costs by default).
 
 The figures' defaults are the H200's: the fastest read of the in_proj weight measured by
 any kernel (3.91 TB/s, ``lab/hbm_ceiling.py``), a store seen by another CTA 0.3 us after it
@@ -15,12 +16,17 @@ from pathlib import Path
 from kda_sim.checks.floor import Figures, ladder
 from kda_sim.checks.floor_report import plot, table
 from kda_sim.commands.common import (
+    add_kernel_flag,
     add_launch_flags,
     float_type,
-    gpu_profile,
-    launch_config,
+    kernel_and_config,
     write_report,
 )
+from kda_sim.kernels.registry import DEFAULT_KERNEL
+from kda_sim.machine.profile import load_profile
+
+# the K1 on the H200 it was fitted to, at 1x1; another kernel: the H200 with its own costs
+K1_GPU, OTHER_GPU = "h200-k1", "h200"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,8 +36,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_kernel_flag(p)
     add_launch_flags(p)
-    p.set_defaults(R=1, L=1, gpu="h200-k1")  # the K1 on the H200 it was fitted to, at 1x1
+    p.set_defaults(gpu=None)  # K1_GPU, or OTHER_GPU for another kernel
     p.add_argument(
         "--stream-tbps",
         type=float_type(None),  # finite; its range checked with the profile
@@ -57,9 +64,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    spec, cfg = kernel_and_config(args, {"R": 1, "L": 1})
+    gpu = args.gpu or (K1_GPU if spec.name == DEFAULT_KERNEL else OTHER_GPU)
+    prof = load_profile(args.profile or gpu, kernel=spec)
+
     def make() -> dict:
         figs = Figures(args.stream_tbps * 1e3, args.visibility_ns, args.poll_ns)
-        return ladder(launch_config(args), gpu_profile(args), figs, args.occupancy)
+        return ladder(cfg, prof, figs, args.occupancy)
 
     write_report(make, table, plot, args.out, args.png, args.force)
     return 0  # a floor is information, not a verdict

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kda_sim.commands.common import add_kernel_flag, no_kernel_flags, require_hook
 from kda_sim.errors import InvalidInput
 from kda_sim.isa import analyze_path
 from kda_sim.isa.classes import CLASSES
-from kda_sim.isa.presets import PRESETS
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import get
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,10 +23,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "file", type=Path, help="a FlyDSL NN_final_isa.s, any AMDGPU .s, or a .hsaco/.co"
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_kernel_flag(p)
     p.add_argument(
         "--preset",
-        choices=sorted(PRESETS),
-        help="argument classes and accepted polls of a kernel we know (k1: our FlyDSL K1)",
+        help="argument classes and accepted polls of a build of the --kernel, from its "
+        "isa_presets (k1's: k1, our FlyDSL K1; probe, the analyzer's probes)",
     )
     p.add_argument(
         "--arg-class",
@@ -58,19 +59,32 @@ def _arg_classes(args: argparse.Namespace) -> dict[str, str]:
     return out
 
 
-def _accepted(preset: str | None, extra: list[str]) -> set[str]:
-    accepted = set(extra)
-    if preset == "k1":
-        # the model's own answer (R=1 L=1 has every role), not only the preset's list
+def preset_of(args: argparse.Namespace) -> tuple[tuple[tuple[str, str], ...], set[str]]:
+    """The argument layout and accepted polls of ``--preset`` (none: nothing), from the
+    kernel's ``isa_presets``: each (layout, accepted labels, a configuration whose
+    model's polls behind weights are accepted too, or None)."""
+    if args.preset is None:
+        return (), set()
+    spec = get(args.kernel)
+    presets = require_hook(spec, "isa_presets", "the argument classes of its builds")
+    if args.preset not in presets:
+        raise InvalidInput(
+            f"{spec.name} has no ISA preset {args.preset!r} (its: {', '.join(sorted(presets))})",
+            what="preset",
+        )
+    layout, accepted, model_cfg = presets[args.preset]
+    out = set(accepted)
+    if model_cfg is not None:
         from kda_sim.isa.model import polls_behind_weights
 
-        accepted |= polls_behind_weights(LaunchConfig(1, 1))
-    elif preset:
-        accepted |= set(PRESETS[preset][1])
-    return accepted
+        out |= polls_behind_weights(model_cfg)
+    return tuple(layout), out
 
 
 def run(args: argparse.Namespace) -> int:
+    no_kernel_flags(args)
+    # FlyDSL writes no argument names: a preset names and classes them by position
+    layout, accepted = preset_of(args)
     path: Path = args.file
     if not path.exists():
         raise InvalidInput("no such file", what="isa", where=str(path))
@@ -78,13 +92,11 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(
             "not a file (give the .s or code object itself)", what="isa", where=str(path)
         )
-    # FlyDSL writes no argument names: a preset names and classes them by position
-    layout = PRESETS[args.preset][0] if args.preset else ()
     report = analyze_path(
         path,
         arg_classes=_arg_classes(args),
         arg_layout=layout,
-        accept=_accepted(args.preset, args.accept),
+        accept=accepted | set(args.accept),
     )
     print(report.to_json() if args.json else report.render())
     return 1 if report.findings else 0

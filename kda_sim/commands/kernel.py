@@ -6,6 +6,8 @@ this package never imports them by name. A backend's ``default_config(R, L, ...)
 the configuration (the variants the flags say kept, the others as it recommends), its
 ``run_shape(cfg, **request)`` runs it, its ``exit_code(error)`` classifies what it raised.
 
+Backends run K1 (``--kernel k1``, the default); another kernel is refused (exit 2).
+
 Exit codes: 0 ran (and matched with --check), 1 the check failed or the watchdog gave up,
 2 no such backend / no GPU / invalid input / a launch the pre-flight refused.
 """
@@ -19,9 +21,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from kda_sim.commands.common import float_type, refuse_overwrite
+from kda_sim.commands.common import add_kernel_flag, float_type, no_kernel_flags, refuse_overwrite
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, LaunchConfig
 from kda_sim.kernels.k1.constants import FAULTS
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 
 GROUP = "kda_sim.backends"
 
@@ -44,6 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("kernel", help="run the real Triton K1 on a CUDA GPU")
     ksub = p.add_subparsers(dest="kernel_command", required=True)
     r = ksub.add_parser("run", help="one launch (or --graph: CUDA-graph steps) of K1")
+    add_kernel_flag(r)
     r.add_argument("--R", type=int, default=1, help="requests")
     r.add_argument("--L", type=int, default=1, help="tokens a request")
     r.add_argument("--nb", type=int, default=8, help="AttnRes blocks")
@@ -132,6 +137,13 @@ def launch_config(backend: Any, args: argparse.Namespace) -> LaunchConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    spec = get(args.kernel)
+    if spec.name != DEFAULT_KERNEL:  # the backends' contract: a LaunchConfig in, K1 run
+        raise InvalidInput(
+            f"{spec.name} has no real backends (the {GROUP} entry points run {DEFAULT_KERNEL})",
+            what="kernel",
+        )
+    no_kernel_flags(args)
     refuse_overwrite(args.trace, args.force, "--trace")  # before any GPU work
     sched = {k: True for k in SCHEDULES if getattr(args, k, False)}
     LaunchConfig(args.R, args.L, args.nb, args.kda0, **sched).validate()  # InvalidInput: exit 2

@@ -20,6 +20,7 @@ from kda_sim.commands.common import (
     add_launch_flags,
     check_outputs,
     gpu_profile,
+    k1_flags_given,
     kernel_config,
     launch_config,
     other_kernel,
@@ -27,7 +28,6 @@ from kda_sim.commands.common import (
 )
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import VARIANTS
 from kda_sim.kernels.registry import get
 from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.machine.residency import Residency
@@ -100,9 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_kernel(spec: Any, args: argparse.Namespace) -> int:
     """A launch of another kernel than K1, its configuration from its own flags."""
-    given = [f"--{k}" for k in ("R", "L", "nb", "kda0") if getattr(args, k) is not None]
-    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
-    given += ["--like"] if args.like is not None else []
+    given = k1_flags_given(args) + (["--like"] if args.like is not None else [])
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     cfg = kernel_config(spec, getattr(args, "kernel_args", []))
@@ -120,8 +118,7 @@ def run_like(args: argparse.Namespace) -> int:
     )
     from kda_sim.importers.claimed_launch import check_claimed_launch
 
-    given = [f"--{k}" for k in ("R", "L", "nb", "kda0") if getattr(args, k) is not None]
-    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    given = k1_flags_given(args)
     if given:
         raise InvalidInput(
             f"{', '.join(given)}: --like takes the configuration from the trace", what="like"

@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.commands.common import write_report
-from kda_sim.compare.variants import compare, load_rows, plot, table
+from kda_sim.commands.common import add_trace_kernel_flag, no_kernel_flags, write_report
+from kda_sim.compare.variants import axes, compare, load_rows, plot, table
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--profile", default="h200-k1", help="the profile of the measured GPU (default h200-k1)"
     )
     p.add_argument("--predict", default=None, help="a second profile: its prediction alone")
+    add_trace_kernel_flag(p)
     p.add_argument("--out", type=Path, help="write the report as JSON")
     p.add_argument("--png", type=Path, help="write the differences as a figure")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out or --png")
@@ -30,8 +32,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    no_kernel_flags(args)
+    kernel = get(args.kernel or DEFAULT_KERNEL).name
+    axes(kernel)  # a kernel whose rows have no shape is refused before any work
     write_report(
-        lambda: compare(load_rows(args.bench), args.profile, args.predict),
+        lambda: compare(load_rows(args.bench), args.profile, args.predict, kernel),
         table,
         plot,
         args.out,

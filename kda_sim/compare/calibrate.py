@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -60,9 +61,9 @@ from kda_sim.compare.starts import (
 )
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.registry import DEFAULT_KERNEL, spec_for
 from kda_sim.kernels.registry import get as get_kernel
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.costs import COST_FIELDS, OVERRIDABLE, apply_costs, validate_costs_dict
 from kda_sim.machine.profile import GpuProfile, gpu_names, load_gpu, validate_profile
 from kda_sim.timeline.model import Timeline
@@ -93,7 +94,7 @@ class Trace:
     """One real trace, prepared once: aligned, from its origin, indexed."""
 
     name: str
-    cfg: LaunchConfig
+    cfg: Any  # the trace's launch configuration (any kernel's)
     tl: Timeline
     makespan: float
     keys: list[tuple[int, str, int]]
@@ -241,7 +242,10 @@ def pinned(
         else:
             params[name] = v
     prof = validate_profile(base.with_params(**params), "--pin") if params else base
-    return prof, [n for n in search if n not in pins]
+    # a stage cost is searched only where the kernel has it (K1's gemv; not pingpong's)
+    return prof, [
+        n for n in search if n not in pins and (not n.startswith("cost_") or n[5:] in prof.costs)
+    ]
 
 
 def _search_spec(names: Sequence[str]) -> list[tuple[str, str]]:
@@ -506,7 +510,7 @@ def fitted_overlay(
     date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     detail = (
         f"kda-sim calibrate, {date}, from {base.name}: fitted on "
-        + ", ".join(f"{t.name} (R={t.cfg.R} L={t.cfg.L})" for t in train)
+        + ", ".join(f"{t.name} ({shape_text(t.cfg)})" for t in train)
         + f"; {res.launches} simulated launches, {res.seconds:.0f} s"
         + (
             "; pinned (measured, not fitted): " + ", ".join(f"{k} = {v:g}" for k, v in pins.items())
@@ -519,6 +523,20 @@ def fitted_overlay(
     if src:
         d["sources"] = src
     return d
+
+
+def shape_of(cfg: Any) -> dict[str, Any]:
+    """A launch's shape as the reports name it: its kernel's two ``sweep_axes`` and their
+    values (K1: R and L); a kernel without them, its whole configuration."""
+    spec = spec_for(cfg)
+    d = spec.config_to_dict(cfg)
+    axes = hook(spec, "sweep_axes")
+    return {a: d[a] for a in axes} if axes else d
+
+
+def shape_text(cfg: Any) -> str:
+    """:func:`shape_of` in words: ``R=1 L=1``."""
+    return " ".join(f"{k}={v}" for k, v in shape_of(cfg).items())
 
 
 def write_overlay(d: dict, path: str | Path) -> None:

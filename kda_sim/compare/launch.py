@@ -27,16 +27,17 @@ NO_X_LIMIT = 2**31 - 1
 
 
 def profile_of(tl: Timeline, explicit: str | None = None) -> GpuProfile:
-    """``explicit`` (a name or a file), else the trace's GPU's bundled profile."""
+    """``explicit`` (a name or a file), else the trace's GPU's bundled profile; with the
+    costs of the kernel the trace ran."""
     if explicit:
-        return load_profile(explicit)
+        return load_profile(explicit, kernel=tl.meta.kernel)
     name = bundled_for(tl.meta.gpu, tl.meta.measured_build())
     if name is None:
         raise InvalidInput(
             f"the trace's GPU {tl.meta.gpu!r} has no bundled profile: pass --gpu / --profile",
             what="gpu",
         )
-    return load_profile(name)
+    return load_profile(name, kernel=tl.meta.kernel)
 
 
 def resources(tl: Timeline) -> dict[str, Any] | None:

@@ -6,6 +6,10 @@ each shape (files ``k1_R{R}_L{L}_{i}.json`` in one folder, as ``lab/trace_spread
 record`` writes them on the GPU), :func:`report` compares every ordered pair of launches
 of a shape as ``kda-sim compare`` compares a launch with the model (one launch as the
 real one, the other in the model's place), and beside that the model against each launch.
+
+The files of another kernel are named by its name and its two ``sweep_axes``
+(``{kernel}_{a}{x}_{b}{y}_{i}.json``; K1's axes are R and L), and every launch in them
+must be one of that kernel's.
 """
 
 from __future__ import annotations
@@ -20,14 +24,36 @@ from tqdm import tqdm
 
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import hook
 from kda_sim.timeline import Timeline
 
-NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")
+NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")  # K1's launches (what name_of(k1) reads)
 
 
-def trace_name(R: int, L: int, i: int) -> str:
-    """The file name of the i-th traced launch of R x L (what :data:`NAME` reads)."""
-    return f"k1_R{R}_L{L}_{i}.json"
+def _axes(kernel: str) -> tuple[str, str]:
+    spec = get(kernel)
+    axes = hook(spec, "sweep_axes")
+    if axes is None:
+        raise InvalidInput(
+            f"{spec.name} defines no sweep_axes (the two fields a launch's file name gives)",
+            what="kernel",
+        )
+    return axes
+
+
+def name_of(kernel: str = DEFAULT_KERNEL) -> re.Pattern[str]:
+    """The file names of ``kernel``'s traced launches: its name, its two axes' values and
+    the launch's index."""
+    a, b = (re.escape(x) for x in _axes(kernel))
+    return re.compile(rf"{re.escape(get(kernel).name)}_{a}(\d+)_{b}(\d+)_(\d+)\.json")
+
+
+def trace_name(R: int, L: int, i: int, kernel: str = DEFAULT_KERNEL) -> str:
+    """The file name of the i-th traced launch at axis values (R, L) (what
+    :func:`name_of` reads)."""
+    a, b = _axes(kernel)
+    return f"{get(kernel).name}_{a}{R}_{b}{L}_{i}.json"
 
 
 def errors(a: Timeline, b: Timeline) -> tuple[float, float]:
@@ -75,33 +101,50 @@ def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[s
     }
 
 
-def launches_by_shape(folder: Path) -> dict[tuple[int, int], list[Path]]:
+def launches_by_shape(
+    folder: Path, kernel: str = DEFAULT_KERNEL
+) -> dict[tuple[int, int], list[Path]]:
     """The folder's traced launches, by (R, L); other files are left alone. Raises
     InvalidInput where there is no folder or no launch in it."""
+    pattern = name_of(kernel)
     if not folder.is_dir():
         raise InvalidInput("not a folder", where=str(folder))
     groups: dict[tuple[int, int], list[Path]] = {}
     for p in sorted(folder.glob("*.json")):
-        m = NAME.fullmatch(p.name)
+        m = pattern.fullmatch(p.name)
         if m:
             groups.setdefault((int(m[1]), int(m[2])), []).append(p)
     if not groups:
-        raise InvalidInput("no k1_R*_L*_*.json traces in it", where=str(folder))
+        a, b = _axes(kernel)
+        glob = f"{get(kernel).name}_{a}*_{b}*_*.json"
+        raise InvalidInput(f"no {glob} traces in it", where=str(folder))
     return dict(sorted(groups.items()))
 
 
-def report(folder: Path, profile: str | None = None) -> dict[str, Any]:
-    """Each shape's launches against each other and the model against each launch, by
-    "RxL"."""
+def _read(path: Path, kernel: str) -> Timeline:
     from kda_sim.importers.chrome import read_kernel_trace
 
+    tl = read_kernel_trace(path)
+    if tl.meta.kernel != get(kernel).name:
+        raise InvalidInput(
+            f"a {tl.meta.kernel} launch, not one of {get(kernel).name}", where=str(path)
+        )
+    return tl
+
+
+def report(
+    folder: Path, profile: str | None = None, kernel: str = DEFAULT_KERNEL
+) -> dict[str, Any]:
+    """Each shape's launches against each other and the model against each launch, by
+    "RxL"."""
+
     out: dict[str, Any] = {}
-    for (R, L), paths in tqdm(launches_by_shape(folder).items(), desc="shapes"):
+    for (R, L), paths in tqdm(launches_by_shape(folder, kernel).items(), desc="shapes"):
         if len(paths) < 2:
             raise InvalidInput(
                 f"one launch of {R}x{L}: a spread needs two or more", where=str(paths[0])
             )
-        tls = [read_kernel_trace(p) for p in paths]
+        tls = [_read(p, kernel) for p in paths]
         out[f"{R}x{L}"] = {
             "files": [p.name for p in paths],
             "between_launches": spread(tls),

@@ -18,12 +18,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.program import build_launch
+from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Poll, Use
 from kda_sim.timeline.model import Timeline
@@ -33,10 +32,10 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=64)
-def stage_costs(cfg: LaunchConfig) -> dict[str, tuple[str, float]]:
+def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
     """stage -> (the cost key of its first Compute, its units) for this shape."""
     out: dict[str, tuple[str, float]] = {}
-    for prog in build_launch(cfg).programs:
+    for prog in spec_for(cfg).build(cfg).programs:
         stage = None
         for op in prog.ops:
             if isinstance(op, Begin):
@@ -49,12 +48,12 @@ def stage_costs(cfg: LaunchConfig) -> dict[str, tuple[str, float]]:
 
 
 @lru_cache(maxsize=64)
-def streamed_stages(cfg: LaunchConfig) -> dict[str, str]:
+def streamed_stages(cfg: Any) -> dict[str, str]:
     """stage -> cost key, for the stages whose compute waits on weight loads (Use of a
     WEIGHT load, then Compute): under ``streamed_weights`` their compute runs alongside
     the stream."""
     out: dict[str, str] = {}
-    for prog in build_launch(cfg).programs:
+    for prog in spec_for(cfg).build(cfg).programs:
         weights = {
             op.name for op in prog.ops if isinstance(op, Load) and op.kind is LoadKind.WEIGHT
         }
@@ -69,7 +68,7 @@ def streamed_stages(cfg: LaunchConfig) -> dict[str, str]:
     return out
 
 
-def stages_of(cfg: LaunchConfig, key: str) -> set[str]:
+def stages_of(cfg: Any, key: str) -> set[str]:
     """The stages whose compute is stage cost ``key``."""
     return {st for st, (k, _) in stage_costs(cfg).items() if k == key}
 
@@ -216,11 +215,11 @@ def cold_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
 
 
 @lru_cache(maxsize=64)
-def between_polls(cfg: LaunchConfig) -> dict[tuple[str, str, str], tuple[str, float]]:
+def between_polls(cfg: Any) -> dict[tuple[str, str, str], tuple[str, float]]:
     """(stage, a poll's label, the next poll's label) -> (cost key, units) of the one
     Compute between two consecutive polls of a stage, where nothing is loaded between."""
     out: dict[tuple[str, str, str], tuple[str, float]] = {}
-    for prog in build_launch(cfg).programs:
+    for prog in spec_for(cfg).build(cfg).programs:
         stage: str | None = None
         last: str | None = None
         comp: list[tuple[str, float]] = []

@@ -3,22 +3,27 @@
 A kernel benchmark times build variants against the default build, shape by shape
 (``bench/kernel_bench.py --variants``: rows of R, L, the variant's build fields, the time
 a launch, and the launch configuration the build runs, ``config``). Where a variant runs
-another launch configuration than the default build (a :data:`kda_sim.kernels.k1.config.VARIANTS`
-switch such as ``nw_first``), both configurations are simulated on a profile and the
-model's difference set beside the measured one; on a second profile (an untested GPU) the
-prediction stands alone. A variant that changes only code the model does not see (a tile
-size, a back-off) runs the default's configuration and is listed as such.
+another launch configuration than the default build (a configuration switch such as K1's
+``nw_first``), both configurations are simulated on a profile and the model's difference
+set beside the measured one; on a second profile (an untested GPU) the prediction stands
+alone. A variant that changes only code the model does not see (a tile size, a back-off)
+runs the default's configuration and is listed as such.
+
+A row's shape (``R``, ``L``) is the kernel's two ``sweep_axes`` (K1: R and L), and its
+``config`` one of the kernel's configurations (``kernel``: K1 unless named).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
+from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import load_profile
 
 NO_CONFIG = (
@@ -38,31 +43,65 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
         raise InvalidInput(f"not a kernel_bench file with variants: {e}", where=str(path)) from e
 
 
-def config_of(row: dict[str, Any]) -> LaunchConfig:
+def axes(kernel: str) -> tuple[str, str]:
+    """The two configuration fields a row's shape gives (the kernel's ``sweep_axes``)."""
+    spec = get(kernel)
+    found = hook(spec, "sweep_axes")
+    if found is None:
+        raise InvalidInput(
+            f"{spec.name} defines no sweep_axes (the two fields a bench row's shape gives)",
+            what="kernel",
+        )
+    return found
+
+
+def _fields(spec: Any) -> set[str]:
+    t = spec.config_type
+    if dataclasses.is_dataclass(t):
+        return {f.name for f in dataclasses.fields(t)}
+    return set(spec.config_to_dict(spec.default_config()))
+
+
+def config_of(row: dict[str, Any], kernel: str = DEFAULT_KERNEL) -> Any:
     """The launch configuration a row's build runs, checked against the row's shape."""
     where = f"the row R={row['R']} L={row['L']} variant {json.dumps(row['variant'])}"
     given = row.get("config")
     if not isinstance(given, dict):
         raise InvalidInput(NO_CONFIG, where=where)
+    spec = get(kernel)
+    first, second = axes(kernel)
+    unknown = sorted(set(given) - _fields(spec))
+    if unknown:
+        raise InvalidInput(f"config: not a field of {spec.name}'s: {unknown}", where=where)
     try:
-        cfg = LaunchConfig(**given)
-        cfg.validate()
+        cfg = spec.validate(spec.config_from_dict(given))
     except TypeError as e:
         raise InvalidInput(f"config: {e}", where=where) from e
     except InvalidInput as e:
         raise InvalidInput(f"config: {e}", what=e.what, where=where) from e
-    if (row["R"], row["L"]) != (cfg.R, cfg.L):
-        raise InvalidInput(f"config is R={cfg.R} L={cfg.L}, not the row's shape", where=where)
+    shape = spec.config_to_dict(cfg)
+    if (row["R"], row["L"]) != (shape[first], shape[second]):
+        raise InvalidInput(
+            f"config is {first}={shape[first]} {second}={shape[second]}, not the row's shape",
+            where=where,
+        )
     return cfg
 
 
-def makespan_us(cfg: LaunchConfig, profile: str, cache: dict) -> float:
+def switches(cfg: Any) -> tuple[str, ...]:
+    """The configuration's switches that are on (K1: its variants and schedules)."""
+    d = spec_for(cfg).config_to_dict(cfg)
+    return tuple(k for k, v in d.items() if v is True)
+
+
+def makespan_us(cfg: Any, profile: str, cache: dict) -> float:
     key = (cfg, profile)
     if key not in cache:
-        tl = simulate(cfg, load_profile(profile)).timeline
+        spec = spec_for(cfg)
+        tl = simulate(cfg, load_profile(profile, kernel=spec)).timeline
         if tl.makespan is None:
             raise InvalidInput(
-                f"{cfg.label()} deadlocks on it (a fit without the build's resources? "
+                f"{spec.label(cfg)} deadlocks on it (a fit without the build's resources? "
                 f"scripts/bundle_profile.py adds them)",
                 where=profile,
             )
@@ -70,7 +109,9 @@ def makespan_us(cfg: LaunchConfig, profile: str, cache: dict) -> float:
     return cache[key]
 
 
-def compare(rows: list[dict[str, Any]], profile: str, predict: str | None) -> dict[str, Any]:
+def compare(
+    rows: list[dict[str, Any]], profile: str, predict: str | None, kernel: str = DEFAULT_KERNEL
+) -> dict[str, Any]:
     """Each variant row beside its shape's default row (``variant`` {}): the measured
     difference, and the model's on ``profile`` (and ``predict``) where the configurations
     differ. A variant without a default row at its shape is left out."""
@@ -82,7 +123,7 @@ def compare(rows: list[dict[str, Any]], profile: str, predict: str | None) -> di
         if not r["variant"] or shape not in base:
             continue
         d = base[shape]
-        c0, c1 = config_of(d), config_of(r)
+        c0, c1 = config_of(d, kernel), config_of(r, kernel)
         row: dict[str, Any] = {
             "R": shape[0],
             "L": shape[1],
@@ -90,8 +131,8 @@ def compare(rows: list[dict[str, Any]], profile: str, predict: str | None) -> di
             "measured_default_us": d["us"],
             "measured_variant_us": r["us"],
             "measured_delta_us": r["us"] - d["us"],
-            "default_config": c0.variants(),
-            "variant_config": c1.variants(),
+            "default_config": switches(c0),
+            "variant_config": switches(c1),
         }
         if c0 == c1:
             row["model"] = "no counterpart: the variant changes code the model does not see"

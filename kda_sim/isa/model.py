@@ -1,11 +1,13 @@
-"""What the protocol model says a K1 CTA does, in the terms the ISA gives back:
+"""What the protocol model says a kernel's CTA does, in the terms the ISA gives back:
 (stage, region, kind) of every put / poll / publish, and which polls the model
-itself puts behind weight loads (the ones the design accepts)."""
+itself puts behind weight loads (the ones the design accepts). ``cfg`` is any
+registered kernel's configuration."""
 
 from __future__ import annotations
 
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.program import build_launch
+from typing import Any
+
+from kda_sim.kernels.registry import spec_for
 from kda_sim.protocol.ops import Begin, End, Load, LoadKind, Poll, Publish, Put, Use
 
 StageOps = dict[str, list[tuple[str, str]]]  # stage -> [(region, kind)] in program order
@@ -17,10 +19,10 @@ def _note(seq: list[tuple[str, str]], item: tuple[str, str]) -> None:
         seq.append(item)
 
 
-def stage_ops(cfg: LaunchConfig) -> StageOps:
+def stage_ops(cfg: Any) -> StageOps:
     """Each stage's put / poll / publish sequence, from the first CTA that runs it."""
     out: StageOps = {}
-    for prog in build_launch(cfg).programs:
+    for prog in spec_for(cfg).build(cfg).programs:
         stage = ""
         seen: StageOps = {}
         for op in prog.ops:
@@ -40,10 +42,10 @@ def stage_ops(cfg: LaunchConfig) -> StageOps:
     return out
 
 
-def polls_behind_weights(cfg: LaunchConfig) -> set[str]:
+def polls_behind_weights(cfg: Any) -> set[str]:
     """Poll labels ("stage region") that the model issues with weight loads in flight."""
     labels: set[str] = set()
-    for prog in build_launch(cfg).programs:
+    for prog in spec_for(cfg).build(cfg).programs:
         stage = ""
         pending: set[str] = set()
         for op in prog.ops:

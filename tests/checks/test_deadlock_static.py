@@ -129,7 +129,7 @@ def test_no_false_alarm_within_the_design_envelope(
 
 
 def test_a_poll_nobody_puts_is_named() -> None:
-    from kda_sim.checks.mutations import poll_unput_region
+    from kda_sim.kernels.k1.mutations import poll_unput_region
 
     case = poll_unput_region(LaunchConfig(1, 1), load_profile("mi355x"))
     assert case.launch is not None

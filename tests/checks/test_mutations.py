@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kda_sim.checks.findings import ADVICE_ONLY, WORDS_ONLY, Category
-from kda_sim.checks.mutations import CATALOGUE, check_mutant
+from kda_sim.checks.mutations import check_mutant
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.mutations import CATALOGUE
 from kda_sim.machine.profile import load_profile
 
 GPUS = {n: load_profile(n) for n in ("mi355x", "h200")}

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pingpong_variants import AcceptingConfig, VariantConfig
 
 from kda_sim.checks.findings import Category, Severity
-from kda_sim.checks.mutations import rg1_weights_before_poll, weights_in_kda_task
 from kda_sim.checks.role_rule import check_role_rule
 from kda_sim.engine import simulate
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.mutations import rg1_weights_before_poll, weights_in_kda_task
 
 
 def test_gemv_xrdy_poll_behind_rg0_is_accepted_and_costed(mi355x) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pingpong_variants import VariantConfig
 
-from kda_sim.checks.mutations import publish_without_drain, store_after_publish
 from kda_sim.checks.visibility import STORE_SLOW, adversarial, check_visibility
 from kda_sim.engine import simulate
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.mutations import publish_without_drain, store_after_publish
 
 
 def test_real_publish_is_not_flagged_even_with_slow_stores(mi355x, h200) -> None:

@@ -15,23 +15,12 @@ ALLOWED = {"kda_sim.kernels.registry"}
 NOT_YET_NEUTRAL = frozenset(
     {
         "kda_sim.app.views.whatif",
-        "kda_sim.checks.mutations",
-        "kda_sim.checks.tags.analysis",
         "kda_sim.checks.tags.footprint",
-        "kda_sim.checks.tags.pollers",
         "kda_sim.checks.tags.schemes",
         "kda_sim.commands.check",
-        "kda_sim.commands.common",
-        "kda_sim.commands.compare",
-        "kda_sim.commands.isa",
         "kda_sim.commands.kernel",
-        "kda_sim.commands.simulate",
-        "kda_sim.compare.calibrate",
-        "kda_sim.compare.starts",
-        "kda_sim.compare.variants",
         "kda_sim.importers.ktrace",
         "kda_sim.importers.stamps",
-        "kda_sim.isa.model",
     }
 )
 

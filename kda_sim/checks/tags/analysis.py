@@ -25,10 +25,8 @@ from enum import StrEnum
 import numpy as np
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.checks.tags.footprint import StepModel, locate
-from kda_sim.checks.tags.pollers import poller
+from kda_sim.checks.tags.footprint import StepModel, reader_of
 from kda_sim.checks.tags.schemes import CLEARED, FrozenEpoch, SlotOnly, StepTag, TagScheme
-from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.text import probability
 
 HORIZON = 1 << 48
@@ -410,17 +408,10 @@ def _count_in(lo: int, hi: int, residue: int, p: int) -> int:
 
 
 def _reader(model: StepModel, sc: Scenario) -> str:
-    if model.layout is None:
-        return ""
+    """The CTA and stage that poll the scenario's pair, in words (the step model's
+    kernel names them; "" where it cannot)."""
     a = model.shapes.index(sc.reader_shape)
-    r, lng = model.shape_dims[a]
-    cfg = LaunchConfig(r, lng, model.nb[sc.reader_slot])
-    region, index = locate(int(model.rep[sc.cls]), cfg, model.layout)
-    got = poller(cfg, region, index)
-    if got is None:
-        return ""
-    cta, stage, task = got
-    return f"CTA {cta} in {stage}" + (f", task {task}" if task >= 0 else "")
+    return reader_of(model, a, sc.reader_slot, int(model.rep[sc.cls]))
 
 
 def overflow_findings(

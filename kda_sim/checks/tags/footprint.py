@@ -34,6 +34,7 @@ import numpy as np
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BETA_0, NH, NPROJ
+from kda_sim.kernels.k1.pollers import poller
 from kda_sim.kernels.k1.regions import MAILBOXES, Region, extents
 from kda_sim.protocol.handoffs import Handoffs
 from kda_sim.protocol.space import CellSpace
@@ -233,3 +234,18 @@ def k1_step_model(
             polls[a, s] = p_cls[i]
     names = tuple(f"{r}x{lng}" for r, lng in shapes)
     return StepModel(names, tuple(nb_per_slot), writes, polls, sizes, rep, layout, tuple(shapes))
+
+
+def reader_of(model: StepModel, shape: int, slot: int, addr: int) -> str:
+    """The CTA and stage (and kda task) that poll buffer address ``addr`` in the launch of
+    step shape ``shape`` at ``slot``, in words; "" without a layout or a poller."""
+    if model.layout is None:
+        return ""
+    r, lng = model.shape_dims[shape]
+    cfg = LaunchConfig(r, lng, model.nb[slot])
+    region, index = locate(addr, cfg, model.layout)
+    got = poller(cfg, region, index)
+    if got is None:
+        return ""
+    cta, stage, task = got
+    return f"CTA {cta} in {stage}" + (f", task {task}" if task >= 0 else "")

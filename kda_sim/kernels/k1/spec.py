@@ -125,7 +125,7 @@ class K1:
     @property
     def mutations(self) -> dict[str, Any]:
         """The fault catalogue, by name (``kda-sim check --mutant``)."""
-        from kda_sim.checks.mutations import BY_NAME
+        from kda_sim.kernels.k1.mutations import BY_NAME
 
         return dict(BY_NAME)
 
@@ -147,10 +147,15 @@ class K1:
 
     @property
     def isa_presets(self) -> dict[str, Any]:
-        """The ISA analyzer's presets for K1's builds (``kda-sim isa --preset``)."""
+        """The ISA analyzer's presets for K1's builds (``kda-sim isa --preset``): by name,
+        (argument classes by position, accepted poll labels, the configuration whose
+        model's polls behind weights are accepted too, or None). The k1 preset takes the
+        model's own answer at R = L = 1 (every role runs), not only its list."""
         from kda_sim.isa.presets import PRESETS
 
-        return dict(PRESETS)
+        out: dict[str, Any] = {name: (*p, None) for name, p in PRESETS.items()}
+        out["k1"] = (*PRESETS["k1"], LaunchConfig(1, 1))
+        return out
 
     # -- the checks' hooks ----------------------------------------------------------------
     def task_rotation(self, cfg: LaunchConfig) -> tuple[LaunchConfig, int] | None:
