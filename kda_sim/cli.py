@@ -21,6 +21,7 @@ from kda_sim.commands import (
     sweep,
     variants,
 )
+from kda_sim.commands.common import apply_input_caps
 from kda_sim.errors import KdaSimError
 
 # in the order --help lists them
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     args.kernel_args = rest  # the flags of the kernel --kernel names
     try:
+        apply_input_caps(args)  # before any reader runs
         return int(args.run(args))
     except KdaSimError as e:
         print(f"kda-sim {args.command}: {e}", file=sys.stderr)

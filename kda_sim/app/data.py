@@ -8,7 +8,6 @@ every rerun.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -24,6 +23,7 @@ import streamlit as st
 from kda_sim.checks.floor import Figures, ladder
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
+from kda_sim.importers.caps import GZIP_MAGIC, check_bytes, inflate_capped
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import read_chrome
@@ -314,13 +314,11 @@ def parse_upload(name: str, data: bytes, shape: dict[str, object] | None = None)
 def _parse_upload(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
     if not data:
         raise TraceFormatError("the file is empty", where=name)
+    check_bytes(data, name)
     suffix = _suffix(name)
     if suffix in (".json", ".json.gz"):
-        if suffix == ".json.gz" or data[:2] == b"\x1f\x8b":
-            try:
-                data = gzip.decompress(data)
-            except (OSError, EOFError) as e:
-                raise TraceFormatError(f"not a valid gzip file: {e}", where=name) from e
+        if suffix == ".json.gz" or data[:2] == GZIP_MAGIC:
+            data = inflate_capped(data, name)  # chunk by chunk: a bomb stops at the cap
         try:
             obj = json.loads(data.decode("utf-8"))
         except UnicodeDecodeError as e:

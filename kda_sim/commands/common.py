@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput
+from kda_sim.importers import caps
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
@@ -238,6 +239,39 @@ def float_type(
 
     parse.__name__ = "number"
     return parse
+
+
+def add_input_caps(p: argparse.ArgumentParser) -> None:
+    """``--max-input-mb`` and ``--max-events``: the caps every trace reader applies
+    (:mod:`kda_sim.importers.caps`); :func:`kda_sim.cli.main` sets them before the run."""
+    g = p.add_argument_group("caps on the input read")
+    g.add_argument(
+        caps.FLAG,
+        dest="max_input_mb",
+        type=float_type(1e-6, float(1 << 30), hi_open=True),
+        default=None,
+        help=f"refuse a trace file (or its gzip contents) over this many MB "
+        f"(default {caps.DEFAULT_MAX_INPUT_MB})",
+    )
+    g.add_argument(
+        caps.EVENTS_FLAG,
+        dest="max_events",
+        type=int_type(1),
+        default=None,
+        help=f"refuse a trace of more events or CTAs than this "
+        f"(default {caps.DEFAULT_MAX_EVENTS:,})",
+    )
+
+
+def apply_input_caps(args: argparse.Namespace) -> None:
+    """The caps this run reads under: the flags', else the defaults (never a value an
+    earlier run in the same process set)."""
+    mb = getattr(args, "max_input_mb", None)
+    events = getattr(args, "max_events", None)
+    caps.set_caps(
+        caps.DEFAULT_MAX_INPUT_MB if mb is None else mb,
+        caps.DEFAULT_MAX_EVENTS if events is None else events,
+    )
 
 
 JITTER = float_type(0.0, 1.0, hi_open=True)  # relative jitter of the latencies: [0, 1)

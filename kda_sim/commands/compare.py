@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kda_sim.commands.common import (
     add_default_kernel_flags,
+    add_input_caps,
     add_trace_kernel_flag,
     check_outputs,
     finite_json,
@@ -31,6 +32,7 @@ from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_b
 
 def add_shape_flags(p: argparse.ArgumentParser) -> None:
     add_trace_kernel_flag(p)
+    add_input_caps(p)
     g = p.add_argument_group("shape of a stamp tensor / ktrace file (they do not record it)")
     g.add_argument("--R", type=int, default=None, help="requests of the traced launch")
     g.add_argument("--L", type=int, default=None, help="tokens a request of the traced launch")

@@ -9,7 +9,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.commands.common import add_trace_kernel_flag, no_kernel_flags, write_report
+from kda_sim.commands.common import (
+    add_input_caps,
+    add_trace_kernel_flag,
+    no_kernel_flags,
+    write_report,
+)
 from kda_sim.compare.spread import name_of, report, table
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 
@@ -27,6 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "trace's GPU and kernel name, as compare takes it)",
     )
     add_trace_kernel_flag(p)
+    add_input_caps(p)
     p.add_argument("--out", type=Path, help="write the report as JSON")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.set_defaults(run=run)

@@ -10,20 +10,17 @@ track a block, and every stage span a pair of finite times. Each failure is a
 
 from __future__ import annotations
 
-import gzip
 import math
 from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.importers.caps import GZIP_MAGIC, check_count, inflate_capped, read_capped
 from kda_sim.jsoncheck import parse_json
 from kda_sim.timeline.chrome import FORMAT, from_chrome
 from kda_sim.timeline.model import Timeline
 from kda_sim.timeline.schema import validate_timeline_dict
 
-# a kernel trace is a few MB; anything far larger is not one of ours (and would
-# take minutes to parse): refuse it rather than hang
-MAX_BYTES = 512 * 1024 * 1024
 _INT_FIELDS = ("R", "L", "nb", "kda0", "blocks")
 
 
@@ -116,6 +113,8 @@ def _check_timeline(tl: Timeline, where: str) -> None:
 
 def parse_kernel_trace(data: Any, source: str = "trace") -> Timeline:
     """A decoded JSON object -> :class:`Timeline` (see the module docstring)."""
+    if isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
+        check_count(len(data["traceEvents"]), "trace events", source)
     other = data.get("otherData") if isinstance(data, dict) else None
     if isinstance(other, dict) and other.get("format") == FORMAT:
         validate_timeline_dict(data, source)  # another format: from_chrome says which
@@ -135,17 +134,7 @@ def parse_kernel_trace(data: Any, source: str = "trace") -> Timeline:
 def read_kernel_trace(path: str | Path) -> Timeline:
     """``traces/*.json`` (or ``.json.gz``) -> :class:`Timeline`."""
     p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise TraceFormatError(f"{size} bytes: larger than any kernel trace", where=str(p))
-        raw = p.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-            if len(raw) > MAX_BYTES:
-                raise TraceFormatError("decompresses past the size limit", where=str(p))
-    except OSError as e:  # includes gzip.BadGzipFile
-        raise TraceFormatError(f"cannot read: {e}", where=str(p)) from e
-    except EOFError as e:
-        raise TraceFormatError("truncated gzip stream", where=str(p)) from e
+    raw = read_capped(p)
+    if raw[:2] == GZIP_MAGIC:
+        raw = inflate_capped(raw, str(p))
     return parse_kernel_trace(parse_json(raw, str(p)), str(p))

@@ -28,13 +28,13 @@ the HW_ID register ktrace decodes) and ``xcd``.
 from __future__ import annotations
 
 import re
-import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.importers.caps import GZIP_MAGIC, check_count, inflate_capped, read_capped
 from kda_sim.importers.protowire import (
     FIXED64,
     LEN,
@@ -49,8 +49,6 @@ from kda_sim.kernels.k1.config import LaunchConfig, variants_of
 from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
 
-MAX_BYTES = 256 * 1024 * 1024  # decompressed; a 256-CTA trace is a few MB
-MAX_TRACKS = 1_000_000
 SLICE_BEGIN, SLICE_END, INSTANT = 1, 2, 3
 _CU = re.compile(r"^XCD(\d+)/SE(\d+)/SH(\d+)/CU(\d+)$")
 _WG = re.compile(r"^WG\((\d+), (\d+), (\d+)\)$")
@@ -92,18 +90,9 @@ class WaveLog:
 
 
 def _decompress(raw: bytes, where: str) -> bytes:
-    if raw[:2] != b"\x1f\x8b":
+    if raw[:2] != GZIP_MAGIC:
         raise TraceFormatError("not gzip (a .pftrace.gz starts with 1f 8b)", where=where)
-    d = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    try:
-        out = d.decompress(raw, MAX_BYTES + 1)
-    except zlib.error as e:
-        raise TraceFormatError(f"corrupt gzip stream: {e}", where=where) from e
-    if len(out) > MAX_BYTES:
-        raise TraceFormatError(f"decompresses past {MAX_BYTES} bytes", where=where)
-    if not d.eof:
-        raise TraceFormatError("truncated gzip stream", where=where)
-    return out
+    return inflate_capped(raw, where)
 
 
 def _annotation(buf: memoryview, base: int) -> tuple[str | None, Any]:
@@ -146,10 +135,10 @@ def decode_packets(data: bytes, where: str) -> tuple[dict[int, Track], list[Even
                             where=f"{where}: packet at byte {at}",
                         )
                     tracks[t.uuid] = t
-                    if len(tracks) > MAX_TRACKS:
-                        raise TraceFormatError("too many tracks", where=where)
+                    check_count(len(tracks), "track descriptors", where)
                 elif pnum == 11 and pwt == LEN:
                     events.append(_event(v, ts, at, where))  # type: ignore[arg-type]
+                    check_count(len(events), "track events", where)
     except WireError as e:
         raise TraceFormatError(f"bad protobuf: {e}", where=where) from e
     return tracks, events
@@ -431,12 +420,7 @@ def read_ktrace(
 ) -> Timeline:
     """One launch (1-based, as the trace names them) of a ktrace ``.pftrace.gz``."""
     p = Path(path)
-    try:
-        if p.stat().st_size > MAX_BYTES:
-            raise TraceFormatError("larger than any ktrace file", where=str(p))
-        raw = p.read_bytes()
-    except OSError as e:
-        raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
+    raw = read_capped(p)
     return parse_ktrace(
         raw,
         R=R,

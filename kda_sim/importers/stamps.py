@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.importers.caps import check_count, check_size
 from kda_sim.kernels.k1.config import LaunchConfig, variants_of
 from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
@@ -46,7 +47,6 @@ UNUSED = (12, 13, 14)
 ATTN_POINTS = (1, 2, 3)
 GEMV_POINTS = (4, 5, 6)
 KDA_POINTS = (7, 8, 9, 10, 11)
-MAX_BYTES = 64 * 1024 * 1024
 # the FlyDSL K1's extension (module docstring)
 END, CTA_ID, TASKS_RUN, EXT_BASE = 15, 16, 17, 18
 TASK_POINTS = len(KDA_POINTS)
@@ -91,11 +91,7 @@ def _load_npy(path: Path) -> np.ndarray:
 
 def load_stamp_array(path: str | Path) -> np.ndarray:
     p = Path(path)
-    try:
-        if p.stat().st_size > MAX_BYTES:
-            raise TraceFormatError("larger than any stamp tensor", where=str(p))
-    except OSError as e:
-        raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
+    check_size(p)
     if p.suffix == ".npy":
         return _load_npy(p)
     if p.suffix in (".pt", ".pth"):
@@ -136,6 +132,7 @@ def stamps_timeline(
             where=source,
         )
     blocks = int(full.shape[0])
+    check_count(blocks, "CTAs (stamp rows)", source)
     cfg = _config(R, L, nb, kda0, blocks, variants)
     extended = full.shape[1] != POINTS
     if extended and full.shape[1] != ext_width(cfg.n_tasks, blocks):

@@ -69,9 +69,9 @@ def test_not_json_not_text_too_big(tmp_path: Path, monkeypatch) -> None:
     p.write_text("{not json")
     with pytest.raises(TraceFormatError, match="not JSON"):
         read_kernel_trace(p)
-    monkeypatch.setattr("kda_sim.importers.chrome.MAX_BYTES", 4)
+    monkeypatch.setattr("kda_sim.importers.caps._max_bytes", 4)
     p.write_text("{}      ")
-    with pytest.raises(TraceFormatError, match="larger than"):
+    with pytest.raises(TraceFormatError, match="past the input cap"):
         read_kernel_trace(p)
     with pytest.raises(TraceFormatError, match="cannot read"):
         read_kernel_trace(tmp_path / "missing.json")

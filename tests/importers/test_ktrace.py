@@ -134,8 +134,8 @@ def test_varint_bounds() -> None:
 
 
 def test_decompression_bomb_is_refused(monkeypatch) -> None:
-    monkeypatch.setattr("kda_sim.importers.ktrace.MAX_BYTES", 1000)
-    with pytest.raises(TraceFormatError, match="decompresses past"):
+    monkeypatch.setattr("kda_sim.importers.caps._max_bytes", 1000)
+    with pytest.raises(TraceFormatError, match="decompresses past the input cap"):
         parse_ktrace(gzip.compress(b"\x00" * 100_000), R=1, L=1)
 
 
