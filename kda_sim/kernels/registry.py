@@ -10,11 +10,13 @@ raises.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.util
 import sys
 import traceback
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -55,12 +57,75 @@ _loaded: dict[str, Any] = {}
 _by_config: dict[type, Any] = {}
 
 
+def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
+    """``value`` as the tuple of distinct non-empty strings ``field`` must be."""
+    if not isinstance(value, tuple):
+        raise InvalidInput(
+            f"{field} must be a tuple of strings, got {type(value).__name__}",
+            what=field,
+            where=where,
+        )
+    for i, v in enumerate(value):
+        if not isinstance(v, str) or not v:
+            raise InvalidInput(
+                f"{field}[{i}] must be a non-empty string, got {v!r}", what=field, where=where
+            )
+    dup = sorted({v for v in value if value.count(v) > 1})
+    if dup:
+        raise InvalidInput(f"{field} names {dup} more than once", what=field, where=where)
+    return value
+
+
+def _colors(value: Any, field: str, among: tuple[str, ...], of: str, where: str) -> None:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(
+            f"{field} must be a mapping, got {type(value).__name__}", what=field, where=where
+        )
+    unknown = [k for k in value if k not in among]
+    if unknown:
+        raise InvalidInput(
+            f"{field} keys {unknown!r} are not among the {of} {list(among)}",
+            what=field,
+            where=where,
+        )
+    for k, v in value.items():
+        if not isinstance(v, str):
+            raise InvalidInput(f"{field}[{k!r}] must be a colour string", what=field, where=where)
+
+
+def check_regions(sizes: Any, where: str) -> Mapping[str, int]:
+    """What ``regions(cfg)`` returns: region name -> an integer size >= 0."""
+    if not isinstance(sizes, Mapping):
+        raise InvalidInput(
+            f"regions() must return a mapping, got {type(sizes).__name__}",
+            what="regions",
+            where=where,
+        )
+    for name, size in sizes.items():
+        if not isinstance(name, str) or not name:
+            raise InvalidInput(
+                f"region name {name!r} must be a non-empty string", what="regions", where=where
+            )
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise InvalidInput(
+                f"region {name!r} has size {size!r}: sizes are integers >= 0",
+                what="regions",
+                where=where,
+            )
+    return sizes
+
+
 def _check(spec: Any, where: str) -> Any:
     missing = [a for a in REQUIRED if not hasattr(spec, a)]
     if missing:
         raise InvalidInput(f"the kernel lacks {missing}", what="kernel", where=where)
     if not isinstance(spec.name, str) or not spec.name:
         raise InvalidInput("the kernel's name must be a non-empty string", where=where)
+    roles = _names(spec.roles, "roles", where)
+    stages = _names(spec.stages, "stages", where)
+    _colors(getattr(spec, "role_colors", {}), "role_colors", roles, "roles", where)
+    _colors(getattr(spec, "stage_colors", {}), "stage_colors", stages, "stages", where)
+    _names(spec.cost_keys, "cost_keys", where)
     if getattr(spec.config_type, "__hash__", None) is None:
         raise InvalidInput(
             "the configuration type must be hashable (a frozen dataclass): launches are cached",
@@ -163,19 +228,47 @@ def load_kernel(path: str | Path) -> Any:
     kernel = getattr(module, "KERNEL", None)
     if kernel is None:
         raise InvalidInput("defines no KERNEL", what="kernel", where=str(p))
-    return register(_Guarded(kernel, p), str(p))
+    where = _definition(p)
+    guarded = _Guarded(kernel, p, where)
+    # its regions at its default configuration, checked now rather than mid-simulation
+    check_regions(guarded.regions(guarded.default_config()), where)
+    return register(guarded, where)
+
+
+def _definition(path: Path) -> str:
+    """``file:line`` of the last top-level assignment to ``KERNEL`` (the file, if the
+    name is bound otherwise): where a fault in the kernel's fields is to be mended."""
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (SyntaxError, ValueError, OSError):
+        return str(path)
+    line = None
+    for node in tree.body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "KERNEL" for t in targets):
+            line = node.lineno
+    return f"{path}:{line}" if line is not None else str(path)
 
 
 class _Guarded:
     """A kernel from a file, whose errors in its own code are said as the user's input
     (``InvalidInput`` with its file and line), never a traceback."""
 
-    _GUARDED = frozenset({"build", "regions", "resources", "validate", "config_from_args"})
+    _GUARDED = frozenset(
+        {"build", "regions", "resources", "validate", "config_from_args", "default_config"}
+    )
 
-    def __init__(self, kernel: Any, path: Path) -> None:
-        _check(kernel, str(path))
+    def __init__(self, kernel: Any, path: Path, where: str) -> None:
+        _check(kernel, where)
         self._kernel = kernel
         self._path = path
+        self._where = where
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._kernel, name)
@@ -185,7 +278,7 @@ class _Guarded:
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
             try:
-                return value(*args, **kwargs)
+                out = value(*args, **kwargs)
             except KdaSimError as e:
                 if isinstance(e, InvalidInput) and not e.where:
                     where = _where_in(path, e.__traceback__)
@@ -196,5 +289,8 @@ class _Guarded:
                 raise InvalidInput(
                     f"{name}: {type(e).__name__}: {e}", what="kernel", where=where
                 ) from e
+            if name == "regions":
+                check_regions(out, self._where)
+            return out
 
         return guarded

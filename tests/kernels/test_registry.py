@@ -128,7 +128,11 @@ def test_the_public_face() -> None:
     ("old", "new", "says"),
     [
         ("cell = space.gid(0, [i])", "cell = space.gid(3, [i])", "IndexError: region 3"),
-        ('return {"VAL": cfg.rounds}', 'return {"VAL": -cfg.rounds}', "region VAL: -1 cells"),
+        (
+            'return {"VAL": cfg.rounds}',
+            'return {"VAL": -cfg.rounds}',
+            "region 'VAL' has size -1: sizes are integers >= 0",
+        ),
     ],
 )
 def test_a_broken_build_names_file_and_line(
@@ -184,3 +188,98 @@ def test_k1_check_hooks() -> None:
     assert hook(k1, "load_switches") == {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
     pingpong = registry.get("pingpong")
     assert all(hook(pingpong, h) is None for h in ("task_rotation", "accepted_waits"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "needle"),
+    [
+        (
+            'roles=("producer", "consumer")',
+            'roles=["producer", "consumer"]',
+            "roles must be a tuple",
+        ),
+        (
+            'roles=("producer", "consumer")',
+            'roles=("producer", "")',
+            r"roles\[1\] must be a non-empty",
+        ),
+        (
+            'roles=("producer", "consumer")',
+            'roles=("producer", 3)',
+            r"roles\[1\] must be a non-empty",
+        ),
+        (
+            'stages=("produce", "consume")',
+            'stages=("produce", "produce")',
+            r"stages names \['produce'\] more than once",
+        ),
+        (
+            '"consumer": "#2ca02c"}',
+            '"reader": "#2ca02c"}',
+            r"role_colors keys \['reader'\] are not among the roles",
+        ),
+        (
+            '"consume": "#9467bd"}',
+            '"eat": "#9467bd"}',
+            r"stage_colors keys \['eat'\] are not among the stages",
+        ),
+        ('"consume": "#9467bd"}', '"consume": 5}', r"stage_colors\['consume'\] must be a colour"),
+        (
+            'cost_keys=("pp.produce", "pp.consume")',
+            'cost_keys=("pp.produce", None)',
+            r"cost_keys\[1\] must be",
+        ),
+        (
+            'cost_keys=("pp.produce", "pp.consume")',
+            'cost_keys="pp.produce"',
+            "cost_keys must be a tuple",
+        ),
+    ],
+)
+def test_a_kernel_file_with_bad_fields_names_the_kernel_line(
+    tmp_path: Path, old: str, new: str, needle: str
+) -> None:
+    text = EXAMPLE.read_text().replace('name="pingpong"', 'name="badfields"')
+    assert old in text
+    f = tmp_path / "badfields.py"
+    f.write_text(text.replace(old, new))
+    line = text.splitlines().index("KERNEL = Kernel(") + 1
+    with pytest.raises(InvalidInput, match=needle) as e:
+        registry.load_kernel(f)
+    assert f"{f.resolve()}:{line}" in str(e.value)
+    assert "badfields" not in registry.names()
+
+
+@pytest.mark.parametrize(
+    ("size", "needle"),
+    [("-1", "size -1"), ("2.5", "size 2.5"), ("True", "size True"), ("'8'", "size '8'")],
+)
+def test_a_kernel_file_with_bad_region_sizes_is_refused_at_load(
+    tmp_path: Path, size: str, needle: str
+) -> None:
+    text = EXAMPLE.read_text().replace('name="pingpong"', 'name="badregions"')
+    marker = "def regions(cfg: PingPongConfig) -> dict[str, int]:\n"
+    assert marker in text
+    f = tmp_path / "badregions.py"
+    text = text.replace(marker, f"{marker}    return {{'r': {size}}}\n")
+    f.write_text(text)
+    line = text.splitlines().index("KERNEL = Kernel(") + 1
+    with pytest.raises(InvalidInput, match=re.escape(needle) + ".*integers >= 0") as e:
+        registry.load_kernel(f)
+    assert f"{f.resolve()}:{line}" in str(e.value)
+
+
+def test_region_sizes_are_checked_at_every_call(tmp_path: Path) -> None:
+    """A configuration other than the default may still give a bad size."""
+    text = EXAMPLE.read_text().replace('name="pingpong"', 'name="lateregions"')
+    marker = "def regions(cfg: PingPongConfig) -> dict[str, int]:\n"
+    f = tmp_path / "lateregions.py"
+    f.write_text(
+        text.replace(
+            marker, f"{marker}    if cfg != PingPongConfig():\n        return {{'r': -4}}\n"
+        )
+    )
+    spec = registry.load_kernel(f)
+    other = spec.config_from_dict({**spec.config_to_dict(spec.default_config()), "rounds": 3})
+    with pytest.raises(InvalidInput, match="size -4"):
+        spec.regions(other)
