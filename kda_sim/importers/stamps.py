@@ -24,6 +24,9 @@ point p (k.stage .. k.norm) of its n-th task. Every task's spans are decoded (no
 lost), and a tensor that is not the launch it is said to be is refused: its width for
 the claimed R, a row holding another CTA's stamps, a CTA whose task count is not the
 claimed launch's (R, kda0), a last-task copy (7..11) that is not its last task's.
+
+In either layout a CTA stamps its points in program order (start <= each stage's end
+<= its end); a point earlier than the one before it is refused, naming CTA and point.
 """
 
 from __future__ import annotations
@@ -200,25 +203,27 @@ def stamps_timeline(
                 where=f"{source}: CTA {b}",
             )
         prev: int | None = int(row[0])
+        before = "point 0 (start)"
         finished = True
         for point, stage, task in prog:
             if row[point] == 0:
                 finished = False
                 break
             here = int(row[point])
+            if extended and task >= 0:
+                break  # every task's kda spans come from the extension (below)
+            before = _in_order(prev, before, here, f"point {point} ({stage})", f"{source}: CTA {b}")
             has_gate = not (cfg.gate_local or b >= cfg.S)
             if stage == "gate" and not has_gate:
                 prev = here  # stamped right after slice: no gate work on this CTA
                 continue
-            if extended and task >= 0:
-                break  # every task's kda spans come from the extension (below)
             if stage == "k.stage" and len(tasks) > 1:
                 lost.append(b)  # its start is the previous task's k.norm point, overwritten
             elif prev is not None:
                 track.stages.append(StageSpan(stage, task, ns(prev), ns(here)))
             prev = here
         if extended:
-            _every_task(track, full[b], tasks, prev, ns, f"{source}: CTA {b}", cfg)
+            _every_task(track, full[b], tasks, (prev, before), ns, f"{source}: CTA {b}", cfg)
         elif finished:
             track.end = ns(prev) if prev is not None else track.start
         ctas.append(track)
@@ -239,18 +244,32 @@ def stamps_timeline(
     return Timeline(meta, ctas)
 
 
+def _in_order(prev: int | None, before: str, here: int, this: str, where: str) -> str:
+    """Refuse a stamp point earlier than the one its CTA passed before it (a CTA runs its
+    points in program order: start, each stage's end, the end); ``this`` is then the
+    point the next must follow."""
+    if prev is not None and here < prev:
+        raise TraceFormatError(
+            f"{this} is stamped at tick {here}, before {before} at {prev}: "
+            f"a CTA stamps its points in program order",
+            where=where,
+        )
+    return this
+
+
 def _every_task(
     track: CtaTrack,
     row: np.ndarray,
     tasks: list[int],
-    prev: int | None,
+    last: tuple[int | None, str],
     ns: Any,
     where: str,
     cfg: LaunchConfig,
 ) -> None:
     """The FlyDSL K1's columns 15.. of one started CTA: every task's five spans, from the
     CTA's last role point (``prev``) on, and its end; refused where the row is not the
-    claimed launch's."""
+    claimed launch's or its points are out of order."""
+    prev, before = last
     if row[CTA_ID] != track.cta:
         raise TraceFormatError(f"the row holds CTA {int(row[CTA_ID])}'s stamps", where=where)
     if row[TASKS_RUN] != len(tasks):
@@ -270,10 +289,13 @@ def _every_task(
             here = int(cols[n][k])
             if here == 0:
                 return  # this task stopped here: no end either
+            this = f"column {EXT_BASE + TASK_POINTS * n + k} ({name} of task {task})"
+            before = _in_order(prev, before, here, this, where)
             if prev is not None:
                 track.stages.append(StageSpan(name, task, ns(prev), ns(here)))
             prev = here
     if row[END]:
+        _in_order(prev, before, int(row[END]), f"column {END} (end)", where)
         track.end = ns(row[END])
 
 

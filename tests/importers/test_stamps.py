@@ -196,3 +196,31 @@ def test_the_variants_are_taken_by_name_and_a_wrong_name_is_said(sim_timeline: T
     assert tl.meta.config().variants() == ("nw_first", "onw_first")
     with pytest.raises(InvalidInput, match=r"not a protocol variant: \['nw_frist'\]"):
         stamps_timeline(arr, R=1, L=1, nw_frist=True)
+
+
+@pytest.mark.parametrize(
+    ("point", "after", "needle"),
+    [
+        (1, 0, "point 1 (slice) is stamped at tick {t}, before point 0 (start)"),
+        (3, 2, "point 3 (mix) is stamped at tick {t}, before point 2 (gate)"),
+        (11, 10, "point 11 (k.norm) is stamped at tick {t}, before point 10 (k.recur)"),
+    ],
+)
+def test_points_out_of_order_are_named(
+    sim_timeline: Timeline, point: int, after: int, needle: str
+) -> None:
+    arr = stamps_of(sim_timeline)
+    cta = next(c for c in range(len(arr)) if arr[c, point] and arr[c, after])
+    arr[cta, point] = t = int(arr[cta, after]) - 1
+    with pytest.raises(TraceFormatError) as e:
+        stamps_timeline(arr, R=1, L=1)
+    assert needle.format(t=t) in str(e.value) and f"CTA {cta}" in str(e.value)
+
+
+def test_equal_stamps_are_in_order(sim_timeline: Timeline) -> None:
+    """Two points in one 10 ns tick are in order: only a step back is refused."""
+    arr = stamps_of(sim_timeline)
+    cta = next(c for c in range(len(arr)) if arr[c, 3] and arr[c, 2])
+    arr[cta, 3] = arr[cta, 2]
+    mix = next(s for s in stamps_timeline(arr, R=1, L=1).ctas[cta].stages if s.name == "mix")
+    assert mix.start == mix.end

@@ -106,6 +106,9 @@ def test_a_tensor_of_another_launch_is_refused(launch) -> None:
         (lambda a: a.__setitem__((3, KDA_POINTS[0]), 7), "not its last task's"),
         (lambda a: a.__setitem__((200, a.shape[1] - 1), T0 + 5), "stamps past its"),
         (lambda a: a.__setitem__((0, [KDA_POINTS[-1], END, a.shape[1] - 1]), 0), None),
+        (lambda a: a.__setitem__((0, EXT_BASE), a[0, 3] - 1), "before point 3 (mix)"),
+        (lambda a: a.__setitem__((0, EXT_BASE + 1), a[0, EXT_BASE] - 1), "column 19 (k.conv"),
+        (lambda a: a.__setitem__((0, END), 1), "column 15 (end) is stamped at tick 1, before"),
     ],
 )
 def test_rows_not_of_the_launch_are_named(edit, needle: str | None) -> None:
