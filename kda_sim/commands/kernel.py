@@ -23,11 +23,18 @@ from typing import Any
 
 from kda_sim.commands.common import add_kernel_flag, float_type, no_kernel_flags, refuse_overwrite
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, LaunchConfig
-from kda_sim.kernels.k1.constants import FAULTS
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import RealBackends, hook
 
 GROUP = "kda_sim.backends"
+
+
+def real_kernel() -> tuple[Any, RealBackends]:
+    """The kernel the backends run (the default kernel) and what it offers them."""
+    spec = get(DEFAULT_KERNEL)
+    offers = hook(spec, "real_backends")
+    assert offers is not None, f"{DEFAULT_KERNEL} defines no real_backends"
+    return spec, offers
 
 
 def backend_names() -> list[str]:
@@ -45,6 +52,7 @@ def load_backend(name: str) -> Any:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    offers = real_kernel()[1]
     p = sub.add_parser("kernel", help="run the real Triton K1 on a CUDA GPU")
     ksub = p.add_subparsers(dest="kernel_command", required=True)
     r = ksub.add_parser("run", help="one launch (or --graph: CUDA-graph steps) of K1")
@@ -67,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument(
         "--watchdog-ms", type=float_type(0.001, 1e7), help="bound every wait (watchdog build)"
     )
-    r.add_argument("--inject", choices=FAULTS, help="plant one fault (implies the watchdog)")
+    r.add_argument("--inject", choices=offers.faults, help="plant one fault (implies the watchdog)")
     r.add_argument(
         "--prefetch-weights",
         type=int,
@@ -96,8 +104,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "order (off); default: the backend's recommendation (Triton: on, the only order "
         "it builds; FlyDSL: off)",
     )
-    for name in SCHEDULES:  # off unless given: the static placement is the default
-        r.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name])
+    for name, text in offers.schedules.items():  # off unless given: the static placement
+        r.add_argument(f"--{name.replace('_', '-')}", action="store_true", help=text)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument(
         "--backend",
@@ -121,18 +129,20 @@ def given_variants(args: argparse.Namespace) -> dict[str, bool]:
     """The protocol variants the flags say; a variant left unsaid is absent."""
     flags = {"nw_first": args.nw_first, "onw_first": args.onw_first}
     given = {k: v == "on" for k, v in flags.items() if v is not None}
-    return given | {k: True for k in SCHEDULES if getattr(args, k, False)}
+    schedules = real_kernel()[1].schedules
+    return given | {k: True for k in schedules if getattr(args, k, False)}
 
 
-def launch_config(backend: Any, args: argparse.Namespace) -> LaunchConfig:
+def launch_config(backend: Any, args: argparse.Namespace) -> Any:
     """The configuration the run runs: the variants the flags say, the others as the
     backend recommends (its ``default_config``; the seed's order where it has none)."""
     given = given_variants(args)
+    config_type = real_kernel()[0].config_type
     make = getattr(backend, "default_config", None)
     if make is None:
-        return LaunchConfig(args.R, args.L, args.nb, args.kda0, **given)
+        return config_type(args.R, args.L, args.nb, args.kda0, **given)
     cfg = make(args.R, args.L, args.nb, args.kda0, **given)
-    assert isinstance(cfg, LaunchConfig), f"{backend.name}.default_config: not a LaunchConfig"
+    assert isinstance(cfg, config_type), f"{backend.name}.default_config: not a {config_type}"
     return cfg
 
 
@@ -145,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
         )
     no_kernel_flags(args)
     refuse_overwrite(args.trace, args.force, "--trace")  # before any GPU work
-    sched = {k: True for k in SCHEDULES if getattr(args, k, False)}
-    LaunchConfig(args.R, args.L, args.nb, args.kda0, **sched).validate()  # InvalidInput: exit 2
+    sched = {k: True for k in real_kernel()[1].schedules if getattr(args, k, False)}
+    spec.config_type(args.R, args.L, args.nb, args.kda0, **sched).validate()  # InvalidInput: exit 2
     try:
         backend = load_backend(args.backend)
     except LookupError as e:

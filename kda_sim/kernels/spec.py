@@ -23,7 +23,9 @@ GPU it has no costs file for), ``tag_schemes``,
   check's words for flagged data;
 - ``load_switches``: {load name: the configuration switch that issues it early}, named
   by the late-load advice;
-- ``sweep_axes``: the two configuration fields the safety map (``kda-sim sweep``) spans.
+- ``sweep_axes``: the two configuration fields the safety map (``kda-sim sweep``) spans;
+- ``real_backends``: a :class:`RealBackends`, what ``kda-sim kernel run`` offers for the
+  kernel the ``kda_sim.backends`` entry points run (its fault names, its schedule flags).
 
 :class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
 flags are the dataclass's fields (``--name value``).
@@ -55,6 +57,7 @@ HOOKS: tuple[str, ...] = (
     "name_flagged",
     "load_switches",
     "sweep_axes",
+    "real_backends",
 )
 
 
@@ -81,6 +84,14 @@ class FlaggedData:
         "drain the CTA's stores before the flag (s_waitcnt vmcnt(0), barrier, then the "
         "flag's put: Publish(drain=True)) and keep the data's stores before the publish"
     )
+
+
+@dataclass(frozen=True)
+class RealBackends:
+    """What ``kda-sim kernel run`` offers for a kernel its registered backends run."""
+
+    faults: tuple[str, ...]  # the faults a backend can plant (``--inject``)
+    schedules: Mapping[str, str]  # boolean configuration switches, off unless given: help
 
 
 @runtime_checkable

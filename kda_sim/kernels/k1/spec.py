@@ -9,7 +9,7 @@ from importlib import resources
 from typing import Any
 
 from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
-from kda_sim.kernels.spec import AcceptedWait, FlaggedData
+from kda_sim.kernels.spec import AcceptedWait, FlaggedData, RealBackends
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
 
@@ -156,6 +156,13 @@ class K1:
         out: dict[str, Any] = {name: (*p, None) for name, p in PRESETS.items()}
         out["k1"] = (*PRESETS["k1"], LaunchConfig(1, 1))
         return out
+
+    @property
+    def real_backends(self) -> RealBackends:
+        """``kda-sim kernel run``'s faults (``--inject``) and schedule flags."""
+        from kda_sim.kernels.k1.constants import FAULTS
+
+        return RealBackends(FAULTS, {name: VARIANT_HELP[name] for name in SCHEDULES})
 
     # -- the checks' hooks ----------------------------------------------------------------
     def task_rotation(self, cfg: LaunchConfig) -> tuple[LaunchConfig, int] | None:
