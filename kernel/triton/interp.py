@@ -74,7 +74,11 @@ def _patch_builder() -> None:
 
         def create_atomic_rmw(self, rmw_op, ptr, val, mask, sem, scope):  # type: ignore[no-untyped-def]
             _spin()
-            return super().create_atomic_rmw(rmw_op, ptr, val, mask, sem, scope)
+            # the interpreter's read-modify-write is several numpy steps: without the lock
+            # two programs' ticket takes can read the same old value (a ticket taken twice,
+            # another never: the launch hangs)
+            with _lock:
+                return super().create_atomic_rmw(rmw_op, ptr, val, mask, sem, scope)
 
     builder.__class__ = ThreadLocalBuilder
 
