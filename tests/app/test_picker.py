@@ -11,8 +11,10 @@ from apphelp import figure_of, goto, no_failure, texts
 from streamlit.testing.v1 import AppTest
 
 from kda_sim.app import picker
+from kda_sim.engine import simulate
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, names
 from kda_sim.kernels.spec import hook
+from kda_sim.machine.profile import load_profile
 
 
 def pick(at: AppTest, choice: str) -> AppTest:
@@ -35,11 +37,18 @@ def test_every_kernel_simulates_and_its_timeline_has_its_ctas_and_roles(
     empty_traces: Path, make_app, kernel: str
 ) -> None:
     at = no_failure(pick(make_app(), f"kernel {kernel}"))
-    assert not at.error, texts(at.error)
+    # a kernel whose default launch hangs by design (schedworker's one grid waits on the
+    # other's) is shown as stuck, and drawn all the same; nothing else may be an error
+    stuck = [e for e in at.error if str(e.value).startswith("This run does not finish")]
+    assert len(stuck) == len(at.error), texts(at.error)
+    spec = get(kernel)
+    hangs = simulate(spec.default_config(), load_profile("h200")).deadlock
+    assert bool(stuck) == hangs
     rows = expected_rows(kernel)
     n = len(rows)
     labels = {m.label: m.value for m in at.metric}
-    assert labels["CTAs finished"] == f"{n} / {n}"
+    if not hangs:
+        assert labels["CTAs finished"] == f"{n} / {n}"
     roles = list(dict.fromkeys(r for _, r in rows))
     assert at.multiselect(key="tl_roles").options == roles
     layout = figure_of(at)["layout"]["yaxis"]
