@@ -24,7 +24,7 @@ from kda_sim.checks.role_rule import RoleVerdict, check_role_rule
 from kda_sim.checks.sections import SECTIONS, CheckInput, Section
 from kda_sim.checks.visibility import VisibilityVerdict, check_visibility
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
-from kda_sim.checks.words import uses_words, word_uses
+from kda_sim.checks.words import uses_words
 from kda_sim.engine import simulate
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
@@ -84,7 +84,6 @@ def check_launch(
     slots = slots_for(cfg, prof, occupancy)
     built = launch if launch is not None else spec_for(cfg).build(cfg)
     if uses_words(built):  # the wait-for analysis reasons about (value, tag) polls only
-        word_uses(built)  # every word in its region, named by CTA or item, before any run
         static = StaticVerdict(None, IN_ORDER, note=WORDS_NOTE)
         anyo = StaticVerdict(None, ANY_ORDER, note=WORDS_NOTE)
     else:

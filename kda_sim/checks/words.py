@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait, check_word
+from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import Site, TicketLoop, walk
 
@@ -52,13 +52,9 @@ def word_uses(launch: Launch) -> dict[int, WordUse]:
     def use(cell: int) -> WordUse:
         return out.setdefault(cell, WordUse(cell, [], []))
 
-    space = launch.space
     walked: set[int] = set()
     for prog in launch.programs:
         for site, op in walk(prog, walked):
-            if isinstance(op, Atomic | Wait | Reset | TicketLoop):
-                for cell in op.cells if isinstance(op, Reset) else (op.cell,):
-                    check_word(space, op.region, cell, site.text())
             if isinstance(op, Atomic):
                 if op.kind is AtomicKind.ADD:
                     use(op.cell).writes.append(WordWrite(site, "add", op.value))
@@ -73,7 +69,6 @@ def word_uses(launch: Launch) -> dict[int, WordUse]:
                 use(op.cell).writes.append(WordWrite(site, "ticket", 1))
                 for clear in op.clears:
                     for cell in clear.cells:
-                        check_word(space, clear.region, cell, f"{site.text()} (clears)")
                         use(cell).writes.append(WordWrite(site, "clear", 0))
     return out
 

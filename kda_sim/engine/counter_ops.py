@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from kda_sim.engine.initial import StaleWait
 from kda_sim.engine.words import Waiting, Write
-from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait, check_word
+from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
 from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import CellRange, PollRecord, PutRecord
 
@@ -21,12 +21,7 @@ if TYPE_CHECKING:
 class CounterOps:
     def words_op(self: CtaRun, k: int, op: Any, t: float) -> Generator[Any, Any, float]:
         """Run counter op ``op`` (op ``k``) from the CTA's own time ``t``; its time after."""
-        space = self.w.handoffs.launch.space
-        for cell in op.cells if isinstance(op, Reset) else (op.cell,):
-            check_word(space, op.region, cell, f"CTA {self.prog.cta} op {k}")
-        for clear in op.clears if isinstance(op, TicketLoop) else ():
-            for cell in clear.cells:
-                check_word(space, clear.region, cell, f"CTA {self.prog.cta} op {k} (clears)")
+        # every word is in its region: checked once, when the hand-offs were derived
         if isinstance(op, Atomic):
             old = yield from self._atomic(op.region, op.cell, op, t)
             if op.into:

@@ -16,9 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.ops import Poll, Publish, Put
 from kda_sim.protocol.program import Launch
-from kda_sim.protocol.tickets import ITEM_CTA0, TicketLoop, item_ref
+from kda_sim.protocol.tickets import ITEM_CTA0, TicketLoop, check_words, item_ref
+
+_WORD_OPS = frozenset({Atomic, Wait, Reset})  # ops on counter words (a type test: K1 has 20k ops)
 
 OpRef = tuple[int, int]  # (cta, op index in its program)
 _OP_SPAN = 1 << 24  # op indices of one CTA stay below this
@@ -86,6 +89,8 @@ def derive(launch: Launch) -> Handoffs:
     opi = np.full(total, -1, dtype=np.int64)
     loops = loop_numbers(launch)
     every = list(_ops(launch, loops))
+    if loops or any(type(op) in _WORD_OPS for _, op in every):
+        check_words(launch)
     puts = [(ref, op) for ref, op in every if isinstance(op, Put | Publish)]
     flat = np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts] or [[]])
     if flat.size and flat.min() >= 0 and flat.max() < total:

@@ -32,7 +32,7 @@ from kda_sim.errors import InvalidInput
 if TYPE_CHECKING:
     from kda_sim.protocol.counters import Reset
     from kda_sim.protocol.ops import Op
-    from kda_sim.protocol.program import CtaProgram
+    from kda_sim.protocol.program import CtaProgram, Launch
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,3 +146,22 @@ def walk(prog: CtaProgram, walked: set[int] | None = None) -> Iterator[tuple[Sit
             for i, ops in enumerate(op.bodies):
                 for j, sub in enumerate(ops):
                     yield Site(prog.cta, i, j, k), sub
+
+
+def check_words(launch: Launch) -> None:
+    """Every word a counter op names (a ticket loop's bodies and clears included) is a
+    cell of its region, or ``InvalidInput`` naming the CTA or item and op. Checked once a
+    launch, where its hand-offs are derived (:func:`kda_sim.protocol.handoffs.derive`),
+    before anything runs it."""
+    from kda_sim.protocol.counters import Atomic, Reset, Wait, check_word
+
+    walked: set[int] = set()
+    for prog in launch.programs:
+        for site, op in walk(prog, walked):
+            if isinstance(op, Atomic | Wait | Reset | TicketLoop):
+                for cell in op.cells if isinstance(op, Reset) else (op.cell,):
+                    check_word(launch.space, op.region, cell, site.text())
+            if isinstance(op, TicketLoop):
+                for clear in op.clears:
+                    for cell in clear.cells:
+                        check_word(launch.space, clear.region, cell, f"{site.text()} (clears)")
