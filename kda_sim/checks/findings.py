@@ -59,3 +59,8 @@ class Finding:
 
 def failing(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.fails]
+
+
+def verdict(finishes: bool | None) -> str:
+    """A deadlock verdict as every report words it."""
+    return {True: "finishes", False: "DEADLOCKS", None: "not decided"}[finishes]

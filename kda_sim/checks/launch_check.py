@@ -18,7 +18,7 @@ from kda_sim.checks.deadlock_static import (
     slots_for,
     suggest_fix,
 )
-from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.findings import Category, Finding, Severity, verdict
 from kda_sim.checks.late_loads import LateLoad, check_late_loads
 from kda_sim.checks.role_rule import RoleVerdict, check_role_rule
 from kda_sim.checks.sections import SECTIONS, CheckInput, Section
@@ -154,10 +154,6 @@ def check_launch(
 
 
 # -- the report --------------------------------------------------------------------------------
-def verdict(x: bool | None) -> str:
-    return {True: "finishes", False: "DEADLOCKS", None: "not decided"}[x]
-
-
 def findings_text(fs: list[Finding]) -> list[str]:
     if not fs:
         return []

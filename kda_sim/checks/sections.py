@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kda_sim.checks.aba import check_aba
-from kda_sim.checks.findings import Finding
+from kda_sim.checks.findings import Finding, verdict
 from kda_sim.checks.leftover import check_leftover
 from kda_sim.checks.tickets import check_tickets, engine_at_residency
 from kda_sim.checks.words import uses_words
@@ -41,10 +41,6 @@ class Section:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _verdict(x: bool | None) -> str:
-    return {True: "finishes", False: "DEADLOCKS", None: "not decided"}[x]
-
-
 def tickets_section(inp: CheckInput) -> Section | None:
     """Ticket loops: deadlock freedom at any residency, and the engine where the walk
     says a loop hangs (the two must agree)."""
@@ -52,7 +48,7 @@ def tickets_section(inp: CheckInput) -> Section | None:
     if not verdicts:
         return None
     lines = [
-        f"  deadlock, tickets, any residency: {_verdict(v.finishes)} ({v.why})" for v in verdicts
+        f"  deadlock, tickets, any residency: {verdict(v.finishes)} ({v.why})" for v in verdicts
     ]
     data = []
     findings: list[Finding] = []
@@ -65,7 +61,7 @@ def tickets_section(inp: CheckInput) -> Section | None:
             stuck = "".join(f"; CTA {w.cta} {w.reason}" for w in run.timeline.stuck[:1])
             lines.append(
                 f"  deadlock, engine at residency {r} (1 CTA a {inp.prof.unit_name} on {r} "
-                f"{inp.prof.unit_name}s): {_verdict(not run.deadlock)}{stuck}"
+                f"{inp.prof.unit_name}s): {verdict(not run.deadlock)}{stuck}"
             )
         data.append(
             {
