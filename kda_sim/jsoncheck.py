@@ -17,7 +17,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from kda_sim.errors import TraceFormatError
+from kda_sim.errors import InvalidInput, TraceFormatError
 
 INT_DIGITS = 18  # an integer in a trace: ns times and byte counts fit in 18 digits
 
@@ -73,9 +73,17 @@ def json_path(parts: Any) -> str:
     return out or "(top level)"
 
 
-def _non_finite(v: Any, path: list[Any], where: str) -> None:
+def refuse_non_finite(
+    v: Any,
+    where: str,
+    *,
+    int_digits: int = INT_DIGITS,
+    error: type[InvalidInput] = TraceFormatError,
+) -> None:
+    """Refuse (``error``, naming the JSON path) the first NaN, infinity or integer of more
+    than ``int_digits`` digits in ``v``, and every :class:`Refused` marker the parse left."""
     # iterative: a deep document must not exhaust the stack here either
-    stack: list[tuple[Any, list[Any]]] = [(v, path)]
+    stack: list[tuple[Any, list[Any]]] = [(v, [])]
     while stack:
         x, at = stack.pop()
         why = None
@@ -83,10 +91,10 @@ def _non_finite(v: Any, path: list[Any], where: str) -> None:
             why = x.why
         elif isinstance(x, float) and not math.isfinite(x):
             why = f"{x} is not a finite number"
-        elif isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**INT_DIGITS:
-            why = f"an integer of {len(str(abs(x)))} digits (at most {INT_DIGITS})"
+        elif isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**int_digits:
+            why = f"an integer of {len(str(abs(x)))} digits (at most {int_digits})"
         if why is not None:
-            raise TraceFormatError(f"{json_path(at)}: {why}", what=json_path(at), where=where)
+            raise error(f"{json_path(at)}: {why}", what=json_path(at), where=where)
         if isinstance(x, dict):
             stack.extend((y, [*at, k]) for k, y in reversed(list(x.items())))
         elif isinstance(x, list | tuple):
@@ -188,7 +196,7 @@ def check(data: Any, schema: Schema, where: str) -> None:
     bad field by its JSON path and the constraint."""
     if _all_finite(data) and schema.test(data):
         return
-    _non_finite(data, [], where)
+    refuse_non_finite(data, where)
     err = next(iter(schema.validator.iter_errors(data)), None)
     if err is not None:
         # the deepest error of the first branch says most (a oneOf's own message

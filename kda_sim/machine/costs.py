@@ -24,6 +24,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from kda_sim.errors import InvalidInput
+from kda_sim.jsoncheck import json_path
 from kda_sim.machine import profile as gp
 from kda_sim.machine.profile import GpuProfile
 
@@ -89,12 +90,12 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
     keys are not the kernel's: the message names the file and the key."""
     if not isinstance(d, dict):
         raise InvalidInput("a costs file is a JSON object", where=where)
-    gp._refuse_non_finite(d, [], where)
+    gp._refuse_non_finite(d, where)
     err = min(
         _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
     )
     if err is not None:
-        field_ = gp._path(err.absolute_path)
+        field_ = json_path(err.absolute_path)
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
     if spec is None:
         return

@@ -11,7 +11,6 @@ file or a costs overlay ``kda-sim calibrate`` wrote.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
@@ -21,7 +20,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from kda_sim.errors import InvalidInput
-from kda_sim.jsoncheck import Refused, json_hooks
+from kda_sim.jsoncheck import json_hooks, json_path, refuse_non_finite
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 
 LATENCIES = (
@@ -145,29 +144,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
 _VALIDATOR = Draft202012Validator(PROFILE_SCHEMA)
 
 
-def _path(parts: Any) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
-def _refuse_non_finite(v: Any, path: list[Any], where: str) -> None:
-    why = None
-    if isinstance(v, Refused):
-        why = v.why
-    elif isinstance(v, float) and not math.isfinite(v):
-        why = f"{v} is not a finite number"
-    elif isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**_INT_DIGITS:
-        why = f"an integer of {len(str(abs(v)))} digits (at most {_INT_DIGITS})"
-    if why is not None:
-        raise InvalidInput(f"{_path(path)}: {why}", what=_path(path), where=where)
-    if isinstance(v, dict):
-        for k, x in v.items():
-            _refuse_non_finite(x, [*path, k], where)
-    elif isinstance(v, list | tuple):
-        for i, x in enumerate(v):
-            _refuse_non_finite(x, [*path, i], where)
+def _refuse_non_finite(v: Any, where: str) -> None:
+    refuse_non_finite(v, where, int_digits=_INT_DIGITS, error=InvalidInput)
 
 
 def validate_profile_dict(d: Any, where: str = "profile") -> None:
@@ -175,12 +153,12 @@ def validate_profile_dict(d: Any, where: str = "profile") -> None:
     physical range (:data:`PROFILE_SCHEMA`), naming the field and the constraint."""
     if not isinstance(d, dict):
         raise InvalidInput("a profile is a JSON object", where=where)
-    _refuse_non_finite(d, [], where)
+    _refuse_non_finite(d, where)
     err = min(
         _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
     )
     if err is not None:
-        field_ = _path(err.absolute_path)
+        field_ = json_path(err.absolute_path)
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
 
 
