@@ -132,15 +132,6 @@ def add_trace_kernel_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) 
     )
 
 
-def require_hook(spec: Any, name: str, what: str) -> Any:
-    """The hook ``name`` of ``spec``, or ``InvalidInput`` naming the kernel and the hook
-    (``what``: what the command needs it for)."""
-    value = hook(spec, name)
-    if value is None:
-        raise InvalidInput(f"{spec.name} defines no {name} ({what})", what="kernel")
-    return value
-
-
 def k1_flags_given(args: argparse.Namespace) -> list[str]:
     """The default kernel's flags the user gave (``None`` marks one not given; a switch,
     False)."""

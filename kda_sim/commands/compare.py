@@ -12,7 +12,6 @@ from kda_sim.commands.common import (
     check_outputs,
     finite_json,
     no_kernel_flags,
-    require_hook,
     variant_flags,
     write_output,
 )
@@ -26,6 +25,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.importers import kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline.critical import PathStep
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
 

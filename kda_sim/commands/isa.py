@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.commands.common import add_kernel_flag, no_kernel_flags, require_hook
+from kda_sim.commands.common import add_kernel_flag, no_kernel_flags
 from kda_sim.errors import InvalidInput
 from kda_sim.isa import analyze_path
 from kda_sim.isa.classes import CLASSES
 from kda_sim.kernels.registry import get
+from kda_sim.kernels.spec import require_hook
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

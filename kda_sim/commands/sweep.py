@@ -18,12 +18,12 @@ from kda_sim.commands.common import (
     k1_flags_given,
     kernel_config,
     other_kernel,
-    require_hook,
     variant_flags,
     write_output,
 )
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL
+from kda_sim.kernels.spec import require_hook
 from kda_sim.machine.profile import load_profile
 
 

@@ -25,21 +25,14 @@ from tqdm import tqdm
 from kda_sim.compare.diff import compare_timelines
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
-from kda_sim.kernels.spec import hook
+from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline import Timeline
 
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")  # K1's launches (what name_of(k1) reads)
 
 
 def _axes(kernel: str) -> tuple[str, str]:
-    spec = get(kernel)
-    axes = hook(spec, "sweep_axes")
-    if axes is None:
-        raise InvalidInput(
-            f"{spec.name} defines no sweep_axes (the two fields a launch's file name gives)",
-            what="kernel",
-        )
-    return axes
+    return require_hook(get(kernel), "sweep_axes", "the two fields a launch's file name gives")
 
 
 def name_of(kernel: str = DEFAULT_KERNEL) -> re.Pattern[str]:

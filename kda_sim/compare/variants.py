@@ -23,7 +23,7 @@ from typing import Any
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
-from kda_sim.kernels.spec import hook
+from kda_sim.kernels.spec import require_hook
 from kda_sim.machine.profile import load_profile
 
 NO_CONFIG = (
@@ -45,14 +45,7 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
 
 def axes(kernel: str) -> tuple[str, str]:
     """The two configuration fields a row's shape gives (the kernel's ``sweep_axes``)."""
-    spec = get(kernel)
-    found = hook(spec, "sweep_axes")
-    if found is None:
-        raise InvalidInput(
-            f"{spec.name} defines no sweep_axes (the two fields a bench row's shape gives)",
-            what="kernel",
-        )
-    return found
+    return require_hook(get(kernel), "sweep_axes", "the two fields a bench row's shape gives")
 
 
 def _fields(spec: Any) -> set[str]:

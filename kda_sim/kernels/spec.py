@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
 
@@ -135,6 +136,15 @@ def hook(spec: Any, name: str) -> Any:
     if name not in HOOKS:
         raise ValueError(f"not a kernel hook: {name}")
     return getattr(spec, name, None)
+
+
+def require_hook(spec: Any, name: str, what: str) -> Any:
+    """The hook ``name`` of ``spec``, or ``InvalidInput`` naming the kernel and the hook
+    (``what``: what the caller needs it for)."""
+    value = hook(spec, name)
+    if value is None:
+        raise InvalidInput(f"{spec.name} defines no {name} ({what})", what="kernel")
+    return value
 
 
 def _parse_bool(text: str) -> bool:
