@@ -184,19 +184,23 @@ def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, fl
     for on in itertools.product((False, True), repeat=len(VARIANTS)):
         other = dataclasses.replace(cfg, **dict(zip(VARIANTS, on, strict=True)))
         out = simulate_cached(gpu, other, occ, params)
-        span = out.timeline.makespan if out.timeline is not None else None
-        rows.append(
-            {
-                "variants": ", ".join(other.variants()) or "none (the seed's protocol)",
-                "verdict": out.verdict,
-                "makespan (us)": None if span is None else round(span / 1e3, 2),
-                "vs this what-if (us)": None
-                if span is None or base is None
-                else round((span - base) / 1e3, 2),
-            }
-        )
+        variants = ", ".join(other.variants()) or "none (the seed's protocol)"
+        rows.append(_priced({"variants": variants}, out, base))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption("; ".join(f"{name}: {VARIANT_HELP[name]}" for name in VARIANTS) + ".")
+
+
+def _priced(row: dict[str, Any], out: Any, base: float | None) -> dict[str, Any]:
+    """A combination's table row: ``row``'s label, its verdict, its makespan and the
+    difference from this what-if's (``base``, ns)."""
+    span = out.timeline.makespan if out.timeline is not None else None
+    diff = None if span is None or base is None else round((span - base) / 1e3, 2)
+    return {
+        **row,
+        "verdict": out.verdict,
+        "makespan (us)": None if span is None else round(span / 1e3, 2),
+        "vs this what-if (us)": diff,
+    }
 
 
 MAX_SWITCHES = 4  # on/off fields combined at most (2^4 simulations)
@@ -224,17 +228,8 @@ def _switches(spec: Any, gpu: str, cfg: Any, occ: int | None, params: dict[str, 
     for on in itertools.product((False, True), repeat=len(names)):
         setting = dict(zip(names, on, strict=True))
         out = simulate_cached(gpu, spec.config_from_dict({**fields, **setting}), occ, params)
-        span = out.timeline.makespan if out.timeline is not None else None
-        rows.append(
-            {
-                "on": ", ".join(k for k, v in setting.items() if v) or "none",
-                "verdict": out.verdict,
-                "makespan (us)": None if span is None else round(span / 1e3, 2),
-                "vs this what-if (us)": None
-                if span is None or base is None
-                else round((span - base) / 1e3, 2),
-            }
-        )
+        on_ = ", ".join(k for k, v in setting.items() if v) or "none"
+        rows.append(_priced({"on": on_}, out, base))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 
