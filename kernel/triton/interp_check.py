@@ -25,6 +25,33 @@ from kda_sim.kernels.k1.constants import NPROJ, PROJ
 EPOCH, SLOT = 5, 3
 
 
+def _kda_args(k: dict[str, Any], core: torch.Tensor, ws: Any) -> list[Any]:
+    """The kda stage kernels' leading arguments, as ``kda_only`` and ``kda_tickets_only``
+    both take them: the inputs, the states with their strides, the output, the workspace."""
+    cs, rs = k["conv_state"], k["rstate"]
+    return [
+        k["w_fb"],
+        k["conv_w"],
+        cs,
+        cs.stride(0),
+        cs.stride(1),
+        cs.stride(2),
+        k["a_log"],
+        k["dt_bias"],
+        k["on_w"],
+        rs,
+        rs.stride(0),
+        k["st_idx"],
+        k["st_idx"].stride(0),
+        k["num_acc"],
+        core,
+        ws.scratch,
+        ws.epoch,
+        SLOT,
+        ws.alarm,
+    ]
+
+
 def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
     return float((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30))
 
@@ -192,25 +219,7 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     run_threaded(
         kda_only,
         R * 96,
-        k["w_fb"],
-        k["conv_w"],
-        cs,
-        cs.stride(0),
-        cs.stride(1),
-        cs.stride(2),
-        k["a_log"],
-        k["dt_bias"],
-        k["on_w"],
-        rs,
-        rs.stride(0),
-        k["st_idx"],
-        k["st_idx"].stride(0),
-        k["num_acc"],
-        core,
-        ws.scratch,
-        ws.epoch,
-        SLOT,
-        ws.alarm,
+        *_kda_args(k, core, ws),
         R,
         nb,
         1e-5,
@@ -257,25 +266,7 @@ def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16) -> dict[str, Any
         run_threaded(
             kda_tickets_only,
             nprog,
-            k["w_fb"],
-            k["conv_w"],
-            cs,
-            cs.stride(0),
-            cs.stride(1),
-            cs.stride(2),
-            k["a_log"],
-            k["dt_bias"],
-            k["on_w"],
-            rs,
-            rs.stride(0),
-            k["st_idx"],
-            k["st_idx"].stride(0),
-            k["num_acc"],
-            core,
-            ws.scratch,
-            ws.epoch,
-            SLOT,
-            ws.alarm,
+            *_kda_args(k, core, ws),
             trace,
             R,
             nb,
