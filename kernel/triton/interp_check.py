@@ -4,7 +4,8 @@ Each role runs as its own launch (``kda_kernel.triton.stage_kernels``) over just
 thread a program (``kda_kernel.triton.interp``), with the mailboxes it reads filled from the
 reference; so the role's spin-waits on its siblings (the attn all-to-all, the kda heads'
 QK and ONRM exchanges) really run. Usage (the interpreter must be on before triton is
-imported): ``TRITON_INTERPRET=1 python -m kda_kernel.triton.interp_check`` -> JSON of the errors.
+imported): ``TRITON_INTERPRET=1 python -m kda_kernel.triton.interp_check [GROUP ...] [--full]``
+-> JSON of the errors; each configuration's time goes to stderr.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import torch
@@ -308,60 +310,110 @@ def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16) -> dict[str, Any
     return out
 
 
+# Every configuration a group runs: (name, check, args, kwargs, core). The core ones cover
+# every form of each role (the slice and mix by source and by token, both layouts,
+# gate-local, every projection form, the kda exchange at L = 1 and L = 2, tickets over
+# two launches) and are what the tests run, about 180 s of CPU; ``--full`` adds the wider
+# shapes and the other orders (443 s in all: the attn and kda cases cost 8 to 43 s each).
+Case = tuple[str, Any, tuple[Any, ...], dict[str, Any], bool]
+
+
+def _cases() -> dict[str, list[Case]]:
+    return {
+        "attn": [
+            ("attn 1x1 nb8", check_attn, (1, 1, 8), {}, True),
+            ("attn 2x2 nb3", check_attn, (2, 2, 3), {}, False),
+            ("attn 4x4 nb14", check_attn, (4, 4, 14), {}, False),
+            # the slice by token, the mix by source (the default below S = src_min_s) and
+            # the mix by token too
+            ("attn 2x2 nb3 by token", check_attn, (2, 2, 3, False), {}, False),
+            ("attn 2x1 nb5 all by token", check_attn, (2, 1, 5, False), {"mix_min_s": 17}, True),
+            ("attn 2x1 nb5 dense", check_attn, (2, 1, 5, False), {"align": 1}, True),
+            # the block rows asked for after p' (blk_first off), the token form's other order
+            (
+                "attn 1x1 nb8 by token, blocks after p'",
+                check_attn,
+                (1, 1, 8, False),
+                {"blk_first": False},
+                False,
+            ),
+            # in_nw asked after the MSQ poll (the L = 4 builds' order; 1x1's default: first)
+            ("attn 1x1 nb8 in_nw last", check_attn, (1, 1, 8), {"nw_first": False}, False),
+        ],
+        "attn_gate_local": [
+            # the protocol's variant: every attn CTA polls PART for every token (S batches)
+            (
+                "attn 1x1 nb8 gate_local by token",
+                check_attn_variant,
+                (1, 1, 8, False),
+                {"gate_local": True},
+                True,
+            ),
+            ("attn 2x1 nb5 gate_local", check_attn_variant, (2, 1, 5), {"gate_local": True}, False),
+        ],
+        "gemv": [
+            # the build's forms: FMA with an accumulator a token at S = 1, 2; tensor cores
+            # at S = 4 (L = 1 and 2) and above
+            ("gemv 1x1", check_gemv, (1, 1, 8), {}, True),
+            ("gemv 2x1", check_gemv, (2, 1, 8), {}, True),
+            ("gemv 4x1", check_gemv, (4, 1, 8), {}, True),
+            ("gemv 2x2", check_gemv, (2, 2, 8), {}, True),
+            ("gemv 2x4", check_gemv, (2, 4, 8), {}, True),
+            # the other forms: four FMA accumulators at S = 1 and S = 4; the dot unsplit and
+            # in 8 slices
+            ("gemv 1x1 fma of 4", check_gemv, (1, 1, 8), {"fma_by_s": False}, True),
+            ("gemv 2x2 fma of 4", check_gemv, (2, 2, 8), {"fma_max_s": 4}, True),
+            ("gemv 4x4 dot unsplit", check_gemv, (4, 4, 8), {"tc_split": 1}, True),
+            ("gemv 2x4 dot in 8", check_gemv, (2, 4, 8), {"tc_split": 8}, True),
+            ("gemv 1x1 aligned", check_gemv, (1, 1, 8), {"align": 16}, True),
+            # the copy engine's form (tma_ns), with and without the early step, and at two
+            # tokens, where it falls back to plain loads
+            ("gemv 1x1 tma", check_gemv, (1, 1, 8), {"tma_ns": 4}, True),
+            (
+                "gemv 1x1 tma, not early",
+                check_gemv,
+                (1, 1, 8),
+                {"tma_ns": 3, "early": False},
+                True,
+            ),
+            ("gemv 2x1 tma", check_gemv, (2, 1, 8), {"tma_ns": 4}, True),
+        ],
+        "kda": [
+            # L = 1: the beta poll on 16 lanes, one live
+            ("kda 2x1", check_kda, (2, 1, 8), {}, False),
+            ("kda 1x2", check_kda, (1, 2, 8), {}, True),
+            ("kda 2x2", check_kda, (2, 2, 3), {}, False),
+            ("kda 2x1 aligned", check_kda, (2, 1, 8), {"align": 16}, True),
+        ],
+        "kda_tickets": [
+            ("kda_tickets 1x1", check_kda_tickets, (1, 1, 8), {}, True),
+            ("kda_tickets 2x1", check_kda_tickets, (2, 1, 8), {"nprog": 32}, False),
+        ],
+    }
+
+
 def main() -> int:
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("set TRITON_INTERPRET=1", file=sys.stderr)
         return 2
     sys.setswitchinterval(1e-3)
-    what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    args = sys.argv[1:]
+    full = "--full" in args
+    names = [a for a in args if a != "--full"] or ["all"]
+    cases = _cases()
+    unknown = [n for n in names if n != "all" and n not in cases]
+    if unknown:
+        print(f"unknown group {unknown[0]!r}: one of all, {', '.join(cases)}", file=sys.stderr)
+        return 2
     out: dict[str, Any] = {}
-    if what in ("attn", "all"):
-        out["attn 1x1 nb8"] = check_attn(1, 1, 8)
-        out["attn 2x2 nb3"] = check_attn(2, 2, 3)
-        out["attn 4x4 nb14"] = check_attn(4, 4, 14)
-        # the slice by token, the mix by source (the default below S = src_min_s) and the
-        # mix by token too
-        out["attn 2x2 nb3 by token"] = check_attn(2, 2, 3, source_form=False)
-        out["attn 2x1 nb5 all by token"] = check_attn(2, 1, 5, False, mix_min_s=17)
-        out["attn 2x1 nb5 dense"] = check_attn(2, 1, 5, False, align=1)  # 16: the default
-        # the block rows asked for after p' (blk_first off), the token form's other order
-        out["attn 1x1 nb8 by token, blocks after p'"] = check_attn(1, 1, 8, False, blk_first=False)
-        # in_nw asked after the MSQ poll (the L = 4 builds' order; 1x1's default: first)
-        out["attn 1x1 nb8 in_nw last"] = check_attn(1, 1, 8, nw_first=False)
-    if what in ("attn_gate_local", "all"):
-        # the protocol's variant: every attn CTA polls PART for every token (S batches)
-        out["attn 1x1 nb8 gate_local by token"] = check_attn_variant(
-            1, 1, 8, False, gate_local=True
-        )
-        out["attn 2x1 nb5 gate_local"] = check_attn_variant(2, 1, 5, gate_local=True)
-    if what in ("gemv", "all"):
-        # the build's forms: FMA with an accumulator a token at S = 1, 2; tensor cores at
-        # S = 4 (L = 1 and 2) and above
-        out["gemv 1x1"] = check_gemv(1, 1, 8)
-        out["gemv 2x1"] = check_gemv(2, 1, 8)
-        out["gemv 4x1"] = check_gemv(4, 1, 8)
-        out["gemv 2x2"] = check_gemv(2, 2, 8)
-        out["gemv 2x4"] = check_gemv(2, 4, 8)
-        # the other forms: four FMA accumulators at S = 1 and S = 4; the dot unsplit and
-        # in 8 slices
-        out["gemv 1x1 fma of 4"] = check_gemv(1, 1, 8, fma_by_s=False)
-        out["gemv 2x2 fma of 4"] = check_gemv(2, 2, 8, fma_max_s=4)
-        out["gemv 4x4 dot unsplit"] = check_gemv(4, 4, 8, tc_split=1)
-        out["gemv 2x4 dot in 8"] = check_gemv(2, 4, 8, tc_split=8)
-        out["gemv 1x1 aligned"] = check_gemv(1, 1, 8, align=16)
-        # the copy engine's form (tma_ns), with and without the early step, and at two
-        # tokens, where it falls back to plain loads
-        out["gemv 1x1 tma"] = check_gemv(1, 1, 8, tma_ns=4)
-        out["gemv 1x1 tma, not early"] = check_gemv(1, 1, 8, tma_ns=3, early=False)
-        out["gemv 2x1 tma"] = check_gemv(2, 1, 8, tma_ns=4)
-    if what in ("kda", "all"):
-        out["kda 2x1"] = check_kda(2, 1, 8)  # L = 1: the beta poll on 16 lanes, one live
-        out["kda 1x2"] = check_kda(1, 2, 8)
-        out["kda 2x2"] = check_kda(2, 2, 3)
-        out["kda 2x1 aligned"] = check_kda(2, 1, 8, align=16)
-    if what in ("kda_tickets", "all"):
-        out["kda_tickets 1x1"] = check_kda_tickets(1, 1, 8)
-        out["kda_tickets 2x1"] = check_kda_tickets(2, 1, 8, nprog=32)
+    for group, rows in cases.items():
+        if "all" not in names and group not in names:
+            continue
+        for name, check, a, kw, core in rows:
+            if core or full:
+                t0 = time.perf_counter()
+                out[name] = check(*a, **kw)
+                print(f"[interp_check] {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     print(json.dumps(out))
     return 0
 

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _run(what: str) -> dict:
+    """The group's core configurations (``interp_check GROUP``; ``--full`` runs them all)."""
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = os.environ | {"TRITON_INTERPRET": "1", "PYTHONPATH": path}
     out = subprocess.run(
@@ -25,7 +26,7 @@ def _run(what: str) -> dict:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=1500,
+        timeout=540,  # under the suite's 600 s a test: a hang fails here with its output
         check=False,
     )
     assert out.returncode == 0, out.stderr[-3000:]
@@ -62,8 +63,9 @@ def test_kda_tasks_exchange_qk_and_norms() -> None:
 
 
 def test_kda_tickets_loop_runs_every_task_once_and_resets_the_counter() -> None:
-    """kda_tickets' loop over 16 (1x1) and 32 (2x1) programs, two launches on one
-    workspace: the reference's outputs, each task and each ticket once, the counter 0."""
+    """kda_tickets' loop over 16 programs (1x1: 96 tasks, about 6 a program; 2x1 over 32
+    with ``--full``), two launches on one workspace: the reference's outputs, each task and
+    each ticket once, the counter 0."""
     for name, launches in _run("kda_tickets").items():
         for launch, r in launches.items():
             where = (name, launch, r)
@@ -72,3 +74,10 @@ def test_kda_tickets_loop_runs_every_task_once_and_resets_the_counter() -> None:
             assert r["rstate_rel"] < 1e-5, where
             assert r["tasks_each_once"] and r["tickets_each_once"], where
             assert r["counter_after"] == 0, where
+
+
+def test_an_unknown_group_is_refused_by_name() -> None:
+    env = os.environ | {"TRITON_INTERPRET": "1"}
+    cmd = [sys.executable, "-m", "kda_kernel.triton.interp_check", "atn"]
+    out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "unknown group 'atn'" in out.stderr
