@@ -11,6 +11,7 @@ from typing import Any
 from kda_sim.checks.launch_check import check_launch, findings_text, launch_json, launch_text
 from kda_sim.checks.mutations import catalogue
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
+from kda_sim.checks.tags.device import in_range
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
 from kda_sim.checks.tags.schemes import FAULTS, SCHEMES, check_slot_count, make_scheme
 from kda_sim.commands.common import (
@@ -230,6 +231,12 @@ def run_tags(args: argparse.Namespace) -> int:
         captured=args.epoch0,
     )
     check_slot_count(len(nbs), scheme, given=given)
+    if args.epoch0 is not None and not in_range(args.epoch0, scheme.bits):
+        lo, hi = -(1 << (scheme.bits - 1)), (1 << (scheme.bits - 1)) - 1
+        raise InvalidInput(
+            f"--epoch0 {args.epoch0}: the {scheme.bits}-bit counter takes {lo}..{hi}",
+            what="epoch0",
+        )
     # the launches' configuration but their shape and nb: who polls a pair (kda0 places
     # the kda tasks, gate_local moves the gate's polls, the schedules take work by ticket)
     base = LaunchConfig(

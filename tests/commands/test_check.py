@@ -110,3 +110,29 @@ def test_more_slots_than_tag_slots_is_an_error_before_any_work(
     err = capsys.readouterr().err
     limit = flags[flags.index("--tag-slots") + 1] if "--tag-slots" in flags else "256"
     assert named in err and f"TAG_SLOTS = {limit}" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "value"),
+    [
+        (["--epoch0", str(1 << 31)], "2147483648"),
+        (
+            [
+                "--fault",
+                "frozen-epoch",
+                "--tag-bits",
+                "16",
+                "--epoch-bits",
+                "8",
+                "--epoch0",
+                "-40000",
+            ],
+            "-40000",
+        ),
+    ],
+)
+def test_an_epoch_the_counter_cannot_hold_is_refused(
+    flags: list[str], value: str, capsys: pytest.CaptureFixture, no_work: None
+) -> None:
+    assert main([*TAGS, *flags]) == 2
+    assert f"--epoch0 {value}" in capsys.readouterr().err
