@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from kda_sim.checks.tags.analysis import Policy, Scenario, TagVerdict, analyse
 from kda_sim.checks.tags.footprint import Layout, StepModel, k1_step_model
-from kda_sim.checks.tags.schemes import StepTag, TagScheme, make_scheme
+from kda_sim.checks.tags.schemes import StepTag, TagScheme, check_slot_count, make_scheme
 from kda_sim.errors import InvalidInput
 from kda_sim.text import probability
 
@@ -45,7 +45,7 @@ class TagInputs:
     epoch_bits: int
     faults: tuple[str, ...] = ()  # "frozen-epoch", "drop-slot"
     layout: Layout = Layout.FIXED
-    epoch0: int = 0
+    epoch0: int | None = None  # the counter's first value (0); frozen: None is every value
     gate_local: bool = False
 
 
@@ -82,10 +82,13 @@ def run_check(inp: TagInputs) -> tuple[StepModel, TagScheme, TagVerdict]:
         epoch_bits=inp.epoch_bits,
         drop_slot="drop-slot" in inp.faults,
         frozen="frozen-epoch" in inp.faults,
+        captured=inp.epoch0,
     )
+    check_slot_count(len(inp.nb), scheme, given=f"nb {','.join(map(str, inp.nb))}")
     shapes = tuple(_shape(s) for s in inp.shapes)
-    model = k1_step_model(shapes, inp.nb, inp.layout, inp.gate_local)
-    return model, scheme, analyse(model, scheme, inp.policy, epoch0=inp.epoch0)
+    model = k1_step_model(shapes, inp.nb, inp.layout, {"gate_local": inp.gate_local})
+    epoch0 = 0 if inp.epoch0 is None else inp.epoch0
+    return model, scheme, analyse(model, scheme, inp.policy, epoch0=epoch0)
 
 
 def _last_writer(model: StepModel, a: int, c: int) -> int:

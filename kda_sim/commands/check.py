@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from typing import Any
 
 from kda_sim.checks.launch_check import check_launch, findings_text, launch_json, launch_text
 from kda_sim.checks.mutations import catalogue
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
+from kda_sim.checks.tags.device import in_range
 from kda_sim.checks.tags.footprint import Layout, k1_step_model
-from kda_sim.checks.tags.schemes import SCHEMES, make_scheme
+from kda_sim.checks.tags.schemes import FAULTS, SCHEMES, check_slot_count, make_scheme
 from kda_sim.commands.common import (
     JITTER,
     add_kernel_flag,
@@ -26,12 +26,10 @@ from kda_sim.commands.common import (
 )
 from kda_sim.errors import InvalidInput
 from kda_sim.host.command import check_sequence_command
-from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
+from kda_sim.kernels.k1.config import SCHEDULES, VARIANTS, LaunchConfig, parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
-
-FAULTS = ("frozen-epoch", "drop-slot")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -99,8 +97,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=FAULTS,
         action="append",
         default=[],
-        help="a bug to inject, repeatable: frozen-epoch (the epoch never advances), "
-        "drop-slot (tags without the slot term)",
+        help="a bug to inject, repeatable: frozen-epoch (the epoch never advances: frozen at "
+        "--epoch0, or, without it, at every value it can take), drop-slot (tags without the "
+        "slot term); a fault a scheme cannot have is refused",
     )
     t.add_argument(
         "--layout",
@@ -109,7 +108,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="scratch layout: fixed (each region at the same address for every shape) or "
         "packed (regions packed to each launch's extents); default fixed",
     )
-    t.add_argument("--epoch0", type=int, default=0, help="the epoch counter's first value")
+    t.add_argument(
+        "--epoch0",
+        type=int,
+        default=None,
+        help="the epoch counter's first value (default 0); with --fault frozen-epoch the "
+        "value it is frozen at (default: every value)",
+    )
     p.set_defaults(run=run)
 
 
@@ -166,7 +171,8 @@ def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
         case = mutant.apply(cfg, prof)
         if case.tags is not None:
             t = case.tags
-            v = analyse(k1_step_model(t.shapes, t.nb_per_slot), t.scheme, t.policy)
+            model = k1_step_model(t.shapes, t.nb_per_slot, base=case.cfg)
+            v = analyse(model, t.scheme, t.policy)
             print(f"mutant {args.mutant}: {mutant.description}")
             for f in v.findings:
                 print(f.text())
@@ -200,11 +206,13 @@ def run_tags(args: argparse.Namespace) -> int:
     shapes = parse_shapes(args.shapes) if args.shapes else ((args.R, args.L),)
     if args.nb_per_slot is not None:
         nbs = _ints(args.nb_per_slot, "nb-per-slot")
+        given = f"--nb-per-slot {args.nb_per_slot}"
     else:
         n = 1 if args.slots is None else args.slots
         if n < 1:
             raise InvalidInput(f"--slots {n}: at least 1", what="slots")
         nbs = (args.nb,) * n
+        given = f"--slots {n}"
     if args.tag_slots < 1:
         raise InvalidInput("--tag-slots must be >= 1", what="tag-slots")
     if not 1 <= args.tag_bits <= 64:
@@ -220,9 +228,23 @@ def run_tags(args: argparse.Namespace) -> int:
         bits=args.tag_bits,
         drop_slot="drop-slot" in args.fault,
         frozen="frozen-epoch" in args.fault,
+        captured=args.epoch0,
     )
-    model = k1_step_model(shapes, nbs, Layout(args.layout), args.gate_local)
-    v = analyse(model, scheme, Policy(args.policy), epoch0=args.epoch0)
+    check_slot_count(len(nbs), scheme, given=given)
+    if args.epoch0 is not None and not in_range(args.epoch0, scheme.bits):
+        lo, hi = -(1 << (scheme.bits - 1)), (1 << (scheme.bits - 1)) - 1
+        raise InvalidInput(
+            f"--epoch0 {args.epoch0}: the {scheme.bits}-bit counter takes {lo}..{hi}",
+            what="epoch0",
+        )
+    # the launches' configuration but their shape and nb: who polls a pair (kda0 places
+    # the kda tasks, gate_local moves the gate's polls, the schedules take work by ticket)
+    base = LaunchConfig(
+        1, 1, kda0=args.kda0, **{k: getattr(args, k) for k in (*VARIANTS, *SCHEDULES)}
+    )
+    model = k1_step_model(shapes, nbs, Layout(args.layout), base)
+    epoch0 = 0 if args.epoch0 is None else args.epoch0
+    v = analyse(model, scheme, Policy(args.policy), epoch0=epoch0)
     if args.json:
         print(json.dumps(tags_json(v, args), indent=2))
     else:
@@ -238,6 +260,7 @@ def tags_json(v: TagVerdict, args: argparse.Namespace) -> dict[str, Any]:
         "layout": args.layout,
         "shapes": list(v.shapes),
         "nb_per_slot": list(v.nb),
+        "epochs": v.epochs,
         "scenarios": len(v.scenarios),
         "findings": [f.to_dict() for f in v.findings],
     }
@@ -253,15 +276,10 @@ def tags_text(v: TagVerdict, args: argparse.Namespace) -> str:
     lines = [
         f"tags: {v.scheme}; {v.policy.value}; steps of shape {', '.join(v.shapes)} in any "
         f"order; {slots}; scratch layout {args.layout}",
-        "  analysed over every epoch the counter takes "
-        f"(2^{int(math.log2(max(2, _period(args))))} values), no step walked",
+        f"  analysed over {v.epochs}, no step walked",
     ]
     lines += findings_text(v.findings)
     lines.append(
         "SAFE: no poll can pass on a pair its own launch did not write" if v.safe else "UNSAFE"
     )
     return "\n".join(lines)
-
-
-def _period(args: argparse.Namespace) -> int:
-    return 1 << (64 if args.scheme == "counter64" else args.tag_bits)

@@ -75,3 +75,15 @@ def test_bad_nb_is_invalid_input(text: str) -> None:
 def test_no_shape_is_invalid_input() -> None:
     with pytest.raises(InvalidInput, match="shape"):
         run_check(_inputs(shapes=()))
+
+
+def test_more_slots_than_tag_slots_is_invalid_input() -> None:
+    with pytest.raises(InvalidInput, match=r"nb 8,8,8: 3 launch slots .*TAG_SLOTS = 2"):
+        run_check(_inputs(nb=(8, 8, 8), tag_slots=2))
+
+
+def test_a_frozen_epoch_is_analysed_where_it_is_frozen() -> None:
+    zeroed = dict(policy=Policy.ZEROED, tag_slots=1, faults=("frozen-epoch",), nb=(8,))
+    assert run_check(_inputs(**zeroed, epoch0=0))[2].safe
+    assert not run_check(_inputs(**zeroed, epoch0=-1))[2].safe
+    assert not run_check(_inputs(**zeroed))[2].safe  # no epoch given: every value

@@ -80,7 +80,8 @@ def render(ctx: Ctx) -> None:
         st.dataframe(scenario_table(v, scheme.bits), hide_index=True, width="stretch")
     st.subheader("Tags each launch writes")
     st.caption(f"Every region of a launch carries the launch's tag: {scheme.formula()}.")
-    st.dataframe(slot_tags(model, scheme, inp.epoch0), hide_index=True, width="stretch")
+    epoch0 = 0 if inp.epoch0 is None else inp.epoch0
+    st.dataframe(slot_tags(model, scheme, epoch0), hide_index=True, width="stretch")
     st.subheader("Pairs and their last writer")
     st.caption(
         "A row a class of pairs every launch treats alike: the slot of each step shape "

@@ -130,6 +130,7 @@ class TagVerdict:
     policy: Policy
     shapes: tuple[str, ...]
     nb: tuple[int, ...]
+    epochs: str = ""  # which epochs were analysed, in words (TagScheme.coverage)
     scenarios: list[Scenario] = field(default_factory=list)  # shortest first
     findings: list[Finding] = field(default_factory=list)
 
@@ -293,19 +294,23 @@ def analyse(
             if e is None:
                 continue
             cls = rc[rs == s2]
-            reach = scheme.tag(epoch0, s2) == CLEARED
+            first = scheme.first_cleared(s2, epoch0)
             never = cls[skip[:, cls].any(0)]
-            if reach:
-                found.append(_cleared(model, scheme, a, s2, int(cls[0]), epoch0, -math.log10(k), 0))
+            if first is not None:
+                steps = scheme.steps_to(epoch0, first)  # 0 but for an epoch frozen at any
+                c = int(cls[0])
+                found.append(_cleared(model, scheme, a, s2, c, first, -math.log10(k), steps))
             elif never.size:
-                steps = _steps_from(scheme, epoch0, e)
+                steps = scheme.steps_to(epoch0, e)
                 c = int(never[0])
                 found.append(_cleared(model, scheme, a, s2, c, e, log_shape(c, steps) / 2, steps))
     found.sort(key=lambda s: (s.gap, list(Kind).index(s.kind), -s.log10_per_step))
     if name_readers:
         for sc in found[:1]:
             sc.reader = _reader(model, sc)
-    v = TagVerdict(not found, scheme.formula(), policy, model.shapes, model.nb, found)
+    v = TagVerdict(
+        not found, scheme.formula(), policy, model.shapes, model.nb, scheme.coverage(), found
+    )
     if found:
         sc = found[0]
         late = sc.gap > horizon
@@ -345,12 +350,6 @@ def analyse(
     return v
 
 
-def _steps_from(scheme: TagScheme, e0: int, e: int) -> int:
-    if scheme.period <= 1:
-        return 0
-    return (e - e0) % scheme.period
-
-
 def _cleared(
     model: StepModel, scheme: TagScheme, a: int, s2: int, c: int, e: int, logp: float, steps: int
 ) -> Scenario:
@@ -370,6 +369,8 @@ def _cleared(
 
 
 def _cleared_fraction(scheme: TagScheme, slot: int) -> float:
+    if isinstance(scheme, FrozenEpoch) and scheme.captured is None:
+        return _cleared_fraction(scheme.base, slot)  # the share of epochs to freeze at
     if isinstance(scheme, StepTag) and scheme.epoch_bits is not None:
         mod = 1 << scheme.bits
         m = 1 << scheme.epoch_bits
@@ -422,7 +423,7 @@ def overflow_findings(
         e = scheme.overflow(s)
         if e is None:
             continue
-        steps = _steps_from(scheme, epoch0, e)
+        steps = scheme.steps_to(epoch0, e)
         late = steps > horizon
         out.append(
             Finding(

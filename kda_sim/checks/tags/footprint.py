@@ -25,9 +25,11 @@ programs (the tests hold the two equal; mutants use it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -162,6 +164,9 @@ class StepModel:
     rep: np.ndarray = field(repr=False)  # a representative buffer address a class
     layout: Layout | None = None
     shape_dims: tuple[Shape, ...] = ()
+    # every launch's configuration but its shape and nb (variants, kda0, blocks): who
+    # polls a pair depends on it
+    base: LaunchConfig = field(default_factory=lambda: LaunchConfig(1, 1))
 
     @property
     def slots(self) -> int:
@@ -175,25 +180,33 @@ class StepModel:
         """The pair a class stands for, named as the launch at (shape, slot) addresses it."""
         if self.layout is None:
             return f"cell {cls}"
-        r, lng = self.shape_dims[shape]
-        cfg = LaunchConfig(r, lng, self.nb[slot])
-        region, index = locate(int(self.rep[cls]), cfg, self.layout)
+        region, index = locate(int(self.rep[cls]), self.config(shape, slot), self.layout)
         return f"{region.name}[{index}]"
+
+    def config(self, shape: int, slot: int) -> LaunchConfig:
+        """The K1 launch at (shape, slot) of a step."""
+        r, lng = self.shape_dims[shape]
+        return replace(self.base, R=r, L=lng, nb=self.nb[slot])
 
 
 def k1_step_model(
     shapes: tuple[Shape, ...],
     nb_per_slot: tuple[int, ...],
     layout: Layout = Layout.FIXED,
-    gate_local: bool = False,
+    base: LaunchConfig | Mapping[str, Any] | None = None,
 ) -> StepModel:
-    """The K1 step model: every launch of a step has the step's shape, slot s has nb[s]."""
+    """The K1 step model: every launch of a step has the step's shape, slot s has nb[s],
+    and the rest of its configuration (variants, kda0) from ``base``: a launch (its R, L
+    and nb replaced), a mapping of those fields (for callers that do not import K1), or
+    None for K1's defaults."""
     if not nb_per_slot:
         raise InvalidInput("at least one launch slot", what="slots")
+    if not isinstance(base, LaunchConfig):
+        base = LaunchConfig(1, 1, **(base or {}))
     combos: dict[tuple[Shape, int], tuple[Intervals, Intervals]] = {}
     for shp in shapes:
         for nb in sorted(set(nb_per_slot)):
-            cfg = LaunchConfig(shp[0], shp[1], nb, gate_local=gate_local)
+            cfg = replace(base, R=shp[0], L=shp[1], nb=nb)
             try:
                 cfg.validate()
             except InvalidInput as e:
@@ -233,7 +246,9 @@ def k1_step_model(
             writes[a, s] = w_cls[i]
             polls[a, s] = p_cls[i]
     names = tuple(f"{r}x{lng}" for r, lng in shapes)
-    return StepModel(names, tuple(nb_per_slot), writes, polls, sizes, rep, layout, tuple(shapes))
+    return StepModel(
+        names, tuple(nb_per_slot), writes, polls, sizes, rep, layout, tuple(shapes), base
+    )
 
 
 def reader_of(model: StepModel, shape: int, slot: int, addr: int) -> str:
@@ -241,11 +256,11 @@ def reader_of(model: StepModel, shape: int, slot: int, addr: int) -> str:
     step shape ``shape`` at ``slot``, in words; "" without a layout or a poller."""
     if model.layout is None:
         return ""
-    r, lng = model.shape_dims[shape]
-    cfg = LaunchConfig(r, lng, model.nb[slot])
+    cfg = model.config(shape, slot)
     region, index = locate(addr, cfg, model.layout)
     got = poller(cfg, region, index)
     if got is None:
         return ""
     cta, stage, task = got
-    return f"CTA {cta} in {stage}" + (f", task {task}" if task >= 0 else "")
+    who = "whichever CTA takes its ticket" if cta is None else f"CTA {cta}"
+    return f"{who} in {stage}" + (f", task {task}" if task >= 0 else "")

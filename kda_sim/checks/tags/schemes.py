@@ -23,6 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from kda_sim.checks.tags.device import in_range, remsi, wrap
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 
 CLEARED = 0  # the value a zeroed scratch word holds
@@ -60,10 +61,34 @@ class TagScheme(ABC):
         """Every epoch value the counter takes (for exhaustive searches on small schemes)."""
         return range(-(1 << (self.bits - 1)), 1 << (self.bits - 1))
 
+    def start_epochs(self, epoch0: int) -> range:
+        """The epochs a run can start at when its counter starts at ``epoch0`` (a frozen
+        epoch may say: every value it can be frozen at)."""
+        return range(epoch0, epoch0 + 1)
+
+    def coverage(self) -> str:
+        """Which epochs the analysis covers, in words (a report's header)."""
+        return f"every epoch the counter takes (2^{self.bits} values)"
+
     @property
     def period(self) -> int:
         """Steps after which the epoch sequence repeats."""
         return 1 << self.bits
+
+    def steps_to(self, epoch0: int, epoch: int) -> int:
+        """Steps a run started at ``epoch0`` takes to reach ``epoch`` (the horizon's measure)."""
+        return (epoch - epoch0) % self.period if self.period > 1 else 0
+
+    @property
+    def tag_slots(self) -> int | None:
+        """The launch slots a step the tag is built for: the launcher takes slots
+        0 .. tag_slots - 1 only (None: no such limit)."""
+        return None
+
+    def first_cleared(self, slot: int, epoch0: int) -> int | None:
+        """An epoch at which the first step of a run started at ``epoch0`` gives ``slot``
+        the cleared value as its tag (a never-written pair then passes its poll)."""
+        return epoch0 if self.tag(epoch0, slot) == CLEARED else None
 
     def same_step(self, s1: int, s2: int) -> Collision | None:
         # every scheme here adds the slot after the epoch term, so the difference of two
@@ -326,65 +351,129 @@ def _count_shift(q: int, shift: int, neg1: int, neg2: int) -> int:
 @dataclass(frozen=True)
 class FrozenEpoch(TagScheme):
     """The fault "epoch not bumped on graph replay": every step runs with the epoch
-    captured when the graph was recorded."""
+    captured when the graph was recorded.
+
+    ``captured=None`` is the fault at every value the epoch can be captured at (every
+    epoch ``base``'s counter takes): each answer is then "at some captured epoch", with
+    that epoch as its witness, and ``tag(e, slot)`` is the tag of a run frozen at ``e``."""
 
     base: TagScheme
-    captured: int = 0
+    captured: int | None = None
     name: str = "frozen-epoch"
 
     @property
     def bits(self) -> int:  # type: ignore[override]
         return self.base.bits
 
+    @property
+    def tag_slots(self) -> int | None:  # type: ignore[override]
+        return self.base.tag_slots
+
+    def _at(self, epoch: int) -> int:
+        return epoch if self.captured is None else self.captured
+
     def tag(self, epoch: int, slot: int) -> int:
-        return self.base.tag(self.captured, slot)
+        return self.base.tag(self._at(epoch), slot)
 
     def intended(self, epoch: int, slot: int) -> int:
-        return self.base.intended(self.captured, slot)
+        return self.base.intended(self._at(epoch), slot)
 
     def formula(self) -> str:
-        return f"{self.base.formula()} with epoch frozen at {self.captured}"
+        at = "any value" if self.captured is None else str(self.captured)
+        return f"{self.base.formula()} with epoch frozen at {at}"
 
     def next_epoch(self, epoch: int) -> int:
         return epoch
 
     def epochs(self) -> range:
+        if self.captured is None:
+            return self.base.epochs()
         return range(self.captured, self.captured + 1)
+
+    def start_epochs(self, epoch0: int) -> range:
+        return self.epochs()
+
+    def coverage(self) -> str:
+        if self.captured is None:
+            return (
+                f"every epoch it can be frozen at: every epoch the counter takes "
+                f"(2^{self.bits} values)"
+            )
+        return f"epoch {self.captured} only, where the frozen counter stays"
 
     @property
     def period(self) -> int:
         return 1
 
-    def across(self, s1: int, s2: int, at_least: int = 1) -> Collision | None:
-        t1, t2 = self.tag(0, s1), self.tag(0, s2)
+    def steps_to(self, epoch0: int, epoch: int) -> int:
+        # frozen at a given epoch: the run is there from its first step; at any: the live
+        # counter had to reach it from epoch0 before the graph was captured
+        return 0 if self.captured is not None else self.base.steps_to(epoch0, epoch)
+
+    def same_step(self, s1: int, s2: int) -> Collision | None:
+        if self.captured is None:
+            return self.base.same_step(s1, s2)
         c = self.captured
-        return Collision(max(1, at_least), c, c, t1) if t1 == t2 else None
+        t1, t2 = self.tag(c, s1), self.tag(c, s2)
+        return Collision(0, c, c, t1) if t1 == t2 else None
+
+    def across(self, s1: int, s2: int, at_least: int = 1) -> Collision | None:
+        # every step has the same epoch: two steps' tags are one step's, any gap apart
+        col = self.same_step(s1, s2)
+        if col is None:
+            return None
+        return Collision(max(1, at_least), col.writer_epoch, col.reader_epoch, col.tag)
 
     def cleared(self, slot: int) -> int | None:
-        return self.captured if self.tag(0, slot) == CLEARED else None
+        if self.captured is None:
+            return self.base.cleared(slot)
+        return self.captured if self.tag(self.captured, slot) == CLEARED else None
+
+    def first_cleared(self, slot: int, epoch0: int) -> int | None:
+        # the run never leaves the captured epoch: its first step is every step
+        return self.cleared(slot)
 
     def overflow(self, slot: int) -> int | None:
-        return None if in_range(self.intended(0, slot), self.bits) else self.captured
+        if self.captured is None:
+            return self.base.overflow(slot)
+        c = self.captured
+        return None if in_range(self.intended(c, slot), self.bits) else c
 
     def fraction(self, s1: int, s2: int, gap: int) -> float:
-        return 1.0 if self.tag(0, s1) == self.tag(0, s2) else 0.0
+        """The share of captured epochs at which the tags collide (any gap: the epoch
+        does not move)."""
+        if self.captured is None:
+            return self.base.fraction(s1, s2, 0)
+        c = self.captured
+        return 1.0 if self.tag(c, s1) == self.tag(c, s2) else 0.0
 
 
 @dataclass(frozen=True)
 class SlotOnly(TagScheme):
-    """``layer + 1``: the slot alone, the same every step (safe only with per-step zeroing)."""
+    """``layer + 1``: the slot alone, the same every step (safe only with per-step zeroing).
+    ``slot_term=False`` is the fault "tags that drop the slot" (``1`` for every slot);
+    ``launch_slots`` is the launcher's limit (slot < TAG_SLOTS), not part of the tag."""
 
     bits: int = STEP_TAG_INT_BITS
     name: str = "layer+1"
+    slot_term: bool = True
+    launch_slots: int = TAG_SLOTS
+
+    @property
+    def tag_slots(self) -> int | None:  # type: ignore[override]
+        return self.launch_slots
+
+    def _c(self, slot: int) -> int:
+        return slot + 1 if self.slot_term else 1
 
     def tag(self, epoch: int, slot: int) -> int:
-        return wrap(slot + 1, self.bits)
+        return wrap(self._c(slot), self.bits)
 
     def intended(self, epoch: int, slot: int) -> int:
-        return slot + 1
+        return self._c(slot)
 
     def formula(self) -> str:
-        return f"slot + 1 in int{self.bits}"
+        return f"{'slot + 1' if self.slot_term else '1'} in int{self.bits}"
 
     def across(self, s1: int, s2: int, at_least: int = 1) -> Collision | None:
         t = self.tag(0, s1)
@@ -397,19 +486,27 @@ class SlotOnly(TagScheme):
         return 0 if self.tag(0, slot) == CLEARED else None
 
     def overflow(self, slot: int) -> int | None:
-        return None if in_range(slot + 1, self.bits) else 0
+        return None if in_range(self._c(slot), self.bits) else 0
 
     def fraction(self, s1: int, s2: int, gap: int) -> float:
         return 1.0 if self.tag(0, s1) == self.tag(0, s2) else 0.0
 
 
-def counter64(tag_slots: int = TAG_SLOTS) -> StepTag:
+def counter64(tag_slots: int = TAG_SLOTS, *, slot_term: bool = True) -> StepTag:
     """A 64-bit step counter times the slots plus the slot: no modulo, no wrap for 2^55
     steps."""
-    return StepTag(bits=64, epoch_bits=None, tag_slots=tag_slots, name="counter64")
+    return StepTag(
+        bits=64, epoch_bits=None, tag_slots=tag_slots, slot_term=slot_term, name="counter64"
+    )
 
 
 SCHEMES = ("step_tag", "layer+1", "counter64")
+FAULTS = ("frozen-epoch", "drop-slot")
+# the faults a scheme cannot have, and why: asked for, they are refused by name (a fault
+# silently left out would report the healthy scheme as the faulty one)
+NOT_APPLICABLE: dict[tuple[str, str], str] = {
+    ("frozen-epoch", "layer+1"): "its tag has no epoch to freeze",
+}
 
 
 def make_scheme(
@@ -420,14 +517,36 @@ def make_scheme(
     bits: int = STEP_TAG_INT_BITS,
     drop_slot: bool = False,
     frozen: bool = False,
+    captured: int | None = None,
 ) -> TagScheme:
+    """A scheme by name with faults applied: ``drop_slot`` (no slot term), ``frozen`` (the
+    epoch never advances; frozen at ``captured``, or None: at every value it can take)."""
+    if name not in SCHEMES:
+        raise ValueError(f"unknown tag scheme {name!r}; known: {', '.join(SCHEMES)}")
+    for fault, on in (("drop-slot", drop_slot), ("frozen-epoch", frozen)):
+        why = NOT_APPLICABLE.get((fault, name))
+        if on and why is not None:
+            raise InvalidInput(
+                f"--fault {fault} does not apply to --scheme {name}: {why}", what="fault"
+            )
     base: TagScheme
     if name == "step_tag":
         base = StepTag(bits, epoch_bits, tag_slots, slot_term=not drop_slot)
     elif name == "layer+1":
-        base = SlotOnly(bits)
-    elif name == "counter64":
-        base = counter64(tag_slots)
+        base = SlotOnly(bits, slot_term=not drop_slot, launch_slots=tag_slots)
     else:
-        raise ValueError(f"unknown tag scheme {name!r}; known: {', '.join(SCHEMES)}")
-    return FrozenEpoch(base) if frozen else base
+        base = counter64(tag_slots, slot_term=not drop_slot)
+    return FrozenEpoch(base, captured) if frozen else base
+
+
+def check_slot_count(slots: int, scheme: TagScheme, *, given: str) -> None:
+    """A step of more launches than the tag has slots cannot run: the launcher refuses a
+    slot >= TAG_SLOTS (``kernel/flydsl/host.py``), so the check refuses it too rather than
+    analyse a step that cannot exist. ``given`` names the option and its value."""
+    limit = scheme.tag_slots
+    if limit is not None and slots > limit:
+        raise InvalidInput(
+            f"{given}: {slots} launch slots a step, above TAG_SLOTS = {limit} (the launcher "
+            f"takes slots 0..{limit - 1} only)",
+            what="slots",
+        )

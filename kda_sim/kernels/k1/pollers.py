@@ -6,14 +6,17 @@ one CTA's program (cheap: one CTA, not a launch), so the protocol stays the auth
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BETA_0, FA_0, G2_0, GEMV0, HD, NH, NPROJ, NVCH, PROJ, VCH
-from kda_sim.kernels.k1.kda import task_cta
+from kda_sim.kernels.k1.kda import kda_program, task_cta
 from kda_sim.kernels.k1.program import cta_program
 from kda_sim.kernels.k1.regions import Region
-from kda_sim.protocol.ops import Begin, Poll
+from kda_sim.kernels.k1.tickets import gemv_item
+from kda_sim.protocol.ops import Begin, Op, Poll
 from kda_sim.protocol.space import CellSpace
 
 
@@ -45,16 +48,35 @@ def _candidate(cfg: LaunchConfig, region: Region, index: int) -> tuple[int, int]
     return task_cta(task, cfg), task
 
 
-def poller(cfg: LaunchConfig, region: Region, index: int) -> tuple[int, str, int] | None:
-    """(CTA, stage, task) of a poll of ``region[index]`` in a launch of ``cfg``, or None."""
-    cta, _task = _candidate(cfg, region, index)
-    space = CellSpace.of(cfg)
-    gid = int(space.gid(region, index))
-    prog = cta_program(cta, cfg, space)
+def _polling_stage(ops: Iterable[Op], gid: int) -> tuple[str, int] | None:
+    """(stage, task) of the first poll of ``gid`` in ``ops``, or None."""
     stage, task = "start", -1
-    for op in prog.ops:
+    for op in ops:
         if isinstance(op, Begin):
             stage, task = op.stage, op.task
         elif isinstance(op, Poll) and np.isin(gid, op.cells):
-            return cta, stage, task
+            return stage, task
     return None
+
+
+def poller(cfg: LaunchConfig, region: Region, index: int) -> tuple[int | None, str, int] | None:
+    """(CTA, stage, task) of a poll of ``region[index]`` in a launch of ``cfg``, or None.
+    The CTA is None for work taken from a ticket counter (``cfg.tickets``): no CTA is
+    placed to run it, whichever takes its ticket does."""
+    cta, task = _candidate(cfg, region, index)
+    space = CellSpace.of(cfg)
+    gid = int(space.gid(region, index))
+    if cfg.tickets:
+        # the kda tasks are ticket items in both schedules; under gemv_tickets the gemv
+        # groups (the XRDY pollers) are too: the item's own ops say who polls
+        if task >= 0:
+            item = kda_program(task, cfg, space)
+        elif cfg.gemv_tickets and region is Region.XRDY:
+            item = gemv_item(0, cfg, space)
+        else:
+            item = None
+        if item is not None:
+            got = _polling_stage(item, gid)
+            return None if got is None else (None, *got)
+    got = _polling_stage(cta_program(cta, cfg, space).ops, gid)
+    return None if got is None else (cta, *got)

@@ -28,7 +28,7 @@ def small_schemes(draw: st.DrawFn) -> TagScheme:
     if kind == "frozen":
         return FrozenEpoch(base, draw(st.integers(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)))
     if kind == "slot":
-        return SlotOnly(bits)
+        return SlotOnly(bits, slot_term=draw(st.booleans()))
     return base
 
 
@@ -110,3 +110,32 @@ def test_no_false_alarm_on_safe_setups(
         model = k1_step_model(tuple(shapes), (nbs[0],) * slots)
         v = analyse(model, StepTag(), Policy.NEVER_ZEROED)
     assert v.safe, v.findings
+
+
+@settings(max_examples=examples(200))
+@given(small_models(), small_schemes(), st.sampled_from(list(Policy)), st.integers(-8, 7))
+def test_an_epoch_frozen_at_any_value_is_stale_where_some_value_is(
+    model: StepModel, scheme: TagScheme, policy: Policy, epoch0: int
+) -> None:
+    base = scheme.base if isinstance(scheme, FrozenEpoch) else scheme
+    if isinstance(base, SlotOnly):
+        return  # no epoch to freeze (make_scheme refuses it)
+    fz = FrozenEpoch(base)
+    v = analyse(model, fz, policy, epoch0=epoch0, horizon=1 << 62)
+    stale = any(f.fails and f.category is Category.STALE for f in v.findings)
+    # the exhaustive search from each epoch the run can be frozen at
+    want = any(exhaustive(model, FrozenEpoch(base, e), policy).stale for e in base.epochs())
+    assert stale == want, v.findings
+    assert "every epoch it can be frozen at" in v.epochs
+
+
+def test_a_frozen_epoch_is_analysed_at_the_epoch_given() -> None:
+    # zeroed per step, tag_slots 1: slot 0's tag is the cleared value at epoch -1 only
+    m = k1_step_model(((2, 2),), (8,))
+    base = StepTag(tag_slots=1)
+    assert analyse(m, FrozenEpoch(base, 0), Policy.ZEROED).safe
+    v = analyse(m, FrozenEpoch(base, -1), Policy.ZEROED)
+    assert not v.safe and v.shortest is not None and v.shortest.kind is Kind.CLEARED
+    assert v.shortest.reader_epoch == -1 and "epoch -1 only" in v.epochs
+    anyv = analyse(m, FrozenEpoch(base), Policy.ZEROED)
+    assert not anyv.safe and anyv.shortest is not None and anyv.shortest.reader_epoch == -1

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from kda_sim.checks.tags.analysis import Policy, analyse
 from kda_sim.checks.tags.footprint import (
     Layout,
     footprint,
@@ -12,10 +15,13 @@ from kda_sim.checks.tags.footprint import (
     locate,
     max_extents,
 )
+from kda_sim.checks.tags.schemes import StepTag
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig, parse_shapes
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.kernels.k1.regions import Region, extents
 from kda_sim.protocol.handoffs import handoffs_of
+from kda_sim.protocol.ops import Begin, Poll
 
 
 @pytest.mark.parametrize(
@@ -63,3 +69,59 @@ def test_shapes_parse_and_invalid_ones_are_named() -> None:
         parse_shapes("8y1")
     with pytest.raises(InvalidInput, match="20x1"):
         k1_step_model(((20, 1),), (8,))
+
+
+READER = re.compile(r"CTA (\d+) in ([\w.]+)(?:, task (\d+))?$")
+
+
+@pytest.mark.parametrize(
+    ("shapes", "nbs", "base"),
+    [
+        # the first scenario is read by a kda task (PROJ) / by the gate's or mix's PART poll
+        (((1, 1), (2, 2)), (1, 8), LaunchConfig(1, 1)),
+        (((1, 1), (2, 2)), (1, 8), LaunchConfig(1, 1, kda0=5)),
+        (((1, 1), (2, 2)), (1, 8), LaunchConfig(1, 1, kda0=200)),
+        (((4, 1), (1, 1)), (8,), LaunchConfig(1, 1)),
+        (((4, 1), (1, 1)), (8,), LaunchConfig(1, 1, gate_local=True)),
+    ],
+)
+def test_the_reader_named_is_the_one_the_launch_programs_have_poll(
+    shapes: tuple[tuple[int, int], ...], nbs: tuple[int, ...], base: LaunchConfig
+) -> None:
+    m = k1_step_model(shapes, nbs, base=base)
+    v = analyse(m, StepTag(slot_term=len(nbs) == 1), Policy.NEVER_ZEROED)
+    sc = v.shortest
+    assert sc is not None
+    got = READER.match(sc.reader)
+    assert got is not None, sc.reader
+    cta, stage = int(got[1]), got[2]
+    a = m.shapes.index(sc.reader_shape)
+    cfg = m.config(a, sc.reader_slot)
+    assert (cfg.kda0, cfg.gate_local) == (base.kda0, base.gate_local)
+    launch = build_launch(cfg)
+    region, index = locate(int(m.rep[sc.cls]), cfg, Layout.FIXED)
+    gid = int(launch.space.gid(region, index))
+    polls, now = [], "start"
+    for op in launch.programs[cta].ops:
+        if isinstance(op, Begin):
+            now = op.stage
+        elif isinstance(op, Poll) and gid in op.cells:
+            polls.append(now)
+    assert stage in polls, (sc.reader, polls)
+
+
+def test_kda0_and_gate_local_move_the_reader() -> None:
+    def reader(shapes: tuple[tuple[int, int], ...], nbs: tuple[int, ...], **kw: object) -> str:
+        m = k1_step_model(shapes, nbs, base=kw or None)
+        sc = analyse(m, StepTag(slot_term=len(nbs) == 1), Policy.NEVER_ZEROED).shortest
+        assert sc is not None
+        return sc.reader
+
+    assert reader(((1, 1), (2, 2)), (1, 8)) == "CTA 0 in k.gates, task 0"
+    assert reader(((1, 1), (2, 2)), (1, 8), kda0=5) == "CTA 5 in k.gates, task 0"
+    assert reader(((4, 1), (1, 1)), (8,)) == "CTA 0 in gate"
+    assert reader(((4, 1), (1, 1)), (8,), gate_local=True) == "CTA 0 in mix"
+    # work taken from a ticket counter has no CTA placed to run it
+    assert reader(((1, 1), (2, 2)), (1, 8), kda_tickets=True) == (
+        "whichever CTA takes its ticket in k.gates, task 0"
+    )

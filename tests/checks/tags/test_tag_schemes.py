@@ -3,12 +3,25 @@ and the facts of the real step_tag."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from checks_scale import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kda_sim.checks.tags.device import in_range, wrap
-from kda_sim.checks.tags.schemes import FrozenEpoch, SlotOnly, StepTag, counter64, make_scheme
+from kda_sim.checks.tags.schemes import (
+    NOT_APPLICABLE,
+    SCHEMES,
+    FrozenEpoch,
+    SlotOnly,
+    StepTag,
+    check_slot_count,
+    counter64,
+    make_scheme,
+)
+from kda_sim.errors import InvalidInput
 
 
 @st.composite
@@ -112,3 +125,86 @@ def test_counter64_collides_only_after_2_to_the_56_steps() -> None:
     assert got is not None and got.gap == 1 << 56
     assert c.overflow(0) == 1 << 55
     assert make_scheme("counter64").bits == 64
+
+
+@st.composite
+def small_bases(draw: st.DrawFn) -> StepTag | SlotOnly:
+    if draw(st.integers(0, 4)) == 0:
+        return SlotOnly(draw(st.integers(2, 7)), slot_term=draw(st.booleans()))
+    return draw(small_step_tags())
+
+
+@settings(max_examples=examples(150))
+@given(small_bases(), st.integers(0, 11), st.integers(0, 11), st.integers(1, 3))
+def test_an_epoch_frozen_at_any_value_answers_for_some_value(
+    base: StepTag | SlotOnly, s1: int, s2: int, at_least: int
+) -> None:
+    """Frozen at any value: each answer is "at some epoch the run can be frozen at",
+    checked against every epoch the base counter takes."""
+    fz = FrozenEpoch(base)
+    epochs = list(base.epochs())
+    both = [e for e in epochs if base.tag(e, s1) == base.tag(e, s2)]
+    got = fz.across(s1, s2, at_least)
+    assert (got is None) == (not both)
+    if got is not None:
+        assert got.gap == at_least and got.writer_epoch == got.reader_epoch
+        assert base.tag(got.writer_epoch, s1) == base.tag(got.writer_epoch, s2) == got.tag
+    assert fz.fraction(s1, s2, 5) == len(both) / len(epochs)
+    zero = [e for e in epochs if base.tag(e, s1) == 0]
+    e = fz.cleared(s1)
+    assert (e is None) == (not zero) and (e is None or base.tag(e, s1) == 0)
+    assert fz.first_cleared(s1, 0) == e  # the first step runs at the frozen epoch
+    out = [e for e in epochs if not in_range(base.intended(e, s1), base.bits)]
+    o = fz.overflow(s1)
+    if isinstance(base, SlotOnly) or base.epoch_bits is not None:
+        assert (o is None) == (not out)
+
+
+def test_an_epoch_frozen_at_a_given_value_is_analysed_there() -> None:
+    # tag_slots 1: the tag of slot 0 is 0 at epoch -1 only (epoch % 2^22 = -1 by remsi)
+    base = StepTag(tag_slots=1)
+    assert FrozenEpoch(base, -1).cleared(0) == -1
+    assert FrozenEpoch(base, 0).cleared(0) is None and FrozenEpoch(base, 7).cleared(0) is None
+    assert FrozenEpoch(base).cleared(0) == -1  # any value: the one that reaches 0
+    assert FrozenEpoch(base, 3).tag(99, 0) == base.tag(3, 0)  # the epoch never moves
+    # 1024 slots overflow int32 only at large keys: not at 0, at 2^22 - 1
+    wide = StepTag(tag_slots=1024)
+    assert FrozenEpoch(wide, 0).overflow(0) is None
+    assert FrozenEpoch(wide, (1 << 22) - 1).overflow(0) == (1 << 22) - 1
+    assert FrozenEpoch(wide).overflow(0) == wide.overflow(0)
+    assert "frozen at 5" in FrozenEpoch(wide, 5).formula()
+    assert "epoch 5 only" in FrozenEpoch(wide, 5).coverage()
+    assert "every epoch it can be frozen at" in FrozenEpoch(wide).coverage()
+    # the horizon: frozen at any value, the live counter first had to get there
+    assert FrozenEpoch(counter64()).steps_to(0, 1 << 55) == 1 << 55
+    assert FrozenEpoch(counter64(), 1 << 55).steps_to(0, 1 << 55) == 0
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_drop_slot_applies_to_every_scheme(name: str) -> None:
+    healthy = make_scheme(name)
+    faulty = make_scheme(name, drop_slot=True)
+    assert healthy.same_step(0, 1) is None
+    assert faulty.same_step(0, 1) is not None and faulty.tag(0, 0) == faulty.tag(0, 7)
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_frozen_epoch_applies_or_is_refused_by_name(name: str) -> None:
+    if ("frozen-epoch", name) in NOT_APPLICABLE:
+        with pytest.raises(InvalidInput, match=rf"frozen-epoch.*{re.escape(name)}"):
+            make_scheme(name, frozen=True)
+        return
+    fz = make_scheme(name, frozen=True)
+    assert isinstance(fz, FrozenEpoch) and fz.next_epoch(4) == 4
+    assert fz.across(3, 3) is not None and fz.across(3, 3).gap == 1  # type: ignore[union-attr]
+    assert make_scheme(name).across(3, 3).gap > 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", SCHEMES)
+def test_more_slots_than_the_tag_has_are_refused_naming_option_value_and_limit(
+    name: str,
+) -> None:
+    sc = make_scheme(name, tag_slots=4)
+    check_slot_count(4, sc, given="--slots 4")
+    with pytest.raises(InvalidInput, match=r"--slots 5: .*TAG_SLOTS = 4"):
+        check_slot_count(5, sc, given="--slots 5")
