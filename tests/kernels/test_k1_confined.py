@@ -18,8 +18,6 @@ NOT_YET_NEUTRAL = frozenset(
         "kda_sim.checks.tags.footprint",
         "kda_sim.checks.tags.schemes",
         "kda_sim.commands.check",
-        "kda_sim.importers.ktrace",
-        "kda_sim.importers.stamps",
     }
 )
 

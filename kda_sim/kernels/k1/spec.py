@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from importlib import resources
 from typing import Any
 
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.spec import AcceptedWait, FlaggedData, RealBackends
 from kda_sim.machine.profile import GpuProfile, KernelResources
@@ -28,6 +29,7 @@ STAGES: tuple[str, ...] = (
     "k.norm",
 )
 ROLES: tuple[str, ...] = ("attn", "gemv", "idle")
+SHAPE_KEYS: tuple[str, ...] = ("R", "L")  # what a stamp tensor or ktrace file cannot tell
 STAGE_COLORS: dict[str, str] = {
     "slice": "#1f77b4",
     "gate": "#aec7e8",
@@ -139,11 +141,11 @@ class K1:
     @property
     def trace_decoders(self) -> dict[str, Any]:
         """Readers of the real K1's own trace formats, by kind: the twin's stamp tensor and
-        FlyDSL's ktrace (``--R``/``--L`` given, they do not record the shape)."""
-        from kda_sim.importers.ktrace import read_ktrace
-        from kda_sim.importers.stamps import read_stamps
+        FlyDSL's ktrace (``R``/``L`` given, they do not record the shape)."""
+        from kda_sim.kernels.k1.ktrace import read_ktrace
+        from kda_sim.kernels.k1.stamps import read_stamps
 
-        return {"stamps": read_stamps, "ktrace": read_ktrace}
+        return {"stamps": _shaped("stamps", read_stamps), "ktrace": _shaped("ktrace", read_ktrace)}
 
     @property
     def isa_presets(self) -> dict[str, Any]:
@@ -225,6 +227,20 @@ class K1:
 
     # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
     load_switches: Mapping[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
+
+
+def _shaped(kind: str, read: Callable[..., Any]) -> Callable[..., Any]:
+    """``read``, refusing a call without the launch's shape (the file does not record it)."""
+
+    def read_shaped(path: Any, **cfg: Any) -> Any:
+        missing = [k for k in SHAPE_KEYS if k not in cfg]
+        if missing:
+            raise InvalidInput(
+                f"a {kind} file does not record the launch's shape: give {missing}", what="R/L"
+            )
+        return read(path, **cfg)
+
+    return read_shaped
 
 
 KERNEL = K1()
