@@ -10,7 +10,13 @@ from typing import Any
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
-from kda_sim.kernels.spec import AcceptedWait, FlaggedData, RealBackends
+from kda_sim.kernels.spec import (
+    AcceptedWait,
+    ConfigForm,
+    FlaggedData,
+    FormField,
+    RealBackends,
+)
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
 
@@ -56,6 +62,37 @@ COSTS: tuple[str, ...] = (
     "k.gates",
     "k.recur",
     "k.norm",
+)
+
+
+def _file_label(cfg: LaunchConfig) -> str:
+    gate = "gate_local" if cfg.gate_local else "gate stage"
+    return f"R{cfg.R}-L{cfg.L}-nb{cfg.nb}-kda0{cfg.kda0}-{'-'.join((gate, *cfg.variants()))}"
+
+
+# the what-if view's form: shape, kda0 and the protocol variants, named as the docs name
+# them; the schedules and blocks take their defaults (the ticket what-if is its own table)
+CONFIG_FORM = ConfigForm(
+    fields=(
+        FormField(
+            "gate_local",
+            "Gate variant",
+            help=f"gate_local: {VARIANT_HELP['gate_local']}",
+            choices=("gate stage", "gate_local"),
+        ),
+        FormField("kda0", "kda0", 0, 255),
+        FormField("R", "R (requests)", 1, 16),
+        FormField("L", "L (tokens a request)", 1, 8),
+        FormField("nb", "nb (AttnRes blocks)", 1, 31),
+        FormField("nw_first", "in_nw with the slice", help=f"nw_first: {VARIANT_HELP['nw_first']}"),
+        FormField("onw_first", "on_w in k.stage", help=f"onw_first: {VARIANT_HELP['onw_first']}"),
+    ),
+    switches=VARIANTS,
+    switches_title="Every protocol variant at this shape",
+    switches_column="variants",
+    none_on="none (the seed's protocol)",
+    switch_help={name: VARIANT_HELP[name] for name in VARIANTS},
+    file_label=_file_label,
 )
 
 
@@ -221,6 +258,9 @@ class K1:
             "drain the CTA's stores before the flag (s_waitcnt vmcnt(0), barrier, then "
             "the XRDY put: Publish(drain=True)) and keep the x stores before the publish",
         )
+
+    # the what-if view's widgets and its variant table
+    config_form: ConfigForm = CONFIG_FORM
 
     # the safety map's axes (``kda-sim sweep``): requests x tokens a request
     sweep_axes: tuple[str, str] = ("R", "L")
