@@ -20,13 +20,14 @@ from kda_sim.commands.common import (
     add_launch_flags,
     gpu_profile,
     int_type,
+    k1_flags_given,
     kernel_config,
     launch_config,
     other_kernel,
 )
 from kda_sim.errors import InvalidInput
 from kda_sim.host.command import check_sequence_command
-from kda_sim.kernels.k1.config import VARIANTS, parse_shapes
+from kda_sim.kernels.k1.config import parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
@@ -127,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
         if args.sequence is not None:
             return _sequence(get(DEFAULT_KERNEL), launch_config(args), args)
         return run_launch(get(DEFAULT_KERNEL), launch_config(args), args)
-    given = [f"--{k}" for k in K1_DEFAULTS if getattr(args, k) is not None]
-    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    given = k1_flags_given(args)
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     if args.tags:
