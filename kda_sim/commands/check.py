@@ -20,6 +20,7 @@ from kda_sim.commands.common import (
     add_launch_flags,
     gpu_profile,
     int_type,
+    k1_flags_given,
     kernel_config,
     launch_config,
     other_kernel,
@@ -132,8 +133,7 @@ def run(args: argparse.Namespace) -> int:
         if args.sequence is not None:
             return _sequence(get(DEFAULT_KERNEL), launch_config(args), args)
         return run_launch(get(DEFAULT_KERNEL), launch_config(args), args)
-    given = [f"--{k}" for k in K1_DEFAULTS if getattr(args, k) is not None]
-    given += [f"--{v.replace('_', '-')}" for v in VARIANTS if getattr(args, v)]
+    given = k1_flags_given(args)
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     if args.tags:

@@ -22,10 +22,9 @@ from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_res
 from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.importers import kind_of, read_kernel_trace
+from kda_sim.importers import decoder_for, kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
-from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline.critical import PathStep
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
 
@@ -75,17 +74,10 @@ def _read_any(path: Path, args: argparse.Namespace):
     if kind == "chrome":
         return read_kernel_trace(path)
     # a stamp tensor or ktrace file: the kernel's own format, read by its decoders
-    spec = get(args.kernel or DEFAULT_KERNEL)
-    decoders = require_hook(spec, "trace_decoders", f"a reader of {kind} files")
-    if kind not in decoders:
-        raise InvalidInput(
-            f"{spec.name} decodes no {kind} files (it reads {', '.join(decoders) or 'none'})",
-            what="kernel",
-            where=str(path),
-        )
+    read = decoder_for(args.kernel or DEFAULT_KERNEL, path)
     if args.R is None or args.L is None:
         raise InvalidInput(f"{path}: a {kind_of(path)} file needs --R and --L", what="R/L")
-    return decoders[kind](
+    return read(
         path,
         R=args.R,
         L=args.L,

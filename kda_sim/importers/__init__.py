@@ -4,28 +4,34 @@
 file                   what it is                                  reader
 =====================  ==========================================  =====================
 ``*.json[.gz]``        our kernel's trace (Chrome JSON)            :mod:`.chrome`
-``*.pt`` / ``*.npy``   stamp tensors: the twin's, the FlyDSL K1's  :mod:`.stamps`
-``*.pftrace.gz``       FlyDSL ktrace's Perfetto trace              :mod:`.ktrace`
+``*.pt`` / ``*.npy``   stamp tensors: the twin's, the FlyDSL K1's  the kernel's ``stamps``
+``*.pftrace.gz``       FlyDSL ktrace's Perfetto trace              the kernel's ``ktrace``
 =====================  ==========================================  =====================
 
-The stamp tensor and the ktrace file do not record the launch's shape: pass ``R``,
-``L`` (and ``nb``, ``kda0``, ``gate_local``, ``nw_first``, ``onw_first``, ``gpu`` where
-they differ from the defaults). A file that is not what its name claims raises
-:class:`~kda_sim.errors.TraceFormatError` naming the field and the record.
+A stamp tensor or a ktrace file is the kernel's own format: its ``trace_decoders`` hook
+(:mod:`kda_sim.kernels.spec`) reads it, over the loaders here (:mod:`.stamps` loads the
+tensor, :mod:`.ktrace` decodes the Perfetto packets); a kernel without a reader of the
+kind is refused, naming the kernel and what it lacks. These files do not record the
+launch's shape: pass it as the kernel's reader takes it (K1's: ``R``, ``L``, and ``nb``,
+``kda0``, ``gate_local``, ``nw_first``, ``onw_first``, ``gpu`` where they differ from the
+defaults). A file that is
+not what its name claims raises :class:`~kda_sim.errors.TraceFormatError` naming the
+field and the record.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers.chrome import read_kernel_trace
-from kda_sim.importers.ktrace import read_ktrace
-from kda_sim.importers.stamps import read_stamps
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline.model import Timeline
 
-__all__ = ["load_trace", "read_kernel_trace", "read_ktrace", "read_stamps"]
+__all__ = ["decoder_for", "kind_of", "load_trace", "read_kernel_trace"]
 
 
 def kind_of(path: str | Path) -> str:
@@ -41,8 +47,24 @@ def kind_of(path: str | Path) -> str:
     )
 
 
-def load_trace(path: str | Path, **cfg: Any) -> Timeline:
-    """Any supported trace file -> :class:`Timeline` (see the table above)."""
+def decoder_for(kernel: str, path: str | Path) -> Callable[..., Timeline]:
+    """The reader of ``path``'s kind (a stamp tensor or a ktrace file) that the kernel
+    ``kernel`` defines, or ``InvalidInput`` naming the kernel and what it lacks."""
+    kind = kind_of(path)
+    spec = get(kernel)
+    decoders = require_hook(spec, "trace_decoders", f"a reader of {kind} files")
+    if kind not in decoders:
+        raise InvalidInput(
+            f"{spec.name} decodes no {kind} files (it reads {', '.join(decoders) or 'none'})",
+            what="kernel",
+            where=str(path),
+        )
+    return decoders[kind]
+
+
+def load_trace(path: str | Path, *, kernel: str = DEFAULT_KERNEL, **cfg: Any) -> Timeline:
+    """Any supported trace file -> :class:`Timeline` (see the table above); a stamp tensor
+    or ktrace file read as ``kernel``'s (a registered name or a kernel file)."""
     kind = kind_of(path)
     if kind == "chrome":
         if cfg:
@@ -51,11 +73,4 @@ def load_trace(path: str | Path, **cfg: Any) -> Timeline:
                 what="config",
             )
         return read_kernel_trace(path)
-    missing = [k for k in ("R", "L") if k not in cfg]
-    if missing:
-        raise InvalidInput(
-            f"a {kind} file does not record the launch's shape: give {missing}", what="R/L"
-        )
-    if kind == "ktrace":
-        return read_ktrace(path, **cfg)
-    return read_stamps(path, **cfg)
+    return decoder_for(kernel, path)(path, **cfg)

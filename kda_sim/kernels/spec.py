@@ -25,7 +25,9 @@ GPU it has no costs file for), ``tag_schemes``,
   by the late-load advice;
 - ``sweep_axes``: the two configuration fields the safety map (``kda-sim sweep``) spans;
 - ``real_backends``: a :class:`RealBackends`, what ``kda-sim kernel run`` offers for the
-  kernel the ``kda_sim.backends`` entry points run (its fault names, its schedule flags).
+  kernel the ``kda_sim.backends`` entry points run (its fault names, its schedule flags);
+- ``config_form``: a :class:`ConfigForm`, how the app's what-if view shows the
+  configuration (its fields' labels and bounds, the on/off fields it combines).
 
 :class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
 flags are the dataclass's fields (``--name value``).
@@ -59,6 +61,7 @@ HOOKS: tuple[str, ...] = (
     "load_switches",
     "sweep_axes",
     "real_backends",
+    "config_form",
 )
 
 
@@ -93,6 +96,32 @@ class RealBackends:
 
     faults: tuple[str, ...]  # the faults a backend can plant (``--inject``)
     schedules: Mapping[str, str]  # boolean configuration switches, off unless given: help
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One configuration field as a form shows it."""
+
+    name: str  # the field, as ``config_to_dict`` names it
+    label: str
+    lo: int | None = None  # an integer field's bounds (both or neither)
+    hi: int | None = None
+    help: str = ""
+    choices: tuple[str, str] | None = None  # an on/off field as two words: (off, on)
+
+
+@dataclass(frozen=True)
+class ConfigForm:
+    """How the what-if view shows a kernel's configuration (without one: every field by
+    its type, named as it is, and every on/off field combined)."""
+
+    fields: tuple[FormField, ...]  # in display order; the fields left out take their defaults
+    switches: tuple[str, ...]  # the on/off fields whose every combination it tables
+    switches_title: str  # the table's checkbox: "Every protocol variant at this shape"
+    switches_column: str = "on"  # the column naming the fields a row turns on
+    none_on: str = "none"  # that column where none is on
+    switch_help: Mapping[str, str] = field(default_factory=dict)  # said under the table
+    file_label: Callable[[Any], str] | None = None  # a configuration in a file name (label)
 
 
 @runtime_checkable

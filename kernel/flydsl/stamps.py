@@ -3,7 +3,7 @@
 (a global store per stamp would sit on every later vmcnt wait).
 
 Columns 0..14 are the public twin's [256, 15] layout exactly, so the project's importer
-(:mod:`kda_sim.importers.stamps`) reads ``stamps[:, :15]`` as it reads the twin's:
+(:mod:`kda_sim.kernels.k1.stamps`) reads ``stamps[:, :15]`` as it reads the twin's:
 
 ====  =====================================================================
 0     start (kernel entry)
@@ -24,7 +24,7 @@ Our extension from column 15 covers EVERY kda task:
 ====  =====================================================================
 
 A point a CTA never passes stays 0. The project's importer owns the format
-(:mod:`kda_sim.importers.stamps`: its columns, every task's spans, the refusals);
+(:mod:`kda_sim.kernels.k1.stamps`: its columns, every task's spans, the refusals);
 :func:`timeline` is that importer at a launch configuration. Pure Python.
 """
 
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kda_sim.importers.stamps import CTA_ID, END, EXT_BASE, POINTS, TASKS_RUN, stamps_timeline
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.stamps import CTA_ID, END, EXT_BASE, POINTS, TASKS_RUN, stamps_timeline
 from kda_sim.timeline.model import Timeline
 
 ROLE_POINTS: tuple[str, ...] = ("start", "slice", "gate", "mix", "load_x", "gemv0", "gemv1")

@@ -155,7 +155,7 @@ def test_compare_without_a_real_trace_says_what_it_needs(empty_traces: Path, mak
 def test_whatif_deadlock_shows_the_wait_for_chain(empty_traces: Path, make_app) -> None:
     at = goto(make_app(), "What-if")
     assert "Finishes in" in texts(at.success)
-    at.number_input(key="wi_R").set_value(4).run()
+    at.number_input(key="wi|k1|R").set_value(4).run()
     assert not at.exception
     err = texts(at.error)
     assert "DEADLOCK on h200" in err and "never became resident" in err
@@ -178,11 +178,11 @@ def test_whatif_deadlock_shows_the_wait_for_chain(empty_traces: Path, make_app) 
 
 def test_whatif_invalid_and_latency(empty_traces: Path, make_app) -> None:
     at = goto(make_app(), "What-if")
-    at.number_input(key="wi_R").set_value(8).run()
-    at.number_input(key="wi_L").set_value(4).run()
+    at.number_input(key="wi|k1|R").set_value(8).run()
+    at.number_input(key="wi|k1|L").set_value(4).run()
     assert "Invalid configuration" in texts(at.warning)
-    at.number_input(key="wi_R").set_value(2).run()
-    at.number_input(key="wi_L").set_value(2).run()
+    at.number_input(key="wi|k1|R").set_value(2).run()
+    at.number_input(key="wi|k1|L").set_value(2).run()
     base = texts(at.success)
     at.number_input(key="wi_lat_h200_poll").set_value(2000.0).run()
     slower = texts(at.success)
@@ -194,8 +194,8 @@ def test_whatif_nw_first_moves_in_nw_and_says_what_it_saves(empty_traces: Path, 
     at = goto(make_app(), "What-if")
     at.selectbox(key="wi_gpu").set_value("mi355x").run()
     base = texts(at.success)
-    assert not at.checkbox(key="wi_nw_first").value  # the open run: the seed's order
-    at.checkbox(key="wi_nw_first").check().run()
+    assert not at.checkbox(key="wi|k1|nw_first").value  # the open run: the seed's order
+    at.checkbox(key="wi|k1|nw_first").check().run()
     assert not at.exception
     first = texts(at.success)
     assert "Finishes in" in first and first != base
@@ -204,11 +204,35 @@ def test_whatif_nw_first_moves_in_nw_and_says_what_it_saves(empty_traces: Path, 
     assert "nw_first" in figure_of(at)["layout"]["title"]["text"]
 
 
+def test_whatif_shows_k1s_form_and_another_kernels_fields_by_type(
+    empty_traces: Path, make_app
+) -> None:
+    from kda_sim.app.views.whatif import form_of
+    from kda_sim.kernels.registry import get
+
+    at = goto(make_app(), "What-if")
+    gate = at.radio(key="wi|k1|gate_local")
+    assert gate.label == "Gate variant" and list(gate.options) == ["gate stage", "gate_local"]
+    assert at.number_input(key="wi|k1|R").label == "R (requests)"
+    gate.set_value("gate_local").run()
+    no_failure(at)
+    assert "gate_local" in figure_of(at)["layout"]["title"]["text"]
+    labels = [b.label for b in at.get("download_button")]
+    assert "PNG of this what-if" in labels
+    # a kernel without a form: every field by its name, every on/off field combined
+    tq = get("ticketqueue")
+    form = form_of(tq, tq.default_config())
+    fields = tq.config_to_dict(tq.default_config())
+    assert [f.name for f in form.fields] == list(fields)
+    assert form.switches == tuple(k for k, v in fields.items() if isinstance(v, bool))
+    assert form.switches_column == "on" and form.none_on == "none"
+
+
 def test_whatif_lists_every_protocol_variant_at_the_shape(empty_traces: Path, make_app) -> None:
     at = goto(make_app(), "What-if")
     at.selectbox(key="wi_gpu").set_value("mi355x").run()
-    assert not at.checkbox(key="wi_variants").value  # eight simulations: on request
-    at.checkbox(key="wi_variants").check().run()
+    assert not at.checkbox(key="wi_switches").value  # eight simulations: on request
+    at.checkbox(key="wi_switches").check().run()
     assert not at.exception
     table = next(d.value for d in at.dataframe if "variants" in d.value.columns)
     by = dict(zip(table["variants"], table["vs this what-if (us)"], strict=True))

@@ -92,3 +92,12 @@ def test_a_mutant_from_the_command_line_fails_with_its_category(capsys) -> None:
     assert "mutant publish-without-drain" in out and "FAIL: visibility" in out
     assert main(["check", "--mutant", "frozen-epoch"]) == 1
     assert "[stale]" in capsys.readouterr().out
+
+
+def test_check_of_another_kernel_refuses_every_k1_flag_given(capsys) -> None:
+    """Shape, variant and schedule flags alike: K1's, named in the order they are declared."""
+    argv = ["check", "--kernel", "pingpong", "--nb", "3", "--gate-local", "--kda-tickets"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--nb, --gate-local, --kda-tickets: K1's, not pingpong's flags" in err
+    assert "Traceback" not in err

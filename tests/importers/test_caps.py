@@ -17,8 +17,8 @@ from kda_sim.cli import main
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers import caps, load_trace
 from kda_sim.importers.chrome import read_kernel_trace
-from kda_sim.importers.ktrace import parse_ktrace, read_ktrace
-from kda_sim.importers.stamps import read_stamps, stamps_timeline
+from kda_sim.kernels.k1.ktrace import parse_ktrace, read_ktrace
+from kda_sim.kernels.k1.stamps import read_stamps, stamps_timeline
 from kda_sim.timeline.model import Timeline
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers import load_trace
-from kda_sim.importers.ktrace import parse_ktrace, read_ktrace
 from kda_sim.importers.protowire import WireError, fields, read_varint
+from kda_sim.kernels.k1.ktrace import parse_ktrace, read_ktrace
 
 FIXTURE = Path(__file__).parent / "fixtures" / "kda_pre_R1_L1_ktrace.pftrace.gz"
 SOURCE = Path(__file__).parent / "fixtures" / "ktrace_source_R1_L1.json.gz"  # what it was made from

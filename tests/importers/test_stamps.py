@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers import load_trace
-from kda_sim.importers.stamps import KDA_POINTS, POINTS, read_stamps, stamps_timeline
+from kda_sim.kernels.k1.stamps import KDA_POINTS, POINTS, read_stamps, stamps_timeline
 from kda_sim.timeline.model import Timeline
 
 T0 = 10**9  # s_memrealtime ticks at the launch's start (any value)

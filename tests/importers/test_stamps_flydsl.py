@@ -1,4 +1,4 @@
-"""The FlyDSL K1's [blocks, 18 + 5 T] stamps (kda_sim.importers.stamps): every task of
+"""The FlyDSL K1's [blocks, 18 + 5 T] stamps (kda_sim.kernels.k1.stamps): every task of
 every CTA decoded at every shape, round-tripped from simulated launches, and a tensor
 that is not the launch it is said to be refused with the mismatch named."""
 
@@ -9,7 +9,9 @@ import pytest
 
 from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
-from kda_sim.importers.stamps import (
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.kda import tasks_of
+from kda_sim.kernels.k1.stamps import (
     CTA_ID,
     END,
     EXT_BASE,
@@ -19,8 +21,6 @@ from kda_sim.importers.stamps import (
     ext_width,
     stamps_timeline,
 )
-from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.kda import tasks_of
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.model import Timeline
 

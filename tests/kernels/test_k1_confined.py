@@ -14,12 +14,9 @@ ALLOWED = {"kda_sim.kernels.registry"}
 # not yet kernel-neutral: they still read K1's configuration, constants or programs
 NOT_YET_NEUTRAL = frozenset(
     {
-        "kda_sim.app.views.whatif",
         "kda_sim.checks.tags.footprint",
         "kda_sim.checks.tags.schemes",
         "kda_sim.commands.check",
-        "kda_sim.importers.ktrace",
-        "kda_sim.importers.stamps",
     }
 )
 

@@ -3,7 +3,6 @@ re-simulate."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import time
 from typing import Any
@@ -34,11 +33,11 @@ from kda_sim.app.views.export import perfetto_bytes, png_bytes, slug
 from kda_sim.checks.floor import Figures
 from kda_sim.checks.launch_check import check_launch
 from kda_sim.errors import KdaSimError
-from kda_sim.kernels.k1.config import VARIANT_HELP, VARIANTS, LaunchConfig
 from kda_sim.kernels.registry import get, spec_for
+from kda_sim.kernels.spec import ConfigForm, FormField, hook
 from kda_sim.machine.profile import bundled_names, load_profile
 from kda_sim.timeline.critical import wait_for_chain
-from kda_sim.timeline.model import Meta, StuckWait, Timeline
+from kda_sim.timeline.model import StuckWait, Timeline
 
 # the latencies a user most often doubts, first; the rest sit behind "more"
 LATENCY_KNOBS = ("poll", "retry", "visibility_same_xcd", "visibility_cross_xcd", "hbm_load")
@@ -55,87 +54,81 @@ def render(ctx: Ctx) -> None:
     occ = int(
         b.number_input("Occupancy (CTAs a unit; 0 = from resources)", 0, 32, 0, 1, key="wi_occ")
     )
-    if isinstance(spec.config_type, type) and issubclass(spec.config_type, LaunchConfig):
-        cfg = _k1_controls(m, c, d)
-    else:
-        cfg = _config_controls(spec, m.config())
+    form = form_of(spec, m.config())
+    cfg = _config_controls(spec, form, m.config(), (c, d))
     params = _latency_controls(gpu)
-    _render_cfg(ctx, spec, gpu, cfg, occ, params)
+    _render_cfg(ctx, spec, form, gpu, cfg, occ, params)
 
 
-def _k1_controls(m: Meta, c: DeltaGenerator, d: DeltaGenerator) -> LaunchConfig:
-    """K1's own widgets: its shape, kda0 and protocol variants, named as its docs do."""
-    gate = c.radio(
-        "Gate variant",
-        ("gate stage", "gate_local"),
-        index=1 if m.gate_local else 0,
-        key="wi_gate",
-        help=f"gate_local: {VARIANT_HELP['gate_local']}",
-    )
-    kda0 = int(d.number_input("kda0", 0, 255, m.kda0, 1, key="wi_kda0"))
-    a, b, c, d, e = st.columns(5)
-    R = int(a.number_input("R (requests)", 1, 16, m.R, 1, key="wi_R"))
-    L = int(b.number_input("L (tokens a request)", 1, 8, m.L, 1, key="wi_L"))
-    nb = int(c.number_input("nb (AttnRes blocks)", 1, 31, m.nb, 1, key="wi_nb"))
-    nw_first = d.checkbox(
-        "in_nw with the slice",
-        value=m.nw_first,
-        key="wi_nw_first",
-        help=f"nw_first: {VARIANT_HELP['nw_first']}",
-    )
-    onw_first = e.checkbox(
-        "on_w in k.stage",
-        value=m.onw_first,
-        key="wi_onw_first",
-        help=f"onw_first: {VARIANT_HELP['onw_first']}",
-    )
-    return LaunchConfig(
-        R,
-        L,
-        nb,
-        kda0,
-        gate == "gate_local",
-        nw_first=bool(nw_first),
-        onw_first=bool(onw_first),
-    )
-
-
-def _config_controls(spec: Any, base: Any) -> Any:
-    """A widget a configuration field of ``spec`` (by its type), starting from the open
-    run's configuration ``base``; the configuration they set (validated by the
-    simulation, which says what is wrong)."""
+def form_of(spec: Any, base: Any) -> ConfigForm:
+    """The kernel's form (its ``config_form`` hook), else every field of ``base`` by its
+    type and every on/off field combined."""
+    form = hook(spec, "config_form")
+    if form is not None:
+        return form
     fields = spec.config_to_dict(base)
-    cols = st.columns(min(max(len(fields), 1), 5))
+    switches = tuple(k for k, v in fields.items() if isinstance(v, bool))
+    return ConfigForm(
+        fields=tuple(FormField(name, name) for name in fields),
+        switches=switches,
+        switches_title=f"Every combination of {', '.join(switches)}",
+    )
+
+
+def _config_controls(
+    spec: Any, form: ConfigForm, base: Any, spare: tuple[DeltaGenerator, ...]
+) -> Any:
+    """A widget a field of ``form`` (the ``spare`` columns first, then rows of five),
+    starting from the open run's configuration ``base``; the configuration they set
+    (validated by the simulation, which says what is wrong)."""
+    values = spec.config_to_dict(base)
+    default = spec.config_to_dict(spec.default_config())
+    rest = form.fields[len(spare) :]
+    cols = [*spare, *(st.columns(min(len(rest), 5)) if rest else ())]
     out: dict[str, Any] = {}
-    for i, (name, value) in enumerate(fields.items()):
-        col = cols[i % len(cols)]
-        key = f"wi|{spec.name}|{name}"
-        if isinstance(value, bool):
-            out[name] = col.checkbox(name, value=value, key=key)
-        elif isinstance(value, int):
-            out[name] = int(col.number_input(name, value=value, step=1, key=key))
-        elif isinstance(value, float):
-            out[name] = float(col.number_input(name, value=value, key=key))
-        elif isinstance(value, str):
-            out[name] = col.text_input(name, value=value, key=key)
-        else:
-            col.caption(f"{name} = {value!r} (kept)")
-            out[name] = value
+    for i, f in enumerate(form.fields):
+        col = cols[i if i < len(spare) else len(spare) + (i - len(spare)) % 5]
+        value = values.get(f.name, default.get(f.name))
+        out[f.name] = _widget(col, f, value, f"wi|{spec.name}|{f.name}")
     return spec.config_from_dict(out)
 
 
+def _widget(col: DeltaGenerator, f: FormField, value: Any, key: str) -> Any:
+    """One field's widget, by its value's type; a field of another type keeps its value
+    (said beside it)."""
+    help_ = f.help or None
+    if isinstance(value, bool):
+        if f.choices is not None:
+            picked = col.radio(f.label, f.choices, index=int(value), key=key, help=help_)
+            return picked == f.choices[1]
+        return bool(col.checkbox(f.label, value=value, key=key, help=help_))
+    if isinstance(value, int):
+        if f.lo is not None and f.hi is not None:
+            return int(col.number_input(f.label, f.lo, f.hi, value, 1, key=key, help=help_))
+        return int(col.number_input(f.label, value=value, step=1, key=key, help=help_))
+    if isinstance(value, float):
+        return float(col.number_input(f.label, value=value, key=key, help=help_))
+    if isinstance(value, str):
+        return col.text_input(f.label, value=value, key=key, help=help_)
+    col.caption(f"{f.label} = {value!r} (kept)")
+    return value
+
+
 def _render_cfg(
-    ctx: Ctx, spec: Any, gpu: str, cfg: Any, occ: int, params: dict[str, float]
+    ctx: Ctx,
+    spec: Any,
+    form: ConfigForm,
+    gpu: str,
+    cfg: Any,
+    occ: int,
+    params: dict[str, float],
 ) -> None:
     t0 = time.perf_counter()
     with st.spinner("Simulating…"):
         out = simulate_cached(gpu, cfg, occ or None, params)
     cached = time.perf_counter() - t0 < 0.5 * out.seconds
     _verdict(ctx, out, gpu, cached)
-    if isinstance(cfg, LaunchConfig):
-        _variants(gpu, cfg, occ or None, params)
-    else:
-        _switches(spec, gpu, cfg, occ or None, params)
+    _switches(spec, form, gpu, cfg, occ or None, params)
     _floor(gpu, cfg, occ or None, params)
     _checks(gpu, cfg, occ or None, params)
     if out.timeline is None:
@@ -154,7 +147,8 @@ def _render_cfg(
     )
     show_chart(fig, "whatif_chart")
     a, b = st.columns(2)
-    name = slug(f"whatif-{gpu}-{_file_label(spec, cfg)}")
+    label = form.file_label(cfg) if form.file_label is not None else spec.label(cfg)
+    name = slug(f"whatif-{gpu}-{label}")
     a.download_button(
         "PNG of this what-if",
         data=lambda: png_bytes(tl),
@@ -173,23 +167,6 @@ def _render_cfg(
         _stuck_table(tl)
 
 
-def _variants(gpu: str, cfg: LaunchConfig, occ: int | None, params: dict[str, float]) -> None:
-    """Every combination of the protocol's variants at this shape, GPU and latencies: what
-    each switch would save (or cost) before anyone writes it into a kernel."""
-    if not st.checkbox("Every protocol variant at this shape", key="wi_variants"):
-        return
-    mine = simulate_cached(gpu, cfg, occ, params).timeline
-    base = mine.makespan if mine is not None else None
-    rows = []
-    for on in itertools.product((False, True), repeat=len(VARIANTS)):
-        other = dataclasses.replace(cfg, **dict(zip(VARIANTS, on, strict=True)))
-        out = simulate_cached(gpu, other, occ, params)
-        variants = ", ".join(other.variants()) or "none (the seed's protocol)"
-        rows.append(_priced({"variants": variants}, out, base))
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.caption("; ".join(f"{name}: {VARIANT_HELP[name]}" for name in VARIANTS) + ".")
-
-
 def _priced(row: dict[str, Any], out: Any, base: float | None) -> dict[str, Any]:
     """A combination's table row: ``row``'s label, its verdict, its makespan and the
     difference from this what-if's (``base``, ns)."""
@@ -206,11 +183,12 @@ def _priced(row: dict[str, Any], out: Any, base: float | None) -> dict[str, Any]
 MAX_SWITCHES = 4  # on/off fields combined at most (2^4 simulations)
 
 
-def _switches(spec: Any, gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> None:
-    """Another kernel's on/off fields, every combination at this configuration: what
-    each would change, as K1's variant table does for its protocol variants."""
-    fields = spec.config_to_dict(cfg)
-    names = [k for k, v in fields.items() if isinstance(v, bool)]
+def _switches(
+    spec: Any, form: ConfigForm, gpu: str, cfg: Any, occ: int | None, params: dict[str, float]
+) -> None:
+    """Every combination of the form's on/off fields at this configuration, GPU and
+    latencies: what each would save (or cost) before anyone writes it into a kernel."""
+    names = form.switches
     if not names:
         st.caption(f"Every on/off flag combined: {spec.name} has no on/off field.")
         return
@@ -220,25 +198,20 @@ def _switches(spec: Any, gpu: str, cfg: Any, occ: int | None, params: dict[str, 
             f"more than {MAX_SWITCHES} ({2**MAX_SWITCHES} simulations); set them above."
         )
         return
-    if not st.checkbox(f"Every combination of {', '.join(names)}", key="wi_switches"):
+    if not st.checkbox(form.switches_title, key="wi_switches"):
         return
     mine = simulate_cached(gpu, cfg, occ, params).timeline
     base = mine.makespan if mine is not None else None
+    fields = spec.config_to_dict(cfg)
     rows = []
     for on in itertools.product((False, True), repeat=len(names)):
         setting = dict(zip(names, on, strict=True))
         out = simulate_cached(gpu, spec.config_from_dict({**fields, **setting}), occ, params)
-        on_ = ", ".join(k for k, v in setting.items() if v) or "none"
-        rows.append(_priced({"on": on_}, out, base))
+        on_ = ", ".join(k for k, v in setting.items() if v) or form.none_on
+        rows.append(_priced({form.switches_column: on_}, out, base))
     st.dataframe(pd.DataFrame(rows), hide_index=True)
-
-
-def _file_label(spec: Any, cfg: Any) -> str:
-    """The configuration in a file name (K1's as it always was named)."""
-    if isinstance(cfg, LaunchConfig):
-        gate = "gate_local" if cfg.gate_local else "gate stage"
-        return f"R{cfg.R}-L{cfg.L}-nb{cfg.nb}-kda0{cfg.kda0}-{'-'.join((gate, *cfg.variants()))}"
-    return spec.label(cfg)
+    if form.switch_help:
+        st.caption("; ".join(f"{k}: {v}" for k, v in form.switch_help.items()) + ".")
 
 
 def _floor(gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> None:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from importlib import resources
 from typing import Any
 
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import SCHEDULES, VARIANT_HELP, VARIANTS, LaunchConfig
-from kda_sim.kernels.spec import AcceptedWait, FlaggedData, RealBackends
+from kda_sim.kernels.spec import (
+    AcceptedWait,
+    ConfigForm,
+    FlaggedData,
+    FormField,
+    RealBackends,
+)
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
 
@@ -28,6 +35,7 @@ STAGES: tuple[str, ...] = (
     "k.norm",
 )
 ROLES: tuple[str, ...] = ("attn", "gemv", "idle")
+SHAPE_KEYS: tuple[str, ...] = ("R", "L")  # what a stamp tensor or ktrace file cannot tell
 STAGE_COLORS: dict[str, str] = {
     "slice": "#1f77b4",
     "gate": "#aec7e8",
@@ -54,6 +62,37 @@ COSTS: tuple[str, ...] = (
     "k.gates",
     "k.recur",
     "k.norm",
+)
+
+
+def _file_label(cfg: LaunchConfig) -> str:
+    gate = "gate_local" if cfg.gate_local else "gate stage"
+    return f"R{cfg.R}-L{cfg.L}-nb{cfg.nb}-kda0{cfg.kda0}-{'-'.join((gate, *cfg.variants()))}"
+
+
+# the what-if view's form: shape, kda0 and the protocol variants, named as the docs name
+# them; the schedules and blocks take their defaults (the ticket what-if is its own table)
+CONFIG_FORM = ConfigForm(
+    fields=(
+        FormField(
+            "gate_local",
+            "Gate variant",
+            help=f"gate_local: {VARIANT_HELP['gate_local']}",
+            choices=("gate stage", "gate_local"),
+        ),
+        FormField("kda0", "kda0", 0, 255),
+        FormField("R", "R (requests)", 1, 16),
+        FormField("L", "L (tokens a request)", 1, 8),
+        FormField("nb", "nb (AttnRes blocks)", 1, 31),
+        FormField("nw_first", "in_nw with the slice", help=f"nw_first: {VARIANT_HELP['nw_first']}"),
+        FormField("onw_first", "on_w in k.stage", help=f"onw_first: {VARIANT_HELP['onw_first']}"),
+    ),
+    switches=VARIANTS,
+    switches_title="Every protocol variant at this shape",
+    switches_column="variants",
+    none_on="none (the seed's protocol)",
+    switch_help={name: VARIANT_HELP[name] for name in VARIANTS},
+    file_label=_file_label,
 )
 
 
@@ -139,11 +178,11 @@ class K1:
     @property
     def trace_decoders(self) -> dict[str, Any]:
         """Readers of the real K1's own trace formats, by kind: the twin's stamp tensor and
-        FlyDSL's ktrace (``--R``/``--L`` given, they do not record the shape)."""
-        from kda_sim.importers.ktrace import read_ktrace
-        from kda_sim.importers.stamps import read_stamps
+        FlyDSL's ktrace (``R``/``L`` given, they do not record the shape)."""
+        from kda_sim.kernels.k1.ktrace import read_ktrace
+        from kda_sim.kernels.k1.stamps import read_stamps
 
-        return {"stamps": read_stamps, "ktrace": read_ktrace}
+        return {"stamps": _shaped("stamps", read_stamps), "ktrace": _shaped("ktrace", read_ktrace)}
 
     @property
     def isa_presets(self) -> dict[str, Any]:
@@ -220,11 +259,28 @@ class K1:
             "the XRDY put: Publish(drain=True)) and keep the x stores before the publish",
         )
 
+    # the what-if view's widgets and its variant table
+    config_form: ConfigForm = CONFIG_FORM
+
     # the safety map's axes (``kda-sim sweep``): requests x tokens a request
     sweep_axes: tuple[str, str] = ("R", "L")
 
     # late loads a launch-configuration switch already moves (shared/PROTOCOL.md's variants)
     load_switches: Mapping[str, str] = {"mix.in_nw": "nw_first", "k.on_w": "onw_first"}
+
+
+def _shaped(kind: str, read: Callable[..., Any]) -> Callable[..., Any]:
+    """``read``, refusing a call without the launch's shape (the file does not record it)."""
+
+    def read_shaped(path: Any, **cfg: Any) -> Any:
+        missing = [k for k in SHAPE_KEYS if k not in cfg]
+        if missing:
+            raise InvalidInput(
+                f"a {kind} file does not record the launch's shape: give {missing}", what="R/L"
+            )
+        return read(path, **cfg)
+
+    return read_shaped
 
 
 KERNEL = K1()

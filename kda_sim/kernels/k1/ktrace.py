@@ -1,0 +1,194 @@
+"""K1's ktrace files (its ``trace_decoders`` hook, kind ``ktrace``): one launch's waves of a
+FlyDSL ktrace ``.pftrace.gz`` (decoded by :mod:`kda_sim.importers.ktrace`, which says what
+the file holds) onto K1's timeline.
+
+How our kernel's events map to the timeline (the convention the kernel's ktrace build
+follows; events with other names are counted in ``meta.extra["ignored"]``):
+
+- a range named after a stage (``slice`` .. ``k.norm``) is that stage; for kda stages
+  the payload is the task index;
+- a range ``poll <LABEL>`` (LABEL as the model names the poll site, e.g. ``ONRM+PROJ``)
+  is a poll: first issue at its start, satisfied at its end, payload = retries;
+- an instant ``put <REGION>`` is a put, payload = its first cell index.
+
+A CTA is workgroup x; its waves are merged: a stage spans from the earliest wave's
+begin to the latest wave's end, the k-th poll (put) of a stage from the waves' k-th;
+its ``unit`` and ``xcd`` are its waves' CU's.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from kda_sim.errors import InvalidInput, TraceFormatError
+from kda_sim.importers.caps import read_capped
+from kda_sim.importers.ktrace import Span, WaveLog, launch_waves
+from kda_sim.kernels.k1.config import LaunchConfig, variants_of
+from kda_sim.kernels.k1.program import role_of
+from kda_sim.kernels.k1.spec import STAGES
+from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
+
+
+def _int_payload(v: Any, what: str, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TraceFormatError(f"{what}: payload {v!r} is not an integer", where=where)
+    return v
+
+
+def to_timeline(
+    waves: dict[tuple[int, str], WaveLog], cfg: LaunchConfig, gpu: str, where: str
+) -> Timeline:
+    ctas = [CtaTrack(b, _role(b)) for b in range(cfg.blocks)]
+    ignored = 0
+    per_cta: dict[int, list[WaveLog]] = defaultdict(list)
+    for (cta, _wave), log in sorted(waves.items()):
+        if not 0 <= cta < cfg.blocks:
+            raise TraceFormatError(
+                f"workgroup {cta} is outside the launch's {cfg.blocks} CTAs", where=where
+            )
+        per_cta[cta].append(log)
+    stage_set = set(STAGES)
+    for cta, logs in per_cta.items():
+        track = ctas[cta]
+        rec = f"{where}: WG({cta})"
+        stages: dict[tuple[str, int], StageSpan] = {}
+        polls: dict[tuple[str, int, int], PollRecord] = {}
+        puts: dict[tuple[str, int, int], PutRecord] = {}
+        for log in logs:
+            track.unit, track.xcd = log.unit, log.xcd
+            life = [s for s in log.spans if s.name == "Wave Span"]
+            for s in life:
+                track.start = s.start if track.start is None else min(track.start, s.start)
+                track.end = s.end if track.end is None else max(track.end, s.end)
+            own = sorted((s for s in log.spans if s.name in stage_set), key=lambda s: s.start)
+            count: dict[tuple[str, int, str], int] = defaultdict(int)
+            for s in own:
+                task = (
+                    _int_payload(s.payload, f"stage {s.name}", rec)
+                    if s.name.startswith("k.")
+                    else -1
+                )
+                key = (s.name, task)
+                if not s.closed:
+                    track.end = None  # the wave never left this stage
+                old = stages.get(key)
+                if old is None:
+                    stages[key] = StageSpan(s.name, task, float(s.start), float(s.end))
+                else:
+                    old.start, old.end = min(old.start, s.start), max(old.end, s.end)
+
+            def enclosing(t: int, own: list[Span] = own) -> tuple[str, int]:
+                inside = [s for s in own if s.start <= t <= s.end]
+                if not inside:
+                    return "", -1
+                s = inside[-1]
+                task = s.payload if s.name.startswith("k.") else -1
+                return s.name, int(task)
+
+            for s in sorted(log.spans, key=lambda s: s.start):
+                if s.name in stage_set or s.name == "Wave Span":
+                    continue
+                if not s.name.startswith("poll "):
+                    ignored += 1
+                    continue
+                label = s.name[5:]
+                stage, task = enclosing(s.start)
+                n = count[(stage, task, "poll " + label)]
+                count[(stage, task, "poll " + label)] += 1
+                retries = None if s.payload is None else _int_payload(s.payload, s.name, rec)
+                key3 = (stage + "|" + label, task, n)
+                p = polls.get(key3)
+                sat = float(s.end) if s.closed else None
+                if p is None:
+                    polls[key3] = PollRecord(stage, task, label, 0, 0, float(s.start), sat, retries)
+                else:
+                    p.first_issue = min(p.first_issue, s.start)
+                    p.satisfied = (
+                        None if sat is None or p.satisfied is None else max(p.satisfied, sat)
+                    )
+                    if retries is not None:
+                        p.retries = max(p.retries or 0, retries)
+            for t, name, payload in sorted(log.instants, key=lambda i: i[0]):
+                if not name.startswith("put "):
+                    ignored += 1
+                    continue
+                region = name[4:]
+                stage, task = enclosing(t)
+                n = count[(stage, task, name)]
+                count[(stage, task, name)] += 1
+                first = -1 if payload is None else _int_payload(payload, name, rec)
+                key3 = (stage + "|" + region, task, n)
+                u = puts.get(key3)
+                if u is None:
+                    puts[key3] = PutRecord(stage, task, region, 0, first, float(t))
+                else:
+                    u.time = max(u.time, t)
+        track.stages = sorted(stages.values(), key=lambda s: (s.start, s.end))
+        track.polls = sorted(polls.values(), key=lambda p: p.first_issue)
+        track.puts = sorted(puts.values(), key=lambda u: u.time)
+    meta = Meta.for_launch(
+        cfg,
+        source="measured",
+        gpu=gpu,
+        clock="s_memrealtime 100 MHz (ktrace)",
+        extra={
+            "format": "ktrace",
+            "clock_resolution_ns": 10.0,
+            "ctas_recorded": sorted(per_cta),
+            "ignored": ignored,
+        },
+    )
+    return Timeline(meta, ctas)
+
+
+def _role(b: int) -> str:
+    return role_of(b).value
+
+
+def read_ktrace(
+    path: str | Path,
+    *,
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    gpu: str = "mi355x",
+    launch: int = 1,
+    **variants: bool,
+) -> Timeline:
+    """One launch (1-based, as the trace names them) of a ktrace ``.pftrace.gz``."""
+    p = Path(path)
+    raw = read_capped(p)
+    return parse_ktrace(
+        raw,
+        R=R,
+        L=L,
+        nb=nb,
+        kda0=kda0,
+        gpu=gpu,
+        launch=launch,
+        where=str(p),
+        **variants,
+    )
+
+
+def parse_ktrace(
+    raw: bytes,
+    *,
+    R: int,
+    L: int,
+    nb: int = 8,
+    kda0: int = 0,
+    gpu: str = "mi355x",
+    launch: int = 1,
+    where: str = "ktrace",
+    **variants: bool,
+) -> Timeline:
+    """``variants``: the protocol variants the launch ran (``gate_local=True``, ...)."""
+    try:
+        cfg = LaunchConfig(R, L, nb, kda0, **variants_of(variants)).validate()
+    except InvalidInput as e:
+        raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
+    return to_timeline(launch_waves(raw, launch, where), cfg, gpu, where)
