@@ -7,12 +7,15 @@ latch without passing the header. Cycles with no such edge (more than one entry,
 irreducible region) are strongly connected components of what remains; they are loops
 too, since they cycle. A branch to an earlier block is not by itself a loop: LLVM
 places cold blocks after ``s_endpgm`` that branch back to where they came from, and
-that is a join, not a cycle.
+that is a join, not a cycle. Dominators, walks and strongly connected components are
+networkx's, over the blocks the entry reaches.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import networkx as nx
 
 from kda_sim.isa.parser import Kernel
 
@@ -82,36 +85,29 @@ def build(kernel: Kernel) -> Cfg:
     for b in blocks:
         for s in b.succs:
             blocks[s].preds.append(b.id)
-    idom = _dominators(blocks)
-    loops, back = _loops(blocks, idom)
-    return Cfg(blocks, block_of, idom, loops, back, _rpo(blocks))
+    graph = _graph(blocks)
+    idom = _dominators(graph, len(blocks))
+    loops, back = _loops(blocks, graph, idom)
+    return Cfg(blocks, block_of, idom, loops, back, _rpo(graph))
 
 
-def _dominators(blocks: list[Block]) -> list[int]:
-    """Cooper-Harvey-Kennedy on reverse postorder."""
-    rpo = _rpo(blocks)
-    pos = {b: i for i, b in enumerate(rpo)}
-    idom = [-1] * len(blocks)
-    idom[0] = 0
-    changed = True
-    while changed:
-        changed = False
-        for b in rpo[1:]:
-            preds = [p for p in blocks[b].preds if idom[p] != -1]
-            if not preds:
-                continue
-            new = preds[0]
-            for p in preds[1:]:
-                a, c = p, new
-                while a != c:
-                    while pos[a] > pos[c]:
-                        a = idom[a]
-                    while pos[c] > pos[a]:
-                        c = idom[c]
-                new = a
-            if idom[b] != new:
-                idom[b] = new
-                changed = True
+def _graph(blocks: list[Block]) -> nx.DiGraph:
+    """The blocks reachable from the entry, edges in successor order (so walks, and
+    what is reported from them, are deterministic): unreachable blocks never run."""
+    full = nx.DiGraph((b.id, s) for b in blocks for s in b.succs)
+    full.add_node(0)
+    reached = nx.descendants(full, 0) | {0}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(sorted(reached))
+    graph.add_edges_from((b.id, s) for b in blocks if b.id in reached for s in b.succs)
+    return graph
+
+
+def _dominators(graph: nx.DiGraph, n: int) -> list[int]:
+    idom = [-1] * n
+    for b, d in nx.immediate_dominators(graph, 0).items():
+        idom[b] = d
+    idom[0] = 0  # networkx leaves the entry out (3.5+) or maps it to itself
     return idom
 
 
@@ -125,31 +121,29 @@ def dominates(idom: list[int], a: int, b: int) -> bool:
     return True
 
 
-def _loops(blocks: list[Block], idom: list[int]) -> tuple[list[Loop], list[tuple[int, int]]]:
+def _loops(
+    blocks: list[Block], graph: nx.DiGraph, idom: list[int]
+) -> tuple[list[Loop], list[tuple[int, int]]]:
     """Natural loops (one a header, its back edges merged), then the irreducible cycles
     left when back edges are taken out. Unreachable blocks run never: no loops there."""
-    reachable = {b.id for b in blocks if idom[b.id] != -1}
-    back = [
-        (b.id, h) for b in blocks if b.id in reachable for h in b.succs if dominates(idom, h, b.id)
-    ]
+    back = [(b, h) for b, h in graph.edges if dominates(idom, h, b)]
     by_header: dict[int, set[int]] = {}
     latches: dict[int, list[int]] = {}
     for latch, h in back:
-        by_header.setdefault(h, set()).update(_natural(blocks, h, latch))
+        by_header.setdefault(h, set()).update(_natural(graph, h, latch))
         latches.setdefault(h, []).append(latch)
     loops = [
         Loop(h, tuple(latches[h]), frozenset(by_header[h]), entries=(h,)) for h in sorted(by_header)
     ]
     back_set = set(back)
-    rpo = {b: i for i, b in enumerate(_rpo(blocks))}
-    for scc in _sccs(blocks, reachable, back_set):
-        cyclic = len(scc) > 1 or any(
-            s == b and (b, s) not in back_set for b in scc for s in blocks[b].succs
-        )
-        if not cyclic:
-            continue
+    rpo = {b: i for i, b in enumerate(_rpo(graph))}
+    rest = graph.copy()
+    rest.remove_edges_from(back_set)
+    for scc in nx.strongly_connected_components(rest):
+        if len(scc) == 1 and not any(rest.has_edge(b, b) for b in scc):
+            continue  # one block and no edge to itself: no cycle
         entries = sorted(
-            (b for b in scc if b == 0 or any(p not in scc for p in blocks[b].preds)),
+            (b for b in scc if b == 0 or any(p not in scc for p in graph.predecessors(b))),
             key=rpo.__getitem__,
         )
         header = entries[0] if entries else min(scc, key=rpo.__getitem__)
@@ -160,79 +154,19 @@ def _loops(blocks: list[Block], idom: list[int]) -> tuple[list[Loop], list[tuple
     return loops, back
 
 
-def _rpo(blocks: list[Block]) -> list[int]:
-    order: list[int] = []
-    seen = {0}
-    stack = [(0, 0)]
-    while stack:
-        b, k = stack.pop()
-        if k < len(blocks[b].succs):
-            stack.append((b, k + 1))
-            s = blocks[b].succs[k]
-            if s not in seen:
-                seen.add(s)
-                stack.append((s, 0))
-        else:
-            order.append(b)
-    return list(reversed(order))
+def _rpo(graph: nx.DiGraph) -> list[int]:
+    return list(reversed(list(nx.dfs_postorder_nodes(graph, 0))))
 
 
-def _sccs(blocks: list[Block], nodes: set[int], removed: set[tuple[int, int]]) -> list[set[int]]:
-    """Tarjan's strongly connected components over ``nodes``, without ``removed`` edges
-    (iterative: kernels have thousands of blocks)."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on: set[int] = set()
-    stack: list[int] = []
-    out: list[set[int]] = []
-    counter = 0
-    for root in sorted(nodes):
-        if root in index:
-            continue
-        work = [(root, 0)]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            v, k = work[-1]
-            succs = [s for s in blocks[v].succs if s in nodes and (v, s) not in removed]
-            if k < len(succs):
-                work[-1] = (v, k + 1)
-                w = succs[k]
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, 0))
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-                continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                low[u] = min(low[u], low[v])
-            if low[v] == index[v]:
-                comp = set()
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.add(w)
-                    if w == v:
-                        break
-                out.append(comp)
-    return out
-
-
-def _natural(blocks: list[Block], header: int, latch: int) -> set[int]:
+def _natural(graph: nx.DiGraph, header: int, latch: int) -> set[int]:
+    """What reaches ``latch`` without passing ``header`` (reachable blocks only)."""
     body = {header, latch}
     work = [latch]
     while work:
         b = work.pop()
         if b == header:
             continue
-        for p in blocks[b].preds:
+        for p in graph.predecessors(b):
             if p not in body:
                 body.add(p)
                 work.append(p)
