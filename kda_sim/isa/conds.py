@@ -53,11 +53,12 @@ _KEEPS_SCC = (
     "s_memrealtime",
     "s_sendmsg",
 )
+# no register destination: compares, control, waits; operand 0 of a store is its data
 _NO_DEST = ("s_cmp", "s_bitcmp", "s_branch", "s_cbranch", "s_waitcnt", "s_sleep", "s_nop")
-_STORES = ("_store", "ds_write", "ds_add", "s_barrier", "s_setprio", "s_endpgm")
+_STORES = ("_store", "ds_write")
 _CALLS = ("s_swappc", "s_setpc", "s_call")
 # VALU ops with a second (carry / scale) SGPR destination after the first
-_TWO_DESTS = ("_co_", "_co_ci_", "div_scale", "mad_u64", "mad_i64")
+_TWO_DESTS = ("_co_", "div_scale", "mad_u64", "mad_i64")
 
 
 def sgprs(operand: str) -> frozenset[int] | None:
@@ -102,7 +103,7 @@ def branch_test(instrs: list[Instr], start: int, end: int) -> tuple[Test, bool] 
     return None
 
 
-def test_registers(test: Test) -> frozenset[int]:
+def tested_registers(test: Test) -> frozenset[int]:
     return frozenset().union(*(sgprs(x) or frozenset() for x in test[2:]))
 
 
@@ -182,7 +183,7 @@ def forget(facts: Facts, regs: frozenset[int] | None) -> Facts:
         return facts
     if regs is None:
         return frozenset()
-    return frozenset(f for f in facts if not (test_registers(f[0]) & regs))
+    return frozenset(f for f in facts if not (tested_registers(f[0]) & regs))
 
 
 def kill(facts: Facts, ins: Instr) -> Facts:
