@@ -5,8 +5,10 @@ A poll loop is a loop whose body loads, compares, and either sleeps (``s_sleep``
 loads coherently (sc0 / sc1 / glc, or an atomic): without either, FlyDSL deletes the
 loop or hoists its load out of it, leaving a spin on a value loaded once. LLVM often
 peels a poll's first try out of the loop; that copy is the one that waits behind
-whatever the CTA issued before the poll, so it is found (same load form, on the
-dominator path into the loop) and counted as the poll.
+whatever the CTA issued before the poll, so it is found (same load form from the same
+kernel argument where both are traced, on the dominator path into the loop) and
+counted as the poll. A loop with no such copy is not peeled: a rotated loop's first
+try is its own load, entered from outside.
 """
 
 from __future__ import annotations
@@ -86,6 +88,13 @@ def _peeled_first_try(
     kernel: Kernel, cfg: Cfg, flow: Flow, loop: Loop, loads: list[MemOp]
 ) -> tuple[int, ...]:
     forms = {(kernel.instrs[op.index].mnemonic, op.cache) for op in loads}
+    # the kernel arguments the loop's loads read, by form: a load of the same form from
+    # another argument (the value, read before the poll) is no copy of the poll
+    read: dict[tuple[str, frozenset[str]], set[int | None]] = {}
+    for op in loads:
+        arg = argument(kernel, op.index, op.resource)
+        form = (kernel.instrs[op.index].mnemonic, op.cache)
+        read.setdefault(form, set()).add(None if arg is None else arg.offset)
     # blocks of other loops (a previous poll, say) end the search; loops around this
     # one (the kda task loop) do not
     in_loops = set().union(*(lp.blocks for lp in cfg.loops if loop.header not in lp.blocks))
@@ -108,6 +117,10 @@ def _peeled_first_try(
             if op.kind is MemKind.STORE:
                 return tuple(sorted(found))
             if (ins.mnemonic, op.cache) in forms:
+                arg = argument(kernel, i, op.resource)
+                sources = read[(ins.mnemonic, op.cache)]
+                if arg is not None and None not in sources and arg.offset not in sources:
+                    continue  # traced to another argument than every loop load of its form
                 found.append(i)
                 if len(found) == len(loads):
                     return tuple(sorted(found))

@@ -87,3 +87,25 @@ def test_a_path_that_can_run_both_keeps_the_store_in_flight(old: str, new: str) 
     # the store sits above the edited lines: its line is the same in both texts
     assert [f.line for f in poll.in_flight] == [line_of(text, "buffer_store_dword")]
     assert poll.tries[0].lines == [f.line for f in poll.in_flight]
+
+
+def test_a_load_of_another_argument_is_no_peeled_first_try() -> None:
+    """The value is read with the poll's load form on the dominator path into the
+    loop; it comes from another argument, so the poll is not peeled: its first try is
+    the loop's load, behind the value load."""
+    text = text_of("not_a_peeled_copy")
+    r = analyze_path(HANDMADE / "not_a_peeled_copy.s")
+    [poll] = r.kernels[0].polls
+    poll_load = line_of(text, "buffer_load_dword v2")
+    assert not poll.peeled and poll.line == poll_load
+    first = poll.tries[0]
+    assert first.kind == "first try" and first.line == poll_load
+    assert first.lines == [line_of(text, "buffer_load_dword v3")]
+
+
+def test_a_load_of_the_polled_argument_is_the_peeled_first_try() -> None:
+    text = text_of("not_a_peeled_copy").replace(
+        "buffer_load_dword v3, v1, s[4:7]", "buffer_load_dword v3, v1, s[8:11]"
+    )
+    [poll] = analyze_text(text).kernels[0].polls
+    assert poll.peeled and poll.line == line_of(text, "buffer_load_dword v3")
