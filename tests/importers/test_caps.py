@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kda_sim.app.data import parse_upload
 from kda_sim.cli import main
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers import caps, load_trace
@@ -20,6 +19,14 @@ from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.kernels.k1.ktrace import parse_ktrace, read_ktrace
 from kda_sim.kernels.k1.stamps import read_stamps, stamps_timeline
 from kda_sim.timeline.model import Timeline
+
+
+def parse_upload(name: str, data: bytes):  # the app's upload path (needs the app extra)
+    pytest.importorskip("streamlit")
+    from kda_sim.app.data import parse_upload as parse
+
+    return parse(name, data)
+
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KTRACE = FIXTURES / "kda_pre_R1_L1_ktrace.pftrace.gz"

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from kda_sim.app.data import parse_upload
 from kda_sim.cli import main
 from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
@@ -20,6 +19,14 @@ from kda_sim.importers.chrome import parse_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
+
+
+def parse_upload(name: str, data: bytes):  # the app's upload path (needs the app extra)
+    pytest.importorskip("streamlit")
+    from kda_sim.app.data import parse_upload as parse
+
+    return parse(name, data)
+
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 
