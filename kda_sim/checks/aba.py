@@ -165,7 +165,7 @@ def _finding(where: tuple, w: WordWrite, hazards: list[WordWait]) -> Finding:
         f"{x.site.text()} waiting for {word} {x.op.pred.value} {x.op.value}"
         for x in hazards[:_SHOWN]
     ) + (f" and {len(hazards) - _SHOWN} more" if len(hazards) > _SHOWN else "")
-    new = f"+{w.value}" if w.kind == "add" else f"to {w.value}"
+    new = f"{w.value:+d}" if w.kind == "add" else f"to {w.value}"
     msg = (
         f"ABA: {w.site.text()} {verb} {word} ({new}) "
         f"while its previous use may still be awaited: nothing orders it after {waiters}; "
