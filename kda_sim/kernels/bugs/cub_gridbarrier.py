@@ -5,10 +5,10 @@ with ``cub::GridBarrier`` busy-waits forever on a P100 and finishes with 56 bloc
 barrier needs every block resident at once, and a P100 SM holds two 1024-thread blocks:
 the main block spins until a block that never got an SM reports in.
 
-The protocol as the thread describes it: every other block sets its flag ``SYNC[b]`` to 1
-and waits until the main block (block 0) clears it; the main block waits for every
-peer's flag, then clears them all; ``iterations`` syncs in a row. The fix is the
-thread's: a grid the GPU holds at once (``--blocks 56``).
+The protocol, as ``cub::GridBarrier::Sync`` has it: every other block sets its flag
+``SYNC[b]`` to 1 and waits until the main block (block 0) clears it; the main block waits
+for every peer's flag, then clears them all; ``iterations`` syncs in a row. The fix is
+the thread's: a grid the GPU holds at once (``--blocks 56``).
 """
 
 from __future__ import annotations
