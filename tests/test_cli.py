@@ -46,7 +46,7 @@ def test_deadlock_is_exit_1_and_names_the_wait(capsys) -> None:
         (["--L", "17"], "L = 17 > 16"),
         (["--nb", "0"], "nb = 0"),
         (["--R", "0"], "R = 0"),
-        (["--gpu", "b200"], "unknown GPU"),
+        (["--gpu", "a100"], "unknown GPU"),
         (["--R", "10", "--L", "1"], "LDS"),
         (["--occupancy", "0"], "occupancy"),
     ],

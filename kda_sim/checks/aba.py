@@ -13,6 +13,8 @@ ordered before X (X is a later use). Ops of the same CTA are ordered by its prog
 
 from __future__ import annotations
 
+import functools
+
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.checks.words import WordUse, WordWait, WordWrite, falsifies, word_uses
 from kda_sim.protocol.counters import Pred, Wait
@@ -76,7 +78,7 @@ def check_aba(launch: Launch) -> list[Finding]:
             waits = use.waits
             if w.kind == "clear":  # after every item of its loop: only the CTAs' own waits
                 waits = [x for x in waits if x.site.item < 0]
-            hazards = [x for x in waits if _hazard(w, x, by_actor, uses)]
+            hazards = [x for x in waits if _hazard(w, x, by_actor, uses, use)]
             if hazards:
                 out.append(_finding(space.split(cell), w, hazards))
     return out
@@ -87,13 +89,66 @@ def _hazard(
     x: WordWait,
     by_actor: dict[tuple[str, int], list[tuple[Site, object]]],
     uses: dict[int, WordUse],
+    use: WordUse,
 ) -> bool:
     wa, xa = _actor(w.site), _actor(x.site)
     if wa == xa or not falsifies(w, x.op.pred, x.op.value):
         return False
+    if _needed(w, x, use):
+        return False  # X cannot hold before W: W is one of the adds X waits for
     if _implies_passed(by_actor[wa], w.site, xa, x.site, uses):
         return False  # X passed before W
     return not _implies_passed(by_actor[xa], x.site, wa, w.site, uses)  # W before X
+
+
+def _needed(w: WordWrite, x: WordWait, use: WordUse) -> bool:
+    """Whether an ``==`` wait X on a word only adds write (of any sign, from 0) cannot
+    hold before the add W: no sum of X's actor's own adds before X and any of the adds
+    that can land before W (other actors', and W's actor's earlier ones) is X's target.
+    Then W is one of the arrivals X waits for (a one-shot barrier of signed adds, as
+    cuML's GridSync), not a reuse. Undecided (False) past ``_SUMS`` combinations."""
+    if x.op.pred is not Pred.EQ or x.op.plus or w.kind != "add":
+        return False
+    if any(v.kind != "add" for v in use.writes):
+        return False
+    wa, xa = _actor(w.site), _actor(x.site)
+    base, counts = 0, {}
+    for v in use.writes:
+        a = _actor(v.site)
+        if a == xa:
+            if v.site.item == x.site.item and v.site.index < x.site.index:
+                base += v.value  # made before X: in every state X reads
+        elif a != wa or (v.site.item == w.site.item and v.site.index < w.site.index):
+            counts[v.value] = counts.get(v.value, 0) + 1
+    return x.op.value not in _sums(base, tuple(sorted(counts.items())))
+
+
+_SUMS = 100_000  # the most combinations of optional adds _needed enumerates
+
+
+class _All:
+    """Every integer: what ``_sums`` answers past ``_SUMS`` combinations."""
+
+    def __contains__(self, _v: object) -> bool:
+        return True
+
+
+_ALL = _All()
+
+
+@functools.lru_cache(maxsize=256)
+def _sums(base: int, counts: tuple[tuple[int, int], ...]) -> frozenset[int] | _All:
+    """Every value ``base`` plus some of the adds ``counts`` ((value, how many) pairs)
+    can make; every integer past ``_SUMS`` combinations."""
+    size = 1
+    for _v, n in counts:
+        size *= n + 1
+    if size > _SUMS:
+        return _ALL
+    reach = {base}
+    for v, n in counts:
+        reach = {r + k * v for r in reach for k in range(n + 1)}
+    return frozenset(reach)
 
 
 def _finding(where: tuple, w: WordWrite, hazards: list[WordWait]) -> Finding:
@@ -110,7 +165,7 @@ def _finding(where: tuple, w: WordWrite, hazards: list[WordWait]) -> Finding:
         f"{x.site.text()} waiting for {word} {x.op.pred.value} {x.op.value}"
         for x in hazards[:_SHOWN]
     ) + (f" and {len(hazards) - _SHOWN} more" if len(hazards) > _SHOWN else "")
-    new = f"+{w.value}" if w.kind == "add" else f"to {w.value}"
+    new = f"{w.value:+d}" if w.kind == "add" else f"to {w.value}"
     msg = (
         f"ABA: {w.site.text()} {verb} {word} ({new}) "
         f"while its previous use may still be awaited: nothing orders it after {waiters}; "

@@ -14,7 +14,9 @@ from typing import Any
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import SimResult, simulate
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.counters import Atomic, AtomicKind, Reset
 from kda_sim.protocol.program import Launch
+from kda_sim.protocol.tickets import walk
 
 SLOW = 20.0
 
@@ -102,7 +104,54 @@ def check_dynamic(
                 Severity.FAIL,
                 f"the engine ({r.label}, {assumption}) stops with {len(tl.stuck)} CTAs "
                 f"waiting.{where}{timing}",
+                _unplaced_fix(r.result, prof) or _finished_fix(r.result, launch or cfg),
                 details={"run": r.label, "stuck": len(tl.stuck), "runs": len(runs)},
             )
         )
     return v
+
+
+def _unplaced_fix(res: SimResult, prof: GpuProfile) -> str:
+    """The fix of a hang where some CTAs never got a slot while the resident ones wait:
+    a grid no larger than the GPU holds at once ("" when every CTA was resident)."""
+    ctas = res.timeline.ctas
+    unplaced = sum(c.start is None for c in ctas)
+    if not unplaced:
+        return ""
+    r = res.residency
+    return (
+        f"size the grid to the GPU: at most {r.slots} CTAs resident at once ({r.per_unit} "
+        f"a {prof.unit_name}, limited by {r.limited_by}), now {len(ctas)}; or make no "
+        "resident CTA wait on what a CTA without a slot must do"
+    )
+
+
+def _finished_fix(res: SimResult, launch: Any) -> str:
+    """The fix of a hang on a count some CTAs finished without adding enough to: every CTA
+    was resident, some finished, the rest wait on a word only positive adds write ("" else:
+    a word also reset or exchanged has its own finding, the ABA check's)."""
+    tl = res.timeline
+    first = next((s for s in tl.stuck if s.region), None)
+    done = sum(c.start is not None and c.end is not None for c in tl.ctas)
+    if first is None or not done or any(c.start is None for c in tl.ctas):
+        return ""
+    if not isinstance(launch, Launch):
+        from kda_sim.kernels.registry import spec_for
+
+        launch = spec_for(launch).build(launch)
+    space = launch.space
+    cell = int(space.gid(space.names.index(first.region), first.index))
+    walked: set[int] = set()
+    for prog in launch.programs:
+        for _site, op in walk(prog, walked):  # ticket loops' bodies included
+            if isinstance(op, Reset) and cell in op.cells:
+                return ""
+            mixed = isinstance(op, Atomic) and (op.kind is not AtomicKind.ADD or op.value <= 0)
+            if mixed and op.cell == cell:
+                return ""
+    word = f"{first.region}[{first.index}]"
+    return (
+        f"{done} of {len(tl.ctas)} CTAs finished while the rest wait on {word}: make every "
+        "CTA reach each wait the others count on (as many arrivals in every CTA, padding "
+        "with extra syncs), or wait only for what the launch writes"
+    )

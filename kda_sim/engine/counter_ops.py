@@ -140,7 +140,7 @@ class CounterOps:
         rec.retries = n
         if src is not None:
             rec.producer, rec.put_time, rec.put_ref = src.cta, src.at, src.rec
-        if words.initial and words.early(op.cell, seen, op.pred, target):
+        if words.initial and words.early(op.cell, seen, op.pred, target, src is None):
             words.stale.append(StaleWait(cta, op.label, op.cell, seen, satisfied))
         return satisfied
 

@@ -72,12 +72,14 @@ class Words:
         if ev is not None:
             ev.succeed()
 
-    def early(self, cell: int, seen: int, pred: Pred, target: int) -> bool:
+    def early(self, cell: int, seen: int, pred: Pred, target: int, read_initial: bool) -> bool:
         """Whether a wait that read ``seen`` passed only thanks to the value the word held
         when the launch started: counted from 0 (no reset or exchange since), the
-        predicate would not hold."""
+        predicate would not hold. A read of that value itself (``read_initial``: no write
+        of this launch visible to it yet) counts from 0 whatever was written since."""
         left = self.initial.get(cell, 0)
-        return bool(left) and cell not in self.rebased and not pred.holds(seen - left, target)
+        rebased = cell in self.rebased and not read_initial
+        return bool(left) and not rebased and not pred.holds(seen - left, target)
 
     def change(self, cell: int) -> simpy.Event:
         ev = self.changed.get(cell)
@@ -86,6 +88,8 @@ class Words:
         return ev
 
     def _visible(self, w: Write, cta: int, xcd: int) -> float:
+        if w.cta == cta:  # a CTA reads its own writes of a word in program order
+            return w.at
         t = w.seen.get(cta)
         if t is None:  # drawn once a reader (jittered runs draw each anew)
             t = w.seen[cta] = w.at + self.sampler.visibility(w.xcd, xcd)

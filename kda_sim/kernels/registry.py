@@ -25,6 +25,19 @@ from kda_sim.errors import InvalidInput, KdaSimError
 
 ENTRY_POINT_GROUP = "kda_sim.kernels"
 DEFAULT_KERNEL = "k1"  # the kernel a command, a view or a timeline means when none is named
+# the bug corpus (kda_sim/kernels/bugs/, docs/bugs.md): each module's name is its kernel's
+BUG_KERNELS: tuple[str, ...] = (
+    "flashmoe_h20",
+    "mirage_b200",
+    "cuml_gridsync",
+    "aiter_splitk",
+    "deepgemm_gridid",
+    "cub_gridbarrier",
+    "punica_gridsync",
+    "fuser_gridsync",
+    "tilelang_gridsync",
+    "aiter_flydsl_splitk",
+)
 # built-in kernels: name -> "module:attribute", imported when first asked for
 BUILTIN: dict[str, str] = {
     "k1": "kda_sim.kernels.k1.spec:KERNEL",
@@ -34,6 +47,7 @@ BUILTIN: dict[str, str] = {
     "monomoe": "kda_sim.kernels.monomoe.spec:KERNEL",
     "splitk": "kda_sim.kernels.examples.splitk:KERNEL",
     "schedworker": "kda_sim.kernels.examples.schedworker:KERNEL",
+    **{name: f"kda_sim.kernels.bugs.{name}:KERNEL" for name in BUG_KERNELS},
 }
 REQUIRED: tuple[str, ...] = (
     "name",

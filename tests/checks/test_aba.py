@@ -62,3 +62,32 @@ def test_the_same_reset_in_an_item_races_the_other_waiter() -> None:
     (f,) = check_aba(_counted(reset_in_item=True))
     assert "item 3 (op 1) resets A[0]" in f.message
     assert [w["item"] for w in f.details["waiters"]] == [4]
+
+
+def _signed_barrier(counters: int, syncs: int = 2, n: int = 4) -> Launch:
+    """cuML's GridSync shape: block 0 adds -(n - 1), the others 1, all wait for 0; sync s
+    on counter s % counters."""
+    space = CellSpace.from_sizes({"S": counters})
+    progs = []
+    for c in range(n):
+        ops: list = []
+        for s in range(syncs):
+            word = int(space.gid(0, s % counters))
+            ops += [
+                Atomic(0, word, value=-(n - 1) if c == 0 else 1),
+                Wait("S", 0, word, Pred.EQ, 0),
+            ]
+        progs.append(CtaProgram(c, "m", (), tuple(ops)))
+    return Launch(None, space, tuple(progs))
+
+
+def test_an_add_an_eq_wait_needs_is_an_arrival_not_a_reuse() -> None:
+    # one counter a sync: every add is one the waits need, none can undo a 0 already read
+    assert check_aba(_signed_barrier(counters=2)) == []
+
+
+def test_the_next_syncs_add_on_the_same_counter_is_a_reuse() -> None:
+    found = check_aba(_signed_barrier(counters=1))
+    # the second sync's adds (op 2) can land before a slow block read the first sync's 0
+    assert any(f.details["writer"]["op"] == 2 for f in found)
+    assert all(f.category is Category.ABA for f in found)

@@ -29,14 +29,14 @@ def test_check_passing_launch_is_exit_0_and_json(capsys) -> None:
     "argv",
     [
         ["check", "--R", "17"],
-        ["check", "--gpu", "b200"],
+        ["check", "--gpu", "a100"],
         ["check", "--jitter", "1.5"],
         ["check", "--tags", "--shapes", "20x1"],
         ["check", "--tags", "--shapes", "8y1"],
         ["check", "--tags", "--slots", "2", "--nb-per-slot", "1,2"],
         ["check", "--tags", "--epoch-bits", "40"],
         ["check", "--tags", "--nb-per-slot", "1,x"],
-        ["sweep", "--gpu", "b200"],
+        ["sweep", "--gpu", "a100"],
     ],
 )
 def test_invalid_input_is_exit_2(argv: list[str], capsys) -> None:

@@ -17,7 +17,7 @@ from kda_sim.cli import main
         ("--stream-tbps=0", "must be > 0"),
         ("--poll-ns=-1", "latencies >= 0"),
         ("--poll-ns=0", "round trip >= 0.001 ns"),  # the engine divides by it
-        ("--gpu=b200", "unknown GPU"),
+        ("--gpu=a100", "unknown GPU"),
         ("--L=17", "L = 17 > 16"),
     ],
 )

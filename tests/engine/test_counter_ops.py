@@ -146,3 +146,15 @@ def test_an_item_waiting_on_a_larger_ticket_hangs_at_one_taker() -> None:
     tl = _items(ItemsCfg(ctas=1, forward=True))
     assert tl.deadlock
     assert "item 1 is not taken" in tl.stuck[0].reason
+
+
+def test_a_cta_reads_its_own_write_of_a_word_at_once() -> None:
+    from kda_sim.engine.initial import Initial
+    from kda_sim.kernels.examples.splitk import SplitKConfig
+
+    # the reducer adds 1 to the 2 left, then waits == 2: it must read its own 3, not the 2
+    prof = load_profile("mi355x", kernel="splitk")
+    res = simulate(SplitKConfig(splits=1), prof, initial=Initial(words={0: 2}))
+    assert res.deadlock and res.final.stale_waits == []
+    (stuck,) = res.timeline.stuck
+    assert "it reads 3" in stuck.reason

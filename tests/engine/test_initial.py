@@ -40,7 +40,8 @@ def test_a_word_left_non_zero_passes_a_ge_wait_early() -> None:
     cfg = GridBarrierConfig(ctas=4, rounds=1)
     res = simulate(cfg, prof, initial=Initial(words={0: 4}))
     assert not res.deadlock
-    assert {s.cta for s in res.final.stale_waits} == {0, 1, 2, 3}
+    # the last to add reads its own 8: this launch's 4 arrivals, not the 4 left
+    assert {s.cta for s in res.final.stale_waits} == {0, 1, 2}
     assert res.final.words == {0: 8}
     assert simulate(cfg, prof, initial=Initial()).final.stale_waits == []
 
@@ -57,3 +58,13 @@ def test_a_reset_rebases_the_word() -> None:
     prof = load_profile("h200", kernel="splitk")
     res = simulate(SplitKConfig(splits=2, reset=True), prof, initial=Initial())
     assert res.final.words == {0: 0}
+
+
+def test_a_wait_that_read_the_left_value_is_stale_though_an_exchange_followed() -> None:
+    from kda_sim.kernels.bugs.deepgemm_gridid import MegaMoeConfig
+
+    prof = load_profile("b200", kernel="deepgemm_gridid")
+    cfg = MegaMoeConfig(ranks=2)
+    left = simulate(cfg, prof, initial=Initial(words={0: 1, 1: 1}))
+    assert {s.cta for s in left.final.stale_waits} == {0, 1}  # read the 1 before the peer's
+    assert simulate(cfg, prof, initial=Initial()).final.stale_waits == []

@@ -41,15 +41,22 @@ def test_a_bundled_gpu_holds_no_kernel_costs() -> None:
         assert gpu.costs == {} and gpu.gpu == g and gpu.costs_from == ""
 
 
-def test_k1_keeps_stock_costs_for_every_gpu_and_a_fitted_overlay_for_the_h200() -> None:
+def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -> None:
     names = sorted(p.name for p in K1_COSTS.iterdir() if p.name.endswith(".json"))
     assert names == ["h200.fitted.json", "h200.json", "mi300x.json", "mi355x.json"]
-    for g in gpu_names():
+    for g in ("h200", "mi300x", "mi355x"):
         d = _k1_file(f"{g}.json")
         prof = load_profile(g)
         assert prof.costs == {k: tuple(v) for k, v in d["costs"].items()}
         assert list(prof.costs) == list(get("k1").cost_keys)
         assert prof.costs_from == f"k1/{g} stock"
+
+
+def test_a_gpu_k1_has_no_costs_for_is_refused_naming_them() -> None:
+    # the bug corpus's GPUs (h20, b200, ...) carry no K1 costs: none were measured
+    for g in sorted(set(gpu_names()) - {"h200", "mi300x", "mi355x"}):
+        with pytest.raises(InvalidInput, match=f"no costs of k1 for GPU '{g}'"):
+            load_profile(g)
 
 
 def test_precedence_fitted_then_stock_then_default_costs() -> None:

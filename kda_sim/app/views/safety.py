@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from kda_sim.app.data import config_key, config_of, profile_name, simulate_cached
+from kda_sim.app.data import DEFAULT_GPU, config_key, config_of, profile_name, simulate_cached
 from kda_sim.app.figures import VERDICT_CODE, safety_figure
 from kda_sim.app.outcome import Outcome, guarded, name_of
 from kda_sim.app.views.common import Ctx, show_chart
@@ -93,7 +93,7 @@ def render(ctx: Ctx) -> None:
     m = ctx.run.main.meta
     spec = get(m.kernel)
     names = bundled_names()
-    gpu0 = profile_name(m.gpu) or names[0]
+    gpu0 = profile_name(m.gpu) or DEFAULT_GPU  # not names[0]: K1 has no costs on every GPU
     a, b, c = st.columns([2, 2, 3])
     gpu = a.selectbox("GPU profile", names, index=names.index(gpu0), key="sm_gpu")
     occ = int(b.number_input("Occupancy (0 = from resources)", 0, 32, 0, 1, key="sm_occ"))

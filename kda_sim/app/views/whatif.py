@@ -12,6 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from kda_sim.app.data import (
+    DEFAULT_GPU,
     SimOutcome,
     floor_cached,
     profile_name,
@@ -48,7 +49,7 @@ def render(ctx: Ctx) -> None:
     m = ctx.run.main.meta
     spec = get(m.kernel)
     names = bundled_names()
-    gpu0 = profile_name(m.gpu) or names[0]
+    gpu0 = profile_name(m.gpu) or DEFAULT_GPU  # not names[0]: K1 has no costs on every GPU
     a, b, c, d = st.columns(4)
     gpu = a.selectbox("GPU profile", names, index=names.index(gpu0), key="wi_gpu")
     occ = int(

@@ -1,0 +1,78 @@
+"""nvFuser's grid sync with the semaphore reset by the block that releases it: the other
+blocks read the reset instead of the release and wait forever.
+
+Thread: https://github.com/NVIDIA/Fuser/pull/2081 (the hazard found in its review).
+To reuse a grid sync's semaphore without a memset, the change had the last block clear it
+right after flipping the bit that releases the waiting blocks; a persistent kernel's
+blocks still watching for that bit then read 0 and keep waiting. The author withdrew the
+reset ("we can't do this without causing deadlocks").
+
+The protocol as modelled, on the example ``gridbarrier`` kernel's machinery: each block
+adds 1 to the semaphore and waits until every block has (the released state); with the
+reset, the block that releases (block 0 in the model: the vocabulary has no branch on an
+atomic's old value to pick the last arriver) stores 0 right after passing. The fix keeps
+a value that only grows (each sync waits for its own multiple of the block count).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.bugs.case import BugCase
+from kda_sim.kernels.examples import gridbarrier
+from kda_sim.kernels.spec import Kernel
+from kda_sim.protocol.program import Launch
+
+
+@dataclass(frozen=True)
+class FuserSyncConfig:
+    blocks: int = 8
+    syncs: int = 2  # grid syncs of one persistent launch
+    fix: bool = False  # no reset: each sync waits for its own multiple of blocks
+
+    def validate(self) -> FuserSyncConfig:
+        for name in ("blocks", "syncs"):
+            if getattr(self, name) < 1:
+                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        return self
+
+
+def _inner(cfg: FuserSyncConfig) -> gridbarrier.GridBarrierConfig:
+    return gridbarrier.GridBarrierConfig(cfg.blocks, cfg.syncs, broken=not cfg.fix)
+
+
+def regions(cfg: FuserSyncConfig) -> dict[str, int]:
+    return gridbarrier.regions(_inner(cfg))
+
+
+def build(cfg: FuserSyncConfig) -> Launch:
+    inner = gridbarrier.build(_inner(cfg))
+    return Launch(cfg, inner.space, inner.programs)
+
+
+KERNEL = Kernel(
+    name="fuser_gridsync",
+    description="Fuser#2081: the releasing block resets the grid sync's semaphore",
+    config_type=FuserSyncConfig,
+    build_fn=build,
+    regions_fn=regions,
+    roles=gridbarrier.KERNEL.roles,
+    stages=gridbarrier.KERNEL.stages,
+    role_colors=gridbarrier.KERNEL.role_colors,
+    stage_colors=gridbarrier.KERNEL.stage_colors,
+    cost_keys=gridbarrier.KERNEL.cost_keys,
+    default_costs=gridbarrier.KERNEL.default_costs,
+    threads=gridbarrier.KERNEL.threads,
+    regs_per_thread=gridbarrier.KERNEL.regs_per_thread,
+)
+
+CASE = BugCase(
+    kernel="fuser_gridsync",
+    project="NVIDIA/Fuser",
+    threads=("https://github.com/NVIDIA/Fuser/pull/2081",),
+    gpu="h200",
+    category="aba",
+    culprit="ARRIVE[0]",
+    fix_args=("--fix", "true"),
+)

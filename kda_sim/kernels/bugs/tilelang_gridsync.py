@@ -1,0 +1,79 @@
+"""TileLang's CuTeDSL ``sync_grid()``: one counter that goes 0 -> blocks -> 0 every round
+loses wake-ups across repeated syncs.
+
+Thread: https://github.com/tile-ai/tilelang/pull/2319 (review thread on
+``tilelang/contrib/cutedsl/grid_sync.py``). The grid barrier counted arrivals in a single
+global counter that the last arriving CTA reset to 0 before the next round, so a CTA can
+miss the short-lived full count, or take a later round's count for its own, and wait
+forever. The fix adds a generation word (``__grid_sync_gen``), the phase of an mbarrier:
+the last arriver bumps it and the others wait for it to change.
+
+The protocol as modelled, on the example ``gridbarrier`` kernel's machinery: each CTA adds
+1 and waits for the full count; with the reset, the CTA that releases (CTA 0 in the
+model: the vocabulary has no branch on an atomic's old value to pick the last arriver)
+stores 0 after each round. The fix is modelled as a count that only grows over the
+rounds, which, like the generation word, a later round never brings back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.bugs.case import BugCase
+from kda_sim.kernels.examples import gridbarrier
+from kda_sim.kernels.spec import Kernel
+from kda_sim.protocol.program import Launch
+
+
+@dataclass(frozen=True)
+class TileLangSyncConfig:
+    ctas: int = 16
+    rounds: int = 3  # sync_grid() calls in a row (multi-round)
+    fix: bool = False  # a value that only grows instead of the reset
+
+    def validate(self) -> TileLangSyncConfig:
+        for name in ("ctas", "rounds"):
+            if getattr(self, name) < 1:
+                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        return self
+
+
+def _inner(cfg: TileLangSyncConfig) -> gridbarrier.GridBarrierConfig:
+    return gridbarrier.GridBarrierConfig(cfg.ctas, cfg.rounds, broken=not cfg.fix)
+
+
+def regions(cfg: TileLangSyncConfig) -> dict[str, int]:
+    return gridbarrier.regions(_inner(cfg))
+
+
+def build(cfg: TileLangSyncConfig) -> Launch:
+    inner = gridbarrier.build(_inner(cfg))
+    return Launch(cfg, inner.space, inner.programs)
+
+
+KERNEL = Kernel(
+    name="tilelang_gridsync",
+    description="tilelang#2319: a grid sync counter reset to 0 by the last arriver each round",
+    config_type=TileLangSyncConfig,
+    build_fn=build,
+    regions_fn=regions,
+    roles=gridbarrier.KERNEL.roles,
+    stages=gridbarrier.KERNEL.stages,
+    role_colors=gridbarrier.KERNEL.role_colors,
+    stage_colors=gridbarrier.KERNEL.stage_colors,
+    cost_keys=gridbarrier.KERNEL.cost_keys,
+    default_costs=gridbarrier.KERNEL.default_costs,
+    threads=gridbarrier.KERNEL.threads,
+    regs_per_thread=gridbarrier.KERNEL.regs_per_thread,
+)
+
+CASE = BugCase(
+    kernel="tilelang_gridsync",
+    project="tile-ai/tilelang",
+    threads=("https://github.com/tile-ai/tilelang/pull/2319",),
+    gpu="h200",
+    category="aba",
+    culprit="ARRIVE[0]",
+    fix_args=("--fix", "true"),
+)
