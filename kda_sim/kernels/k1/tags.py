@@ -18,6 +18,10 @@ STEP_TAG = StepTag(STEP_TAG_INT_BITS, EPOCH_BITS, TAG_SLOTS)
 
 
 class K1Tags:
+    """What ``kda-sim check --tags`` and the app's Tags view take from K1: a step of
+    launches of shapes ``R x L``, slot s with ``nb[s]`` AttnRes blocks, placed and
+    varied as the configuration given says (kda0, gate_local, the ticket schedules)."""
+
     schemes: tuple[str, ...] = SCHEMES
     tag_slots: int = TAG_SLOTS
     epoch_bits: int = EPOCH_BITS
