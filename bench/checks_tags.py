@@ -15,9 +15,9 @@ import statistics
 import time
 
 from kda_sim.checks.tags.analysis import Policy, analyse
-from kda_sim.checks.tags.footprint import k1_step_model
-from kda_sim.checks.tags.schemes import StepTag
 from kda_sim.kernels.k1.config import parse_shapes
+from kda_sim.kernels.k1.footprint import k1_step_model
+from kda_sim.kernels.k1.tags import STEP_TAG
 
 
 def main() -> None:
@@ -34,7 +34,7 @@ def main() -> None:
     for _ in range(a.repeat):
         t = time.perf_counter()
         model = k1_step_model(shapes, nbs)
-        v = analyse(model, StepTag(), Policy(a.policy))
+        v = analyse(model, STEP_TAG, Policy(a.policy))
         times.append(time.perf_counter() - t)
     assert v is not None
     print(

@@ -4,22 +4,25 @@ launch slot writes, and the stale-pass scenarios as rows and as launches in a ro
 
 A *class* is a set of pairs every launch of every shape treats alike (writes or polls all
 of them or none, :class:`kda_sim.checks.tags.footprint.StepModel`); a class stands for its
-pairs in every table here.
+pairs in every table here. The kernel's ``tag_model`` hook gives the step model and the
+shipped tag (the default kernel's unless the inputs name another).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from kda_sim.checks.tags.analysis import Policy, Scenario, TagVerdict, analyse
-from kda_sim.checks.tags.footprint import Layout, StepModel, k1_step_model
+from kda_sim.checks.tags.footprint import Layout, StepModel, tag_model
 from kda_sim.checks.tags.schemes import StepTag, TagScheme, check_slot_count, make_scheme
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.text import probability
 
 MAX_SHAPE_R = 8  # the shapes offered: the safety map's grid
@@ -27,12 +30,11 @@ MAX_SHAPE_L = 4
 SHAPES = tuple(f"{r}x{lng}" for r in range(1, MAX_SHAPE_R + 1) for lng in range(1, MAX_SHAPE_L + 1))
 
 
-def scheme_defaults() -> StepTag:
-    """The shipped step tag: its slots a step, epoch bits and width are the inputs'
-    defaults (one home: the scheme's own constructor)."""
-    s = make_scheme("step_tag")
-    assert isinstance(s, StepTag)
-    return s
+def scheme_defaults(kernel: str = DEFAULT_KERNEL) -> StepTag:
+    """The kernel's shipped step tag: its slots a step, epoch bits and width are the
+    inputs' defaults (one home: the kernel's ``tag_model`` hook)."""
+    tm = tag_model(get(kernel))
+    return StepTag(tm.tag_bits, tm.epoch_bits, tm.tag_slots)
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,10 @@ class TagInputs:
     faults: tuple[str, ...] = ()  # "frozen-epoch", "drop-slot"
     layout: Layout = Layout.FIXED
     epoch0: int | None = None  # the counter's first value (0); frozen: None is every value
-    gate_local: bool = False
+    kernel: str = DEFAULT_KERNEL  # whose tag and step model
+    # fields of every launch's configuration but its shape and nb (the rest: the kernel's
+    # defaults); the view passes the open run's gate variant (K1's gate_local)
+    config: Mapping[str, Any] = field(default_factory=dict)
 
 
 def parse_nb(text: str) -> tuple[int, ...]:
@@ -71,7 +76,9 @@ def run_check(inp: TagInputs) -> tuple[StepModel, TagScheme, TagVerdict]:
     """The check ``kda-sim check --tags`` runs, for the view's inputs."""
     if not inp.shapes:
         raise InvalidInput("pick at least one step shape", what="shapes")
-    bits = scheme_defaults().bits
+    spec = get(inp.kernel)
+    tm = tag_model(spec)
+    bits = tm.tag_bits
     if not 1 <= inp.epoch_bits < bits:
         raise InvalidInput(f"epoch bits {inp.epoch_bits}: must be in 1..{bits - 1}", what="epoch")
     if inp.tag_slots < 1:
@@ -80,13 +87,15 @@ def run_check(inp: TagInputs) -> tuple[StepModel, TagScheme, TagVerdict]:
         inp.scheme,
         tag_slots=inp.tag_slots,
         epoch_bits=inp.epoch_bits,
+        bits=bits,
         drop_slot="drop-slot" in inp.faults,
         frozen="frozen-epoch" in inp.faults,
         captured=inp.epoch0,
     )
     check_slot_count(len(inp.nb), scheme, given=f"nb {','.join(map(str, inp.nb))}")
     shapes = tuple(_shape(s) for s in inp.shapes)
-    model = k1_step_model(shapes, inp.nb, inp.layout, {"gate_local": inp.gate_local})
+    cfg = spec.config_from_dict({**spec.config_to_dict(spec.default_config()), **inp.config})
+    model = tm.step_model(shapes, inp.nb, inp.layout, cfg)
     epoch0 = 0 if inp.epoch0 is None else inp.epoch0
     return model, scheme, analyse(model, scheme, inp.policy, epoch0=epoch0)
 

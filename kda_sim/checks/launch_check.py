@@ -189,8 +189,8 @@ def launch_text(rep: LaunchReport) -> str:
         ),
         *(s.line for s in rep.sections),
     ]
-    if hook(spec, "tag_schemes") is None:
-        lines.append(f"  tags (--tags): not available for {spec.name} (it defines no tag schemes)")
+    if hook(spec, "tag_model") is None:
+        lines.append(f"  tags (--tags): not available for {spec.name} (it defines no tag_model)")
     lines += findings_text(rep.findings)
     lines.append("PASS" if rep.ok else f"FAIL: {', '.join(sorted(c.value for c in rep.failing()))}")
     return "\n".join(lines)

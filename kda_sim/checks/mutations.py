@@ -18,9 +18,9 @@ from typing import Any
 from kda_sim.checks.findings import Category, Finding
 from kda_sim.checks.launch_check import check_launch
 from kda_sim.checks.tags.analysis import Policy, analyse
-from kda_sim.checks.tags.footprint import k1_step_model
+from kda_sim.checks.tags.footprint import Layout, tag_model
 from kda_sim.checks.tags.schemes import TagScheme
-from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.protocol.ops import Begin, End, Op
@@ -91,7 +91,11 @@ def check_case(case: Case, *, quick: bool = True) -> list[Finding]:
     """The findings the checks make on a case (``quick``: fewer engine runs)."""
     if case.tags is not None:
         t = case.tags
-        model = k1_step_model(t.shapes, t.nb_per_slot)
+        spec = spec_for(case.cfg)
+        # the kernel's default launch but for the case's shapes and nbs
+        model = tag_model(spec).step_model(
+            t.shapes, t.nb_per_slot, Layout.FIXED, spec.default_config()
+        )
         return analyse(model, t.scheme, t.policy, name_readers=False).findings
     rep = check_launch(
         case.cfg,

@@ -12,7 +12,7 @@ from kda_sim.checks.launch_check import check_launch, findings_text, launch_json
 from kda_sim.checks.mutations import catalogue
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.device import in_range
-from kda_sim.checks.tags.footprint import Layout, k1_step_model
+from kda_sim.checks.tags.footprint import Layout, tag_model
 from kda_sim.checks.tags.schemes import FAULTS, SCHEMES, check_slot_count, make_scheme
 from kda_sim.commands.common import (
     JITTER,
@@ -23,12 +23,11 @@ from kda_sim.commands.common import (
     k1_flags_given,
     kernel_config,
     launch_config,
+    launch_values,
     other_kernel,
 )
 from kda_sim.errors import InvalidInput
 from kda_sim.host.command import check_sequence_command
-from kda_sim.kernels.k1.config import SCHEDULES, VARIANTS, LaunchConfig, parse_shapes
-from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 
@@ -61,6 +60,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="check a host sequence of launches, replays and zeroing, e.g. 'launch; replay*3' "
         "or 'zero=SEM; launch; replay*2' (docs/adding-a-kernel.md, Host sequences)",
     )
+    # the defaults of the tag's widths are the kernel's (its tag_model hook): the help
+    # says the default kernel's
+    d = tag_model(get(DEFAULT_KERNEL))
     t = p.add_argument_group("tags (--tags)")
     t.add_argument("--tags", action="store_true", help="check tag uniqueness across steps")
     t.add_argument(
@@ -76,16 +78,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument(
         "--tag-slots",
         type=int,
-        default=TAG_SLOTS,
-        help=f"launch slots a step in the tag: epoch * slots + slot + 1 (default {TAG_SLOTS})",
+        default=None,
+        help=f"launch slots a step in the tag: epoch * slots + slot + 1 (default {d.tag_slots})",
     )
     t.add_argument(
         "--epoch-bits",
         type=int,
-        default=EPOCH_BITS,
-        help=f"bits of the step counter the tag keeps (epoch %% 2^bits, default {EPOCH_BITS})",
+        default=None,
+        help=f"bits of the step counter the tag keeps (epoch %% 2^bits, default {d.epoch_bits})",
     )
-    t.add_argument("--tag-bits", type=int, default=STEP_TAG_INT_BITS, help="int width (32)")
+    t.add_argument("--tag-bits", type=int, default=None, help=f"int width ({d.tag_bits})")
     t.add_argument(
         "--scheme",
         choices=SCHEMES,
@@ -129,7 +131,10 @@ def run(args: argparse.Namespace) -> int:
             if getattr(args, k) is None:
                 setattr(args, k, v)
         if args.tags:
-            return run_tags(args)
+            # the flags as given, unvalidated: each launch of the step is validated with
+            # its own shape and nb (a flag the step replaces is not checked)
+            k1 = get(DEFAULT_KERNEL)
+            return run_tags(k1, k1.config_from_dict(launch_values(args)), args)
         if args.sequence is not None:
             return _sequence(get(DEFAULT_KERNEL), launch_config(args), args)
         return run_launch(get(DEFAULT_KERNEL), launch_config(args), args)
@@ -137,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     if args.tags:
-        raise InvalidInput(f"--tags: {spec.name} defines no tag schemes", what="kernel")
+        tag_model(spec)  # refused before its flags are read: the kernel has no tag check
     cfg = kernel_config(spec, getattr(args, "kernel_args", []))
+    if args.tags:
+        return run_tags(spec, cfg, args)
     if args.sequence is not None:
         return _sequence(spec, cfg, args)
     return run_launch(spec, cfg, args)
@@ -171,7 +178,7 @@ def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
         case = mutant.apply(cfg, prof)
         if case.tags is not None:
             t = case.tags
-            model = k1_step_model(t.shapes, t.nb_per_slot, base=case.cfg)
+            model = tag_model(spec).step_model(t.shapes, t.nb_per_slot, Layout.FIXED, case.cfg)
             v = analyse(model, t.scheme, t.policy)
             print(f"mutant {args.mutant}: {mutant.description}")
             for f in v.findings:
@@ -202,8 +209,15 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
         raise InvalidInput(f"{text!r}: a comma-separated list of integers", what=what) from e
 
 
-def run_tags(args: argparse.Namespace) -> int:
-    shapes = parse_shapes(args.shapes) if args.shapes else ((args.R, args.L),)
+def _given(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+def run_tags(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
+    """Tag uniqueness over steps of launches of ``spec``: each is ``cfg`` with a step's
+    shape and its slot's nb (``spec``'s ``tag_model`` says which pairs it writes and polls)."""
+    tm = tag_model(spec)
+    shapes = tm.parse_shapes(args.shapes) if args.shapes else (tm.shape_of(cfg),)
     if args.nb_per_slot is not None:
         nbs = _ints(args.nb_per_slot, "nb-per-slot")
         given = f"--nb-per-slot {args.nb_per_slot}"
@@ -211,21 +225,29 @@ def run_tags(args: argparse.Namespace) -> int:
         n = 1 if args.slots is None else args.slots
         if n < 1:
             raise InvalidInput(f"--slots {n}: at least 1", what="slots")
-        nbs = (args.nb,) * n
+        nbs = (tm.nb_of(cfg),) * n
         given = f"--slots {n}"
-    if args.tag_slots < 1:
-        raise InvalidInput("--tag-slots must be >= 1", what="tag-slots")
-    if not 1 <= args.tag_bits <= 64:
-        raise InvalidInput("--tag-bits must be in 1..64", what="tag-bits")
-    if not 1 <= args.epoch_bits < args.tag_bits:
+    tag_slots = _given(args.tag_slots, tm.tag_slots)
+    tag_bits = _given(args.tag_bits, tm.tag_bits)
+    epoch_bits = _given(args.epoch_bits, tm.epoch_bits)
+    if args.scheme not in tm.schemes:
         raise InvalidInput(
-            f"--epoch-bits {args.epoch_bits}: must be in 1..{args.tag_bits - 1}", what="epoch-bits"
+            f"--scheme {args.scheme}: not a tag scheme of {spec.name} ({', '.join(tm.schemes)})",
+            what="scheme",
+        )
+    if tag_slots < 1:
+        raise InvalidInput("--tag-slots must be >= 1", what="tag-slots")
+    if not 1 <= tag_bits <= 64:
+        raise InvalidInput("--tag-bits must be in 1..64", what="tag-bits")
+    if not 1 <= epoch_bits < tag_bits:
+        raise InvalidInput(
+            f"--epoch-bits {epoch_bits}: must be in 1..{tag_bits - 1}", what="epoch-bits"
         )
     scheme = make_scheme(
         args.scheme,
-        tag_slots=args.tag_slots,
-        epoch_bits=args.epoch_bits,
-        bits=args.tag_bits,
+        tag_slots=tag_slots,
+        epoch_bits=epoch_bits,
+        bits=tag_bits,
         drop_slot="drop-slot" in args.fault,
         frozen="frozen-epoch" in args.fault,
         captured=args.epoch0,
@@ -237,12 +259,9 @@ def run_tags(args: argparse.Namespace) -> int:
             f"--epoch0 {args.epoch0}: the {scheme.bits}-bit counter takes {lo}..{hi}",
             what="epoch0",
         )
-    # the launches' configuration but their shape and nb: who polls a pair (kda0 places
-    # the kda tasks, gate_local moves the gate's polls, the schedules take work by ticket)
-    base = LaunchConfig(
-        1, 1, kda0=args.kda0, **{k: getattr(args, k) for k in (*VARIANTS, *SCHEDULES)}
-    )
-    model = k1_step_model(shapes, nbs, Layout(args.layout), base)
+    # the launches' configuration but their shape and nb says who polls a pair (K1: kda0
+    # places the kda tasks, gate_local moves the gate's polls, the schedules take tickets)
+    model = tm.step_model(shapes, nbs, Layout(args.layout), cfg)
     epoch0 = 0 if args.epoch0 is None else args.epoch0
     v = analyse(model, scheme, Policy(args.policy), epoch0=epoch0)
     if args.json:

@@ -8,8 +8,9 @@ layers look up with :func:`hook` (absent: the layer does without): ``check_fits(
 gpu)`` (a limit beyond residency, raising ``InvalidInput``), ``costs_dir`` (the folder
 of its costs on each GPU: ``<gpu>.json``, and ``<gpu>.fitted.json`` a fit wrote;
 :mod:`kda_sim.machine.costs`), ``default_costs`` ({cost key: (base, per unit) ns} for a
-GPU it has no costs file for), ``tag_schemes``,
-``mutations``, ``trace_decoders``, ``isa_presets``, and the checks' kernel knowledge:
+GPU it has no costs file for), ``tag_model`` (a :class:`TagModel`: the tag check,
+``check --tags``), ``mutations``, ``trace_decoders``, ``isa_presets``, and the checks'
+kernel knowledge:
 
 - ``task_rotation(cfg)``: ``(cfg0, shift)`` when ``cfg``'s launch is ``cfg0``'s with
   every task segment (a CTA's ops from its first ``Begin`` with a task) moved ``shift``
@@ -50,7 +51,7 @@ HOOKS: tuple[str, ...] = (
     "check_fits",
     "costs_dir",
     "default_costs",
-    "tag_schemes",
+    "tag_model",
     "mutations",
     "trace_decoders",
     "isa_presets",
@@ -122,6 +123,41 @@ class ConfigForm:
     none_on: str = "none"  # that column where none is on
     switch_help: Mapping[str, str] = field(default_factory=dict)  # said under the table
     file_label: Callable[[Any], str] | None = None  # a configuration in a file name (label)
+
+
+class TagModel(Protocol):
+    """A kernel's tag check (its ``tag_model`` hook; ``kda-sim check --tags`` and the
+    app's Tags view): the tag its launches carry and which scratch pairs each launch of
+    a step writes and polls. A step is launches in slot order sharing one scratch buffer;
+    a step *shape* is what the kernel's configuration says of a launch's size (K1: its
+    ``(R, L)``), ``nb`` the parameter a slot may vary (K1: its AttnRes blocks)."""
+
+    schemes: tuple[str, ...]  # the tag schemes it compares (kda_sim.checks.tags.schemes)
+    # the shipped tag: launch slots a step, epoch bits it keeps, the integer it is made in
+    tag_slots: int
+    epoch_bits: int
+    tag_bits: int
+
+    def parse_shapes(self, text: str) -> tuple[tuple[int, ...], ...]:
+        """``--shapes`` text as step shapes, or ``InvalidInput`` naming the bad one."""
+
+    def shape_of(self, cfg: Any) -> tuple[int, ...]:
+        """The step shape of a configuration (``--shapes`` by default)."""
+
+    def nb_of(self, cfg: Any) -> int:
+        """The slot parameter of a configuration (every slot's by default)."""
+
+    def step_model(
+        self,
+        shapes: tuple[tuple[int, ...], ...],
+        nb_per_slot: tuple[int, ...],
+        layout: Any,
+        cfg: Any,
+    ) -> Any:
+        """The :class:`kda_sim.checks.tags.footprint.StepModel` of steps of ``shapes``
+        whose slot s has ``nb_per_slot[s]``, the rest of each launch's configuration
+        ``cfg``'s, its scratch laid out as ``layout`` (a ``Layout``); ``InvalidInput``
+        naming a shape and nb that make no valid launch."""
 
 
 @runtime_checkable

@@ -569,7 +569,7 @@ def test_tags_view_checks_the_open_runs_shape_and_draws_a_stale_pass(
     assert "integers" in texts(at.error)
 
 
-def test_tags_view_says_when_a_kernel_has_no_tag_schemes() -> None:
+def test_tags_view_says_when_a_kernel_has_no_tag_model() -> None:
     def script() -> None:
         from pathlib import Path
 

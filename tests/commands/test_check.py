@@ -5,11 +5,15 @@ every scheme or refused by name, and a slot the launcher forbids refused before 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 import kda_sim.commands.check as check_cmd
+from kda_sim.checks.tags.footprint import StepModel, step_model
 from kda_sim.cli import main
+from kda_sim.kernels import registry
+from kda_sim.kernels.k1.tags import K1Tags
 
 TAGS = ["check", "--tags"]
 # zeroed per step with one tag slot: slot 0's tag is the cleared value 0 at epoch -1 only
@@ -22,7 +26,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*a: object, **k: object) -> None:
         raise AssertionError("analysed before the flags were checked")
 
-    monkeypatch.setattr(check_cmd, "k1_step_model", refuse)
+    monkeypatch.setattr(K1Tags, "step_model", refuse)
     monkeypatch.setattr(check_cmd, "analyse", refuse)
 
 
@@ -136,3 +140,77 @@ def test_an_epoch_the_counter_cannot_hold_is_refused(
 ) -> None:
     assert main([*TAGS, *flags]) == 2
     assert f"--epoch0 {value}" in capsys.readouterr().err
+
+
+# -- another kernel's tag check: the command asks the kernel's tag_model hook -----------------
+class PingPongTags:
+    """A tag check for pingpong: a step shape is its ``rounds``, every launch puts and
+    polls ``VAL[0 .. rounds)``; an 8-bit step tag keeping 3 epoch bits, 4 slots a step."""
+
+    schemes = ("step_tag", "layer+1")
+    tag_slots, epoch_bits, tag_bits = 4, 3, 8
+
+    def parse_shapes(self, text: str) -> tuple[tuple[int, ...], ...]:
+        return tuple((int(x),) for x in text.split(","))
+
+    def shape_of(self, cfg: Any) -> tuple[int, ...]:
+        return (cfg.rounds,)
+
+    def nb_of(self, cfg: Any) -> int:
+        return 1
+
+    def step_model(self, shapes: Any, nb_per_slot: Any, layout: Any, cfg: Any) -> StepModel:
+        class Names:
+            def pair(self, addr: int, shape: int, slot: int) -> str:
+                return f"VAL[{addr}]"
+
+            def reader(self, addr: int, shape: int, slot: int) -> str:
+                return "CTA 1 in consume"
+
+        def launch(a: int, nb: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+            return [(0, shapes[a][0])], [(0, shapes[a][0])]
+
+        return step_model(tuple(f"{s[0]} rounds" for s in shapes), nb_per_slot, launch, Names())
+
+
+class WithTags:
+    def __init__(self, spec: Any) -> None:
+        self._spec = spec
+        self.name = "pptags"
+        self.tag_model = PingPongTags()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._spec, name)
+
+
+@pytest.fixture
+def pptags(monkeypatch: pytest.MonkeyPatch) -> None:
+    kernel = WithTags(registry.get("pingpong"))
+    monkeypatch.setitem(registry._loaded, "pptags", kernel)
+
+
+def test_another_kernels_tag_model_is_what_tags_checks(
+    pptags: None, capsys: pytest.CaptureFixture
+) -> None:
+    argv = [*TAGS, "--kernel", "pptags", "--slots", "2"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "(epoch % 2^3) * 4 + slot + 1 in int8" in out and out.rstrip().endswith(
+        "SAFE: no poll can pass on a pair its own launch did not write"
+    )
+    # a step of 1 round leaves VAL[1] alone: a 2-round step finds its own tag there when
+    # the one before it ran 2^3 steps earlier
+    assert main([*TAGS, "--kernel", "pptags", "--shapes", "2,1", "--json"]) == 1
+    stale = json.loads(capsys.readouterr().out)["findings"][0]
+    assert "VAL[1]" in stale["message"] and stale["details"]["reader"] == "CTA 1 in consume"
+    assert stale["details"]["gap"] == 1 << 3
+    assert main([*argv, "--scheme", "counter64"]) == 2
+    assert "not a tag scheme of pptags" in capsys.readouterr().err
+
+
+def test_a_kernel_without_a_tag_model_is_refused_naming_it(
+    capsys: pytest.CaptureFixture, no_work: None
+) -> None:
+    assert main([*TAGS, "--kernel", "pingpong", "--rounds", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "pingpong defines no tag_model" in err and "--rounds" not in err

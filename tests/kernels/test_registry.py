@@ -163,11 +163,11 @@ def test_an_unhashable_config_is_refused(tmp_path: Path) -> None:
 
 def test_k1_hooks() -> None:
     k1 = registry.get("k1")
-    assert "step_tag" in hook(k1, "tag_schemes")
+    assert "step_tag" in hook(k1, "tag_model").schemes
     assert hook(k1, "mutations") and set(hook(k1, "trace_decoders")) == {"stamps", "ktrace"}
     assert hook(k1, "isa_presets")
     pingpong = registry.get("pingpong")
-    assert all(hook(pingpong, h) is None for h in ("mutations", "tag_schemes", "isa_presets"))
+    assert all(hook(pingpong, h) is None for h in ("mutations", "tag_model", "isa_presets"))
 
 
 def test_k1_check_hooks() -> None:

@@ -5,6 +5,8 @@ and the stale-pass scenarios, the shortest drawn as launches in a row."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from kda_sim.app.tag_tables import (
@@ -25,7 +27,6 @@ from kda_sim.errors import KdaSimError
 from kda_sim.kernels.registry import get
 from kda_sim.kernels.spec import hook
 
-STEP_MODEL_KERNEL = "k1"  # the kernel k1_step_model (checks/tags/footprint.py) describes
 FAULTS = {
     "frozen-epoch": "the epoch never advances (a value captured at graph capture)",
     "drop-slot": "tags without the slot term",
@@ -39,23 +40,19 @@ def render(ctx: Ctx) -> None:
     except KdaSimError as e:
         st.info(f"Tag checks are not available: the run's kernel {m.kernel!r} is unknown ({e}).")
         return
-    schemes = hook(spec, "tag_schemes")
-    if schemes is None:
+    tm = hook(spec, "tag_model")
+    if tm is None:
         st.info(
             f"Tag checks are not available for the kernel {spec.name!r}: it declares no "
-            f"tag schemes (the kernel's `tag_schemes` hook)."
+            f"tag check (the kernel's `tag_model` hook: its tag and the pairs each launch "
+            f"writes and polls)."
         )
         return
-    if spec.name != STEP_MODEL_KERNEL:
-        # the pairs each launch writes and polls come from K1's footprint model; another
-        # kernel needs its own before its schemes can be checked
-        st.info(
-            f"The kernel {spec.name!r} declares tag schemes, but the model of which pairs "
-            f"each launch writes and polls exists for {STEP_MODEL_KERNEL} only: not "
-            f"available for this kernel yet."
-        )
-        return
-    inp = _inputs(tuple(schemes), f"{m.R}x{m.L}", m.nb, bool(getattr(m, "gate_local", False)))
+    cfg = m.config()
+    shape = "x".join(map(str, tm.shape_of(cfg)))
+    # the run's gate variant moves K1's gate polls; the rest of a launch: the defaults
+    fields = {"gate_local": cfg.gate_local} if hasattr(cfg, "gate_local") else {}
+    inp = _inputs(spec.name, tuple(tm.schemes), shape, tm.nb_of(cfg), fields)
     if inp is None:
         return
     try:
@@ -91,8 +88,10 @@ def render(ctx: Ctx) -> None:
     st.dataframe(pair_classes(model, inp.policy), hide_index=True, width="stretch")
 
 
-def _inputs(schemes: tuple[str, ...], shape: str, nb: int, gate_local: bool) -> TagInputs | None:
-    d = scheme_defaults()
+def _inputs(
+    kernel: str, schemes: tuple[str, ...], shape: str, nb: int, fields: dict[str, Any]
+) -> TagInputs | None:
+    d = scheme_defaults(kernel)
     a, b, c = st.columns([4, 3, 3])
     shapes = a.multiselect(
         "Step shapes (R x L)",
@@ -161,5 +160,6 @@ def _inputs(schemes: tuple[str, ...], shape: str, nb: int, gate_local: bool) -> 
         int(epoch_bits),
         tuple(faults),
         Layout(layout),
-        gate_local=gate_local,
+        kernel=kernel,
+        config=fields,
     )

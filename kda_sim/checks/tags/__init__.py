@@ -1,4 +1,5 @@
 """Tag uniqueness across launches and steps: the device's tag arithmetic (``device``),
-pluggable tag schemes with an analytic collision solver (``schemes``), which pairs each
-launch of a step writes and polls (``footprint``), the analysis over every epoch
-(``analysis``) and an exhaustive search for scaled-down schemes (``brute``)."""
+pluggable tag schemes with an analytic collision solver (``schemes``), the step model of
+which pairs each launch of a step writes and polls, from the kernel's ``tag_model`` hook
+(``footprint``), the analysis over every epoch (``analysis``) and an exhaustive search for
+scaled-down schemes (``brute``)."""

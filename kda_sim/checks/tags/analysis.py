@@ -25,7 +25,7 @@ from enum import StrEnum
 import numpy as np
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.checks.tags.footprint import StepModel, reader_of
+from kda_sim.checks.tags.footprint import StepModel
 from kda_sim.checks.tags.schemes import CLEARED, FrozenEpoch, SlotOnly, StepTag, TagScheme
 from kda_sim.text import probability
 
@@ -412,7 +412,7 @@ def _reader(model: StepModel, sc: Scenario) -> str:
     """The CTA and stage that poll the scenario's pair, in words (the step model's
     kernel names them; "" where it cannot)."""
     a = model.shapes.index(sc.reader_shape)
-    return reader_of(model, a, sc.reader_slot, int(model.rep[sc.cls]))
+    return model.reader(sc.cls, a, sc.reader_slot)
 
 
 def overflow_findings(

@@ -14,6 +14,10 @@ epoch is a ``bits``-wide device counter bumped once a step, wrapping):
 No answer walks the epochs one by one: ``StepTag`` solves the linear congruences that
 equal tags impose (see ``StepTag.across``), which is what lets the analysis cover every
 int32 epoch in microseconds.
+
+A scheme's widths (its integer, the epoch bits it keeps, the launch slots a step) are
+the kernel's: its ``tag_model`` hook holds the shipped tag's (K1's:
+``kda_sim/kernels/k1/tags.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from dataclasses import dataclass
 
 from kda_sim.checks.tags.device import in_range, remsi, wrap
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 
 CLEARED = 0  # the value a zeroed scratch word holds
 
@@ -42,6 +45,9 @@ class TagScheme(ABC):
 
     name: str
     bits: int
+    # the launch slots a step the tag is built for: the launcher takes slots
+    # 0 .. tag_slots - 1 only (None: no such limit)
+    tag_slots: int | None = None
 
     @abstractmethod
     def tag(self, epoch: int, slot: int) -> int:
@@ -78,12 +84,6 @@ class TagScheme(ABC):
     def steps_to(self, epoch0: int, epoch: int) -> int:
         """Steps a run started at ``epoch0`` takes to reach ``epoch`` (the horizon's measure)."""
         return (epoch - epoch0) % self.period if self.period > 1 else 0
-
-    @property
-    def tag_slots(self) -> int | None:
-        """The launch slots a step the tag is built for: the launcher takes slots
-        0 .. tag_slots - 1 only (None: no such limit)."""
-        return None
 
     def first_cleared(self, slot: int, epoch0: int) -> int | None:
         """An epoch at which the first step of a run started at ``epoch0`` gives ``slot``
@@ -130,9 +130,9 @@ class StepTag(TagScheme):
     device's remsi. ``epoch_bits=None`` drops the ``%`` (a plain counter, e.g. 64-bit);
     ``slot_term=False`` is the fault "tags that drop the slot" (``+ 1`` only)."""
 
-    bits: int = STEP_TAG_INT_BITS
-    epoch_bits: int | None = EPOCH_BITS
-    tag_slots: int = TAG_SLOTS
+    bits: int
+    epoch_bits: int | None
+    tag_slots: int
     slot_term: bool = True
     name: str = "step_tag"
 
@@ -452,12 +452,13 @@ class FrozenEpoch(TagScheme):
 class SlotOnly(TagScheme):
     """``layer + 1``: the slot alone, the same every step (safe only with per-step zeroing).
     ``slot_term=False`` is the fault "tags that drop the slot" (``1`` for every slot);
-    ``launch_slots`` is the launcher's limit (slot < TAG_SLOTS), not part of the tag."""
+    ``launch_slots`` is the launcher's limit (slot < TAG_SLOTS; None: none), not part of
+    the tag."""
 
-    bits: int = STEP_TAG_INT_BITS
+    bits: int
     name: str = "layer+1"
     slot_term: bool = True
-    launch_slots: int = TAG_SLOTS
+    launch_slots: int | None = None
 
     @property
     def tag_slots(self) -> int | None:  # type: ignore[override]
@@ -492,7 +493,7 @@ class SlotOnly(TagScheme):
         return 1.0 if self.tag(0, s1) == self.tag(0, s2) else 0.0
 
 
-def counter64(tag_slots: int = TAG_SLOTS, *, slot_term: bool = True) -> StepTag:
+def counter64(tag_slots: int, *, slot_term: bool = True) -> StepTag:
     """A 64-bit step counter times the slots plus the slot: no modulo, no wrap for 2^55
     steps."""
     return StepTag(
@@ -512,9 +513,9 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
 def make_scheme(
     name: str = "step_tag",
     *,
-    tag_slots: int = TAG_SLOTS,
-    epoch_bits: int = EPOCH_BITS,
-    bits: int = STEP_TAG_INT_BITS,
+    tag_slots: int,
+    epoch_bits: int,
+    bits: int,
     drop_slot: bool = False,
     frozen: bool = False,
     captured: int | None = None,

@@ -20,12 +20,13 @@ from kda_sim.checks.mutations import (
     with_programs,
 )
 from kda_sim.checks.tags.analysis import Policy
-from kda_sim.checks.tags.schemes import FrozenEpoch, StepTag, TagScheme
+from kda_sim.checks.tags.schemes import FrozenEpoch, TagScheme
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import GEMV0, HD, NA, TAG_SLOTS, WAVES
 from kda_sim.kernels.k1.program import build_launch
 from kda_sim.kernels.k1.regions import Region
+from kda_sim.kernels.k1.tags import STEP_TAG
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Publish, Put, Store
 
@@ -176,19 +177,19 @@ def _two_nb(cfg: LaunchConfig) -> tuple[int, ...]:
 
 
 def frozen_epoch(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, FrozenEpoch(StepTag()), _two_nb(cfg)))
+    return Case(cfg, prof, tags=_tags(cfg, FrozenEpoch(STEP_TAG), _two_nb(cfg)))
 
 
 def tags_drop_slot(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, StepTag(slot_term=False), (cfg.nb, cfg.nb)))
+    return Case(cfg, prof, tags=_tags(cfg, replace(STEP_TAG, slot_term=False), (cfg.nb, cfg.nb)))
 
 
 def tag_slots_past_int32(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, StepTag(tag_slots=1 << 10), (cfg.nb,)))
+    return Case(cfg, prof, tags=_tags(cfg, replace(STEP_TAG, tag_slots=1 << 10), (cfg.nb,)))
 
 
 def slot_past_tag_slots(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    return Case(cfg, prof, tags=_tags(cfg, StepTag(), (cfg.nb,) * (TAG_SLOTS + 1)))
+    return Case(cfg, prof, tags=_tags(cfg, STEP_TAG, (cfg.nb,) * (TAG_SLOTS + 1)))
 
 
 CATALOGUE: tuple[Mutation, ...] = (

@@ -169,11 +169,12 @@ class K1:
         return dict(BY_NAME)
 
     @property
-    def tag_schemes(self) -> tuple[str, ...]:
-        """The tag schemes ``kda-sim check --tags`` compares (``make_scheme`` builds one)."""
-        from kda_sim.checks.tags.schemes import SCHEMES
+    def tag_model(self) -> Any:
+        """The tag check (``kda-sim check --tags``): the shipped tag, the step shapes
+        ``R x L`` and each launch's footprint in the scratch."""
+        from kda_sim.kernels.k1.tags import TAGS
 
-        return tuple(SCHEMES)
+        return TAGS
 
     @property
     def trace_decoders(self) -> dict[str, Any]:

@@ -3,6 +3,8 @@ scheme's scenarios, and without false alarms on safe setups."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from checks_scale import examples
 from hypothesis import given, settings
@@ -11,8 +13,10 @@ from hypothesis import strategies as st
 from kda_sim.checks.findings import Category
 from kda_sim.checks.tags.analysis import Kind, Policy, analyse
 from kda_sim.checks.tags.brute import exhaustive
-from kda_sim.checks.tags.footprint import StepModel, k1_step_model
+from kda_sim.checks.tags.footprint import StepModel
 from kda_sim.checks.tags.schemes import FrozenEpoch, SlotOnly, StepTag, TagScheme
+from kda_sim.kernels.k1.footprint import k1_step_model
+from kda_sim.kernels.k1.tags import STEP_TAG
 
 
 @st.composite
@@ -57,7 +61,7 @@ def test_analysis_agrees_with_exhaustive_search(
 
 def test_never_zeroed_fails_after_2_to_the_22_steps_of_a_smaller_shape() -> None:
     m = k1_step_model(((8, 1), (1, 1)), (1, 1, 2, 8))
-    v = analyse(m, StepTag(), Policy.NEVER_ZEROED)
+    v = analyse(m, STEP_TAG, Policy.NEVER_ZEROED)
     assert not v.safe
     sc = v.shortest
     assert sc is not None and sc.kind is Kind.ACROSS
@@ -70,12 +74,12 @@ def test_never_zeroed_fails_after_2_to_the_22_steps_of_a_smaller_shape() -> None
 
 def test_zeroing_every_step_makes_the_same_run_safe() -> None:
     m = k1_step_model(((8, 1), (1, 1)), (1, 1, 2, 8))
-    assert analyse(m, StepTag(), Policy.ZEROED).safe
+    assert analyse(m, STEP_TAG, Policy.ZEROED).safe
 
 
 def test_slot_255_reads_a_zeroed_pair_with_tag_0() -> None:
     m = k1_step_model(((2, 2),), (1,) * 255 + (8,))
-    v = analyse(m, StepTag(), Policy.ZEROED)
+    v = analyse(m, STEP_TAG, Policy.ZEROED)
     sc = v.shortest
     assert sc is not None and sc.kind is Kind.CLEARED and sc.reader_slot == 255
     assert sc.reader_epoch == -1 and sc.tag == 0 and 0 < sc.epoch_fraction < 1e-6
@@ -83,8 +87,8 @@ def test_slot_255_reads_a_zeroed_pair_with_tag_0() -> None:
 
 def test_a_single_slot_never_zeroed_is_unsafe_and_one_nb_for_many_slots_is_safe() -> None:
     shapes = ((4, 1), (1, 1))
-    assert not analyse(k1_step_model(shapes, (8,)), StepTag(), Policy.NEVER_ZEROED).safe
-    assert analyse(k1_step_model(shapes, (8,) * 4), StepTag(), Policy.NEVER_ZEROED).safe
+    assert not analyse(k1_step_model(shapes, (8,)), STEP_TAG, Policy.NEVER_ZEROED).safe
+    assert analyse(k1_step_model(shapes, (8,) * 4), STEP_TAG, Policy.NEVER_ZEROED).safe
 
 
 shape_st = st.sampled_from([(1, 1), (2, 1), (8, 1), (2, 2), (1, 4), (4, 2), (3, 3), (16, 1)])
@@ -105,10 +109,10 @@ def test_no_false_alarm_on_safe_setups(
     # step's last slot, never has the tag of its next reader, the first)
     if zeroed:
         model = k1_step_model(tuple(shapes), tuple(nbs))
-        v = analyse(model, StepTag(), Policy.ZEROED)
+        v = analyse(model, STEP_TAG, Policy.ZEROED)
     else:
         model = k1_step_model(tuple(shapes), (nbs[0],) * slots)
-        v = analyse(model, StepTag(), Policy.NEVER_ZEROED)
+        v = analyse(model, STEP_TAG, Policy.NEVER_ZEROED)
     assert v.safe, v.findings
 
 
@@ -132,7 +136,7 @@ def test_an_epoch_frozen_at_any_value_is_stale_where_some_value_is(
 def test_a_frozen_epoch_is_analysed_at_the_epoch_given() -> None:
     # zeroed per step, tag_slots 1: slot 0's tag is the cleared value at epoch -1 only
     m = k1_step_model(((2, 2),), (8,))
-    base = StepTag(tag_slots=1)
+    base = replace(STEP_TAG, tag_slots=1)
     assert analyse(m, FrozenEpoch(base, 0), Policy.ZEROED).safe
     v = analyse(m, FrozenEpoch(base, -1), Policy.ZEROED)
     assert not v.safe and v.shortest is not None and v.shortest.kind is Kind.CLEARED

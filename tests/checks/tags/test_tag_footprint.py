@@ -1,127 +1,69 @@
-"""Which pairs a launch puts and polls: the extents-based footprint against the programs."""
+"""The step model from any kernel's footprints: classes of addresses every launch treats
+alike, and the kernel's words for them (or none)."""
 
 from __future__ import annotations
 
-import re
-
+import numpy as np
 import pytest
 
-from kda_sim.checks.tags.analysis import Policy, analyse
-from kda_sim.checks.tags.footprint import (
-    Layout,
-    footprint,
-    footprint_from_handoffs,
-    k1_step_model,
-    locate,
-    max_extents,
-)
-from kda_sim.checks.tags.schemes import StepTag
+from kda_sim.checks.tags.footprint import Intervals, StepModel, merge, runs, step_model, tag_model
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig, parse_shapes
-from kda_sim.kernels.k1.program import build_launch
-from kda_sim.kernels.k1.regions import Region, extents
-from kda_sim.protocol.handoffs import handoffs_of
-from kda_sim.protocol.ops import Begin, Poll
+from kda_sim.kernels.registry import get
+
+# two shapes of a toy kernel: shape 0 puts 0..10 and polls 0..4; shape 1 puts 0..4 only;
+# nb 2 also puts and polls 10..12
+TOY: dict[tuple[int, int], tuple[Intervals, Intervals]] = {
+    (0, 1): ([(0, 10)], [(0, 4)]),
+    (0, 2): ([(0, 12)], [(0, 4), (10, 12)]),
+    (1, 1): ([(0, 4)], []),
+    (1, 2): ([(0, 4), (10, 12)], [(10, 12)]),
+}
 
 
-@pytest.mark.parametrize(
-    "cfg",
-    [
-        LaunchConfig(1, 1, 1),
-        LaunchConfig(2, 2, 8),
-        LaunchConfig(3, 1, 4),
-        LaunchConfig(1, 4, 2),
-        LaunchConfig(1, 1, 3, gate_local=True),
-        LaunchConfig(2, 3, 8, kda0=77),
-    ],
-)
-@pytest.mark.parametrize("layout", list(Layout))
-def test_footprint_is_what_the_programs_put_and_poll(cfg: LaunchConfig, layout: Layout) -> None:
-    assert footprint(cfg, layout) == footprint_from_handoffs(handoffs_of(cfg), layout)
+class Names:
+    def pair(self, addr: int, shape: int, slot: int) -> str:
+        return f"W[{addr}]"
+
+    def reader(self, addr: int, shape: int, slot: int) -> str:
+        return f"CTA {slot}"
 
 
-def test_fixed_layout_holds_every_valid_launch() -> None:
-    big = max_extents()
-    for cfg in (LaunchConfig(16, 1, 8), LaunchConfig(1, 16, 30), LaunchConfig(4, 4, 8)):
-        cfg.validate()
-        for r, n in extents(cfg).items():
-            if r in big:
-                assert n <= big[r]
-    # regions keep their place whatever the shape: PROJ[0] is one address for every shape
-    a = footprint(LaunchConfig(1, 1, 1))[0]
-    b = footprint(LaunchConfig(8, 1, 8))[0]
-    assert locate(a[0][0], LaunchConfig(1, 1, 1), Layout.FIXED) == (Region.PART, 0)
-    assert b[0][0] == a[0][0]
+def test_classes_are_addresses_every_launch_treats_alike() -> None:
+    asked: list[tuple[int, int]] = []
+
+    def fp(a: int, nb: int) -> tuple[Intervals, Intervals]:
+        asked.append((a, nb))
+        return TOY[(a, nb)]
+
+    m = step_model(("big", "small"), (2, 1, 2), fp)
+    assert asked == [(0, 1), (0, 2), (1, 1), (1, 2)]  # each launch once, in that order
+    # 0..4 (put and polled by shape 0), 4..10 (put by shape 0), 10..12 (nb 2 only)
+    assert m.classes == 3 and sorted(m.sizes.tolist()) == [2, 4, 6]
+    assert m.writes.shape == (2, 3, 3) and m.nb == (2, 1, 2)
+    c_tail = int(np.flatnonzero(m.rep == 10)[0])
+    assert m.writes[:, :, c_tail].tolist() == [[True, False, True], [True, False, True]]
+    assert m.polls[1, :, c_tail].tolist() == [True, False, True]
+    assert m.pair(c_tail, 0, 0) == f"cell {c_tail}" and m.reader(c_tail, 0, 0) == ""
+    named = step_model(("big", "small"), (1,), lambda a, nb: TOY[(a, nb)], Names())
+    c0 = int(np.flatnonzero(named.rep == 0)[0])
+    assert named.pair(c0, 1, 0) == "W[0]" and named.reader(c0, 0, 0) == "CTA 0"
 
 
-def test_step_model_classes_cover_the_footprints() -> None:
-    m = k1_step_model(((8, 1), (1, 1)), (1, 8))
-    assert m.writes.shape == (2, 2, m.classes)
-    big = footprint(LaunchConfig(8, 1, 8))[0]
-    assert m.sizes[m.writes[0, 1]].sum() == sum(hi - lo for lo, hi in big)
-    # the 8x1 step writes pairs the 1x1 step leaves alone
-    assert (m.writes[0].any(0) & ~m.writes[1].any(0)).any()
+def test_a_step_needs_a_slot() -> None:
+    with pytest.raises(InvalidInput, match="at least one launch slot"):
+        step_model(("a",), (), lambda a, nb: ([], []))
 
 
-def test_shapes_parse_and_invalid_ones_are_named() -> None:
-    assert parse_shapes("8x1, 1x1,8x1") == ((8, 1), (1, 1))
-    with pytest.raises(InvalidInput, match="8y1"):
-        parse_shapes("8y1")
-    with pytest.raises(InvalidInput, match="20x1"):
-        k1_step_model(((20, 1),), (8,))
+def test_merge_and_runs() -> None:
+    assert merge([(5, 7), (0, 2), (2, 3), (6, 9), (4, 4)]) == [(0, 3), (5, 9)]
+    assert runs(np.array([1, 2, 3, 7, 8, 10])) == [(1, 4), (7, 9), (10, 11)]
+    assert runs(np.array([], dtype=np.int64)) == []
 
 
-READER = re.compile(r"CTA (\d+) in ([\w.]+)(?:, task (\d+))?$")
-
-
-@pytest.mark.parametrize(
-    ("shapes", "nbs", "base"),
-    [
-        # the first scenario is read by a kda task (PROJ) / by the gate's or mix's PART poll
-        (((1, 1), (2, 2)), (1, 8), LaunchConfig(1, 1)),
-        (((1, 1), (2, 2)), (1, 8), LaunchConfig(1, 1, kda0=5)),
-        (((1, 1), (2, 2)), (1, 8), LaunchConfig(1, 1, kda0=200)),
-        (((4, 1), (1, 1)), (8,), LaunchConfig(1, 1)),
-        (((4, 1), (1, 1)), (8,), LaunchConfig(1, 1, gate_local=True)),
-    ],
-)
-def test_the_reader_named_is_the_one_the_launch_programs_have_poll(
-    shapes: tuple[tuple[int, int], ...], nbs: tuple[int, ...], base: LaunchConfig
-) -> None:
-    m = k1_step_model(shapes, nbs, base=base)
-    v = analyse(m, StepTag(slot_term=len(nbs) == 1), Policy.NEVER_ZEROED)
-    sc = v.shortest
-    assert sc is not None
-    got = READER.match(sc.reader)
-    assert got is not None, sc.reader
-    cta, stage = int(got[1]), got[2]
-    a = m.shapes.index(sc.reader_shape)
-    cfg = m.config(a, sc.reader_slot)
-    assert (cfg.kda0, cfg.gate_local) == (base.kda0, base.gate_local)
-    launch = build_launch(cfg)
-    region, index = locate(int(m.rep[sc.cls]), cfg, Layout.FIXED)
-    gid = int(launch.space.gid(region, index))
-    polls, now = [], "start"
-    for op in launch.programs[cta].ops:
-        if isinstance(op, Begin):
-            now = op.stage
-        elif isinstance(op, Poll) and gid in op.cells:
-            polls.append(now)
-    assert stage in polls, (sc.reader, polls)
-
-
-def test_kda0_and_gate_local_move_the_reader() -> None:
-    def reader(shapes: tuple[tuple[int, int], ...], nbs: tuple[int, ...], **kw: object) -> str:
-        m = k1_step_model(shapes, nbs, base=kw or None)
-        sc = analyse(m, StepTag(slot_term=len(nbs) == 1), Policy.NEVER_ZEROED).shortest
-        assert sc is not None
-        return sc.reader
-
-    assert reader(((1, 1), (2, 2)), (1, 8)) == "CTA 0 in k.gates, task 0"
-    assert reader(((1, 1), (2, 2)), (1, 8), kda0=5) == "CTA 5 in k.gates, task 0"
-    assert reader(((4, 1), (1, 1)), (8,)) == "CTA 0 in gate"
-    assert reader(((4, 1), (1, 1)), (8,), gate_local=True) == "CTA 0 in mix"
-    # work taken from a ticket counter has no CTA placed to run it
-    assert reader(((1, 1), (2, 2)), (1, 8), kda_tickets=True) == (
-        "whichever CTA takes its ticket in k.gates, task 0"
+def test_a_kernel_without_a_tag_model_is_refused_by_name() -> None:
+    with pytest.raises(InvalidInput, match="pingpong defines no tag_model"):
+        tag_model(get("pingpong"))
+    assert isinstance(
+        tag_model(get("k1")).step_model(((1, 1),), (1,), "fixed", get("k1").default_config()),
+        StepModel,
     )

@@ -4,6 +4,7 @@ and the facts of the real step_tag."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from checks_scale import examples
@@ -22,6 +23,14 @@ from kda_sim.checks.tags.schemes import (
     make_scheme,
 )
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.tags import STEP_TAG
+
+# the shipped tag's widths (K1's), for the schemes made by name
+SHIPPED = {
+    "tag_slots": STEP_TAG.tag_slots,
+    "epoch_bits": STEP_TAG.epoch_bits,
+    "bits": STEP_TAG.bits,
+}
 
 
 @st.composite
@@ -80,7 +89,7 @@ def test_cleared_and_overflow_match_every_epoch(sc: StepTag, s: int) -> None:
 
 
 def test_step_tag_repeats_after_2_to_the_22_steps_for_one_slot_only() -> None:
-    sc = StepTag()
+    sc = STEP_TAG
     assert sc.tag(5, 3) == 5 * 256 + 4
     assert sc.tag(-1, 0) == -255  # remsi: the key of a negative epoch is negative
     same = sc.across(3, 3)
@@ -91,7 +100,7 @@ def test_step_tag_repeats_after_2_to_the_22_steps_for_one_slot_only() -> None:
 
 
 def test_step_tag_hits_the_cleared_value_at_slot_255_of_negative_epochs() -> None:
-    sc = StepTag()
+    sc = STEP_TAG
     assert sc.cleared(255) == -1 and sc.tag(-1, 255) == 0
     assert sc.cleared(254) is None
     # epochs e < 0 with e = -1 mod 2^22: 2^31 / 2^22 of them
@@ -102,29 +111,29 @@ def test_step_tag_hits_the_cleared_value_at_slot_255_of_negative_epochs() -> Non
 
 
 def test_faults_slot_past_tag_slots_and_too_many_tag_slots() -> None:
-    sc = StepTag()
+    sc = STEP_TAG
     nxt = sc.across(256, 0)
     assert nxt is not None and nxt.gap == 1  # slot 256 is the next epoch's slot 0
-    wide = StepTag(tag_slots=1024)
+    wide = replace(STEP_TAG, tag_slots=1024)
     e = wide.overflow(0)
     assert e is not None and wide.intended(e, 0) >= 2**31
 
 
 def test_frozen_epoch_collides_every_step_and_layer_plus_one_needs_zeroing() -> None:
-    fz = FrozenEpoch(StepTag())
+    fz = FrozenEpoch(STEP_TAG)
     got = fz.across(2, 2)
     assert got is not None and got.gap == 1 and fz.across(1, 2) is None
     assert fz.next_epoch(7) == 7
-    lp = SlotOnly()
+    lp = SlotOnly(STEP_TAG.bits, launch_slots=STEP_TAG.tag_slots)
     assert lp.across(3, 3) is not None and lp.same_step(3, 4) is None
 
 
 def test_counter64_collides_only_after_2_to_the_56_steps() -> None:
-    c = counter64()
+    c = counter64(STEP_TAG.tag_slots)
     got = c.across(1, 1)
     assert got is not None and got.gap == 1 << 56
     assert c.overflow(0) == 1 << 55
-    assert make_scheme("counter64").bits == 64
+    assert make_scheme("counter64", **SHIPPED).bits == 64
 
 
 @st.composite
@@ -162,13 +171,13 @@ def test_an_epoch_frozen_at_any_value_answers_for_some_value(
 
 def test_an_epoch_frozen_at_a_given_value_is_analysed_there() -> None:
     # tag_slots 1: the tag of slot 0 is 0 at epoch -1 only (epoch % 2^22 = -1 by remsi)
-    base = StepTag(tag_slots=1)
+    base = replace(STEP_TAG, tag_slots=1)
     assert FrozenEpoch(base, -1).cleared(0) == -1
     assert FrozenEpoch(base, 0).cleared(0) is None and FrozenEpoch(base, 7).cleared(0) is None
     assert FrozenEpoch(base).cleared(0) == -1  # any value: the one that reaches 0
     assert FrozenEpoch(base, 3).tag(99, 0) == base.tag(3, 0)  # the epoch never moves
     # 1024 slots overflow int32 only at large keys: not at 0, at 2^22 - 1
-    wide = StepTag(tag_slots=1024)
+    wide = replace(STEP_TAG, tag_slots=1024)
     assert FrozenEpoch(wide, 0).overflow(0) is None
     assert FrozenEpoch(wide, (1 << 22) - 1).overflow(0) == (1 << 22) - 1
     assert FrozenEpoch(wide).overflow(0) == wide.overflow(0)
@@ -176,14 +185,14 @@ def test_an_epoch_frozen_at_a_given_value_is_analysed_there() -> None:
     assert "epoch 5 only" in FrozenEpoch(wide, 5).coverage()
     assert "every epoch it can be frozen at" in FrozenEpoch(wide).coverage()
     # the horizon: frozen at any value, the live counter first had to get there
-    assert FrozenEpoch(counter64()).steps_to(0, 1 << 55) == 1 << 55
-    assert FrozenEpoch(counter64(), 1 << 55).steps_to(0, 1 << 55) == 0
+    assert FrozenEpoch(counter64(STEP_TAG.tag_slots)).steps_to(0, 1 << 55) == 1 << 55
+    assert FrozenEpoch(counter64(STEP_TAG.tag_slots), 1 << 55).steps_to(0, 1 << 55) == 0
 
 
 @pytest.mark.parametrize("name", SCHEMES)
 def test_drop_slot_applies_to_every_scheme(name: str) -> None:
-    healthy = make_scheme(name)
-    faulty = make_scheme(name, drop_slot=True)
+    healthy = make_scheme(name, **SHIPPED)
+    faulty = make_scheme(name, **SHIPPED, drop_slot=True)
     assert healthy.same_step(0, 1) is None
     assert faulty.same_step(0, 1) is not None and faulty.tag(0, 0) == faulty.tag(0, 7)
 
@@ -192,19 +201,19 @@ def test_drop_slot_applies_to_every_scheme(name: str) -> None:
 def test_frozen_epoch_applies_or_is_refused_by_name(name: str) -> None:
     if ("frozen-epoch", name) in NOT_APPLICABLE:
         with pytest.raises(InvalidInput, match=rf"frozen-epoch.*{re.escape(name)}"):
-            make_scheme(name, frozen=True)
+            make_scheme(name, **SHIPPED, frozen=True)
         return
-    fz = make_scheme(name, frozen=True)
+    fz = make_scheme(name, **SHIPPED, frozen=True)
     assert isinstance(fz, FrozenEpoch) and fz.next_epoch(4) == 4
     assert fz.across(3, 3) is not None and fz.across(3, 3).gap == 1  # type: ignore[union-attr]
-    assert make_scheme(name).across(3, 3).gap > 1  # type: ignore[union-attr]
+    assert make_scheme(name, **SHIPPED).across(3, 3).gap > 1  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("name", SCHEMES)
 def test_more_slots_than_the_tag_has_are_refused_naming_option_value_and_limit(
     name: str,
 ) -> None:
-    sc = make_scheme(name, tag_slots=4)
+    sc = make_scheme(name, **{**SHIPPED, "tag_slots": 4})
     check_slot_count(4, sc, given="--slots 4")
     with pytest.raises(InvalidInput, match=r"--slots 5: .*TAG_SLOTS = 4"):
         check_slot_count(5, sc, given="--slots 5")
