@@ -62,11 +62,27 @@ def _candidates(acc: Accesses, cells: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(which), np.concatenate(cand)
 
 
+@dataclass
+class _Reads:
+    """The reads inside the space: cell, op row, kind, the op's sequence and place."""
+
+    rc: np.ndarray
+    ro: np.ndarray
+    rk: np.ndarray
+    seq: np.ndarray
+    pos: np.ndarray
+
+    @classmethod
+    def of(cls, acc: Accesses) -> _Reads:
+        ok = (acc.r_cell >= 0) & (acc.r_cell < acc.total)
+        ro = acc.r_op[ok]
+        return cls(acc.r_cell[ok], ro, acc.r_kind[ok], acc.op_seq[ro], acc.op_pos[ro])
+
+
 def check_coverage(acc: Accesses, namer: Namer) -> list[Finding]:
     total = acc.total
-    ok = (acc.r_cell >= 0) & (acc.r_cell < total)
-    rc, ro, rk = acc.r_cell[ok], acc.r_op[ok], acc.r_kind[ok]
-    seq, pos = acc.op_seq[ro], acc.op_pos[ro]
+    r = _Reads.of(acc)
+    rc, rk, seq, pos = r.rc, r.rk, r.seq, r.pos
     wc, wo = acc.writes
     count = acc.write_count
     writer = np.full(total, -1, dtype=np.int64)
@@ -81,14 +97,24 @@ def check_coverage(acc: Accesses, namer: Namer) -> list[Finding]:
     w = reading[acc.op_seq[wo]]
     own = _Index.of(acc.op_seq[wo[w]] * total + wc[w], acc.op_pos[wo[w]])
     if data.size:
-        out += _unguarded(acc, namer, data, rc, ro, rk, seq, pos, polls, own, writer)
+        out += _unguarded(acc, namer, r, data, polls, own, writer)
     if acc.declares_reads():
-        out += _unread(acc, namer, rc, ro, rk, seq, pos)
+        out += _unread(acc, namer, r)
     return out
 
 
-def _unguarded(acc, namer, data, rc, ro, rk, seq, pos, polls, own, writer) -> list[Finding]:
+def _unguarded(
+    acc: Accesses,
+    namer: Namer,
+    r: _Reads,
+    data: np.ndarray,
+    polls: _Index,
+    own: _Index,
+    writer: np.ndarray,
+) -> list[Finding]:
+    """Reads (``data``: indices into ``r``) that no earlier poll or own write orders."""
     total = acc.total
+    rc, ro, rk, seq, pos = r.rc, r.ro, r.rk, r.seq, r.pos
     which, cand = _candidates(acc, rc[data])
     read = data[which]
     found, at = polls.find(seq[read] * total + cand)
@@ -161,9 +187,10 @@ def _unguarded(acc, namer, data, rc, ro, rk, seq, pos, polls, own, writer) -> li
     return out
 
 
-def _unread(acc, namer, rc, ro, rk, seq, pos) -> list[Finding]:
+def _unread(acc: Accesses, namer: Namer, r: _Reads) -> list[Finding]:
     """Polled pairs whose data (the pair, or what its flag guards) is never read after."""
     total = acc.total
+    rc, ro, rk, seq, pos = r.rc, r.ro, r.rk, r.seq, r.pos
     data = np.flatnonzero(rk != Kind.POLL)
     which, cand = _candidates(acc, rc[data])
     reads = _Index.of(seq[data[which]] * total + cand, pos[data[which]])

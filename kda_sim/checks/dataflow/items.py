@@ -89,7 +89,9 @@ def _never(namer: Namer, stage: str, want: np.ndarray, got: np.ndarray) -> list[
     ]
 
 
-def _unknown(namer, stage, rows, got, want) -> list[Finding]:
+def _unknown(
+    namer: Namer, stage: str, rows: np.ndarray, got: np.ndarray, want: np.ndarray
+) -> list[Finding]:
     odd = np.flatnonzero(~np.isin(got, want))
     if not odd.size:
         return []

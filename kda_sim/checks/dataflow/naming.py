@@ -111,5 +111,9 @@ def capped(findings: list, make_more: Any) -> list:
 def rest(category: Category, severity: Severity, n: int, what: str) -> Finding:
     """The finding that counts what :func:`capped` leaves out."""
     return Finding(
-        category, severity, f"and {n} more {what}, of the same kind as above", details={"more": n}
+        category,
+        severity,
+        f"and {n} more {what}, of the same kind as above",
+        "as for the ones above (--json holds the count; fix those and check again)",
+        {"more": n},
     )

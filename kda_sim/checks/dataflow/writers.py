@@ -46,7 +46,9 @@ def check_writers(acc: Accesses, namer: Namer) -> list[Finding]:
     return out
 
 
-def _twice(acc: Accesses, namer: Namer, cell, op, count) -> list[Finding]:
+def _twice(
+    acc: Accesses, namer: Namer, cell: np.ndarray, op: np.ndarray, count: np.ndarray
+) -> list[Finding]:
     multi = count[cell] > 1
     if not multi.any():
         return []
@@ -76,7 +78,14 @@ def _twice(acc: Accesses, namer: Namer, cell, op, count) -> list[Finding]:
     return capped(found, lambda m: _rest(Category.WRITERS, m, "cells written twice"))
 
 
-def _off_layout(acc: Accesses, namer: Namer, cell, op, count, expected) -> list[Finding]:
+def _off_layout(
+    acc: Accesses,
+    namer: Namer,
+    cell: np.ndarray,
+    op: np.ndarray,
+    count: np.ndarray,
+    expected: np.ndarray,
+) -> list[Finding]:
     unit = acc.unit_of_op()[op]
     want = expected[cell]
     bad = (count[cell] == 1) & (want != NO_UNIT) & (unit != want)
@@ -108,7 +117,9 @@ def _off_layout(acc: Accesses, namer: Namer, cell, op, count, expected) -> list[
     return capped(found, lambda m: _rest(Category.WRITERS, m, "puts on another unit's cells"))
 
 
-def _missing(acc: Accesses, namer: Namer, count, expected) -> list[Finding]:
+def _missing(
+    acc: Accesses, namer: Namer, count: np.ndarray, expected: np.ndarray | None
+) -> list[Finding]:
     total = acc.total
     ok = (acc.r_cell >= 0) & (acc.r_cell < total)
     rc, ro, rk = acc.r_cell[ok], acc.r_op[ok], acc.r_kind[ok]
