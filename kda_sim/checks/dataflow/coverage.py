@@ -40,12 +40,14 @@ class _Index:
         starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
         return cls(k[starts], np.minimum.reduceat(p, starts), np.maximum.reduceat(p, starts))
 
-    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(found, index) of each key."""
-        at = np.searchsorted(self.keys, keys)
-        at = np.minimum(at, max(self.keys.size - 1, 0))
-        found = self.keys.size > 0
-        return (self.keys[at] == keys) if found else np.zeros(keys.shape, bool), at
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(found, lo, hi) of each key; lo and hi are -1 where it is not found."""
+        none = np.full(keys.shape, -1, dtype=np.int64)
+        if not self.keys.size:
+            return np.zeros(keys.shape, dtype=bool), none, none
+        at = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        found = self.keys[at] == keys
+        return found, np.where(found, self.lo[at], -1), np.where(found, self.hi[at], -1)
 
 
 def _candidates(acc: Accesses, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -117,16 +119,16 @@ def _unguarded(
     rc, ro, rk, seq, pos = r.rc, r.ro, r.rk, r.seq, r.pos
     which, cand = _candidates(acc, rc[data])
     read = data[which]
-    found, at = polls.find(seq[read] * total + cand)
-    before = found & (polls.lo[at] < pos[read])
-    later = found & (polls.hi[at] > pos[read])
+    found, lo, hi = polls.find(seq[read] * total + cand)
+    before = found & (lo < pos[read])
+    later = found & (hi > pos[read])
     covered = np.bincount(which[before], minlength=data.size) > 0
-    o_found, o_at = own.find(seq[data] * total + rc[data])
-    covered |= o_found & (own.lo[o_at] < pos[data])
+    o_found, o_lo, _ = own.find(seq[data] * total + rc[data])
+    covered |= o_found & (o_lo < pos[data])
     if covered.all():
         return []
     late_at = np.full(data.size, -1, dtype=np.int64)
-    late_at[which[later]] = polls.hi[at[later]]
+    late_at[which[later]] = hi[later]
     bad = np.flatnonzero(~covered)
     rows = ro[data[bad]]
     order_fault = (rk[data[bad]] == Kind.DEPEND) & (late_at[bad] >= 0)
@@ -197,8 +199,8 @@ def _unread(acc: Accesses, namer: Namer, r: _Reads) -> list[Finding]:
     reread = np.zeros(len(acc.ops), dtype=bool)
     reread[acc.reread] = True
     p = np.flatnonzero((rk == Kind.POLL) & ~reread[ro])
-    found, at = reads.find(seq[p] * total + rc[p])
-    unread = p[~(found & (reads.hi[at] > pos[p]))]
+    found, _, hi = reads.find(seq[p] * total + rc[p])
+    unread = p[~(found & (hi > pos[p]))]
     if not unread.size:
         return []
     rows = ro[unread]
