@@ -39,15 +39,18 @@ class DataflowReport:
         head = "  data flow, static (one writer a cell, writes in bounds, reads after polls): "
         if self.failing:
             cats = sorted({f.category.value for f in self.failing})
-            return head + f"{len(self.failing)} faults ({', '.join(cats)})"
+            n = len(self.failing)
+            return head + f"{n} fault{'s' if n != 1 else ''} ({', '.join(cats)})"
         if not self.cells_written:
             return head + "ok (no pair or flagged data written: hand-offs through words only)"
         said = (
-            f"{self.reads} reads of produced cells, each after its poll"
+            f"{self.reads} read{'s' if self.reads != 1 else ''} of produced cells, each after "
+            "its poll"
             if self.declares_reads
             else "the kernel says no reads beyond its polls: coverage not checked"
         )
-        return head + f"ok ({self.cells_written} cells written once; {said})"
+        cells = f"{self.cells_written} cell{'s' if self.cells_written != 1 else ''}"
+        return head + f"ok ({cells} written once; {said})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
