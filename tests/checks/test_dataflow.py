@@ -62,7 +62,7 @@ def test_unmutated_k1_has_no_finding(cfg: LaunchConfig) -> None:
 
 
 def test_unmutated_k1_over_the_whole_grid() -> None:
-    """R 1..8 x L 1..4, every shape a launch holds (13 s on an idle 2-core machine,
+    """R 1..8 x L 1..4, every shape a launch holds (10 to 13 s on a loaded 2-core machine,
     building the launches included)."""
     shapes = 0
     for R in range(1, 9):
