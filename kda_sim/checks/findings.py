@@ -16,10 +16,17 @@ class Category(StrEnum):
     LATE_LOAD = "late_load"  # a staging load issued after a poll it does not need
     ABA = "aba"  # a counter reused while a waiter of its previous use may still wait
     LEFTOVER = "leftover"  # a self-resetting launch leaves a word non-zero for the next
+    # data flow (static, kda_sim/checks/dataflow/)
+    WRITERS = "writers"  # a cell written twice, by a unit the layout does not give it, or never
+    BOUNDS = "bounds"  # a write outside its region (or regions that overlap)
+    COVERAGE = "coverage"  # a read of a produced cell that no earlier poll guards
+    ORDER = "order"  # a put whose inputs are polled only after it
+    ITEMS = "items"  # a work item run twice, or never, in one launch
+    UNREAD = "unread"  # a polled pair whose data the poller never reads (advice)
 
 
 # what is advice only, never a failing property: no fault makes it fail
-ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD})
+ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD, Category.UNREAD})
 
 
 # properties of counter and flag words: K1 has none, so no fault of its catalogue breaks

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kda_sim.checks.aba import check_aba
+from kda_sim.checks.dataflow import check_dataflow
 from kda_sim.checks.findings import Finding, verdict
 from kda_sim.checks.leftover import check_leftover
 from kda_sim.checks.tickets import check_tickets, engine_at_residency
 from kda_sim.checks.words import uses_words
 from kda_sim.engine import SimResult
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.protocol.access import accesses_of
 from kda_sim.protocol.program import Launch
 
 
@@ -95,7 +97,17 @@ def leftover_section(inp: CheckInput) -> Section | None:
     return Section("leftover", line, data, findings)
 
 
+def dataflow_section(inp: CheckInput) -> Section:
+    """Reads and writes (static, every launch): one writer a cell, writes in bounds,
+    every read after the poll that guards it, puts after their inputs' polls, flags
+    after their data drained, every work item once (:mod:`kda_sim.checks.dataflow`)."""
+    acc = accesses_of(inp.cfg) if inp.given is None else None  # the kernel's own: cached
+    rep = check_dataflow(inp.launch, inp.cfg, acc)
+    return Section("dataflow", rep.line(), rep.to_dict(), rep.findings)
+
+
 SECTIONS: tuple[Callable[[CheckInput], Section | None], ...] = (
+    dataflow_section,
     tickets_section,
     aba_section,
     leftover_section,

@@ -28,7 +28,15 @@ kernel knowledge:
 - ``real_backends``: a :class:`RealBackends`, what ``kda-sim kernel run`` offers for the
   kernel the ``kda_sim.backends`` entry points run (its fault names, its schedule flags);
 - ``config_form``: a :class:`ConfigForm`, how the app's what-if view shows the
-  configuration (its fields' labels and bounds, the on/off fields it combines).
+  configuration (its fields' labels and bounds, the on/off fields it combines);
+- ``name_cell(cfg, region, index)``: the data-flow checks' words for one cell
+  (``REGION[terms]``; without it ``REGION[index]``);
+- ``expected_writers(cfg, region, indices)``: the unit (the CTA, or
+  :func:`kda_sim.protocol.access.item_unit` of a ticket item) whose put the kernel's
+  layout gives each cell, ``NO_UNIT`` where none: a put that lands on another unit's
+  cells is found, and a missing put names who should have made it;
+- ``work_items(cfg)``: {stage: the task ids its ``Begin`` must carry exactly once a
+  launch}, over programs and ticket items alike.
 
 :class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
 flags are the dataclass's fields (``--name value``).
@@ -63,6 +71,9 @@ HOOKS: tuple[str, ...] = (
     "sweep_axes",
     "real_backends",
     "config_form",
+    "name_cell",
+    "expected_writers",
+    "work_items",
 )
 
 
@@ -241,6 +252,10 @@ class Kernel:
     regs_per_thread: int = 32
     lds_bytes: int = 0
     description: str = ""
+    # the data-flow checks' optional hooks (see the module's docstring); None: without
+    name_cell: Callable[[Any, str, int], str] | None = None
+    expected_writers: Callable[[Any, str, Any], Any] | None = None
+    work_items: Callable[[Any], Mapping[str, Any]] | None = None
 
     def default_config(self) -> Any:
         return self.config_type()

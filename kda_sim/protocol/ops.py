@@ -52,10 +52,32 @@ class Use:
     names: tuple[str, ...]
 
 
+NO_CELLS = np.zeros(0, dtype=np.int64)  # an op that names no cells (shared, read-only)
+NO_CELLS.setflags(write=False)
+
+# cells an op reads: one array of global ids, or several (a stage that reads what three
+# polls loaded names their three arrays, so a reader of exactly a poll's array is seen)
+Reads = np.ndarray | tuple[np.ndarray, ...]
+
+
+def _no_cells() -> np.ndarray:
+    return NO_CELLS
+
+
+def read_parts(reads: Reads) -> tuple[np.ndarray, ...]:
+    """``reads`` as a tuple of arrays."""
+    return reads if isinstance(reads, tuple) else (reads,)
+
+
 @dataclass(frozen=True, slots=True)
 class Compute:
+    """Work on what the CTA holds; ``reads``: the produced cells (global ids) whose
+    values it consumes, where the kernel says (the data-flow checks,
+    :mod:`kda_sim.protocol.access`)."""
+
     cost: str  # a key of the profile's stage costs
     units: float = 1.0
+    reads: Reads = field(default_factory=_no_cells, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +86,9 @@ class Put:
 
     region: int  # the region's id in the launch's CellSpace
     cells: np.ndarray = field(compare=False)
+    # the produced cells the value put is computed from (the data-flow checks: its polls
+    # of them come first); empty where the kernel does not say
+    reads: Reads = field(default_factory=_no_cells, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +117,7 @@ class Publish:
     region: int  # the region's id in the launch's CellSpace
     cells: np.ndarray = field(compare=False)
     drain: bool = True
+    reads: Reads = field(default_factory=_no_cells, compare=False)  # as Put's
 
 
 @dataclass(frozen=True, slots=True)

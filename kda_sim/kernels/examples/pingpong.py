@@ -50,10 +50,11 @@ def build(cfg: PingPongConfig) -> Launch:
             Put(0, cell),
             End("produce"),
         ]
+        val = poll("VAL", cell.reshape(1, 1), width=1)
         consumer += [
             Begin("consume"),
-            poll("VAL", cell.reshape(1, 1), width=1),
-            Compute("pp.consume"),
+            val,
+            Compute("pp.consume", reads=val.cells),  # computes with the value it polled
             End("consume"),
         ]
     programs = (

@@ -72,6 +72,11 @@ def build(cfg: SplitKConfig) -> Launch:
     return Launch(cfg, space, tuple(programs))
 
 
+def work_items(cfg: SplitKConfig) -> dict[str, range]:
+    """Each tile is reduced once (its partials are one a split, each tagged with the tile)."""
+    return {"reduce": range(cfg.tiles)}
+
+
 KERNEL = Kernel(
     name="splitk",
     description="split-K partial sums joined by a semaphore counter a tile",
@@ -86,4 +91,5 @@ KERNEL = Kernel(
     default_costs={"sk.partial": (1500.0, 0.0), "sk.reduce": (300.0, 0.0)},
     threads=256,
     regs_per_thread=64,
+    work_items=work_items,
 )

@@ -61,6 +61,11 @@ def build(cfg: TicketQueueConfig) -> Launch:
     return Launch(cfg, space, programs)
 
 
+def work_items(cfg: TicketQueueConfig) -> dict[str, range]:
+    """Item i begins its stage with task i: each runs once a launch."""
+    return {"item": range(cfg.items)}
+
+
 KERNEL = Kernel(
     name="ticketqueue",
     description="CTAs take items from an atomic ticket counter; item i waits on item i - 1",
@@ -75,4 +80,5 @@ KERNEL = Kernel(
     default_costs={"tq.load": (300.0, 0.0), "tq.work": (600.0, 0.0)},
     threads=256,
     regs_per_thread=32,
+    work_items=work_items,
 )

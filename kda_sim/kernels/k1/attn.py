@@ -83,34 +83,47 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         End("slice"),
     ]
     n_wgt = s * (ns + 1)
+    # K1's threads consume the values their polls load: a stage's reads are its polls'
+    # cells (the same arrays, held once), and its put depends on them
     if not cfg.gate_local and a < s:
+        part = gate_poll(cfg, space, range(a, a + 1))
         ops += [
             Begin("gate"),
-            gate_poll(cfg, space, range(a, a + 1)),
+            part,
             Barrier(),
-            Compute("gate", ns),
-            Put(Region.WGT, space.gid(Region.WGT, a * (ns + 1) + np.arange(ns + 1))),
+            Compute("gate", ns, reads=part.cells),
+            Put(
+                Region.WGT,
+                space.gid(Region.WGT, a * (ns + 1) + np.arange(ns + 1)),
+                reads=part.cells,
+            ),
             Barrier(),
             End("gate"),
         ]
     ops.append(Begin("mix"))
     if cfg.gate_local:
         # every attn CTA reduces every token's partials itself: no WGT hand-off
-        ops += [gate_poll(cfg, space, range(s)), Barrier(), Compute("gate", ns * s)]
+        weights = gate_poll(cfg, space, range(s))
+        ops += [weights, Barrier(), Compute("gate", ns * s, reads=weights.cells)]
     else:
-        ops.append(poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None])))
-        ops.append(Barrier())
+        weights = poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None]))
+        ops += [weights, Barrier()]
+    msq = poll("MSQ", msq_rows(cfg, space))
     ops += [
-        Compute("mix", s * ns),
-        Put(Region.MSQ, space.gid(Region.MSQ, a * s + np.arange(s))),
+        Compute("mix", s * ns, reads=weights.cells),
+        Put(Region.MSQ, space.gid(Region.MSQ, a * s + np.arange(s)), reads=weights.cells),
         Barrier(),
-        poll("MSQ", msq_rows(cfg, space)),
+        msq,
         Barrier(),
         *([] if cfg.nw_first else [_in_nw()]),
         Use(("mix.in_nw",)),
-        Compute("norm", s),
+        Compute("norm", s, reads=msq.cells),
         Store("x", s * COLS * BF16, cells=(int(space.gid(Region.X, a)),)),
-        Publish(Region.XRDY, space.gid(Region.XRDY, np.array([a]))),
+        Publish(
+            Region.XRDY,
+            space.gid(Region.XRDY, np.array([a])),
+            reads=(weights.cells, msq.cells),
+        ),
         Barrier(),
         End("mix"),
     ]

@@ -50,9 +50,14 @@ def weight_load(name: str, rg: int, chunks: int) -> Load:
     )
 
 
+def x_cells(space: CellSpace) -> tuple[int, ...]:
+    """The x rows' flagged cells, one a slice: what a gemv reads and computes from."""
+    return tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
+
+
 def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     """The x rows: their 56 XRDY flags polled, then the rows read (from L2)."""
-    xcells = tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
+    xcells = x_cells(space)
     return [
         Begin("load_x"),
         poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None])),
@@ -67,24 +72,25 @@ def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
 def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     rg0, rg1 = groups_of(cta)
     s = cfg.S
+    x = np.asarray(x_cells(space), dtype=np.int64)  # what each group's gemv reads
     ops: list[Op] = [
         weight_load("w.rg0", rg0, PER_WAVE),
         *load_x(cfg, space),
         weight_load("w.rg1a", rg1, RG1_EARLY),
         Begin("gemv0"),
         Use(("w.rg0",)),
-        Compute("gemv", s),
+        Compute("gemv", s, reads=x),
         Barrier(),
-        Put(Region.PROJ, proj_rows_put(rg0, cfg, space)),
+        Put(Region.PROJ, proj_rows_put(rg0, cfg, space), reads=x),
         Barrier(),
         End("gemv0"),
         weight_load("w.rg1b", rg1, PER_WAVE - RG1_EARLY),
         Begin("gemv1"),
         Use(("w.rg1a", "w.rg1b")),
-        Compute("gemv", s),
+        Compute("gemv", s, reads=x),
         Barrier(),
     ]
     if rg1 < GEMV_TASKS:
-        ops.append(Put(Region.PROJ, proj_rows_put(rg1, cfg, space)))
+        ops.append(Put(Region.PROJ, proj_rows_put(rg1, cfg, space), reads=x))
     ops += [Barrier(), End("gemv1")]
     return ops

@@ -121,6 +121,13 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     hbm, l2 = staging_bytes(cfg)
     fa, qk, beta = gates_rows(req, h, cfg, space)
     on_w = Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False)
+    # a stage reads what its polls load (the same arrays, held once); the recurrence's
+    # ONRM is computed from the conv's q / k / v and the gates' inputs
+    conv = poll("PROJ", conv_rows(req, h, ch, cfg, space))
+    gates = (poll("PROJ", fa), poll("QK", qk), poll("PROJ", beta))
+    gated = tuple(g.cells for g in gates)
+    recur = (conv.cells, *gated)
+    norm = poll("ONRM+PROJ", norm_rows(req, h, ch, cfg, space))
     return [
         Begin("k.stage", i),
         Load("k.in", LoadKind.STAGING, hbm, f"state rows / conv window of task {i}"),
@@ -129,34 +136,36 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Compute("k.stage", 1),
         End("k.stage", i),
         Begin("k.conv", i),
-        poll("PROJ", conv_rows(req, h, ch, cfg, space)),
+        conv,
         Use(("k.in",)),
-        Compute("k.conv", L),
+        Compute("k.conv", L, reads=conv.cells),
         Store("conv_state", 3 * VCH * sl * BF16),
-        Put(Region.QK, qk_put(req, h, ch, cfg, space)),
+        Put(Region.QK, qk_put(req, h, ch, cfg, space), reads=conv.cells),
         Barrier(),
         End("k.conv", i),
         Begin("k.gates", i),
-        poll("PROJ", fa),
-        poll("QK", qk),
-        poll("PROJ", beta),
+        *gates,
         Barrier(),
         Use(("k.fb",)),
-        Compute("k.gates", L),
+        Compute("k.gates", L, reads=gated),
         Barrier(),
         End("k.gates", i),
         Begin("k.recur", i),
         Compute("k.recur", L),
         Store("rstate", L * VCH * HD * F32),
         Barrier(),
-        Put(Region.ONRM, space.gid(Region.ONRM, onrm_index(req, h, np.arange(L), ch, cfg))),
+        Put(
+            Region.ONRM,
+            space.gid(Region.ONRM, onrm_index(req, h, np.arange(L), ch, cfg)),
+            reads=recur,
+        ),
         Barrier(),
         End("k.recur", i),
         Begin("k.norm", i),
-        poll("ONRM+PROJ", norm_rows(req, h, ch, cfg, space)),
+        norm,
         *([] if cfg.onw_first else [on_w]),
         Use(("k.on_w",)),
-        Compute("k.norm", L),
+        Compute("k.norm", L, reads=norm.cells),
         Store("core_out", L * VCH * BF16),
         Barrier(),
         End("k.norm", i),

@@ -28,7 +28,7 @@ from kda_sim.kernels.k1.program import build_launch
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.kernels.k1.tags import STEP_TAG
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Publish, Put, Store
+from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll, Publish, Put, Store
 
 
 def missing_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
@@ -156,6 +156,91 @@ def weights_in_kda_task(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     return Case(cfg, prof, launch=with_programs(base, changes))
 
 
+# -- data-flow mutants: each a silent fault of one CTA, found statically (checks/dataflow) --
+def without_cells(p: Poll, drop: np.ndarray) -> Poll:
+    """``p`` with the pairs ``drop`` left out of every thread's batch."""
+    batches = np.where(np.isin(p.batches, drop), -1, p.batches)
+    batches.setflags(write=False)
+    cells = p.cells[~np.isin(p.cells, drop)]
+    cells.setflags(write=False)
+    return Poll(p.label, batches, cells)
+
+
+def poll_drops_a_cell(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    """gemv CTA 56 polls XRDY of every slice but slice 1, and reads slice 1's x rows."""
+    base = build_launch(cfg)
+    p = base.programs[GEMV0]
+    k = next(k for k, op in enumerate(p.ops) if isinstance(op, Poll) and op.label == "XRDY")
+    poll_op = p.ops[k]
+    assert isinstance(poll_op, Poll)
+    ops = list(p.ops)
+    ops[k] = without_cells(poll_op, base.space.gid(Region.XRDY, np.array([1])))
+    return Case(cfg, prof, launch=with_programs(base, {GEMV0: with_ops(p, ops)}))
+
+
+def put_into_next_region(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    """The last attn CTA puts its MSQ one slice on: past MSQ's end, into XRDY."""
+    base = build_launch(cfg)
+    a = NA - 1
+    p = base.programs[a]
+    ops = list(p.ops)
+    k = next(k for k, op in enumerate(ops) if isinstance(op, Put) and op.region is Region.MSQ)
+    put = ops[k]
+    assert isinstance(put, Put)
+    ops[k] = replace(put, cells=put.cells + cfg.S)
+    return Case(cfg, prof, launch=with_programs(base, {a: with_ops(p, ops)}))
+
+
+def _task_span(ops: tuple[Op, ...], task: int) -> tuple[int, int]:
+    lo = next(k for k, op in enumerate(ops) if isinstance(op, Begin) and op.task == task)
+    return lo, stage_span(ops, "k.norm", task)[1]
+
+
+def item_on_two_ctas(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    """kda task 0 runs on its CTA and again at the end of the next CTA's program."""
+    base = build_launch(cfg)
+    src = base.programs[cfg.kda0 % cfg.blocks]
+    lo, hi = _task_span(src.ops, 0)
+    dst = base.programs[(src.cta + 1) % cfg.blocks]
+    return Case(
+        cfg,
+        prof,
+        launch=with_programs(base, {dst.cta: with_ops(dst, [*dst.ops, *src.ops[lo : hi + 1]])}),
+    )
+
+
+def put_before_poll(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    """attn CTA 0 puts token 0's gate weights (WGT) before it polls the partials."""
+    cfg = replace(cfg, gate_local=False)
+    base = build_launch(cfg)
+    p = base.programs[0]
+    lo, hi = stage_span(p.ops, "gate")
+    ops = list(p.ops)
+    k = next(k for k in range(lo, hi) if isinstance(ops[k], Put))
+    put = ops.pop(k)
+    ops.insert(lo + 1, put)  # right after Begin("gate"), before the PART poll
+    return Case(cfg, prof, launch=with_programs(base, {0: with_ops(p, ops)}))
+
+
+def permuted_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    """kda tasks 0 and 1 (chunks 0 and 1 of one head, on two CTAs) each put the other's
+    QK lanes: every pair is put once, every poll passes, the gates read swapped data."""
+    base = build_launch(cfg)
+    progs = {t: base.programs[(t + cfg.kda0) % cfg.blocks] for t in (0, 1)}
+    puts = {}
+    for t, p in progs.items():
+        lo, hi = stage_span(p.ops, "k.conv", t)
+        k = next(k for k in range(lo, hi) if isinstance(p.ops[k], Put))
+        puts[t] = k
+    changes = {}
+    for t, p in progs.items():
+        other = progs[1 - t].ops[puts[1 - t]]
+        ops = list(p.ops)
+        ops[puts[t]] = replace(ops[puts[t]], cells=other.cells)
+        changes[p.cta] = with_ops(p, ops)
+    return Case(cfg, prof, launch=with_programs(base, changes))
+
+
 # -- configuration mutants ---------------------------------------------------------------------
 def more_ctas_than_resident(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     """A GPU with one unit an attn CTA, one CTA a unit, kda0 = 0: only the attn CTAs are
@@ -246,6 +331,36 @@ CATALOGUE: tuple[Mutation, ...] = (
         Category.ROLE,
         "kda tasks stream weights before their first poll",
         weights_in_kda_task,
+    ),
+    Mutation(
+        "poll-drops-a-cell",
+        Category.COVERAGE,
+        "gemv CTA 56 reads slice 1's x rows without polling XRDY[1]",
+        poll_drops_a_cell,
+    ),
+    Mutation(
+        "put-into-next-region",
+        Category.BOUNDS,
+        "attn CTA 55 puts its MSQ past the region's end, into XRDY",
+        put_into_next_region,
+    ),
+    Mutation(
+        "item-on-two-ctas",
+        Category.ITEMS,
+        "kda task 0 runs on its CTA and again on the next one",
+        item_on_two_ctas,
+    ),
+    Mutation(
+        "put-before-poll",
+        Category.ORDER,
+        "attn CTA 0 puts token 0's WGT before polling its partials",
+        put_before_poll,
+    ),
+    Mutation(
+        "permuted-put",
+        Category.WRITERS,
+        "kda tasks 0 and 1 put each other's QK lanes (each pair once)",
+        permuted_put,
     ),
     Mutation(
         "frozen-epoch",

@@ -263,6 +263,24 @@ class K1:
     # the what-if view's widgets and its variant table
     config_form: ConfigForm = CONFIG_FORM
 
+    def name_cell(self, cfg: LaunchConfig, region: str, index: int) -> str:
+        """A cell as K1's layout holds it: region, slice, request, head, chunk, row."""
+        from kda_sim.kernels.k1.cells import name_cell
+
+        return name_cell(cfg, region, index)
+
+    def expected_writers(self, cfg: LaunchConfig, region: str, index: Any) -> Any:
+        """The CTA or ticket item whose put the layout gives each cell."""
+        from kda_sim.kernels.k1.cells import expected_writers
+
+        return expected_writers(cfg, region, index)
+
+    def work_items(self, cfg: LaunchConfig) -> dict[str, range]:
+        """Every kda stage runs each task once a launch."""
+        from kda_sim.kernels.k1.cells import work_items
+
+        return work_items(cfg)
+
     # the safety map's axes (``kda-sim sweep``): requests x tokens a request
     sweep_axes: tuple[str, str] = ("R", "L")
 

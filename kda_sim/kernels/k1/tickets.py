@@ -21,9 +21,11 @@ ticket check (kda_sim/checks/tickets.py) says so.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import GEMV_TASKS, PER_WAVE
-from kda_sim.kernels.k1.gemv import load_x, proj_rows_put, weight_load
+from kda_sim.kernels.k1.gemv import load_x, proj_rows_put, weight_load, x_cells
 from kda_sim.kernels.k1.kda import kda_program
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Op, Put, Use
@@ -48,14 +50,15 @@ def gemv_item(rg: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     The static build's pipelining of a CTA's two groups (rg1's first chunks behind x)
     has no counterpart: the next group is not known until its ticket is taken."""
     s = cfg.S
+    x = np.asarray(x_cells(space), dtype=np.int64)
     return [
         weight_load("w.rg", rg, PER_WAVE),
         *load_x(cfg, space),
         Begin("gemv0"),
         Use(("w.rg",)),
-        Compute("gemv", s),
+        Compute("gemv", s, reads=x),
         Barrier(),
-        Put(Region.PROJ, proj_rows_put(rg, cfg, space)),
+        Put(Region.PROJ, proj_rows_put(rg, cfg, space), reads=x),
         Barrier(),
         End("gemv0"),
     ]

@@ -156,26 +156,29 @@ def build(cfg: MonoMoeConfig) -> Launch:
             ops += weights(f"sgu{k}", "shared gate/up weights")
             ops += [Compute("moe.shared_gu", cfg.tokens), Put(SGU, sgu[k : k + 1])]
         elif stage == "shared_down":
-            ops.append(_pair_poll("SGU", sgu))
+            parts = _pair_poll("SGU", sgu)
+            ops.append(parts)
             ops += weights(f"sdn{k}", "shared down weights")
             ops += [
-                Compute("moe.shared_down", cfg.tokens),
+                Compute("moe.shared_down", cfg.tokens, reads=parts.cells),
                 Store("shared output", OUT_BYTES_PER_TOKEN * cfg.tokens // cfg.shared_tiles),
             ]
         elif stage == "gemm1":
             e, n = divmod(k, cfg.tiles)
-            ops += [
-                _pair_poll("ROUTED", routed),
-                Wait(f"COUNT[{e}]", COUNT, count[e], Pred.GE, n_routes[e]),
-            ]
+            flag = _pair_poll("ROUTED", routed)  # the sorted routes: what gemm1 reads
+            ops += [flag, Wait(f"COUNT[{e}]", COUNT, count[e], Pred.GE, n_routes[e])]
             ops += weights(f"w1_{e}_{n}", f"gemm1 weights of expert {e}")
-            ops += [Compute("moe.gemm1", n_routes[e]), Put(H1, h1(e)[n : n + 1])]
+            ops += [
+                Compute("moe.gemm1", n_routes[e], reads=flag.cells),
+                Put(H1, h1(e)[n : n + 1], reads=flag.cells),
+            ]
         else:  # gemm2
             e, n = divmod(k, cfg.tiles)
-            ops.append(_pair_poll(f"H1[{e}]", h1(e)))
+            tiles = _pair_poll(f"H1[{e}]", h1(e))
+            ops.append(tiles)
             ops += weights(f"w2_{e}_{n}", f"gemm2 weights of expert {e}")
             ops += [
-                Compute("moe.gemm2", n_routes[e]),
+                Compute("moe.gemm2", n_routes[e], reads=tiles.cells),
                 Store("routed output (atomic adds)", OUT_BYTES_PER_TOKEN * n_routes[e]),
             ]
         ops.append(End(stage, i))
@@ -193,3 +196,19 @@ def build(cfg: MonoMoeConfig) -> Launch:
     )
     programs = tuple(CtaProgram(c, ROLE, (), (loop,)) for c in range(cfg.ctas))
     return Launch(cfg, space, programs)
+
+
+def work_items(cfg: MonoMoeConfig) -> dict[str, range]:
+    """Each stage's items, by ticket (a Begin carries its ticket): each runs once."""
+    lay = Layout.of(cfg)
+    counts = {
+        "route": cfg.tokens,
+        "sort": 1,
+        "shared_gu": cfg.shared_tiles,
+        "gemm1": cfg.experts * cfg.tiles,
+        "shared_down": cfg.shared_tiles,
+        "gemm2": cfg.experts * cfg.tiles,
+    }
+    return {
+        stage: range(getattr(lay, stage), getattr(lay, stage) + n) for stage, n in counts.items()
+    }

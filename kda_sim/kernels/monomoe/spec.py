@@ -4,7 +4,7 @@ and default costs."""
 from __future__ import annotations
 
 from kda_sim.kernels.monomoe.config import MonoMoeConfig
-from kda_sim.kernels.monomoe.protocol import ROLE, build, regions
+from kda_sim.kernels.monomoe.protocol import ROLE, build, regions, work_items
 from kda_sim.kernels.spec import Kernel
 
 STAGES = ("route", "sort", "shared_gu", "gemm1", "shared_down", "gemm2")  # ticket order
@@ -46,4 +46,5 @@ KERNEL = Kernel(
     default_costs=DEFAULT_COSTS,
     threads=256,  # one workgroup of 256 threads a CU, as the design's
     regs_per_thread=128,
+    work_items=work_items,
 )
