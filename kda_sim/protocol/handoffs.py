@@ -38,7 +38,8 @@ class Handoffs:
     unput: dict[OpRef, bool] = field(repr=False)  # a poll waits on a pair nobody puts
     # a ticket loop's counter cell -> its number in item references (first seen first)
     loops: dict[int, int] = field(default_factory=dict, repr=False)
-    range_cache: dict[OpRef, Any] = field(default_factory=dict, repr=False, compare=False)
+    # what the engine derives once a poll and keeps with the launch (engine.world.plan)
+    poll_cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def polled_cells(self) -> np.ndarray:
         if not self.polls:
