@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
 import simpy
 from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
+from kda_sim.engine.plans import poll_plan
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.ops import (
     Atomic,
@@ -203,7 +204,7 @@ class CtaRun(CounterOps):
         sampler = w.sampler
         outstanding = self._outstanding(t0)
         ref = self._ref(k)
-        plan = w.plan(ref, op)
+        plan = poll_plan(w.handoffs, ref)
         rec = PollRecord(
             self.stage,
             self.task,
@@ -410,6 +411,7 @@ class CtaRun(CounterOps):
         w.resident[self.unit].remove(self)
         self.track.end = env._now
         return t
+
 
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
 _ATOMIC, _WAIT, _RESET, _TICKETS = range(11, 15)  # the counter ops: kinds >= _ATOMIC

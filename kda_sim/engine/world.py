@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,8 +14,7 @@ from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.words import Words
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
-from kda_sim.protocol.ops import Poll
-from kda_sim.timeline.model import CellRange, CtaTrack, PollRecord
+from kda_sim.timeline.model import CtaTrack, PollRecord
 
 
 @dataclass(slots=True)
@@ -134,56 +132,3 @@ class World:
         if ev is None:
             ev = self.put_events[ref] = self.env.event()
         return ev
-
-    def plan(self, ref: OpRef, op: Poll) -> PollPlan:
-        """What poll ``ref`` needs that the launch fixes (cached with the hand-offs)."""
-        ho = self.handoffs
-        hit = ho.poll_cache.get(ref)
-        if hit is None:
-            producers = ho.producers[ref]
-            sets = ho.poll_cache.setdefault(_SETS, {})
-            key = sets.setdefault(producers, len(sets))
-            hit = ho.poll_cache[ref] = PollPlan(
-                _cell_ranges(ho, op.cells),
-                len(op.cells),
-                int(op.batches.shape[0]),
-                producers,
-                ho.unput[ref],
-                key,
-            )
-        return hit
-
-
-_SETS = ("producer sets",)  # poll_cache's entry numbering the distinct producer sets
-
-
-@dataclass(slots=True)
-class PollPlan:
-    """A poll's data fixed by the launch: its cell ranges (copied into each record), its
-    numbers of cells and batches, its put ops, whether one of its pairs is put by nobody, and its producer set's number."""
-
-    ranges: list[CellRange]
-    n_cells: int
-    n_batches: int
-    producers: tuple[OpRef, ...]
-    unput: bool
-    key: int
-
-
-def _cell_ranges(ho: Handoffs, cells: np.ndarray) -> list[CellRange]:
-    """The regions and index ranges a poll covers. Regions are contiguous, so when its
-    lowest and highest lie in one region every cell does (most polls: no array search)."""
-    space = ho.launch.space
-    if not cells.size:
-        return []
-    lo, hi = int(cells.min()), int(cells.max())
-    offsets = space.offsets
-    r = bisect_right(offsets, lo) - 1
-    if r == bisect_right(offsets, hi) - 1:
-        return [CellRange(space.name(r), lo - offsets[r], hi - offsets[r], int(cells.size))]
-    out = []
-    regs = space.region_of(cells)
-    for r in np.unique(regs):
-        idx = cells[regs == r] - offsets[r]
-        out.append(CellRange(space.name(int(r)), int(idx.min()), int(idx.max()), int(idx.size)))
-    return out

@@ -1,0 +1,98 @@
+"""What the engine needs of a launch's polls that the launch alone fixes, computed for
+every poll at once the first time one runs and kept with the hand-offs (a cached
+protocol's later launches find it made)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kda_sim.protocol.handoffs import Handoffs, OpRef
+from kda_sim.timeline.model import CellRange
+
+_BUILT = ("poll plans",)  # the cache's mark that every poll of the launch has its plan
+
+
+@dataclass(slots=True)
+class PollPlan:
+    """A poll's cell ranges (copied into each of its records), its numbers of cells and
+    batches, its put ops, whether one of its pairs is put by nobody, and the number of its
+    producer set (polls that wait on equal sets share one: the engine's joins are keyed by
+    it, where hashing a tuple of 56 pairs at every poll cost)."""
+
+    ranges: list[CellRange]
+    n_cells: int
+    n_batches: int
+    producers: tuple[OpRef, ...]
+    unput: bool
+    key: int
+
+
+def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
+    cache = ho.poll_cache
+    hit = cache.get(ref)
+    if hit is None:
+        if _BUILT in cache:
+            raise KeyError(f"poll {ref} is not one of the launch's polls")
+        cache.update(_plans(ho))
+        cache[_BUILT] = True
+        hit = cache[ref]
+    return hit
+
+
+def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
+    """Every poll's plan; the ranges of all in a few numpy calls, not several a poll."""
+    polls = ho.polls
+    if not polls:
+        return {}
+    space = ho.launch.space
+    cells = [np.asarray(p.cells, dtype=np.int64).ravel() for _, p in polls]
+    sizes = np.fromiter((c.size for c in cells), np.int64, len(cells))
+    flat = np.concatenate(cells)
+    some = sizes > 0
+    starts = (np.cumsum(sizes) - sizes)[some]
+    lo = np.zeros(len(polls), dtype=np.int64)
+    hi = np.zeros(len(polls), dtype=np.int64)
+    if flat.size:  # empty polls take no part in the segments (their starts repeat)
+        lo[some] = np.minimum.reduceat(flat, starts)
+        hi[some] = np.maximum.reduceat(flat, starts)
+    offsets = np.asarray(space.offsets, dtype=np.int64)
+    r_lo = np.searchsorted(offsets, lo, side="right") - 1
+    r_hi = np.searchsorted(offsets, hi, side="right") - 1
+    one = (r_lo == r_hi).tolist()
+    firsts = (lo - offsets[r_lo]).tolist()
+    lasts = (hi - offsets[r_lo]).tolist()
+    regions = r_lo.tolist()
+    counts = sizes.tolist()
+    sets: dict[tuple[OpRef, ...], int] = {}
+    out: dict[OpRef, PollPlan] = {}
+    for i, (ref, poll) in enumerate(polls):
+        if not counts[i]:
+            ranges: list[CellRange] = []
+        elif one[i]:  # regions are contiguous: lowest and highest in one, every cell is
+            r = regions[i]
+            ranges = [CellRange(space.name(r), firsts[i], lasts[i], counts[i])]
+        else:
+            ranges = _split(ho, cells[i])
+        producers = ho.producers[ref]
+        out[ref] = PollPlan(
+            ranges,
+            counts[i],
+            int(poll.batches.shape[0]),
+            producers,
+            ho.unput[ref],
+            sets.setdefault(producers, len(sets)),
+        )
+    return out
+
+
+def _split(ho: Handoffs, cells: np.ndarray) -> list[CellRange]:
+    """The ranges of a poll that reads several regions, one a region in region order."""
+    space = ho.launch.space
+    regs = space.region_of(cells)
+    out = []
+    for r in sorted(set(regs.tolist())):  # a few regions: np.unique's setup cost more
+        idx = cells[regs == r] - space.offsets[r]
+        out.append(CellRange(space.name(r), int(idx.min()), int(idx.max()), int(idx.size)))
+    return out
