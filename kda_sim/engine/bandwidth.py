@@ -29,7 +29,10 @@ class SharedBandwidth:
 
     def _rate(self) -> float:
         n = len(self._heap)
-        return min(self.cap, self.bw / n) if n else 0.0
+        if not n:
+            return 0.0
+        share = self.bw / n
+        return share if share < self.cap else self.cap  # min(cap, share), without the call
 
     def _advance(self) -> None:
         now = self.env._now
@@ -56,7 +59,8 @@ class SharedBandwidth:
         if not heap:
             return
         now = self.env._now
-        at = now + max(0.0, (heap[0][0] - self._v) / self._rate())
+        wait = (heap[0][0] - self._v) / self._rate()
+        at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._wake_at = at
@@ -68,7 +72,7 @@ class SharedBandwidth:
         self._wake_at = None
         self._advance()
         heap = self._heap
-        eps = 1e-6 * max(1.0, self._v)
+        eps = 1e-6 * (self._v if self._v > 1.0 else 1.0)
         while heap and heap[0][0] <= self._v + eps:
             heapq.heappop(heap)[2].succeed()
         self._arm()

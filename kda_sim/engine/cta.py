@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Generator
+from functools import cached_property
 from typing import Any
 
 import simpy
@@ -63,7 +64,6 @@ class CtaRun(CounterOps):
         self.unit = unit
         self.xcd = xcd
         self.track: CtaTrack = world.tracks[prog.cta]
-        self.computes = frozenset(op.cost for op in prog.ops if isinstance(op, Compute))
         self.loads: dict[str, Pending] = {}
         self.inflight: dict[str, Pending] = {}  # the loads not yet seen done by a poll
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
@@ -98,7 +98,8 @@ class CtaRun(CounterOps):
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
         w = self.w
-        span = LoadSpan(op.name, op.kind.value, op.nbytes, t, None, self.stage, self.task)
+        # ``_value_`` is what ``.value`` returns, without the enum's property lookup
+        span = LoadSpan(op.name, op.kind._value_, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
         if op.hbm:
             pending = Pending(self._hbm_load(op, span), span)
@@ -166,7 +167,10 @@ class CtaRun(CounterOps):
         events = [p.event for p in pending if p.event is not None and p.span.done is None]
         if events:
             yield _all(env, events)
-        until = max((p.span.done or 0.0 for p in pending if p.event is None), default=0.0)
+        until = 0.0  # the last L2 load's end (max() over a generator cost more)
+        for p in pending:
+            if p.event is None and (p.span.done or 0.0) > until:
+                until = p.span.done or 0.0
         if until > env._now:
             yield Timeout(env, until - env._now)
 
@@ -282,6 +286,11 @@ class CtaRun(CounterOps):
             rec.producer = done.cta
             rec.put_time = done.time
             rec.put_ref = done.put_index
+
+    @cached_property
+    def computes(self) -> frozenset[str]:
+        """The stages this CTA's program computes (asked only where a unit is shared)."""
+        return frozenset(op.cost for op in self.prog.ops if isinstance(op, Compute))
 
     def _share(self, key: str) -> float:
         """1 + unit_share where another CTA resident on this unit computes stage ``key``

@@ -102,11 +102,14 @@ class World:
         by every poll that waits on the same set (``key``, as ``join``'s) from the same XCD."""
         hit = self.latest.get((key, xcd))
         if hit is None:
-            put_done, vis = self.put_done, self.sampler.visibility
+            put_done = self.put_done
+            # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
+            vis = self.sampler.visibility
+            same, cross = vis(xcd, xcd), vis(-1, xcd)  # -1: any other XCD
             best, last = float("-inf"), producers[0]
             for p in producers:
                 done = put_done[p]
-                t = done.time + vis(done.xcd, xcd)
+                t = done.time + (same if done.xcd == xcd else cross)
                 if t >= best:
                     best, last = t, p
             hit = self.latest[(key, xcd)] = (best, last)
