@@ -11,7 +11,7 @@ import simpy
 from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
-from kda_sim.engine.plans import poll_plan
+from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.ops import (
     Atomic,
@@ -68,6 +68,7 @@ class CtaRun(CounterOps):
         self.inflight: dict[str, Pending] = {}  # the loads not yet seen done by a poll
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
         self.stores: list[simpy.Event] = []  # acks not yet seen (pruned as they land)
+        self._put_fields = put_fields(world.handoffs)
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
@@ -188,11 +189,14 @@ class CtaRun(CounterOps):
         a waiting one is woken at ``t``."""
         w = self.w
         env = w.env
-        space = w.handoffs.launch.space
-        first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
-        rec = PutRecord(self.stage, self.task, space.name(op.region), len(op.cells), first, t)
-        self.track.puts.append(rec)
         ref = self._ref(k)
+        fields = self._put_fields.get(ref)
+        if fields is None:
+            space = w.handoffs.launch.space
+            first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
+            fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
+        name, n, first = fields
+        self.track.puts.append(PutRecord(self.stage, self.task, name, n, first, t))
         w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:

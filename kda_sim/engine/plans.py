@@ -12,6 +12,7 @@ from kda_sim.protocol.handoffs import Handoffs, OpRef
 from kda_sim.timeline.model import CellRange
 
 _BUILT = ("poll plans",)  # the cache's mark that every poll of the launch has its plan
+_PUTS = ("put records",)  # the cache's entry of put_fields
 
 
 @dataclass(slots=True)
@@ -39,6 +40,12 @@ def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
         cache[_BUILT] = True
         hit = cache[ref]
     return hit
+
+
+def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
+    """Put op -> its record's region name, pair count and first index, filled as puts run
+    (reading a numpy element was a third of a put's cost)."""
+    return ho.poll_cache.setdefault(_PUTS, {})
 
 
 def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
