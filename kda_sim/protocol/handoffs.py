@@ -145,24 +145,30 @@ def _producers(
     polls: list[tuple[OpRef, Poll]], count: np.ndarray, put_key: np.ndarray, shift: int
 ) -> tuple[dict[OpRef, tuple[OpRef, ...]], dict[OpRef, bool]]:
     """Each poll's put ops (sorted by (cta, op)) and whether it waits on a pair nobody
-    puts: every poll at once (a numpy call a poll was the cost)."""
-    sizes = np.array([op.cells.size for _, op in polls], dtype=np.int64)
-    cells = (
-        np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in polls])
-        if polls
-        else np.zeros(0, dtype=np.int64)
-    )
-    which = np.repeat(np.arange(len(polls), dtype=np.int64), sizes)
+    puts: every poll at once (a numpy call a poll was the cost), each distinct cell set
+    once (K1 R=4 L=2: 2,237 polls, 879 sets; 400,024 cells, 89,644 in distinct sets)."""
+    arrays = [np.asarray(op.cells, dtype=np.int64).ravel() for _, op in polls]
+    distinct: dict[bytes, int] = {}
+    of = [distinct.setdefault(c.tobytes(), len(distinct)) for c in arrays]
+    firsts: dict[int, np.ndarray] = {}
+    for i, d in enumerate(of):
+        firsts.setdefault(d, arrays[i])
+    sets = list(firsts.values())
+    sizes = np.array([c.size for c in sets], dtype=np.int64)
+    cells = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
+    which = np.repeat(np.arange(len(sets), dtype=np.int64), sizes)
     known = count[cells] > 0
     which, keys = which[known], put_key[cells[known]]
-    n_known = np.bincount(which, minlength=len(polls))
+    n_known = np.bincount(which, minlength=len(sets))
     span = int(keys.max()) + 1 if keys.size else 1
     both = _sorted_unique(which * span + keys)  # by poll, then by (cta, op)
     where, keys = both // span, both % span
     pairs = list(zip((keys // _OP_SPAN - shift).tolist(), (keys % _OP_SPAN).tolist(), strict=True))
-    bounds = np.searchsorted(where, np.arange(len(polls) + 1)).tolist()
-    producers = {ref: tuple(pairs[bounds[i] : bounds[i + 1]]) for i, (ref, _) in enumerate(polls)}
-    unput = {ref: bool(n_known[i] < sizes[i]) for i, (ref, _) in enumerate(polls)}
+    bounds = np.searchsorted(where, np.arange(len(sets) + 1)).tolist()
+    per_set = [tuple(pairs[bounds[d] : bounds[d + 1]]) for d in range(len(sets))]
+    short = (n_known < sizes).tolist()
+    producers = {ref: per_set[of[i]] for i, (ref, _) in enumerate(polls)}
+    unput = {ref: short[of[i]] for i, (ref, _) in enumerate(polls)}
     return producers, unput
 
 
