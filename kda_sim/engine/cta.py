@@ -460,10 +460,16 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
-    return tuple(
-        _FLAGGED if isinstance(op, Load) and op.kind is LoadKind.FLAGGED else _KIND_OF[type(op)]
-        for op in ops
-    )
+    kind_of, flagged = _KIND_OF, LoadKind.FLAGGED
+    out = []
+    for op in ops:
+        kind = kind_of.get(type(op))
+        if kind == _LOAD and op.kind is flagged:
+            kind = _FLAGGED
+        elif kind is None:  # not an op type itself: a flagged load's subclass, else unknown
+            kind = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
+        out.append(kind)
+    return tuple(out)
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

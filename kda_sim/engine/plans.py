@@ -74,6 +74,8 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     counts = sizes.tolist()
     sets: dict[tuple[OpRef, ...], int] = {}
     out: dict[OpRef, PollPlan] = {}
+    several = [i for i in range(len(polls)) if counts[i] and not one[i]]
+    split = dict(zip(several, _split(ho, [cells[i] for i in several]), strict=True))
     for i, (ref, poll) in enumerate(polls):
         if not counts[i]:
             ranges: list[CellRange] = []
@@ -81,7 +83,7 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
             r = regions[i]
             ranges = [CellRange(space.name(r), firsts[i], lasts[i], counts[i])]
         else:
-            ranges = _split(ho, cells[i])
+            ranges = split[i]
         producers = ho.producers[ref]
         out[ref] = PollPlan(
             ranges,
@@ -94,12 +96,26 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     return out
 
 
-def _split(ho: Handoffs, cells: np.ndarray) -> list[CellRange]:
-    """The ranges of a poll that reads several regions, one a region in region order."""
+def _split(ho: Handoffs, polls: list[np.ndarray]) -> list[list[CellRange]]:
+    """The ranges of polls that read several regions, one a region in region order: all
+    at once, sorted by (poll, region, cell), each run of one (poll, region) a range."""
+    if not polls:
+        return []
     space = ho.launch.space
+    cells = np.concatenate(polls)
+    which = np.repeat(np.arange(len(polls), dtype=np.int64), [c.size for c in polls])
     regs = space.region_of(cells)
-    out = []
-    for r in sorted(set(regs.tolist())):  # a few regions: np.unique's setup cost more
-        idx = cells[regs == r] - space.offsets[r]
-        out.append(CellRange(space.name(r), int(idx.min()), int(idx.max()), int(idx.size)))
+    key = which * (len(space.sizes) + 2) + regs + 1  # regs >= -1: one poll's keys apart
+    order = np.lexsort((cells, key))
+    key, cells, regs, which = key[order], cells[order], regs[order], which[order]
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    ends = np.append(starts[1:], key.size) - 1
+    offsets = np.asarray(space.offsets, dtype=np.int64)
+    r = regs[starts]
+    firsts = (cells[starts] - offsets[r]).tolist()
+    lasts = (cells[ends] - offsets[r]).tolist()
+    counts = (ends - starts + 1).tolist()
+    out: list[list[CellRange]] = [[] for _ in polls]
+    for j, (p, reg) in enumerate(zip(which[starts].tolist(), r.tolist(), strict=True)):
+        out[p].append(CellRange(space.name(reg), firsts[j], lasts[j], counts[j]))
     return out
