@@ -335,7 +335,7 @@ class CtaRun(CounterOps):
             w.resident.setdefault(self.unit, []).append(self)
             ops, kinds = self.prog.ops, _kinds(self.prog)
         sampler = w.sampler
-        latency, cost_of = sampler.latency, sampler.cost
+        latency, cost_of = sampler.fixed()
         prof = w.prof
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
