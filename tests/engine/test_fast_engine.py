@@ -18,6 +18,7 @@ from kda_sim.engine.initial import Initial
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.registry import BUILTIN, DEFAULT_KERNEL, get
 from kda_sim.machine import load_profile
+from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.ops import Poll
 from kda_sim.protocol.program import Launch
@@ -27,8 +28,10 @@ sim_module = importlib.import_module("kda_sim.engine.simulate")
 EXAMPLES = sorted(n for n in BUILTIN if n != DEFAULT_KERNEL)
 
 
-def _both(monkeypatch: pytest.MonkeyPatch, cfg: Any, gpu: str, **kw: Any) -> tuple[Any, Any]:
-    prof = load_profile(gpu)
+def _both(
+    monkeypatch: pytest.MonkeyPatch, cfg: Any, gpu: str | GpuProfile, **kw: Any
+) -> tuple[Any, Any]:
+    prof = load_profile(gpu) if isinstance(gpu, str) else gpu
     fast = simulate(cfg, prof, **kw)
     with monkeypatch.context() as m:
         m.setattr(sim_module, "CtaRun", ReferenceCtaRun)
@@ -80,6 +83,22 @@ def test_a_deadlock_and_a_dispatch_order_equal_the_reference(
     _assert_same(fast, ref)
     order = list(reversed(range(len(handoffs_of(LaunchConfig(1, 1)).launch.programs))))
     _assert_same(*_both(monkeypatch, LaunchConfig(1, 1), "mi355x", order=order))
+
+
+@pytest.mark.parametrize("seed", [None, 9])
+def test_streamed_weights_and_shared_units_equal_the_reference(
+    monkeypatch: pytest.MonkeyPatch, seed: int | None
+) -> None:
+    """The profile knobs the stock profiles leave off: weights streamed at their Use, and
+    gemv CTAs on one unit slowing each other (two CTAs a unit)."""
+    prof = dataclasses.replace(
+        load_profile("h200-k1"), streamed_weights=True, unit_shared=("gemv",), unit_share=0.5
+    )
+    cfg = LaunchConfig(1, 1, 8)  # as test_unit_share: gemv CTAs side by side on a unit
+    fast, ref = _both(monkeypatch, cfg, prof, seed=seed, occupancy=2)
+    plain = simulate(cfg, dataclasses.replace(prof, unit_share=0.0), seed=seed, occupancy=2)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the sharing took effect
+    _assert_same(fast, ref)
 
 
 def test_stale_reads_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
