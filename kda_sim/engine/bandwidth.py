@@ -12,6 +12,7 @@ import heapq
 import itertools
 
 import simpy
+from simpy.events import Event, Timeout
 
 
 class SharedBandwidth:
@@ -28,16 +29,20 @@ class SharedBandwidth:
 
     def _rate(self) -> float:
         n = len(self._heap)
-        return min(self.cap, self.bw / n) if n else 0.0
+        if not n:
+            return 0.0
+        share = self.bw / n
+        return share if share < self.cap else self.cap  # min(cap, share), without the call
 
     def _advance(self) -> None:
-        now = self.env.now
+        now = self.env._now
         self._v += self._rate() * (now - self._t)
         self._t = now
 
     def transfer(self, nbytes: int) -> simpy.Event:
         """An event that fires when ``nbytes`` have streamed through."""
-        done = self.env.event()
+        env = self.env
+        done = Event(env)
         if nbytes <= 0:
             done.succeed()
             return done
@@ -50,21 +55,24 @@ class SharedBandwidth:
     def _arm(self) -> None:
         """Keep one timer for the earliest finish. A join only slows streams down, so a
         timer already set for earlier still fires first and re-arms then."""
-        if not self._heap:
+        heap = self._heap
+        if not heap:
             return
-        at = self.env.now + max(0.0, (self._heap[0][0] - self._v) / self._rate())
+        now = self.env._now
+        wait = (heap[0][0] - self._v) / self._rate()
+        at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._wake_at = at
-        self.env.timeout(at - self.env.now).callbacks.append(lambda _ev: self._wake(at))
+        Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))
 
     def _wake(self, at: float) -> None:
         if self._wake_at != at:
             return  # superseded by an earlier timer
         self._wake_at = None
         self._advance()
-        eps = 1e-6 * max(1.0, self._v)
-        while self._heap and self._heap[0][0] <= self._v + eps:
-            _, _, ev = heapq.heappop(self._heap)
-            ev.succeed()
+        heap = self._heap
+        eps = 1e-6 * (self._v if self._v > 1.0 else 1.0)
+        while heap and heap[0][0] <= self._v + eps:
+            heapq.heappop(heap)[2].succeed()
         self._arm()

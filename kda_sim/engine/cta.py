@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from collections.abc import Generator
+from functools import cached_property
 from typing import Any
 
 import simpy
+from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
+from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.ops import (
     Atomic,
@@ -30,21 +32,27 @@ from kda_sim.protocol.ops import (
 )
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.protocol.tickets import item_ref
-from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
+from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
+
+_WEIGHT = LoadKind.WEIGHT
+_WEIGHT_KIND = LoadKind.WEIGHT.value  # a LoadSpan's kind (an enum lookup a span cost)
 
 
-@dataclass
 class Pending:
     """A load in flight: an HBM load ends on an event (its share of bandwidth depends on
-    what else streams); an L2 load's end is known when it issues, so it costs no event."""
+    what else streams); an L2 load's end is known when it issues, so it costs no event.
+    An HBM load's span gets its ``done`` in the callback that triggers its event, so
+    ``span.done is not None`` is "triggered" for it (the engine's scans test only that)."""
 
-    event: simpy.Event | None
-    span: LoadSpan
+    __slots__ = ("event", "span")
+
+    def __init__(self, event: simpy.Event | None, span: LoadSpan) -> None:
+        self.event = event
+        self.span = span
 
     def done_by(self, now: float) -> bool:
-        if self.event is None:
-            return self.span.done is not None and self.span.done <= now
-        return self.event.triggered
+        done = self.span.done
+        return done is not None and (self.event is not None or done <= now)
 
 
 class CtaRun(CounterOps):
@@ -56,11 +64,11 @@ class CtaRun(CounterOps):
         self.unit = unit
         self.xcd = xcd
         self.track: CtaTrack = world.tracks[prog.cta]
-        self.computes = frozenset(op.cost for op in prog.ops if isinstance(op, Compute))
         self.loads: dict[str, Pending] = {}
         self.inflight: dict[str, Pending] = {}  # the loads not yet seen done by a poll
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
-        self.stores: list[simpy.Event] = []
+        self.stores: list[simpy.Event] = []  # acks not yet seen (pruned as they land)
+        self._put_fields = put_fields(world.handoffs)
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
@@ -69,29 +77,30 @@ class CtaRun(CounterOps):
         self.loop = -1  # the number of the loop whose body runs (handoffs.loops), -1 none
 
     # -- loads and stores ---------------------------------------------------------------
-    def _after(self, delay: float, fn: Callable[[], None]) -> None:
-        self.w.env.timeout(delay).callbacks.append(lambda _ev: fn())
-
     def _hbm_load(self, op: Load, span: LoadSpan) -> simpy.Event:
         """Latency, then the shared transfer; callbacks, not a process, to keep the event
         count down."""
         w = self.w
-        ev = w.env.event()
+        env = w.env
+        hbm, nbytes = w.hbm, op.nbytes
+        ev = Event(env)
 
-        def done(_ev: object = None) -> None:
-            span.done = w.env.now
+        def done(_ev: object) -> None:
+            span.done = env._now
             ev.succeed()
 
-        self._after(
-            span.issue - w.env.now + w.sampler.latency("hbm_load"),
-            lambda: w.hbm.transfer(op.nbytes).callbacks.append(done),
-        )
+        def start(_ev: object) -> None:
+            hbm.transfer(nbytes).callbacks.append(done)
+
+        delay = span.issue - env._now + w.sampler.latency("hbm_load")
+        Timeout(env, delay).callbacks.append(start)
         return ev
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
         w = self.w
-        span = LoadSpan(op.name, op.kind.value, op.nbytes, t, None, self.stage, self.task)
+        # ``_value_`` is what ``.value`` returns, without the enum's property lookup
+        span = LoadSpan(op.name, op.kind._value_, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
         if op.hbm:
             pending = Pending(self._hbm_load(op, span), span)
@@ -120,35 +129,51 @@ class CtaRun(CounterOps):
         """A plain store is acknowledged (and visible at device scope) after its latency and
         its share of HBM; a drain waits for every ack."""
         w = self.w
-        ev = w.env.event()
+        env = w.env
+        hbm, nbytes = w.hbm, op.nbytes
+        ev = Event(env)
         self.stores.append(ev)
         cta = self.prog.cta
 
         def acked(_ev: object) -> None:
+            now = env._now
+            visible, writer = w.data_visible, w.data_writer
             for cell in op.cells:
-                w.data_visible[cell] = w.env.now
-                w.data_writer[cell] = cta
+                visible[cell] = now
+                writer[cell] = cta
             ev.succeed()
 
-        self._after(
-            t - w.env.now + w.sampler.latency("store_ack"),
-            lambda: w.hbm.transfer(op.nbytes).callbacks.append(acked),
-        )
+        def start(_ev: object) -> None:
+            hbm.transfer(nbytes).callbacks.append(acked)
+
+        Timeout(env, t - env._now + w.sampler.latency("store_ack")).callbacks.append(start)
+
+    def _unacked(self) -> list[simpy.Event]:
+        """The stores not acknowledged yet; an ack once in stays in, so the rest are
+        dropped from later scans."""
+        self.stores = [e for e in self.stores if e._value is PENDING]
+        return self.stores
 
     def _outstanding(self, t: float) -> list[Pending]:
         """The loads not done by ``t``. The CTA's polls ask at times that never go back
         and a load once done stays done, so the ones done are dropped from the scan."""
-        self.inflight = {n: p for n, p in self.inflight.items() if not p.done_by(t)}
-        return list(self.inflight.values())
+        inflight = self.inflight
+        gone = [n for n, p in inflight.items() if p.done_by(t)]
+        for n in gone:
+            del inflight[n]
+        return list(inflight.values())
 
     def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, None]:
         env = self.w.env
-        events = [p.event for p in pending if p.event is not None and not p.event.triggered]
+        events = [p.event for p in pending if p.event is not None and p.span.done is None]
         if events:
             yield _all(env, events)
-        until = max((p.span.done or 0.0 for p in pending if p.event is None), default=0.0)
-        if until > env.now:
-            yield env.timeout(until - env.now)
+        until = 0.0  # the last L2 load's end (max() over a generator cost more)
+        for p in pending:
+            if p.event is None and (p.span.done or 0.0) > until:
+                until = p.span.done or 0.0
+        if until > env._now:
+            yield Timeout(env, until - env._now)
 
     # -- hand-offs ----------------------------------------------------------------------
     def _ref(self, k: int) -> tuple[int, int]:
@@ -164,73 +189,81 @@ class CtaRun(CounterOps):
         a waiting one is woken at ``t``."""
         w = self.w
         env = w.env
-        space = w.handoffs.launch.space
-        first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
-        rec = PutRecord(self.stage, self.task, space.name(op.region), len(op.cells), first, t)
-        self.track.puts.append(rec)
         ref = self._ref(k)
+        fields = self._put_fields.get(ref)
+        if fields is None:
+            space = w.handoffs.launch.space
+            first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
+            fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
+        name, n, first = fields
+        self.track.puts.append(PutRecord(self.stage, self.task, name, n, first, t))
         w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
-            if t <= env.now:
+            if t <= env._now:
                 ev.succeed()
             else:
-                env.timeout(t - env.now).callbacks.append(lambda _e: ev.succeed())
+                Timeout(env, t - env._now).callbacks.append(lambda _e: ev.succeed())
 
     def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, None]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock)."""
         w = self.w
         env = w.env
+        sampler = w.sampler
         outstanding = self._outstanding(t0)
+        ref = self._ref(k)
+        plan = poll_plan(w.handoffs, ref)
         rec = PollRecord(
             self.stage,
             self.task,
             op.label,
-            len(op.cells),
-            int(op.batches.shape[0]),
+            plan.n_cells,
+            plan.n_batches,
             t0,
             None,
             None,
-            cells=w.cell_ranges(self._ref(k), op.cells),
+            cells=[CellRange(c.region, c.first, c.last, c.count) for c in plan.ranges],
         )
         self.track.polls.append(rec)
-        lat = w.sampler.latency("poll")
+        lat = sampler.latency("poll")
         first_return = t0 + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
             yield from self._wait_loads(outstanding)
-            first_return = max(first_return, env.now)
+            if env._now > first_return:  # max(), the first on a tie, without the call
+                first_return = env._now
         if w.prof.stores_in_vmcnt:
             # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
-            stores = [e for e in self.stores if not e.triggered]
+            stores = self._unacked()
             if stores:
                 yield _all(env, stores)
-                first_return = max(first_return, env.now)
-        ref = self._ref(k)
+                if env._now > first_return:
+                    first_return = env._now
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
+            key: object = producers
         else:
-            producers, unput = w.handoffs.producers[ref], w.handoffs.unput[ref]
+            producers, unput, key = plan.producers, plan.unput, plan.key
         if unput:
             yield w.never  # a pair nobody in this launch puts: waits forever
-        joined = w.join(producers)
+        joined = w.join(producers, key)
         if joined is not None:
             yield joined
         visible, last = t0, None
-        if w.sampler.jitter:  # each pair's visibility drawn anew, in producer order
-            put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
+        if sampler.jitter:  # each pair's visibility drawn anew, in producer order
+            put_done, vis, me = w.put_done, sampler.visibility, self.xcd
             for p in producers:
                 done = put_done[p]
                 t = done.time + vis(done.xcd, me)
                 if t >= visible:
                     visible, last = t, p
         elif producers:
-            latest, p = w.latest_visible(producers, self.xcd)
+            latest, p = w.latest_visible(producers, key, self.xcd)
             if latest >= t0:
                 visible, last = latest, p
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
-        retry = w.sampler.latency("retry")
+        retry = sampler.latency("retry")
         if visible <= t0:
             tries, issue = 0, t0
         else:
@@ -241,19 +274,27 @@ class CtaRun(CounterOps):
                 n = -(-(visible - issue) // period)
                 issue += n * period
                 tries += int(n)
-        satisfied = max(issue + lat, first_return)
-        if satisfied > env.now:
-            yield env.timeout(satisfied - env.now)
+        satisfied = issue + lat
+        if first_return > satisfied:
+            satisfied = first_return
+        if satisfied > env._now:
+            yield Timeout(env, satisfied - env._now)
         rec.satisfied = satisfied
         rec.retries = tries
         # loads still in flight at the first issue (known exactly now that time has passed)
         behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
         rec.behind_loads = len(behind)
-        rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == LoadKind.WEIGHT.value)
+        rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
         if last is not None:
-            rec.producer = w.put_done[last].cta
-            rec.put_time = w.put_done[last].time
-            rec.put_ref = w.put_done[last].put_index
+            done = w.put_done[last]
+            rec.producer = done.cta
+            rec.put_time = done.time
+            rec.put_ref = done.put_index
+
+    @cached_property
+    def computes(self) -> frozenset[str]:
+        """The stages this CTA's program computes (asked only where a unit is shared)."""
+        return frozenset(op.cost for op in self.prog.ops if isinstance(op, Compute))
 
     def _share(self, key: str) -> float:
         """1 + unit_share where another CTA resident on this unit computes stage ``key``
@@ -271,11 +312,6 @@ class CtaRun(CounterOps):
         self.stage, self.task = op.stage, op.task
         self.open = StageSpan(op.stage, op.task, t, t)
         self.track.stages.append(self.open)
-
-    def _end(self, t: float) -> None:
-        if self.open is not None:
-            self.open.end = t
-        self.open = None
 
     def run(
         self, ops: tuple | None = None, kinds: tuple[int, ...] = (), t: float = 0.0, at: int = -1
@@ -299,80 +335,94 @@ class CtaRun(CounterOps):
             w.resident.setdefault(self.unit, []).append(self)
             ops, kinds = self.prog.ops, _kinds(self.prog)
         sampler = w.sampler
-        streamed = w.prof.streamed_weights
+        latency, cost_of = sampler.fixed()
+        prof = w.prof
+        streamed = prof.streamed_weights
+        shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
+        held_by, loads = self.held, self.loads
+        current_op = w.current_op
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         for k, op in enumerate(ops):
             kind = kinds[k]
-            if kind == _COMPUTE:
-                cost = sampler.cost(op.cost, op.units) * self._share(op.cost)
-                if wanted is None:
-                    t += cost
-                else:  # the compute ran alongside the stream it waited for
-                    t = max(t, wanted + cost)
-                    wanted = None
-            elif kind == _BARRIER:
-                t += sampler.latency("barrier")
+            if kind == _BARRIER:
+                t += latency("barrier")
             elif kind == _BEGIN:
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                 self._begin(op, t)
                 if slot > 0:  # the stage's code runs here for the first time
-                    t += sampler.latency("cold_code")
+                    t += latency("cold_code")
             elif kind == _END:
-                self._end(t)
+                if self.open is not None:
+                    self.open.end = t
+                self.open = None
+            elif kind == _COMPUTE:
+                cost = cost_of(op.cost, op.units)
+                if op.cost in shared:
+                    cost *= self._share(op.cost)
+                if wanted is None:
+                    t += cost
+                else:  # the compute ran alongside the stream it waited for
+                    if wanted + cost > t:
+                        t = wanted + cost
+                    wanted = None
             elif kind == _STORE:
                 self._store(op, t)
             elif kind == _LOAD:
-                if streamed and op.kind is LoadKind.WEIGHT:
-                    self.held[op.name] = op
+                if streamed and op.kind is _WEIGHT:
+                    held_by[op.name] = op
                 else:
                     self._issue(op, t)
             elif kind == _PUT:
                 self._put(k, op, t)
             else:
-                w.current_op[cta] = k if program else at
+                current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
                 if kind == _POLL:
                     yield from self._poll(k, op, t)
-                    t = env.now
+                    t = env._now
                 elif kind == _USE:
-                    held = [self.held.pop(n) for n in op.names if n in self.held]
-                    for ld in held:
-                        self._issue(ld, t)
-                    wanted = t if held else None
-                    pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(t)]
+                    if held_by:
+                        held = [held_by.pop(n) for n in op.names if n in held_by]
+                        for ld in held:
+                            self._issue(ld, t)
+                        wanted = t if held else None
+                    else:
+                        wanted = None
+                    pending = [p for p in map(loads.__getitem__, op.names) if not p.done_by(t)]
                     if pending:
                         yield from self._wait_loads(pending)
-                    t = max(t, env.now)
+                    if env._now > t:
+                        t = env._now
                 elif kind >= _ATOMIC:  # counter and flag words, ticket loops
                     t = yield from self.words_op(k, op, t)
                 else:
-                    if t > env.now:  # meet the clock: flagged data is read, a flag drained
-                        yield env.timeout(t - env.now)
+                    if t > env._now:  # meet the clock: flagged data is read, a flag drained
+                        yield Timeout(env, t - env._now)
                     if kind == _FLAGGED:
                         self._issue(op, t)
                         self._check_flagged(op)
                     elif op.drain:  # a publish
-                        pending = [e for e in self.stores if not e.triggered]
+                        pending = self._unacked()
                         if pending:
                             yield _all(env, pending)
-                        yield env.timeout(sampler.latency("barrier"))
-                    t = env.now
+                        yield Timeout(env, latency("barrier"))
+                    t = env._now
                     if kind == _PUBLISH:
                         self._put(k, op, t)
         if not program:
             return t
-        if t > env.now:
-            yield env.timeout(t - env.now)
+        if t > env._now:
+            yield Timeout(env, t - env._now)
         # the CTA's last stores must land before it retires
-        pending = [e for e in self.stores if not e.triggered]
+        pending = self._unacked()
         if pending:
             yield _all(env, pending)
-        w.current_op.pop(cta, None)
+        current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
-        self.track.end = env.now
+        self.track.end = env._now
         return t
 
 
@@ -410,10 +460,16 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
-    return tuple(
-        _FLAGGED if isinstance(op, Load) and op.kind is LoadKind.FLAGGED else _KIND_OF[type(op)]
-        for op in ops
-    )
+    kind_of, flagged = _KIND_OF, LoadKind.FLAGGED
+    out = []
+    for op in ops:
+        kind = kind_of.get(type(op))
+        if kind == _LOAD and op.kind is flagged:
+            kind = _FLAGGED
+        elif kind is None:  # not an op type itself: a flagged load's subclass, else unknown
+            kind = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
+        out.append(kind)
+    return tuple(out)
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from kda_sim.machine.profile import OPTIONAL_LATENCIES, GpuProfile
@@ -25,6 +27,13 @@ class Sampler:
         if self.jitter <= 0.0:
             return 1.0
         return float(self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter))
+
+    def fixed(self) -> tuple[Callable[[str], float], Callable[[str, float], float]]:
+        """``latency`` and ``cost`` as the hot loops call them: without jitter nothing is
+        drawn, so the table's lookup and the profile's cost stand for them (no frame a call)."""
+        if self.jitter:
+            return self.latency, self.cost
+        return self._lat.__getitem__, self.prof.cost
 
     def latency(self, kind: str) -> float:
         if not self.jitter:

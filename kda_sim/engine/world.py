@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import simpy
+from simpy.events import PENDING
 
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.initial import StalePoll
@@ -13,10 +14,10 @@ from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.words import Words
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
-from kda_sim.timeline.model import CellRange, CtaTrack, PollRecord
+from kda_sim.timeline.model import CtaTrack, PollRecord
 
 
-@dataclass
+@dataclass(slots=True)
 class PutDone:
     time: float
     xcd: int
@@ -60,23 +61,26 @@ class World:
     tagged: frozenset[int] = frozenset()
     stale_polls: list[StalePoll] = field(default_factory=list)
 
-    joins: dict[tuple[OpRef, ...], simpy.Event] = field(default_factory=dict)
+    # keyed by a poll plan's producer-set number (untagged polls) or by the producer tuple
+    # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost
+    joins: dict[object, simpy.Event] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.words is None:
             self.words = Words(self.env, self.sampler)
 
-    def join(self, producers: tuple[OpRef, ...]) -> simpy.Event | None:
+    def join(self, producers: tuple[OpRef, ...], key: object) -> simpy.Event | None:
         """One event for "every one of these put ops has happened", shared by every poll
         that waits on the same set (197 gemv CTAs wait on the same 56 XRDY flags); None
-        when all have happened already."""
-        ev = self.joins.get(producers)
+        when all have happened already. ``key`` names the set (see ``joins``)."""
+        ev = self.joins.get(key)
         if ev is not None:
-            return None if ev.triggered else ev
-        waiting = [self.put_event(p) for p in producers if p not in self.put_done]
+            return ev if ev._value is PENDING else None  # triggered: all have happened
+        put_done = self.put_done
+        waiting = [self.put_event(p) for p in producers if p not in put_done]
         if not waiting:
             return None
-        ev = self.joins[producers] = self.env.event()
+        ev = self.joins[key] = self.env.event()
         left = [len(waiting)]
 
         def one_more(_ev: object) -> None:
@@ -88,23 +92,27 @@ class World:
             w.callbacks.append(one_more)
         return ev
 
-    latest: dict[tuple[tuple[OpRef, ...], int], tuple[float, OpRef]] = field(default_factory=dict)
+    latest: dict[tuple[object, int], tuple[float, OpRef]] = field(default_factory=dict)
 
-    def latest_visible(self, producers: tuple[OpRef, ...], xcd: int) -> tuple[float, OpRef]:
+    def latest_visible(
+        self, producers: tuple[OpRef, ...], key: object, xcd: int
+    ) -> tuple[float, OpRef]:
         """When the last of ``producers``' puts (all done) is visible on XCD ``xcd``, and
         that put (the later one in ``producers`` on a tie); nominal latencies only. Shared
-        by every poll that waits on the same set from the same XCD."""
-        key = (producers, xcd)
-        hit = self.latest.get(key)
+        by every poll that waits on the same set (``key``, as ``join``'s) from the same XCD."""
+        hit = self.latest.get((key, xcd))
         if hit is None:
-            put_done, vis = self.put_done, self.sampler.visibility
+            put_done = self.put_done
+            # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
+            vis = self.sampler.visibility
+            same, cross = vis(xcd, xcd), vis(-1, xcd)  # -1: any other XCD
             best, last = float("-inf"), producers[0]
             for p in producers:
                 done = put_done[p]
-                t = done.time + vis(done.xcd, xcd)
+                t = done.time + (same if done.xcd == xcd else cross)
                 if t >= best:
                     best, last = t, p
-            hit = self.latest[key] = (best, last)
+            hit = self.latest[(key, xcd)] = (best, last)
         return hit
 
     def fresh(
@@ -127,25 +135,3 @@ class World:
         if ev is None:
             ev = self.put_events[ref] = self.env.event()
         return ev
-
-    def cell_ranges(self, ref: OpRef, cells: np.ndarray) -> list[CellRange]:
-        """The regions and index ranges a poll covers (cached with the launch: it is data)."""
-        cache = self.handoffs.range_cache
-        hit = cache.get(ref)
-        if hit is not None:
-            return [CellRange(c.region, c.first, c.last, c.count) for c in hit]
-        space = self.handoffs.launch.space
-        regs = space.region_of(cells)
-        out = []
-        if regs.size and regs.min() == regs.max():  # most polls read one region
-            r, off = int(regs[0]), space.offsets[int(regs[0])]
-            first, last = int(cells.min()) - off, int(cells.max()) - off
-            out.append(CellRange(space.name(r), first, last, int(cells.size)))
-        else:
-            for r in np.unique(regs):
-                idx = cells[regs == r] - space.offsets[r]
-                out.append(
-                    CellRange(space.name(int(r)), int(idx.min()), int(idx.max()), int(idx.size))
-                )
-        cache[ref] = out
-        return [CellRange(c.region, c.first, c.last, c.count) for c in out]

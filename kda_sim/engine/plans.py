@@ -1,0 +1,121 @@
+"""What the engine needs of a launch's polls that the launch alone fixes, computed for
+every poll at once the first time one runs and kept with the hand-offs (a cached
+protocol's later launches find it made)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kda_sim.protocol.handoffs import Handoffs, OpRef
+from kda_sim.timeline.model import CellRange
+
+_BUILT = ("poll plans",)  # the cache's mark that every poll of the launch has its plan
+_PUTS = ("put records",)  # the cache's entry of put_fields
+
+
+@dataclass(slots=True)
+class PollPlan:
+    """A poll's cell ranges (copied into each of its records), its numbers of cells and
+    batches, its put ops, whether one of its pairs is put by nobody, and the number of its
+    producer set (polls that wait on equal sets share one: the engine's joins are keyed by
+    it, where hashing a tuple of 56 pairs at every poll cost)."""
+
+    ranges: list[CellRange]
+    n_cells: int
+    n_batches: int
+    producers: tuple[OpRef, ...]
+    unput: bool
+    key: int
+
+
+def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
+    cache = ho.poll_cache
+    hit = cache.get(ref)
+    if hit is None:
+        if _BUILT in cache:
+            raise KeyError(f"poll {ref} is not one of the launch's polls")
+        cache.update(_plans(ho))
+        cache[_BUILT] = True
+        hit = cache[ref]
+    return hit
+
+
+def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
+    """Put op -> its record's region name, pair count and first index, filled as puts run
+    (reading a numpy element was a third of a put's cost)."""
+    return ho.poll_cache.setdefault(_PUTS, {})
+
+
+def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
+    """Every poll's plan; the ranges of all in a few numpy calls, not several a poll."""
+    polls = ho.polls
+    if not polls:
+        return {}
+    space = ho.launch.space
+    cells = [np.asarray(p.cells, dtype=np.int64).ravel() for _, p in polls]
+    sizes = np.fromiter((c.size for c in cells), np.int64, len(cells))
+    flat = np.concatenate(cells)
+    some = sizes > 0
+    starts = (np.cumsum(sizes) - sizes)[some]
+    lo = np.zeros(len(polls), dtype=np.int64)
+    hi = np.zeros(len(polls), dtype=np.int64)
+    if flat.size:  # empty polls take no part in the segments (their starts repeat)
+        lo[some] = np.minimum.reduceat(flat, starts)
+        hi[some] = np.maximum.reduceat(flat, starts)
+    offsets = np.asarray(space.offsets, dtype=np.int64)
+    r_lo = np.searchsorted(offsets, lo, side="right") - 1
+    r_hi = np.searchsorted(offsets, hi, side="right") - 1
+    one = (r_lo == r_hi).tolist()
+    firsts = (lo - offsets[r_lo]).tolist()
+    lasts = (hi - offsets[r_lo]).tolist()
+    regions = r_lo.tolist()
+    counts = sizes.tolist()
+    sets: dict[tuple[OpRef, ...], int] = {}
+    out: dict[OpRef, PollPlan] = {}
+    several = [i for i in range(len(polls)) if counts[i] and not one[i]]
+    split = dict(zip(several, _split(ho, [cells[i] for i in several]), strict=True))
+    for i, (ref, poll) in enumerate(polls):
+        if not counts[i]:
+            ranges: list[CellRange] = []
+        elif one[i]:  # regions are contiguous: lowest and highest in one, every cell is
+            r = regions[i]
+            ranges = [CellRange(space.name(r), firsts[i], lasts[i], counts[i])]
+        else:
+            ranges = split[i]
+        producers = ho.producers[ref]
+        out[ref] = PollPlan(
+            ranges,
+            counts[i],
+            int(poll.batches.shape[0]),
+            producers,
+            ho.unput[ref],
+            sets.setdefault(producers, len(sets)),
+        )
+    return out
+
+
+def _split(ho: Handoffs, polls: list[np.ndarray]) -> list[list[CellRange]]:
+    """The ranges of polls that read several regions, one a region in region order: all
+    at once, sorted by (poll, region, cell), each run of one (poll, region) a range."""
+    if not polls:
+        return []
+    space = ho.launch.space
+    cells = np.concatenate(polls)
+    which = np.repeat(np.arange(len(polls), dtype=np.int64), [c.size for c in polls])
+    regs = space.region_of(cells)
+    key = which * (len(space.sizes) + 2) + regs + 1  # regs >= -1: one poll's keys apart
+    order = np.lexsort((cells, key))
+    key, cells, regs, which = key[order], cells[order], regs[order], which[order]
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    ends = np.append(starts[1:], key.size) - 1
+    offsets = np.asarray(space.offsets, dtype=np.int64)
+    r = regs[starts]
+    firsts = (cells[starts] - offsets[r]).tolist()
+    lasts = (cells[ends] - offsets[r]).tolist()
+    counts = (ends - starts + 1).tolist()
+    out: list[list[CellRange]] = [[] for _ in polls]
+    for j, (p, reg) in enumerate(zip(which[starts].tolist(), r.tolist(), strict=True)):
+        out[p].append(CellRange(space.name(reg), firsts[j], lasts[j], counts[j]))
+    return out
