@@ -302,3 +302,11 @@ class Kernel:
 
     def resources(self, cfg: Any, gpu: GpuProfile) -> KernelResources:
         return KernelResources(self.threads, self.regs_per_thread, self.lds_bytes)
+
+
+def require_at_least(cfg: Any, *names: str, lo: int = 1) -> None:
+    """A configuration's ``validate()`` helper: each named field at least ``lo``, else
+    ``InvalidInput`` naming the field (``blocks = 0: at least 1``)."""
+    for name in names:
+        if getattr(cfg, name) < lo:
+            raise InvalidInput(f"{name} = {getattr(cfg, name)}: at least {lo}", what=name)

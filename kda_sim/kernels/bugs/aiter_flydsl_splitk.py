@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -36,9 +35,7 @@ class FlyDslSplitKConfig:
     splits: int = 4  # split_k: 4 to 8 on the thread's shapes
 
     def validate(self) -> FlyDslSplitKConfig:
-        for name in ("tiles", "splits"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "tiles", "splits")
         return self
 
 

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -38,9 +37,7 @@ class AiterSplitKConfig:
     splits: int = 2
 
     def validate(self) -> AiterSplitKConfig:
-        for name in ("tiles", "splits"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "tiles", "splits")
         return self
 
 

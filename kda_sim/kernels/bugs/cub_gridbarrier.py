@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.ops import Begin, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -32,9 +31,7 @@ class CubBarrierConfig:
     iterations: int = 8  # syncs in a row (the thread's)
 
     def validate(self) -> CubBarrierConfig:
-        for name in ("blocks", "iterations"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "blocks", "iterations")
         return self
 
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -34,9 +33,7 @@ class GridSyncConfig:
     fix: bool = False  # two workspaces, swapped after each sync (#465)
 
     def validate(self) -> GridSyncConfig:
-        for name in ("blocks", "syncs"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "blocks", "syncs")
         return self
 
 

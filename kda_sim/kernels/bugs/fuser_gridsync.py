@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
+from kda_sim.kernels.bugs.on_example import on_example
 from kda_sim.kernels.examples import gridbarrier
-from kda_sim.kernels.spec import Kernel
-from kda_sim.protocol.program import Launch
+from kda_sim.kernels.spec import require_at_least
 
 
 @dataclass(frozen=True)
@@ -32,9 +31,7 @@ class FuserSyncConfig:
     fix: bool = False  # no reset: each sync waits for its own multiple of blocks
 
     def validate(self) -> FuserSyncConfig:
-        for name in ("blocks", "syncs"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "blocks", "syncs")
         return self
 
 
@@ -42,29 +39,12 @@ def _inner(cfg: FuserSyncConfig) -> gridbarrier.GridBarrierConfig:
     return gridbarrier.GridBarrierConfig(cfg.blocks, cfg.syncs, broken=not cfg.fix)
 
 
-def regions(cfg: FuserSyncConfig) -> dict[str, int]:
-    return gridbarrier.regions(_inner(cfg))
-
-
-def build(cfg: FuserSyncConfig) -> Launch:
-    inner = gridbarrier.build(_inner(cfg))
-    return Launch(cfg, inner.space, inner.programs)
-
-
-KERNEL = Kernel(
+KERNEL = on_example(
+    gridbarrier.KERNEL,
     name="fuser_gridsync",
     description="Fuser#2081: the releasing block resets the grid sync's semaphore",
     config_type=FuserSyncConfig,
-    build_fn=build,
-    regions_fn=regions,
-    roles=gridbarrier.KERNEL.roles,
-    stages=gridbarrier.KERNEL.stages,
-    role_colors=gridbarrier.KERNEL.role_colors,
-    stage_colors=gridbarrier.KERNEL.stage_colors,
-    cost_keys=gridbarrier.KERNEL.cost_keys,
-    default_costs=gridbarrier.KERNEL.default_costs,
-    threads=gridbarrier.KERNEL.threads,
-    regs_per_thread=gridbarrier.KERNEL.regs_per_thread,
+    inner=_inner,
 )
 
 CASE = BugCase(

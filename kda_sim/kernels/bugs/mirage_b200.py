@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -44,9 +44,7 @@ class MirageConfig:
     def validate(self) -> MirageConfig:
         if self.grid not in GRIDS:
             raise InvalidInput(f"grid = {self.grid!r}: one of {', '.join(GRIDS)}", what="grid")
-        for name in ("workers", "schedulers"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "workers", "schedulers")
         return self
 
 

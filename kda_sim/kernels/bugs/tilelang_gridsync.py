@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
+from kda_sim.kernels.bugs.on_example import on_example
 from kda_sim.kernels.examples import gridbarrier
-from kda_sim.kernels.spec import Kernel
-from kda_sim.protocol.program import Launch
+from kda_sim.kernels.spec import require_at_least
 
 
 @dataclass(frozen=True)
@@ -33,9 +32,7 @@ class TileLangSyncConfig:
     fix: bool = False  # a value that only grows instead of the reset
 
     def validate(self) -> TileLangSyncConfig:
-        for name in ("ctas", "rounds"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "ctas", "rounds")
         return self
 
 
@@ -43,29 +40,12 @@ def _inner(cfg: TileLangSyncConfig) -> gridbarrier.GridBarrierConfig:
     return gridbarrier.GridBarrierConfig(cfg.ctas, cfg.rounds, broken=not cfg.fix)
 
 
-def regions(cfg: TileLangSyncConfig) -> dict[str, int]:
-    return gridbarrier.regions(_inner(cfg))
-
-
-def build(cfg: TileLangSyncConfig) -> Launch:
-    inner = gridbarrier.build(_inner(cfg))
-    return Launch(cfg, inner.space, inner.programs)
-
-
-KERNEL = Kernel(
+KERNEL = on_example(
+    gridbarrier.KERNEL,
     name="tilelang_gridsync",
     description="tilelang#2319: a grid sync counter reset to 0 by the last arriver each round",
     config_type=TileLangSyncConfig,
-    build_fn=build,
-    regions_fn=regions,
-    roles=gridbarrier.KERNEL.roles,
-    stages=gridbarrier.KERNEL.stages,
-    role_colors=gridbarrier.KERNEL.role_colors,
-    stage_colors=gridbarrier.KERNEL.stage_colors,
-    cost_keys=gridbarrier.KERNEL.cost_keys,
-    default_costs=gridbarrier.KERNEL.default_costs,
-    threads=gridbarrier.KERNEL.threads,
-    regs_per_thread=gridbarrier.KERNEL.regs_per_thread,
+    inner=_inner,
 )
 
 CASE = BugCase(

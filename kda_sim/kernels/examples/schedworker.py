@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -34,9 +34,7 @@ class SchedWorkerConfig:
     def validate(self) -> SchedWorkerConfig:
         if self.grid not in GRIDS:
             raise InvalidInput(f"grid = {self.grid!r}: one of {', '.join(GRIDS)}", what="grid")
-        for name in ("schedulers", "workers"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} = {getattr(self, name)}: at least 1", what=name)
+        require_at_least(self, "schedulers", "workers")
         return self
 
 

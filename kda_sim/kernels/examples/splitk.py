@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -33,10 +33,7 @@ class SplitKConfig:
     reset: bool = False  # the reducer zeroes its counter after reducing
 
     def validate(self) -> SplitKConfig:
-        if self.tiles < 1:
-            raise InvalidInput(f"tiles = {self.tiles}: at least 1", what="tiles")
-        if self.splits < 1:
-            raise InvalidInput(f"splits = {self.splits}: at least 1", what="splits")
+        require_at_least(self, "tiles", "splits")
         if self.wait not in WAITS:
             raise InvalidInput(f"wait = {self.wait!r}: one of {', '.join(WAITS)}", what="wait")
         return self
