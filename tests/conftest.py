@@ -25,3 +25,16 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory):
     mp.setenv("KDA_SIM_CACHE", str(tmp_path_factory.mktemp("kda-sim-cache")))
     yield
     mp.undo()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_job_unless_asked():
+    """A command's --jobs default (the cores) is one process here: a pool started by every
+    CLI test would cost each its workers' start on CI's two cores; the tests of sharing
+    (tests/test_parallel.py and the commands') pass --jobs or ``jobs`` themselves."""
+    from kda_sim import parallel
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(parallel, "default_jobs", lambda: 1)
+    yield
+    mp.undo()

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.engine import SimResult, simulate
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.parallel import Workers
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import walk
@@ -71,17 +73,16 @@ def check_dynamic(
     jitter: float = 0.9,
     extreme: bool = True,
     assumption: str = "in-order block dispatch",
+    workers: Workers | None = None,
 ) -> DynamicVerdict:
+    """``workers``: the processes the runs are shared among (None: this one)."""
     plan: list[tuple[str, GpuProfile, int | None]] = [("nominal", prof, None)]
     plan += [(f"seed {s}, jitter {jitter}", prof, s) for s in seeds]
     if extreme:
         plan += [(name, p, None) for name, p in extremes(prof).items()]
-    runs = []
-    for label, p, seed in plan:
-        res = simulate(
-            cfg, p, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
-        )
-        runs.append(Run(label, res))
+    one = partial(run_one, cfg, occupancy, jitter, order, launch)
+    results = (workers or Workers(1)).map(one, [(p, seed) for _label, p, seed in plan])
+    runs = [Run(label, res) for (label, _p, _s), res in zip(plan, results, strict=True)]
     bad = [r for r in runs if not r.finishes]
     v = DynamicVerdict(not bad, assumption, runs)
     if bad:
@@ -109,6 +110,22 @@ def check_dynamic(
             )
         )
     return v
+
+
+def run_one(
+    cfg: Any,
+    occupancy: int | None,
+    jitter: float,
+    order: Sequence[int] | None,
+    launch: Launch | None,
+    run: tuple[GpuProfile, int | None],
+) -> SimResult:
+    """One engine run of the plan, on its profile with its seed (None: nominal): what a
+    worker process runs."""
+    prof, seed = run
+    return simulate(
+        cfg, prof, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
+    )
 
 
 def _unplaced_fix(res: SimResult, prof: GpuProfile) -> str:

@@ -30,6 +30,7 @@ from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
+from kda_sim.parallel import Workers
 from kda_sim.protocol.program import Launch
 
 WORDS_NOTE = (
@@ -75,10 +76,12 @@ def check_launch(
     extreme: bool = True,
     fixes: bool = True,
     advice: bool = True,
+    workers: Workers | None = None,
 ) -> LaunchReport:
     """``cfg``: any registered kernel's configuration; ``launch``: a transformed protocol
     (a mutant) to check instead of the kernel's own; ``advice``: also the staging loads
-    issued late (:mod:`kda_sim.checks.late_loads`)."""
+    issued late (:mod:`kda_sim.checks.late_loads`); ``workers``: the processes the
+    dynamic checks' engine runs are shared among (None: this one)."""
     spec_for(cfg).validate(cfg)
     check_fits(cfg, prof)
     slots = slots_for(cfg, prof, occupancy)
@@ -93,7 +96,14 @@ def check_launch(
             static.findings[0].fix = suggest_fix(cfg, prof, slots, static)
         anyo = any_order(g, slots, static)
     dyn = check_dynamic(
-        cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds, jitter=jitter, extreme=extreme
+        cfg,
+        prof,
+        occupancy=occupancy,
+        launch=launch,
+        seeds=seeds,
+        jitter=jitter,
+        extreme=extreme,
+        workers=workers,
     )
     # the static any-order witness, replayed in the engine: the two must agree
     if anyo.finishes is False and anyo.order is not None and static.finishes:
@@ -101,7 +111,9 @@ def check_launch(
         anyo_engine: bool | None = not replay.deadlock
     else:
         anyo_engine = None
-    vis = check_visibility(cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds[:1])
+    vis = check_visibility(
+        cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds[:1], workers=workers
+    )
     role = check_role_rule(dyn.runs[0].result, prof)
     findings: list[Finding] = []
     findings += static.findings

@@ -10,10 +10,8 @@ map: :func:`sweep` says so.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing as mp
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
+from kda_sim.parallel import pmap
 
 FINISHES = "finishes"
 DEADLOCK = "deadlocks"
@@ -93,12 +92,13 @@ def sweep(
     rs: range = range(1, 9),
     ls: range = range(1, 5),
     jobs: int | None = None,
+    progress: bool | None = None,
     **fields: Any,
 ) -> list[Cell]:
     """Every shape's cell; ``fields``: the kernel's other configuration fields (K1: nb,
     kda0, the variants), each the same for every cell. The shapes are independent, so
-    ``jobs`` processes (default: the CPUs this process may use) share them; each builds
-    its own protocols."""
+    ``jobs`` processes (default: the cores this process may use) share them; each builds
+    its own protocols. ``progress``: a bar on stderr (default: when it is a terminal)."""
     spec = get(kernel)
     axes_of(spec)
     # every field the configuration type has (its dict may leave out fields that are off)
@@ -115,16 +115,20 @@ def sweep(
             what="config",
         )
     shapes = [(r, lng) for r in rs for lng in ls]
-    if jobs is None:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    args = (occupancy, kernel, fields)
-    if jobs <= 1 or "fork" not in mp.get_all_start_methods():
-        return [sweep_cell(prof, r, lng, *args) for r, lng in shapes]
-    # the biggest shapes first: they take longest, so the pool ends evenly
-    by_cost = sorted(shapes, key=lambda x: -x[0] * x[1])
-    with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
-        futs = {x: pool.submit(sweep_cell, prof, x[0], x[1], *args) for x in by_cost}
-        return [futs[x].result() for x in shapes]
+    cell = partial(_cell, prof, occupancy, kernel, fields)
+    # the biggest shapes first: they take longest, so the workers end evenly
+    return pmap(cell, shapes, jobs, desc="sweep", progress=progress, cost=lambda x: x[0] * x[1])
+
+
+def _cell(
+    prof: GpuProfile,
+    occupancy: int | None,
+    kernel: str,
+    fields: dict[str, Any],
+    shape: tuple[int, int],
+) -> Cell:
+    """:func:`sweep_cell` of one shape: what a worker runs."""
+    return sweep_cell(prof, shape[0], shape[1], occupancy, kernel, fields)
 
 
 def format_table(cells: list[Cell], gpu: str, axes: tuple[str, str] = ("R", "L")) -> str:

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from kda_sim.checks.deadlock_dynamic import run_one
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.engine import SimResult, StaleRead, simulate
+from kda_sim.engine import SimResult, StaleRead
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import FlaggedData, hook
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.parallel import Workers
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.ops import Load, Publish, Store
 from kda_sim.protocol.program import Launch
@@ -92,13 +95,14 @@ def check_visibility(
     seeds: Sequence[int] = (1,),
     jitter: float = 0.5,
     results: Sequence[SimResult] = (),
+    workers: Workers | None = None,
 ) -> VisibilityVerdict:
-    """``results``: runs already made (e.g. by the deadlock check) to look at as well."""
+    """``results``: runs already made (e.g. by the deadlock check) to look at as well;
+    ``workers``: the processes the runs are shared among (None: this one)."""
     adv = adversarial(prof)
-    runs = list(results)
-    runs.append(simulate(cfg, adv, occupancy=occupancy, launch=launch))
-    for s in seeds:
-        runs.append(simulate(cfg, adv, occupancy=occupancy, seed=s, jitter=jitter, launch=launch))
+    one = partial(run_one, cfg, occupancy, jitter, None, launch)
+    plan: list[tuple[GpuProfile, int | None]] = [(adv, None), *((adv, s) for s in seeds)]
+    runs = list(results) + (workers or Workers(1)).map(one, plan)
     stale = [r for res in runs for r in res.stale_reads]
     built = launch if launch is not None else handoffs_of(cfg).launch  # the engine's, cached
     flagged = sum(isinstance(op, Load) and bool(op.reads) for p in built.programs for op in p.ops)

@@ -9,7 +9,13 @@ import math
 import sys
 from pathlib import Path
 
-from kda_sim.commands.common import check_outputs, float_type, int_type, write_output
+from kda_sim.commands.common import (
+    add_jobs_flag,
+    check_outputs,
+    float_type,
+    int_type,
+    write_output,
+)
 from kda_sim.commands.compare import add_shape_flags, read_any
 from kda_sim.compare.calibrate import (
     evaluate,
@@ -75,13 +81,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a stage cost that runs longer while another CTA on its unit computes it too "
         "(the Triton K1 on the H200: gemv), by a factor taken from the traces",
     )
-    p.add_argument(
-        "--jobs",
-        type=int_type(1, 1024),
-        default=1,
-        help="processes to share the simulations among (the traces are independent; "
-        "the result does not depend on it)",
-    )
+    add_jobs_flag(p, "the simulations (the traces are independent)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument("--no-progress", action="store_true", help="print no progress on stderr")

@@ -16,6 +16,7 @@ from kda_sim.checks.tags.footprint import Layout, tag_model
 from kda_sim.checks.tags.schemes import FAULTS, SCHEMES, check_slot_count, make_scheme
 from kda_sim.commands.common import (
     JITTER,
+    add_jobs_flag,
     add_kernel_flag,
     add_launch_flags,
     gpu_profile,
@@ -30,6 +31,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.host.command import check_sequence_command
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
+from kda_sim.parallel import Workers
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--jitter", type=JITTER, default=0.9, help="their jitter (default 0.9)")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
+    add_jobs_flag(p, "the engine runs of the deadlock and visibility checks")
     p.add_argument(
         "--mutant",
         choices=sorted(catalogue()),  # the default kernel's; another's checked in run
@@ -186,14 +189,16 @@ def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
             return 0 if v.safe else 1
         cfg, prof, occupancy, launch = case.cfg, case.prof, case.occupancy, case.launch
         print(f"mutant {args.mutant}: {mutant.description}")
-    rep = check_launch(
-        cfg,
-        prof,
-        occupancy=occupancy,
-        launch=launch,
-        seeds=tuple(range(1, args.seeds + 1)),
-        jitter=args.jitter,
-    )
+    with Workers(args.jobs, desc="check") as workers:
+        rep = check_launch(
+            cfg,
+            prof,
+            occupancy=occupancy,
+            launch=launch,
+            seeds=tuple(range(1, args.seeds + 1)),
+            jitter=args.jitter,
+            workers=workers,
+        )
     if args.json:
         print(json.dumps(launch_json(rep), indent=2, default=str))
     else:

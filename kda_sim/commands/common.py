@@ -20,6 +20,7 @@ from kda_sim.importers import caps
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
+from kda_sim.parallel import MAX_JOBS
 
 
 class _LaunchFlags:
@@ -267,6 +268,21 @@ def apply_input_caps(args: argparse.Namespace) -> None:
 
 JITTER = float_type(0.0, 1.0, hi_open=True)  # relative jitter of the latencies: [0, 1)
 SEED = int_type(0, 2**32 - 1)  # numpy's seeds
+
+
+def add_jobs_flag(p: argparse.ArgumentParser, shared: str) -> None:
+    """``--jobs N``: the processes ``shared`` (the independent runs) are shared among;
+    None (not given) is :func:`kda_sim.parallel.default_jobs`, the cores; 0 is refused
+    (exit 2)."""
+    p.add_argument(
+        "--jobs",
+        type=int_type(1, MAX_JOBS),
+        default=None,
+        metavar="N",
+        help=f"processes to share {shared} among (default: the cores this process may use; "
+        "1: this process alone); the result does not depend on it",
+    )
+
 
 # the suffixes matplotlib writes a figure as
 FIGURE_SUFFIXES = (

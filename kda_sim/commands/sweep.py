@@ -12,6 +12,7 @@ from typing import Any
 
 from kda_sim.checks.sweep import DEADLOCK, format_table, save_png, sweep
 from kda_sim.commands.common import (
+    add_jobs_flag,
     add_kernel_flag,
     add_launch_flags,
     check_outputs,
@@ -34,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--png", type=Path, help="write the map as a figure")
     p.add_argument("--force", action="store_true", help="overwrite an existing --png file")
     p.add_argument("--json", action="store_true", help="print the map as JSON")
+    add_jobs_flag(p, "the shapes")
     p.set_defaults(run=run)
 
 
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     kernel, axes, fields = fields_of(args)  # before the profile: a refused kernel costs nothing
     prof = load_profile(args.profile or args.gpu, kernel=kernel)
     check_outputs(args.force, png=args.png)
-    cells = sweep(prof, kernel=kernel, occupancy=args.occupancy, **fields)
+    cells = sweep(prof, kernel=kernel, occupancy=args.occupancy, jobs=args.jobs, **fields)
     if args.png is not None:
         write_output(
             args.png, lambda tmp: save_png(cells, prof.name, tmp, axes), args.force, "--png"

@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 from kda_sim.compare.clocks import aligned, fit_clocks
 from kda_sim.compare.launch import occupancy_of, resources, with_resources
@@ -301,7 +300,7 @@ def score_on(prof: GpuProfile, tr: Trace) -> Score:
     return score(tr, _sim(tr, prof))
 
 
-def evaluate(prof: GpuProfile, traces: Sequence[Trace], jobs: int = 1) -> dict[str, Score]:
+def evaluate(prof: GpuProfile, traces: Sequence[Trace], jobs: int | None = 1) -> dict[str, Score]:
     """Every trace's score on ``prof``; ``jobs`` processes share the traces."""
     with Scorer(traces, score_on, jobs) as scorer:
         return scorer(prof)
@@ -318,7 +317,7 @@ def fit_profile(
     search: Sequence[str] = DEFAULT_SEARCH,
     switches: dict[str, float] | None = None,
     unit_shared: Sequence[str] = (),
-    jobs: int = 1,
+    jobs: int | None = 1,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
     use; ``jobs``: processes the search's simulations are shared among."""
@@ -405,6 +404,8 @@ def _fit(
             bar.update(1)
             bar.set_postfix(loss=f"{loss:.5f}", best=f"{best[0]:.5f}")
             return loss
+
+        from scipy.optimize import minimize  # here: scipy's import is half a second
 
         x0 = np.zeros(len(spec))
         steps = [0.3 if h == "log" else 300.0 for _, h in spec]

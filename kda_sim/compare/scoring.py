@@ -9,13 +9,12 @@ sends only the profile. The simulation is deterministic, so the scores do not de
 
 from __future__ import annotations
 
-import multiprocessing as mp
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from kda_sim.errors import InvalidInput
+from kda_sim.parallel import Workers, resolve_jobs
 
 if TYPE_CHECKING:  # the calibration module imports this one
     from kda_sim.compare.calibrate import Score, Trace
@@ -30,48 +29,38 @@ def _adopt(traces: list[Any], scorer: Callable[[Any, Any], Any]) -> None:
     _TRACES, _SCORE = traces, scorer
 
 
-def _score_one(job: tuple[Any, int]) -> Any:
-    prof, i = job
+def _score_one(prof: Any, i: int) -> Any:
     assert _SCORE is not None
     return _SCORE(prof, _TRACES[i])
 
 
 class Scorer:
-    """``scorer(prof)``: {trace name: score}; a context manager (its workers end on exit)."""
+    """``scorer(prof)``: {trace name: score}; a context manager (its workers end on exit).
+    ``jobs``: None, the cores."""
 
     def __init__(
         self,
         traces: Sequence[Trace],
         score_one: Callable[[GpuProfile, Trace], Score],
-        jobs: int = 1,
+        jobs: int | None = 1,
     ) -> None:
-        if jobs < 1:
-            raise InvalidInput(f"--jobs {jobs}: at least 1", what="jobs")
         self.traces = list(traces)
         self.score_one = score_one
-        self.jobs = min(jobs, len(self.traces)) or 1
-        self._pool: ProcessPoolExecutor | None = None
-        if self.jobs > 1:
-            # spawn, not fork: a worker must not inherit the parent's threads (tqdm's,
-            # Streamlit's) half-held
-            self._pool = ProcessPoolExecutor(
-                self.jobs,
-                mp_context=mp.get_context("spawn"),
-                initializer=_adopt,
-                initargs=(self.traces, score_one),
-            )
+        self.jobs = min(resolve_jobs(jobs), len(self.traces)) or 1
+        # no bar of its own: the fit draws one over its evaluations
+        self._workers = Workers(
+            self.jobs, progress=False, initializer=_adopt, initargs=(self.traces, score_one)
+        )
 
     def __call__(self, prof: GpuProfile) -> dict[str, Score]:
-        if self._pool is None:
-            return {tr.name: self.score_one(prof, tr) for tr in self.traces}
-        jobs = [(prof, i) for i in range(len(self.traces))]
-        scores = self._pool.map(_score_one, jobs)
+        if self.jobs == 1:
+            scores = [self.score_one(prof, tr) for tr in self.traces]
+        else:  # the workers hold the traces: only the profile travels
+            scores = self._workers.map(partial(_score_one, prof), range(len(self.traces)))
         return {tr.name: s for tr, s in zip(self.traces, scores, strict=True)}
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
+        self._workers.close()
 
     def __enter__(self) -> Scorer:
         return self

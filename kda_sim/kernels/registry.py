@@ -69,6 +69,7 @@ REQUIRED: tuple[str, ...] = (
 
 _loaded: dict[str, Any] = {}
 _by_config: dict[type, Any] = {}
+_files: dict[Path, None] = {}  # the .py files load_kernel registered, in order
 
 
 def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
@@ -246,7 +247,24 @@ def load_kernel(path: str | Path) -> Any:
     guarded = _Guarded(kernel, p, where)
     # its regions at its default configuration, checked now rather than mid-simulation
     check_regions(guarded.regions(guarded.default_config()), where)
-    return register(guarded, where)
+    register(guarded, where)
+    _files[p] = None
+    return guarded
+
+
+def sources() -> tuple[tuple[Path, ...], tuple[str, ...]]:
+    """Where this process's kernels beyond the built-in ones came from: the files
+    :func:`load_kernel` read, and the modules of kernels registered by code (their
+    configuration types' modules). A worker process (:mod:`kda_sim.parallel`) loads and
+    imports them again, so that their names resolve and their configurations unpickle
+    there."""
+    builtin = {v.split(":")[0] for v in BUILTIN.values()}
+    modules = {
+        spec.config_type.__module__: None
+        for spec in _loaded.values()
+        if not isinstance(spec, _Guarded)
+    }
+    return tuple(_files), tuple(m for m in modules if m not in builtin and m != "__main__")
 
 
 def _definition(path: Path) -> str:

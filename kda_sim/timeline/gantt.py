@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from typing import TYPE_CHECKING, Any
 
 from kda_sim.timeline.colors import color_of, display
 from kda_sim.timeline.model import Timeline
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 
 def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figure:
     """Stages as bars; poll waits as black ticks; stuck CTAs marked in red."""
+    plt, Patch = _pyplot()
     fig, ax = plt.subplots(figsize=(14, 9), dpi=110)
     spec = display(tl.meta.kernel)
     roles, stages = tuple(spec.roles), tuple(spec.stages)
@@ -69,4 +67,17 @@ def gantt(tl: Timeline, *, title: str | None = None, polls: bool = True) -> Figu
 def save_gantt(tl: Timeline, path: str | Path) -> None:
     fig = gantt(tl)
     fig.savefig(path)
-    plt.close(fig)
+    _pyplot()[0].close(fig)
+
+
+def _pyplot() -> tuple[Any, Any]:
+    """pyplot (on the Agg backend: no display) and ``Patch``, imported when a figure is
+    drawn: importing them takes half a second that every ``kda-sim`` command, and every
+    worker process it starts, would pay otherwise."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    return plt, Patch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pingpong_variants import GRID
 
-from kda_sim.checks.sweep import FINISHES, INVALID, sweep
+from kda_sim.checks.sweep import DEADLOCK, FINISHES, INVALID, sweep
 from kda_sim.errors import InvalidInput
 
 
@@ -25,3 +25,14 @@ def test_no_axes_no_map_and_unknown_fields_are_named(h200) -> None:
         sweep(h200, kernel="pingpong", jobs=1)
     with pytest.raises(InvalidInput, match=r"not a configuration field of k1: \['nw_frist'\]"):
         sweep(h200, nw_frist=True, jobs=1)
+
+
+def test_the_map_does_not_depend_on_jobs(h200) -> None:
+    """Shared among worker processes, the map is the serial one, cell for cell: K1 on the
+    H200 over R 1..8 x L 1..2 (every verdict: finishes, deadlocks, invalid), and a kernel
+    a test module registered (the workers import that module again)."""
+    serial = sweep(h200, ls=range(1, 3), jobs=1)
+    assert {c.verdict for c in serial} == {FINISHES, DEADLOCK, INVALID}
+    assert sweep(h200, ls=range(1, 3), jobs=2) == serial
+    grid = {"kernel": GRID.name, "rs": range(1, 3), "ls": range(0, 2 << 16, 1 << 16)}
+    assert sweep(h200, jobs=2, **grid) == sweep(h200, jobs=1, **grid)

@@ -1,6 +1,7 @@
 """``kda-sim check --tags`` as a user runs it: a frozen epoch analysed where it is frozen,
 findings that name the polling CTA of the configuration given, every fault applied to
-every scheme or refused by name, and a slot the launcher forbids refused before any work."""
+every scheme or refused by name, and a slot the launcher forbids refused before any work;
+one launch's report the same for any ``--jobs``, and ``--jobs 0`` refused."""
 
 from __future__ import annotations
 
@@ -214,3 +215,28 @@ def test_a_kernel_without_a_tag_model_is_refused_naming_it(
     assert main([*TAGS, "--kernel", "pingpong", "--rounds", "x"]) == 2
     err = capsys.readouterr().err
     assert "pingpong defines no tag_model" in err and "--rounds" not in err
+
+
+@pytest.mark.parametrize("extra", [[], ["--mutant", "missing-put"]])
+def test_the_report_does_not_depend_on_jobs(
+    extra: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    """The dynamic checks' runs (nominal, 3 seeds, the extremes, the visibility runs) in
+    two worker processes give the serial report, byte for byte; the mutant's transformed
+    launch travels to the workers."""
+    argv = ["check", "--gpu", "mi355x", "--seeds", "3", "--json", *extra]
+    reports = []
+    for jobs in ("1", "2"):
+        code = main([*argv, "--jobs", jobs])
+        reports.append((code, capsys.readouterr().out))
+    assert reports[0] == reports[1]
+    assert reports[0][0] == (1 if extra else 0)
+
+
+@pytest.mark.parametrize("command", [["check"], ["sweep"], ["calibrate", "t.json", "--out", "o"]])
+def test_no_jobs_is_refused(command: list[str], capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_:  # argparse's refusal, before any work
+        main([*command, "--jobs", "0"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "--jobs: 0: must be >= 1" in err and "Traceback" not in err

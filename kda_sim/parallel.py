@@ -1,0 +1,188 @@
+"""Independent work shared among processes: a sweep's shapes, the dynamic checks' seeded
+runs, a calibration's traces.
+
+:class:`Workers` maps a function over items in ``jobs`` worker processes and returns the
+results in the items' order, so a caller's result does not depend on ``jobs`` (the
+simulation is deterministic: a seed, not the process, decides its latencies). ``jobs=1``
+runs everything in this process, with no pool. One progress bar counts the items of
+every map a :class:`Workers` runs.
+
+The workers are started with ``spawn``: a fresh interpreter that imports what it needs.
+``fork`` would copy this process mid-flight, and it has threads (tqdm's monitor, the
+pool's own manager, Streamlit's in the app): a lock one of them held at the fork stays
+held in the child forever, and the child hangs. The parent's kernels beyond the
+built-in ones (loaded from a ``.py`` file, or registered by a module) are loaded again in
+each worker before it takes any item, so their names resolve and their configurations
+unpickle there.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+from kda_sim.errors import InvalidInput
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+MAX_JOBS = 1024  # a --jobs above this is a typo, not a machine
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (its CPU affinity where the OS has one, which
+    a container or ``taskset`` narrows; else every core)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``jobs`` as given (None: :func:`default_jobs`); fewer than 1 is refused."""
+    if jobs is None:
+        return default_jobs()
+    if jobs < 1:
+        raise InvalidInput(f"--jobs {jobs}: at least 1", what="jobs")
+    if jobs > MAX_JOBS:
+        raise InvalidInput(f"--jobs {jobs}: at most {MAX_JOBS}", what="jobs")
+    return jobs
+
+
+def _prepare(
+    kernels: tuple[tuple[Path, ...], tuple[str, ...]],
+    initializer: Callable[..., None] | None,
+    initargs: tuple[Any, ...],
+) -> None:
+    """A worker's start: the parent's kernels beyond the built-in ones (its kernel files
+    loaded, the modules that registered the others imported), then the caller's
+    initializer."""
+    from kda_sim.kernels.registry import load_kernel
+
+    files, modules = kernels
+    for path in files:
+        load_kernel(path)
+    for module in modules:
+        importlib.import_module(module)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+class Workers:
+    """A context manager: ``map(fn, items)`` in up to ``jobs`` processes (started at the
+    first map that has more than one item, ended on exit). ``initializer(*initargs)``
+    runs once in each worker (data every item needs, sent once); ``progress``: draw the
+    bar (default: when stderr is a terminal)."""
+
+    def __init__(
+        self,
+        jobs: int | None = 1,
+        *,
+        desc: str = "",
+        progress: bool | None = None,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple[Any, ...] = (),
+    ) -> None:
+        self.jobs = resolve_jobs(jobs)
+        self.desc = desc
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self._init = (initializer, initargs)
+        self._pool: ProcessPoolExecutor | None = None
+        self._bar: Any = None
+
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Iterable[T],
+        *,
+        cost: Callable[[T], float] | None = None,
+    ) -> list[R]:
+        """``[fn(x) for x in items]``; in workers, ``fn`` and the items must pickle (a
+        module-level function, or a ``functools.partial`` of one). ``cost``: the items
+        the largest first, so that no worker is left with a long one at the end."""
+        todo = list(items)
+        self._count(len(todo))
+        if self.jobs == 1 or len(todo) <= 1:
+            out = []
+            for x in todo:
+                out.append(fn(x))
+                self._tick()
+            return out
+        pool = self._start(len(todo))
+        order = sorted(range(len(todo)), key=lambda i: -cost(todo[i])) if cost else range(len(todo))
+        futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
+        try:
+            for _ in as_completed(futs.values()):
+                self._tick()
+            return [futs[i].result() for i in range(len(todo))]
+        except BaseException:
+            for f in futs.values():
+                f.cancel()
+            raise
+
+    def _start(self, n: int) -> ProcessPoolExecutor:
+        if self._pool is None:
+            from kda_sim.kernels.registry import sources
+
+            initializer, initargs = self._init
+            self._pool = ProcessPoolExecutor(
+                min(self.jobs, n),
+                mp_context=get_context("spawn"),  # not fork: the module docstring says why
+                initializer=_prepare,
+                initargs=(sources(), initializer, initargs),
+            )
+        return self._pool
+
+    def _count(self, n: int) -> None:
+        """One bar for every map: each adds its items to the total."""
+        if not self.progress:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=0, desc=self.desc or None, unit="run", leave=False)
+        self._bar.total += n
+        self._bar.refresh()
+
+    def _tick(self) -> None:
+        if self._bar is not None:
+            self._bar.update(1)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(
+        self,
+        _t: type[BaseException] | None,
+        _e: BaseException | None,
+        _tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def pmap(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    jobs: int | None = 1,
+    *,
+    desc: str = "",
+    progress: bool | None = None,
+    cost: Callable[[T], float] | None = None,
+) -> list[R]:
+    """One map in its own :class:`Workers`."""
+    with Workers(jobs, desc=desc, progress=progress) as w:
+        return w.map(fn, items, cost=cost)

@@ -1,0 +1,48 @@
+"""Work shared among processes: the results, and their order, do not depend on ``jobs``;
+a worker's error reaches the caller; ``jobs`` below 1 is refused."""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+
+import pytest
+
+from kda_sim import parallel
+from kda_sim.errors import InvalidInput
+from kda_sim.parallel import Workers, pmap, resolve_jobs
+from kda_sim.parallel import default_jobs as cores
+
+
+def test_results_in_the_items_order_for_any_jobs() -> None:
+    items = list(range(7))
+    want = [3**i for i in items]
+    # the costliest item submitted first, the results still in the items' order
+    for jobs in (1, 2):
+        assert pmap(partial(pow, 3), items, jobs, progress=False, cost=lambda i: i) == want
+
+
+def test_one_pool_serves_every_map_of_a_workers() -> None:
+    with Workers(2, progress=False) as w:
+        assert w.map(abs, [-1, -2, -3]) == [1, 2, 3]
+        pool = w._pool
+        assert w.map(abs, [-4, -5]) == [4, 5] and w._pool is pool is not None
+    assert w._pool is None  # ended on exit
+
+
+def test_a_workers_error_reaches_the_caller() -> None:
+    with pytest.raises(ValueError, match="'x'"):
+        pmap(int, ["1", "x", "3"], 2, progress=False)
+    with pytest.raises(InvalidInput, match="at least 1"):  # pickled back, message kept
+        pmap(resolve_jobs, [1, 0], 2, progress=False)
+
+
+def test_jobs_below_one_refused_none_is_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(InvalidInput, match="--jobs 0: at least 1"):
+        resolve_jobs(0)
+    with pytest.raises(InvalidInput, match="at most"):
+        resolve_jobs(parallel.MAX_JOBS + 1)
+    # the cores this process may use (bound before tests/conftest.py sets 1)
+    assert cores() == len(os.sched_getaffinity(0)) >= 1
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 3)
+    assert resolve_jobs(None) == 3
