@@ -13,7 +13,9 @@ pool's own manager, Streamlit's in the app): a lock one of them held at the fork
 held in the child forever, and the child hangs. The parent's kernels beyond the
 built-in ones (loaded from a ``.py`` file, or registered by a module) are loaded again in
 each worker before it takes any item, so their names resolve and their configurations
-unpickle there.
+unpickle there. As with any spawned worker, Python runs the parent's main module again
+in it (as ``__mp_main__``): a script that shares work keeps its own work under
+``if __name__ == "__main__":``.
 """
 
 from __future__ import annotations
