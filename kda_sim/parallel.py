@@ -1,11 +1,11 @@
 """Independent work shared among processes: a sweep's shapes, the dynamic checks' seeded
 runs, a calibration's traces.
 
-:class:`Workers` maps a function over items in ``jobs`` worker processes and returns the
-results in the items' order, so a caller's result does not depend on ``jobs`` (the
-simulation is deterministic: a seed, not the process, decides its latencies). ``jobs=1``
-runs everything in this process, with no pool. One progress bar counts the items of
-every map a :class:`Workers` runs.
+:class:`Workers` maps a function over items in ``jobs`` processes (this one and
+``jobs - 1`` workers) and returns the results in the items' order, so a caller's result
+does not depend on ``jobs`` (the simulation is deterministic: a seed, not the process,
+decides its latencies). ``jobs=1`` runs everything in this process, with no pool. One
+progress bar counts the items of every map a :class:`Workers` runs.
 
 The workers are started with ``spawn``: a fresh interpreter that imports what it needs.
 ``fork`` would copy this process mid-flight, and it has threads (tqdm's monitor, the
@@ -77,10 +77,11 @@ def _prepare(
 
 
 class Workers:
-    """A context manager: ``map(fn, items)`` in up to ``jobs`` processes (started at the
-    first map that has more than one item, ended on exit). ``initializer(*initargs)``
-    runs once in each worker (data every item needs, sent once); ``progress``: draw the
-    bar (default: when stderr is a terminal)."""
+    """A context manager: ``map(fn, items)`` in ``jobs`` processes, this one and
+    ``jobs - 1`` workers (started at the first map that has more than one item, ended on
+    exit). ``initializer(*initargs)`` runs once in each process before its first item
+    (data every item needs, sent to a worker once); ``progress``: draw the bar (default:
+    when stderr is a terminal)."""
 
     def __init__(
         self,
@@ -95,6 +96,7 @@ class Workers:
         self.desc = desc
         self.progress = sys.stderr.isatty() if progress is None else progress
         self._init = (initializer, initargs)
+        self._initialized = initializer is None
         self._pool: ProcessPoolExecutor | None = None
         self._bar: Any = None
 
@@ -105,36 +107,65 @@ class Workers:
         *,
         cost: Callable[[T], float] | None = None,
     ) -> list[R]:
-        """``[fn(x) for x in items]``; in workers, ``fn`` and the items must pickle (a
-        module-level function, or a ``functools.partial`` of one). ``cost``: the items
-        the largest first, so that no worker is left with a long one at the end."""
+        """``[fn(x) for x in items]``; for the workers, ``fn`` and the items must pickle
+        (a module-level function, or a ``functools.partial`` of one). ``cost``: the items
+        handed out the largest first, so that no process is left with a long one at the
+        end."""
         todo = list(items)
         self._count(len(todo))
         if self.jobs == 1 or len(todo) <= 1:
-            out = []
-            for x in todo:
-                out.append(fn(x))
-                self._tick()
-            return out
-        pool = self._start(len(todo))
-        order = sorted(range(len(todo)), key=lambda i: -cost(todo[i])) if cost else range(len(todo))
+            return [self._here(fn, x) for x in todo]
+        pool = self._start(len(todo) - 1)
+        order = list(range(len(todo)))
+        if cost is not None:
+            order.sort(key=lambda i: -cost(todo[i]))
         futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
+        out: dict[int, R] = {}
+        ticked: set[int] = set()
         try:
-            for _ in as_completed(futs.values()):
-                self._tick()
-            return [futs[i].result() for i in range(len(todo))]
+            # this process takes items from the end the workers reach last (the smallest),
+            # while they start; a future a worker already holds cannot be cancelled, nor
+            # can any before it (the pool hands them out in order)
+            for i in reversed(order):
+                if not futs[i].cancel():
+                    break
+                out[i] = self._here(fn, todo[i])
+                ticked.add(i)
+                for k, f in futs.items():  # the workers' items done meanwhile
+                    if k not in ticked and f.done() and not f.cancelled():
+                        ticked.add(k)
+                        self._tick()
+            index = {f: k for k, f in futs.items() if k not in out}
+            for f in as_completed(index):
+                k = index[f]
+                if k not in ticked:
+                    ticked.add(k)
+                    self._tick()
+            return [out[i] if i in out else futs[i].result() for i in range(len(todo))]
         except BaseException:
             for f in futs.values():
                 f.cancel()
             raise
 
+    def _here(self, fn: Callable[[T], R], x: T) -> R:
+        """One item in this process (its initializer run first, once)."""
+        if not self._initialized:
+            initializer, initargs = self._init
+            assert initializer is not None
+            initializer(*initargs)
+            self._initialized = True
+        y = fn(x)
+        self._tick()
+        return y
+
     def _start(self, n: int) -> ProcessPoolExecutor:
+        """The pool of ``jobs - 1`` workers (no more than ``n``, the items they can get)."""
         if self._pool is None:
             from kda_sim.kernels.registry import sources
 
             initializer, initargs = self._init
             self._pool = ProcessPoolExecutor(
-                min(self.jobs, n),
+                min(self.jobs - 1, n),
                 mp_context=get_context("spawn"),  # not fork: the module docstring says why
                 initializer=_prepare,
                 initargs=(sources(), initializer, initargs),

@@ -4,6 +4,7 @@ a worker's error reaches the caller; ``jobs`` below 1 is refused."""
 from __future__ import annotations
 
 import os
+import time
 from functools import partial
 
 import pytest
@@ -20,6 +21,17 @@ def test_results_in_the_items_order_for_any_jobs() -> None:
     # the costliest item submitted first, the results still in the items' order
     for jobs in (1, 2):
         assert pmap(partial(pow, 3), items, jobs, progress=False, cost=lambda i: i) == want
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_this_process_and_a_worker_share_the_items() -> None:
+    """jobs=2: one worker, and this process takes items from the end while it starts."""
+    pids = pmap(_pid_after, [0.05] * 8, 2, progress=False)
+    assert os.getpid() in pids and len(set(pids)) == 2
 
 
 def test_one_pool_serves_every_map_of_a_workers() -> None:

@@ -9,6 +9,7 @@ sends only the profile. The simulation is deterministic, so the scores do not de
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from functools import partial
 from types import TracebackType
@@ -20,18 +21,19 @@ if TYPE_CHECKING:  # the calibration module imports this one
     from kda_sim.compare.calibrate import Score, Trace
     from kda_sim.machine.profile import GpuProfile
 
-_TRACES: list[Any] = []  # a worker's traces, set once by _adopt
-_SCORE: Callable[[Any, Any], Any] | None = None
+# each Scorer's traces and scoring function, by its number: set once in each process that
+# scores for it (its workers, and this one where it takes items itself)
+_ADOPTED: dict[int, tuple[list[Any], Callable[[Any, Any], Any]]] = {}
+_NUMBERS = itertools.count()
 
 
-def _adopt(traces: list[Any], scorer: Callable[[Any, Any], Any]) -> None:
-    global _TRACES, _SCORE
-    _TRACES, _SCORE = traces, scorer
+def _adopt(number: int, traces: list[Any], scorer: Callable[[Any, Any], Any]) -> None:
+    _ADOPTED[number] = (traces, scorer)
 
 
-def _score_one(prof: Any, i: int) -> Any:
-    assert _SCORE is not None
-    return _SCORE(prof, _TRACES[i])
+def _score_one(number: int, prof: Any, i: int) -> Any:
+    traces, scorer = _ADOPTED[number]
+    return scorer(prof, traces[i])
 
 
 class Scorer:
@@ -47,20 +49,26 @@ class Scorer:
         self.traces = list(traces)
         self.score_one = score_one
         self.jobs = min(resolve_jobs(jobs), len(self.traces)) or 1
+        self._number = next(_NUMBERS)
         # no bar of its own: the fit draws one over its evaluations
         self._workers = Workers(
-            self.jobs, progress=False, initializer=_adopt, initargs=(self.traces, score_one)
+            self.jobs,
+            progress=False,
+            initializer=_adopt,
+            initargs=(self._number, self.traces, score_one),
         )
 
     def __call__(self, prof: GpuProfile) -> dict[str, Score]:
         if self.jobs == 1:
             scores = [self.score_one(prof, tr) for tr in self.traces]
         else:  # the workers hold the traces: only the profile travels
-            scores = self._workers.map(partial(_score_one, prof), range(len(self.traces)))
+            one = partial(_score_one, self._number, prof)
+            scores = self._workers.map(one, range(len(self.traces)))
         return {tr.name: s for tr, s in zip(self.traces, scores, strict=True)}
 
     def close(self) -> None:
         self._workers.close()
+        _ADOPTED.pop(self._number, None)
 
     def __enter__(self) -> Scorer:
         return self
