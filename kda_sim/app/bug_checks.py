@@ -44,6 +44,7 @@ class Shown:
     label: str  # "the launch", "launch 0", "replay 1 of launch 0"
     timeline: Timeline
     stale: tuple[StalePass, ...] = ()
+    grids: tuple[tuple[int, int], ...] = ()  # grids run together: (first row, CTAs) each
 
     @property
     def hangs(self) -> bool:
@@ -107,7 +108,11 @@ def _stale_of(run: LaunchRun) -> tuple[StalePass, ...]:
 
 
 def _sequence_shown(seq: SequenceRun) -> list[Shown]:
-    return [Shown(r.label, r.result.timeline, _stale_of(r)) for r in seq.runs]
+    out = []
+    for r in seq.runs:
+        grids = tuple((g.first, g.ctas) for g in r.grids) if len(r.grids) > 1 else ()
+        out.append(Shown(r.label, r.result.timeline, _stale_of(r), grids))
+    return out
 
 
 def run_case(case: BugCase, fixed: bool) -> BugRun:

@@ -53,10 +53,9 @@ def test_a_picked_hang_shows_its_finding_the_fix_passing_and_the_stuck_launch() 
     assert "stuck (waits)" in bug and "never resident (no free slot)" in bug
     assert "wait-for chain" in bug
     assert "stuck (waits)" not in fix
-    assert (
-        "hangs, 132 of 132 CTAs stuck, 54 never resident"
-        in figure_of(at, 0)["layout"]["title"]["text"]
-    )
+    hang = "the launch (nominal engine run): hangs, 132 of 132 CTAs stuck, 54 never resident"
+    assert f"**bug** · {hang}" in shown
+    assert "**fix** · the launch (nominal engine run): finishes" in shown
 
 
 def test_a_picked_stale_replay_is_drawn_with_its_stale_passes() -> None:
@@ -88,3 +87,12 @@ def test_every_bug_shows_its_culprit_and_its_fix_passing() -> None:
         assert f"[{case.category}]" in head and case.culprit in head, (case.kernel, head)
         assert "PASS" in texts(at.success), case.kernel
         assert len(at.get("plotly_chart")) == 2, case.kernel
+
+
+def test_grids_run_together_say_which_rows_are_which_grid() -> None:
+    at = _pick(_view(), "mirage_b200")
+    assert "[deadlock]" in at.error[0].value and "grid 1 CTA" in at.error[0].value
+    # 80 scheduler blocks, then 128 workers (the fix's: 20 + 128, the B200's 148 SMs)
+    captions = texts(at.caption)
+    assert "Rows: grid 0 is CTAs 0-79, grid 1 is CTAs 80-207." in captions
+    assert "Rows: grid 0 is CTAs 0-19, grid 1 is CTAs 20-147." in captions

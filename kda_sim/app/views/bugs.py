@@ -108,10 +108,20 @@ def _caption(shown: Shown) -> str:
     return f"{shown.label}: finishes"
 
 
+def _rows_note(shown: Shown) -> str:
+    """Where each grid's CTAs are among the rows (the engine numbers grids run together
+    one after the other; the findings number each grid's own)."""
+    parts = [f"grid {i} is CTAs {a}-{a + n - 1}" for i, (a, n) in enumerate(shown.grids)]
+    return f"Rows: {', '.join(parts)}." if parts else ""
+
+
 def _draw(shown: Shown, side: str, key: str) -> None:
     chain = tuple(longest_chain(shown.timeline)) if shown.hangs else ()
-    title = f"{side}: {_caption(shown)}"
-    show_chart(counterexample_figure(shown, title, chain), key)
+    # above the chart, not its title: a legend of many entries wraps over a title
+    st.markdown(f"**{side}** · {_caption(shown)}")
+    if shown.grids:
+        st.caption(_rows_note(shown))
+    show_chart(counterexample_figure(shown, "", chain), key)
     if chain:
         st.markdown("Wait-for chain:\n" + chain_lines(shown.timeline, list(chain)))
     for s in shown.stale[:4]:
