@@ -209,21 +209,16 @@ def next_region(launch: Launch, rng: random.Random) -> Fault | None:
 
 
 def _spans(ops: tuple[Op, ...]) -> list[tuple[int, int]]:
-    """[Begin, End] positions of every stage of a task (task >= 0)."""
-    out = []
-    for lo, op in enumerate(ops):
+    """[first Begin, last End] positions of each task's run (task >= 0): every stage of
+    the task, so a copy holds the loads its later stages use."""
+    lo: dict[int, int] = {}
+    hi: dict[int, int] = {}
+    for k, op in enumerate(ops):
         if isinstance(op, Begin) and op.task >= 0:
-            hi = next(
-                (
-                    h
-                    for h in range(lo + 1, len(ops))
-                    if isinstance(ops[h], End) and ops[h].stage == op.stage
-                ),
-                None,
-            )
-            if hi is not None:
-                out.append((lo, hi))
-    return out
+            lo.setdefault(op.task, k)
+        elif isinstance(op, End) and op.task >= 0:
+            hi[op.task] = k
+    return [(lo[t], hi[t]) for t in lo if t in hi and hi[t] > lo[t]]
 
 
 def _writes(ops: tuple[Op, ...]) -> bool:
@@ -235,8 +230,9 @@ def _writes(ops: tuple[Op, ...]) -> bool:
 
 
 def duplicate_item(launch: Launch, rng: random.Random) -> Fault | None:
-    """A copy of one work item's span, appended to another CTA's program: caught as an
-    item run twice where the kernel names its work items, else as cells written twice."""
+    """A copy of one work item (every stage of one task), appended to another CTA's
+    program: caught as an item run twice where the kernel names its work items, else as
+    cells written twice."""
     if len(launch.programs) < 2:
         return None
     items = hook(spec_for(launch.cfg), "work_items")
@@ -249,12 +245,11 @@ def duplicate_item(launch: Launch, rng: random.Random) -> Fault | None:
     sites = []
     for src, ops in bodies:
         for lo, hi in _spans(ops):
-            begin = ops[lo]
-            assert isinstance(begin, Begin)
-            if begin.task in named.get(begin.stage, ()):
-                sites.append((src, ops[lo : hi + 1], Category.ITEMS))
-            elif _writes(ops[lo : hi + 1]):
-                sites.append((src, ops[lo : hi + 1], Category.WRITERS))
+            span = ops[lo : hi + 1]
+            if any(isinstance(op, Begin) and op.task in named.get(op.stage, ()) for op in span):
+                sites.append((src, span, Category.ITEMS))
+            elif _writes(span):
+                sites.append((src, span, Category.WRITERS))
     if not sites:
         return None
     src, span, category = rng.choice(sites)
