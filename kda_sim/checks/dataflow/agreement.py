@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kda_sim.checks.dataflow.naming import sites_in
 from kda_sim.checks.findings import Category, Finding
 from kda_sim.engine import StaleRead
 from kda_sim.protocol.ops import Load
@@ -42,16 +43,6 @@ class Agreement:
         return not self.unexplained
 
 
-def _ctas(d: object) -> set[int]:
-    """The CTAs of every site nested in a finding's details."""
-    if isinstance(d, dict):
-        here = {d["cta"]} if isinstance(d.get("cta"), int) and "op" in d else set()
-        return here.union(*(_ctas(v) for v in d.values()))
-    if isinstance(d, list):
-        return set().union(*(_ctas(v) for v in d))
-    return set()
-
-
 def _explains(f: Finding, read: StaleRead) -> bool:
     """Whether ``f`` says why ``read`` can see old data: it names the cell, or the reader
     or the writer, or counts further findings of its kind (``and N more``)."""
@@ -59,7 +50,7 @@ def _explains(f: Finding, read: StaleRead) -> bool:
         return False
     if "more" in f.details or f.details.get("cell") == read.cell:
         return True
-    return bool(_ctas(f.details) & {read.cta, read.producer})
+    return any(s.get("cta") in (read.cta, read.producer) for s in sites_in(f.details))
 
 
 def flagged_cells(launch: Launch) -> set[int]:

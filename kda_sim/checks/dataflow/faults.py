@@ -15,12 +15,12 @@ from __future__ import annotations
 import bisect
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
 
-from kda_sim.checks.dataflow.naming import Namer
+from kda_sim.checks.dataflow.naming import Namer, sites_in
 from kda_sim.checks.findings import Category, Finding
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
@@ -54,7 +54,7 @@ class FaultKind(StrEnum):
 @dataclass(frozen=True)
 class Fault:
     kind: FaultKind
-    launch: Launch  # the mutated launch
+    launch: Launch = field(repr=False)  # the mutated launch
     category: Category  # the failing category that must name the culprit
     cta: int  # the mutated program's CTA
     ops: range  # op positions (in the mutated program) a finding may name as the culprit
@@ -66,17 +66,9 @@ class Fault:
         that should have put it)."""
         if self.kind is FaultKind.REMOVE_PUT:
             return f.details.get("expected") == self.unit
-        return any(s.get("cta") == self.cta and s.get("op") in self.ops for s in _sites(f.details))
-
-
-def _sites(d: object) -> list[dict]:
-    """Every site dict (``Namer.site_details``) nested in a finding's details."""
-    if isinstance(d, dict):
-        here = [d] if "cta" in d and "op" in d else []
-        return here + [s for v in d.values() for s in _sites(v)]
-    if isinstance(d, list):
-        return [s for v in d for s in _sites(v)]
-    return []
+        return any(
+            s.get("cta") == self.cta and s.get("op") in self.ops for s in sites_in(f.details)
+        )
 
 
 def _set_ops(launch: Launch, k: int, ops: list[Op]) -> Launch:
