@@ -7,13 +7,24 @@ each rerun, and only the open view should compute.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 
 from kda_sim.app import data, picker
-from kda_sim.app.views import compare, export, handoffs, safety, tags, timeline, upload, whatif
+from kda_sim.app.views import (
+    bugs,
+    compare,
+    export,
+    handoffs,
+    safety,
+    tags,
+    timeline,
+    upload,
+    whatif,
+)
 from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
 from kda_sim.kernels.registry import get
@@ -30,6 +41,10 @@ VIEWS = {
     "Tags": tags.render,
     "Bring a trace": upload.render,
     "Take it away": export.render,
+}
+# views of their own data, not of the sidebar's run: no run is loaded or simulated for them
+RUNLESS = {
+    "Bug corpus": bugs.render,
 }
 
 
@@ -90,7 +105,7 @@ def _sidebar(root: Path) -> Picked:
             pick = picker.sidebar(kind, what)
         except Exception as e:  # a kernel file that does not load: its file and line
             problem = picker.load_error(e)
-    view = sb.radio("View", list(VIEWS), key="view")
+    view = sb.radio("View", [*VIEWS, *RUNLESS], key="view")
     return Picked(name, view, kind, what, pick, problem)
 
 
@@ -114,6 +129,9 @@ def main(root: Path) -> None:
     st.set_page_config(page_title="kda-sim", page_icon="🧵", layout="wide")
     p = _sidebar(root)
     name, view, kind, what = p.name, p.view, p.kind, p.what
+    if view in RUNLESS:
+        _show(view, "the corpus", RUNLESS[view])
+        return
     if kind in (picker.KERNEL, picker.KERNEL_FILE):
         got = _kernel_run(p)
         if got is None:
@@ -128,8 +146,12 @@ def main(root: Path) -> None:
             st.error(f"Could not open {name}: {msg}. Showing the default simulation instead.")
             run, key = data.default_simulation(), "sim:fallback"
     _banner(run, root)
+    _show(view, name, lambda: VIEWS[view](Ctx(root, run, key)))
+
+
+def _show(view: str, name: str, draw: Callable[[], None]) -> None:
     try:
-        VIEWS[view](Ctx(root, run, key))
+        draw()
     except Exception as e:  # the page says what broke; the console keeps the traceback
         log.exception("view %r failed on run %r", view, name)
         st.error(

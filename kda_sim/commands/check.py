@@ -8,7 +8,13 @@ import argparse
 import json
 from typing import Any
 
-from kda_sim.checks.launch_check import check_launch, findings_text, launch_json, launch_text
+from kda_sim.checks.launch_check import (
+    LaunchReport,
+    check_launch,
+    findings_text,
+    launch_json,
+    launch_text,
+)
 from kda_sim.checks.mutations import catalogue
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.device import in_range
@@ -31,7 +37,9 @@ from kda_sim.errors import InvalidInput
 from kda_sim.host.command import check_sequence_command
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
+from kda_sim.machine.profile import GpuProfile
 from kda_sim.parallel import Workers
+from kda_sim.protocol.program import Launch
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -164,12 +172,35 @@ def _sequence(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
 
 
 # -- one launch, any kernel ------------------------------------------------------------------
-def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
-    prof = gpu_profile(args)
+def launch_report(
+    cfg: Any,
+    prof: GpuProfile,
+    args: argparse.Namespace,
+    *,
+    occupancy: int | None,
+    launch: Launch | None = None,
+    workers: Workers | None = None,
+) -> LaunchReport:
+    """The check of one launch with the flags' engine runs (the report's input; the
+    app's too); ``workers``: the processes its engine runs are shared among (None: this
+    one, whatever ``--jobs`` says: the app's runs stay in its process)."""
     if args.seeds < 0:
         raise InvalidInput("--seeds must be >= 0", what="seeds")
     if not 0 <= args.jitter < 1:
         raise InvalidInput(f"--jitter {args.jitter}: must be in [0, 1)", what="jitter")
+    return check_launch(
+        cfg,
+        prof,
+        occupancy=occupancy,
+        launch=launch,
+        seeds=tuple(range(1, args.seeds + 1)),
+        jitter=args.jitter,
+        workers=workers,
+    )
+
+
+def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
+    prof = gpu_profile(args)
     occupancy, launch = args.occupancy, None
     if args.mutant is not None:
         catalogue = hook(spec, "mutations") or {}
@@ -190,15 +221,7 @@ def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
         cfg, prof, occupancy, launch = case.cfg, case.prof, case.occupancy, case.launch
         print(f"mutant {args.mutant}: {mutant.description}")
     with Workers(args.jobs, desc="check") as workers:
-        rep = check_launch(
-            cfg,
-            prof,
-            occupancy=occupancy,
-            launch=launch,
-            seeds=tuple(range(1, args.seeds + 1)),
-            jitter=args.jitter,
-            workers=workers,
-        )
+        rep = launch_report(cfg, prof, args, occupancy=occupancy, launch=launch, workers=workers)
     if args.json:
         print(json.dumps(launch_json(rep), indent=2, default=str))
     else:

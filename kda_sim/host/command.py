@@ -6,19 +6,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kda_sim.checks.findings import failing
+from kda_sim.checks.findings import Finding, failing
 from kda_sim.checks.sequence import check_sequence
 from kda_sim.host.report import sequence_json, sequence_text
-from kda_sim.host.run import run_sequence
+from kda_sim.host.run import SequenceRun, run_sequence
 from kda_sim.host.spec_text import parse
 from kda_sim.machine.profile import GpuProfile
+
+
+def sequence_check(
+    spec: Any, cfg: Any, prof: GpuProfile, text: str, *, occupancy: int | None
+) -> tuple[SequenceRun, list[Finding]]:
+    """The sequence ``text`` simulated and checked (the report's input; the app's too)."""
+    seq = run_sequence(spec, cfg, prof, parse(text), occupancy=occupancy)
+    return seq, check_sequence(seq)
 
 
 def check_sequence_command(
     spec: Any, cfg: Any, prof: GpuProfile, text: str, *, occupancy: int | None, as_json: bool
 ) -> int:
-    seq = run_sequence(spec, cfg, prof, parse(text), occupancy=occupancy)
-    findings = check_sequence(seq)
+    seq, findings = sequence_check(spec, cfg, prof, text, occupancy=occupancy)
     if as_json:
         print(json.dumps(sequence_json(seq, findings, prof.name), indent=2, default=str))
     else:

@@ -69,7 +69,7 @@ REQUIRED: tuple[str, ...] = (
 
 _loaded: dict[str, Any] = {}
 _by_config: dict[type, Any] = {}
-_files: dict[Path, None] = {}  # the .py files load_kernel registered, in order
+_files: dict[str, str] = {}  # a kernel loaded from a file: its name -> the file
 
 
 def _names(value: Any, field: str, where: str) -> tuple[str, ...]:
@@ -217,10 +217,17 @@ def _where_in(path: Path, tb: Any) -> str:
 
 
 def load_kernel(path: str | Path) -> Any:
-    """Import the file ``path`` and register its ``KERNEL``."""
+    """Import the file ``path`` and register its ``KERNEL``. A built-in kernel's own
+    module file gives that kernel (imported once, so one configuration type); another
+    file may not take a built-in or installed kernel's name: everything that looks a
+    timeline's kernel up by name would get the wrong one."""
     p = Path(path).expanduser().resolve()
     if not p.is_file():
         raise InvalidInput("no such kernel file", what="kernel", where=str(path))
+    for name, target in BUILTIN.items():
+        found = importlib.util.find_spec(target.split(":")[0])
+        if found is not None and found.origin and Path(found.origin).resolve() == p:
+            return get(name)
     digest = hashlib.sha1(str(p).encode()).hexdigest()[:12]
     mod_name = f"kda_sim_user_kernel_{digest}"
     spec = importlib.util.spec_from_file_location(mod_name, p)
@@ -244,12 +251,21 @@ def load_kernel(path: str | Path) -> Any:
     if kernel is None:
         raise InvalidInput("defines no KERNEL", what="kernel", where=str(p))
     where = _definition(p)
+    name = getattr(kernel, "name", None)
+    # another file of the same name replaces the one loaded before (the app's reloads)
+    taken = name in BUILTIN or name in _entry_points() or (name in _loaded and name not in _files)
+    if isinstance(name, str) and taken:
+        raise InvalidInput(
+            f"KERNEL's name {name!r} is a built-in or installed kernel's: give this one a "
+            "name of its own",
+            what="kernel",
+            where=where,
+        )
     guarded = _Guarded(kernel, p, where)
     # its regions at its default configuration, checked now rather than mid-simulation
     check_regions(guarded.regions(guarded.default_config()), where)
-    register(guarded, where)
-    _files[p] = None
-    return guarded
+    _files[guarded.name] = str(p)
+    return register(guarded, where)
 
 
 def sources() -> tuple[tuple[Path, ...], tuple[str, ...]]:
@@ -264,7 +280,8 @@ def sources() -> tuple[tuple[Path, ...], tuple[str, ...]]:
         for spec in _loaded.values()
         if not isinstance(spec, _Guarded)
     }
-    return tuple(_files), tuple(m for m in modules if m not in builtin and m != "__main__")
+    files = tuple(dict.fromkeys(Path(f) for f in _files.values()))
+    return files, tuple(m for m in modules if m not in builtin and m != "__main__")
 
 
 def _definition(path: Path) -> str:

@@ -18,6 +18,7 @@ from kda_sim.checks.launch_check import (
     launch_text,
 )
 from kda_sim.cli import main
+from kda_sim.machine.profile import load_profile
 
 
 def test_every_check_runs_on_a_kernel_that_is_not_k1(mi355x) -> None:
@@ -57,3 +58,23 @@ def test_a_further_check_is_one_entry_of_sections(monkeypatch, mi355x) -> None:
     assert not rep.ok and rep.sections[0].data == {"count": 3}
     assert "  polls: 3\n" in launch_text(rep) and "3 polls in 2" in launch_text(rep)
     assert launch_json(rep)["polls"] == {"count": 3}
+
+
+@pytest.mark.parametrize("seeds", [0, 1, 4])
+def test_the_visibility_check_runs_every_seed_asked_for(
+    seeds: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--seeds N``: the adversarial run and N jittered ones (it used to run one seed
+    whatever N said)."""
+    argv = ["check", "--kernel", "pingpong-variants", "--gpu", "mi355x", "--flagged", "true"]
+    assert main([*argv, "--drain", "false", "--seeds", str(seeds), "--json"]) == 1
+    vis = json.loads(capsys.readouterr().out)["visibility"]
+    assert vis["runs"] == 1 + seeds and vis["ok"] is False
+    rep = check_launch(
+        VariantConfig(flagged=True, drain=False),
+        load_profile("mi355x"),
+        seeds=tuple(range(1, seeds + 1)),
+        extreme=False,
+    )
+    # every run of the no-drain launch reads the flagged data before it landed
+    assert rep.visibility.runs == 1 + seeds and len(rep.visibility.stale) == 1 + seeds

@@ -81,6 +81,17 @@ def test_sweep_maps_a_kernel_with_axes_over_them(swept: str, capsys) -> None:
     assert "rounds \\ nbytes" in capsys.readouterr().out
 
 
+def test_a_kernel_files_sweep_in_worker_processes_is_the_serial_one(swept: str, capsys) -> None:
+    """The workers load the file again: its configurations unpickle and its name resolves
+    there."""
+    argv = ["sweep", "--kernel", swept, "--json", "--rounds", "2", "--nbytes", "1024"]
+    outs = []
+    for jobs in ("1", "2"):
+        assert main([*argv, "--jobs", jobs]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and len(json.loads(outs[0])["cells"]) == 8 * 4
+
+
 def test_sweep_refuses_k1_flags_for_another_kernel(swept: str, capsys) -> None:
     refused(["sweep", "--kernel", swept, "--nb", "2"], capsys, "--nb: K1's, not swept's")
 

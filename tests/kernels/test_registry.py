@@ -283,3 +283,26 @@ def test_region_sizes_are_checked_at_every_call(tmp_path: Path) -> None:
     other = spec.config_from_dict({**spec.config_to_dict(spec.default_config()), "rounds": 3})
     with pytest.raises(InvalidInput, match="size -4"):
         spec.regions(other)
+
+
+def test_a_built_in_kernels_own_file_is_that_kernel() -> None:
+    # loaded by path (the app's example files) it stays one kernel with one configuration
+    # type, so a timeline's configuration compares equal to the built-in's
+    assert registry.load_kernel(EXAMPLE) is registry.get("pingpong")
+
+
+def test_a_file_may_not_take_another_kernels_name(tmp_path: Path) -> None:
+    f = tmp_path / "copy.py"
+    f.write_text(EXAMPLE.read_text())
+    with pytest.raises(InvalidInput, match="'pingpong' is a built-in or installed") as e:
+        registry.load_kernel(f)
+    assert str(f.resolve()) in str(e.value)
+    assert registry.get("pingpong").config_type.__module__ == "kda_sim.kernels.examples.pingpong"
+    g = tmp_path / "other.py"
+    g.write_text(EXAMPLE.read_text().replace('name="pingpong"', 'name="once"'))
+    assert registry.load_kernel(g).name == "once"
+    assert registry.load_kernel(g).name == "once"  # the same file again: reloaded
+    h = tmp_path / "third.py"
+    h.write_text(g.read_text())
+    third = registry.load_kernel(h)
+    assert registry.get("once") is third  # a later file of the name replaces it

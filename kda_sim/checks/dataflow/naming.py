@@ -100,6 +100,16 @@ class Namer:
         return f"; the kernel's layout gives it to {self.unit(int(expected[gid]))}"
 
 
+def sites_in(details: object) -> list[dict[str, Any]]:
+    """Every site (:meth:`Namer.site_details`) nested in a finding's details."""
+    if isinstance(details, dict):
+        here = [details] if "cta" in details and "op" in details else []
+        return here + [s for v in details.values() for s in sites_in(v)]
+    if isinstance(details, list):
+        return [s for v in details for s in sites_in(v)]
+    return []
+
+
 def capped(findings: list, make_more: Any) -> list:
     """The first :data:`MAX_SHOWN` findings, and one more counting the rest
     (``make_more(n)``) where there are more."""
