@@ -270,17 +270,18 @@ JITTER = float_type(0.0, 1.0, hi_open=True)  # relative jitter of the latencies:
 SEED = int_type(0, 2**32 - 1)  # numpy's seeds
 
 
-def add_jobs_flag(p: argparse.ArgumentParser, shared: str) -> None:
+def add_jobs_flag(p: argparse.ArgumentParser, shared: str, default: int | None = None) -> None:
     """``--jobs N``: the processes ``shared`` (the independent runs) are shared among;
-    None (not given) is :func:`kda_sim.parallel.default_jobs`, the cores; 0 is refused
+    ``default`` None is :func:`kda_sim.parallel.default_jobs`, the cores; 0 is refused
     (exit 2)."""
+    said = "the cores this process may use" if default is None else str(default)
     p.add_argument(
         "--jobs",
         type=int_type(1, MAX_JOBS),
-        default=None,
+        default=default,
         metavar="N",
-        help=f"processes to share {shared} among (default: the cores this process may use; "
-        "1: this process alone); the result does not depend on it",
+        help=f"processes to share {shared} among (default: {said}; 1: this process "
+        "alone); the result does not depend on it",
     )
 
 
