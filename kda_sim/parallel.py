@@ -28,7 +28,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from kda_sim.errors import InvalidInput
 
@@ -76,7 +76,25 @@ def _prepare(
         initializer(*initargs)
 
 
-class Workers:
+class Closing:
+    """A context manager whose exit is its ``close()`` (the workers end on exit)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        _t: type[BaseException] | None,
+        _e: BaseException | None,
+        _tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Workers(Closing):
     """A context manager: ``map(fn, items)`` in ``jobs`` processes, this one and
     ``jobs - 1`` workers (started at the first map that has more than one item, ended on
     exit). ``initializer(*initargs)`` runs once in each process before its first item
@@ -194,17 +212,6 @@ class Workers:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-
-    def __enter__(self) -> Workers:
-        return self
-
-    def __exit__(
-        self,
-        _t: type[BaseException] | None,
-        _e: BaseException | None,
-        _tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def pmap(

@@ -12,10 +12,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from functools import partial
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from kda_sim.parallel import Workers, resolve_jobs
+from kda_sim.parallel import Closing, Workers, resolve_jobs
 
 if TYPE_CHECKING:  # the calibration module imports this one
     from kda_sim.compare.calibrate import Score, Trace
@@ -36,7 +35,7 @@ def _score_one(number: int, prof: Any, i: int) -> Any:
     return scorer(prof, traces[i])
 
 
-class Scorer:
+class Scorer(Closing):
     """``scorer(prof)``: {trace name: score}; a context manager (its workers end on exit).
     ``jobs``: None, the cores."""
 
@@ -69,14 +68,3 @@ class Scorer:
     def close(self) -> None:
         self._workers.close()
         _ADOPTED.pop(self._number, None)
-
-    def __enter__(self) -> Scorer:
-        return self
-
-    def __exit__(
-        self,
-        _t: type[BaseException] | None,
-        _e: BaseException | None,
-        _tb: TracebackType | None,
-    ) -> None:
-        self.close()
