@@ -14,8 +14,10 @@ held in the child forever, and the child hangs. The parent's kernels beyond the
 built-in ones (loaded from a ``.py`` file, or registered by a module) are loaded again in
 each worker before it takes any item, so their names resolve and their configurations
 unpickle there. As with any spawned worker, Python runs the parent's main module again
-in it (as ``__mp_main__``): a script that shares work keeps its own work under
-``if __name__ == "__main__":``.
+in it (as ``__mp_main__``) when the function it maps is the script's own: such a script
+keeps its work under ``if __name__ == "__main__":``. A function of an imported module
+needs nothing of the main module, and the workers start without it (the main module may
+be no script at all: pytest-xdist's workers run a bootstrap file that cannot run twice).
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import types
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from multiprocessing import get_context
 from pathlib import Path
 from types import TracebackType
@@ -74,6 +78,29 @@ def _prepare(
         importlib.import_module(module)
     if initializer is not None:
         initializer(*initargs)
+
+
+def _of_main(fn: Any) -> bool:
+    """Whether ``fn`` (or the function a ``functools.partial`` wraps) is the main
+    module's own."""
+    while hasattr(fn, "func"):
+        fn = fn.func
+    return getattr(fn, "__module__", None) == "__main__"
+
+
+@contextmanager
+def _main_hidden(hide: bool) -> Iterator[None]:
+    """While workers start: the main module a bare one (no file, no spec), so a spawned
+    worker does not run it again (see the module docstring)."""
+    if not hide:
+        yield
+        return
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 class Closing:
@@ -137,7 +164,9 @@ class Workers(Closing):
         order = list(range(len(todo)))
         if cost is not None:
             order.sort(key=lambda i: -cost(todo[i]))
-        futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
+        # the pool starts its workers as items are submitted (spawn: on demand)
+        with _main_hidden(not _of_main(fn)):
+            futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
         out: dict[int, R] = {}
         ticked: set[int] = set()
         try:

@@ -58,3 +58,36 @@ def test_jobs_below_one_refused_none_is_the_cores(monkeypatch: pytest.MonkeyPatc
     assert cores() == len(os.sched_getaffinity(0)) >= 1
     monkeypatch.setattr(parallel, "default_jobs", lambda: 3)
     assert resolve_jobs(None) == 3
+
+
+def test_a_script_with_no_main_guard_shares_a_library_function(tmp_path) -> None:
+    """The workers start without the main module (pytest-xdist's is a bootstrap file that
+    cannot run twice): a script that maps a library function needs no guard."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        "from functools import partial\n"
+        "from kda_sim.parallel import pmap\n"
+        "print(pmap(partial(pow, 3), range(4), 2, progress=False))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines() == ["[1, 3, 9, 27]"]
+
+
+def test_workers_start_whatever_main_module_this_process_has(tmp_path, monkeypatch) -> None:
+    """Streamlit's AppTest leaves its script as ``__main__`` (seen in CI under xdist: the
+    workers ran it again and died): workers of a library function never run it."""
+    import sys
+    import types
+
+    script = tmp_path / "app_script.py"
+    script.write_text("raise SystemExit('the main module ran again in a worker')\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    assert pmap(partial(pow, 2), range(5), 2, progress=False) == [1, 2, 4, 8, 16]
