@@ -12,7 +12,7 @@ import streamlit as st
 
 from kda_sim.app.bug_checks import BugRun, Shown, case_of, run_cached
 from kda_sim.app.bug_figures import counterexample_figure
-from kda_sim.app.views.common import chain_lines, longest_chain, show_chart
+from kda_sim.app.views.common import chain_lines, fresh, longest_chain, show_chart
 from kda_sim.checks.findings import Finding
 from kda_sim.kernels.bugs.case import BugCase
 from kda_sim.kernels.bugs.corpus import cases
@@ -90,9 +90,7 @@ def _launch_pick(bug: BugRun) -> int:
     labels = [s.label for s in bug.launches]
     if len(labels) == 1:
         return 0
-    if st.session_state.get(f"{LAUNCH}__options") != labels:
-        st.session_state[f"{LAUNCH}__options"] = labels
-        st.session_state[LAUNCH] = labels[bug.shown]
+    fresh(LAUNCH, labels, labels[bug.shown])
     picked = st.radio("Launch of the sequence", labels, key=LAUNCH, horizontal=True)
     return labels.index(picked)
 

@@ -110,7 +110,7 @@ def show_chart(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
 
 
-def _fresh(key: str, options: object, default: object) -> None:
+def fresh(key: str, options: object, default: object) -> None:
     """Reset the widget ``key`` to ``default`` when its options changed (another kernel's
     run: its roles and stages are not this one's, and a kept pick would show nothing)."""
     seen = f"{key}__options"
@@ -126,9 +126,9 @@ def filter_controls(tl: Timeline, prefix: str) -> Filter:
     stages = stage_order(tl, {sp.name for _, sp in tl.stage_spans()})
     n = len(tl.ctas)
     top = max(n - 1, 1)
-    _fresh(f"{prefix}_roles", roles, roles)
-    _fresh(f"{prefix}_stages", stages, stages)
-    _fresh(f"{prefix}_ctas", top, (0, top))
+    fresh(f"{prefix}_roles", roles, roles)
+    fresh(f"{prefix}_stages", stages, stages)
+    fresh(f"{prefix}_ctas", top, (0, top))
     a, b, c = st.columns([2, 3, 5])
     pick_roles = a.multiselect("Roles", roles, key=f"{prefix}_roles")
     lo, hi = b.slider("CTAs", 0, top, key=f"{prefix}_ctas")
