@@ -506,11 +506,11 @@ def test_the_default_simulation_beside_bundled_traces_points_to_them(
 def test_no_view_shows_internal_labels(one_trace: Path, make_app) -> None:
     import re
 
-    from kda_sim.app.main import VIEWS
+    from kda_sim.app.main import RUNLESS, VIEWS
 
     at = make_app()
     assert "Modules from other issues" not in [e.label for e in at.sidebar.expander]
-    for view in VIEWS:
+    for view in [*VIEWS, *RUNLESS]:
         goto(at, view)
         shown = "\n".join(
             texts(getattr(at, kind))
