@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from kda_sim.app.data import Run
+from kda_sim.app.data import DEFAULT_GPU, Run, profile_name
 from kda_sim.app.figures import (
     Filter,
     HandoffView,
@@ -20,6 +20,7 @@ from kda_sim.app.figures import (
     timeline_figure,
 )
 from kda_sim.app.outcome import Outcome, guarded
+from kda_sim.machine.profile import bundled_names
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
 from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side, stage_stats
@@ -108,6 +109,14 @@ def figure_cached(
 
 def show_chart(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
+
+
+def pick_gpu(where: object, gpu: str, key: str) -> str:
+    """The "GPU profile" select box: the bundled profiles, opening on the one the run's GPU
+    (``gpu``) names, else the default (not the first name: K1 has no costs on every GPU)."""
+    names = bundled_names()
+    gpu0 = profile_name(gpu) or DEFAULT_GPU
+    return where.selectbox("GPU profile", names, index=names.index(gpu0), key=key)  # type: ignore[attr-defined]
 
 
 def fresh(key: str, options: object, default: object) -> None:

@@ -10,16 +10,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from kda_sim.app.data import DEFAULT_GPU, config_key, config_of, profile_name, simulate_cached
+from kda_sim.app.data import config_key, config_of, simulate_cached
 from kda_sim.app.figures import VERDICT_CODE, safety_figure
 from kda_sim.app.outcome import Outcome, guarded, name_of
-from kda_sim.app.views.common import Ctx, show_chart
+from kda_sim.app.views.common import Ctx, pick_gpu, show_chart
 from kda_sim.checks.findings import Category
 from kda_sim.checks.launch_check import check_launch, launch_text
 from kda_sim.checks.sweep import sweep as check_sweep
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
-from kda_sim.machine.profile import bundled_names, load_profile
+from kda_sim.machine.profile import load_profile
 
 RS = range(1, 9)  # the first axis's values (K1: requests)
 LS = range(1, 5)  # the second's (K1: tokens a request)
@@ -92,10 +92,8 @@ def sweep(
 def render(ctx: Ctx) -> None:
     m = ctx.run.main.meta
     spec = get(m.kernel)
-    names = bundled_names()
-    gpu0 = profile_name(m.gpu) or DEFAULT_GPU  # not names[0]: K1 has no costs on every GPU
     a, b, c = st.columns([2, 2, 3])
-    gpu = a.selectbox("GPU profile", names, index=names.index(gpu0), key="sm_gpu")
+    gpu = pick_gpu(a, m.gpu, "sm_gpu")
     occ = int(b.number_input("Occupancy (0 = from resources)", 0, 32, 0, 1, key="sm_occ"))
     c.caption(
         f"`{name_of(check_launch)}` on this run's launch ({spec.name}), as `kda-sim check` "

@@ -12,10 +12,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from kda_sim.app.data import (
-    DEFAULT_GPU,
     SimOutcome,
     floor_cached,
-    profile_name,
     simulate_cached,
     whatif_profile,
 )
@@ -27,6 +25,7 @@ from kda_sim.app.views.common import (
     critical_of,
     figure_cached,
     longest_chain,
+    pick_gpu,
     show_chart,
     us,
 )
@@ -36,7 +35,7 @@ from kda_sim.checks.launch_check import check_launch
 from kda_sim.errors import KdaSimError
 from kda_sim.kernels.registry import get, spec_for
 from kda_sim.kernels.spec import ConfigForm, FormField, hook
-from kda_sim.machine.profile import bundled_names, load_profile
+from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.critical import wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
 
@@ -48,10 +47,8 @@ MORE_KNOBS = ("store_ack", "l2_load", "dispatch", "barrier")
 def render(ctx: Ctx) -> None:
     m = ctx.run.main.meta
     spec = get(m.kernel)
-    names = bundled_names()
-    gpu0 = profile_name(m.gpu) or DEFAULT_GPU  # not names[0]: K1 has no costs on every GPU
     a, b, c, d = st.columns(4)
-    gpu = a.selectbox("GPU profile", names, index=names.index(gpu0), key="wi_gpu")
+    gpu = pick_gpu(a, m.gpu, "wi_gpu")
     occ = int(
         b.number_input("Occupancy (CTAs a unit; 0 = from resources)", 0, 32, 0, 1, key="wi_occ")
     )
