@@ -100,6 +100,15 @@ class Poll:
     batches: np.ndarray = field(compare=False)  # [n_batches, width] global cell ids
     cells: np.ndarray = field(compare=False)  # unique cells, sorted
 
+    def without(self, drop: np.ndarray | int) -> Poll:
+        """This poll with the pairs ``drop`` left out of every thread's batch (-1 where
+        they stood)."""
+        batches = np.where(np.isin(self.batches, drop), -1, self.batches)
+        batches.setflags(write=False)
+        cells = self.cells[~np.isin(self.cells, drop)]
+        cells.setflags(write=False)
+        return Poll(self.label, batches, cells)
+
 
 @dataclass(frozen=True, slots=True)
 class Store:

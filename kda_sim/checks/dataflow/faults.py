@@ -155,8 +155,7 @@ def drop_poll_cell(launch: Launch, rng: random.Random) -> Fault | None:
         del ops[j]
         reader -= 1
     else:
-        batches = np.where(p.batches == c, -1, p.batches)
-        ops[j] = Poll(p.label, batches, p.cells[p.cells != c])
+        ops[j] = p.without(c)
     return Fault(
         FaultKind.DROP_POLL_CELL,
         _set_ops(launch, k, ops),

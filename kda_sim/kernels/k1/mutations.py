@@ -157,15 +157,6 @@ def weights_in_kda_task(cfg: LaunchConfig, prof: GpuProfile) -> Case:
 
 
 # -- data-flow mutants: each a silent fault of one CTA, found statically (checks/dataflow) --
-def without_cells(p: Poll, drop: np.ndarray) -> Poll:
-    """``p`` with the pairs ``drop`` left out of every thread's batch."""
-    batches = np.where(np.isin(p.batches, drop), -1, p.batches)
-    batches.setflags(write=False)
-    cells = p.cells[~np.isin(p.cells, drop)]
-    cells.setflags(write=False)
-    return Poll(p.label, batches, cells)
-
-
 def poll_drops_a_cell(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     """gemv CTA 56 polls XRDY of every slice but slice 1, and reads slice 1's x rows."""
     base = build_launch(cfg)
@@ -174,7 +165,7 @@ def poll_drops_a_cell(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     poll_op = p.ops[k]
     assert isinstance(poll_op, Poll)
     ops = list(p.ops)
-    ops[k] = without_cells(poll_op, base.space.gid(Region.XRDY, np.array([1])))
+    ops[k] = poll_op.without(base.space.gid(Region.XRDY, np.array([1])))
     return Case(cfg, prof, launch=with_programs(base, {GEMV0: with_ops(p, ops)}))
 
 
