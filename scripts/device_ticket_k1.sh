@@ -15,11 +15,12 @@ python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
 S=$OUT/s
-mkdir -p "$S" "$OUT/g"
+mkdir -p "$S"/{static,kda_tickets}/{cold,warm} "$OUT/g"
 # every build the steps below launch, compiled in parallel first: both schedules, traced
 # and untraced, at L = 1 (1 token an iteration at S = 1, 2 above), 2 and 4 (the GPU tests
 # run these builds too: no watchdog build, which would compile in a second wave)
-timeout 200 python3 - > "$OUT/warm.log" 2>&1 <<'PY'
+# (a file, not stdin: spawned workers re-import the main module by its path)
+cat > /tmp/warm_ticket_k1.py <<'PY'
 import multiprocessing as mp
 import time
 
@@ -32,12 +33,14 @@ specs = [
     for tr in (True, False)
     for R, L in shapes
 ]
-t0 = time.perf_counter()
-with mp.get_context("spawn").Pool(16) as pool:
-    for line in pool.imap_unordered(_one, specs):
-        print(line, flush=True)
-print(f"warm: {time.perf_counter() - t0:.1f} s", flush=True)
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    with mp.get_context("spawn").Pool(16) as pool:
+        for line in pool.imap_unordered(_one, specs):
+            print(line, flush=True)
+    print(f"warm: {time.perf_counter() - t0:.1f} s", flush=True)
 PY
+timeout 200 python3 /tmp/warm_ticket_k1.py > "$OUT/warm.log" 2>&1
 SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
 for sched in static kda_tickets; do
     flag=$([ $sched = kda_tickets ] && echo --kda-tickets)
@@ -55,6 +58,8 @@ timeout 80 python3 -m bench.kernel_bench --out "$OUT/kernel_bench_tickets.json" 
 # what a take costs: the atomic round trip and a shared word's service time (lab/atomic_probe)
 timeout 45 python3 -m lab.atomic_probe --out "$OUT/atomic_probe.json" --k 256 --launches 5 \
     > "$OUT/atomic_probe.log" 2>&1
-(cd "$OUT" && tar czf traces.tgz s g && rm -rf s g)
-ls -la "$OUT"
 tail -n 3 "$OUT"/*.log
+# at most 8 files come back from $OUT: the traces a schedule a file, the logs in one
+(cd "$OUT" && tar czf traces_static.tgz s/static && tar czf traces_kda_tickets.tgz s/kda_tickets g \
+    && tar czf logs.tgz ./*.log && rm -rf s g ./*.log)
+ls -la "$OUT"
