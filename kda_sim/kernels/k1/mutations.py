@@ -47,7 +47,7 @@ def wrong_index_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     k = next(k for k, op in enumerate(ops) if isinstance(op, Put) and op.region is Region.MSQ)
     put = ops[k]
     assert isinstance(put, Put)
-    ops[k] = Put(Region.MSQ, put.cells + cfg.S)  # MSQ[a + 1][t] instead of MSQ[a][t]
+    ops[k] = Put(Region.MSQ, put.cells + cfg.S, tag=put.tag)  # MSQ[a + 1][t], not MSQ[a][t]
     return Case(cfg, prof, launch=with_programs(base, {0: with_ops(p, ops)}))
 
 
