@@ -307,10 +307,17 @@ def _hangs(chk: _Check, a: int, v: int, p: _LaunchPairs) -> list[_Hit]:
     if not bad.size:
         return []
     slots = [s for s, x in enumerate(chk.nb) if x == v]
-    pairs, first = np.unique(np.stack([wr[bad], p.r_expr[bad]], 1), axis=0, return_index=True)
+    # one hand-off a culprit op: the put's row where the put differs, else the poll's
+    w_row = p.w_row[p.wfirst[p.r_addr[bad]]]
+    side = np.where(p.r_expr[bad] == 0, w_row, p.r_row[bad])
+    trip = np.stack([wr[bad], p.r_expr[bad], side], 1)
+    uniq, first = np.unique(trip, axis=0, return_index=True)
     out: list[_Hit] = []
-    for (w, r), i in zip(pairs.tolist(), first.tolist(), strict=True):
-        got = chk.mismatch(w, r, slots)
+    seen: dict[tuple[int, int], tuple[int, int, int, int] | None] = {}
+    for (w, r, _row), i in zip(uniq.tolist(), first.tolist(), strict=True):
+        if (w, r) not in seen:
+            seen[(w, r)] = chk.mismatch(w, r, slots)
+        got = seen[(w, r)]
         if got is None:
             continue
         e, s, tw, tr = got
@@ -430,7 +437,7 @@ def _report(chk: _Check, hits: list[_Hit]) -> list[Finding]:
     if len(found) > MAX_SHOWN:
         n = len(found) - MAX_SHOWN
         more = Finding(
-            Category.STALE,
+            found[MAX_SHOWN].category,
             Severity.FAIL,
             f"and {n} more CTA op{'s' if n > 1 else ''} whose tag differs from the "
             f"scheme's, of the kinds above",

@@ -12,14 +12,17 @@ from kda_sim.checks.findings import Category
 from kda_sim.checks.tags.analysis import Kind, Policy, analyse
 from kda_sim.checks.tags.faults import Side, TagFault, with_tag_fault
 from kda_sim.checks.tags.footprint import Layout
+from kda_sim.checks.tags.launch import check_launch_tags, tag_counts
 from kda_sim.checks.tags.programs import carried, program_findings
 from kda_sim.checks.tags.schemes import FrozenEpoch, SlotOnly, TagScheme, counter64, make_scheme
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import TAG_EXPR
 from kda_sim.kernels.k1.footprint import k1_step_model
+from kda_sim.kernels.k1.mutations import BY_NAME
 from kda_sim.kernels.k1.program import build_launch
 from kda_sim.kernels.k1.tags import STEP_TAG
+from kda_sim.machine.profile import load_profile
 
 CFG = LaunchConfig(2, 2)
 
@@ -193,3 +196,37 @@ def test_programs_and_region_sizes_agree_on_unmutated_k1(
     assert bool(found) == bool(near), (found, near)
     # and the scheme alone reads nothing from the programs: the report is the model's
     assert not _program_findings(v.findings)
+
+
+@pytest.mark.parametrize(
+    ("name", "cta", "stage", "region"),
+    [
+        ("tag-stale-epoch", 56, "gemv0", "PROJ"),
+        ("tag-no-plus-one", 3, "gate", "PART"),
+        ("tag-parity", 0, "slice", "PART"),
+    ],
+)
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 2, 8), (4, 1, 4)])
+def test_the_catalogues_tag_faults_are_found_in_the_launch_report(
+    name: str, cta: int, stage: str, region: str, shape: tuple[int, int, int]
+) -> None:
+    cfg = LaunchConfig(*shape)
+    case = BY_NAME[name].apply(cfg, load_profile("h200"))
+    assert case.launch is not None
+    got = check_launch_tags(case.launch)
+    assert got is not None and got.reference == TAG_EXPR and got.others > 0
+    first = got.findings[0]
+    assert first.category is Category.DEADLOCK and first.fails
+    if name == "tag-no-plus-one" and cfg.S <= cta:
+        stage, region = "mix", "WGT"  # attn CTA a gates token a only where a < S
+    assert first.details["culprit_site"]["cta"] == cta
+    assert first.details["culprit_site"]["stage"] == stage
+    assert first.details["cell"]["region"] == region
+    named = [f for f in got.findings if "more" not in f.details]
+    assert all(f.details["culprit_site"]["cta"] == cta for f in named)
+    assert "tags, from the programs" in got.line()
+
+
+def test_the_launch_report_has_no_tags_line_where_every_op_carries_one_tag() -> None:
+    assert check_launch_tags(build_launch(CFG)) is None
+    assert tag_counts(build_launch(CFG)) == {TAG_EXPR: sum(tag_counts(build_launch(CFG)).values())}
