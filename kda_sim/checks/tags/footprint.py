@@ -71,11 +71,14 @@ class ProgramSteps:
     (:mod:`kda_sim.checks.tags.programs` reads them): ``launch(shape, nb)`` the launch at a
     step shape (its index) with slot parameter ``nb``; ``address(launch)`` each of its
     cells' buffer address (-1: not a pair); ``shipped`` the kernel's own tag, which a
-    scheme asked about replaces."""
+    scheme asked about replaces; ``carries``: the expressions the kernel's own builder
+    puts on every launch's ops, where it says so (its tests hold it), so that a step of
+    unchanged programs is not built only to read them (None: build and read them)."""
 
     shipped: TagExpr
     launch: Callable[[int, int], Launch]
     address: Callable[[Launch], np.ndarray]
+    carries: frozenset[TagExpr | None] | None = None
 
 
 class PairNames(Protocol):

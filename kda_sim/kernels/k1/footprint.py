@@ -201,5 +201,8 @@ def k1_step_model(
 
     names = tuple(f"{r}x{lng}" for r, lng in shapes)
     pairs = K1Pairs(layout, tuple(shapes), tuple(nb_per_slot), base)
-    programs = ProgramSteps(TAG_EXPR, program, lambda la: addresses(la, layout))
+    # K1's builder puts TAG_EXPR on every put, flag and poll (tests/checks/tags hold it
+    # over its shapes and variants): unchanged programs need not be built to be read
+    carries = frozenset({TAG_EXPR}) if mutate is None else None
+    programs = ProgramSteps(TAG_EXPR, program, lambda la: addresses(la, layout), carries)
     return step_model(names, tuple(nb_per_slot), launch, pairs, programs)

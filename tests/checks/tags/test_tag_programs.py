@@ -45,10 +45,14 @@ def _mutant(
         CFG,
         LaunchConfig(2, 2, gate_local=True),
         LaunchConfig(2, 2, kda_tickets=True, gemv_tickets=True),
+        LaunchConfig(3, 1, nb=2, kda0=5, nw_first=True, onw_first=True),
     ],
 )
 def test_k1_programs_carry_its_tag_on_every_put_poll_and_flag(cfg: LaunchConfig) -> None:
-    assert carried(build_launch(cfg)) == {TAG_EXPR}
+    # what K1's step model says its programs carry without building them
+    m = k1_step_model(((cfg.R, cfg.L),), (cfg.nb,), Layout.FIXED, cfg)
+    assert m.programs is not None and m.programs.carries == {TAG_EXPR}
+    assert carried(build_launch(cfg)) == m.programs.carries
 
 
 # (CTA, side) -> the stage and region its first finding must name: an attn CTA's PART put
@@ -158,6 +162,8 @@ def test_no_program_finding_on_unmutated_k1(scheme: str) -> None:
     s = make_scheme(scheme, tag_slots=256, epoch_bits=22, bits=32)
     for shape in _shapes():
         m = k1_step_model((shape,), (8, 8))
+        assert m.programs is not None
+        assert carried(m.programs.launch(0, 8)) == m.programs.carries == {TAG_EXPR}
         found = program_findings(m.programs, s, m.shapes, m.nb, zeroed=False, every=True)
         # every CTA computes the scheme's tag: no hang anywhere, whatever the scheme
         assert not [f for f in found if f.details.get("kind") == "hang"], (shape, found)
@@ -217,7 +223,7 @@ def test_the_catalogues_tag_faults_are_found_in_the_launch_report(
     assert got is not None and got.reference == TAG_EXPR and got.others > 0
     first = got.findings[0]
     assert first.category is Category.DEADLOCK and first.fails
-    if name == "tag-no-plus-one" and cfg.S <= cta:
+    if name == "tag-no-plus-one" and cta >= cfg.S:
         stage, region = "mix", "WGT"  # attn CTA a gates token a only where a < S
     assert first.details["culprit_site"]["cta"] == cta
     assert first.details["culprit_site"]["stage"] == stage
