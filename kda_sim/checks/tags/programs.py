@@ -433,23 +433,29 @@ def _stale(chk: _Check, a: int, lp: dict[tuple[int, int], _LaunchPairs]) -> list
 
 
 def _report(chk: _Check, hits: list[_Hit]) -> list[Finding]:
+    """One finding a culprit op site and kind, earliest epoch first; hangs, then stale
+    passes, each kind's first :data:`MAX_SHOWN` shown and the rest counted."""
     seen: dict[tuple, _Hit] = {}
     period = 1 << chk.scheme.bits
     for h in sorted(hits, key=lambda h: (h.kind != "hang", (h.epoch - chk.epoch0) % period)):
         seen.setdefault(h.key(), h)
-    found = [_finding(chk, h) for h in seen.values()]
-    if len(found) > MAX_SHOWN:
-        n = len(found) - MAX_SHOWN
-        more = Finding(
-            found[MAX_SHOWN].category,
-            Severity.FAIL,
-            f"and {n} more CTA op{'s' if n > 1 else ''} whose tag differs from the "
-            f"scheme's, of the kinds above",
-            "as for the ones above (--json holds the count)",
-            {"more": n},
-        )
-        found = [*found[:MAX_SHOWN], more]
-    return found
+    out: list[Finding] = []
+    for kind in ("hang", "stale"):
+        found = [_finding(chk, h) for h in seen.values() if h.kind == kind]
+        if len(found) > MAX_SHOWN:
+            n = len(found) - MAX_SHOWN
+            what = "never accepted" if kind == "hang" else "passing stale"
+            more = Finding(
+                found[0].category,
+                Severity.FAIL,
+                f"and {n} more CTA op{'s' if n > 1 else ''} whose tag differs from the "
+                f"scheme's, {what} as above",
+                "as for the ones above (--json holds the count)",
+                {"more": n},
+            )
+            found = [*found[:MAX_SHOWN], more]
+        out += found
+    return out
 
 
 def _finding(chk: _Check, h: _Hit) -> Finding:
