@@ -13,6 +13,7 @@ from kda_sim.checks.aba import check_aba
 from kda_sim.checks.dataflow import check_dataflow
 from kda_sim.checks.findings import Finding, verdict
 from kda_sim.checks.leftover import check_leftover
+from kda_sim.checks.tags.launch import check_launch_tags
 from kda_sim.checks.tickets import check_tickets, engine_at_residency
 from kda_sim.checks.words import uses_words
 from kda_sim.engine import SimResult
@@ -106,8 +107,18 @@ def dataflow_section(inp: CheckInput) -> Section:
     return Section("dataflow", rep.line(), rep.to_dict(), rep.findings)
 
 
+def tags_section(inp: CheckInput) -> Section | None:
+    """The tags each CTA's ops compute, where they are not all one expression: the CTA
+    whose put or poll is wrong (:mod:`kda_sim.checks.tags.launch`)."""
+    got = check_launch_tags(inp.launch)
+    if got is None:
+        return None
+    return Section("tags", got.line(), got.to_dict(), got.findings)
+
+
 SECTIONS: tuple[Callable[[CheckInput], Section | None], ...] = (
     dataflow_section,
+    tags_section,
     tickets_section,
     aba_section,
     leftover_section,

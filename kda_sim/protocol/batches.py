@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kda_sim.protocol.ops import Poll
+from kda_sim.protocol.tagexpr import TagExpr
 
 
 def split_rows(rows: np.ndarray, width: int) -> np.ndarray:
@@ -22,9 +23,10 @@ def split_rows(rows: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate(parts, axis=0)
 
 
-def poll(label: str, *row_blocks: np.ndarray, width: int) -> Poll:
+def poll(label: str, *row_blocks: np.ndarray, width: int, tag: TagExpr | None = None) -> Poll:
     """A poll site from the threads' rows of global cell ids, each split at ``width``
-    pairs (several blocks may differ in width; they are padded to one)."""
+    pairs (several blocks may differ in width; they are padded to one), waiting for the
+    tag ``tag`` computes (None: the kernel does not say)."""
     blocks = [split_rows(b, width) for b in row_blocks]
     width = max(b.shape[1] for b in blocks)
     if len(blocks) == 1:
@@ -49,4 +51,4 @@ def poll(label: str, *row_blocks: np.ndarray, width: int) -> Poll:
         cells = flat.copy()
     batches.setflags(write=False)
     cells.setflags(write=False)
-    return Poll(label, batches, cells)
+    return Poll(label, batches, cells, tag)

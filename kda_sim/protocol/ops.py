@@ -12,6 +12,7 @@ from enum import StrEnum
 import numpy as np
 
 from kda_sim.protocol.counters import Atomic, Reset, Wait
+from kda_sim.protocol.tagexpr import TagExpr
 from kda_sim.protocol.tickets import TicketLoop
 
 
@@ -82,13 +83,17 @@ class Compute:
 
 @dataclass(frozen=True, slots=True)
 class Put:
-    """Device-scope 64-bit (value, tag) stores of the pairs ``cells`` (global ids)."""
+    """Device-scope 64-bit (value, tag) stores of the pairs ``cells`` (global ids), the
+    tag ``tag`` computes (:mod:`kda_sim.protocol.tagexpr`)."""
 
     region: int  # the region's id in the launch's CellSpace
     cells: np.ndarray = field(compare=False)
     # the produced cells the value put is computed from (the data-flow checks: its polls
     # of them come first); empty where the kernel does not say
     reads: Reads = field(default_factory=_no_cells, compare=False)
+    # the tag it writes (None: the kernel does not say; the tag check then reasons from
+    # its scheme alone)
+    tag: TagExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,7 @@ class Poll:
     label: str
     batches: np.ndarray = field(compare=False)  # [n_batches, width] global cell ids
     cells: np.ndarray = field(compare=False)  # unique cells, sorted
+    tag: TagExpr | None = None  # the tag it waits for (None: the kernel does not say)
 
     def without(self, drop: np.ndarray | int) -> Poll:
         """This poll with the pairs ``drop`` left out of every thread's batch (-1 where
@@ -107,7 +113,7 @@ class Poll:
         batches.setflags(write=False)
         cells = self.cells[~np.isin(self.cells, drop)]
         cells.setflags(write=False)
-        return Poll(self.label, batches, cells)
+        return Poll(self.label, batches, cells, self.tag)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,7 @@ class Publish:
     cells: np.ndarray = field(compare=False)
     drain: bool = True
     reads: Reads = field(default_factory=_no_cells, compare=False)  # as Put's
+    tag: TagExpr | None = None  # the flag's tag, as Put's
 
 
 @dataclass(frozen=True, slots=True)

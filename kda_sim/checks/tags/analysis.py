@@ -10,6 +10,11 @@ launch's own tag. The content's last writer is found structurally from the step 
   needs every step between to be of a shape that leaves the pair alone;
 - *cleared*: the pair holds the cleared value 0 (zeroed this step, or never written).
 
+Where the model has the launches' programs (``StepModel.programs``), the tag each CTA's
+ops compute is read from them (:mod:`kda_sim.checks.tags.programs`): a put or poll whose
+expression differs from the scheme's is evaluated hand-off by hand-off (a hang, a stale
+pass), naming the CTA. Where every CTA computes the scheme's tag, the classes answer.
+
 Whether the tags can then be equal is the scheme's question (``TagScheme.across`` and
 friends), answered by congruences over every epoch, not by walking them. The shortest
 scenario is reported with its witness epochs, the shapes and slots involved, and how
@@ -26,6 +31,7 @@ import numpy as np
 
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.checks.tags.footprint import StepModel
+from kda_sim.checks.tags.programs import program_findings
 from kda_sim.checks.tags.schemes import CLEARED, FrozenEpoch, SlotOnly, StepTag, TagScheme
 from kda_sim.text import probability
 
@@ -341,6 +347,16 @@ def analyse(
                     "scenarios": len(found),
                 },
             )
+        )
+    if model.programs is not None:
+        # the tags each CTA's ops compute, where they differ from the scheme's
+        v.findings += program_findings(
+            model.programs,
+            scheme,
+            model.shapes,
+            model.nb,
+            zeroed=policy is Policy.ZEROED,
+            epoch0=epoch0,
         )
     for f in overflow_findings(scheme, n, epoch0, horizon):
         if f.category is Category.OVERFLOW:

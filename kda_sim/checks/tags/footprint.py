@@ -21,6 +21,8 @@ import numpy as np
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.spec import TagModel, require_hook
+from kda_sim.protocol.program import Launch
+from kda_sim.protocol.tagexpr import TagExpr
 
 Intervals = list[tuple[int, int]]  # [lo, hi) buffer addresses (pair indices)
 
@@ -63,6 +65,22 @@ def runs(a: np.ndarray) -> Intervals:
     return [(int(s), int(e)) for s, e in zip(starts, ends, strict=True)]
 
 
+@dataclass(frozen=True)
+class ProgramSteps:
+    """The programs behind a step model, where the kernel's ops carry tag expressions
+    (:mod:`kda_sim.checks.tags.programs` reads them): ``launch(shape, nb)`` the launch at a
+    step shape (its index) with slot parameter ``nb``; ``address(launch)`` each of its
+    cells' buffer address (-1: not a pair); ``shipped`` the kernel's own tag, which a
+    scheme asked about replaces; ``carries``: the expressions the kernel's own builder
+    puts on every launch's ops, where it says so (its tests hold it), so that a step of
+    unchanged programs is not built only to read them (None: build and read them)."""
+
+    shipped: TagExpr
+    launch: Callable[[int, int], Launch]
+    address: Callable[[Launch], np.ndarray]
+    carries: frozenset[TagExpr | None] | None = None
+
+
 class PairNames(Protocol):
     """A kernel's words for the buffer addresses of a step model."""
 
@@ -84,6 +102,7 @@ class StepModel:
     sizes: np.ndarray = field(repr=False)  # pairs a class
     rep: np.ndarray = field(repr=False)  # a representative buffer address a class
     names: PairNames | None = None  # the kernel's words; None: an abstract model
+    programs: ProgramSteps | None = None  # the launches' programs; None: not read
 
     @property
     def slots(self) -> int:
@@ -114,6 +133,7 @@ def step_model(
     nb_per_slot: tuple[int, ...],
     footprint: Footprint,
     names: PairNames | None = None,
+    programs: ProgramSteps | None = None,
 ) -> StepModel:
     """The step model of launches whose (puts, polls) at step shape ``a`` with slot
     parameter ``nb`` are ``footprint(a, nb)`` (asked once each, shape by shape, in
@@ -156,4 +176,4 @@ def step_model(
             i = index[(a, nb)]
             writes[a, s] = w_cls[i]
             polls[a, s] = p_cls[i]
-    return StepModel(tuple(shapes), tuple(nb_per_slot), writes, polls, sizes, rep, names)
+    return StepModel(tuple(shapes), tuple(nb_per_slot), writes, polls, sizes, rep, names, programs)

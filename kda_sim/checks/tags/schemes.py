@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from kda_sim.checks.tags.device import in_range, remsi, wrap
 from kda_sim.errors import InvalidInput
+from kda_sim.protocol.tagexpr import TagExpr
 
 CLEARED = 0  # the value a zeroed scratch word holds
 
@@ -59,6 +60,12 @@ class TagScheme(ABC):
 
     @abstractmethod
     def formula(self) -> str: ...
+
+    @property
+    @abstractmethod
+    def expr(self) -> TagExpr:
+        """The scheme's tag as a program's expression (what every CTA computes; a frozen
+        epoch is the host sequence's, not the expression's)."""
 
     def next_epoch(self, epoch: int) -> int:
         return wrap(epoch + 1, self.bits)
@@ -156,6 +163,10 @@ class StepTag(TagScheme):
 
     def intended(self, epoch: int, slot: int) -> int:
         return self.tag_slots * self.key(epoch) + self._c(slot)
+
+    @property
+    def expr(self) -> TagExpr:
+        return TagExpr(self.bits, self.tag_slots, self.epoch_bits, slot=self.slot_term)
 
     def formula(self) -> str:
         e = "epoch" if self.epoch_bits is None else f"(epoch % 2^{self.epoch_bits})"
@@ -378,6 +389,10 @@ class FrozenEpoch(TagScheme):
     def intended(self, epoch: int, slot: int) -> int:
         return self.base.intended(self._at(epoch), slot)
 
+    @property
+    def expr(self) -> TagExpr:
+        return self.base.expr
+
     def formula(self) -> str:
         at = "any value" if self.captured is None else str(self.captured)
         return f"{self.base.formula()} with epoch frozen at {at}"
@@ -472,6 +487,10 @@ class SlotOnly(TagScheme):
 
     def intended(self, epoch: int, slot: int) -> int:
         return self._c(slot)
+
+    @property
+    def expr(self) -> TagExpr:
+        return TagExpr(self.bits, 0, None, slot=self.slot_term)
 
     def formula(self) -> str:
         return f"{'slot + 1' if self.slot_term else '1'} in int{self.bits}"

@@ -6,7 +6,7 @@ import numpy as np
 
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import BF16, COLS, GSL
+from kda_sim.kernels.k1.constants import BF16, COLS, GSL, TAG_EXPR
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import (
     Barrier,
@@ -78,6 +78,7 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Put(
             Region.PART,
             space.gid(Region.PART, part_index(a, tok[:, None], pairs[None, :], cfg).ravel()),
+            tag=TAG_EXPR,
         ),
         Barrier(),
         End("slice"),
@@ -96,6 +97,7 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
                 Region.WGT,
                 space.gid(Region.WGT, a * (ns + 1) + np.arange(ns + 1)),
                 reads=part.cells,
+                tag=TAG_EXPR,
             ),
             Barrier(),
             End("gate"),
@@ -111,7 +113,12 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     msq = poll("MSQ", msq_rows(cfg, space))
     ops += [
         Compute("mix", s * ns, reads=weights.cells),
-        Put(Region.MSQ, space.gid(Region.MSQ, a * s + np.arange(s)), reads=weights.cells),
+        Put(
+            Region.MSQ,
+            space.gid(Region.MSQ, a * s + np.arange(s)),
+            reads=weights.cells,
+            tag=TAG_EXPR,
+        ),
         Barrier(),
         msq,
         Barrier(),
@@ -123,6 +130,7 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
             Region.XRDY,
             space.gid(Region.XRDY, np.array([a])),
             reads=(weights.cells, msq.cells),
+            tag=TAG_EXPR,
         ),
         Barrier(),
         End("mix"),

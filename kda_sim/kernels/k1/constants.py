@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from kda_sim.protocol.tagexpr import TagExpr
+
 HIDDEN: Final = 7168  # hidden size: NA slices x COLS columns
 NA: Final = 56  # attn CTAs, one 128-column slice each
 COLS: Final = 128  # columns a slice
@@ -51,6 +53,9 @@ BF16: Final = 2
 F32: Final = 4
 
 STEP_TAG_INT_BITS: Final = 32  # the device computes tags in int32
+# the tag every put writes and every poll waits for: step_tag(epoch, slot) =
+# (epoch % 2^EPOCH_BITS) * TAG_SLOTS + slot + 1 in int32 (the programs carry it)
+TAG_EXPR: Final = TagExpr(STEP_TAG_INT_BITS, TAG_SLOTS, EPOCH_BITS)
 
 # the protocol's faults a kernel's watchdog build can plant (kda-sim kernel run --inject):
 # a put dropped, a put written with a wrong tag, a step whose epoch is not bumped

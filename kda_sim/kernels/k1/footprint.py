@@ -20,20 +20,30 @@ programs (the tests hold the two equal; mutants use it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from kda_sim.checks.tags.footprint import Intervals, Layout, StepModel, merge, runs, step_model
+from kda_sim.checks.tags.footprint import (
+    Intervals,
+    Layout,
+    ProgramSteps,
+    StepModel,
+    merge,
+    runs,
+    step_model,
+)
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import BETA_0, NH, NPROJ
+from kda_sim.kernels.k1.constants import BETA_0, NH, NPROJ, TAG_EXPR
 from kda_sim.kernels.k1.pollers import poller
+from kda_sim.kernels.k1.program import build_launch
 from kda_sim.kernels.k1.regions import MAILBOXES, Region, extents
 from kda_sim.protocol.handoffs import Handoffs
+from kda_sim.protocol.program import Launch
 from kda_sim.protocol.space import CellSpace
 
 Shape = tuple[int, int]  # (R, L)
@@ -98,25 +108,29 @@ def footprint(cfg: LaunchConfig, layout: Layout = Layout.FIXED) -> tuple[Interva
     return merge(puts), merge(polls)
 
 
+def addresses(launch: Launch, layout: Layout = Layout.FIXED) -> np.ndarray:
+    """Each of a launch's cells (global id) as its scratch buffer address under
+    ``layout``; -1 for the flagged data X (no (value, tag) pair)."""
+    space = launch.space
+    b = bases(launch.cfg, layout)
+    gids = np.arange(space.total, dtype=np.int64)
+    reg = space.region_of(gids)
+    off = np.asarray(space.offsets)[reg]
+    base = np.array([b[Region(int(r))] for r in range(len(Region) - 1)] + [0])[reg]
+    return np.where(reg == Region.X, -1, gids - off + base)
+
+
 def footprint_from_handoffs(
     ho: Handoffs, layout: Layout = Layout.FIXED
 ) -> tuple[Intervals, Intervals]:
     """The same, read from a launch's programs (exact for any launch, mutants included)."""
-    cfg = ho.launch.cfg
-    space = ho.launch.space
-    b = bases(cfg, layout)
-    put = np.flatnonzero(ho.put_count > 0)
-    polled = ho.polled_cells()
+    addr = addresses(ho.launch, layout)
 
     def addrs(gids: np.ndarray) -> np.ndarray:
-        reg = space.region_of(gids)
-        keep = reg != Region.X
-        gids, reg = gids[keep], reg[keep]
-        off = np.asarray(space.offsets)[reg]
-        base = np.array([b[Region(int(r))] for r in range(len(Region) - 1)] + [0])[reg]
-        return np.sort(gids - off + base)
+        a = addr[gids]
+        return np.sort(a[a >= 0])
 
-    return runs(addrs(put)), runs(addrs(polled))
+    return runs(addrs(np.flatnonzero(ho.put_count > 0))), runs(addrs(ho.polled_cells()))
 
 
 @dataclass(frozen=True)
@@ -158,12 +172,22 @@ def k1_step_model(
     nb_per_slot: tuple[int, ...],
     layout: Layout = Layout.FIXED,
     base: LaunchConfig | Mapping[str, Any] | None = None,
+    *,
+    mutate: Callable[[Launch], Launch] | None = None,
 ) -> StepModel:
     """The K1 step model: every launch of a step has the step's shape, slot s has nb[s],
     and the rest of its configuration (variants, kda0) from ``base``: a launch (its R, L
-    and nb replaced), a mapping of those fields, or None for K1's defaults."""
+    and nb replaced), a mapping of those fields, or None for K1's defaults. The model
+    keeps each launch's programs (``mutate``: a fault applied to every one of them), whose
+    tag expressions the analysis reads."""
     if not isinstance(base, LaunchConfig):
         base = LaunchConfig(1, 1, **(base or {}))
+    cfg0 = base
+
+    def program(a: int, nb: int) -> Launch:
+        r, lng = shapes[a]
+        la = build_launch(replace(cfg0, R=r, L=lng, nb=nb))
+        return la if mutate is None else mutate(la)
 
     def launch(a: int, nb: int) -> tuple[Intervals, Intervals]:
         shp = shapes[a]
@@ -177,4 +201,8 @@ def k1_step_model(
 
     names = tuple(f"{r}x{lng}" for r, lng in shapes)
     pairs = K1Pairs(layout, tuple(shapes), tuple(nb_per_slot), base)
-    return step_model(names, tuple(nb_per_slot), launch, pairs)
+    # K1's builder puts TAG_EXPR on every put, flag and poll (tests/checks/tags hold it
+    # over its shapes and variants): unchanged programs need not be built to be read
+    carries = frozenset({TAG_EXPR}) if mutate is None else None
+    programs = ProgramSteps(TAG_EXPR, program, lambda la: addresses(la, layout), carries)
+    return step_model(names, tuple(nb_per_slot), launch, pairs, programs)

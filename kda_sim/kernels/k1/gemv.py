@@ -23,6 +23,7 @@ from kda_sim.kernels.k1.constants import (
     PER_WAVE,
     RG1_EARLY,
     ROWS,
+    TAG_EXPR,
 )
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Use
@@ -81,7 +82,7 @@ def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Use(("w.rg0",)),
         Compute("gemv", s, reads=x),
         Barrier(),
-        Put(Region.PROJ, proj_rows_put(rg0, cfg, space), reads=x),
+        Put(Region.PROJ, proj_rows_put(rg0, cfg, space), reads=x, tag=TAG_EXPR),
         Barrier(),
         End("gemv0"),
         weight_load("w.rg1b", rg1, PER_WAVE - RG1_EARLY),
@@ -91,6 +92,6 @@ def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Barrier(),
     ]
     if rg1 < GEMV_TASKS:
-        ops.append(Put(Region.PROJ, proj_rows_put(rg1, cfg, space), reads=x))
+        ops.append(Put(Region.PROJ, proj_rows_put(rg1, cfg, space), reads=x, tag=TAG_EXPR))
     ops += [Barrier(), End("gemv1")]
     return ops

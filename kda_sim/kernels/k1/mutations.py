@@ -20,6 +20,7 @@ from kda_sim.checks.mutations import (
     with_programs,
 )
 from kda_sim.checks.tags.analysis import Policy
+from kda_sim.checks.tags.faults import Side, TagFault, with_tag_fault
 from kda_sim.checks.tags.schemes import FrozenEpoch, TagScheme
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -47,7 +48,7 @@ def wrong_index_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     k = next(k for k, op in enumerate(ops) if isinstance(op, Put) and op.region is Region.MSQ)
     put = ops[k]
     assert isinstance(put, Put)
-    ops[k] = Put(Region.MSQ, put.cells + cfg.S)  # MSQ[a + 1][t] instead of MSQ[a][t]
+    ops[k] = Put(Region.MSQ, put.cells + cfg.S, tag=put.tag)  # MSQ[a + 1][t], not MSQ[a][t]
     return Case(cfg, prof, launch=with_programs(base, {0: with_ops(p, ops)}))
 
 
@@ -242,6 +243,23 @@ def more_ctas_than_resident(cfg: LaunchConfig, prof: GpuProfile) -> Case:
 
 
 # -- tag mutants ---------------------------------------------------------------------------------
+# one CTA's tags wrong in its program (kda_sim.checks.tags.faults): every launch's report
+# finds it from the programs (the tags section), naming that CTA
+def tag_stale_epoch(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    launch = with_tag_fault(build_launch(cfg), GEMV0, TagFault.STALE_EPOCH, Side.PUT)
+    return Case(cfg, prof, launch=launch)
+
+
+def tag_no_plus_one(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    launch = with_tag_fault(build_launch(cfg), 3, TagFault.NO_PLUS_ONE, Side.POLL)
+    return Case(cfg, prof, launch=launch)
+
+
+def tag_parity(cfg: LaunchConfig, prof: GpuProfile) -> Case:
+    launch = with_tag_fault(build_launch(cfg), 0, TagFault.PARITY, Side.PUT)
+    return Case(cfg, prof, launch=launch)
+
+
 def _tags(cfg: LaunchConfig, scheme: TagScheme, nbs: tuple[int, ...]) -> TagSetup:
     return TagSetup(scheme, Policy.NEVER_ZEROED, ((cfg.R, cfg.L),), nbs)
 
@@ -352,6 +370,24 @@ CATALOGUE: tuple[Mutation, ...] = (
         Category.WRITERS,
         "kda tasks 0 and 1 put each other's QK lanes (each pair once)",
         permuted_put,
+    ),
+    Mutation(
+        "tag-stale-epoch",
+        Category.DEADLOCK,
+        "gemv CTA 56's puts tag with the previous step's epoch",
+        tag_stale_epoch,
+    ),
+    Mutation(
+        "tag-no-plus-one",
+        Category.DEADLOCK,
+        "attn CTA 3's polls wait for a tag without its + 1",
+        tag_no_plus_one,
+    ),
+    Mutation(
+        "tag-parity",
+        Category.DEADLOCK,
+        "attn CTA 0's puts reduce the epoch % 2, not % 2^22",
+        tag_parity,
     ),
     Mutation(
         "frozen-epoch",

@@ -5,6 +5,7 @@ its step shapes ``R x L``, and which scratch pairs each launch puts and polls
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kda_sim.checks.tags.footprint import Layout, StepModel
@@ -12,6 +13,7 @@ from kda_sim.checks.tags.schemes import SCHEMES, StepTag
 from kda_sim.kernels.k1.config import LaunchConfig, parse_shapes
 from kda_sim.kernels.k1.constants import EPOCH_BITS, STEP_TAG_INT_BITS, TAG_SLOTS
 from kda_sim.kernels.k1.footprint import Shape, k1_step_model
+from kda_sim.protocol.program import Launch
 
 # the shipped tag (the mutations' and the tests' healthy scheme)
 STEP_TAG = StepTag(STEP_TAG_INT_BITS, EPOCH_BITS, TAG_SLOTS)
@@ -42,10 +44,13 @@ class K1Tags:
         nb_per_slot: tuple[int, ...],
         layout: Layout,
         cfg: LaunchConfig | Any,
+        *,
+        mutate: Callable[[Launch], Launch] | None = None,
     ) -> StepModel:
         """Who polls a pair depends on ``cfg``'s kda0, variants and schedules; its R, L
-        and nb are each launch's own."""
-        return k1_step_model(shapes, nb_per_slot, layout, cfg)
+        and nb are each launch's own. The model carries each launch's programs (with
+        ``mutate`` applied: a program fault), whose puts and polls carry their tags."""
+        return k1_step_model(shapes, nb_per_slot, layout, cfg, mutate=mutate)
 
 
 TAGS = K1Tags()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import GEMV_TASKS, PER_WAVE
+from kda_sim.kernels.k1.constants import GEMV_TASKS, PER_WAVE, TAG_EXPR
 from kda_sim.kernels.k1.gemv import load_x, proj_rows_put, weight_load, x_cells
 from kda_sim.kernels.k1.kda import kda_program
 from kda_sim.kernels.k1.regions import Region
@@ -58,7 +58,7 @@ def gemv_item(rg: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Use(("w.rg",)),
         Compute("gemv", s, reads=x),
         Barrier(),
-        Put(Region.PROJ, proj_rows_put(rg, cfg, space), reads=x),
+        Put(Region.PROJ, proj_rows_put(rg, cfg, space), reads=x, tag=TAG_EXPR),
         Barrier(),
         End("gemv0"),
     ]
