@@ -115,7 +115,7 @@ def test_a_put_into_the_next_region_names_region_and_index() -> None:
     f = _one(_failing(case.launch), Category.BOUNDS)
     assert f.message.startswith(f"CTA {NA - 1} (attn) in mix")
     assert "writes MSQ, but a cell it names lies in XRDY: XRDY[slice 0]" in f.message
-    assert f.details["declared_region"] == "MSQ" and f.details["cells"] == 4
+    assert f.details["declared_region"] == "MSQ" and f.details["cells"] == 1
 
 
 def test_an_item_on_two_ctas_is_run_twice_and_its_cells_written_twice() -> None:
