@@ -114,7 +114,8 @@ def parse_site(text: str) -> tuple[int | None, str | None, int]:
         return int(cta), stage or None, int(n) if n else 0
     except ValueError:
         raise InvalidInput(
-            f"@{text}: a site is CTA, CTA/STAGE or CTA/STAGE#N (N counts from 0), e.g. @3/gate",
+            f"--mutant ...@{text}: a site is CTA, CTA/STAGE or CTA/STAGE#N (N counts from 0), "
+            "e.g. @3/gate",
             what="mutant",
         ) from None
 
@@ -133,7 +134,7 @@ def generic_fault(
     if n >= len(mine):
         has = _grouped(found)
         raise InvalidInput(
-            f"--mutant {name}: no site {'@' + where if where else ''} in this launch"
+            f"--mutant {name}: no site{' @' + where if where else ''} in this launch"
             + (f" (its sites: {'; '.join(has)})" if has else " (the fault applies nowhere in it)"),
             what="mutant",
         )
@@ -146,7 +147,8 @@ def _grouped(found: list[FaultSite]) -> list[str]:
     by_cta: dict[int, dict[str, int]] = {}
     for s in found:
         stages = by_cta.setdefault(s.cta, {})
-        stages[s.stage or "-"] = stages.get(s.stage or "-", 0) + 1
+        key = s.stage or "(no stage)"
+        stages[key] = stages.get(key, 0) + 1
     out: list[str] = []
     run: list[int] = []
 
@@ -184,13 +186,19 @@ def sites_text(launch: Launch, fixed: dict[str, Mutation]) -> str:
 def caught_text(fault: Fault, findings: list[Finding]) -> tuple[bool, str]:
     """Whether a failing finding of the fault's category names its culprit, in words."""
     mine = [f for f in findings if f.fails and f.category is fault.category]
-    named = [f for f in mine if fault.names_culprit(f)]
-    culprit = (
-        f"the unit that should have put it ({fault.unit})"
-        if fault.kind is FaultKind.REMOVE_PUT and fault.unit
-        else f"CTA {fault.cta}, op {fault.ops.start}"
-        + (f"..{fault.ops.stop - 1}" if len(fault.ops) > 1 else "")
-    )
+    if fault.kind is FaultKind.REMOVE_PUT and not fault.unit:
+        # no layout hook: the missing put is named by the cell and the CTA that polls it,
+        # and the finding says it cannot tell who should have put it
+        named = [f for f in mine if f.details.get("expected", "") is None]
+        culprit = "the missing put (the kernel does not say who should have put it)"
+    else:
+        named = [f for f in mine if fault.names_culprit(f)]
+        culprit = (
+            f"the unit that should have put it ({fault.unit})"
+            if fault.kind is FaultKind.REMOVE_PUT
+            else f"CTA {fault.cta}, op {fault.ops.start}"
+            + (f"..{fault.ops.stop - 1}" if len(fault.ops) > 1 else "")
+        )
     if named:
         return True, f"mutant caught: [{fault.category}] names {culprit}"
     others = sorted({str(f.category) for f in findings if f.fails})

@@ -518,12 +518,13 @@ def _early_clear_sites(launch: Launch) -> list[FaultSite]:
                 and int(order.at(x)[k]) < at  # nor after it (a later use)
                 for x in rows
             ):
-                sites.append(_site(FaultKind.EARLY_CLEAR, launch, k, at, word))
+                # named by the op it follows (the wait, or the program's last op)
+                sites.append(_site(FaultKind.EARLY_CLEAR, launch, k, at - 1, word, at))
     return sites
 
 
 def _early_clear(launch: Launch, site: FaultSite) -> Fault:
-    k, at = site.key
+    k, _, at = site.key
     prog = launch.programs[k]
     region = int(launch.space.region_of(np.array([site.cell]))[0])
     clear = Reset(region, (site.cell,))
