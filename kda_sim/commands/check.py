@@ -221,10 +221,10 @@ def _mutant_case(spec: Any, cfg: Any, prof: GpuProfile, text: str) -> tuple[Case
         )
     if name not in set(FaultKind):
         raise InvalidInput(
-            f"--mutant {name}: neither a generic fault ({', '.join(FaultKind)}) nor one of "
-            f"{spec.name}'s catalogue"
+            f"--mutant {name}: not a mutation of {spec.name}"
             + (f" ({', '.join(fixed)})" if fixed else " (it has none)")
-            + "; --mutant list shows them with their sites",
+            + f" nor a generic fault ({', '.join(FaultKind)}); --mutant list shows them "
+            "with their sites",
             what="mutant",
         )
     site, fault = generic_fault(FaultKind(name), spec.build(cfg), where, text)

@@ -282,7 +282,7 @@ def test_the_list_names_the_injectors_sites_and_catalogue(capsys) -> None:
 @pytest.mark.parametrize(
     ("mutant", "message"),
     [
-        ("bogus", "--mutant bogus: neither a generic fault (drop-poll-cell"),
+        ("bogus", "--mutant bogus: not a mutation of gridbarrier (it has none) nor a generic"),
         ("early-clear@99", "--mutant early-clear@99: no site @99 in this launch (its sites"),
         ("no-drain", "--mutant no-drain: no site in this launch (the fault applies nowhere"),
         ("early-clear@x/y", "a site is CTA, CTA/STAGE or CTA/STAGE#N"),
