@@ -6,8 +6,11 @@ launch's cells, never at a kernel's names, so the property test
 (``tests/checks/test_dataflow_property.py``) runs them on random protocols of every
 example kernel and K1 alike. An injector returns None where the launch has no site for
 its fault (a kernel of counter words has no poll to drop a cell from); the sites it
-picks are ones where the fault is observable (a dropped poll cell that a later op of the
-CTA reads, a removed put whose cells someone polls).
+lists are ones where the fault is observable (a dropped poll cell that a later op of the
+CTA reads, a removed put whose cells someone polls, a clear a wait of another unit is not
+ordered with). Each injector lists its sites (:func:`sites`: the CTA and stage it
+changes) and applies one (:func:`apply`): ``kda-sim check --mutant NAME@CTA/stage`` and
+K1's catalogue use the same two (:mod:`kda_sim.checks.mutations`).
 """
 
 from __future__ import annotations

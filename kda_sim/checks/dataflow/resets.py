@@ -106,9 +106,10 @@ class Order:
             self.targets.append(rows)
             self.tpos.append(acc.op_pos[rows] if rows.size else rows)
             self.clocks.append(np.full((rows.size, n), _NONE, dtype=np.int64))
-        # a fixpoint: clocks only grow, bounded by the positions (a cycle is a hang the
-        # deadlock checks report; here it only stops growing)
-        for _ in range(n + 1):
+        # a fixpoint: clocks only grow and are bounded by the positions, so it ends (a
+        # cycle of edges is a hang the deadlock checks report; here it only stops growing)
+        changed = True
+        while changed:
             changed = False
             for s in range(n):
                 prev = np.full(n, _NONE, dtype=np.int64)
@@ -121,8 +122,6 @@ class Order:
                         self.clocks[s][i] = vc
                         changed = True
                     prev = vc
-            if not changed:
-                break
 
     def at(self, row: int) -> np.ndarray:
         """The clock of op ``row``: what is ordered before it, itself included."""
