@@ -1,6 +1,8 @@
-"""ABA hazards: a counter or flag word reused (reset, exchanged or re-incremented) while a
+"""ABA hazards: a counter or flag word reused (exchanged, swapped or re-incremented) while a
 CTA may still wait on its previous use, so that the waiter can read the new value
-instead of the one it waits for and wait forever.
+instead of the one it waits for and wait forever. A store of 0 (a reset, a last-ticket
+clear, an exchange of 0) racing its waiters is :mod:`kda_sim.checks.dataflow.resets`'s,
+over the launch's whole happens-before order.
 
 A write W of a word and a wait X on it (by another CTA or item) are a hazard when W can
 make X's predicate false (a reset under a ``>= K``, an add under an ``==``) and neither
@@ -16,7 +18,7 @@ from __future__ import annotations
 import functools
 
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.checks.words import WordUse, WordWait, WordWrite, falsifies, word_uses
+from kda_sim.checks.words import WordUse, WordWait, WordWrite, clears, falsifies, word_uses
 from kda_sim.protocol.counters import Pred, Wait
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import Site, walk
@@ -73,8 +75,8 @@ def check_aba(launch: Launch) -> list[Finding]:
     out: list[Finding] = []
     for cell, use in uses.items():
         for w in use.writes:
-            if w.kind == "ticket":
-                continue
+            if w.kind == "ticket" or clears(w):
+                continue  # a take counts; a store of 0 is the reset-race check's
             waits = use.waits
             if w.kind == "clear":  # after every item of its loop: only the CTAs' own waits
                 waits = [x for x in waits if x.site.item < 0]

@@ -15,6 +15,7 @@ class Category(StrEnum):
     ROLE = "role"  # a poll behind weight loads the design does not accept
     LATE_LOAD = "late_load"  # a staging load issued after a poll it does not need
     ABA = "aba"  # a counter reused while a waiter of its previous use may still wait
+    RESET_RACE = "reset-race"  # a word cleared while a waiter or an add of it is unordered
     LEFTOVER = "leftover"  # a self-resetting launch leaves a word non-zero for the next
     # data flow (static, kda_sim/checks/dataflow/)
     WRITERS = "writers"  # a cell written twice, by a unit the layout does not give it, or never
@@ -31,7 +32,7 @@ ADVICE_ONLY: frozenset[Category] = frozenset({Category.LATE_LOAD, Category.UNREA
 
 # properties of counter and flag words: K1 has none, so no fault of its catalogue breaks
 # them (the gridbarrier example's `broken` variant does)
-WORDS_ONLY: frozenset[Category] = frozenset({Category.ABA, Category.LEFTOVER})
+WORDS_ONLY: frozenset[Category] = frozenset({Category.ABA, Category.RESET_RACE, Category.LEFTOVER})
 
 
 class Severity(StrEnum):

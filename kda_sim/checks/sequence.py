@@ -9,7 +9,11 @@
 - any other hang of a launch of the sequence, with the wait it is stuck in;
 - a ticket loop whose counter an earlier launch left non-zero: its first take returns
   past items that then never run in this launch (the launch "finishes" having skipped
-  its work, the silent form of a counter not cleared).
+  its work, the silent form of a counter not cleared);
+- grids run together (``a & b``) where one clears a word while the other may still wait
+  on it or add to it (:mod:`kda_sim.checks.dataflow.resets` over the grids as one launch;
+  launches of one stream are ordered by the kernel boundary, so only grids together
+  race so).
 
 Each finding names the launch or replay, the CTA, the word or pair, the launch that
 wrote what was read, and a fix.
@@ -19,8 +23,11 @@ from __future__ import annotations
 
 import re
 
+from kda_sim.checks.dataflow.naming import Namer
+from kda_sim.checks.dataflow.resets import RESET_FIX, check_resets
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.host.run import LaunchRun, SequenceRun
+from kda_sim.protocol.access import accesses
 from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import StuckWait
 
@@ -268,9 +275,45 @@ def skipped_items(run: LaunchRun) -> list[Finding]:
     return out
 
 
+def grid_races(run: LaunchRun) -> list[Finding]:
+    """Grids run together: a clear in one grid that a wait or an add of another grid is
+    not ordered with (a clear at the end of one launch racing the next launch's first
+    arrivals, where the host does not order the two)."""
+    if len(run.grids) < 2:
+        return []
+
+    def grid(cta: int | None) -> int | None:
+        if cta is None:
+            return None
+        return next(i for i, g in enumerate(run.grids) if g.first <= cta < g.first + g.ctas)
+
+    launch = run.handoffs.launch
+    acc = accesses(launch)
+    out = []
+    for f in check_resets(acc, Namer(acc, launch.cfg)):
+        clearer = f.details.get("clearer")
+        if not clearer:
+            continue  # a last-ticket clear: its grid is whichever takes the last ticket
+        others = {grid(s["cta"]) for s in f.details["waiters"] + f.details["adds"]}
+        if not others - {grid(clearer["cta"]), None}:
+            continue  # within one grid: the launch's own check says it
+        out.append(
+            Finding(
+                Category.RESET_RACE,
+                Severity.FAIL,
+                f"{run.label}: {_renumbered(run, f.message)}",
+                "order the grids (one stream, or the second waiting on an event the first "
+                f"records) or give each grid its own word; within a grid: {RESET_FIX}",
+                {**f.details, "launch": run.index, "label": run.label},
+            )
+        )
+    return out
+
+
 def check_sequence(seq: SequenceRun) -> list[Finding]:
     """Every finding of every launch of the sequence, in launch order."""
     out: list[Finding] = []
     for run in seq.runs:
         out += skipped_items(run) + stale_polls(run) + stale_waits(run) + hang(run)
+        out += grid_races(run)
     return out

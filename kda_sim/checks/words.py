@@ -73,6 +73,12 @@ def word_uses(launch: Launch) -> dict[int, WordUse]:
     return out
 
 
+def clears(w: WordWrite) -> bool:
+    """Whether the write stores 0: a reset, a last-ticket clear, an exchange or CAS of 0
+    (the reset-race check's, :mod:`kda_sim.checks.dataflow.resets`)."""
+    return w.kind in ("reset", "clear") or (w.kind in ("exch", "cas") and w.value == 0)
+
+
 def falsifies(w: WordWrite, pred: Pred, target: int) -> bool:
     """Whether the write can turn a satisfied ``pred`` against ``target`` false."""
     if w.kind in ("add", "ticket"):

@@ -8,6 +8,7 @@ import argparse
 import json
 from typing import Any
 
+from kda_sim.checks.dataflow.faults import INJECTORS, Fault, FaultKind
 from kda_sim.checks.launch_check import (
     LaunchReport,
     check_launch,
@@ -15,7 +16,7 @@ from kda_sim.checks.launch_check import (
     launch_json,
     launch_text,
 )
-from kda_sim.checks.mutations import catalogue
+from kda_sim.checks.mutations import Case, caught_text, generic_fault, sites_text
 from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.device import in_range
 from kda_sim.checks.tags.footprint import Layout, tag_model
@@ -62,9 +63,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_jobs_flag(p, "the engine runs of the deadlock and visibility checks", default=1)
     p.add_argument(
         "--mutant",
-        choices=sorted(catalogue()),  # the default kernel's; another's checked in run
         default=None,
-        help="check a named fault of the catalogue applied to this launch (a demonstration)",
+        metavar="NAME[@SITE]",
+        help="check a fault applied to this launch: a generic data-flow fault of any kernel "
+        f"({', '.join(FaultKind)}) at a site CTA[/STAGE][#N] (default: the first), or a "
+        "named fault of the kernel's catalogue; 'list' lists both with the sites",
     )
     p.add_argument(
         "--sequence",
@@ -201,33 +204,73 @@ def launch_report(
     )
 
 
+def _mutant_case(spec: Any, cfg: Any, prof: GpuProfile, text: str) -> tuple[Case, str]:
+    """The case ``--mutant`` names and its header line: a generic fault at a site of the
+    launch, or one of the kernel's catalogue."""
+    name, at, where = text.partition("@")
+    fixed = hook(spec, "mutations") or {}
+    if name in fixed and not at:  # a catalogue's name first (K1's put-before-poll)
+        m = fixed[name]
+        case = m.apply(cfg, prof)
+        return case, f"mutant {name}: {m.description}" + _culprit(case.fault)
+    if name in fixed and name not in set(FaultKind):
+        raise InvalidInput(
+            f"--mutant {text}: {name} is a fault of {spec.name}'s catalogue, at its own site; "
+            f"a site is given to a generic fault ({', '.join(FaultKind)})",
+            what="mutant",
+        )
+    if name not in set(FaultKind):
+        raise InvalidInput(
+            f"--mutant {name}: not a mutation of {spec.name}"
+            + (f" ({', '.join(fixed)})" if fixed else " (it has none)")
+            + f" nor a generic fault ({', '.join(FaultKind)}); --mutant list shows them "
+            "with their sites",
+            what="mutant",
+        )
+    site, fault = generic_fault(FaultKind(name), spec.build(cfg), where, text)
+    head = f"mutant {name}@{site.where}: {INJECTORS[fault.kind].description}"
+    return Case(cfg, prof, launch=fault.launch, fault=fault), head + _culprit(fault)
+
+
+def _culprit(fault: Fault | None) -> str:
+    if fault is None:
+        return ""
+    ops = f"op {fault.ops.start}" + (f"..{fault.ops.stop - 1}" if len(fault.ops) > 1 else "")
+    return f" (CTA {fault.cta}, {ops}; caught as [{fault.category}])"
+
+
 def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
     prof = gpu_profile(args)
-    occupancy, launch = args.occupancy, None
+    occupancy, launch, fault = args.occupancy, None, None
+    if args.mutant == "list":
+        print(sites_text(spec.build(cfg), dict(hook(spec, "mutations") or {})))
+        return 0
     if args.mutant is not None:
-        catalogue = hook(spec, "mutations") or {}
-        if args.mutant not in catalogue:
-            raise InvalidInput(
-                f"--mutant {args.mutant}: not a mutation of {spec.name}", what="kernel"
-            )
-        mutant = catalogue[args.mutant]
-        case = mutant.apply(cfg, prof)
+        case, head = _mutant_case(spec, cfg, prof, args.mutant)
         if case.tags is not None:
             t = case.tags
             model = tag_model(spec).step_model(t.shapes, t.nb_per_slot, Layout.FIXED, case.cfg)
             v = analyse(model, t.scheme, t.policy)
-            print(f"mutant {args.mutant}: {mutant.description}")
+            print(head)
             for f in v.findings:
                 print(f.text())
             return 0 if v.safe else 1
         cfg, prof, occupancy, launch = case.cfg, case.prof, case.occupancy, case.launch
-        print(f"mutant {args.mutant}: {mutant.description}")
+        fault = case.fault
+        if not args.json:
+            print(head)
     with Workers(args.jobs, desc="check") as workers:
         rep = launch_report(cfg, prof, args, occupancy=occupancy, launch=launch, workers=workers)
+    caught = caught_text(fault, rep.findings) if fault is not None else None
     if args.json:
-        print(json.dumps(launch_json(rep), indent=2, default=str))
+        out = launch_json(rep)
+        if caught is not None:
+            out["mutant"] = {"name": args.mutant, "caught": caught[0], "text": caught[1]}
+        print(json.dumps(out, indent=2, default=str))
     else:
         print(launch_text(rep))
+        if caught is not None:
+            print(caught[1])
     return 0 if rep.ok else 1
 
 

@@ -1,5 +1,5 @@
-"""The ABA check: a reset ordered after every waiter passed (through another barrier's
-count) is no hazard; the same reset without that barrier is."""
+"""The ABA check: a counter reused by adds while a waiter of its previous use may still
+wait. Stores of 0 are the reset-race check's (tests/checks/test_dataflow_resets.py)."""
 
 from __future__ import annotations
 
@@ -24,44 +24,9 @@ def _launch(second_barrier: bool, n: int = 4) -> Launch:
     return Launch(None, space, tuple(progs))
 
 
-def test_reset_after_a_second_barrier_is_ordered() -> None:
-    assert check_aba(_launch(second_barrier=True)) == []
-
-
-def test_reset_right_after_the_barrier_is_a_hazard() -> None:
-    (f,) = check_aba(_launch(second_barrier=False))
-    assert f.category is Category.ABA and f.fails
-    assert "CTA 0 (op 2) resets A[0] (to 0)" in f.message
-    assert [w["cta"] for w in f.details["waiters"]] == [1, 2, 3]
-
-
-def _counted(reset_in_item: bool) -> Launch:
-    """Items 0..2 add to A; items 3 and 4 wait A >= 3. The count is zeroed for the next
-    launch by the last ticket's taker (after every item), or by item 3 after its wait."""
-    from kda_sim.protocol.tickets import ticket_loop
-
-    space = CellSpace.from_sizes({"T": 1, "A": 1})
-    t, a = int(space.gid(0, 0)), int(space.gid(1, 0))
-
-    def body(i: int) -> list:
-        if i < 3:
-            return [Atomic(1, a)]
-        ops: list = [Wait("A", 1, a, Pred.GE, 3)]
-        return [*ops, Reset(1, (a,))] if reset_in_item and i == 3 else ops
-
-    clears = () if reset_in_item else (Reset(1, (a,)),)
-    loop = ticket_loop("q", 0, t, 5, body, takers=2, clears=clears)
-    return Launch(None, space, tuple(CtaProgram(c, "w", (), (loop,)) for c in range(2)))
-
-
-def test_a_last_ticket_clear_is_after_every_item() -> None:
-    assert check_aba(_counted(reset_in_item=False)) == []
-
-
-def test_the_same_reset_in_an_item_races_the_other_waiter() -> None:
-    (f,) = check_aba(_counted(reset_in_item=True))
-    assert "item 3 (op 1) resets A[0]" in f.message
-    assert [w["item"] for w in f.details["waiters"]] == [4]
+def test_a_reset_is_left_to_the_reset_race_check() -> None:
+    # the same reset the reset-race check reports (one finding for one fault)
+    assert check_aba(_launch(second_barrier=False)) == []
 
 
 def _signed_barrier(counters: int, syncs: int = 2, n: int = 4) -> Launch:

@@ -5,8 +5,9 @@ protocols give no finding at all.
 
 Which faults a kernel can carry is part of the property: the injectors must find a site
 exactly where the protocol has one (gridbarrier hands off through a counter word only, so
-no data-flow fault applies to it; only K1 has puts computed from polled cells and a
-layout that tells two units' puts apart)."""
+only a clear of it applies; only K1 has puts computed from polled cells and a layout
+that tells two units' puts apart; only kernels whose words two units wait on can have a
+clear race a waiter)."""
 
 from __future__ import annotations
 
@@ -58,16 +59,23 @@ CONFIGS = st.one_of(
 def applicable(cfg: Any) -> frozenset[FaultKind]:
     """The faults a protocol has a site for (see the module's docstring)."""
     match cfg:
-        case LaunchConfig():
-            return ALL
+        case LaunchConfig():  # no counter or flag word: nothing to clear
+            return ALL - {F.EARLY_CLEAR}
         case VariantConfig():  # flagged data: a store, then its flag's publish
             return frozenset({F.DROP_POLL_CELL, F.NEXT_REGION, F.NO_DRAIN})
         case PingPongConfig():  # one (value, tag) pair a round, no task stages
             return frozenset({F.DROP_POLL_CELL, F.NEXT_REGION, F.REMOVE_PUT})
-        case TicketQueueConfig(ctas=c) | SplitKConfig(tiles=c) if c >= 2:
-            return frozenset({F.DUPLICATE_ITEM})  # their work items, on a second CTA
-        case SplitKConfig(splits=s) if s >= 2:
-            return frozenset({F.DUPLICATE_ITEM})
+        case TicketQueueConfig(ctas=c, items=i) if c >= 2:
+            # their work items, on a second CTA; a DONE flag cleared by a CTA leaving the
+            # queue while an item of another may still wait on it
+            return frozenset({F.DUPLICATE_ITEM} | ({F.EARLY_CLEAR} if i >= 2 else set()))
+        case TicketQueueConfig(items=i) if i >= 2:
+            return frozenset({F.EARLY_CLEAR})
+        case SplitKConfig(tiles=t, splits=s) if t * s >= 2:
+            # a CTA clearing a semaphore at its end while a reducer may still wait on it
+            return frozenset({F.DUPLICATE_ITEM, F.EARLY_CLEAR})
+        case GridBarrierConfig(ctas=c) if c >= 2:  # the leading CTA zeroing the counter
+            return frozenset({F.EARLY_CLEAR})
     return frozenset()
 
 
@@ -115,6 +123,7 @@ EACH = [
     VariantConfig(rounds=2, flagged=True),
     TicketQueueConfig(ctas=3, items=5),
     SplitKConfig(tiles=2, splits=2),
+    GridBarrierConfig(ctas=4, rounds=2),
     LaunchConfig(1, 1),
     LaunchConfig(2, 1, kda0=5, kda_tickets=True),
 ]
@@ -140,5 +149,6 @@ def test_an_injector_finds_a_site_exactly_where_the_protocol_has_one(cfg: Any, s
 
 
 def test_every_fault_kind_is_reachable_on_some_kernel() -> None:
-    reach = set().union(*(applicable(c) for c in (LaunchConfig(1, 1), PingPongConfig())))
+    kernels = (LaunchConfig(1, 1), PingPongConfig(), GridBarrierConfig())
+    reach = set().union(*(applicable(c) for c in kernels))
     assert reach == ALL

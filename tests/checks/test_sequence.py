@@ -1,6 +1,7 @@
 """Checks over host sequences: a frozen-epoch replay passes on an old tag and its fixes
 pass; host zeroing inside vs outside the captured graph; a counter left by an earlier
-launch; two grids in either order racing for slots."""
+launch; two grids in either order racing for slots; a clear of one grid racing the
+other's adds where the two run together."""
 
 from __future__ import annotations
 
@@ -63,6 +64,18 @@ def test_a_counter_zeroed_inside_the_graph_passes() -> None:
 
 def test_a_counter_reset_by_the_kernel_passes() -> None:
     assert _check("splitk", "launch; replay*3", reset=True)[1] == []
+
+
+def test_a_clear_at_one_grids_end_races_the_other_grid_run_together() -> None:
+    # in one stream the kernel boundary orders the reducer's clear before the next launch
+    assert _check("splitk", "launch; launch", reset=True)[1] == []
+    seq, fs = _check("splitk", "launch & launch", reset=True)
+    races = [f for f in fs if f.category is Category.RESET_RACE]
+    assert races and races[0].details["label"] == seq.runs[0].label
+    f = next(f for f in races if f.details["clearer"]["cta"] == 0)
+    assert "grid 0 CTA 0 (reducer)" in f.message and "clears SEM[0]" in f.message
+    assert "grid 1 CTA 1 (split)" in f.message  # the other grid's add
+    assert f.fix.startswith("order the grids")
 
 
 def test_a_ge_wait_on_a_left_counter_passes_early() -> None:

@@ -1,7 +1,8 @@
 """``kda-sim check --tags`` as a user runs it: a frozen epoch analysed where it is frozen,
 findings that name the polling CTA of the configuration given, every fault applied to
 every scheme or refused by name, and a slot the launcher forbids refused before any work;
-one launch's report the same for any ``--jobs``, and ``--jobs 0`` refused."""
+one launch's report the same for any ``--jobs``, and ``--jobs 0`` refused; ``--mutant``
+applying a generic fault at a site of any kernel and saying whether it was caught."""
 
 from __future__ import annotations
 
@@ -240,3 +241,58 @@ def test_no_jobs_is_refused(command: list[str], capsys: pytest.CaptureFixture) -
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "--jobs: 0: must be >= 1" in err and "Traceback" not in err
+
+
+# -- --mutant: a generic fault at a site of any kernel's launch -----------------------------------
+def test_a_generic_fault_at_a_site_is_caught_naming_its_culprit(capsys) -> None:
+    argv = ["check", "--kernel", "gridbarrier", "--seeds", "0", "--mutant", "early-clear@2"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("mutant early-clear@2/barrier: a CTA clears a word another unit")
+    assert "(CTA 2, op 6; caught as [reset-race])" in out
+    assert "[reset-race] CTA 2 (member) in barrier (task 0), op 6 clears ARRIVE[0]" in out
+    assert out.rstrip().endswith("mutant caught: [reset-race] names CTA 2, op 6")
+
+
+def test_without_a_site_the_first_is_taken_and_json_says_caught(capsys) -> None:
+    argv = ["check", "--kernel", "pingpong", "--seeds", "0", "--mutant", "remove-put", "--json"]
+    assert main(argv) == 1
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["mutant"]["name"] == "remove-put" and rep["mutant"]["caught"] is True
+    assert "the missing put (the kernel does not say who" in rep["mutant"]["text"]
+    assert any(f["category"] == "writers" for f in rep["findings"])
+
+
+def test_k1s_named_data_flow_mutants_still_run_and_name_their_culprit(capsys) -> None:
+    argv = ["check", "--R", "1", "--L", "1", "--seeds", "0", "--mutant", "poll-drops-a-cell"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "mutant poll-drops-a-cell: gemv CTA 56 reads slice 1's x rows" in out
+    assert "mutant caught: [coverage] names CTA 56" in out
+
+
+def test_the_list_names_the_injectors_sites_and_catalogue(capsys) -> None:
+    assert main(["check", "--kernel", "splitk", "--mutant", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "  duplicate-item: " in out and "  early-clear: " in out
+    assert "no site in this launch" in out  # splitk has no (value, tag) pair to drop
+    assert "catalogue" not in out  # splitk has none
+
+
+@pytest.mark.parametrize(
+    ("mutant", "message"),
+    [
+        ("bogus", "--mutant bogus: not a mutation of gridbarrier (it has none) nor a generic"),
+        ("early-clear@99", "--mutant early-clear@99: no site @99 in this launch (its sites"),
+        ("no-drain", "--mutant no-drain: no site in this launch (the fault applies nowhere"),
+        ("early-clear@x/y", "a site is CTA, CTA/STAGE or CTA/STAGE#N"),
+    ],
+)
+def test_an_unknown_mutant_or_site_exits_2_naming_it(mutant, message, capsys) -> None:
+    assert main(["check", "--kernel", "gridbarrier", "--mutant", mutant]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_k1_catalogue_name_takes_no_site(capsys) -> None:
+    assert main(["check", "--mutant", "poll-drops-a-cell@3"]) == 2
+    assert "is a fault of k1's catalogue, at its own site" in capsys.readouterr().err

@@ -61,7 +61,8 @@ def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["check", "--kernel", "gridbarrier", "--seeds", "1", "--broken", "true", "--json"]
     assert main(argv) == 1
     rep = json.loads(capsys.readouterr().out)
-    aba = [f for f in rep["findings"] if f["category"] == "aba"]
-    assert aba and aba[0]["details"]["writer"] == {"cta": 0, "item": -1, "op": 7, "kind": "reset"}
-    assert {w["cta"] for w in aba[0]["details"]["waiters"]} == set(range(1, 8))
+    races = [f for f in rep["findings"] if f["category"] == "reset-race"]
+    assert races and races[0]["details"]["clearer"]["cta"] == 0
+    assert races[0]["details"]["clearer"]["op"] == 7
+    assert {w["cta"] for w in races[0]["details"]["waiters"]} == set(range(1, 8))
     assert main(["check", "--kernel", "gridbarrier", "--ctas", "0"]) == 2

@@ -3,7 +3,8 @@
 (:mod:`.writers`), every write inside its region (:mod:`.bounds`), every read ordered
 after its write by a poll and every put after the polls of its inputs (:mod:`.coverage`),
 flags raised after their data drained (:mod:`.drain`), every work item once
-(:mod:`.items`). Findings name the CTA or ticket item, stage and op, and the cell in the
+(:mod:`.items`), no word cleared while a waiter or an add of it is unordered with the
+clear (:mod:`.resets`). Findings name the CTA or ticket item, stage and op, and the cell in the
 kernel's own terms (:mod:`.naming`)."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from kda_sim.checks.dataflow.coverage import check_coverage
 from kda_sim.checks.dataflow.drain import check_drain
 from kda_sim.checks.dataflow.items import check_items
 from kda_sim.checks.dataflow.naming import Namer
+from kda_sim.checks.dataflow.resets import check_resets
 from kda_sim.checks.dataflow.writers import check_writers
 from kda_sim.checks.findings import Finding
 from kda_sim.protocol.access import Accesses, Kind, accesses
@@ -75,6 +77,7 @@ def check_dataflow(
         *check_coverage(acc, namer),
         *check_drain(acc, namer),
         *check_items(acc, namer, cfg),
+        *check_resets(acc, namer),
     ]
     produced = acc.write_count > 0
     inside = (acc.r_cell >= 0) & (acc.r_cell < acc.total)

@@ -52,7 +52,7 @@ CASE = BugCase(
     project="NVIDIA/Fuser",
     threads=("https://github.com/NVIDIA/Fuser/pull/2081",),
     gpu="h200",
-    category="aba",
+    category="reset-race",
     culprit="ARRIVE[0]",
     fix_args=("--fix", "true"),
 )

@@ -53,7 +53,7 @@ CASE = BugCase(
     project="tile-ai/tilelang",
     threads=("https://github.com/tile-ai/tilelang/pull/2319",),
     gpu="h200",
-    category="aba",
+    category="reset-race",
     culprit="ARRIVE[0]",
     fix_args=("--fix", "true"),
 )

@@ -1,6 +1,7 @@
 """K1's fault catalogue (its ``mutations`` hook; ``kda-sim check --mutant NAME``): faults
 applied to K1's protocol or configuration, each of which the checks must catch with the
-right category (the machinery: :mod:`kda_sim.checks.mutations`)."""
+right category (the machinery: :mod:`kda_sim.checks.mutations`). Its data-flow faults are
+the generic injectors (:mod:`kda_sim.checks.dataflow.faults`) at fixed sites."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from kda_sim.checks.dataflow.faults import FaultKind
 from kda_sim.checks.findings import Category
 from kda_sim.checks.mutations import (
     Case,
     Mutation,
     TagSetup,
+    fault_case,
     in_order,
     role_end,
     stage_span,
@@ -29,7 +32,7 @@ from kda_sim.kernels.k1.program import build_launch
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.kernels.k1.tags import STEP_TAG
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll, Publish, Put, Store
+from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Publish, Put, Store
 
 
 def missing_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
@@ -157,80 +160,44 @@ def weights_in_kda_task(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     return Case(cfg, prof, launch=with_programs(base, changes))
 
 
-# -- data-flow mutants: each a silent fault of one CTA, found statically (checks/dataflow) --
+# -- data-flow mutants: the generic injectors (checks/dataflow/faults.py) at fixed sites, each
+# a silent fault of one CTA, found statically
 def poll_drops_a_cell(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     """gemv CTA 56 polls XRDY of every slice but slice 1, and reads slice 1's x rows."""
-    base = build_launch(cfg)
-    p = base.programs[GEMV0]
-    k = next(k for k, op in enumerate(p.ops) if isinstance(op, Poll) and op.label == "XRDY")
-    poll_op = p.ops[k]
-    assert isinstance(poll_op, Poll)
-    ops = list(p.ops)
-    ops[k] = poll_op.without(base.space.gid(Region.XRDY, np.array([1])))
-    return Case(cfg, prof, launch=with_programs(base, {GEMV0: with_ops(p, ops)}))
+    xrdy1 = int(build_launch(cfg).space.gid(Region.XRDY, 1))
+    return fault_case(
+        cfg, prof, FaultKind.DROP_POLL_CELL, lambda s: s.cta == GEMV0 and s.cell == xrdy1
+    )
 
 
 def put_into_next_region(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """The last attn CTA puts its MSQ one slice on: past MSQ's end, into XRDY."""
-    base = build_launch(cfg)
-    a = NA - 1
-    p = base.programs[a]
-    ops = list(p.ops)
-    k = next(k for k, op in enumerate(ops) if isinstance(op, Put) and op.region is Region.MSQ)
-    put = ops[k]
-    assert isinstance(put, Put)
-    ops[k] = replace(put, cells=put.cells + cfg.S)
-    return Case(cfg, prof, launch=with_programs(base, {a: with_ops(p, ops)}))
-
-
-def _task_span(ops: tuple[Op, ...], task: int) -> tuple[int, int]:
-    lo = next(k for k, op in enumerate(ops) if isinstance(op, Begin) and op.task == task)
-    return lo, stage_span(ops, "k.norm", task)[1]
+    """The last attn CTA puts the last pair of its MSQ one past the region's end."""
+    space = build_launch(cfg).space
+    lo, n = space.offsets[Region.MSQ], space.sizes[Region.MSQ]
+    return fault_case(
+        cfg, prof, FaultKind.NEXT_REGION, lambda s: s.cta == NA - 1 and lo <= s.cell < lo + n
+    )
 
 
 def item_on_two_ctas(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     """kda task 0 runs on its CTA and again at the end of the next CTA's program."""
-    base = build_launch(cfg)
-    src = base.programs[cfg.kda0 % cfg.blocks]
-    lo, hi = _task_span(src.ops, 0)
-    dst = base.programs[(src.cta + 1) % cfg.blocks]
-    return Case(
-        cfg,
-        prof,
-        launch=with_programs(base, {dst.cta: with_ops(dst, [*dst.ops, *src.ops[lo : hi + 1]])}),
-    )
+    return fault_case(cfg, prof, FaultKind.DUPLICATE_ITEM, lambda s: s.task == 0)
 
 
 def put_before_poll(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     """attn CTA 0 puts token 0's gate weights (WGT) before it polls the partials."""
-    cfg = replace(cfg, gate_local=False)
-    base = build_launch(cfg)
-    p = base.programs[0]
-    lo, hi = stage_span(p.ops, "gate")
-    ops = list(p.ops)
-    k = next(k for k in range(lo, hi) if isinstance(ops[k], Put))
-    put = ops.pop(k)
-    ops.insert(lo + 1, put)  # right after Begin("gate"), before the PART poll
-    return Case(cfg, prof, launch=with_programs(base, {0: with_ops(p, ops)}))
+    return fault_case(
+        replace(cfg, gate_local=False),
+        prof,
+        FaultKind.PUT_BEFORE_POLL,
+        lambda s: s.cta == 0 and s.stage == "gate",
+    )
 
 
 def permuted_put(cfg: LaunchConfig, prof: GpuProfile) -> Case:
-    """kda tasks 0 and 1 (chunks 0 and 1 of one head, on two CTAs) each put the other's
-    QK lanes: every pair is put once, every poll passes, the gates read swapped data."""
-    base = build_launch(cfg)
-    progs = {t: base.programs[(t + cfg.kda0) % cfg.blocks] for t in (0, 1)}
-    puts = {}
-    for t, p in progs.items():
-        lo, hi = stage_span(p.ops, "k.conv", t)
-        k = next(k for k in range(lo, hi) if isinstance(p.ops[k], Put))
-        puts[t] = k
-    changes = {}
-    for t, p in progs.items():
-        other = progs[1 - t].ops[puts[1 - t]]
-        ops = list(p.ops)
-        ops[puts[t]] = replace(ops[puts[t]], cells=other.cells)
-        changes[p.cta] = with_ops(p, ops)
-    return Case(cfg, prof, launch=with_programs(base, changes))
+    """kda tasks 1 and 0 (chunks of one head, on two CTAs) each put the other's QK lanes:
+    every pair is put once, every poll passes, the gates read swapped data."""
+    return fault_case(cfg, prof, FaultKind.PERMUTE, lambda s: s.task == 1 and s.stage == "k.conv")
 
 
 # -- configuration mutants ---------------------------------------------------------------------
@@ -350,7 +317,7 @@ CATALOGUE: tuple[Mutation, ...] = (
     Mutation(
         "put-into-next-region",
         Category.BOUNDS,
-        "attn CTA 55 puts its MSQ past the region's end, into XRDY",
+        "attn CTA 55 puts its last MSQ pair past the region's end, into XRDY",
         put_into_next_region,
     ),
     Mutation(

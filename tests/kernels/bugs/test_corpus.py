@@ -31,7 +31,7 @@ def _findings(out: str) -> list[tuple[str, str, str]]:
     lines = out.splitlines()
     found = []
     for i, line in enumerate(lines):
-        m = re.match(r"\[(\w+)\] (.*)", line)
+        m = re.match(r"\[([\w-]+)\] (.*)", line)
         if m:
             nxt = lines[i + 1] if i + 1 < len(lines) else ""
             fix = nxt.strip().removeprefix("fix: ") if nxt.strip().startswith("fix: ") else ""
