@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from kda_sim.engine.initial import StaleWait
 from kda_sim.engine.words import Waiting, Write
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
 from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import CellRange, PollRecord, PutRecord
@@ -32,6 +33,10 @@ class CounterOps:
         if isinstance(op, Reset):
             for cell in op.cells:
                 self._reset(op.region, cell, t)
+            return t
+        if isinstance(op, OnOld):  # the branch the old value in its register picks
+            for sub in op.taken(self.regs):
+                t = yield from self.words_op(k, sub, t)
             return t
         assert isinstance(op, TicketLoop)
         return (yield from self._tickets(k, op, t))

@@ -13,6 +13,7 @@ from simpy.events import PENDING, Event, Timeout
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.world import PutDone, StaleRead, World
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
     Atomic,
     Barrier,
@@ -427,8 +428,9 @@ class CtaRun(CounterOps):
 
 
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
-_ATOMIC, _WAIT, _RESET, _TICKETS = range(11, 15)  # the counter ops: kinds >= _ATOMIC
+_ATOMIC, _WAIT, _RESET, _TICKETS, _ON_OLD = range(11, 16)  # counter ops: kinds >= _ATOMIC
 _KIND_OF = {
+    OnOld: _ON_OLD,
     Atomic: _ATOMIC,
     Wait: _WAIT,
     Reset: _RESET,

@@ -11,6 +11,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.tickets import TicketLoop
 
@@ -149,4 +150,5 @@ Op = (
     | Wait
     | Reset
     | TicketLoop
+    | OnOld
 )
