@@ -10,8 +10,9 @@ the last arriver bumps it and the others wait for it to change.
 
 The protocol as modelled, on the example ``gridbarrier`` kernel's machinery: each CTA adds
 1 and waits for the full count; with the reset, the last arriver (the CTA whose add
-returns ``ctas - 1``) stores 0 instead of waiting, each round. The fix is modelled as a count that only grows over the
-rounds, which, like the generation word, a later round never brings back.
+returns ``ctas - 1``) stores 0 instead of waiting, each round. The fix is modelled as a
+count that only grows over the rounds, which, like the generation word, a later round
+never brings back.
 """
 
 from __future__ import annotations
