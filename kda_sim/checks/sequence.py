@@ -39,7 +39,8 @@ def _epoch_fix(region: str) -> str:
         "give every replay its own tag: update the captured launch's epoch argument before "
         "each replay (`replay update`) or have the kernel read its epoch from a device "
         f"counter it advances; or zero {region} inside the captured graph "
-        f"(`launch zero={region}`)"
+        f"(`launch zero={region}`), or have the kernel reset each pair once its poll has "
+        "passed (a pair reset)"
     )
 
 

@@ -31,6 +31,7 @@ from kda_sim.protocol.ops import (
     Use,
     Wait,
 )
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.protocol.tickets import item_ref
 from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
@@ -428,8 +429,10 @@ class CtaRun(CounterOps):
 
 
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
-_ATOMIC, _WAIT, _RESET, _TICKETS, _ON_OLD = range(11, 16)  # counter ops: kinds >= _ATOMIC
+# counter ops (and pair resets, plain stores the CTA does not wait for): kinds >= _ATOMIC
+_ATOMIC, _WAIT, _RESET, _TICKETS, _ON_OLD, _RESET_PAIRS = range(11, 17)
 _KIND_OF = {
+    ResetPairs: _RESET_PAIRS,
     OnOld: _ON_OLD,
     Atomic: _ATOMIC,
     Wait: _WAIT,

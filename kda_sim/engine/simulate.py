@@ -157,4 +157,5 @@ def _final(world: World) -> Final:
         word_writer={cell: hist[-1].cta for cell, hist in words.writes.items() if hist},
         stale_polls=world.stale_polls,
         stale_waits=words.stale,
+        pair_resets=dict(world.pair_resets),
     )

@@ -13,6 +13,7 @@ import numpy as np
 
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.tickets import TicketLoop
 
 
@@ -151,4 +152,5 @@ Op = (
     | Reset
     | TicketLoop
     | OnOld
+    | ResetPairs
 )

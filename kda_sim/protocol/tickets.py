@@ -154,17 +154,18 @@ def walk(prog: CtaProgram, walked: set[int] | None = None) -> Iterator[tuple[Sit
 
 
 def check_words(launch: Launch) -> None:
-    """Every word a counter op names (a ticket loop's bodies and clears included) is a
-    cell of its region, or ``InvalidInput`` naming the CTA or item and op. Checked once a
-    launch, where its hand-offs are derived (:func:`kda_sim.protocol.handoffs.derive`),
-    before anything runs it."""
+    """Every word a counter op names (a ticket loop's bodies and clears included), and
+    every pair a pair reset names, is a cell of its region, or ``InvalidInput`` naming
+    the CTA or item and op. Checked once a launch, where its hand-offs are derived
+    (:func:`kda_sim.protocol.handoffs.derive`), before anything runs it."""
     from kda_sim.protocol.counters import Atomic, Reset, Wait, check_word
+    from kda_sim.protocol.pair_resets import ResetPairs
 
     walked: set[int] = set()
     for prog in launch.programs:
         for site, op in walk(prog, walked):
-            if isinstance(op, Atomic | Wait | Reset | TicketLoop):
-                for cell in op.cells if isinstance(op, Reset) else (op.cell,):
+            if isinstance(op, Atomic | Wait | Reset | TicketLoop | ResetPairs):
+                for cell in op.cells if isinstance(op, Reset | ResetPairs) else (op.cell,):
                     check_word(launch.space, op.region, cell, site.text())
             if isinstance(op, TicketLoop):
                 for clear in op.clears:
