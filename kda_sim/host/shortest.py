@@ -6,6 +6,7 @@ replays), shortest first. At each length the given sequence's subsequences come 
 (they keep its order, so the answer reads as the given one with steps left out), then
 every other arrangement of its steps. A candidate fails as the given one does when its
 check reports a failing finding of a category the given one's failing findings have.
+Sequences of more than ``MAX_STEPS`` steps are not tried.
 
 A sequence that cannot run is skipped, not simulated: one without a launch, one with a
 replay before its first launch, one that ends in a host zeroing (it fails as the shorter
@@ -29,6 +30,7 @@ from kda_sim.host.steps import HostSequence, LaunchStep, Replay, Step, Together,
 from kda_sim.machine.profile import GpuProfile
 
 MAX_TRIED = 64  # sequences the search simulates at most (each one engine run a launch)
+MAX_STEPS = 8  # the longest sequence it tries
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class Shortest:
         if not self.minimal:
             return (
                 f"{self.text} (the given sequence: the search stopped after {self.tried} "
-                "sequences without a shorter failing one)"
+                f"sequences of at most {MAX_STEPS} steps without a shorter failing one)"
             )
         if self.steps == self.given_steps:
             return (
@@ -75,10 +77,23 @@ def _runnable(steps: tuple[Step, ...]) -> bool:
     return not any(isinstance(s, Replay) for s in steps[: launches[0]])
 
 
+def _runs_cut(given: tuple[Step, ...], most: int) -> tuple[Step, ...]:
+    """``given`` with each run of one step cut to ``most`` (a subsequence of ``most``
+    steps takes no more of a run: ``replay*1000`` need not be 1000 choices)."""
+    out: list[Step] = []
+    run = 0
+    for i, s in enumerate(given):
+        run = run + 1 if i and given[i - 1] == s else 1
+        if run <= most:
+            out.append(s)
+    return tuple(out)
+
+
 def candidates(given: tuple[Step, ...], length: int) -> Iterator[tuple[Step, ...]]:
     """Every runnable sequence of ``length`` of ``given``'s steps, each once: the given
     one's subsequences first, in its order, then the other arrangements."""
     alphabet = list(dict.fromkeys(given))
+    given = _runs_cut(given, length)
     seen: set[tuple[Step, ...]] = set()
     subs = (
         tuple(given[i] for i in idx) for idx in itertools.combinations(range(len(given)), length)
@@ -116,6 +131,8 @@ def shortest(
     text = render(given)
     tried = 0
     for length in range(1, len(given)):
+        if length > MAX_STEPS:
+            return Shortest(text, len(given), len(given), tried, False)
         for steps in candidates(given, length):
             if tried >= MAX_TRIED:
                 return Shortest(text, len(given), len(given), tried, False)

@@ -62,3 +62,18 @@ def test_render_reads_back_as_the_same_steps() -> None:
     seq = parse(text)
     assert render(seq.steps) == text
     assert unrolled(parse(render(unrolled(seq)))) == unrolled(seq)
+
+
+def test_a_long_run_of_one_step_is_cut_to_the_length_tried() -> None:
+    given = unrolled(parse("launch; replay*1000"))
+    three = list(candidates(given, 3))
+    assert (LaunchStep(), Replay(), Replay()) == three[0]
+    assert len(three) == len(set(three)) <= 2**3
+
+
+def test_a_long_failing_sequence_is_reduced_quickly() -> None:
+    given = "zero=SEM; launch; replay*200"
+    cats = _categories(AITER, "mi355x", "zero=SEM; launch; replay")
+    prof = load_profile("mi355x", AITER)
+    least = shortest(AITER, AITER.default_config(), prof, parse(given), cats)
+    assert (least.text, least.given_steps, least.tried) == ("launch; replay", 202, 3)
