@@ -52,8 +52,8 @@ def _implies_passed(
     for site, op in waiter_ops:
         if site.index >= before.index and site.item == before.item:
             break
-        if not isinstance(op, Wait) or op.plus or op.pred is not Pred.GE:
-            continue
+        if not isinstance(op, Wait) or op.plus or op.pred is not Pred.GE or site.branch:
+            continue  # a wait in a branch on an old value may be skipped: it orders nothing
         use = uses[op.cell]
         if not use.adds_only:
             continue
@@ -73,6 +73,7 @@ def check_aba(launch: Launch) -> list[Finding]:
     by_actor = _ops_of(launch)
     space = launch.space
     out: list[Finding] = []
+    branched: dict[tuple, Finding] = {}  # a write in a branch: one finding for every CTA's
     for cell, use in uses.items():
         for w in use.writes:
             if w.kind == "ticket" or clears(w):
@@ -81,8 +82,22 @@ def check_aba(launch: Launch) -> list[Finding]:
             if w.kind == "clear":  # after every item of its loop: only the CTAs' own waits
                 waits = [x for x in waits if x.site.item < 0]
             hazards = [x for x in waits if _hazard(w, x, by_actor, uses, use)]
-            if hazards:
-                out.append(_finding(space.split(cell), w, hazards))
+            if not hazards:
+                continue
+            key = (cell, w.kind, w.site.item, w.site.index, w.site.branch, w.site.cond)
+            if w.site.branch and key in branched:  # whichever CTA takes it: said once
+                branched[key].details["ctas"] += 1
+                continue
+            out.append(_finding(space.split(cell), w, hazards))
+            if w.site.branch:
+                out[-1].details["ctas"] = 1
+                branched[key] = out[-1]
+    for f in branched.values():
+        f.message += (
+            f" (the same branch in {f.details['ctas']} CTAs: whichever takes it writes)"
+            if f.details["ctas"] > 1
+            else ""
+        )
     return out
 
 

@@ -46,7 +46,8 @@ def _epoch_fix(region: str) -> str:
         "give every replay its own tag: update the captured launch's epoch argument before "
         "each replay (`replay update`) or have the kernel read its epoch from a device "
         f"counter it advances; or zero {region} inside the captured graph "
-        f"(`launch zero={region}`)"
+        f"(`launch zero={region}`), or have the kernel reset each pair once its poll has "
+        "passed (a pair reset)"
     )
 
 
@@ -163,6 +164,34 @@ def _renumbered(run: LaunchRun, reason: str) -> str:
     return re.sub(r"\bCTA (\d+)", lambda m: run.cta(int(m[1])), reason)
 
 
+def _shared_hang(
+    run: LaunchRun,
+    sizes: list[int],
+    by_grid: list[str],
+    first: StuckWait,
+    spin: str,
+    details: dict,
+) -> Finding:
+    """Grids of different footprints that share the units by footprint and, placed in this
+    order, leave no unit with room for a CTA that the resident ones wait on."""
+    unplaced = sum(1 for s in run.result.timeline.stuck if s.stage == "dispatch")
+    room = first.reason.removeprefix("never became resident: ").split("; ")[0]
+    spin = re.sub(r"; \d+ CTAs never became resident \(.*\)$", "", spin)
+    return Finding(
+        Category.DEADLOCK,
+        Severity.FAIL,
+        f"{run.label} hangs: grids of {' + '.join(map(str, sizes))} CTAs placed in this order "
+        "do not fit together (they share each unit's threads, registers and LDS): "
+        f"{unplaced} CTAs ({', '.join(sorted(set(by_grid)))}) never became resident, first "
+        f"{run.cta(first.cta)}: {room}{spin}",
+        "size the grids to fit together in either order (grids on separate streams are "
+        "placed in no fixed order): fewer CTAs, or the small CTAs packed into fewer blocks "
+        "so they take fewer units; or make no resident CTA wait on what a CTA without a "
+        "place must do",
+        {**details, "cta": run.cta(first.cta), "grids": sizes, "shared": True},
+    )
+
+
 def hang(run: LaunchRun) -> list[Finding]:
     """Why a launch of the sequence hangs: a counter an earlier launch left, two grids
     short of slots, or its own wait (said as the engine explains it)."""
@@ -205,6 +234,8 @@ def hang(run: LaunchRun) -> list[Finding]:
             if waiting is not None
             else ""
         )
+        if res.shared:
+            return [_shared_hang(run, sizes, by_grid, first, spin, details)]
         return [
             Finding(
                 Category.DEADLOCK,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import Site, TicketLoop, walk
@@ -42,7 +43,9 @@ def uses_words(launch: Launch) -> bool:
     """Whether any op of the launch is a counter op (the static wait-for analysis of
     (value, tag) polls does not reason about them)."""
     return any(
-        isinstance(op, Atomic | Wait | Reset | TicketLoop) for p in launch.programs for op in p.ops
+        isinstance(op, Atomic | Wait | Reset | TicketLoop | OnOld)
+        for p in launch.programs
+        for op in p.ops
     )
 
 

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from kda_sim.engine.initial import StaleWait
 from kda_sim.engine.words import Waiting, Write
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import CellRange, PollRecord, PutRecord
 
@@ -32,6 +34,13 @@ class CounterOps:
         if isinstance(op, Reset):
             for cell in op.cells:
                 self._reset(op.region, cell, t)
+            return t
+        if isinstance(op, ResetPairs):
+            self._reset_pairs(op, t)
+            return t
+        if isinstance(op, OnOld):  # the branch the old value in its register picks
+            for sub in op.taken(self.regs):
+                t = yield from self.words_op(k, sub, t)
             return t
         assert isinstance(op, TicketLoop)
         return (yield from self._tickets(k, op, t))
@@ -82,6 +91,27 @@ class CounterOps:
             )
             w.words.rebased.add(cell)
             w.words.write(cell, 0, Write(s, 0, xcd, cta, len(self.track.puts) - 1))
+
+        delay = t + w.sampler.latency("atomic") / 2 - w.env.now
+        w.env.timeout(max(0.0, delay)).callbacks.append(land)
+
+    def _reset_pairs(self: CtaRun, op: ResetPairs, t: float) -> None:
+        """The stores land half an atomic's round trip after ``t``: from then on the pairs
+        hold no tag (a stale one an earlier launch left no longer passes a poll), and the
+        launch leaves them so unless it puts them again later."""
+        w = self.w
+        cta, stage, task = self.prog.cta, self.stage, self.task
+        space = w.handoffs.launch.space
+
+        name, first = space.name(op.region), space.offsets[op.region]
+
+        def land(_ev: object) -> None:
+            now = w.env.now
+            for cell in op.cells:
+                w.pair_resets[cell] = (now, cta)
+                self.track.puts.append(PutRecord(stage, task, name, 1, cell - first, now))
+            if w.tagged:
+                w.tagged = w.tagged - frozenset(op.cells)
 
         delay = t + w.sampler.latency("atomic") / 2 - w.env.now
         w.env.timeout(max(0.0, delay)).callbacks.append(land)

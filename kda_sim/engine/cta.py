@@ -13,6 +13,7 @@ from simpy.events import PENDING, Event, Timeout
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.world import PutDone, StaleRead, World
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
     Atomic,
     Barrier,
@@ -30,6 +31,7 @@ from kda_sim.protocol.ops import (
     Use,
     Wait,
 )
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.protocol.tickets import item_ref
 from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
@@ -427,8 +429,11 @@ class CtaRun(CounterOps):
 
 
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
-_ATOMIC, _WAIT, _RESET, _TICKETS = range(11, 15)  # the counter ops: kinds >= _ATOMIC
+# counter ops (and pair resets, plain stores the CTA does not wait for): kinds >= _ATOMIC
+_ATOMIC, _WAIT, _RESET, _TICKETS, _ON_OLD, _RESET_PAIRS = range(11, 17)
 _KIND_OF = {
+    ResetPairs: _RESET_PAIRS,
+    OnOld: _ON_OLD,
     Atomic: _ATOMIC,
     Wait: _WAIT,
     Reset: _RESET,

@@ -1,7 +1,12 @@
-"""Block dispatch: a CTA starts when a slot is free, in dispatch order, and keeps its
-slot until it ends. AMD spreads blocks round-robin over its XCDs (block b on XCD
-b mod xcds); within an XCD (or on NVIDIA, the whole GPU) a block takes the unit
-with the most free slots, the lowest first."""
+"""Block dispatch: a CTA starts when a unit has room for it, in dispatch order, and keeps
+its room until it ends. AMD spreads blocks round-robin over its XCDs (block b on XCD
+b mod xcds); within an XCD (or on NVIDIA, the whole GPU) a block takes the unit with the
+most room, the lowest first.
+
+Room is counted in slots when every CTA takes the same (a unit holds ``per_unit``); grids
+launched together with different footprints (``feet``, one a block) share each unit's
+threads, registers and LDS instead, and the unit with most room is the one holding the
+fewest CTAs (for equal footprints, the same unit as the most free slots)."""
 
 from __future__ import annotations
 
@@ -11,31 +16,72 @@ from typing import Any
 import simpy
 
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.residency import Footprint, short_of
 
 
 class Units:
-    def __init__(self, env: simpy.Environment, prof: GpuProfile, per_unit: int) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        prof: GpuProfile,
+        per_unit: int,
+        feet: Sequence[Footprint] | None = None,
+    ) -> None:
         self.env = env
         self.prof = prof
         self.free = [per_unit] * prof.units
         self.per_xcd = prof.units // prof.xcds
         self.released = [env.event() for _ in range(prof.xcds)]
         self.waiting: list[int] = []  # blocks that wait for a slot, in order
+        self.feet = feet
+        self.used = [Footprint(0, 0, 0)] * prof.units  # with ``feet``: what each unit holds
+        self.held = [0] * prof.units  # CTAs resident on each unit
 
     def xcd_of_block(self, b: int) -> int:
         return b % self.prof.xcds
 
-    def pick(self, xcd: int) -> int | None:
-        lo = xcd * self.per_xcd
-        best = max(range(lo, lo + self.per_xcd), key=lambda u: (self.free[u], -u))
-        return best if self.free[best] > 0 else None
+    def _fits(self, u: int, b: int) -> bool:
+        if self.free[u] <= 0:
+            return False
+        if self.feet is None:
+            return True
+        return not short_of(self.used[u], self.held[u], self.feet[b], self.prof)
 
-    def release(self, unit: int) -> None:
+    def pick(self, xcd: int, b: int = 0) -> int | None:
+        lo = xcd * self.per_xcd
+        fit = [u for u in range(lo, lo + self.per_xcd) if self._fits(u, b)]
+        return min(fit, key=lambda u: (self.held[u], u)) if fit else None
+
+    def take(self, unit: int, b: int) -> None:
+        self.free[unit] -= 1
+        self.held[unit] += 1
+        if self.feet is not None:
+            self.used[unit] = _add(self.used[unit], self.feet[b], 1)
+
+    def release(self, unit: int, b: int = 0) -> None:
         self.free[unit] += 1
+        self.held[unit] -= 1
+        if self.feet is not None:
+            self.used[unit] = _add(self.used[unit], self.feet[b], -1)
         xcd = unit // self.per_xcd
         ev = self.released[xcd]
         self.released[xcd] = self.env.event()
         ev.succeed()
+
+    def short(self, b: int) -> dict[str, int]:
+        """Block ``b`` waiting for room: how many units of its XCD lack each resource
+        (the first each lacks), the units a shared launch's explanation names."""
+        assert self.feet is not None
+        lo = self.xcd_of_block(b) * self.per_xcd
+        out: dict[str, int] = {}
+        for u in range(lo, lo + self.per_xcd):
+            what = short_of(self.used[u], self.held[u], self.feet[b], self.prof) or "slots"
+            out[what] = out.get(what, 0) + 1
+        return out
+
+
+def _add(a: Footprint, b: Footprint, sign: int) -> Footprint:
+    return Footprint(a.threads + sign * b.threads, a.regs + sign * b.regs, a.lds + sign * b.lds)
 
 
 def dispatcher(
@@ -49,13 +95,13 @@ def dispatcher(
     units.waiting = list(order)
     for b in order:
         xcd = units.xcd_of_block(b)
-        unit = units.pick(xcd)
+        unit = units.pick(xcd, b)
         while unit is None:
             yield units.released[xcd]
-            unit = units.pick(xcd)
-        units.free[unit] -= 1
+            unit = units.pick(xcd, b)
+        units.take(unit, b)
         units.waiting.pop(0)
         proc = start(b, unit, xcd)
-        proc.callbacks.append(lambda _ev, u=unit: units.release(u))
+        proc.callbacks.append(lambda _ev, u=unit, blk=b: units.release(u, blk))
         if gap > 0:
             yield env.timeout(gap)

@@ -54,3 +54,4 @@ class Final:
     word_writer: dict[int, int]  # word cell -> the CTA that wrote it last
     stale_polls: list[StalePoll]
     stale_waits: list[StaleWait]
+    pair_resets: dict[int, tuple[float, int]] = field(default_factory=dict)  # (time, CTA)

@@ -20,7 +20,14 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.costs import with_kernel_costs
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.machine.residency import Residency, check_fits, residency
+from kda_sim.machine.residency import (
+    Footprint,
+    Residency,
+    check_fits,
+    footprint,
+    residency,
+    shared_residency,
+)
 from kda_sim.protocol.handoffs import derive, handoffs_of
 from kda_sim.protocol.program import Launch
 from kda_sim.timeline.model import CtaTrack, Meta, Timeline
@@ -56,6 +63,7 @@ def simulate(
     order: Sequence[int] | None = None,
     launch: Launch | None = None,
     initial: Initial | None = None,
+    grids: Sequence[tuple[Any, int]] | None = None,
 ) -> SimResult:
     """Simulate one launch. Without ``seed`` every latency is nominal (deterministic);
     with one, latencies and costs are jittered by +-``jitter`` (deterministic for the seed).
@@ -63,7 +71,10 @@ def simulate(
     protocol (the checks' mutants) instead of the one ``cfg``'s kernel builds; its ``cfg``
     must be ``cfg``. ``initial`` is what memory holds at the start (a launch of a host
     sequence; default: words zeroed, no pair tagged); with it the result says what the
-    launch leaves (``final``)."""
+    launch leaves (``final``). ``grids`` says which configuration built each run of
+    ``launch``'s blocks, ``(cfg, blocks)`` in block order (grids launched together): where
+    their CTAs' footprints differ, they share each unit's threads, registers and LDS rather
+    than ``cfg``'s slots."""
     spec = spec_for(cfg)
     spec.validate(cfg)
     prof = with_kernel_costs(prof, spec)
@@ -88,7 +99,10 @@ def simulate(
     if initial is not None:
         world.words = Words(env, world.sampler, dict(initial.words))
         world.tagged = initial.tagged
-    units = Units(env, prof, res.per_unit)
+    feet = _shared_feet(grids, prof, blocks)
+    if feet is not None:
+        res = shared_residency(res, prof)
+    units = Units(env, prof, res.per_unit, feet)
 
     def start(b: int, unit: int, xcd: int) -> simpy.Process:
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
@@ -119,6 +133,21 @@ def simulate(
     return out
 
 
+def _shared_feet(
+    grids: Sequence[tuple[Any, int]] | None, prof: GpuProfile, blocks: int
+) -> list[Footprint] | None:
+    """Each block's footprint when grids of different footprints run together, else None
+    (one footprint: slots say the same)."""
+    if not grids:
+        return None
+    if sum(n for _, n in grids) != blocks:
+        raise InvalidInput("the grids' blocks do not add up to the launch's", what="grids")
+    per_grid = [footprint(c, prof) for c, _ in grids]
+    if len(set(per_grid)) == 1:
+        return None
+    return [f for f, (_, n) in zip(per_grid, grids, strict=True) for _ in range(n)]
+
+
 def _final(world: World) -> Final:
     words = world.words
     assert words is not None
@@ -128,4 +157,5 @@ def _final(world: World) -> Final:
         word_writer={cell: hist[-1].cta for cell, hist in words.writes.items() if hist},
         stale_polls=world.stale_polls,
         stale_waits=words.stale,
+        pair_resets=dict(world.pair_resets),
     )

@@ -14,15 +14,35 @@ from kda_sim.text import ordinal
 from kda_sim.timeline.model import StuckWait
 
 
+def _no_room(world: World, units: Units, res: Residency, b: int) -> str:
+    """Why block ``b`` has no place: every slot held, or (grids sharing units by
+    footprint) what each unit lacks for its CTA."""
+    prof = world.prof
+    if not res.shared or units.feet is None:
+        return (
+            f"all {res.slots} slots ({res.per_unit} a {prof.unit_name} x {prof.units}, "
+            f"limited by {res.limited_by}) are held"
+        )
+    short = ", ".join(
+        f"{what} short on {n} {prof.unit_name}s" for what, n in units.short(b).items()
+    )
+    return f"no {prof.unit_name} has room for its {units.feet[b].text()}: {short}"
+
+
+def _queued(world: World, units: Units, res: Residency) -> str:
+    """The CTAs still waiting for a place, if any, and what kept them out."""
+    if not units.waiting:
+        return ""
+    n = len(units.waiting)
+    if res.shared:
+        return f"; {n} CTAs never became resident ({_no_room(world, units, res, units.waiting[0])})"
+    return f"; {n} CTAs never became resident ({res.slots} slots, limited by {res.limited_by})"
+
+
 def _producer_state(world: World, units: Units, res: Residency, d: int) -> str:
     track = world.tracks[d]
-    prof = world.prof
     if track.start is None:
-        return (
-            f"CTA {d} is not resident: all {res.slots} slots ({res.per_unit} a "
-            f"{prof.unit_name} x {prof.units}, limited by {res.limited_by}) are held by "
-            f"CTAs that wait"
-        )
+        return f"CTA {d} is not resident: {_no_room(world, units, res, d)} by CTAs that wait"
     if track.end is not None:
         return f"CTA {d} finished without putting it"
     k = world.current_op.get(d)
@@ -39,8 +59,7 @@ def _item_state(world: World, units: Units, res: Residency, ref: tuple[int, int]
     holder = next((c for c, (_, i, _) in world.current_item.items() if i == item), None)
     if holder is not None:
         return f"item {item} is held by CTA {holder}, itself stuck"
-    queued = len(units.waiting)
-    held = f"; {queued} CTAs never became resident ({res.slots} slots)" if queued else ""
+    held = _queued(world, units, res)
     return f"item {item} is not taken: every resident CTA holds an item that waits{held}"
 
 
@@ -54,20 +73,23 @@ def _word_wait(
     hist = world.words.writes.get(wt.op.cell, [])
     last = f"last written by CTA {hist[-1].cta}" if hist else "never written"
     item = f" (item {wt.item})" if wt.item >= 0 else ""
-    queued = [int(b) for b in units.waiting]
     others = [t.cta for t in world.tracks if t.end is None and t.start is not None and t.cta != c]
-    held = (
-        f"; {len(queued)} CTAs never became resident ({res.slots} slots, limited by "
-        f"{res.limited_by})"
-        if queued
-        else ""
-    )
+    held = _queued(world, units, res)
     reason = (
         f"waits{item} until {region.name}[{index}] {wt.op.pred.value} {wt.target}: it reads "
         f"{wt.seen} ({last}); {len(others)} other resident CTAs wait too{held}"
     )
     producer = hist[-1].cta if hist else None
     return StuckWait(c, stage, task, region.name, index, producer, reason)
+
+
+def _dispatch_wait(world: World, units: Units, res: Residency, c: int) -> str:
+    if res.shared:
+        return _no_room(world, units, res, c)
+    return (
+        f"{res.slots} slots ({res.per_unit} a {world.prof.unit_name}, limited by "
+        f"{res.limited_by}) all held"
+    )
 
 
 def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]:
@@ -88,8 +110,7 @@ def explain_stuck(world: World, units: Units, res: Residency) -> list[StuckWait]
                     "",
                     -1,
                     None,
-                    f"never became resident: {res.slots} slots ({res.per_unit} a "
-                    f"{world.prof.unit_name}, limited by {res.limited_by}) all held; "
+                    f"never became resident: {_dispatch_wait(world, units, res, c)}; "
                     f"{ordinal(pos + 1)} in the dispatch queue",
                 )
             )

@@ -59,6 +59,7 @@ class World:
     # pairs that hold this launch's tag before it starts (a host sequence's earlier launch
     # wrote it); empty for a single launch, so its polls never look
     tagged: frozenset[int] = frozenset()
+    pair_resets: dict[int, tuple[float, int]] = field(default_factory=dict)  # cell -> (t, CTA)
     stale_polls: list[StalePoll] = field(default_factory=list)
 
     # keyed by a poll plan's producer-set number (untagged polls) or by the producer tuple

@@ -10,6 +10,7 @@ from kda_sim.checks.findings import Finding, failing
 from kda_sim.checks.sequence import check_sequence
 from kda_sim.host.report import sequence_json, sequence_text
 from kda_sim.host.run import SequenceRun, run_sequence
+from kda_sim.host.shortest import shortest
 from kda_sim.host.spec_text import parse
 from kda_sim.machine.profile import GpuProfile
 
@@ -17,9 +18,19 @@ from kda_sim.machine.profile import GpuProfile
 def sequence_check(
     spec: Any, cfg: Any, prof: GpuProfile, text: str, *, occupancy: int | None
 ) -> tuple[SequenceRun, list[Finding]]:
-    """The sequence ``text`` simulated and checked (the report's input; the app's too)."""
-    seq = run_sequence(spec, cfg, prof, parse(text), occupancy=occupancy)
-    return seq, check_sequence(seq)
+    """The sequence ``text`` simulated and checked (the report's input; the app's too).
+    Where it fails, each failing finding's ``details["shortest"]`` is the shortest
+    sequence of its steps that fails as it does (:mod:`kda_sim.host.shortest`)."""
+    steps = parse(text)
+    seq = run_sequence(spec, cfg, prof, steps, occupancy=occupancy)
+    findings = check_sequence(seq)
+    bad = failing(findings)
+    if bad:
+        cats = {f.category for f in bad}
+        least = shortest(spec, cfg, prof, steps, cats, occupancy=occupancy)
+        for f in bad:
+            f.details["shortest"] = least.to_dict()
+    return seq, findings
 
 
 def check_sequence_command(

@@ -60,8 +60,15 @@ class Memory:
             self.words[key] = value
             if cell in final.word_writer:
                 self.word_from[key] = writer(final.word_writer[cell])
-        for ref, (_t, cta) in final.put_done.items():
+        put_at: dict[int, float] = {}
+        for ref, (t, cta) in final.put_done.items():
             for cell in put_cells.get(ref, ()):
                 region, index = space.split(int(cell))
                 self.tags[(region.name, index)] = epoch
+                self.tag_from[(region.name, index)] = writer(cta)
+                put_at[int(cell)] = max(t, put_at.get(int(cell), t))
+        for cell, (t, cta) in final.pair_resets.items():  # cleared after its last put
+            if t >= put_at.get(cell, -1.0):
+                region, index = space.split(cell)
+                self.tags[(region.name, index)] = 0
                 self.tag_from[(region.name, index)] = writer(cta)

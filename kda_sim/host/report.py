@@ -6,6 +6,7 @@ from typing import Any
 
 from kda_sim.checks.findings import Finding, failing
 from kda_sim.host.run import LaunchRun, SequenceRun
+from kda_sim.host.shortest import Shortest
 
 
 def _outcome(run: LaunchRun) -> str:
@@ -22,6 +23,14 @@ def _grids(run: LaunchRun, spec: Any) -> str:
     return " grids " + " & ".join(f"[{spec.label(g.cfg)}]" for g in run.grids)
 
 
+def _finding_text(f: Finding, with_shortest: bool) -> str:
+    """A finding as every check prints it; the first failing one with the shortest
+    failing sequence under it (every failing finding holds it, said once)."""
+    if not with_shortest:
+        return f.text()
+    return f.text() + f"\n    shortest: {Shortest(**f.details['shortest']).line()}"
+
+
 def sequence_text(seq: SequenceRun, findings: list[Finding], gpu: str) -> str:
     spec = seq.kernel
     lines = [f"{gpu}  {spec.name}  sequence {seq.sequence.text!r}"]
@@ -30,7 +39,8 @@ def sequence_text(seq: SequenceRun, findings: list[Finding], gpu: str) -> str:
     if seq.not_run:
         lines.append(f"  {seq.not_run} launches after the hang never ran")
     if findings:
-        lines += ["", *[f.text() for f in findings], ""]
+        first = next((f for f in findings if "shortest" in f.details), None)
+        lines += ["", *[_finding_text(f, f is first) for f in findings], ""]
     lines.append(
         "SAFE: every launch finished and no wait passed on what an earlier launch left"
         if not failing(findings)

@@ -144,7 +144,12 @@ class _Runner:
         word_from = {c: self.memory.word_from.get(_key(split, c), "?") for c in initial.words}
         tag_from = {c: self.memory.tag_from.get(_key(split, c), "?") for c in initial.tagged}
         res = simulate(
-            cfgs[0], self.prof, occupancy=self.occupancy, launch=run_launch, initial=initial
+            cfgs[0],
+            self.prof,
+            occupancy=self.occupancy,
+            launch=run_launch,
+            initial=initial,
+            grids=[(g.cfg, g.ctas) for g in parts] if run_launch is not None else None,
         )
         run = LaunchRun(
             len(self.out.runs), label, epoch, parts, ho, initial, word_from, tag_from, res

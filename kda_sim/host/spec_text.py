@@ -92,3 +92,38 @@ def parse(text: str) -> HostSequence:
     if any(isinstance(s, Replay) for s in steps[:first]):
         raise _bad("replay", "a replay needs a launch before it to capture")
     return HostSequence(tuple(steps), text)
+
+
+def _launch_text(step: LaunchStep) -> str:
+    words = ["launch"]
+    if step.zero:
+        words.append("zero=" + ",".join(step.zero))
+    words += [f"{k}={v}" for k, v in step.overrides]
+    return " ".join(words)
+
+
+def _step_text(step: Step) -> str:
+    if isinstance(step, Zero):
+        return "zero=" + ",".join(step.regions)
+    if isinstance(step, Replay):
+        return (
+            "replay"
+            + (f"*{step.times}" if step.times > 1 else "")
+            + (" update" if step.update else "")
+        )
+    if isinstance(step, Together):
+        return " & ".join(_launch_text(g) for g in step.grids)
+    return _launch_text(step)
+
+
+def render(steps: tuple[Step, ...]) -> str:
+    """``steps`` as the text :func:`parse` reads back to them (replays in a row of the same
+    kind written ``replay*N``)."""
+    merged: list[Step] = []
+    for s in steps:
+        last = merged[-1] if merged else None
+        if isinstance(s, Replay) and isinstance(last, Replay) and last.update == s.update:
+            merged[-1] = Replay(last.times + s.times, s.update)
+        else:
+            merged.append(s)
+    return "; ".join(_step_text(s) for s in merged)

@@ -251,6 +251,9 @@ class Kernel:
     threads: int = 256
     regs_per_thread: int = 32
     lds_bytes: int = 0
+    # a CTA's footprint where it depends on the configuration (grids of one kernel that
+    # differ, launched together); None: threads, regs_per_thread and lds_bytes above
+    resources_fn: Callable[[Any], KernelResources] | None = None
     description: str = ""
     # the data-flow checks' optional hooks (see the module's docstring); None: without
     name_cell: Callable[[Any, str, int], str] | None = None
@@ -301,6 +304,8 @@ class Kernel:
         return self.build_fn(self.validate(cfg))
 
     def resources(self, cfg: Any, gpu: GpuProfile) -> KernelResources:
+        if self.resources_fn is not None:
+            return self.resources_fn(cfg)
         return KernelResources(self.threads, self.regs_per_thread, self.lds_bytes)
 
 

@@ -1,4 +1,9 @@
-"""How many CTAs a unit (CU / SM) holds at once, and whether a shape fits at all."""
+"""How many CTAs a unit (CU / SM) holds at once, and whether a shape fits at all.
+
+One grid counts in slots (every CTA takes the same threads, registers and LDS, so a unit
+holds a whole number of them). Grids launched together with different footprints share
+each unit's threads, registers and LDS CTA by CTA (:class:`Footprint`): a small CTA can
+sit beside a large one where a slot count would give each a whole slot."""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ from typing import Any
 from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import GpuProfile
 
+SHARED = "each CTA's threads, registers and LDS"  # what limits grids that share units
+
 
 @dataclass(frozen=True)
 class Residency:
@@ -15,9 +22,44 @@ class Residency:
     slots: int
     limited_by: str
     overridden: bool
+    shared: bool = False  # grids of different footprints share units resource by resource
 
     def holds(self, blocks: int) -> bool:
         return self.slots >= blocks
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What one CTA takes of a unit while it is resident."""
+
+    threads: int
+    regs: int  # registers, every thread's
+    lds: int  # bytes
+
+    def text(self) -> str:
+        return f"{self.threads} threads, {self.regs} registers, {self.lds} B of LDS"
+
+
+def footprint(cfg: Any, prof: GpuProfile) -> Footprint:
+    """A CTA's footprint for the launch ``cfg`` (its kernel's ``resources``)."""
+    from kda_sim.kernels.registry import spec_for
+
+    k = spec_for(cfg).resources(cfg, prof)
+    return Footprint(k.threads, k.threads * k.regs_per_thread, k.lds_bytes or 0)
+
+
+def short_of(used: Footprint, ctas: int, need: Footprint, prof: GpuProfile) -> str:
+    """The first resource a unit holding ``used`` in ``ctas`` CTAs lacks for a CTA of
+    ``need`` ("" when it fits), in the order the limits of :func:`residency` are named."""
+    if used.threads + need.threads > prof.threads_per_unit:
+        return "threads"
+    if used.regs + need.regs > prof.regs_per_unit:
+        return "registers"
+    if used.lds + need.lds > prof.lds_per_unit:
+        return "LDS"
+    if ctas + 1 > prof.max_ctas_per_unit:
+        return "CTAs a unit"
+    return ""
 
 
 def check_fits(cfg: Any, prof: GpuProfile) -> None:
@@ -55,3 +97,13 @@ def residency(cfg: Any, prof: GpuProfile, occupancy: int | None = None) -> Resid
     by = min(limits, key=lambda n: limits[n])
     n = limits[by]
     return Residency(n, n * prof.units, by, False)
+
+
+def shared_residency(own: Residency, prof: GpuProfile) -> Residency:
+    """The residency of grids that share units by footprint: a unit takes CTAs while its
+    threads, registers, LDS and CTA count allow, so only the CTA count is a slot count
+    (``own``: the first grid's; an ``--occupancy`` there caps CTAs a unit)."""
+    if own.overridden:
+        return Residency(own.per_unit, own.slots, own.limited_by, True, shared=True)
+    n = prof.max_ctas_per_unit
+    return Residency(n, n * prof.units, SHARED, False, shared=True)

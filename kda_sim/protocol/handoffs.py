@@ -16,12 +16,16 @@ from typing import Any
 
 import numpy as np
 
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.ops import Poll, Publish, Put
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import ITEM_CTA0, TicketLoop, check_words, item_ref
 
-_WORD_OPS = frozenset({Atomic, Wait, Reset})  # ops on counter words (a type test: K1 has 20k ops)
+# ops that name counter words, or pairs to reset, by cell: checked against their regions
+# (a type test: K1 has 20k ops)
+_WORD_OPS = frozenset({Atomic, Wait, Reset, OnOld, ResetPairs})
 
 OpRef = tuple[int, int]  # (cta, op index in its program)
 _OP_SPAN = 1 << 24  # op indices of one CTA stay below this

@@ -11,7 +11,9 @@ from enum import StrEnum
 
 import numpy as np
 
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.tagexpr import TagExpr
 from kda_sim.protocol.tickets import TicketLoop
 
@@ -156,4 +158,6 @@ Op = (
     | Wait
     | Reset
     | TicketLoop
+    | OnOld
+    | ResetPairs
 )

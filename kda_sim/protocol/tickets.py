@@ -11,7 +11,7 @@ through (value, tag) pairs. A pair's producer is an op known when the launch is 
 an item runs exactly once, whichever CTA takes it, so ``(loop, item, op)`` names one put
 as ``(CTA, op)`` does, and the hand-off graph (:func:`kda_sim.protocol.handoffs.derive`)
 keeps its one-producer-a-pair shape. A body may not publish (a flag after plain stores
-names the CTA that drains) nor nest a loop.
+names the CTA that drains), nest a loop, nor branch on an atomic's old value.
 
 A loop built with ``takers`` (the CTAs that run it) resets its counter in the CTA that
 takes the last ticket, ``n_items + takers - 1`` (every taker ends on one ticket past the
@@ -88,6 +88,7 @@ def ticket_loop(
     (the CTAs that run it) the last ticket's taker resets the counter and the words of
     ``clears``. A body that publishes a flag or nests a loop is refused, as are sizes past
     the references', and ``clears`` without takers (nobody would know it took the last)."""
+    from kda_sim.protocol.branches import OnOld
     from kda_sim.protocol.ops import Publish
 
     if not 0 <= n_items <= MAX_ITEMS:
@@ -106,11 +107,11 @@ def ticket_loop(
                 f"{label}: item {i} has {len(ops)} ops, at most {BODY_SPAN}", what="ticket loop"
             )
         for k, op in enumerate(ops):
-            if isinstance(op, Publish | TicketLoop):
+            if isinstance(op, Publish | TicketLoop | OnOld):
                 raise InvalidInput(
                     f"{label}: item {i}, op {k} is a {type(op).__name__}: an item hands off "
                     "through puts, polls and counter or flag words; a flag after plain "
-                    "stores, or a nested loop, is not modelled in a body",
+                    "stores, a nested loop or a branch is not modelled in a body",
                     what="ticket loop",
                 )
     return TicketLoop(label, region, cell, bodies, takers=takers, clears=tuple(clears))
@@ -125,21 +126,25 @@ class Site:
     item: int
     index: int
     loop: int = -1
+    branch: int = 0  # in a branch on an atomic's old value (branches.THEN, ORELSE), 0 not
+    cond: str = ""  # the branch's condition, as the site is named
 
     def text(self) -> str:
-        return (
-            f"item {self.item} (op {self.index})"
-            if self.item >= 0
-            else (f"CTA {self.cta} (op {self.index})")
-        )
+        where = f"op {self.index}, {self.cond}" if self.cond else f"op {self.index}"
+        return f"item {self.item} ({where})" if self.item >= 0 else f"CTA {self.cta} ({where})"
 
 
 def walk(prog: CtaProgram, walked: set[int] | None = None) -> Iterator[tuple[Site, Op]]:
     """Every op of ``prog``, the bodies of its ticket loops (each item once) included.
     ``walked``: the counters of the loops whose bodies were walked already (every CTA of
     a queue runs the same loop; its items are each one, whoever runs them), added to."""
+    from kda_sim.protocol.branches import OnOld
+
     for k, op in enumerate(prog.ops):
         yield Site(prog.cta, -1, k), op
+        if isinstance(op, OnOld):  # either branch may run: both, at the branch's place
+            for b, sub in op.branches():
+                yield Site(prog.cta, -1, k, branch=b, cond=op.cond(b)), sub
         if isinstance(op, TicketLoop) and (walked is None or op.cell not in walked):
             if walked is not None:
                 walked.add(op.cell)
@@ -149,17 +154,18 @@ def walk(prog: CtaProgram, walked: set[int] | None = None) -> Iterator[tuple[Sit
 
 
 def check_words(launch: Launch) -> None:
-    """Every word a counter op names (a ticket loop's bodies and clears included) is a
-    cell of its region, or ``InvalidInput`` naming the CTA or item and op. Checked once a
-    launch, where its hand-offs are derived (:func:`kda_sim.protocol.handoffs.derive`),
-    before anything runs it."""
+    """Every word a counter op names (a ticket loop's bodies and clears included), and
+    every pair a pair reset names, is a cell of its region, or ``InvalidInput`` naming
+    the CTA or item and op. Checked once a launch, where its hand-offs are derived
+    (:func:`kda_sim.protocol.handoffs.derive`), before anything runs it."""
     from kda_sim.protocol.counters import Atomic, Reset, Wait, check_word
+    from kda_sim.protocol.pair_resets import ResetPairs
 
     walked: set[int] = set()
     for prog in launch.programs:
         for site, op in walk(prog, walked):
-            if isinstance(op, Atomic | Wait | Reset | TicketLoop):
-                for cell in op.cells if isinstance(op, Reset) else (op.cell,):
+            if isinstance(op, Atomic | Wait | Reset | TicketLoop | ResetPairs):
+                for cell in op.cells if isinstance(op, Reset | ResetPairs) else (op.cell,):
                     check_word(launch.space, op.region, cell, site.text())
             if isinstance(op, TicketLoop):
                 for clear in op.clears:

@@ -328,6 +328,15 @@ def wait_for_chain(tl: Timeline, cta: int, limit: int = 64) -> list[StuckWait]:
     return chain
 
 
+def shortest_chain(tl: Timeline) -> list[StuckWait]:
+    """The wait-for chain with the fewest links among the stuck CTAs that wait on a
+    producer (the lowest first CTA of equals): the least that shows why the launch
+    hangs, from a waiter to a CTA that will not write (not resident, finished) or back
+    to a CTA of the chain."""
+    waiting = sorted(s.cta for s in tl.stuck if s.producer is not None)
+    return min((wait_for_chain(tl, c) for c in waiting), key=len, default=[])
+
+
 def stuck_since(tl: Timeline, cta: int) -> float | None:
     """When a stuck CTA began its last wait (its unsatisfied poll's first issue)."""
     track = tl.ctas[cta]

@@ -69,6 +69,12 @@ def test_a_picked_stale_replay_is_drawn_with_its_stale_passes() -> None:
     assert STALE_TRACE not in _trace_names(no_failure(at), 0)
 
 
+def test_a_host_sequence_bug_shows_its_shortest_failing_sequence() -> None:
+    at = _pick(_view(), "aiter_splitk")  # the case's 'zero=SEM; launch; replay'
+    head = at.error[0].value
+    assert "**shortest:** launch; replay (2 steps of the given 3" in head, head
+
+
 def test_the_view_is_in_the_apps_navigation(empty_traces: Path) -> None:
     at = AppTest.from_file(
         str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=TIMEOUT

@@ -5,10 +5,19 @@ from __future__ import annotations
 import pytest
 
 from kda_sim.engine import simulate
+from kda_sim.host.run import run_sequence
+from kda_sim.host.spec_text import parse
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import get
 from kda_sim.machine.profile import load_profile
 from kda_sim.protocol.handoffs import handoffs_of
-from kda_sim.timeline.critical import critical_path, poll_sources, stuck_since, wait_for_chain
+from kda_sim.timeline.critical import (
+    critical_path,
+    poll_sources,
+    shortest_chain,
+    stuck_since,
+    wait_for_chain,
+)
 from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
 
 
@@ -119,3 +128,15 @@ def test_wait_for_chain_of_a_deadlock() -> None:
     assert stuck_since(tl, 0) == min(p.first_issue for p in tl.ctas[0].polls if p.satisfied is None)
     assert not any(c.finished for c in tl.ctas)
     assert critical_path(tl) is None  # no CTA finished: nothing ends last
+
+
+def test_the_shortest_chain_has_the_fewest_links_of_any_stuck_cta() -> None:
+    # mirage#761's hang: stuck CTAs whose chains take 2, 3 and 4 links
+    spec = get("mirage_b200")
+    seq = parse("launch grid=scheduler & launch grid=worker")
+    run = run_sequence(spec, spec.default_config(), load_profile("b200", spec), seq)
+    tl = run.runs[0].result.timeline
+    least = shortest_chain(tl)
+    every = [wait_for_chain(tl, s.cta) for s in tl.stuck if s.producer is not None]
+    assert least and len(least) == min(map(len, every)) < max(map(len, every))
+    assert least[-1].producer in {w.cta for w in least}  # it closes on itself: a cycle

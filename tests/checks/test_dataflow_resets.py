@@ -178,3 +178,19 @@ def test_the_report_counts_the_races(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     assert "data flow, static" in out and "(reset-race)" in out
     assert "[reset-race] CTA 0 (member), op 7 clears ARRIVE[0]" in out
+
+
+def test_a_last_arrivers_clear_is_one_race_a_branch_whoever_takes_it() -> None:
+    """fuser_gridsync: the reset is in a branch on the add's old value (the last arriver);
+    every CTA holds the branch, so the race is said once a sync, with the CTAs that hold it,
+    and the waits in the other branch are the racing waiters (they order nothing)."""
+    spec = get("fuser_gridsync")
+    cfg = kernel_config(spec, [])
+    found = [f for f in check_dataflow(spec.build(cfg), cfg).failing]
+    assert len(found) == cfg.syncs
+    for f in found:
+        assert f.category is Category.RESET_RACE
+        assert f"(if old == {cfg.blocks - 1}: last arriver) clears ARRIVE[0]" in f.message
+        assert f.details["ctas"] == cfg.blocks
+        assert f"(the same branch in {cfg.blocks} CTAs: whichever takes it clears)" in f.message
+        assert len(f.details["waiters"]) == (cfg.blocks - 1) * cfg.syncs

@@ -18,6 +18,7 @@ import simpy
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.world import PutDone, StaleRead, World
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.handoffs import OpRef
 from kda_sim.protocol.ops import (
     Atomic,
@@ -36,6 +37,7 @@ from kda_sim.protocol.ops import (
     Use,
     Wait,
 )
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.protocol.tickets import item_ref
 from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
@@ -450,7 +452,11 @@ class ReferenceCtaRun(CounterOps):
 
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
 _ATOMIC, _WAIT, _RESET, _TICKETS = range(11, 15)  # the counter ops: kinds >= _ATOMIC
+# ops added after the reference was taken, run by the shared CounterOps as counter ops
+_ON_OLD, _RESET_PAIRS = range(15, 17)
 _KIND_OF = {
+    OnOld: _ON_OLD,
+    ResetPairs: _RESET_PAIRS,
     Atomic: _ATOMIC,
     Wait: _WAIT,
     Reset: _RESET,

@@ -9,6 +9,10 @@ from kda_sim.kernels.examples.gridbarrier import GridBarrierConfig
 from kda_sim.kernels.examples.pingpong import PingPongConfig
 from kda_sim.kernels.examples.splitk import SplitKConfig
 from kda_sim.machine import load_profile
+from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
+from kda_sim.protocol.ops import Compute
+from kda_sim.protocol.program import CtaProgram, Launch
+from kda_sim.protocol.space import CellSpace
 
 PROF = load_profile("h200", kernel="pingpong")
 
@@ -60,11 +64,26 @@ def test_a_reset_rebases_the_word() -> None:
     assert res.final.words == {0: 0}
 
 
-def test_a_wait_that_read_the_left_value_is_stale_though_an_exchange_followed() -> None:
-    from kda_sim.kernels.bugs.deepgemm_gridid import MegaMoeConfig
+def _flag_pair(cfg: GridBarrierConfig) -> Launch:
+    """Two CTAs, each setting its peer's flag word to 1 (an exchange) after some work,
+    then waiting for its own flag to hold 1: the protocol DeepGEMM#451's ranks had."""
+    space = CellSpace.from_sizes({"READY": 2})
+    flag = [int(space.gid(0, r)) for r in range(2)]
+    progs = []
+    for r in range(2):
+        ops = (
+            Compute("gb.work"),
+            Atomic(0, flag[1 - r], AtomicKind.EXCH, 1),
+            Wait(f"READY[{r}]==1", 0, flag[r], Pred.EQ, 1),
+        )
+        progs.append(CtaProgram(r, "member", (), ops))
+    return Launch(cfg, space, tuple(progs))
 
-    prof = load_profile("b200", kernel="deepgemm_gridid")
-    cfg = MegaMoeConfig(ranks=2)
-    left = simulate(cfg, prof, initial=Initial(words={0: 1, 1: 1}))
+
+def test_a_wait_that_read_the_left_value_is_stale_though_an_exchange_followed() -> None:
+    cfg = GridBarrierConfig(ctas=2)
+    prof = load_profile("h200", kernel="gridbarrier")
+    launch = _flag_pair(cfg)
+    left = simulate(cfg, prof, launch=launch, initial=Initial(words={0: 1, 1: 1}))
     assert {s.cta for s in left.final.stale_waits} == {0, 1}  # read the 1 before the peer's
-    assert simulate(cfg, prof, initial=Initial()).final.stale_waits == []
+    assert simulate(cfg, prof, launch=launch, initial=Initial()).final.stale_waits == []

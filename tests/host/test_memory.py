@@ -43,3 +43,14 @@ def test_regions_the_next_layout_lacks_are_ignored() -> None:
     _left(mem, 1)
     other = CellSpace.from_sizes({"VAL": 3})
     assert mem.initial(other, 1).tagged == frozenset({1, 2})
+
+
+def test_a_pair_reset_after_its_put_leaves_no_tag() -> None:
+    """VAL[1] (cell 3) is put at 10 ns and reset at 20 ns: it is left without a tag; VAL[2]
+    (cell 4) was reset at 5 ns, before the put: the put's tag stays."""
+    mem = Memory()
+    final = Final({(0, 4): (10.0, 1)}, {}, {}, [], [], pair_resets={3: (20.0, 2), 4: (5.0, 2)})
+    mem.absorb(SPACE, final, {(0, 4): np.array([3, 4])}, 5, lambda c: f"launch 0 (CTA {c})")
+    assert mem.tags == {("VAL", 1): 0, ("VAL", 2): 5}
+    assert mem.tag_from[("VAL", 1)] == "launch 0 (CTA 2)"
+    assert mem.initial(SPACE, 5).tagged == frozenset({4})

@@ -66,3 +66,13 @@ def test_check(capsys: pytest.CaptureFixture[str]) -> None:
     assert races[0]["details"]["clearer"]["op"] == 7
     assert {w["cta"] for w in races[0]["details"]["waiters"]} == set(range(1, 8))
     assert main(["check", "--kernel", "gridbarrier", "--ctas", "0"]) == 2
+
+
+def test_the_last_arrivers_reset_is_one_hazard_a_round(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["check", "--kernel", "gridbarrier", "--seeds", "1", "--last-resets", "true", "--json"]
+    assert main(argv) == 1
+    rep = json.loads(capsys.readouterr().out)
+    aba = [f for f in rep["findings"] if f["category"] == "aba"]
+    assert [f["details"]["writer"]["op"] for f in aba] == [5, 12]  # each round's branch
+    assert all(f["details"]["ctas"] == 8 for f in aba)  # whichever of the 8 arrives last
+    assert "if old == 7: last arriver" in aba[0]["message"]

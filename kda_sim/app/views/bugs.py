@@ -12,10 +12,12 @@ import streamlit as st
 
 from kda_sim.app.bug_checks import BugRun, Shown, case_of, run_cached
 from kda_sim.app.bug_figures import counterexample_figure
-from kda_sim.app.views.common import chain_lines, fresh, longest_chain, show_chart
+from kda_sim.app.views.common import chain_lines, fresh, show_chart
 from kda_sim.checks.findings import Finding
+from kda_sim.host.shortest import Shortest
 from kda_sim.kernels.bugs.case import BugCase
 from kda_sim.kernels.bugs.corpus import cases
+from kda_sim.timeline.critical import shortest_chain
 
 PICK = "bug_pick"
 LAUNCH = "bug_launch"
@@ -52,9 +54,13 @@ def _names_culprit(f: Finding, case: BugCase) -> bool:
     return f.category.value == case.category and case.culprit in f.message
 
 
-def _finding_md(f: Finding) -> str:
+def _finding_md(f: Finding, with_shortest: bool = False) -> str:
+    """A finding as markdown; ``with_shortest``: the shortest failing host sequence under
+    it, where the check searched one (a sequence's first failing finding)."""
     fix = f"\n\n**fix:** {f.fix}" if f.fix else ""
-    return f"**[{f.category.value}]** {f.message}{fix}"
+    least = f.details.get("shortest") if with_shortest else None
+    short = f"\n\n**shortest:** {Shortest(**least).line()}" if least else ""
+    return f"**[{f.category.value}]** {f.message}{fix}{short}"
 
 
 def _bug_side(case: BugCase, run: BugRun) -> None:
@@ -64,7 +70,7 @@ def _bug_side(case: BugCase, run: BugRun) -> None:
     named = [f for f in run.failing if _names_culprit(f, case)]
     others = [f for f in run.failing if not _names_culprit(f, case)]
     for f in named[:1]:
-        st.error(_finding_md(f))
+        st.error(_finding_md(f, with_shortest=True))
     more = named[1:] + others
     if more:
         with st.expander(f"{len(more)} more failing findings"):
@@ -114,7 +120,7 @@ def _rows_note(shown: Shown) -> str:
 
 
 def _draw(shown: Shown, side: str, key: str) -> None:
-    chain = tuple(longest_chain(shown.timeline)) if shown.hangs else ()
+    chain = tuple(shortest_chain(shown.timeline)) if shown.hangs else ()
     # above the chart, not its title: a legend of many entries wraps over a title
     st.markdown(f"**{side}** · {_caption(shown)}")
     if shown.grids:

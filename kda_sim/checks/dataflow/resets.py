@@ -21,6 +21,7 @@ sequence's ``a & b``): their programs are one launch here, and the same check ap
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from kda_sim.checks.dataflow.naming import Namer, capped, rest
 from kda_sim.checks.findings import Category, Finding, Severity
 from kda_sim.protocol.access import Accesses, Kind
+from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
 from kda_sim.protocol.handoffs import loop_numbers
 from kda_sim.protocol.tickets import TicketLoop
@@ -51,6 +53,18 @@ class _Clear:
     row: int
     loop: bool = False
     after: tuple[int, ...] = ()
+    branch: str = ""  # a clear in a branch on an atomic's old value: its condition
+
+
+def _flat(acc: Accesses) -> Iterator[tuple[int, object, str]]:
+    """(row, op, branch condition) of every op, a branch's ops at their ``OnOld``'s row
+    (each may run: the CTA that takes the branch is decided while the launch runs)."""
+    for row, op in enumerate(acc.ops):
+        if isinstance(op, OnOld):
+            for b, sub in op.branches():
+                yield row, sub, op.cond(b)
+        else:
+            yield row, op, ""
 
 
 def _is_clear(op: object) -> bool:
@@ -63,11 +77,11 @@ def clears_of(acc: Accesses) -> list[_Clear]:
     """Every clear of the launch: its word and where it is."""
     out: list[_Clear] = []
     loops: dict[int, list[int]] = {}  # ticket counter -> the takers' TicketLoop rows
-    for row, op in enumerate(acc.ops):
+    for row, op, cond in _flat(acc):
         if isinstance(op, Reset):
-            out += [_Clear(int(c), row) for c in op.cells]
+            out += [_Clear(int(c), row, branch=cond) for c in op.cells]
         elif _is_clear(op):
-            out.append(_Clear(int(op.cell), row))  # type: ignore[union-attr]
+            out.append(_Clear(int(op.cell), row, branch=cond))  # type: ignore[union-attr]
         elif isinstance(op, TicketLoop) and op.takers > 0:
             loops.setdefault(op.cell, []).append(row)
     if not loops:
@@ -144,17 +158,21 @@ class Order:
         return int(clock[int(self.acc.op_seq[row])]) >= int(self.acc.op_pos[row])
 
 
-def _word_ops(acc: Accesses) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """word -> rows of its non-clearing writes (atomics), word -> rows of its waits."""
-    writes: dict[int, list[int]] = {}
-    waits: dict[int, list[int]] = {}
-    for row, op in enumerate(acc.ops):
+_Words = dict[int, list[tuple[int, object]]]  # word -> (row, op) of its writes or waits
+
+
+def _word_ops(acc: Accesses) -> tuple[_Words, _Words]:
+    """word -> (row, op) of its non-clearing writes (atomics), word -> (row, op) of its
+    waits; a branch's at its row. A ticket loop's takes are a write with row -1."""
+    writes: _Words = {}
+    waits: _Words = {}
+    for row, op, _ in _flat(acc):
         if isinstance(op, Atomic) and not _is_clear(op):
-            writes.setdefault(op.cell, []).append(row)
+            writes.setdefault(op.cell, []).append((row, op))
         elif isinstance(op, Wait):
-            waits.setdefault(op.cell, []).append(row)
+            waits.setdefault(op.cell, []).append((row, op))
         elif isinstance(op, TicketLoop):
-            writes.setdefault(op.cell, []).append(-1)  # takes: no edges from this word
+            writes.setdefault(op.cell, []).append((-1, op))  # takes: no edges from this word
     return writes, waits
 
 
@@ -175,15 +193,15 @@ def _edges(acc: Accesses) -> dict[int, set[int]]:
     writes, waits = _word_ops(acc)
     for word, rows in waits.items():
         ws = writes.get(word, [])
-        if -1 in ws:
+        # a take, or a write in a branch (it may not run), gives no count to order by
+        if any(w < 0 or isinstance(acc.ops[w], OnOld) for w, _ in ws):
             continue
-        ops = {w: acc.ops[w] for w in ws}
-        adds = all(o.kind is AtomicKind.ADD and o.value > 0 for o in ops.values())  # type: ignore[union-attr]
-        for x in rows:
-            op = acc.ops[x]
+        ops: dict[int, Atomic] = {w: o for w, o in ws}  # type: ignore[misc]
+        adds = all(o.kind is AtomicKind.ADD and o.value > 0 for o in ops.values())
+        for x, op in rows:
             assert isinstance(op, Wait)
-            if op.plus:
-                continue
+            if op.plus or isinstance(acc.ops[x], OnOld):
+                continue  # a wait in a branch may be skipped: it orders nothing
             if adds:  # clears only lower the word: it never exceeds the adds landed
                 need = _needed_adds(acc, ops, op)
             elif not any(o.kind is AtomicKind.ADD for o in ops.values()):  # type: ignore[union-attr]
@@ -246,37 +264,48 @@ def check_resets(acc: Accesses, namer: Namer) -> list[Finding]:
         return []
     order = happens_before(acc)
     found: list[Finding] = []
+    branched: dict[tuple[int, int, str], Finding] = {}  # one finding for a branch's clear
     for c in clears:
         # a loop's clear is made by whichever taker takes the last ticket: no own order
         mine = set() if c.loop else {int(acc.op_seq[c.row])}
         clock = order.of_clear(c)
-        racing: list[int] = []
-        for x in waits.get(c.cell, []):
+        racing: list[tuple[int, Wait]] = []
+        for x, op in waits.get(c.cell, []):
             if int(acc.op_seq[x]) in mine:
                 continue
-            op = acc.ops[x]
             assert isinstance(op, Wait)
             if not falsified_by_clear(op) or order.before(x, clock):
                 continue
             if not c.loop and order.before(c.row, order.at(x)):
                 continue  # a later use: it waits on what comes after the clear
-            racing.append(x)
+            racing.append((x, op))
         lost: list[int] = []
-        for a in writes.get(c.cell, []):
+        for a, op in writes.get(c.cell, []):
             if a < 0 or int(acc.op_seq[a]) in mine:
                 continue
-            op = acc.ops[a]
             if not (isinstance(op, Atomic) and op.kind is AtomicKind.ADD):
                 continue
             if order.before(a, clock) or (not c.loop and order.before(c.row, order.at(a))):
                 continue
             lost.append(a)
-        if racing or lost:
-            found.append(_finding(acc, namer, c, racing, lost))
+        if not (racing or lost):
+            continue
+        key = (c.cell, int(acc.op_pos[c.row]), c.branch)
+        if c.branch and key in branched:  # whichever CTA takes the branch clears: said once
+            branched[key].details["ctas"] += 1
+            continue
+        found.append(_finding(acc, namer, c, racing, lost))
+        if c.branch:
+            found[-1].details["ctas"] = 1
+            branched[key] = found[-1]
+    for f in branched.values():
+        f.message += f" (the same branch in {f.details['ctas']} CTAs: whichever takes it clears)"
     return capped(found, lambda m: rest(Category.RESET_RACE, Severity.FAIL, m, "clears"))
 
 
 def _who(acc: Accesses, namer: Namer, c: _Clear) -> str:
+    if c.branch:
+        return f"{namer.site(c.row)} ({c.branch})"
     if not c.loop:
         return namer.site(c.row)
     loop = acc.ops[c.row]
@@ -284,14 +313,15 @@ def _who(acc: Accesses, namer: Namer, c: _Clear) -> str:
     return f"the last ticket's taker of the ticket loop '{loop.label}'"
 
 
-def _finding(acc: Accesses, namer: Namer, c: _Clear, racing: list[int], lost: list[int]) -> Finding:
+def _finding(
+    acc: Accesses, namer: Namer, c: _Clear, racing: list[tuple[int, Wait]], lost: list[int]
+) -> Finding:
     word = namer.cell(c.cell)
     who = _who(acc, namer, c)
     parts = []
     if racing:
         shown = "; ".join(
-            f"{namer.site(x)}, waiting for {acc.ops[x].describe(word)}"  # type: ignore[union-attr]
-            for x in racing[:_SHOWN]
+            f"{namer.site(x)}, waiting for {op.describe(word)}" for x, op in racing[:_SHOWN]
         )
         more = f"; and {len(racing) - _SHOWN} more" if len(racing) > _SHOWN else ""
         n = len(racing)
@@ -308,7 +338,7 @@ def _finding(acc: Accesses, namer: Namer, c: _Clear, racing: list[int], lost: li
             f"{n} add{'s' if n != 1 else ''} not ordered before it ({shown}{more}): an add "
             "that lands first is wiped out"
         )
-    first = racing[0] if racing else lost[0]
+    first = racing[0][0] if racing else lost[0]
     other = namer.unit(int(acc.seqs[int(acc.op_seq[first])].unit))
     at = int(acc.op_pos[first])
     edge = (
@@ -319,7 +349,7 @@ def _finding(acc: Accesses, namer: Namer, c: _Clear, racing: list[int], lost: li
     details = {
         **namer.cell_details(c.cell),
         "clearer": None if c.loop else namer.site_details(c.row),
-        "waiters": [namer.site_details(x) for x in racing],
+        "waiters": [namer.site_details(x) for x, _ in racing],
         "adds": [namer.site_details(a) for a in lost],
     }
     return Finding(Category.RESET_RACE, Severity.FAIL, msg, RESET_FIX, details)

@@ -9,9 +9,9 @@ reset ("we can't do this without causing deadlocks").
 
 The protocol as modelled, on the example ``gridbarrier`` kernel's machinery: each block
 adds 1 to the semaphore and waits until every block has (the released state); with the
-reset, the block that releases (block 0 in the model: the vocabulary has no branch on an
-atomic's old value to pick the last arriver) stores 0 right after passing. The fix keeps
-a value that only grows (each sync waits for its own multiple of the block count).
+reset, the block that releases, the last to arrive (its add returns ``blocks - 1``),
+stores 0 right after its add instead of waiting. The fix keeps a value that only grows
+(each sync waits for its own multiple of the block count).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class FuserSyncConfig:
 
 
 def _inner(cfg: FuserSyncConfig) -> gridbarrier.GridBarrierConfig:
-    return gridbarrier.GridBarrierConfig(cfg.blocks, cfg.syncs, broken=not cfg.fix)
+    return gridbarrier.GridBarrierConfig(cfg.blocks, cfg.syncs, last_resets=not cfg.fix)
 
 
 KERNEL = on_example(

@@ -3,18 +3,18 @@ scheduler blocks take SMs the workers need, and the first request hangs.
 
 Threads: https://github.com/mirage-project/mirage/issues/761 and the fix adopted,
 https://github.com/mirage-project/mirage/pull/775. The two grids run on two streams with
-no order between them, and a worker needs most of an SM's shared memory, so it cannot
-share an SM with a scheduler block. With one block a scheduler, the default 80
-schedulers placed first hold 80 of the B200's 148 SMs and only 68 of the 128 workers
-start: the resident workers spin in their dependent-event wait forever.
+no order between them, and a worker needs most of an SM's shared memory (213 KB), so it
+cannot share an SM with a scheduler block. With one 32-thread block a scheduler, the
+default 80 schedulers placed first spread over 80 of the B200's 148 SMs and only 68 of
+the 128 workers start: the resident workers spin in their dependent-event wait forever.
 
 The protocol as modelled: scheduler block b hands a task to each worker w with w % blocks
 == b (``QUEUE[w]`` += 1), waits until every worker reports the wave done (``EVENT >=
 workers``), then hands out the next, dependent wave; a worker waits for each of its two
-tasks and reports the first. The fix (#775) packs four scheduler warps into a block:
-20 blocks, so 128 + 20 fit 148 SMs in either order. Every block of both grids takes one
-SM, as in the order that hangs (#775: scheduler blocks placed first spread over distinct
-SMs); docs/bugs.md says which order the model cannot express.
+tasks and reports the first. The grids share each SM by footprint; a scheduler block's
+16 KiB of LDS is the model's choice (the threads give none): more than a worker leaves
+(#775), and 80 blocks still pack into the 20 spare SMs when the workers are placed first
+(#761: then 128/80 works). The fix (#775): four scheduler warps a block, 20 blocks.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.bugs.case import BugCase
 from kda_sim.kernels.spec import Kernel, require_at_least
+from kda_sim.machine.profile import KernelResources
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -32,6 +33,7 @@ from kda_sim.protocol.space import CellSpace
 QUEUE, EVENT = 0, 1  # region ids
 GRIDS = ("scheduler", "worker")
 SCHEDULERS_PER_BLOCK = 4  # the fix's packing (#775)
+WARP, SCHEDULER_LDS, WORKER_LDS = 32, 16 * 1024, 213 * 1024  # bytes: the model's, #761's
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,14 @@ class MirageConfig:
 
 
 def scheduler_blocks(cfg: MirageConfig) -> int:
+    return -(-cfg.schedulers // (SCHEDULERS_PER_BLOCK if cfg.fix else 1))
+
+
+def resources(cfg: MirageConfig) -> KernelResources:  # a CTA's, by grid
     per = SCHEDULERS_PER_BLOCK if cfg.fix else 1
-    return -(-cfg.schedulers // per)
+    return KernelResources(
+        *((256, 64, WORKER_LDS) if cfg.grid == "worker" else (WARP * per, 64, SCHEDULER_LDS))
+    )
 
 
 def regions(cfg: MirageConfig) -> dict[str, int]:
@@ -67,21 +75,17 @@ def build(cfg: MirageConfig) -> Launch:
             mine = range(b, cfg.workers, blocks)
             hand = [Atomic(QUEUE, queue[w], AtomicKind.ADD, 1) for w in mine]
             wave = Wait(f"EVENT>={cfg.workers}", EVENT, event, Pred.GE, cfg.workers)
-            ops: list[Op] = [Begin("schedule", 0), *hand, End("schedule", 0)]
-            ops += [Begin("schedule", 1), wave, *hand, End("schedule", 1)]
+            ops: list[Op] = [Begin("schedule", 0), *hand, End("schedule", 0), Begin("schedule", 1)]
+            ops += [wave, *hand, End("schedule", 1)]
             programs.append(CtaProgram(b, "scheduler", (), tuple(ops)))
         return Launch(cfg, space, tuple(programs))
+    done = Atomic(EVENT, event, AtomicKind.ADD, 1)  # a worker reports its first task
     for w in range(cfg.workers):
         ops = []
         for wave in (1, 2):
-            ops += [
-                Begin("task", wave),
-                Wait(f"QUEUE[{w}]>={wave}", QUEUE, queue[w], Pred.GE, wave),
-                Compute("mpk.task"),
-            ]
-            if wave == 1:
-                ops.append(Atomic(EVENT, event, AtomicKind.ADD, 1))
-            ops.append(End("task", wave))
+            task = Wait(f"QUEUE[{w}]>={wave}", QUEUE, queue[w], Pred.GE, wave)
+            ops += [Begin("task", wave), task, Compute("mpk.task")]
+            ops += [*([done] if wave == 1 else []), End("task", wave)]
         programs.append(CtaProgram(w, "worker", (w,), tuple(ops)))
     return Launch(cfg, space, tuple(programs))
 
@@ -98,9 +102,7 @@ KERNEL = Kernel(
     stage_colors={"schedule": "#8c564b", "task": "#ff7f0e"},
     cost_keys=("mpk.task",),
     default_costs={"mpk.task": (3000.0, 0.0)},  # illustrative, not measured
-    threads=256,
-    regs_per_thread=64,
-    lds_bytes=213 * 1024,  # a worker's shared memory (#761): one block an SM
+    resources_fn=resources,
 )
 
 CASE = BugCase(

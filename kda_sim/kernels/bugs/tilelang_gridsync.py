@@ -9,10 +9,10 @@ forever. The fix adds a generation word (``__grid_sync_gen``), the phase of an m
 the last arriver bumps it and the others wait for it to change.
 
 The protocol as modelled, on the example ``gridbarrier`` kernel's machinery: each CTA adds
-1 and waits for the full count; with the reset, the CTA that releases (CTA 0 in the
-model: the vocabulary has no branch on an atomic's old value to pick the last arriver)
-stores 0 after each round. The fix is modelled as a count that only grows over the
-rounds, which, like the generation word, a later round never brings back.
+1 and waits for the full count; with the reset, the last arriver (the CTA whose add
+returns ``ctas - 1``) stores 0 instead of waiting, each round. The fix is modelled as a
+count that only grows over the rounds, which, like the generation word, a later round
+never brings back.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class TileLangSyncConfig:
 
 
 def _inner(cfg: TileLangSyncConfig) -> gridbarrier.GridBarrierConfig:
-    return gridbarrier.GridBarrierConfig(cfg.ctas, cfg.rounds, broken=not cfg.fix)
+    return gridbarrier.GridBarrierConfig(cfg.ctas, cfg.rounds, last_resets=not cfg.fix)
 
 
 KERNEL = on_example(

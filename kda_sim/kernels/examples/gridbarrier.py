@@ -7,7 +7,9 @@ The counter is never reset: it counts arrivals over every round, so round r wait
 CTA 0 resets the counter after passing each barrier so that the next round can count
 from 0 and wait for ``ctas`` again: a CTA still waiting on the previous round may read
 the 0 instead of the full count and wait forever (an ABA hazard), and every CTA then
-waits on it. The barrier needs every CTA resident at once.
+waits on it. With ``last_resets`` the reset is the last arriver's (the CTA whose add
+returns ``ctas - 1``, whichever it is): it stores 0 instead of waiting, while the others
+may not yet have read the full count. The barrier needs every CTA resident at once.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.spec import Kernel
+from kda_sim.protocol.branches import on_old
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -29,6 +32,7 @@ class GridBarrierConfig:
     ctas: int = 8  # CTAs in the grid: the barrier waits for all of them
     rounds: int = 2  # barriers, each between two phases of work
     broken: bool = False  # CTA 0 resets the counter while others may still wait
+    last_resets: bool = False  # the last CTA to arrive resets it instead of waiting
 
     def validate(self) -> GridBarrierConfig:
         if self.ctas < 1:
@@ -49,16 +53,16 @@ def build(cfg: GridBarrierConfig) -> Launch:
     for c in range(cfg.ctas):
         ops: list[Op] = []
         for r in range(cfg.rounds):
-            target = cfg.ctas if cfg.broken else (r + 1) * cfg.ctas
-            ops += [
-                Begin("work", r),
-                Compute("gb.work"),
-                End("work", r),
-                Begin("barrier", r),
-                Atomic(ARRIVE, word, AtomicKind.ADD, 1),
-                Wait(f"ARRIVE>={target}", ARRIVE, word, Pred.GE, target),
-                End("barrier", r),
-            ]
+            target = cfg.ctas if cfg.broken or cfg.last_resets else (r + 1) * cfg.ctas
+            wait = Wait(f"ARRIVE>={target}", ARRIVE, word, Pred.GE, target)
+            ops += [Begin("work", r), Compute("gb.work"), End("work", r), Begin("barrier", r)]
+            if cfg.last_resets:
+                reset = (Reset(ARRIVE, (word,)),)
+                last = on_old("last arriver", "old", Pred.EQ, cfg.ctas - 1, reset, (wait,))
+                ops += [Atomic(ARRIVE, word, AtomicKind.ADD, 1, into="old"), last]
+            else:
+                ops += [Atomic(ARRIVE, word, AtomicKind.ADD, 1), wait]
+            ops.append(End("barrier", r))
             if cfg.broken and c == 0:
                 ops.append(Reset(ARRIVE, (word,)))
         ops += [Begin("work", cfg.rounds), Compute("gb.work"), End("work", cfg.rounds)]

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from kda_sim.cli import main
+from kda_sim.host.shortest import unrolled
+from kda_sim.host.spec_text import parse
 from kda_sim.kernels.bugs.case import BugCase
 from kda_sim.kernels.bugs.corpus import cases
 from kda_sim.kernels.registry import get
@@ -81,3 +83,33 @@ def test_a_bug_runs_from_its_file_path(capsys: pytest.CaptureFixture[str]) -> No
     argv[argv.index("--kernel") + 1] = str(BUGS_DIR / f"{case.kernel}.py")
     code, out = _run(argv, capsys)
     assert code == 1 and any(f[0] == case.category for f in _findings(out)), out
+
+
+SEQUENCE_CASES = [c for c in CASES if c.sequence]
+
+
+@pytest.mark.parametrize("case", SEQUENCE_CASES, ids=[c.kernel for c in SEQUENCE_CASES])
+def test_the_shortest_sequence_reported_is_no_longer_and_still_fails(
+    case: BugCase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out = _run(case.argv(fixed=False), capsys)
+    line = next(ln.strip() for ln in out.splitlines() if ln.strip().startswith("shortest: "))
+    least = line.removeprefix("shortest: ").split(" (")[0]
+    assert len(unrolled(parse(least))) <= len(unrolled(parse(case.sequence)))
+    argv = case.argv(fixed=False)
+    argv[argv.index("--sequence") + 1] = least
+    code, again = _run(argv, capsys)
+    assert code == 1 and any(f[0] == case.category for f in _findings(again)), again
+
+
+def test_grids_sharing_sms_by_footprint_hang_in_one_order_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """mirage#761: 80 one-warp scheduler blocks placed after the 128 workers pack into the
+    20 spare SMs; placed first they spread over 80 SMs and strand 60 workers."""
+    base = ["check", "--kernel", "mirage_b200", "--gpu", "b200", "--sequence"]
+    code, out = _run([*base, "launch grid=scheduler & launch grid=worker"], capsys)
+    assert code == 1 and "60 CTAs (grid 1) never became resident" in out, out
+    assert "LDS short on 148 SMs" in out
+    code, out = _run([*base, "launch grid=worker & launch grid=scheduler"], capsys)
+    assert code == 0, out

@@ -1,0 +1,64 @@
+"""Block dispatch: slots for one footprint, each unit's threads, registers and LDS shared
+CTA by CTA for grids of different footprints."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import simpy
+
+from kda_sim.engine.dispatch import Units, dispatcher
+from kda_sim.machine import load_gpu
+from kda_sim.machine.residency import Footprint
+
+B200 = load_gpu("b200")
+# two SMs on one die keep the placements readable
+TWO = dataclasses.replace(B200, units=2, xcds=1)
+BIG = Footprint(256, 256 * 64, 213 * 1024)  # a mirage worker (#761)
+SMALL = Footprint(32, 32 * 64, 16 * 1024)
+
+
+def _place(prof, feet, per_unit: int = 32) -> tuple[dict[int, int], list[int]]:
+    """Where each block of ``feet`` starts (blocks never end), and the blocks left waiting."""
+    env = simpy.Environment()
+    units = Units(env, prof, per_unit, feet)
+    placed: dict[int, int] = {}
+
+    def forever():  # a CTA that never retires
+        yield env.event()
+
+    def start(b: int, unit: int, _xcd: int) -> simpy.Process:
+        placed[b] = unit
+        return env.process(forever())
+
+    env.process(dispatcher(env, units, list(range(len(feet))), start, 0.0))
+    env.run()
+    return placed, units.waiting
+
+
+def test_small_ctas_placed_first_spread_and_strand_the_large() -> None:
+    placed, waiting = _place(TWO, [SMALL, SMALL, BIG, BIG])
+    assert placed == {0: 0, 1: 1}  # one small CTA a unit: the emptiest unit first
+    assert waiting == [2, 3]  # 213 KiB + 16 KiB exceed an SM's 228 KiB
+
+
+def test_large_ctas_placed_first_leave_the_small_ones_room_to_pack() -> None:
+    placed, waiting = _place(TWO, [BIG, SMALL, SMALL, SMALL])
+    assert waiting == []
+    assert placed == {0: 0, 1: 1, 2: 1, 3: 1}  # the small CTAs share the free SM
+
+
+def test_a_unit_takes_ctas_up_to_its_thread_budget() -> None:
+    wide = Footprint(1024, 1024, 0)  # 2048 threads an SM: two of these
+    placed, waiting = _place(dataclasses.replace(B200, units=1, xcds=1), [wide] * 3)
+    assert list(placed) == [0, 1] and waiting == [2]
+
+
+def test_the_why_names_the_short_resource_on_every_unit() -> None:
+    env = simpy.Environment()
+    units = Units(env, TWO, 32, [SMALL, SMALL, BIG])
+    for b, u in ((0, 0), (1, 1)):
+        units.take(u, b)
+    assert units.short(2) == {"LDS": 2}
+    units.release(1, 1)
+    assert units.pick(0, 2) == 1
