@@ -20,6 +20,7 @@ from kda_sim.kernels.examples.splitk import SplitKConfig
 from kda_sim.kernels.registry import BUILTIN, get, spec_for
 from kda_sim.protocol.access import accesses
 from kda_sim.protocol.batches import poll
+from kda_sim.protocol.branches import on_old
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.ops import Put
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -194,3 +195,52 @@ def test_a_last_arrivers_clear_is_one_race_a_branch_whoever_takes_it() -> None:
         assert f.details["ctas"] == cfg.blocks
         assert f"(the same branch in {cfg.blocks} CTAs: whichever takes it clears)" in f.message
         assert len(f.details["waiters"]) == (cfg.blocks - 1) * cfg.syncs
+
+
+def _last_arriver(branch_wait: bool, n: int = 4) -> Launch:
+    """Every CTA adds to A; the last arriver (old == n - 1) clears A. With ``branch_wait``
+    the others wait for A >= n in the branch's else; without, every CTA first passes a
+    second barrier on B, which orders the clear after every wait on A."""
+    space = CellSpace.from_sizes({"A": 1, "B": 1})
+    a, b = int(space.gid(0, 0)), int(space.gid(1, 0))
+    wait_a = Wait("A", 0, a, Pred.GE, n)
+    progs = []
+    for c in range(n):
+        ops: list = [Atomic(0, a, into="old")]
+        if branch_wait:
+            ops.append(on_old("last arriver", "old", Pred.EQ, n - 1, (Reset(0, (a,)),), (wait_a,)))
+        else:
+            ops += [wait_a, Atomic(1, b), Wait("B", 1, b, Pred.GE, n)]
+            ops.append(on_old("last arriver", "old", Pred.EQ, n - 1, (Reset(0, (a,)),)))
+        progs.append(CtaProgram(c, "m", (), tuple(ops)))
+    return Launch(CFG, space, tuple(progs))
+
+
+def test_the_last_arrivers_clear_is_one_race_for_whichever_cta_takes_it() -> None:
+    (f,) = _races(_last_arriver(branch_wait=True))
+    assert f.message.startswith("CTA 0 (m), op 1 (if old == 3: last arriver) clears A[0]")
+    assert "(the same branch in 4 CTAs: whichever takes it clears)" in f.message
+    assert f.details["ctas"] == 4
+    assert "CTA 1 (m), op 1, waiting for A[0] >= 4" in f.message  # the else's wait
+
+
+def test_a_clear_in_a_branch_after_a_barrier_every_cta_passes_is_ordered() -> None:
+    assert _races(_last_arriver(branch_wait=False)) == []
+
+
+def test_a_wait_in_a_branch_orders_nothing() -> None:
+    """CTA 0 clears A after its wait on B, but that wait is in a branch (the last arriver
+    skips it): it may not run, so it orders nothing, and the others' waits on A race."""
+    space = CellSpace.from_sizes({"A": 1, "B": 1})
+    a, b = int(space.gid(0, 0)), int(space.gid(1, 0))
+    n = 3
+    progs = []
+    for c in range(n):
+        ops: list = [Atomic(0, a), Wait("A", 0, a, Pred.GE, n), Atomic(1, b, into="old")]
+        ops.append(on_old("last", "old", Pred.EQ, n - 1, (), (Wait("B", 1, b, Pred.GE, n),)))
+        if c == 0:
+            ops.append(Reset(0, (a,)))
+        progs.append(CtaProgram(c, "m", (), tuple(ops)))
+    (f,) = _races(Launch(CFG, space, tuple(progs)))
+    assert f.message.startswith("CTA 0 (m), op 4 clears A[0]")
+    assert [w["cta"] for w in f.details["waiters"]] == [1, 2]

@@ -72,7 +72,7 @@ def test_the_last_arrivers_reset_is_one_hazard_a_round(capsys: pytest.CaptureFix
     argv = ["check", "--kernel", "gridbarrier", "--seeds", "1", "--last-resets", "true", "--json"]
     assert main(argv) == 1
     rep = json.loads(capsys.readouterr().out)
-    aba = [f for f in rep["findings"] if f["category"] == "aba"]
-    assert [f["details"]["writer"]["op"] for f in aba] == [5, 12]  # each round's branch
-    assert all(f["details"]["ctas"] == 8 for f in aba)  # whichever of the 8 arrives last
-    assert "if old == 7: last arriver" in aba[0]["message"]
+    races = [f for f in rep["findings"] if f["category"] == "reset-race"]
+    assert [f["details"]["clearer"]["op"] for f in races] == [5, 12]  # each round's branch
+    assert all(f["details"]["ctas"] == 8 for f in races)  # whichever of the 8 arrives last
+    assert "if old == 7: last arriver" in races[0]["message"]
