@@ -8,6 +8,7 @@ every rerun.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
 from kda_sim.importers.caps import GZIP_MAGIC, check_bytes, inflate_capped
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
+from kda_sim.machine.costs import files_stamp
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import read_chrome
 from kda_sim.timeline.model import Timeline
@@ -90,7 +92,18 @@ def profile_id(gpu: str, kernel: str = DEFAULT_KERNEL) -> str:
     """What the caches key the profile ``gpu`` on besides its name: its identity with
     ``kernel``'s costs (:meth:`GpuProfile.identity`), so a name that comes to mean other
     costs (a costs file rewritten, a new fitted overlay) is never served from before;
-    where it does not load, why (the cached call says so again)."""
+    where it does not load, why (the cached call says so again). Loaded again only when
+    a file it is read from changed (a page asks for it on every simulation)."""
+    try:
+        stamp = files_stamp(gpu, kernel)
+    except KdaSimError as e:
+        return f"error: {e}"
+    return _profile_id(gpu, kernel, stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _profile_id(gpu: str, kernel: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
+    del stamp  # part of the memo's key only
     try:
         return load_profile(gpu, kernel=kernel).identity()
     except KdaSimError as e:

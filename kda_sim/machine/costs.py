@@ -19,7 +19,9 @@ A bundled GPU's name with a kernel means that: ``h200`` runs K1's fitted costs. 
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -332,9 +334,10 @@ def aliases() -> dict[str, tuple[str, str]]:
     from kda_sim.kernels.registry import BUILTIN, get
 
     out: dict[str, tuple[str, str]] = {}
+    gpus = gp.gpu_names()
     for name in BUILTIN:
         spec = get(name)
-        for g in gp.gpu_names():
+        for g in gpus:
             if fitted_file(spec, g) is not None:
                 out[f"{g}-{name}"] = (g, name)
     return out
@@ -351,11 +354,12 @@ def stock_names(kernel: str | Any | None = None) -> list[str]:
     from kda_sim.kernels.registry import BUILTIN
 
     specs = [_kernel(n) for n in BUILTIN] if kernel is None else [_kernel(kernel)]
+    gpus = gp.gpu_names()
     return sorted(
         {
             f"{g}{STOCK_NAME_SUFFIX}"
             for spec in specs
-            for g in gp.gpu_names()
+            for g in gpus
             if fitted_file(spec, g) is not None and stock_file(spec, g) is not None
         }
     )
@@ -387,3 +391,34 @@ def stock_for(gpu: GpuProfile, kernel: str | Any) -> GpuProfile:
     where = str(f)
     d = read_costs(f, where, spec, base)
     return apply_costs(gpu, d, where, statement(d, False))
+
+
+def files_stamp(name_or_path: str, kernel: str | Any) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime ns, size) of every file the profile ``name_or_path`` with ``kernel``'s
+    costs is read from (the GPU's, the kernel's stock and fitted costs for it; a profile
+    file itself), a missing one as (path, 0, 0): a key that changes whenever what the
+    name means may, without loading the profile (the app keys its memo of
+    :meth:`GpuProfile.identity` on it)."""
+    gpus = gp.gpu_names()
+    gpu = stock_gpu(name_or_path) or next(
+        (g for g in gpus if name_or_path == g or name_or_path.startswith(f"{g}-")), None
+    )
+    if gpu is None:
+        paths: list[Any] = [Path(name_or_path)]
+    else:
+        plain = name_or_path == gpu or stock_gpu(name_or_path) is not None
+        alias = None if plain else aliases().get(name_or_path)
+        spec = _kernel(alias[1] if alias else kernel)
+        folder = costs_dir(spec)
+        folder = Path(folder) if isinstance(folder, str) else folder
+        paths = [resources.files("kda_sim.machine").joinpath(f"profiles/{gpu}.json")]
+        if folder is not None:
+            paths += [folder / f"{gpu}{STOCK_SUFFIX}", folder / f"{gpu}{FITTED_SUFFIX}"]
+    out = []
+    for f in paths:
+        try:
+            st = os.stat(str(f))
+            out.append((str(f), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(f), 0, 0))
+    return tuple(out)

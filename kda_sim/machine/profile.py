@@ -11,6 +11,7 @@ FILE`` loads a profile file or a costs overlay ``kda-sim calibrate`` wrote.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -373,8 +374,16 @@ def validate_profile(prof: GpuProfile, where: str = "profile") -> GpuProfile:
 
 def gpu_names() -> list[str]:
     """The bundled GPUs (``profiles/*.json``)."""
+    return list(_gpu_names())
+
+
+@functools.cache
+def _gpu_names() -> tuple[str, ...]:
+    # package data: listed once a process (every profile name's lookup asks for it)
     files = resources.files("kda_sim.machine").joinpath("profiles")
-    return sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+    return tuple(
+        sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+    )
 
 
 def bundled_names(kernel: str | Any | None = None) -> list[str]:
@@ -436,7 +445,10 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         if prof.costs:
             prof = replace(prof, costs_from=f"the profile file {path}")
         return prof if kernel is None else costs.with_kernel_costs(prof, kernel)
+    # the built-in kernels' names, and a kernel given by path's own stock names
     names = bundled_names()
+    if kernel is not None:
+        names = sorted({*names, *costs.stock_names(kernel)})
     if name_or_path not in names and (path.suffix == ".json" or "/" in name_or_path):
         raise InvalidInput("no such profile file", what="profile", where=name_or_path)
     if name_or_path not in names:
