@@ -290,8 +290,16 @@ def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
             **prof.costs,
             **{k: (float(d["costs"][k][0]), float(d["costs"][k][1])) for k in missing},
         }
-        return replace(prof, costs=costs, costs_from=statement(d, False))
-    return _default(prof, spec, missing)
+        out = replace(prof, costs=costs, costs_from=statement(d, False))
+    else:
+        out = _default(prof, spec, missing)
+    if prof.costs_from and len(missing) == len(keys):
+        # another kernel's profile (``load_profile("h200")`` is K1's, with the latencies
+        # and build its fit set): say so, not only the costs filled in
+        out = replace(
+            out, costs_from=f"{out.costs_from}; on {prof.name}, made for {prof.costs_from}"
+        )
+    return out
 
 
 def load_overlay(path: Path, d: dict[str, Any]) -> GpuProfile:

@@ -124,6 +124,9 @@ def test_a_kernel_without_an_overlay_is_unchanged() -> None:
     assert prof.kernel == load_gpu("h200").kernel
     assert prof.latency_ns == load_gpu("h200").latency_ns
     assert prof.costs == dict(PINGPONG.default_costs)
+    # K1's H200 (its fit's latencies and build) handed to pingpong: the run says so
+    said = simulate(PingPongConfig(), load_profile("h200")).timeline.meta.extra["costs"]
+    assert said.startswith("pingpong default_costs") and f"on h200, made for {FITTED}" in said
 
 
 def test_the_profiles_identity_tells_fitted_from_stock() -> None:
