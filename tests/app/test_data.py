@@ -156,7 +156,9 @@ def test_plain_turns_results_into_data() -> None:
     assert p["poll"]["label"] == "PART" and p["arr"] == [0, 1, 2]
 
 
-def test_the_simulation_cache_keys_on_the_profiles_costs_not_its_name(tmp_path, monkeypatch) -> None:
+def test_the_simulation_cache_keys_on_the_profiles_costs_not_its_name(
+    tmp_path, monkeypatch
+) -> None:
     """A name that comes to mean other costs (here: a kernel's fitted overlay written
     while the app runs) gets a new key, never the simulation made before."""
     import textwrap

@@ -97,8 +97,10 @@ def test_the_counterpart_cache_keys_on_the_costs_not_the_name(
 
     fitted, stock = counterpart_path(TRACE, "h200"), counterpart_path(TRACE, "h200-stock")
     assert fitted != stock
-    assert read_chrome(stock).meta.extra["simulation"]["costs"].startswith(
-        "k1 stock costs for h200: the seed's build"
+    assert (
+        read_chrome(stock)
+        .meta.extra["simulation"]["costs"]
+        .startswith("k1 stock costs for h200: the seed's build")
     )
     # the stock costs under the name "h200", as before the change: another entry
     old = replace(load_profile("h200-stock"), name="h200")
