@@ -70,8 +70,9 @@ def test_calibrate_writes_and_refuses_to_overwrite(files, tmp_path: Path, capsys
     d = json.loads(capsys.readouterr().out)
     assert {r["set"] for r in d["rows"]} == {"fit", "held out"} and out.exists()
     assert d["holdout_ok"] == (rc == 0)
-    # the traces' GPU, K1 on the H200: the fit starts from the costs fitted before, and says so
-    assert d["base"] == "h200" and d["base_costs"].startswith("k1 costs fitted on h200 by")
+    # the traces' GPU (simulated on the seed's build): the fit starts there, and says so
+    assert d["base"] == "h200-stock"
+    assert d["base_costs"].startswith("k1 stock costs for h200: the seed's build")
     assert main([*args, "--budget", "0"]) == 2
     assert "--force" in capsys.readouterr().err
     written = json.loads(out.read_text())  # an overlay on the traces' GPU, not a profile
