@@ -194,3 +194,18 @@ def test_the_simulation_cache_keys_on_the_profiles_costs_not_its_name(
     now = data.simulate_kernel("h200", kernel, spec.config_to_dict(spec.default_config()))
     assert now.costs.startswith("pp3 costs fitted on h200 by kda-sim calibrate")
     assert now.timeline.makespan > stock.timeline.makespan
+
+
+def test_the_what_ifs_default_gpu_runs_what_the_open_trace_was_simulated_on() -> None:
+    """Opening What-if on a bundled H200 trace without changing anything showed "-42.0 %
+    vs the open run's simulation" (stock costs against K1's fit): now both are K1's fit."""
+    from pathlib import Path
+
+    from kda_sim.importers.chrome import read_kernel_trace
+
+    tl = read_kernel_trace(Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json")
+    run = data.simulation_of(tl)
+    gpu = data.profile_name(tl.meta.gpu)  # what the view's GPU picker opens on
+    picked = data.simulate_cached(gpu, tl.meta.config())
+    assert gpu == "h200" and picked.costs == run.timeline.meta.extra["costs"]
+    assert picked.timeline.makespan == run.timeline.makespan
