@@ -56,7 +56,8 @@ def _traces_dir() -> tuple[Path, str]:
         "from kda_sim.engine import simulate\n"
         "from kda_sim.machine.profile import load_profile\n"
         "from kda_sim.timeline.chrome import write_chrome\n"
-        "tl = simulate(LaunchConfig(2, 2), load_profile('h200'), seed=7, jitter=0.2).timeline\n"
+        "prof = load_profile('h200-stock')\n"
+        "tl = simulate(LaunchConfig(2, 2), prof, seed=7, jitter=0.2).timeline\n"
         "tl.meta.source = 'measured'\n"
         "write_chrome(tl, sys.argv[1])\n"
     )

@@ -42,7 +42,7 @@ MACHINE = {"poll": 1.3, "visibility_same_xcd": 0.8, "visibility_cross_xcd": 0.8}
 
 
 def truth_profile():
-    base = load_profile("h200")
+    base = load_profile("h200-stock")
     params: dict = {
         f"cost_{k}": tuple(v * COST_SCALE[k] for v in base.costs[k]) for k in COST_SCALE
     }
@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
         prepare(fake_real(LaunchConfig(*s), 20 + i, a.like_kernel), f"R{s[0]}L{s[1]}")
         for i, s in enumerate(held_shapes)
     ]
-    base = load_profile("h200")
+    base = load_profile("h200-stock")
     before = evaluate(base, train + hold)
     res = fit_profile(base, train, budget=a.budget, log=lambda m: print(m, file=sys.stderr))
     after = evaluate(res.profile, train + hold)

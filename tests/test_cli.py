@@ -33,7 +33,7 @@ def test_nw_first_is_a_flag_and_shortens_the_mi355x_launch(capsys) -> None:
 
 
 def test_deadlock_is_exit_1_and_names_the_wait(capsys) -> None:
-    assert main(["simulate", "--gpu", "h200", "--R", "4", "--L", "2", "--json"]) == 1
+    assert main(["simulate", "--gpu", "h200-stock", "--R", "4", "--L", "2", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["deadlock"] and d["makespan_ns"] is None and d["stuck_count"] == 256
     assert "not resident" in d["stuck"][0]["reason"]

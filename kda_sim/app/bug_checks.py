@@ -19,11 +19,13 @@ from kda_sim.checks.launch_check import LaunchReport, launch_text
 from kda_sim.cli import build_parser
 from kda_sim.commands.check import launch_report
 from kda_sim.commands.common import gpu_profile, kernel_and_config
+from kda_sim.errors import KdaSimError
 from kda_sim.host.command import sequence_check
 from kda_sim.host.report import sequence_text
 from kda_sim.host.run import LaunchRun, SequenceRun
 from kda_sim.kernels.bugs.case import BugCase
 from kda_sim.kernels.bugs.corpus import cases
+from kda_sim.machine.costs import with_kernel_costs
 from kda_sim.timeline.model import Timeline
 
 
@@ -61,6 +63,8 @@ class BugRun:
     report: str  # the check's text report, as the CLI prints it
     launches: list[Shown] = field(default_factory=list)
     shown: int = 0  # the launch the counterexample is: the first that hangs or passes stale
+    profile: str = ""  # the GPU profile's name and the kernel costs it ran (costs_from)
+    costs: str = ""
 
     @property
     def failing(self) -> list[Finding]:
@@ -130,10 +134,37 @@ def run_case(case: BugCase, fixed: bool) -> BugRun:
         rep = launch_report(cfg, prof, args, occupancy=args.occupancy)
         findings, launches, report = rep.findings, _launch_shown(rep), launch_text(rep)
     ok = not any(f.fails for f in findings)
-    return BugRun(command_of(case, fixed), ok, findings, report, launches, _first_bad(launches))
+    return BugRun(
+        command_of(case, fixed),
+        ok,
+        findings,
+        report,
+        launches,
+        _first_bad(launches),
+        prof.name,
+        with_kernel_costs(prof, spec).costs_from,
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def run_cached(kernel: str, fixed: bool) -> BugRun:
-    """:func:`run_case` once per bug and side: a check takes seconds."""
+def _run_cached(kernel: str, fixed: bool, costs_id: str) -> BugRun:
+    del costs_id  # part of the cache key only: the profile's identity
     return run_case(case_of(kernel), fixed)
+
+
+def run_cached(kernel: str, fixed: bool) -> BugRun:
+    """:func:`run_case` once per bug, side and identity of the profile it runs on (its
+    name alone may come to mean other costs): a check takes seconds."""
+    return _run_cached(kernel, fixed, profile_id_of(case_of(kernel), fixed))
+
+
+def profile_id_of(case: BugCase, fixed: bool) -> str:
+    """The identity of the profile the case's check runs on, with its kernel's costs;
+    where it does not load, why (the run says so again)."""
+    args, rest = build_parser().parse_known_args(case.argv(fixed))
+    args.kernel_args = rest
+    try:
+        spec, _ = kernel_and_config(args)
+        return with_kernel_costs(gpu_profile(args), spec).identity()
+    except KdaSimError as e:
+        return f"error: {e}"

@@ -8,6 +8,7 @@ every rerun.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
 from kda_sim.importers.caps import GZIP_MAGIC, check_bytes, inflate_capped
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
+from kda_sim.machine.costs import files_stamp
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
 from kda_sim.timeline.chrome import read_chrome
 from kda_sim.timeline.model import Timeline
@@ -69,6 +71,8 @@ class SimOutcome:
     stale_reads: int = 0
     hbm_bytes: int = 0
     params: dict[str, float] = field(default_factory=dict)
+    profile: str = ""  # the profile's name and the costs it ran (GpuProfile.costs_from)
+    costs: str = ""
 
     @property
     def verdict(self) -> str:
@@ -77,10 +81,43 @@ class SimOutcome:
         return "deadlocks" if self.timeline.deadlock else "finishes"
 
 
-def whatif_profile(gpu: str, params: dict[str, float]) -> GpuProfile:
-    """The bundled profile ``gpu`` with the what-if view's latencies and bandwidth."""
-    prof = load_profile(gpu)
+def whatif_profile(gpu: str, params: dict[str, float], kernel: str = DEFAULT_KERNEL) -> GpuProfile:
+    """The bundled profile ``gpu`` with ``kernel``'s costs and the what-if view's
+    latencies and bandwidth."""
+    prof = load_profile(gpu, kernel=kernel)
     return prof.with_params(**params) if params else prof
+
+
+def profile_id(gpu: str, kernel: str = DEFAULT_KERNEL) -> str:
+    """What the caches key the profile ``gpu`` on besides its name: its identity with
+    ``kernel``'s costs (:meth:`GpuProfile.identity`), so a name that comes to mean other
+    costs (a costs file rewritten, a new fitted overlay) is never served from before;
+    where it does not load, why (the cached call says so again). Loaded again only when
+    a file it is read from changed (a page asks for it on every simulation)."""
+    try:
+        stamp = files_stamp(gpu, kernel)
+    except KdaSimError as e:
+        return f"error: {e}"
+    return _profile_id(gpu, kernel, stamp)
+
+
+@functools.lru_cache(maxsize=256)
+def _profile_id(gpu: str, kernel: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
+    del stamp  # part of the memo's key only
+    try:
+        return load_profile(gpu, kernel=kernel).identity()
+    except KdaSimError as e:
+        return f"error: {e}"
+
+
+def costs_said(gpu: str, kernel: str = DEFAULT_KERNEL) -> str:
+    """``profile gpu: <which costs>``, as a view states the profile it used; where the
+    profile does not load, why."""
+    try:
+        prof = load_profile(gpu, kernel=kernel)
+    except KdaSimError as e:
+        return f"profile {gpu}: {e}"
+    return f"profile {prof.name}: {prof.costs_from or 'the costs the profile file holds'}"
 
 
 Config = tuple[tuple[str, Any], ...]  # a configuration as a cache key: sorted (field, value)
@@ -111,11 +148,14 @@ def _simulate(
     occupancy: int | None,
     params: tuple[tuple[str, float], ...],
     stamp: str = "",
+    costs_id: str = "",
 ) -> SimOutcome:
-    del stamp  # part of the cache key only: a kernel file's name and time of change
+    # part of the cache key only: a kernel file's name and time of change; the profile's
+    # identity (profile_id)
+    del stamp, costs_id
     t0 = time.perf_counter()
     try:
-        prof = whatif_profile(gpu, dict(params))
+        prof = whatif_profile(gpu, dict(params), kernel)
         res = simulate(config_of(kernel, config), prof, occupancy=occupancy)
     except KdaSimError as e:
         return SimOutcome(None, str(e), seconds=time.perf_counter() - t0)
@@ -129,6 +169,8 @@ def _simulate(
         len(res.stale_reads),
         res.hbm_bytes,
         dict(params),
+        prof.name,
+        prof.costs_from,
     )
 
 
@@ -140,9 +182,11 @@ def _floor(
     occupancy: int | None,
     params: tuple[tuple[str, float], ...],
     figures: tuple[float, float, float],
+    costs_id: str = "",
 ) -> dict[str, Any] | str:
+    del costs_id  # part of the cache key only: the profile's identity (profile_id)
     try:
-        prof = whatif_profile(gpu, dict(params))
+        prof = whatif_profile(gpu, dict(params), kernel)
         return ladder(config_of(kernel, config), prof, Figures(*figures), occupancy)
     except KdaSimError as e:
         return str(e)
@@ -158,7 +202,9 @@ def floor_cached(
     """:func:`kda_sim.checks.floor.ladder` for the what-if view (six simulations, once),
     or why it cannot run."""
     fig = (figures.stream_bytes_per_ns, figures.visibility_ns, figures.poll_ns)
-    return _floor(gpu, *config_key(cfg), occupancy, tuple(sorted(params.items())), fig)
+    kernel, config = config_key(cfg)
+    ident = profile_id(gpu, kernel)
+    return _floor(gpu, kernel, config, occupancy, tuple(sorted(params.items())), fig, ident)
 
 
 def simulate_cached(
@@ -168,8 +214,11 @@ def simulate_cached(
     params: dict[str, float] | None = None,
 ) -> SimOutcome:
     """One simulation of ``cfg`` (any registered kernel's configuration), once."""
-    # plain tuples as the cache key: every field of the configuration, every latency
-    return _simulate(gpu, *config_key(cfg), occupancy, tuple(sorted((params or {}).items())))
+    # plain tuples as the cache key: every field of the configuration, every latency, and
+    # the profile's identity (its name alone may come to mean other costs)
+    kernel, config = config_key(cfg)
+    lat = tuple(sorted((params or {}).items()))
+    return _simulate(gpu, kernel, config, occupancy, lat, "", profile_id(gpu, kernel))
 
 
 def simulate_kernel(
@@ -183,7 +232,7 @@ def simulate_kernel(
     loaded) with the configuration ``fields``; an invalid one is the outcome's error.
     ``stamp`` names the kernel's version (a file's path and time of change)."""
     config = tuple(sorted(fields.items()))
-    return _simulate(gpu, kernel, config, occupancy, (), stamp)
+    return _simulate(gpu, kernel, config, occupancy, (), stamp, profile_id(gpu, kernel))
 
 
 def profile_name(gpu: str, kernel: str | None = None) -> str | None:
@@ -222,6 +271,16 @@ class Run:
         return self.linked or self.real
 
     @property
+    def profile_said(self) -> str:
+        """Which GPU profile and kernel costs the run's simulation used, as its meta
+        recorded them (every view shows it under the run's name)."""
+        if self.sim is None:
+            return "No simulation: no profile or costs used."
+        extra = self.sim.meta.extra if isinstance(self.sim.meta.extra, dict) else {}
+        costs = extra.get("costs") or "its costs are not recorded in the timeline"
+        return f"Simulated on profile {self.sim.meta.gpu}: {costs}."
+
+    @property
     def main(self) -> Timeline:
         tl = self.real or self.sim
         assert tl is not None, "a run has a real or a simulated timeline"
@@ -239,8 +298,11 @@ def _run_of_trace(key: str, name: str, kind: str, _tl: Timeline) -> Run:
 
 
 def run_of_trace_cached(key: str, name: str, kind: str, tl: Timeline) -> Run:
-    """:func:`run_of_trace` once per ``key`` (which must name the file's content)."""
-    return _run_of_trace(key, name, kind, tl)
+    """:func:`run_of_trace` once per ``key`` (which must name the file's content) and per
+    identity of the profile its simulation runs on."""
+    gpu = profile_name(tl.meta.gpu, tl.meta.measured_build()) if tl.meta.gpu else None
+    ident = profile_id(gpu, tl.meta.kernel) if gpu else ""
+    return _run_of_trace(f"{key}|{ident}", name, kind, tl)
 
 
 def run_of_trace(name: str, kind: str, tl: Timeline) -> Run:

@@ -177,6 +177,7 @@ def _banner(run: data.Run, root: Path) -> None:
         f"#### {run.name} <span style='color:#888;font-size:0.8em'>· {m.gpu} · {_label(m)}</span>",
         unsafe_allow_html=True,
     )
+    st.caption(run.profile_said)
     if run.kind == "simulated" and run.note:
         st.caption(run.note)
     elif run.kind == "simulated":

@@ -119,11 +119,13 @@ def ladder(cfg: Any, prof: GpuProfile, f: Figures, occupancy: int | None = None)
     # the bound: the launch's bytes at the datasheet's bandwidth
     peak = prof.hbm_peak_bytes_per_ns or prof.hbm_bytes_per_ns
     rows = [rung(f"the profile ({prof.name})", cfg, prof, peak, occupancy)]
+    costs = prof.costs_from
     for label, step in LADDER:
         prof = step(prof, f)
         rows.append(rung(f"+ {label}", cfg, prof, peak, occupancy))
     return {
         "config": spec_for(cfg).label(cfg),
+        "costs": costs,  # which kernel costs the profile's rung ran
         "figures": {
             "stream_tbps": f.stream_bytes_per_ns / 1e3,
             "visibility_ns": f.visibility_ns,

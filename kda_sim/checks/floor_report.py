@@ -20,6 +20,8 @@ def table(report: dict[str, Any]) -> str:
             f"{r['step']:<58} {r['makespan_us']:7.1f} {bound}"
             f" {r['handoff_latency_us']:10.1f} {r['gemv_us']:7.1f}"
         )
+    if report.get("costs"):
+        lines.append(f"costs: {report['costs']}")
     return "\n".join(lines)
 
 

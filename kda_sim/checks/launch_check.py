@@ -28,6 +28,7 @@ from kda_sim.checks.words import uses_words
 from kda_sim.engine import simulate
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
+from kda_sim.machine.costs import with_kernel_costs
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits
 from kda_sim.parallel import Workers
@@ -52,6 +53,7 @@ class LaunchReport:
     any_order_engine: bool | None = None  # the engine on the any-order witness: finishes?
     late: list[LateLoad] = field(default_factory=list)  # staging loads issued after a poll
     sections: list[Section] = field(default_factory=list)
+    costs: str = ""  # which kernel costs the profile ran (GpuProfile.costs_from)
 
     @property
     def kernel(self) -> Any:
@@ -83,6 +85,8 @@ def check_launch(
     issued late (:mod:`kda_sim.checks.late_loads`); ``workers``: the processes the
     dynamic checks' engine runs are shared among (None: this one)."""
     spec_for(cfg).validate(cfg)
+    # the costs (and, fitted, the build's resources) every part below runs with
+    prof = with_kernel_costs(prof, spec_for(cfg))
     check_fits(cfg, prof)
     slots = slots_for(cfg, prof, occupancy)
     built = launch if launch is not None else spec_for(cfg).build(cfg)
@@ -163,7 +167,18 @@ def check_launch(
     for s in sections:
         findings += s.findings
     return LaunchReport(
-        cfg, prof.name, static, anyo, dyn, vis, role, findings, anyo_engine, late, sections
+        cfg,
+        prof.name,
+        static,
+        anyo,
+        dyn,
+        vis,
+        role,
+        findings,
+        anyo_engine,
+        late,
+        sections,
+        prof.costs_from,
     )
 
 
@@ -181,6 +196,7 @@ def launch_text(rep: LaunchReport) -> str:
     lines = [
         f"{rep.gpu}  {spec.label(rep.cfg)}  occupancy {res.per_unit} ({res.slots} slots, "
         f"by {res.limited_by})",
+        *([f"  costs: {rep.costs}"] if rep.costs else []),
         f"  deadlock, static, {rep.static.assumption}: {verdict(rep.static.finishes)}",
         f"  deadlock, static, {rep.any_order.assumption}: {verdict(rep.any_order.finishes)}"
         + (f" ({rep.any_order.note})" if rep.any_order.note else ""),
@@ -216,6 +232,7 @@ def launch_json(rep: LaunchReport) -> dict[str, Any]:
     return {
         "kernel": spec.name,
         "gpu": rep.gpu,
+        "costs": rep.costs,
         "config": spec.config_to_dict(rep.cfg),
         "ok": rep.ok,
         "failing": sorted(c.value for c in rep.failing()),

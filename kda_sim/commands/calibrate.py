@@ -160,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "out": str(args.out),
         "base": base.name,
+        # which kernel costs the fit started from ("err before" is theirs)
+        "base_costs": base.costs_from,
         "launches": res.launches,
         "seconds": res.seconds,
         "rows": rows,
@@ -171,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
+        print(f"started from {base.name}: {base.costs_from}")
         print(
             f"{'trace':28} {'shape':>9} {'set':9} {'makespan':>10} "
             f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9}"

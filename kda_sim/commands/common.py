@@ -64,8 +64,10 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
     p.add_argument(
         "--gpu",
         default="mi355x",
-        help=f"a bundled GPU with the kernel's stock costs, or GPU-KERNEL with its fitted "
-        f"ones ({', '.join(bundled_names())}), or a profile .json",
+        help=f"a bundled GPU with the kernel's costs: fitted to the build we ship where the "
+        f"kernel has them, else its stock ones (the report says which); GPU-stock: the stock "
+        f"ones (the seed's build); GPU-KERNEL: a kernel's fitted ones "
+        f"({', '.join(bundled_names())}), or a profile .json",
     )
     p.add_argument(
         "--profile",

@@ -126,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "real": str(args.real),
         "sim": what,
+        # which kernel costs the simulation ran (a saved one: what its meta says)
+        "costs": (sim.meta.extra.get("costs") if isinstance(sim.meta.extra, dict) else None),
         "kernel": spec.name,
         "config": spec.config_to_dict(cfg),
         "conformance": conf.summary(),
@@ -161,6 +163,8 @@ def _print(report: dict, conf, cmp) -> None:
     print(f"{report['real']}  vs  {report['sim']}  ({cmp.matched and len(cmp.matched)} stages)")
     spec = get(report["kernel"])
     print(f"configuration: {spec.label(spec.config_from_dict(report['config']))}")
+    if report.get("costs"):
+        print(f"costs: {report['costs']}")
     print(
         f"clocks: {clk.n_pairs} unit pairs from {clk.n_handoffs} hand-offs; residual "
         f"{clk.residual_ns:.0f} ns, smallest margin {clk.margin_ns:.0f} ns, offsets "

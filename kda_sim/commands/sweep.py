@@ -78,12 +78,14 @@ def run(args: argparse.Namespace) -> int:
                     "kernel": kernel,
                     "axes": list(axes),
                     "gpu": prof.name,
+                    "costs": prof.costs_from,
                     "cells": [c.to_dict() for c in cells],
                 },
                 indent=2,
             )
         )
     else:
+        print(f"costs: {prof.costs_from}")
         print(format_table(cells, prof.name, axes))
         dead = [c for c in cells if c.verdict == DEADLOCK]
         if dead:

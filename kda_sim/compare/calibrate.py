@@ -63,7 +63,13 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, spec_for
 from kda_sim.kernels.registry import get as get_kernel
 from kda_sim.kernels.spec import hook
-from kda_sim.machine.costs import COST_FIELDS, OVERRIDABLE, apply_costs, validate_costs_dict
+from kda_sim.machine.costs import (
+    BUILD_SOURCE,
+    COST_FIELDS,
+    OVERRIDABLE,
+    apply_costs,
+    validate_costs_dict,
+)
 from kda_sim.machine.profile import GpuProfile, gpu_names, load_gpu, validate_profile
 from kda_sim.timeline.model import Timeline
 
@@ -520,7 +526,9 @@ def fitted_overlay(
         )
     )
     d["provenance"] = {"by": "kda-sim calibrate", "date": date, "detail": detail}
-    src = {k: v for k, v in fit.sources.items() if k != "calibration" and gpu.sources.get(k) != v}
+    # not the start's build text: a fit's build is what its provenance says it ran
+    drop = ("calibration", BUILD_SOURCE)
+    src = {k: v for k, v in fit.sources.items() if k not in drop and gpu.sources.get(k) != v}
     if src:
         d["sources"] = src
     return d

@@ -5,8 +5,9 @@ on its GPU's bundled profile (for our Triton K1 on the H200, the fitted ``h200-k
 given one, with the measured build's resources and CTAs an SM
 (:mod:`kda_sim.compare.launch`), nominal (no jitter): what ``kda-sim compare`` runs
 against the trace. Counterparts are not committed: :func:`counterpart` keeps them in the
-user's cache (:mod:`kda_sim.cache`), keyed by the trace's checksum, the profile and the
-code; ``kda-sim simulate --like TRACE --out FILE`` writes one.
+user's cache (:mod:`kda_sim.cache`), keyed by the trace's checksum, the profile's identity
+(its every figure and the costs it says it ran, never its name alone:
+:meth:`GpuProfile.identity`) and the code; ``kda-sim simulate --like TRACE --out FILE`` writes one.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def simulate_like(
         extra["simulates"] = name
     extra["simulation"] = {
         "profile": prof.name,
+        "costs": prof.costs_from,
         "occupancy": res.residency.per_unit,
         "slots": res.residency.slots,
         "limited_by": res.residency.limited_by,
@@ -80,7 +82,7 @@ def counterpart_path(path: Path, explicit: str | None = None, tl: Timeline | Non
     if tl is None:
         tl = read_k1_trace(path)
     prof = like_profile(tl, explicit)
-    entry = cache.key("counterpart", cache.file_sha256(path), prof.to_dict()) + ".json"
+    entry = cache.key("counterpart", cache.file_sha256(path), prof.identity()) + ".json"
 
     def make(out: Path) -> None:
         write_chrome(simulate_like(tl, prof, name=path.name).timeline, out)

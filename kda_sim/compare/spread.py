@@ -86,9 +86,10 @@ def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[s
     for t in launches:
         prof = with_resources(profile_of(t, profile), resources(t))
         sim = simulate(config_of(t), prof, occupancy=occupancy_of(t)).timeline
-        errs.append((prof.name, *errors(t, sim)))
+        errs.append((prof.name, *errors(t, sim), prof.costs_from))
     return {
         "profile": errs[0][0],
+        "costs": errs[0][3],  # which kernel costs the profile ran
         "makespan_err_frac": _stats([e[1] for e in errs]),
         "start_err_median_frac": _stats([e[2] for e in errs]),
     }
@@ -161,4 +162,6 @@ def table(report: dict[str, Any]) -> str:
             f"{ms['max']:.1f}] {100 * b['makespan_range_frac']:6.1f}% "
             f"{100 * pe['median']:11.1f}% {100 * me['median']:12.1f}%  {m['profile']}"
         )
+    named = {r["model"]["profile"]: r["model"].get("costs") for r in report.values()}
+    lines += [f"costs of {p}: {c}" for p, c in named.items() if c]
     return "\n".join(lines)

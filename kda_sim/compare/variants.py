@@ -136,7 +136,9 @@ def compare(
                 p0, p1 = makespan_us(c0, predict, cache), makespan_us(c1, predict, cache)
                 row |= {f"{predict}_delta_us": p1 - p0, f"{predict}_default_us": p0}
         out.append(row)
-    return {"profile": profile, "predict": predict, "rows": out}
+    # which kernel costs each named profile ran
+    costs = {p: load_profile(p, kernel=kernel).costs_from for p in (profile, predict) if p}
+    return {"profile": profile, "predict": predict, "costs": costs, "rows": out}
 
 
 def table(report: dict[str, Any]) -> str:
@@ -151,6 +153,7 @@ def table(report: dict[str, Any]) -> str:
         if pr and f"{pr}_delta_us" in r:
             line += f" {r[f'{pr}_delta_us']:+16.2f}"
         lines.append(line)
+    lines += [f"costs of {p}: {c}" for p, c in report.get("costs", {}).items() if c]
     return "\n".join(lines)
 
 

@@ -34,6 +34,9 @@ def _finding_text(f: Finding, with_shortest: bool) -> str:
 def sequence_text(seq: SequenceRun, findings: list[Finding], gpu: str) -> str:
     spec = seq.kernel
     lines = [f"{gpu}  {spec.name}  sequence {seq.sequence.text!r}"]
+    said = costs_of(seq)
+    if said:
+        lines.append(f"  costs: {said}")
     for run in seq.runs:
         lines.append(f"  {run.label} (epoch {run.epoch}){_grids(run, spec)}: {_outcome(run)}")
     if seq.not_run:
@@ -49,9 +52,19 @@ def sequence_text(seq: SequenceRun, findings: list[Finding], gpu: str) -> str:
     return "\n".join(lines)
 
 
+def costs_of(seq: SequenceRun) -> str:
+    """Which kernel costs the sequence's launches ran (their timelines' meta says)."""
+    for run in seq.runs:
+        extra = run.result.timeline.meta.extra
+        if isinstance(extra, dict) and extra.get("costs"):
+            return str(extra["costs"])
+    return ""
+
+
 def sequence_json(seq: SequenceRun, findings: list[Finding], gpu: str) -> dict[str, Any]:
     return {
         "gpu": gpu,
+        "costs": costs_of(seq),
         "kernel": seq.kernel.name,
         "sequence": seq.sequence.text,
         "safe": not failing(findings),

@@ -46,10 +46,10 @@ def gpu_units(tl: Timeline) -> int | None:
         return sms
     if tl.meta.source != "simulated":
         return None
-    from kda_sim.machine.profile import bundled_for, load_profile
+    from kda_sim.machine.profile import bundled_for, load_gpu
 
     name = bundled_for(tl.meta.gpu) if isinstance(tl.meta.gpu, str) else None
-    return load_profile(name).units if name else None
+    return load_gpu(name).units if name else None
 
 
 def _programs(tl: Timeline, where: str) -> tuple[Any, ...]:

@@ -9,15 +9,19 @@ its own folder (its ``costs_dir`` hook; K1's is ``kda_sim/kernels/k1/costs/``):
   resources) and its provenance.
 
 :func:`profile_for` merges them: the fitted overlay where one exists for the GPU, else
-the stock costs, else the kernel's ``default_costs`` hook, and says which it used
-(``GpuProfile.costs_from``; the simulator copies it into the timeline's
-``meta.extra['costs']``). The name ``<gpu>-<kernel>`` (``h200-k1``) is the fitted overlay
-on the GPU, as one profile name.
+the stock costs, else the kernel's ``default_costs`` hook, and says which it used, in
+words (``GpuProfile.costs_from``, from the file's ``provenance`` and its ``sources``
+entry ``build``; the simulator copies it into the timeline's ``meta.extra['costs']``).
+A bundled GPU's name with a kernel means that: ``h200`` runs K1's fitted costs. The name
+``<gpu>-stock`` (``h200-stock``) keeps the stock costs reachable where a kernel has both;
+``<gpu>-<kernel>`` (``h200-k1``) is a kernel's fitted overlay on the GPU, as one name.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,11 @@ from kda_sim.machine import profile as gp
 from kda_sim.machine.profile import GpuProfile
 
 FITTED_SUFFIX = ".fitted.json"
+# ``<gpu>-stock``: a kernel's stock costs on a GPU where it also has fitted ones
+STOCK_NAME_SUFFIX = "-stock"
+# the ``sources`` entry of a costs file that says, in words, which build its costs model
+# (``costs_from`` quotes it); a fit never carries its start's over (kda-sim calibrate)
+BUILD_SOURCE = "build"
 # what a costs file sets in the profile as it is
 COST_FIELDS: tuple[str, ...] = ("costs", "cost_above", "unit_shared", "unit_share")
 STOCK_SUFFIX = ".json"
@@ -172,13 +181,21 @@ def read_costs(f: Any, where: str, spec: Any | None = None, gpu: str = "") -> di
 
 
 def statement(d: dict[str, Any], fitted: bool, where: str = "") -> str:
-    """What :attr:`GpuProfile.costs_from` says of a costs file: ``k1/h200 stock`` or
-    ``k1/h200 fitted (kda-sim calibrate, 2026-12-04 22:24 UTC)``."""
-    text = f"{d['kernel']}/{d['gpu']} {'fitted' if fitted else 'stock'}"
+    """What :attr:`GpuProfile.costs_from` says of a costs file, in words: ``k1 costs
+    fitted on h200 by kda-sim calibrate (2026-12-04 22:24 UTC): <build>`` or ``k1 stock
+    costs for h200: <build>``, the build quoted from the file's ``sources``."""
+    k, g = d["kernel"], d["gpu"]
     prov = d.get("provenance")
-    if prov:
-        text += f" ({prov['by']}, {prov['date']})"
-    return text + (f" from {where}" if where else "")
+    if fitted:
+        text = f"{k} costs fitted on {g}"
+        if prov:
+            text += f" by {prov['by']} ({prov['date']})"
+    else:
+        text = f"{k} stock costs for {g}"
+    build = d.get("sources", {}).get(BUILD_SOURCE)
+    if build:
+        text += f": {build}"
+    return text + (f"; from {where}" if where else "")
 
 
 def apply_costs(
@@ -247,9 +264,10 @@ def profile_for(gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True
 
 
 def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
-    """``prof`` as it is when it holds every cost key of the kernel; else with the
-    kernel's stock costs for its GPU (a profile file's: the bundled GPU its ``name``
-    says), or its ``default_costs``, where it has none."""
+    """``prof`` as it is when it holds every cost key of the kernel; a bundled GPU alone,
+    as :func:`profile_for` gives it; else with the kernel's stock costs for its GPU (a
+    profile file's: the bundled GPU its ``name`` says), or its ``default_costs``, where it
+    has none."""
     spec = _kernel(kernel)
     from kda_sim.kernels.spec import hook
 
@@ -258,6 +276,10 @@ def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
     missing = [k for k in keys if k not in prof.costs]
     if not missing:
         return prof
+    # a bundled GPU as loaded (``load_gpu("h200")``) means what its name means: the
+    # kernel's fitted overlay where it has one, as ``--gpu h200`` does
+    if not prof.costs and prof.gpu in gp.gpu_names() and prof == gp.load_gpu(prof.gpu):
+        return profile_for(prof, spec)
     # a profile file stands on the bundled GPU its name says ("h200"), if one does
     base = prof.gpu if prof.gpu in gp.gpu_names() else prof.name
     f = _costs_file(spec, base, STOCK_SUFFIX)
@@ -268,8 +290,16 @@ def with_kernel_costs(prof: GpuProfile, kernel: str | Any) -> GpuProfile:
             **prof.costs,
             **{k: (float(d["costs"][k][0]), float(d["costs"][k][1])) for k in missing},
         }
-        return replace(prof, costs=costs, costs_from=statement(d, False))
-    return _default(prof, spec, missing)
+        out = replace(prof, costs=costs, costs_from=statement(d, False))
+    else:
+        out = _default(prof, spec, missing)
+    if prof.costs_from and len(missing) == len(keys):
+        # another kernel's profile (``load_profile("h200")`` is K1's, with the latencies
+        # and build its fit set): say so, not only the costs filled in
+        out = replace(
+            out, costs_from=f"{out.costs_from}; on {prof.name}, made for {prof.costs_from}"
+        )
+    return out
 
 
 def load_overlay(path: Path, d: dict[str, Any]) -> GpuProfile:
@@ -312,9 +342,91 @@ def aliases() -> dict[str, tuple[str, str]]:
     from kda_sim.kernels.registry import BUILTIN, get
 
     out: dict[str, tuple[str, str]] = {}
+    gpus = gp.gpu_names()
     for name in BUILTIN:
         spec = get(name)
-        for g in gp.gpu_names():
+        for g in gpus:
             if fitted_file(spec, g) is not None:
                 out[f"{g}-{name}"] = (g, name)
     return out
+
+
+def stock_file(spec: Any, gpu: str) -> Any:
+    """The kernel's stock costs for the bundled GPU ``gpu``, or None."""
+    return _costs_file(spec, gpu, STOCK_SUFFIX)
+
+
+def stock_names(kernel: str | Any | None = None) -> list[str]:
+    """``<gpu>-stock`` for every bundled GPU where ``kernel`` (None: any built-in kernel)
+    has both stock and fitted costs: there the GPU's own name runs the fitted ones."""
+    from kda_sim.kernels.registry import BUILTIN
+
+    specs = [_kernel(n) for n in BUILTIN] if kernel is None else [_kernel(kernel)]
+    gpus = gp.gpu_names()
+    return sorted(
+        {
+            f"{g}{STOCK_NAME_SUFFIX}"
+            for spec in specs
+            for g in gpus
+            if fitted_file(spec, g) is not None and stock_file(spec, g) is not None
+        }
+    )
+
+
+def stock_gpu(name: str) -> str | None:
+    """The bundled GPU a ``<gpu>-stock`` name stands on, None for another name."""
+    base = name.removesuffix(STOCK_NAME_SUFFIX)
+    return base if base != name and base in gp.gpu_names() else None
+
+
+def stock_for(gpu: GpuProfile, kernel: str | Any) -> GpuProfile:
+    """``gpu`` (named ``<gpu>-stock``) with the kernel's stock costs; refused where the
+    kernel has no fitted costs for it (its GPU's own name runs the stock ones already) or
+    no stock ones."""
+    spec = _kernel(kernel)
+    base = gpu.gpu
+    f = stock_file(spec, base)
+    if f is None or fitted_file(spec, base) is None:
+        has = "no stock costs" if f is None else "no fitted costs"
+        runs = profile_for(base, spec).costs_from if f is not None else ""
+        raise InvalidInput(
+            f"{spec.name} has {has} for {base}"
+            + (f", so --gpu {base} runs its stock ones ({runs})" if runs else "")
+            + f"; {spec.name}'s stock names: {', '.join(stock_names(spec)) or 'none'}",
+            what="gpu",
+            where=gpu.name,
+        )
+    where = str(f)
+    d = read_costs(f, where, spec, base)
+    return apply_costs(gpu, d, where, statement(d, False))
+
+
+def files_stamp(name_or_path: str, kernel: str | Any) -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime ns, size) of every file the profile ``name_or_path`` with ``kernel``'s
+    costs is read from (the GPU's, the kernel's stock and fitted costs for it; a profile
+    file itself), a missing one as (path, 0, 0): a key that changes whenever what the
+    name means may, without loading the profile (the app keys its memo of
+    :meth:`GpuProfile.identity` on it)."""
+    gpus = gp.gpu_names()
+    gpu = stock_gpu(name_or_path) or next(
+        (g for g in gpus if name_or_path == g or name_or_path.startswith(f"{g}-")), None
+    )
+    if gpu is None:
+        paths: list[Any] = [Path(name_or_path)]
+    else:
+        plain = name_or_path == gpu or stock_gpu(name_or_path) is not None
+        alias = None if plain else aliases().get(name_or_path)
+        spec = _kernel(alias[1] if alias else kernel)
+        folder = costs_dir(spec)
+        folder = Path(folder) if isinstance(folder, str) else folder
+        paths = [resources.files("kda_sim.machine").joinpath(f"profiles/{gpu}.json")]
+        if folder is not None:
+            paths += [folder / f"{gpu}{STOCK_SUFFIX}", folder / f"{gpu}{FITTED_SUFFIX}"]
+    out = []
+    for f in paths:
+        try:
+            st = os.stat(str(f))
+            out.append((str(f), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(f), 0, 0))
+    return tuple(out)

@@ -3,13 +3,16 @@
 The bundled GPUs live in ``profiles/*.json``, each with a ``sources`` table saying where
 every default comes from; they hold no kernel's costs. A kernel's stage costs are kept
 with the kernel and merged on by :mod:`kda_sim.machine.costs`: :func:`load_profile`
-gives a GPU with a kernel's costs (``h200``: its stock costs; ``h200-k1``: K1's fitted
-overlay on the H200), :func:`load_gpu` the GPU alone. ``--profile FILE`` loads a profile
-file or a costs overlay ``kda-sim calibrate`` wrote.
+gives a GPU with a kernel's costs (``h200``: the kernel's fitted overlay on the H200
+where it has one, else its stock costs; ``h200-stock``: its stock costs, the seed's
+build; ``h200-k1``: K1's fitted overlay), :func:`load_gpu` the GPU alone. ``--profile
+FILE`` loads a profile file or a costs overlay ``kda-sim calibrate`` wrote.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field, replace
@@ -250,6 +253,13 @@ class GpuProfile:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
         return replace(self, latency_ns=lat, costs=costs, cost_above=above, **top)
 
+    def identity(self) -> str:
+        """A checksum of everything the model reads (what :meth:`to_dict` writes) and of
+        the costs it says it ran: what a cache keys a profile on, never its name alone
+        (a name may come to mean other costs)."""
+        text = json.dumps([self.to_dict(), self.costs_from], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("gpu")
@@ -364,16 +374,26 @@ def validate_profile(prof: GpuProfile, where: str = "profile") -> GpuProfile:
 
 def gpu_names() -> list[str]:
     """The bundled GPUs (``profiles/*.json``)."""
+    return list(_gpu_names())
+
+
+@functools.cache
+def _gpu_names() -> tuple[str, ...]:
+    # package data: listed once a process (every profile name's lookup asks for it)
     files = resources.files("kda_sim.machine").joinpath("profiles")
-    return sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+    return tuple(
+        sorted(p.name.removesuffix(".json") for p in files.iterdir() if p.name.endswith(".json"))
+    )
 
 
-def bundled_names() -> list[str]:
-    """Every bundled profile name: the GPUs, and ``<gpu>-<kernel>`` for each kernel's
-    fitted overlay on one (``h200-k1``)."""
-    from kda_sim.machine.costs import aliases
+def bundled_names(kernel: str | Any | None = None) -> list[str]:
+    """Every bundled profile name: the GPUs, ``<gpu>-<kernel>`` for each built-in kernel's
+    fitted overlay on one (``h200-k1``) and ``<gpu>-stock`` where a kernel has both fitted
+    and stock costs for it (``h200-stock``); with ``kernel``, the stock names of that
+    kernel alone."""
+    from kda_sim.machine.costs import aliases, stock_names
 
-    return sorted([*gpu_names(), *aliases()])
+    return sorted([*gpu_names(), *aliases(), *stock_names(kernel)])
 
 
 def bundled_for(gpu: str, kernel: str | None = None) -> str | None:
@@ -402,7 +422,10 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
     """A bundled profile by name or a file by path, with ``kernel``'s costs (a name or a
     kernel; None: none merged on):
 
-    * ``h200``: the GPU with the kernel's stock costs for it (else its ``default_costs``);
+    * ``h200``: the GPU with the kernel's fitted overlay for it where one exists, else its
+      stock costs, else its ``default_costs`` (``costs_from`` says which);
+    * ``h200-stock``: the GPU with the kernel's stock costs (the seed's build), where the
+      kernel also has fitted ones (else refused: ``h200`` is its stock costs already);
     * ``h200-k1``: the GPU with K1's fitted overlay (whatever ``kernel`` says);
     * a profile ``.json``: as written, its missing costs filled as for a bundled GPU;
     * a costs overlay ``.json`` (``kda-sim calibrate --out``): on the GPU it names.
@@ -422,7 +445,10 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         if prof.costs:
             prof = replace(prof, costs_from=f"the profile file {path}")
         return prof if kernel is None else costs.with_kernel_costs(prof, kernel)
+    # the built-in kernels' names, and a kernel given by path's own stock names
     names = bundled_names()
+    if kernel is not None:
+        names = sorted({*names, *costs.stock_names(kernel)})
     if name_or_path not in names and (path.suffix == ".json" or "/" in name_or_path):
         raise InvalidInput("no such profile file", what="profile", where=name_or_path)
     if name_or_path not in names:
@@ -435,8 +461,12 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         gpu, k = alias
         prof = costs.profile_for(_bundled_gpu(gpu), k, fitted=True)
         return replace(prof, name=name_or_path)
+    stock = costs.stock_gpu(name_or_path)
+    if stock is not None:
+        prof = replace(_bundled_gpu(stock), name=name_or_path)
+        return prof if kernel is None else costs.stock_for(prof, kernel)
     prof = _bundled_gpu(name_or_path)
-    return prof if kernel is None else costs.profile_for(prof, kernel, fitted=False)
+    return prof if kernel is None else costs.profile_for(prof, kernel)
 
 
 def _bundled_gpu(name: str) -> GpuProfile:

@@ -119,7 +119,8 @@ def test_poll_sources_fall_back_to_the_record() -> None:
 
 
 def test_wait_for_chain_of_a_deadlock() -> None:
-    tl = simulate(LaunchConfig(4, 2), load_profile("h200")).timeline
+    # the seed's build: one CTA an SM at 4x2
+    tl = simulate(LaunchConfig(4, 2), load_profile("h200-stock")).timeline
     assert tl.deadlock
     chain = wait_for_chain(tl, 0)
     assert chain[0].cta == 0 and chain[0].producer == chain[1].cta

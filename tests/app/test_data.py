@@ -154,3 +154,58 @@ def test_plain_turns_results_into_data() -> None:
     tl = measured_like()
     p = plain({"poll": tl.ctas[0].polls[0], "arr": np.arange(3)})
     assert p["poll"]["label"] == "PART" and p["arr"] == [0, 1, 2]
+
+
+def test_the_simulation_cache_keys_on_the_profiles_costs_not_its_name(
+    tmp_path, monkeypatch
+) -> None:
+    """A name that comes to mean other costs (here: a kernel's fitted overlay written
+    while the app runs) gets a new key, never the simulation made before."""
+    import textwrap
+
+    from kda_sim.kernels.registry import get
+
+    folder = tmp_path / "costs"
+    folder.mkdir()
+    costs = {"pp.produce": [500.0, 0.0], "pp.consume": [300.0, 0.0]}
+    (folder / "h200.json").write_text(json.dumps({"kernel": "pp3", "gpu": "h200", "costs": costs}))
+    src = f"""
+        from dataclasses import dataclass, replace
+        from kda_sim.kernels.examples.pingpong import KERNEL as PP, PingPongConfig
+
+        @dataclass(frozen=True)
+        class PP3Config(PingPongConfig):
+            pass
+
+        KERNEL = replace(PP, name="pp3", config_type=PP3Config, costs_dir={str(folder)!r})
+        """
+    path = tmp_path / "pp3.py"
+    path.write_text(textwrap.dedent(src))
+    kernel = str(path)
+    spec = get(kernel)
+    before = data.profile_id("h200", kernel)
+    stock = data.simulate_kernel("h200", kernel, spec.config_to_dict(spec.default_config()))
+    assert stock.costs == "pp3 stock costs for h200" and stock.profile == "h200"
+    fitted = {**costs, "pp.produce": [5000.0, 0.0]}
+    prov = {"by": "kda-sim calibrate", "date": "2026-12-05 13:00 UTC"}
+    d = {"kernel": "pp3", "gpu": "h200", "costs": fitted, "provenance": prov}
+    (folder / "h200.fitted.json").write_text(json.dumps(d))
+    assert data.profile_id("h200", kernel) != before
+    now = data.simulate_kernel("h200", kernel, spec.config_to_dict(spec.default_config()))
+    assert now.costs.startswith("pp3 costs fitted on h200 by kda-sim calibrate")
+    assert now.timeline.makespan > stock.timeline.makespan
+
+
+def test_the_what_ifs_default_gpu_runs_what_the_open_trace_was_simulated_on() -> None:
+    """Opening What-if on a bundled H200 trace without changing anything showed "-42.0 %
+    vs the open run's simulation" (stock costs against K1's fit): now both are K1's fit."""
+    from pathlib import Path
+
+    from kda_sim.importers.chrome import read_kernel_trace
+
+    tl = read_kernel_trace(Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json")
+    run = data.simulation_of(tl)
+    gpu = data.profile_name(tl.meta.gpu)  # what the view's GPU picker opens on
+    picked = data.simulate_cached(gpu, tl.meta.config())
+    assert gpu == "h200" and picked.costs == run.timeline.meta.extra["costs"]
+    assert picked.timeline.makespan == run.timeline.makespan

@@ -155,10 +155,12 @@ def test_compare_without_a_real_trace_says_what_it_needs(empty_traces: Path, mak
 def test_whatif_deadlock_shows_the_wait_for_chain(empty_traces: Path, make_app) -> None:
     at = goto(make_app(), "What-if")
     assert "Finishes in" in texts(at.success)
+    # the seed's build: one CTA an SM at 4x2 (the H200 as we ship K1 runs two and finishes)
+    at.selectbox(key="wi_gpu").set_value("h200-stock").run()
     at.number_input(key="wi|k1|R").set_value(4).run()
     assert not at.exception
     err = texts(at.error)
-    assert "DEADLOCK on h200" in err and "never became resident" in err
+    assert "DEADLOCK on h200-stock" in err and "never became resident" in err
     assert "Wait-for chain" in texts(at.subheader)
     chain = texts(at.markdown)
     assert "is not resident" in chain and "132 slots" in chain
@@ -267,6 +269,8 @@ def test_safety_map(empty_traces: Path, make_app, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(safety, "RS", (3, 4))
     monkeypatch.setattr(safety, "LS", (1, 2, 4))
     at = goto(make_app(), "Safety map")
+    # the seed's build, whose residency changes with the shape: all three verdicts
+    at.selectbox(key="sm_gpu").set_value("h200-stock").run()
     assert "Press the button" in texts(at.info)
     at.button(key="sm_go").click().run()
     assert not at.exception
@@ -412,7 +416,8 @@ def test_a_stuck_real_trace_shows_its_chain_on_the_timeline(
 
     d = tmp_path / "traces"
     d.mkdir()
-    write_chrome(measured_like("h200", 4, 2), d / "hang.json")  # 132 slots for 256 CTAs
+    # the seed's build at 4x2: 132 slots for 256 CTAs
+    write_chrome(measured_like("h200-stock", 4, 2), d / "hang.json")
     monkeypatch.setenv("KDA_SIM_TRACES", str(d))
     at = make_app()
     assert "This run does not finish" in texts(at.error)
@@ -581,7 +586,7 @@ def test_tags_view_says_when_a_kernel_has_no_tag_model() -> None:
         from kda_sim.machine.profile import load_profile
 
         spec = get("pingpong")
-        tl = simulate(spec.default_config(), load_profile("h200")).timeline
+        tl = simulate(spec.default_config(), load_profile("h200", kernel=spec)).timeline
         tags.render(Ctx(Path("."), Run("pingpong", "simulated", None, tl), "pp"))
 
     at = AppTest.from_function(script, default_timeout=120).run()
@@ -604,7 +609,7 @@ def test_timeline_view_draws_a_monomoe_run() -> None:
         from kda_sim.machine.profile import load_profile
 
         spec = get("monomoe")
-        tl = simulate(spec.default_config(), load_profile("h200")).timeline
+        tl = simulate(spec.default_config(), load_profile("h200", kernel=spec)).timeline
         timeline.render(Ctx(Path("."), Run("monomoe", "simulated", None, tl), "mm"))
 
     at = AppTest.from_function(script, default_timeout=120).run()
@@ -624,3 +629,30 @@ def test_timeline_view_draws_a_monomoe_run() -> None:
 
     rows = {y for t in fig["data"] if t.get("name") in stages for y in ys(t)}
     assert len(rows) == 4  # a row a CTA of the 4-CTA grid
+
+
+FITTED_SAID = "k1 costs fitted on h200 by kda-sim calibrate"
+SEED_SAID = "k1 stock costs for h200: the seed's build"
+
+
+def test_every_view_says_which_profile_and_costs_it_used(empty_traces: Path, make_app) -> None:
+    """The H200 runs K1's fitted costs and every view says so; the stock ones, picked by
+    their name, say they are the seed's build (issue 37, profiles that cannot mislead)."""
+    from kda_sim.app.main import RUNLESS, VIEWS
+
+    at = make_app()
+    for view in VIEWS:
+        goto(at, view)
+        assert f"Simulated on profile h200: {FITTED_SAID}" in texts(at.caption), view
+    goto(at, "What-if")
+    assert f"Simulated on profile h200: {FITTED_SAID}" in texts(at.caption)
+    at.selectbox(key="wi_gpu").set_value("h200-stock").run()
+    assert f"on profile h200-stock: {SEED_SAID}" in texts(at.caption)
+    assert "DEADLOCK" not in texts(at.error)  # the open run's shape, 2x2, fits either way
+    goto(at, "Safety map")
+    assert f"Checked on profile h200: {FITTED_SAID}" in texts(at.caption)
+    at.selectbox(key="sm_gpu").set_value("h200-stock").run()
+    assert f"Checked on profile h200-stock: {SEED_SAID}" in texts(at.caption)
+    for view in RUNLESS:
+        goto(at, view)
+        assert "Checked on profile " in texts(at.caption), view

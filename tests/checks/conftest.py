@@ -23,4 +23,6 @@ def mi355x() -> GpuProfile:
 
 @pytest.fixture(scope="session")
 def h200() -> GpuProfile:
-    return load_profile("h200")
+    # the seed's build on the H200 (one CTA an SM from S = 5): the residency regimes and
+    # deadlocks these tests reason about; ``--gpu h200`` is the Triton K1 we ship
+    return load_profile("h200-stock")

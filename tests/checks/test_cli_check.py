@@ -11,10 +11,27 @@ from kda_sim.cli import main
 
 
 def test_check_failing_launch_is_exit_1_with_the_chain_and_fix(capsys) -> None:
-    assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2", "--seeds", "1"]) == 1
+    argv = ["check", "--gpu", "h200-stock", "--R", "4", "--L", "2", "--seeds", "1"]
+    assert main(argv) == 1
     out = capsys.readouterr().out
     assert "CTA 0 waits in k.conv (task 0) on PROJ[" in out and "not resident" in out
     assert "fix: more occupancy" in out and out.rstrip().endswith("FAIL: deadlock")
+    assert out.splitlines()[1].startswith("  costs: k1 stock costs for h200: the seed's build")
+
+
+def test_check_on_the_h200_as_we_ship_k1_agrees_with_its_trace_and_says_so(capsys) -> None:
+    """The bundled H200 trace of 4x2 finished 256/256; so does its check on ``--gpu h200``
+    (K1's fitted costs and resources, 2 CTAs an SM), and the report says which costs."""
+    from kda_sim.timeline.chrome import read_chrome
+
+    real = read_chrome(Path(__file__).parents[2] / "traces" / "k1_h200_R4_L2.json")
+    assert (real.meta.R, real.meta.L, real.meta.source) == (4, 2, "measured")
+    assert all(c.end is not None for c in real.ctas) and len(real.ctas) == 256
+    assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2", "--seeds", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "occupancy 2 (264 slots, by registers)" in out[0]
+    assert out[1].startswith("  costs: k1 costs fitted on h200 by kda-sim calibrate (")
+    assert "the Triton K1 we ship" in out[1]
 
 
 def test_check_passing_launch_is_exit_0_and_json(capsys) -> None:
@@ -70,15 +87,16 @@ def test_tag_faults_from_the_command_line(capsys) -> None:
 
 def test_sweep_json_png_and_table(tmp_path: Path, capsys) -> None:
     png = tmp_path / "map.png"
-    assert main(["sweep", "--gpu", "h200", "--png", str(png), "--json"]) == 0
+    assert main(["sweep", "--gpu", "h200-stock", "--png", str(png), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
+    assert d["gpu"] == "h200-stock" and d["costs"].startswith("k1 stock costs for h200: the seed")
     assert png.stat().st_size > 0
     cells = {(c["R"], c["L"]): c for c in d["cells"]}
     assert len(cells) == 32 and all(c["agree"] for c in cells.values())
     assert cells[(4, 2)]["verdict"] == "deadlocks" and cells[(1, 1)]["verdict"] == "finishes"
     assert cells[(1, 1)]["time_ns"] > 0 and "not resident" in cells[(4, 2)]["reason"]
     assert cells[(8, 4)]["verdict"] == "invalid" and "S = " in cells[(8, 4)]["reason"]
-    assert main(["sweep", "--gpu", "h200", "--png", str(png)]) == 2  # exists, no --force
+    assert main(["sweep", "--gpu", "h200-stock", "--png", str(png)]) == 2  # exists, no --force
     from kda_sim.checks.sweep import Cell, format_table
 
     table = format_table([Cell(**c) for c in d["cells"]], "h200")

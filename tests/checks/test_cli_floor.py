@@ -39,6 +39,8 @@ def test_a_report_is_written_once(tmp_path: Path, capsys) -> None:
     cap = capsys.readouterr()
     assert json.loads(cap.out) == report  # the report on stdout too, the table on stderr
     assert "the profile (h200-k1)" in cap.err
+    assert report["costs"].startswith("k1 costs fitted on h200 by kda-sim calibrate (")
+    assert f"costs: {report['costs']}" in cap.err
     out.write_text("mine")
     assert main(["floor", "--out", str(out)]) == 2 and out.read_text() == "mine"
     assert "--force" in capsys.readouterr().err

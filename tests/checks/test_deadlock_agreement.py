@@ -18,9 +18,9 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.machine.residency import check_fits
 
-GPUS = {n: load_profile(n) for n in ("mi355x", "h200", "mi300x")}
+GPUS = {n: load_profile(n) for n in ("mi355x", "h200", "h200-stock", "mi300x")}
 # GPUs with fewer units than blocks, so that residency decides more of the verdicts
-GPUS["h200-96"] = replace(GPUS["h200"], units=96, name="h200-96")
+GPUS["h200-96"] = replace(GPUS["h200-stock"], units=96, name="h200-96")
 GPUS["mi355x-128"] = replace(GPUS["mi355x"], units=128, name="mi355x-128")
 SHAPES = [(1, 1), (2, 1), (1, 2), (3, 1), (2, 2), (4, 1), (1, 4), (6, 1), (3, 2), (8, 1)]
 
@@ -64,7 +64,7 @@ def test_static_and_dynamic_verdicts_agree(
 
 
 def test_extreme_timings_do_not_change_the_verdict() -> None:
-    prof = GPUS["h200"]
+    prof = GPUS["h200-stock"]  # the seed's build: one CTA an SM at 4x2
     for cfg, fin in ((LaunchConfig(2, 2), True), (LaunchConfig(4, 2), False)):
         d = check_dynamic(cfg, prof, seeds=(1, 2), extreme=True)
         assert d.finishes is fin and len(d.runs) == 6

@@ -93,7 +93,7 @@ def _needs(site) -> dict[int, int]:
 
 
 SHAPES = [(r, lng) for r in range(1, 9) for lng in range(1, 9) if r * lng <= 8]
-GPUS = {n: load_profile(n) for n in ("mi355x", "h200", "mi300x")}
+GPUS = {n: load_profile(n) for n in ("mi355x", "h200", "h200-stock", "mi300x")}
 
 
 @st.composite

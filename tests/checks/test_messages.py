@@ -11,16 +11,16 @@ from kda_sim.machine.profile import load_profile
 
 
 def test_a_deadlock_says_how_many_ctas_wait_and_how_many_never_dispatched(capsys) -> None:
-    assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2"]) == 1
+    assert main(["check", "--gpu", "h200-stock", "--R", "4", "--L", "2"]) == 1
     out = capsys.readouterr().out
-    # 132 slots on the H200 at one CTA an SM: 132 hold them and wait, 124 never start
+    # 132 slots on the H200 at one CTA an SM (the seed's build): 132 hold them and wait, 124 never start
     assert "256 CTAs never finish (132 resident and waiting, 124 never dispatched" in out
     assert "it is 21st in the dispatch queue" in out
     assert not re.search(r"\d\. in the dispatch queue", out)
 
 
 def test_the_engine_names_a_ctas_place_in_the_dispatch_queue() -> None:
-    tl = simulate(LaunchConfig(4, 2), load_profile("h200")).timeline
+    tl = simulate(LaunchConfig(4, 2), load_profile("h200-stock")).timeline
     reasons = [s.reason for s in tl.stuck if s.stage == "dispatch"]
     assert reasons and all(re.search(r"\d+(st|nd|rd|th) in the dispatch queue", r) for r in reasons)
     assert not any(re.search(r"\d\. in the dispatch queue", r) for r in reasons)
@@ -63,8 +63,10 @@ def test_the_sweep_table_shows_each_cells_slots_and_why_a_cell_is_invalid() -> N
 
 
 def test_an_occupancy_past_what_the_build_allows_is_said(capsys) -> None:
-    assert main(["check", "--gpu", "h200", "--R", "7", "--L", "2", "--occupancy", "2"]) == 0
+    # the seed's build stages its x rows in LDS: one CTA an SM at S = 14
+    argv = ["check", "--gpu", "h200-stock", "--R", "7", "--L", "2", "--occupancy", "2"]
+    assert main(argv) == 0
     head = capsys.readouterr().out.splitlines()[0]
     assert "by --occupancy, more than this build's LDS allow (1 a SM)" in head
-    assert main(["check", "--gpu", "h200", "--R", "1", "--L", "1", "--occupancy", "2"]) == 0
+    assert main(["check", "--gpu", "h200-stock", "--R", "1", "--L", "1", "--occupancy", "2"]) == 0
     assert "more than" not in capsys.readouterr().out.splitlines()[0]

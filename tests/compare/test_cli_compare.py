@@ -34,7 +34,7 @@ def files(tmp_path_factory, h200, skew) -> dict[str, Path]:
 
 
 def test_compare_simulates_the_same_configuration(files, capsys) -> None:
-    assert main(["compare", str(files["real"]), "--gpu", "h200"]) == 0
+    assert main(["compare", str(files["real"]), "--gpu", "h200-stock"]) == 0
     out = capsys.readouterr().out
     assert "conforms" in out and "makespan" in out and "critical path" in out
     assert "configuration: R=" in out  # which configuration the model ran, variants named
@@ -48,7 +48,7 @@ def test_compare_json_with_a_given_simulation(files, capsys) -> None:
 
 
 def test_compare_altered_stage_order_exits_1(files, capsys) -> None:
-    assert main(["compare", str(files["bad"]), "--gpu", "h200", "--json"]) == 1
+    assert main(["compare", str(files["bad"]), "--gpu", "h200-stock", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["conformance"]["counts"]["stage_order"] >= 1
 
@@ -70,13 +70,16 @@ def test_calibrate_writes_and_refuses_to_overwrite(files, tmp_path: Path, capsys
     d = json.loads(capsys.readouterr().out)
     assert {r["set"] for r in d["rows"]} == {"fit", "held out"} and out.exists()
     assert d["holdout_ok"] == (rc == 0)
+    # the traces' GPU (simulated on the seed's build): the fit starts there, and says so
+    assert d["base"] == "h200-stock"
+    assert d["base_costs"].startswith("k1 stock costs for h200: the seed's build")
     assert main([*args, "--budget", "0"]) == 2
     assert "--force" in capsys.readouterr().err
     written = json.loads(out.read_text())  # an overlay on the traces' GPU, not a profile
     assert written["gpu"] == "h200" and "units" not in written and "provenance" in written
     capsys.readouterr()
     assert main(["simulate", "--profile", str(out), "--R", "1", "--L", "1"]) == 0
-    assert "costs: k1/h200 fitted (kda-sim calibrate, " in capsys.readouterr().err
+    assert "costs: k1 costs fitted on h200 by kda-sim calibrate (" in capsys.readouterr().err
 
 
 def test_calibrate_bad_budget_exits_2(files, tmp_path: Path, capsys) -> None:
@@ -141,7 +144,7 @@ def test_calibrate_never_writes_an_overlay_the_loader_refuses(tmp_path: Path, ed
     from kda_sim.errors import InvalidInput
     from kda_sim.machine.profile import load_profile
 
-    costs = {k: list(v) for k, v in load_profile("h200").costs.items()}
+    costs = {k: list(v) for k, v in load_profile("h200-stock").costs.items()}
     d = {"kernel": "k1", "gpu": "h200", "costs": costs}
     edit(d)
     with pytest.raises(InvalidInput, match=said):

@@ -23,8 +23,10 @@ def test_the_report_is_written_and_never_overwritten(tmp_path: Path, capsys) -> 
     assert report["1x1"]["files"] == ["k1_R1_L1_0.json", "k1_R1_L1_1.json"]
     assert report["1x1"]["between_launches"]["pair_makespan_err_frac"]["max"] == 0
     assert report["1x1"]["model"]["profile"] == "h200"
+    assert report["1x1"]["model"]["costs"].startswith("k1 costs fitted on h200 by kda-sim")
     cap = capsys.readouterr()
     assert json.loads(cap.out) == report and "  1x1   2" in cap.err
+    assert "costs of h200: k1 costs fitted on h200" in cap.err
     out.write_text("mine")
     assert main(["spread", str(traces), "--out", str(out)]) == 2
     assert out.read_text() == "mine" and "--force" in capsys.readouterr().err

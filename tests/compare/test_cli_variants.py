@@ -34,6 +34,9 @@ def test_the_command_writes_report_and_plot_and_keeps_what_is_there(tmp_path: Pa
     assert png.read_bytes()[:4] == b"\x89PNG"
     cap = capsys.readouterr()
     assert json.loads(cap.out) == report and "+0.30" in cap.err
+    said = report["costs"]
+    assert said["mi355x"].startswith("k1 stock costs for mi355x: the seed's build")
+    assert said["h200"].startswith("k1 costs fitted on h200") and "costs of h200: " in cap.err
     out.write_text("mine")
     assert main(["variants", str(bench), "--out", str(out)]) == 2
     assert out.read_text() == "mine" and "--force" in capsys.readouterr().err

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,29 @@ def test_counterpart_is_what_compare_simulates_and_is_cached(cache_dir: Path) ->
     assert counterpart_path(TRACE) == path and path.stat().st_mtime_ns == mtime  # a hit
     # another profile is another entry
     assert counterpart_path(TRACE, "h200") != path
+    assert tl.meta.extra["simulation"]["costs"].startswith("k1 costs fitted on h200")
+
+
+@needs_trace
+def test_the_counterpart_cache_keys_on_the_costs_not_the_name(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry made when ``h200`` meant the stock costs can never be served now that it
+    means the fitted ones: the key holds the profile's identity, not its name alone."""
+    from kda_sim.compare import counterpart as cp
+    from kda_sim.machine.profile import load_profile
+
+    fitted, stock = counterpart_path(TRACE, "h200"), counterpart_path(TRACE, "h200-stock")
+    assert fitted != stock
+    assert (
+        read_chrome(stock)
+        .meta.extra["simulation"]["costs"]
+        .startswith("k1 stock costs for h200: the seed's build")
+    )
+    # the stock costs under the name "h200", as before the change: another entry
+    old = replace(load_profile("h200-stock"), name="h200")
+    monkeypatch.setattr(cp, "like_profile", lambda tl, explicit=None: old)
+    assert counterpart_path(TRACE, "h200") not in (fitted, stock)
 
 
 @needs_trace

@@ -86,8 +86,8 @@ def test_report_groups_launches_by_shape_and_names_the_model(tmp_path: Path) -> 
     assert r["1x1"]["between_launches"]["launches"] == 2
     assert r["1x1"]["model"]["profile"] == "h200-k1"
     assert r["1x1"]["model"]["makespan_err_frac"]["max"] > 0
-    stock = report(tmp_path, "h200")["1x1"]["model"]  # another model, named
-    assert stock["profile"] == "h200"
+    stock = report(tmp_path, "h200-stock")["1x1"]["model"]  # another model, named
+    assert stock["profile"] == "h200-stock" and "the seed's build" in stock["costs"]
     assert stock["makespan_err_frac"]["max"] > r["1x1"]["model"]["makespan_err_frac"]["max"]
     line = table(r).splitlines()[1]
     assert line.split()[:2] == ["1x1", "2"] and line.endswith("h200-k1")

@@ -14,7 +14,7 @@ from kda_sim.machine import load_profile
 from kda_sim.timeline.chrome import to_chrome
 
 MI355X = load_profile("mi355x")
-H200 = load_profile("h200")
+H200 = load_profile("h200-stock")  # the seed's build: the GPU's own figures
 
 
 def test_same_seed_same_timeline_other_seed_other_timeline() -> None:

@@ -17,7 +17,9 @@ from kda_sim.timeline.chrome import from_chrome, to_chrome
 
 @pytest.mark.parametrize("gpu", ["h200", "mi355x"])
 def test_every_cta_passes_after_the_last_arrival(gpu: str) -> None:
-    tl = simulate(GridBarrierConfig(ctas=8, rounds=3), load_profile(gpu)).timeline
+    tl = simulate(
+        GridBarrierConfig(ctas=8, rounds=3), load_profile(gpu, kernel="gridbarrier")
+    ).timeline
     assert not tl.deadlock
     for r in range(3):
         arrivals = [c.puts[r].time for c in tl.ctas]  # each CTA's r-th add
@@ -27,7 +29,7 @@ def test_every_cta_passes_after_the_last_arrival(gpu: str) -> None:
 
 
 def test_the_barrier_needs_every_cta_resident() -> None:
-    few = dataclasses.replace(load_profile("h200"), units=4, xcds=1)
+    few = dataclasses.replace(load_profile("h200", kernel="gridbarrier"), units=4, xcds=1)
     tl = simulate(GridBarrierConfig(ctas=8), few, occupancy=1).timeline
     assert tl.deadlock
     waits = [s for s in tl.stuck if s.region == "ARRIVE"]
@@ -35,7 +37,7 @@ def test_the_barrier_needs_every_cta_resident() -> None:
 
 
 def test_broken_reset_hangs_under_some_timing() -> None:
-    prof = load_profile("h200")
+    prof = load_profile("h200", kernel="gridbarrier")
     runs = [
         simulate(GridBarrierConfig(broken=True), prof, seed=s, jitter=0.9).timeline
         for s in range(1, 6)

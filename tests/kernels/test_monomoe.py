@@ -23,12 +23,12 @@ CFG = MonoMoeConfig()
 
 
 def _slots(gpu: str, n: int):
-    return dataclasses.replace(load_profile(gpu), units=n, xcds=1)
+    return dataclasses.replace(load_profile(gpu, kernel="monomoe"), units=n, xcds=1)
 
 
 def _run(cfg: MonoMoeConfig = CFG, gpu: str = "h200", resident: int | None = None) -> Timeline:
     if resident is None:
-        return simulate(cfg, load_profile(gpu)).timeline
+        return simulate(cfg, load_profile(gpu, kernel="monomoe")).timeline
     return simulate(cfg, _slots(gpu, resident), occupancy=1).timeline
 
 

@@ -28,7 +28,7 @@ def test_the_hand_off_graph() -> None:
 
 @pytest.mark.parametrize("gpu", ["h200", "mi355x"])
 def test_it_simulates_and_the_consumer_waits_for_the_put(gpu: str) -> None:
-    res = simulate(PingPongConfig(rounds=2), load_profile(gpu))
+    res = simulate(PingPongConfig(rounds=2), load_profile(gpu, kernel="pingpong"))
     tl = res.timeline
     assert not tl.deadlock and tl.makespan is not None and tl.makespan > 0
     assert tl.meta.kernel == "pingpong" and tl.meta.blocks == 2
@@ -41,7 +41,7 @@ def test_it_simulates_and_the_consumer_waits_for_the_put(gpu: str) -> None:
 
 
 def test_chrome_export_has_a_process_a_role_and_reads_back() -> None:
-    tl = simulate(PingPongConfig(), load_profile("h200")).timeline
+    tl = simulate(PingPongConfig(), load_profile("h200", kernel="pingpong")).timeline
     data = to_chrome(tl)
     names = [e["args"]["name"] for e in data["traceEvents"] if e.get("name") == "process_name"]
     assert names == ["producer CTAs", "consumer CTAs"]
@@ -51,7 +51,7 @@ def test_chrome_export_has_a_process_a_role_and_reads_back() -> None:
 
 
 def test_deadlock_when_the_consumer_holds_the_only_slot() -> None:
-    one = dataclasses.replace(load_profile("h200"), units=1, xcds=1)
+    one = dataclasses.replace(load_profile("h200", kernel="pingpong"), units=1, xcds=1)
     ok = simulate(PingPongConfig(), one, occupancy=1, order=[0, 1]).timeline
     assert not ok.deadlock
     stuck = simulate(PingPongConfig(), one, occupancy=1, order=[1, 0]).timeline
@@ -63,7 +63,7 @@ def test_deadlock_when_the_consumer_holds_the_only_slot() -> None:
 
 def test_invalid_config() -> None:
     with pytest.raises(InvalidInput, match="rounds"):
-        simulate(PingPongConfig(rounds=0), load_profile("h200"))
+        simulate(PingPongConfig(rounds=0), load_profile("h200", kernel="pingpong"))
 
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -93,7 +93,11 @@ def test_cli_by_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--kernel", "pingpong", "--gpu", "h200", "--seeds", "1"]) == 0
     assert "PASS" in capsys.readouterr().out
-    one = load_profile("h200").to_dict() | {"units": 1, "xcds": 1, "name": "one-sm"}
+    one = load_profile("h200", kernel="pingpong").to_dict() | {
+        "units": 1,
+        "xcds": 1,
+        "name": "one-sm",
+    }
     prof = tmp_path / "one_sm.json"
     prof.write_text(json.dumps(one))
     argv = ["check", "--kernel", "pingpong", "--profile", str(prof), "--occupancy", "1"]
@@ -116,7 +120,7 @@ def test_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_critical_path_and_poll_sources() -> None:
     from kda_sim.timeline.critical import critical_path, poll_sources
 
-    tl = simulate(PingPongConfig(rounds=2), load_profile("h200")).timeline
+    tl = simulate(PingPongConfig(rounds=2), load_profile("h200", kernel="pingpong")).timeline
     path = critical_path(tl)
     assert path is not None and path.handoffs and {0, 1} <= set(path.ctas)
     assert [(s.cta, s.put_index) for s in poll_sources(tl, 1, 1)] == [(0, 1)]

@@ -13,7 +13,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels import registry
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.spec import KernelSpec, hook
-from kda_sim.machine import load_profile
+from kda_sim.machine import load_gpu, load_profile
 
 EXAMPLE = Path(registry.__file__).parent / "examples" / "pingpong.py"
 
@@ -29,7 +29,7 @@ def test_builtins_are_registered_and_satisfy_the_interface() -> None:
         launch = spec.build(cfg)
         assert list(launch.space.names) == list(spec.regions(cfg))
         assert {p.role for p in launch.programs} <= set(spec.roles)
-        res = spec.resources(cfg, load_profile("h200"))
+        res = spec.resources(cfg, load_gpu("h200"))
         assert res.threads > 0 and res.regs_per_thread > 0
 
 

@@ -17,7 +17,7 @@ from kda_sim.timeline.chrome import from_chrome, to_chrome
 
 
 def _slots(gpu: str, n: int):
-    return dataclasses.replace(load_profile(gpu), units=n, xcds=1)
+    return dataclasses.replace(load_profile(gpu, kernel="ticketqueue"), units=n, xcds=1)
 
 
 @pytest.mark.parametrize("gpu", ["h200", "mi355x"])
@@ -53,7 +53,9 @@ def test_bad_wait_hangs_in_the_engine_with_the_word_awaited() -> None:
 
 
 def test_chrome_export() -> None:
-    tl = simulate(TicketQueueConfig(ctas=2, items=4), load_profile("h200")).timeline
+    tl = simulate(
+        TicketQueueConfig(ctas=2, items=4), load_profile("h200", kernel="ticketqueue")
+    ).timeline
     data = to_chrome(tl)
     names = [e["args"]["name"] for e in data["traceEvents"] if e.get("name") == "process_name"]
     assert names == ["worker CTAs"]

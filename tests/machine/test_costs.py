@@ -1,6 +1,7 @@
 """A kernel's costs kept with the kernel and merged onto a GPU profile: which costs a name
-picks (fitted overlay, stock, the kernel's default_costs), that it says so, the
-``h200-k1`` alias, and costs files refused on load naming the file and the key."""
+picks (fitted overlay, stock, the kernel's default_costs), that it says so in words, the
+``h200-stock`` and ``h200-k1`` names, and costs files refused on load naming the file and
+the key."""
 
 from __future__ import annotations
 
@@ -20,11 +21,15 @@ from kda_sim.kernels.examples.pingpong import KERNEL as PINGPONG
 from kda_sim.kernels.examples.pingpong import PingPongConfig
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.registry import get
-from kda_sim.machine.costs import profile_for, with_kernel_costs
+from kda_sim.machine.costs import profile_for, stock_names, with_kernel_costs
 from kda_sim.machine.profile import bundled_names, gpu_names, load_gpu, load_profile
 
 K1_COSTS = resources.files("kda_sim.kernels.k1").joinpath("costs")
-FITTED = "k1/h200 fitted (kda-sim calibrate, 2026-12-04 22:24 UTC)"
+FITTED = (
+    "k1 costs fitted on h200 by kda-sim calibrate (2026-12-04 22:24 UTC): the Triton K1 we "
+    "ship (kernel/triton), as its H200 traces ran"
+)
+SEED = "the seed's build"
 
 
 def _k1_file(name: str) -> dict[str, Any]:
@@ -44,12 +49,13 @@ def test_a_bundled_gpu_holds_no_kernel_costs() -> None:
 def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -> None:
     names = sorted(p.name for p in K1_COSTS.iterdir() if p.name.endswith(".json"))
     assert names == ["h200.fitted.json", "h200.json", "mi300x.json", "mi355x.json"]
-    for g in ("h200", "mi300x", "mi355x"):
-        d = _k1_file(f"{g}.json")
+    for g in ("h200-stock", "mi300x", "mi355x"):
+        gpu = g.removesuffix("-stock")
+        d = _k1_file(f"{gpu}.json")
         prof = load_profile(g)
         assert prof.costs == {k: tuple(v) for k, v in d["costs"].items()}
         assert list(prof.costs) == list(get("k1").cost_keys)
-        assert prof.costs_from == f"k1/{g} stock"
+        assert prof.costs_from.startswith(f"k1 stock costs for {gpu}: {SEED}")
 
 
 def test_a_gpu_k1_has_no_costs_for_is_refused_naming_them() -> None:
@@ -57,6 +63,79 @@ def test_a_gpu_k1_has_no_costs_for_is_refused_naming_them() -> None:
     for g in sorted(set(gpu_names()) - {"h200", "mi300x", "mi355x"}):
         with pytest.raises(InvalidInput, match=f"no costs of k1 for GPU '{g}'"):
             load_profile(g)
+
+
+def test_h200_for_k1_is_the_fitted_overlay_and_says_so() -> None:
+    """``--gpu h200`` with K1 runs the costs fitted to the kernel we ship (issue 37: the
+    stock figures contradicted the bundled traces), and its costs_from says so."""
+    prof = load_profile("h200")
+    assert prof.name == "h200" and prof.costs_from == FITTED
+    d = _k1_file("h200.fitted.json")
+    assert prof.costs["gemv"] == tuple(d["costs"]["gemv"])
+    assert prof.kernel.regs_per_thread == d["overrides"]["kernel"]["regs_per_thread"] == 128
+    assert replace(prof, name="h200-k1") == load_profile("h200-k1")
+    # a bare GPU passed to the engine means what its name means: the same launch
+    cfg = LaunchConfig(4, 2)
+    bare = simulate(cfg, load_gpu("h200")).timeline
+    named = simulate(cfg, prof).timeline
+    assert bare.meta.extra["costs"] == FITTED and bare.makespan == named.makespan
+    # R=4 L=2 finishes on it, as the bundled H200 trace of that shape did
+    assert not named.deadlock
+
+
+def test_h200_stock_is_the_seeds_build_and_says_so() -> None:
+    prof = load_profile("h200-stock")
+    d = _k1_file("h200.json")
+    assert prof.name == "h200-stock" and prof.gpu == "h200"
+    assert prof.costs == {k: tuple(v) for k, v in d["costs"].items()}
+    # the GPU's own build figures: no overlay's overrides
+    assert prof.kernel == load_gpu("h200").kernel and not prof.streamed_weights
+    assert prof.latency_ns == load_gpu("h200").latency_ns
+    # in words, quoting the costs file's own build source
+    assert prof.costs_from == f"k1 stock costs for h200: {d['sources']['build']}"
+    assert SEED in prof.costs_from and "not the Triton K1 we ship" in prof.costs_from
+    assert simulate(LaunchConfig(4, 2), prof).timeline.deadlock  # one CTA an SM: 132 slots
+
+
+def test_stock_names_are_listed_where_a_kernel_has_both() -> None:
+    assert stock_names() == ["h200-stock"] == stock_names("k1")
+    assert "h200-stock" in bundled_names() and "mi355x-stock" not in bundled_names()
+    assert stock_names("pingpong") == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--kernel", "pingpong", "--gpu", "h200-stock"], "pingpong has no stock costs for h200"),
+        (["--gpu", "mi355x-stock"], "unknown GPU 'mi355x-stock'"),
+        (["--gpu", "h20-stock"], "unknown GPU 'h20-stock'"),
+    ],
+)
+def test_an_unknown_stock_combination_exits_2(capsys, argv: list[str], said: str) -> None:
+    assert main(["simulate", *argv]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_a_kernel_without_an_overlay_is_unchanged() -> None:
+    """pingpong has no costs for the H200: the GPU's name runs its default_costs on the
+    GPU's own figures, as before the fitted overlay became the name's meaning."""
+    prof = load_profile("h200", kernel="pingpong")
+    assert prof.costs_from == "pingpong default_costs (no pingpong costs for h200)"
+    assert prof.kernel == load_gpu("h200").kernel
+    assert prof.latency_ns == load_gpu("h200").latency_ns
+    assert prof.costs == dict(PINGPONG.default_costs)
+    # K1's H200 (its fit's latencies and build) handed to pingpong: the run says so
+    said = simulate(PingPongConfig(), load_profile("h200")).timeline.meta.extra["costs"]
+    assert said.startswith("pingpong default_costs") and f"on h200, made for {FITTED}" in said
+
+
+def test_the_profiles_identity_tells_fitted_from_stock() -> None:
+    ids = {n: load_profile(n).identity() for n in ("h200", "h200-stock", "h200-k1")}
+    assert len(set(ids.values())) == 3  # the name is part of it; so are the costs
+    assert load_profile("h200").identity() == ids["h200"]  # stable
+    same = load_profile("h200")
+    assert replace(same, costs_from="other").identity() != ids["h200"]
+    assert same.with_params(poll=1.0).identity() != ids["h200"]
 
 
 def test_precedence_fitted_then_stock_then_default_costs() -> None:
@@ -69,8 +148,10 @@ def test_precedence_fitted_then_stock_then_default_costs() -> None:
     # what the overlay leaves alone is the GPU's
     assert fitted.latency_ns["retry"] == load_gpu("h200").latency_ns["retry"]
     assert fitted.units == 132 and fitted.hbm_peak_bytes_per_ns == 4800.0
-    assert profile_for("h200", "k1", fitted=False).costs_from == "k1/h200 stock"
-    assert profile_for("mi355x", "k1").costs_from == "k1/mi355x stock"  # no fitted one
+    stock = profile_for("h200", "k1", fitted=False).costs_from
+    assert stock.startswith(f"k1 stock costs for h200: {SEED}")
+    mi = profile_for("mi355x", "k1").costs_from  # no fitted one
+    assert mi == f"k1 stock costs for mi355x: {_k1_file('mi355x.json')['sources']['build']}"
     pp = profile_for("mi355x", "pingpong")
     assert pp.costs_from == "pingpong default_costs (no pingpong costs for mi355x)"
     assert pp.costs == dict(PINGPONG.default_costs)
@@ -95,11 +176,14 @@ def test_a_kernel_without_costs_for_a_gpu_runs_its_default_costs_and_says_so(cap
 
 def test_simulate_states_the_costs_it_ran_in_the_meta_and_on_stderr(capsys) -> None:
     cfg = LaunchConfig(1, 1)
-    assert simulate(cfg, load_gpu("h200")).timeline.meta.extra["costs"] == "k1/h200 stock"
+    assert simulate(cfg, load_gpu("h200")).timeline.meta.extra["costs"] == FITTED
+    said = simulate(cfg, load_profile("h200-stock")).timeline.meta.extra["costs"]
+    assert said.startswith(f"k1 stock costs for h200: {SEED}")
     tl = simulate(cfg, load_profile("h200-k1")).timeline
     assert tl.meta.extra["costs"] == FITTED and tl.meta.gpu == "h200-k1"
-    assert main(["simulate", "--gpu", "h200-k1", "--R", "1", "--L", "1"]) == 0
-    assert f"costs: {FITTED}" in capsys.readouterr().err
+    for gpu in ("h200-k1", "h200"):
+        assert main(["simulate", "--gpu", gpu, "--R", "1", "--L", "1"]) == 0
+        assert f"costs: {FITTED}" in capsys.readouterr().err
     # a bare GPU runs the kernel's stock costs: the same launch as the profile with them
     bare = simulate(cfg, load_gpu("mi355x")).timeline
     assert bare.makespan == simulate(cfg, load_profile("mi355x")).timeline.makespan
@@ -148,9 +232,12 @@ def test_a_kernels_own_costs_folder_is_read_in_order(tmp_path: Path) -> None:
     spec = get(str(path))
     got = profile_for("h200", spec)
     assert got.costs["pp.produce"] == (900.0, 0.0) and got.latency_ns["poll"] == 250.0
-    assert got.costs_from == "pp2/h200 fitted (kda-sim calibrate, 2026-12-05 01:00 UTC)"
-    stock = load_profile("h200", kernel=spec)
-    assert stock.costs["pp.produce"] == (500.0, 0.0) and stock.costs_from == "pp2/h200 stock"
+    assert got.costs_from == "pp2 costs fitted on h200 by kda-sim calibrate (2026-12-05 01:00 UTC)"
+    assert load_profile("h200", kernel=spec) == got  # the GPU's name: the fitted overlay
+    stock = load_profile("h200-stock", kernel=spec)  # a kernel given by path: the same names
+    assert (
+        stock.costs["pp.produce"] == (500.0, 0.0) and stock.costs_from == "pp2 stock costs for h200"
+    )
     assert stock.latency_ns["poll"] == load_gpu("h200").latency_ns["poll"]
     assert profile_for("mi355x", spec).costs_from.startswith("pp2 default_costs")
 
@@ -205,7 +292,7 @@ def test_a_user_overlay_loads_on_its_gpu_and_names_itself(tmp_path: Path) -> Non
     p = tmp_path / "fit.json"
     p.write_text(json.dumps(_k1_file("h200.fitted.json")))
     prof = load_profile(str(p))
-    assert prof.name == "h200-k1-fitted" and prof.costs_from == f"{FITTED} from {p}"
+    assert prof.name == "h200-k1-fitted" and prof.costs_from == f"{FITTED}; from {p}"
     assert replace(prof, name="h200-k1", costs_from=FITTED) == load_profile("h200-k1")
     bad = _k1_file("h200.fitted.json") | {"gpu": "a100"}
     p.write_text(json.dumps(bad))
@@ -227,8 +314,8 @@ def test_a_gpu_profile_file_gets_the_stock_costs_of_the_gpu_its_name_says(tmp_pa
     p = tmp_path / "my_h200.json"
     p.write_text(json.dumps(load_gpu("h200").to_dict() | {"units": 66}))
     prof = load_profile(str(p))
-    assert prof.units == 66 and prof.costs == load_profile("h200").costs
-    assert prof.costs_from == "k1/h200 stock"
+    assert prof.units == 66 and prof.costs == load_profile("h200-stock").costs
+    assert prof.costs_from.startswith(f"k1 stock costs for h200: {SEED}")
     p.write_text(json.dumps(load_gpu("h200").to_dict() | {"name": "lab-gpu"}))
     with pytest.raises(InvalidInput, match=r"profile name 'lab-gpu'\): slice"):
         load_profile(str(p))

@@ -14,7 +14,7 @@ from kda_sim.machine import bundled_names, check_fits, load_profile, residency
 
 def test_bundled_profiles_state_the_issue_figures() -> None:
     assert {"mi355x", "mi300x", "h200"} <= set(bundled_names())
-    m, m3, h = load_profile("mi355x"), load_profile("mi300x"), load_profile("h200")
+    m, m3, h = load_profile("mi355x"), load_profile("mi300x"), load_profile("h200-stock")
     assert (m.units, m.xcds, m.lds_per_unit, m.hbm_bytes_per_ns) == (256, 8, 160 * 1024, 8000.0)
     assert (m3.units, m3.lds_per_unit, m3.hbm_bytes_per_ns) == (304, 64 * 1024, 5300.0)
     assert (h.units, h.lds_per_unit, h.hbm_bytes_per_ns) == (132, 228 * 1024, 4800.0)
@@ -24,7 +24,7 @@ def test_bundled_profiles_state_the_issue_figures() -> None:
 
 
 def test_residency_from_resources_and_override() -> None:
-    h = load_profile("h200")
+    h = load_profile("h200-stock")
     r = residency(LaunchConfig(1, 1), h)
     assert (r.per_unit, r.slots, r.limited_by) == (2, 264, "registers")
     big = residency(LaunchConfig(4, 2), h)  # x rows of 8 tokens: one CTA an SM
@@ -34,6 +34,15 @@ def test_residency_from_resources_and_override() -> None:
         residency(LaunchConfig(1, 1), h, occupancy=0)
 
 
+def test_the_h200_as_we_ship_it_keeps_two_ctas_an_sm_at_every_shape() -> None:
+    # the Triton K1's resources (256 threads, 128 registers, 48 KiB shared, x rows not
+    # staged): registers bound it to 2 an SM whatever the shape, as its traces recorded
+    h = load_profile("h200")
+    for shape in ((1, 1), (4, 2), (4, 4)):
+        r = residency(LaunchConfig(*shape), h)
+        assert (r.per_unit, r.slots, r.limited_by) == (2, 264, "registers"), shape
+
+
 def test_x_rows_over_the_lds_budget_are_refused() -> None:
     check_fits(LaunchConfig(9, 1), load_profile("mi355x"))  # S = 9: 129 KiB <= 136 KiB
     with pytest.raises(InvalidInput, match="LDS"):
@@ -41,7 +50,7 @@ def test_x_rows_over_the_lds_budget_are_refused() -> None:
 
 
 def test_a_profile_file_loads_and_a_bad_one_is_named(tmp_path: Path) -> None:
-    d = load_profile("h200").to_dict()
+    d = load_profile("h200-stock").to_dict()
     d["name"] = "h200-fitted"
     good = tmp_path / "fit.json"
     good.write_text(json.dumps(d))
@@ -56,7 +65,7 @@ def test_a_profile_file_loads_and_a_bad_one_is_named(tmp_path: Path) -> None:
 
 
 def test_streamed_weights_round_trip_and_a_bad_flag_is_named(tmp_path: Path) -> None:
-    d = load_profile("h200").to_dict()
+    d = load_profile("h200-stock").to_dict()
     assert d["streamed_weights"] is False
     d["streamed_weights"] = True
     f = tmp_path / "streamed.json"
@@ -69,7 +78,7 @@ def test_streamed_weights_round_trip_and_a_bad_flag_is_named(tmp_path: Path) -> 
 
 
 def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None:
-    d = load_profile("h200").to_dict()
+    d = load_profile("h200-stock").to_dict()
     assert "unit_shared" not in d and "unit_share" not in d  # stock: no sharing, as before
     d["unit_shared"], d["unit_share"] = ["gemv"], 0.13
     f = tmp_path / "shared.json"
@@ -84,7 +93,7 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
 
 
 def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
-    d = load_profile("h200").to_dict()
+    d = load_profile("h200-stock").to_dict()
     assert d["hbm_peak_bytes_per_ns"] == 4800.0  # round-trips: a fit keeps the bound
     f = tmp_path / "fast.json"
     f.write_text(json.dumps(d | {"hbm_bytes_per_ns": 5100.0}))

@@ -14,7 +14,7 @@ from kda_sim.machine.profile import load_profile, validate_profile
 
 
 def _h200() -> dict[str, Any]:
-    return load_profile("h200").to_dict()
+    return load_profile("h200-stock").to_dict()
 
 
 def _write(tmp_path: Path, d: dict[str, Any], text: str | None = None) -> Path:
@@ -74,6 +74,6 @@ def test_a_missing_profile_file_is_named_as_such() -> None:
 
 
 def test_an_in_process_profile_with_nan_is_refused() -> None:
-    prof = load_profile("h200").with_params(poll=float("nan"))
+    prof = load_profile("h200-stock").with_params(poll=float("nan"))
     with pytest.raises(InvalidInput, match=r"latency_ns\.poll"):
         validate_profile(prof, "fit")

@@ -65,6 +65,7 @@ def _finding_md(f: Finding, with_shortest: bool = False) -> str:
 
 def _bug_side(case: BugCase, run: BugRun) -> None:
     st.markdown(f"**The bug** · `{run.command}`")
+    st.caption(_profile_said(run))
     if run.ok:  # the corpus test says this never happens; the page says so if it does
         st.warning("The check passes: the bug is not found.")
     named = [f for f in run.failing if _names_culprit(f, case)]
@@ -80,8 +81,13 @@ def _bug_side(case: BugCase, run: BugRun) -> None:
         st.code(run.report, language=None)
 
 
+def _profile_said(run: BugRun) -> str:
+    return f"Checked on profile {run.profile}: {run.costs or 'no kernel costs recorded'}."
+
+
 def _fix_side(run: BugRun) -> None:
     st.markdown(f"**The fix** · `{run.command}`")
+    st.caption(_profile_said(run))
     if run.ok:
         st.success("PASS: the check finds nothing")
     else:

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from kda_sim.app.data import config_key, config_of, simulate_cached
+from kda_sim.app.data import config_key, config_of, costs_said, profile_id, simulate_cached
 from kda_sim.app.figures import VERDICT_CODE, safety_figure
 from kda_sim.app.outcome import Outcome, guarded, name_of
 from kda_sim.app.views.common import Ctx, pick_gpu, show_chart
@@ -28,12 +28,15 @@ Cells = dict[tuple[int, int], tuple[str, float | None]]
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)
-def _checked_cell(kernel: str, gpu: str, occupancy: int | None, r: int, ell: int) -> Outcome:
+def _checked_cell(
+    kernel: str, gpu: str, occupancy: int | None, r: int, ell: int, costs_id: str = ""
+) -> Outcome:
     """One shape through the checks' sweep (static verdict + engine), one at a time so
-    the page can show progress."""
+    the page can show progress; ``costs_id``: the profile's identity (a cache key only)."""
+    del costs_id
     return guarded(
         check_sweep,
-        load_profile(gpu),
+        load_profile(gpu, kernel=kernel),
         kernel=kernel,
         occupancy=occupancy,
         rs=range(r, r + 1),
@@ -43,10 +46,10 @@ def _checked_cell(kernel: str, gpu: str, occupancy: int | None, r: int, ell: int
 
 
 def _cell(
-    kernel: str, gpu: str, occupancy: int | None, r: int, ell: int
+    kernel: str, gpu: str, occupancy: int | None, r: int, ell: int, costs_id: str = ""
 ) -> tuple[str, float | None, str, str]:
     """(verdict, makespan, why, source) of one shape."""
-    out = _checked_cell(kernel, gpu, occupancy, r, ell)
+    out = _checked_cell(kernel, gpu, occupancy, r, ell, costs_id)
     cells = out.value if out.ok else None
     if cells and len(cells) == 1 and getattr(cells[0], "verdict", None) in VERDICT_CODE:
         c = cells[0]
@@ -76,10 +79,11 @@ def sweep(
     why: dict[tuple[int, int], str] = {}
     sources: set[str] = set()
     grid = [(r, ell) for r in RS for ell in LS]
+    ident = profile_id(gpu, kernel)
     for k, (r, ell) in enumerate(grid):
         if progress is not None:
             progress(k / len(grid), f"{first}={r} {second}={ell}")
-        verdict, ms, reason, source = _cell(kernel, gpu, occupancy, r, ell)
+        verdict, ms, reason, source = _cell(kernel, gpu, occupancy, r, ell, ident)
         cells[(r, ell)] = (verdict, ms)
         sources.add(source)
         if reason:
@@ -95,6 +99,7 @@ def render(ctx: Ctx) -> None:
     a, b, c = st.columns([2, 2, 3])
     gpu = pick_gpu(a, m.gpu, "sm_gpu")
     occ = int(b.number_input("Occupancy (0 = from resources)", 0, 32, 0, 1, key="sm_occ"))
+    st.caption(f"Checked on {costs_said(gpu, spec.name)}.")
     c.caption(
         f"`{name_of(check_launch)}` on this run's launch ({spec.name}), as `kda-sim check` "
         f"runs it; the map from `{name_of(check_sweep)}`, as `kda-sim sweep` computes it."
@@ -113,10 +118,17 @@ def render(ctx: Ctx) -> None:
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _checked_launch(
-    kernel: str, config: tuple[tuple[str, Any], ...], gpu: str, occ: int | None
+    kernel: str,
+    config: tuple[tuple[str, Any], ...],
+    gpu: str,
+    occ: int | None,
+    costs_id: str = "",
 ) -> Outcome:
+    del costs_id  # part of the cache key only: the profile's identity
     return guarded(
-        lambda: check_launch(config_of(kernel, config), load_profile(gpu), occupancy=occ)
+        lambda: check_launch(
+            config_of(kernel, config), load_profile(gpu, kernel=kernel), occupancy=occ
+        )
     )
 
 
@@ -124,7 +136,8 @@ def _launch_checks(cfg: Any, gpu: str, occ: int | None) -> None:
     """The open run's launch through ``check_launch``, on request (several engine runs)."""
     st.subheader("This launch")
     kernel, config = config_key(cfg)
-    key = ("sm_checked", kernel, config, gpu, occ)
+    ident = profile_id(gpu, kernel)
+    key = ("sm_checked", kernel, config, gpu, ident, occ)
     if key not in st.session_state and not st.button(
         "Check this launch", key="sm_check_go", type="primary"
     ):
@@ -134,7 +147,7 @@ def _launch_checks(cfg: Any, gpu: str, occ: int | None) -> None:
         )
         return
     with st.spinner("Checking the launch…"):
-        out = _checked_launch(kernel, config, gpu, occ)
+        out = _checked_launch(kernel, config, gpu, occ, ident)
     st.session_state[key] = True
     if not out.ok:
         st.error(f"The checks could not run: {out.message}")
@@ -157,7 +170,7 @@ def _launch_checks(cfg: Any, gpu: str, occ: int | None) -> None:
 
 def _map(kernel: str, axes: tuple[str, str], gpu: str, occ: int) -> None:
     first, second = axes
-    key = ("safety", kernel, gpu, occ)
+    key = ("safety", kernel, gpu, profile_id(gpu, kernel), occ)
     if st.button(f"Compute the safety map for {gpu}", key="sm_go", type="primary"):
         bar = st.progress(0.0, text="starting")
         st.session_state[key] = sweep(

@@ -13,6 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from kda_sim.app.data import (
     SimOutcome,
+    costs_said,
     floor_cached,
     simulate_cached,
     whatif_profile,
@@ -52,9 +53,10 @@ def render(ctx: Ctx) -> None:
     occ = int(
         b.number_input("Occupancy (CTAs a unit; 0 = from resources)", 0, 32, 0, 1, key="wi_occ")
     )
+    st.caption(f"Simulated on {costs_said(gpu, spec.name)}.")
     form = form_of(spec, m.config())
     cfg = _config_controls(spec, form, m.config(), (c, d))
-    params = _latency_controls(gpu)
+    params = _latency_controls(gpu, spec.name)
     _render_cfg(ctx, spec, form, gpu, cfg, occ, params)
 
 
@@ -217,7 +219,7 @@ def _floor(gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> Non
     taken away a step at a time (kda_sim.checks.floor), down to the protocol's own chain."""
     if not st.checkbox("How fast this protocol could run (its floor)", key="wi_floor"):
         return
-    prof = whatif_profile(gpu, params)
+    prof = whatif_profile(gpu, params, spec_for(cfg).name)
     a, b, c = st.columns(3)
     top = prof.hbm_peak_bytes_per_ns or 1e5
     stream = a.number_input(
@@ -266,8 +268,8 @@ def _floor(gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> Non
     )
 
 
-def _latency_controls(gpu: str) -> dict[str, float]:
-    prof = load_profile(gpu)
+def _latency_controls(gpu: str, kernel: str) -> dict[str, float]:
+    prof = load_profile(gpu, kernel=kernel)
     lat = prof.latency_ns
     params: dict[str, float] = {}
     with st.expander("Latencies (ns) and bandwidth", expanded=False):
@@ -322,12 +324,12 @@ def _checks(gpu: str, cfg: Any, occ: int | None, params: dict[str, float]) -> No
     with st.expander("Check verdicts (deadlock, visibility, role rule)", expanded=True):
         try:
             cfg = spec_for(cfg).validate(cfg)
-            prof = load_profile(gpu)
-            prof = prof.with_params(**params) if params else prof
+            prof = whatif_profile(gpu, params, spec_for(cfg).name)
         except KdaSimError as e:
             st.warning(str(e))
             return
-        key = f"{gpu}|{cfg}|{occ}|{sorted(params.items())}"
+        # the profile's identity, not its name alone: a name may come to mean other costs
+        key = f"{gpu}|{prof.identity()}|{cfg}|{occ}|{sorted(params.items())}"
         done = st.session_state.setdefault("wi_checked", set())
         # the checks run the engine under several adversarial latencies (seconds): on demand
         if key not in done and not st.button("Run the checks", key="wi_check_go"):
