@@ -28,6 +28,7 @@ import math
 from typing import Any
 
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
+from kda_sim.importers.caps import check_ctas
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 # measured clocks are quantised (H200's globaltimer: 32 ns steps; s_memrealtime: 10 ns)
@@ -141,6 +142,8 @@ def _check_times(c: CtaTrack, rec: str, where: str) -> None:
 def check_claimed_launch(tl: Timeline, where: str = "trace", units: int | None = None) -> None:
     """Refuse ``tl`` unless it is a run of the launch its header names (module
     docstring); ``units``: the GPU's SMs / CUs (default :func:`gpu_units`)."""
+    blocks = tl.meta.blocks if isinstance(tl.meta.blocks, int) else 0
+    check_ctas(max(len(tl.ctas), blocks), where)  # before its launch is built
     programs = _programs(tl, where)
     n = len(programs)
     if len(tl.ctas) != n:

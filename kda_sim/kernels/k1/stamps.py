@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.importers.caps import check_count
+from kda_sim.importers.caps import check_count, check_ctas
 from kda_sim.importers.stamps import load_stamp_array
 from kda_sim.kernels.k1.config import LaunchConfig, variants_of
 from kda_sim.kernels.k1.kda import tasks_of
@@ -95,6 +95,7 @@ def stamps_timeline(
         )
     blocks = int(full.shape[0])
     check_count(blocks, "CTAs (stamp rows)", source)
+    check_ctas(blocks, source)
     cfg = _config(R, L, nb, kda0, blocks, variants)
     extended = full.shape[1] != POINTS
     if extended and full.shape[1] != ext_width(cfg.n_tasks, blocks):
