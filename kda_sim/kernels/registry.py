@@ -309,10 +309,10 @@ def load_kernel(path: str | Path) -> Any:
         raise InvalidInput("defines no KERNEL", what="kernel", where=str(p))
     where = _definition(p)
     name = getattr(kernel, "name", None)
-    if not isinstance(name, str) or not name:
-        raise InvalidInput("the kernel's name must be a non-empty string", where=where)
     # another file of the same name replaces the one loaded before (the app's reloads)
-    taken = name in BUILTIN or name in _entry_points() or (name in _loaded and name not in _files)
+    taken = isinstance(name, str) and (  # a name of another type: _check says so
+        name in BUILTIN or name in _entry_points() or (name in _loaded and name not in _files)
+    )
     if taken:
         raise InvalidInput(
             f"KERNEL's name {name!r} is a built-in or installed kernel's: give this one a "
