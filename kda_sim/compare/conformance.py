@@ -29,6 +29,7 @@ import numpy as np
 from kda_sim.compare.clocks import ClockFit, fit_clocks
 from kda_sim.compare.model import ModelView, model_view, op_stage
 from kda_sim.timeline.model import Timeline
+from kda_sim.timeline.summary import say_missing, unrecorded_ctas
 
 CLASSES = ("skew", "stage_order", "handoff")
 
@@ -68,12 +69,7 @@ class Conformance:
 
     def missing(self) -> str:
         """What the trace lacks, in words ("" when it holds the whole launch)."""
-        parts = []
-        for ctas, what in ((self.unrecorded, "recorded nothing"), (self.unfinished, "never ended")):
-            if ctas:
-                first = ", ".join(map(str, ctas[:8])) + (", ..." if len(ctas) > 8 else "")
-                parts.append(f"{len(ctas)} of {self.checked_ctas} CTAs {what} ({first})")
-        return "; ".join(parts)
+        return say_missing(self.unrecorded, self.unfinished, self.checked_ctas)
 
     def summary(self, limit: int = 50) -> dict:
         return {
@@ -191,8 +187,7 @@ def check_conformance(
     tol = tolerance_ns if tolerance_ns is not None else 2.0 * fit.resolution_ns + 1.0
     findings = _stage_findings(tl, mv, tol) + _handoff_findings(tl, mv, fit, tol)
     counts = {k: sum(f.kind == k for f in findings) for k in CLASSES}
-    unrecorded = [c.cta for c in tl.ctas if c.start is None and not c.stages]
-    unfinished = [c.cta for c in tl.ctas if c.cta not in set(unrecorded) and not c.finished]
+    unrecorded, unfinished = unrecorded_ctas(tl)
     return Conformance(
         findings, fit, tol, len(mv.edges), len(tl.ctas), counts, unrecorded, unfinished
     )

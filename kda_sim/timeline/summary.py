@@ -111,6 +111,29 @@ def slots_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
+def unrecorded_ctas(tl: Timeline) -> tuple[list[int], list[int]]:
+    """The CTAs a trace lacks: those that recorded nothing, and those that started but
+    never ended (a trace cut short, a ktrace of a few workgroups, a hang)."""
+    nothing = [c.cta for c in tl.ctas if c.start is None and not c.stages]
+    gone = set(nothing)
+    return nothing, [c.cta for c in tl.ctas if c.cta not in gone and not c.finished]
+
+
+def say_missing(nothing: list[int], unfinished: list[int], of: int) -> str:
+    """What a trace lacks, in words ("" when nothing): every view says it the same."""
+    parts = []
+    for ctas, what in ((nothing, "recorded nothing"), (unfinished, "never ended")):
+        if ctas:
+            first = ", ".join(map(str, ctas[:8])) + (", ..." if len(ctas) > 8 else "")
+            parts.append(f"{len(ctas)} of {of} CTAs {what} ({first})")
+    return "; ".join(parts)
+
+
+def missing_part(tl: Timeline) -> str:
+    """:func:`say_missing` of ``tl``."""
+    return say_missing(*unrecorded_ctas(tl), len(tl.ctas))
+
+
 @dataclass(frozen=True)
 class PartnerStats:
     """A role stage over the CTAs whose unit (SM / CU) holds the same other roles."""
