@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kda_sim.cli import main
@@ -429,6 +429,7 @@ COMMANDS = {
     st.sampled_from(sorted(COMMANDS)),
     st.lists(st.tuples(st.integers(0, 99), st.sampled_from(FLAG_VALUES)), min_size=1, max_size=2),
 )
+@example("floor", [(0, "-1")])  # refused by the floor's check, naming no flag
 def test_flags(command: str, flags: list[tuple[int, str]]) -> None:
     argv, names = COMMANDS[command]
     argv = list(argv)
