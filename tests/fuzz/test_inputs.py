@@ -410,11 +410,15 @@ def test_isa(data: bytes) -> None:
 
 # --- the CLI's flags ----------------------------------------------------------------------
 
-FLAG_VALUES = ["nan", "inf", "-1", "0", "1e400", "x", "", "9" * 5000, "1", "2", "0.5", "-0"]
+FLAG_VALUES = [
+    *("nan", "inf", "-1", "0", "1e400", "x", "", "9" * 5000, "1", "2", "0.5", "-0"),
+    *("h200", "x" * 5000 + ".json", "/", "no.json"),  # for --gpu and --profile
+]
+ALIASES = {"--gpu": ("GPU",), "--profile": ("profile", ".json")}
 COMMANDS = {
     "simulate": (
         ["simulate", "--R", "1", "--L", "1"],
-        ["--seed", "--jitter", "--R", "--L", "--nb", "--kda0", "--occupancy"],
+        ["--seed", "--jitter", "--R", "--L", "--nb", "--kda0", "--occupancy", "--gpu", "--profile"],
     ),
     "floor": (["floor", "--R", "1", "--L", "1"], ["--poll-ns", "--R", "--L", "--occupancy"]),
     "compare": (
@@ -430,14 +434,17 @@ COMMANDS = {
     st.lists(st.tuples(st.integers(0, 99), st.sampled_from(FLAG_VALUES)), min_size=1, max_size=2),
 )
 @example("floor", [(0, "-1")])  # refused by the floor's check, naming no flag
+@example("simulate", [(8, "x" * 5000 + ".json")])  # --profile: OSError, name too long
 def test_flags(command: str, flags: list[tuple[int, str]]) -> None:
     argv, names = COMMANDS[command]
     argv = list(argv)
     for k, value in flags:
         argv += [names[k % len(names)], value]
-    # a refusal names a flag given, as argparse does (--seed) or as the check does (R)
+    # a refusal names a flag given, as argparse does (--seed) or as the check does (R;
+    # "unknown GPU 'x'" for --gpu, the file for --profile)
     given_flags = {argv[i] for i in range(len(argv)) if argv[i] in names}
     said = [*given_flags, *(f.lstrip("-").replace("-", "_") for f in given_flags)]
+    said += [w for f in given_flags for w in ALIASES.get(f, ())]
     cli(argv, said, " ".join(argv))
 
 
