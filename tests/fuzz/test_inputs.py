@@ -414,7 +414,10 @@ FLAG_VALUES = [
     *("nan", "inf", "-1", "0", "1e400", "x", "", "9" * 5000, "1", "2", "0.5", "-0"),
     *("h200", "x" * 5000 + ".json", "/", "no.json"),  # for --gpu and --profile
 ]
-ALIASES = {"--gpu": ("GPU",), "--profile": ("profile", ".json")}
+ALIASES = {
+    "--gpu": ("GPU", "profile"),
+    "--profile": ("profile", ".json"),
+}  # --gpu takes a .json too
 COMMANDS = {
     "simulate": (
         ["simulate", "--R", "1", "--L", "1"],
@@ -435,6 +438,7 @@ COMMANDS = {
 )
 @example("floor", [(0, "-1")])  # refused by the floor's check, naming no flag
 @example("simulate", [(8, "x" * 5000 + ".json")])  # --profile: OSError, name too long
+@example("simulate", [(7, "x" * 5000 + ".json")])  # --gpu: its message names the profile
 def test_flags(command: str, flags: list[tuple[int, str]]) -> None:
     argv, names = COMMANDS[command]
     argv = list(argv)
