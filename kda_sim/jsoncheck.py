@@ -20,6 +20,9 @@ from jsonschema import Draft202012Validator
 from kda_sim.errors import InvalidInput, TraceFormatError
 
 INT_DIGITS = 18  # an integer in a trace: ns times and byte counts fit in 18 digits
+# a JSON field naming a kernel (a trace's header, a costs file): a registered kernel's
+# name, never a path (no separators, no ".py"): an input file must not choose code to run
+KERNEL_NAME: dict[str, Any] = {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$"}
 
 
 class Refused:

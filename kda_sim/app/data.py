@@ -9,7 +9,6 @@ every rerun.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import shutil
@@ -25,6 +24,7 @@ from kda_sim.checks.floor import Figures, ladder
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
 from kda_sim.importers.caps import GZIP_MAGIC, check_bytes, inflate_capped
+from kda_sim.jsoncheck import parse_json
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.machine.costs import files_stamp
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
@@ -381,14 +381,8 @@ def _parse_upload(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
     if suffix in (".json", ".json.gz"):
         if suffix == ".json.gz" or data[:2] == GZIP_MAGIC:
             data = inflate_capped(data, name)  # chunk by chunk: a bomb stops at the cap
-        try:
-            obj = json.loads(data.decode("utf-8"))
-        except UnicodeDecodeError as e:
-            raise TraceFormatError("not a text file (binary data in a .json)", where=name) from e
-        except json.JSONDecodeError as e:
-            raise TraceFormatError(
-                f"not JSON: {e.msg} at line {e.lineno} column {e.colno}", where=name
-            ) from e
+        # strict: NaN, Infinity, over-long integers and deep nesting refused by field
+        obj = parse_json(data, name)
         tl = _json_parser()(obj, name)
         _sane(tl, name)
         return tl

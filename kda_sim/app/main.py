@@ -29,6 +29,7 @@ from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
 from kda_sim.kernels.registry import get
 from kda_sim.timeline.model import Meta
+from kda_sim.timeline.summary import missing_part
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,9 @@ def _banner(run: data.Run, root: Path) -> None:
         unsafe_allow_html=True,
     )
     st.caption(run.profile_said)
+    missing = missing_part(run.real) if run.real is not None else ""
+    if missing:  # on every view: what it shows of the real run is only the part recorded
+        st.warning(f"A partial trace: {missing}. What this page shows of it is the part recorded.")
     if run.kind == "simulated" and run.note:
         st.caption(run.note)
     elif run.kind == "simulated":

@@ -8,6 +8,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 from kda_sim.commands.common import (
     add_jobs_flag,
@@ -29,6 +30,7 @@ from kda_sim.compare.calibrate import (
 )
 from kda_sim.compare.launch import profile_of
 from kda_sim.errors import InvalidInput
+from kda_sim.timeline.summary import missing_part
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -89,6 +91,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def _whole(path: Path, args: argparse.Namespace) -> Any:
+    """A trace read as ``compare`` reads it, refused when it lacks CTAs: a fit to part of
+    a launch would price the rest from nothing."""
+    tl = read_any(path, args)
+    missing = missing_part(tl)
+    if missing:
+        raise InvalidInput(
+            f"a partial trace ({missing}); a fit needs every CTA", what="trace", where=str(path)
+        )
+    return tl
+
+
 def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)
     if args.budget < 0 or args.cost_passes < 0:
@@ -110,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE", what="pin") from None
         if not math.isfinite(pins[name]):
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE, a finite value", what="pin")
-    train = [prepare(read_any(p, args), p.name, **clk) for p in args.traces]
-    hold = [prepare(read_any(p, args), p.name, **clk) for p in args.holdout]
+    train = [prepare(_whole(p, args), p.name, **clk) for p in args.traces]
+    hold = [prepare(_whole(p, args), p.name, **clk) for p in args.holdout]
     gpus = {t.tl.meta.gpu for t in train + hold}
     if len(gpus) > 1:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")

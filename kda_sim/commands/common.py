@@ -235,18 +235,21 @@ def float_type(
     return parse
 
 
-def add_input_caps(p: argparse.ArgumentParser) -> None:
-    """``--max-input-mb`` and ``--max-events``: the caps every trace reader applies
-    (:mod:`kda_sim.importers.caps`); :func:`kda_sim.cli.main` sets them before the run."""
+def add_input_caps(p: argparse.ArgumentParser, *, events: bool = True) -> None:
+    """``--max-input-mb`` and (with ``events``) ``--max-events``: the caps every trace
+    reader applies (:mod:`kda_sim.importers.caps`); :func:`kda_sim.cli.main` sets them
+    before the run."""
     g = p.add_argument_group("caps on the input read")
     g.add_argument(
         caps.FLAG,
         dest="max_input_mb",
         type=float_type(1e-6, float(1 << 30), hi_open=True),
         default=None,
-        help=f"refuse a trace file (or its gzip contents) over this many MB "
+        help=f"refuse an input file (or a trace's gzip contents) over this many MB "
         f"(default {caps.DEFAULT_MAX_INPUT_MB})",
     )
+    if not events:
+        return
     g.add_argument(
         caps.EVENTS_FLAG,
         dest="max_events",

@@ -170,7 +170,13 @@ def _print(report: dict, conf, cmp) -> None:
         f"{clk.residual_ns:.0f} ns, smallest margin {clk.margin_ns:.0f} ns, offsets "
         f"{clk.offsets.min():.0f} .. {clk.offsets.max():.0f} ns"
     )
-    verdict = "conforms" if conf.conforms else "DOES NOT CONFORM"
+    if conf.partial:  # what it lacks was not checked: never "conforms"
+        broke = any(f.kind != "skew" for f in conf.findings)
+        found = "breaks the order" if broke else "no finding"
+        verdict = f"PARTIAL TRACE, {found} in the part recorded"
+        print(f"partial trace: {conf.missing()}")
+    else:
+        verdict = "conforms" if conf.conforms else "DOES NOT CONFORM"
     counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in conf.counts.items())
     print(f"conformance: {verdict}  (findings: {counts}; skew tolerance {_ns(conf.tolerance_ns)})")
     for f in conf.findings[:10]:

@@ -23,7 +23,7 @@ from kda_sim.commands.common import (
     write_report,
 )
 from kda_sim.kernels.registry import DEFAULT_KERNEL
-from kda_sim.machine.profile import load_profile
+from kda_sim.machine.profile import MIN_POLL_NS, PROFILE_SCHEMA, load_profile
 
 # the K1 on the H200 it was fitted to, at 1x1; another kernel: the H200 with its own costs
 K1_GPU, OTHER_GPU = "h200-k1", "h200"
@@ -41,19 +41,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(gpu=None)  # K1_GPU, or OTHER_GPU for another kernel
     p.add_argument(
         "--stream-tbps",
-        type=float_type(None),  # finite; its range checked with the profile
+        # finite, at least the profile's least bandwidth; its peak checked with the profile
+        type=float_type(PROFILE_SCHEMA["properties"]["hbm_bytes_per_ns"]["minimum"] / 1e3),
         default=3.91,
         help="the best read of the weight measured on the GPU (TB/s, default 3.91)",
     )
     p.add_argument(
         "--visibility-ns",
-        type=float_type(None),
+        type=float_type(0.0),
         default=300.0,
         help="a store seen by another CTA, at the least (ns, default 300)",
     )
     p.add_argument(
         "--poll-ns",
-        type=float_type(None),
+        type=float_type(MIN_POLL_NS),  # the engine divides by it
         default=190.0,
         help="one poll's round trip (ns, default 190)",
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.commands.common import add_kernel_flag, no_kernel_flags
+from kda_sim.commands.common import add_input_caps, add_kernel_flag, no_kernel_flags
 from kda_sim.errors import InvalidInput
 from kda_sim.isa import analyze_path
 from kda_sim.isa.classes import CLASSES
@@ -25,6 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_kernel_flag(p)
+    add_input_caps(p, events=False)
     p.add_argument(
         "--preset",
         help="argument classes and accepted polls of a build of the --kernel, from its "

@@ -29,6 +29,7 @@ import numpy as np
 from kda_sim.compare.clocks import ClockFit, fit_clocks
 from kda_sim.compare.model import ModelView, model_view, op_stage
 from kda_sim.timeline.model import Timeline
+from kda_sim.timeline.summary import say_missing, unrecorded_ctas
 
 CLASSES = ("skew", "stage_order", "handoff")
 
@@ -51,15 +52,35 @@ class Conformance:
     checked_handoffs: int
     checked_ctas: int
     counts: dict[str, int] = field(default_factory=dict)
+    # what the trace lacks: CTAs that recorded nothing, CTAs that never finished
+    unrecorded: list[int] = field(default_factory=list)
+    unfinished: list[int] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """Part of the launch is not in the trace: only what is there was checked."""
+        return bool(self.unrecorded or self.unfinished)
 
     @property
     def conforms(self) -> bool:
-        """No finding beyond the clock's residual."""
-        return not any(f.kind != "skew" for f in self.findings)
+        """No finding beyond the clock's residual, over the whole launch (a partial
+        trace never conforms: what it lacks was not checked)."""
+        return not self.partial and not any(f.kind != "skew" for f in self.findings)
+
+    def missing(self) -> str:
+        """What the trace lacks, in words ("" when it holds the whole launch)."""
+        return say_missing(self.unrecorded, self.unfinished, self.checked_ctas)
 
     def summary(self, limit: int = 50) -> dict:
         return {
             "conforms": self.conforms,
+            "partial": {
+                "missing": self.missing(),
+                "unrecorded_ctas": self.unrecorded,
+                "unfinished_ctas": self.unfinished,
+            }
+            if self.partial
+            else None,
             "counts": self.counts,
             "tolerance_ns": self.tolerance_ns,
             "checked_handoffs": self.checked_handoffs,
@@ -166,7 +187,10 @@ def check_conformance(
     tol = tolerance_ns if tolerance_ns is not None else 2.0 * fit.resolution_ns + 1.0
     findings = _stage_findings(tl, mv, tol) + _handoff_findings(tl, mv, fit, tol)
     counts = {k: sum(f.kind == k for f in findings) for k in CLASSES}
-    return Conformance(findings, fit, tol, len(mv.edges), len(tl.ctas), counts)
+    unrecorded, unfinished = unrecorded_ctas(tl)
+    return Conformance(
+        findings, fit, tol, len(mv.edges), len(tl.ctas), counts, unrecorded, unfinished
+    )
 
 
 def conformance(tl: Timeline) -> Conformance:

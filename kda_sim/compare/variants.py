@@ -22,6 +22,8 @@ from typing import Any
 
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.importers.caps import read_capped
+from kda_sim.jsoncheck import parse_json, refuse_non_finite
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.kernels.spec import require_hook
 from kda_sim.machine.profile import load_profile
@@ -36,10 +38,12 @@ NO_CONFIG = (
 def load_rows(path: Path) -> list[dict[str, Any]]:
     """The variant rows of a kernel benchmark's JSON (rows missing R, L, variant or us are
     left out)."""
+    d = parse_json(read_capped(path), str(path))  # NaN, long integers, deep nesting refused
+    refuse_non_finite(d, str(path))
     try:
-        rows = json.loads(path.read_text())["variants"]
+        rows = d["variants"]
         return [r for r in rows if {"R", "L", "variant", "us"} <= set(r)]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError) as e:
         raise InvalidInput(f"not a kernel_bench file with variants: {e}", where=str(path)) from e
 
 

@@ -28,6 +28,7 @@ import math
 from typing import Any
 
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
+from kda_sim.importers.caps import check_ctas
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 # measured clocks are quantised (H200's globaltimer: 32 ns steps; s_memrealtime: 10 ns)
@@ -138,9 +139,42 @@ def _check_times(c: CtaTrack, rec: str, where: str) -> None:
             )
 
 
+def _unrecorded(tl: Timeline, c: CtaTrack, stages: set[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Stages of CTA ``c`` its trace format cannot hold, as the trace's header says: a
+    stamp tensor of the twin keeps only a CTA's last task (``only_last_task``), and a CTA
+    of several tasks loses that task's k.stage start (``k_stage_start_lost``)."""
+    extra = tl.meta.extra if isinstance(tl.meta.extra, dict) else {}
+    tasks = [t for _, t in stages if t >= 0]
+    out: set[tuple[str, int]] = set()
+    if extra.get("only_last_task") is True and tasks:
+        out |= {(n, t) for n, t in stages if 0 <= t < max(tasks)}
+    lost = extra.get("k_stage_start_lost")
+    if isinstance(lost, list) and c.cta in lost and tasks:
+        out.add(("k.stage", max(tasks)))
+    return out
+
+
+def _check_complete(
+    c: CtaTrack, missing: set[tuple[str, int]], of: int, rec: str, where: str
+) -> None:
+    """A finished CTA ran every stage its program runs: one missing is a trace cut short
+    or edited (a compare would match the rest and call it conforming)."""
+    if missing:
+        name, task = min(missing)
+        what = name if task < 0 else f"{name} of task {task}"
+        raise _bad(
+            f"finished, but recorded no {what} span ({len(missing)} of its program's "
+            f"{of} stages missing)",
+            rec,
+            where,
+        )
+
+
 def check_claimed_launch(tl: Timeline, where: str = "trace", units: int | None = None) -> None:
     """Refuse ``tl`` unless it is a run of the launch its header names (module
     docstring); ``units``: the GPU's SMs / CUs (default :func:`gpu_units`)."""
+    blocks = tl.meta.blocks if isinstance(tl.meta.blocks, int) else 0
+    check_ctas(max(len(tl.ctas), blocks), where)  # before its launch is built
     programs = _programs(tl, where)
     n = len(programs)
     if len(tl.ctas) != n:
@@ -182,6 +216,9 @@ def check_claimed_launch(tl: Timeline, where: str = "trace", units: int | None =
                     )
             elif recorded and (got > want or (c.finished and got != want)):
                 raise _bad(f"{got} {kind} recorded, its program has {want}", rec, where)
+        if c.finished and not takes:  # a ticket loop's items are the run's, not the program's
+            missing = stages - {(s.name, s.task) for s in c.stages} - _unrecorded(tl, c, stages)
+            _check_complete(c, missing, len(stages), rec, where)
         _check_times(c, rec, where)
     for k, s in enumerate(tl.stuck):
         for name in ("cta", "producer"):

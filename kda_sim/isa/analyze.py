@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kda_sim.errors import InvalidInput
+from kda_sim.importers.caps import read_capped
 from kda_sim.isa import cfg as cfg_mod
 from kda_sim.isa import polls, waitcnt
 from kda_sim.isa.classes import classify, source_of
@@ -39,10 +40,7 @@ def analyze_path(
     accept: Collection[str] = (),
 ) -> IsaReport:
     """Analyze a ``.s`` file, or a code object through ``llvm-objdump``."""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read: {e.strerror}", what="isa", where=str(path)) from e
+    data = read_capped(path)  # refused over --max-input-mb before it is read
     notes: list[str] = []
     if is_elf(data):
         text, notes = disassemble(path)

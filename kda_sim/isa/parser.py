@@ -17,6 +17,26 @@ HSA_KERNEL = re.compile(r"^\s*\.amdhsa_kernel\s+(?P<name>[.$\w]+)")
 HSA_FIELD = re.compile(r"^\s*\.amdhsa_(?P<key>\w+)\s+(?P<value>\S+)")
 META_LINE = re.compile(r"^(?P<indent>\s*)(?P<dash>- )?\.(?P<key>[\w.]+):\s*(?P<value>.*)$")
 
+# The ``.amdgpu_metadata`` fields read, and the values each may take (declared once,
+# checked as the text is read; LLVM writes them in decimal): a kernel's own fields as
+# (attribute of Kernel, key, lowest, highest), an argument's as key -> (lowest, highest).
+# The bounds are far above any GPU's and far below overflow: they refuse damage, not
+# hardware.
+META_FIELDS: tuple[tuple[str, str, int, int], ...] = (
+    ("vgpr_spills", "vgpr_spill_count", 0, 1 << 20),
+    ("wave_lanes", "wavefront_size", 32, 64),
+    ("vgprs", "vgpr_count", 0, 1024),
+    ("agprs", "agpr_count", 0, 1024),
+    ("lds_bytes", "group_segment_fixed_size", 0, 1 << 26),
+    ("max_threads", "max_flat_workgroup_size", 0, 1 << 16),
+)
+ARG_FIELDS: dict[str, tuple[int, int]] = {"offset": (0, 1 << 32), "size": (0, 1 << 32)}
+META_INT = re.compile(r"^(0|[1-9][0-9]{0,11}|0x[0-9a-fA-F]{1,12})$")
+# an operand's integer: 64 bits are 20 decimal digits (longer ones would not even convert
+# past 4,300 digits)
+MAX_OPERAND_DIGITS = 20
+LONG_NUMBER = re.compile(rf"\d{{{MAX_OPERAND_DIGITS + 1},}}")
+
 # user SGPRs in the order the hardware lays them out, and how many each takes
 _USER_SGPRS: tuple[tuple[str, int], ...] = (
     ("user_sgpr_private_segment_buffer", 4),
@@ -145,6 +165,14 @@ def parse(text: str, where: str = "") -> IsaText:
             continue
         if not _looks_like_instruction(body):
             continue
+        long = LONG_NUMBER.search(body)
+        if long:
+            raise InvalidInput(
+                f"line {lineno}: a number of {len(long.group())} digits in an instruction "
+                f"(at most {MAX_OPERAND_DIGITS}: 64 bits)",
+                what="isa",
+                where=where,
+            )
         mnemonic, operands, mods = split_instruction(body)
         index = len(current.instrs)
         for mline, mtext in pending:
@@ -160,22 +188,34 @@ def parse(text: str, where: str = "") -> IsaText:
             what="isa",
             where=where,
         )
-    _attach_metadata(kernels, lines)
+    _attach_metadata(kernels, lines, where)
     return IsaText(arch or "unknown", kernels)
 
 
-def _attach_metadata(kernels: list[Kernel], lines: list[str]) -> None:
+def meta_int(value: str, key: str, lo: int, hi: int, line: int, where: str) -> int:
+    """A metadata field's integer, refused (naming the line, the field and the rule)
+    unless it is one in [lo, hi]."""
+    v = value.strip()
+    if not META_INT.match(v) or not lo <= int(v, 0) <= hi:
+        raise InvalidInput(
+            f"line {line}: .{key}: {v[:40]!r} is not an integer in {lo}..{hi}",
+            what=f".{key}",
+            where=where,
+        )
+    return int(v, 0)
+
+
+def _attach_metadata(kernels: list[Kernel], lines: list[str], where: str) -> None:
     by_name = {k.name: k for k in kernels}
     _kernarg_sgprs(by_name, lines)
-    for name, (args, fields) in _metadata(lines).items():
+    for name, (args, fields) in _metadata(lines, where).items():
         if name in by_name:
-            by_name[name].args = args
-            by_name[name].vgpr_spills = int(fields.get("vgpr_spill_count", "0") or 0)
-            by_name[name].wave_lanes = int(fields.get("wavefront_size", "64") or 64)
-            by_name[name].vgprs = int(fields.get("vgpr_count", "0") or 0)
-            by_name[name].agprs = int(fields.get("agpr_count", "0") or 0)
-            by_name[name].lds_bytes = int(fields.get("group_segment_fixed_size", "0") or 0)
-            by_name[name].max_threads = int(fields.get("max_flat_workgroup_size", "0") or 0)
+            k = by_name[name]
+            k.args = args
+            for attr, key, lo, hi in META_FIELDS:
+                if key in fields:
+                    value, line = fields[key]
+                    setattr(k, attr, meta_int(value, key, lo, hi, line, where))
 
 
 def _kernarg_sgprs(by_name: dict[str, Kernel], lines: list[str]) -> None:
@@ -199,14 +239,15 @@ def _kernarg_sgprs(by_name: dict[str, Kernel], lines: list[str]) -> None:
                     sgpr += width
 
 
-def _metadata(lines: list[str]) -> dict[str, tuple[list[KernelArg], dict[str, str]]]:
-    """Kernel name -> its arguments and top-level fields, from the ``.amdgpu_metadata``
-    YAML. LLVM writes it
-    in one fixed layout: a kernel entry is a dash at the list's indentation, its
-    ``.args`` items dashes indented deeper."""
-    body: list[re.Match[str]] = []
+def _metadata(
+    lines: list[str], where: str
+) -> dict[str, tuple[list[KernelArg], dict[str, tuple[str, int]]]]:
+    """Kernel name -> its arguments and top-level fields (value, line), from the
+    ``.amdgpu_metadata`` YAML. LLVM writes it in one fixed layout: a kernel entry is a
+    dash at the list's indentation, its ``.args`` items dashes indented deeper."""
+    body: list[tuple[int, re.Match[str]]] = []
     inside = False
-    for raw in lines:
+    for lineno, raw in enumerate(lines, start=1):
         s = raw.strip()
         if s.startswith(".amdgpu_metadata"):
             inside = True
@@ -215,45 +256,52 @@ def _metadata(lines: list[str]) -> dict[str, tuple[list[KernelArg], dict[str, st
         elif inside:
             m = META_LINE.match(raw)
             if m:
-                body.append(m)
-    dashes = [len(m.group("indent")) for m in body if m.group("dash")]
+                body.append((lineno, m))
+    dashes = [len(m.group("indent")) for _, m in body if m.group("dash")]
     if not dashes:
         return {}
     entry_indent = min(dashes)
-    entries: list[list[re.Match[str]]] = []
-    for m in body:
+    entries: list[list[tuple[int, re.Match[str]]]] = []
+    for line, m in body:
         if m.group("dash") and len(m.group("indent")) == entry_indent:
             entries.append([])
         if entries:
-            entries[-1].append(m)
-    out: dict[str, tuple[list[KernelArg], dict[str, str]]] = {}
+            entries[-1].append((line, m))
+    out: dict[str, tuple[list[KernelArg], dict[str, tuple[str, int]]]] = {}
     for entry in entries:
-        name, items, fields = "", [], {}
-        for m in entry:
+        name = ""
+        items: list[dict[str, tuple[str, int]]] = []
+        fields: dict[str, tuple[str, int]] = {}
+        for line, m in entry:
             deeper = len(m.group("indent")) > entry_indent + 2
+            value = (m.group("value").strip(), line)
             if not deeper:
-                fields[m.group("key")] = m.group("value").strip()
+                fields[m.group("key")] = value
             if m.group("key") == "name" and not deeper:
-                name = m.group("value").strip()
+                name = value[0]
             elif deeper:
                 if m.group("dash"):
                     items.append({})
                 if items:
-                    items[-1][m.group("key")] = m.group("value").strip()
+                    items[-1][m.group("key")] = value
         if name:
-            out[name] = (_to_args(items), fields)
+            out[name] = (_to_args(items, where), fields)
     return out
 
 
-def _to_args(items: list[dict[str, str]]) -> list[KernelArg]:
+def _to_args(items: list[dict[str, tuple[str, int]]], where: str) -> list[KernelArg]:
     out = []
     for i, a in enumerate(items):
+        nums = {
+            key: meta_int(a[key][0], key, lo, hi, a[key][1], where) if key in a else 0
+            for key, (lo, hi) in ARG_FIELDS.items()
+        }
         out.append(
             KernelArg(
-                offset=int(a.get("offset", "0"), 0),
-                size=int(a.get("size", "0"), 0),
-                name=a.get("name", f"arg{i}"),
-                kind=a.get("value_kind", ""),
+                offset=nums["offset"],
+                size=nums["size"],
+                name=a["name"][0] if "name" in a else f"arg{i}",
+                kind=a["value_kind"][0] if "value_kind" in a else "",
             )
         )
     return out

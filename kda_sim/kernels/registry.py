@@ -14,6 +14,7 @@ import ast
 import hashlib
 import importlib
 import importlib.util
+import math
 import sys
 import traceback
 from collections.abc import Mapping
@@ -130,6 +131,61 @@ def check_regions(sizes: Any, where: str) -> Mapping[str, int]:
     return sizes
 
 
+def _default_costs(value: Any, where: str) -> None:
+    """``default_costs`` as a profile's ``costs`` must be (one schema: the profile's): a
+    mapping of cost key -> (base, per-unit part) in ns, finite and in range."""
+    from jsonschema import Draft202012Validator
+
+    from kda_sim.machine.profile import PROFILE_SCHEMA
+
+    if value is None:
+        return
+    if not isinstance(value, Mapping):
+        raise InvalidInput(
+            f"default_costs must be a mapping, got {type(value).__name__}",
+            what="default_costs",
+            where=where,
+        )
+    as_json = {k: list(v) if isinstance(v, tuple | list) else v for k, v in value.items()}
+    for k, v in as_json.items():
+        parts = v if isinstance(v, list) else ()
+        bad = not isinstance(k, str) or any(
+            isinstance(x, float) and not math.isfinite(x) for x in parts
+        )
+        if bad:
+            raise InvalidInput(
+                f"default_costs[{k!r}] = {v!r}: a key string, finite numbers",
+                what="default_costs",
+                where=where,
+            )
+    schema = PROFILE_SCHEMA["properties"]["costs"]
+    err = next(iter(Draft202012Validator(schema).iter_errors(as_json)), None)
+    if err is not None:
+        at = "".join(f"[{p!r}]" for p in err.absolute_path)
+        raise InvalidInput(f"default_costs{at}: {err.message}", what="default_costs", where=where)
+
+
+def check_resources(res: Any, where: str) -> Any:
+    """What ``resources(cfg, gpu)`` returns: threads and registers a thread in a profile's
+    ranges (the profile schema's), LDS bytes None or an integer >= 0 in its range."""
+    from kda_sim.machine.profile import PROFILE_SCHEMA
+
+    bounds = PROFILE_SCHEMA["properties"]["kernel"]["properties"]
+    for name in ("threads", "regs_per_thread", "lds_bytes"):
+        v = getattr(res, name, None)
+        b = bounds[name] if name != "lds_bytes" else bounds[name]["anyOf"][1]
+        lo = 0 if name == "lds_bytes" else b["minimum"]
+        if name == "lds_bytes" and v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= b["maximum"]:
+            raise InvalidInput(
+                f"resources(): {name} = {v!r}, not an integer in {lo}..{b['maximum']}",
+                what=name,
+                where=where,
+            )
+    return res
+
+
 def _check(spec: Any, where: str) -> Any:
     missing = [a for a in REQUIRED if not hasattr(spec, a)]
     if missing:
@@ -141,6 +197,7 @@ def _check(spec: Any, where: str) -> Any:
     _colors(getattr(spec, "role_colors", {}), "role_colors", roles, "roles", where)
     _colors(getattr(spec, "stage_colors", {}), "stage_colors", stages, "stages", where)
     _names(spec.cost_keys, "cost_keys", where)
+    _default_costs(getattr(spec, "default_costs", None), where)
     if getattr(spec.config_type, "__hash__", None) is None:
         raise InvalidInput(
             "the configuration type must be hashable (a frozen dataclass): launches are cached",
@@ -253,8 +310,10 @@ def load_kernel(path: str | Path) -> Any:
     where = _definition(p)
     name = getattr(kernel, "name", None)
     # another file of the same name replaces the one loaded before (the app's reloads)
-    taken = name in BUILTIN or name in _entry_points() or (name in _loaded and name not in _files)
-    if isinstance(name, str) and taken:
+    taken = isinstance(name, str) and (  # a name of another type: _check says so
+        name in BUILTIN or name in _entry_points() or (name in _loaded and name not in _files)
+    )
+    if taken:
         raise InvalidInput(
             f"KERNEL's name {name!r} is a built-in or installed kernel's: give this one a "
             "name of its own",
@@ -340,6 +399,8 @@ class _Guarded:
                 ) from e
             if name == "regions":
                 check_regions(out, self._where)
+            elif name == "resources":
+                check_resources(out, self._where)
             return out
 
         return guarded

@@ -28,7 +28,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from kda_sim.errors import InvalidInput
-from kda_sim.jsoncheck import json_path
+from kda_sim.jsoncheck import KERNEL_NAME, json_path
 from kda_sim.machine import profile as gp
 from kda_sim.machine.profile import GpuProfile
 
@@ -58,7 +58,7 @@ COSTS_SCHEMA: dict[str, Any] = {
     "required": ["kernel", "gpu", "costs"],
     "additionalProperties": False,
     "properties": {
-        "kernel": gp._STR,
+        "kernel": KERNEL_NAME,
         # a bundled GPU's name, or a GPU profile .json (relative to this file's folder)
         "gpu": gp._STR,
         "costs": _P["costs"],
@@ -317,7 +317,11 @@ def load_overlay(path: Path, d: dict[str, Any]) -> GpuProfile:
         gpu = gp.load_gpu(base)
     else:
         target = (path.parent / base) if not Path(base).is_absolute() else Path(base)
-        if not target.is_file():
+        try:
+            found = target.is_file()
+        except OSError as e:  # a name too long, a symlink loop
+            raise InvalidInput(f"gpu: {e.strerror or e}", what="gpu", where=where) from e
+        if not found:
             raise InvalidInput(
                 f"gpu: {base!r} is neither a bundled GPU ({', '.join(gp.gpu_names())}) nor a "
                 f"profile file",

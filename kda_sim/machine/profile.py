@@ -433,7 +433,11 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
     from kda_sim.machine import costs
 
     path = Path(name_or_path)
-    if path.suffix == ".json" and path.exists():
+    try:
+        given_file = path.suffix == ".json" and path.exists()
+    except OSError as e:  # a name too long for a path, a symlink loop
+        raise InvalidInput(f"cannot read profile: {e.strerror or e}", where=str(path)) from e
+    if given_file:
         try:
             raw = path.read_bytes()
         except OSError as e:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import TraceFormatError
+from kda_sim.jsoncheck import parse_json, refuse_non_finite
 from kda_sim.timeline.model import (
     CellRange,
     CtaTrack,
@@ -375,13 +376,9 @@ def from_chrome(data: Any, source: str = "trace") -> Timeline:
 
 
 def read_chrome(path: str | Path) -> Timeline:
+    from kda_sim.importers.caps import read_capped  # the importers read this module
+
     p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except UnicodeDecodeError as e:
-        raise TraceFormatError("not a text file (is it gzip'd or binary?)", where=str(p)) from e
-    except json.JSONDecodeError as e:
-        raise TraceFormatError(f"not JSON: {e.msg} at line {e.lineno}", where=str(p)) from e
-    except OSError as e:
-        raise TraceFormatError(f"cannot read: {e.strerror}", where=str(p)) from e
+    data = parse_json(read_capped(p), str(p))  # NaN, long integers, deep nesting refused
+    refuse_non_finite(data, str(p))
     return from_chrome(data, str(p))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kda_sim.jsoncheck import Schema, check
+from kda_sim.jsoncheck import KERNEL_NAME, Schema, check
 
 MAX_CTAS = 65536  # CTAs a launch of ours can have (from_chrome's bound too)
 MAX_ABS_NS = 1e15  # |a time| in ns: about 11.6 days
@@ -127,8 +127,7 @@ META = _record(
         "extra": {"type": "object"},
         "nw_first": _BOOL,
         "onw_first": _BOOL,
-        # a registered kernel's name: no path separators, no ".py" (would load a file)
-        "kernel": {"type": "string", "pattern": r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$"},
+        "kernel": KERNEL_NAME,
         "params": {"type": "object"},
     },
 )

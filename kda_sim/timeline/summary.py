@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +111,29 @@ def slots_side_by_side(tls: dict[str, Timeline | None]) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
+def unrecorded_ctas(tl: Timeline) -> tuple[list[int], list[int]]:
+    """The CTAs a trace lacks: those that recorded nothing, and those that started but
+    never ended (a trace cut short, a ktrace of a few workgroups, a hang)."""
+    nothing = [c.cta for c in tl.ctas if c.start is None and not c.stages]
+    gone = set(nothing)
+    return nothing, [c.cta for c in tl.ctas if c.cta not in gone and not c.finished]
+
+
+def say_missing(nothing: list[int], unfinished: list[int], of: int) -> str:
+    """What a trace lacks, in words ("" when nothing): every view says it the same."""
+    parts = []
+    for ctas, what in ((nothing, "recorded nothing"), (unfinished, "never ended")):
+        if ctas:
+            first = ", ".join(map(str, ctas[:8])) + (", ..." if len(ctas) > 8 else "")
+            parts.append(f"{len(ctas)} of {of} CTAs {what} ({first})")
+    return "; ".join(parts)
+
+
+def missing_part(tl: Timeline) -> str:
+    """:func:`say_missing` of ``tl``."""
+    return say_missing(*unrecorded_ctas(tl), len(tl.ctas))
+
+
 @dataclass(frozen=True)
 class PartnerStats:
     """A role stage over the CTAs whose unit (SM / CU) holds the same other roles."""
@@ -128,18 +152,28 @@ def partner_stats(tl: Timeline) -> list[PartnerStats]:
     (docs/calibration.md, "What the model has"), and the slowest of them end the weight
     stream.
     Units as the timeline records them: a measured trace's SM ids, a simulation's
-    placement."""
+    placement; a CTA of no recorded unit (stamp tensors carry none) shares none.
+    Linear in CTAs where few are resident on a unit at once: a stage looks only at its
+    unit's CTAs that started by its end (a launch of 65,536 mostly idle CTAs took 20 s
+    in a scan of every CTA of the unit a stage)."""
     by_unit: dict[int, list[CtaTrack]] = {}
     for c in tl.ctas:
-        by_unit.setdefault(c.unit, []).append(c)
+        if c.unit is not None and c.start is not None:  # one never started was not resident
+            by_unit.setdefault(c.unit, []).append(c)
+    starts: dict[int, list[float]] = {}
+    for u, cs in by_unit.items():
+        cs.sort(key=lambda c: c.start)
+        starts[u] = [c.start for c in cs]
     by: dict[tuple[str, str], list[float]] = {}
     for c in tl.ctas:
         for st in c.stages:
             if st.task >= 0:
                 continue
-            others = [
-                o.role for o in by_unit[c.unit] if o is not c and _overlaps(o, st.start, st.end)
-            ]
+            if c.unit is None or c.unit not in by_unit:
+                others: list[str] = []
+            else:
+                began = by_unit[c.unit][: bisect.bisect_right(starts[c.unit], st.end)]
+                others = [o.role for o in began if o is not c and _overlaps(o, st.start, st.end)]
             by.setdefault((st.name, "+".join(sorted(others))), []).append(st.end - st.start)
     order = {s: i for i, s in enumerate(display(tl.meta.kernel).stages)}
     keys = sorted(by, key=lambda k: (order.get(k[0], 99), k[0], k[1]))

@@ -365,10 +365,15 @@ def test_upload_a_flydsl_ktrace(empty_traces: Path, make_app) -> None:
     at.run()
     assert not at.exception
     assert "Loaded k.pftrace.gz: measured mi355x R=1 L=1, 256 CTAs" in texts(at.success)
-    # a sparse trace (8 CTAs recorded) still draws, follows hand-offs and compares
+    said = "a partial trace: 248 of 256 CTAs recorded nothing (2, 3, 4,"
+    assert said in texts(at.success)
+    # a sparse trace (8 CTAs recorded) still draws, follows hand-offs and compares; every
+    # view names what it lacks, and Compare never calls it conforming
     for view in ("Timeline", "Follow a hand-off", "Compare"):
         goto(at, view)
         assert at.get("plotly_chart"), view
+        assert "248 of 256 CTAs recorded nothing" in texts(at.warning), view
+    assert "conforms" not in texts(at.success)
     goto(at, "Bring a trace")
     # a truncated ktrace is refused with a message, never a traceback
     at.file_uploader(key="upload_file").set_value(("t.pftrace.gz", blob[:300], "application/gzip"))

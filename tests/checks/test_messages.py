@@ -13,7 +13,8 @@ from kda_sim.machine.profile import load_profile
 def test_a_deadlock_says_how_many_ctas_wait_and_how_many_never_dispatched(capsys) -> None:
     assert main(["check", "--gpu", "h200-stock", "--R", "4", "--L", "2"]) == 1
     out = capsys.readouterr().out
-    # 132 slots on the H200 at one CTA an SM (the seed's build): 132 hold them and wait, 124 never start
+    # 132 slots on the H200 at one CTA an SM (the seed's build): 132 hold them and wait,
+    # 124 never start
     assert "256 CTAs never finish (132 resident and waiting, 124 never dispatched" in out
     assert "it is 21st in the dispatch queue" in out
     assert not re.search(r"\d\. in the dispatch queue", out)

@@ -148,3 +148,18 @@ def test_shared_among_processes_the_fit_is_the_same(h200, slow_recur, skew) -> N
     assert evaluate(h200, [tr, other], jobs=2) == evaluate(h200, [tr, other])
     with pytest.raises(InvalidInput, match="at least 1"):
         evaluate(h200, [tr], jobs=0)
+
+
+def test_calibrate_refuses_a_partial_trace(tmp_path: Path, capsys) -> None:
+    """A ktrace of 8 of 256 CTAs: a fit to part of a launch is refused, naming what it
+    lacks, and nothing is written."""
+    from kda_sim.cli import main
+
+    ktrace = (
+        Path(__file__).parents[1] / "importers" / "fixtures" / "kda_pre_R1_L1_ktrace.pftrace.gz"
+    )
+    out = tmp_path / "fit.json"
+    assert main(["calibrate", str(ktrace), "--R", "1", "--L", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "a partial trace (248 of 256 CTAs recorded nothing (2, 3," in err and str(ktrace) in err
+    assert not out.exists()

@@ -67,3 +67,32 @@ def test_skew_within_resolution_is_classified_as_skew(sim22) -> None:
     assert r.conforms and r.counts["skew"] == 1 and r.counts["handoff"] == 0
     strict = check_conformance(tl, tolerance_ns=1.0)
     assert not strict.conforms and strict.counts["handoff"] == 1
+
+
+def test_a_partial_trace_never_conforms_and_says_what_it_lacks(real22) -> None:
+    """CTAs that recorded nothing or never ended: only the rest was checked."""
+    tl = copy.deepcopy(real22[0])
+    for c in tl.ctas[200:]:
+        c.start, c.end, c.stages, c.polls, c.puts = None, None, [], [], []
+    tl.ctas[10].end = None
+    r = check_conformance(tl)
+    assert not r.conforms and r.partial and r.counts["handoff"] == 0
+    assert r.unrecorded == list(range(200, 256)) and r.unfinished == [10]
+    assert r.missing().startswith("56 of 256 CTAs recorded nothing (200, 201,")
+    assert "1 of 256 CTAs never ended (10)" in r.missing()
+    assert r.summary()["partial"]["unrecorded_ctas"] == r.unrecorded
+    assert check_conformance(real22[0]).summary()["partial"] is None
+
+
+def test_cli_says_partial_never_conforms(tmp_path, capsys) -> None:
+    from pathlib import Path
+
+    from kda_sim.cli import main
+
+    ktrace = (
+        Path(__file__).parents[1] / "importers" / "fixtures" / "kda_pre_R1_L1_ktrace.pftrace.gz"
+    )
+    assert main(["compare", str(ktrace), "--R", "1", "--L", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "partial trace: 248 of 256 CTAs recorded nothing (2, 3," in out
+    assert "PARTIAL TRACE" in out and "conformance: conforms" not in out

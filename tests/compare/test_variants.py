@@ -71,6 +71,12 @@ def test_rows_missing_a_field_are_left_out_and_a_non_bench_file_is_named(tmp_pat
     bad.write_text(json.dumps({"rows": []}))
     with pytest.raises(InvalidInput, match=r"bad\.json: not a kernel_bench file"):
         vm.load_rows(bad)
+    bad.write_text(json.dumps({"variants": ROWS}).replace('"us": ', '"us": NaN, "x": ', 1))
+    with pytest.raises(InvalidInput, match=r"bad\.json: variants\[0\]\.us: NaN is not a number"):
+        vm.load_rows(bad)
+    bad.write_text("[" * 100_000)
+    with pytest.raises(InvalidInput, match=r"bad\.json: JSON nested too deeply"):
+        vm.load_rows(bad)
 
 
 @pytest.mark.parametrize(

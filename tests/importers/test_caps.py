@@ -137,3 +137,16 @@ def test_cli_names_the_flag_and_the_flag_raises_the_cap(tmp_path: Path, capsys) 
     assert main([*args, "--max-events", "100000"]) in (0, 1)
     assert caps.max_input_bytes() == caps.DEFAULT_MAX_INPUT_MB << 20
     assert load_trace(real, R=1, L=1).ctas
+
+
+def test_a_launch_of_more_ctas_than_a_timeline_holds_is_refused_before_it_is_built(
+    tmp_path: Path, capsys
+) -> None:
+    from kda_sim.timeline.schema import MAX_CTAS
+
+    arr = np.zeros((MAX_CTAS + 1, 15), dtype=np.int64)
+    with pytest.raises(TraceFormatError, match=rf"a launch of {MAX_CTAS + 1} CTAs.*{MAX_CTAS}"):
+        stamps_timeline(arr, R=1, L=1)
+    np.save(tmp_path / "big.npy", arr)
+    assert main(["compare", str(tmp_path / "big.npy"), "--R", "1", "--L", "1"]) == 2
+    assert f"big.npy: a launch of {MAX_CTAS + 1} CTAs" in capsys.readouterr().err

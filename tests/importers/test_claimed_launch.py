@@ -143,3 +143,20 @@ def test_a_ticket_launch_places_each_item_on_any_cta_that_takes_tickets() -> Non
     short.ctas[60].polls = []  # a gemv CTA's XRDY poll
     with pytest.raises(TraceFormatError, match="and more"):
         check_claimed_launch(short)
+
+
+def test_a_finished_cta_missing_a_stage_is_refused(tmp_path: Path, r1l2, capsys) -> None:
+    """Every gemv stage span deleted (polls kept): compare said "conforms" and the gemv
+    stages left its table; now the first such CTA is named."""
+    d = copy.deepcopy(r1l2)
+    d["traceEvents"] = [
+        e
+        for e in d["traceEvents"]
+        if not (e.get("cat") == "stage" and str(e.get("name", "")).startswith("gemv"))
+    ]
+    with pytest.raises(TraceFormatError, match=r"CTA 56: finished, but recorded no gemv0 span"):
+        check_claimed_launch(parse_kernel_trace(d, "t.json"), "t.json")
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(d))
+    assert main(["compare", str(path)]) == 2
+    assert "CTA 56: finished, but recorded no gemv0 span" in capsys.readouterr().err

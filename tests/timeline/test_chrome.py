@@ -193,3 +193,17 @@ def test_a_real_trace_without_puts_exports_arrows_from_the_attributed_puts() -> 
     # what the trace recorded stays as it was: no producer is written into its polls
     back = from_chrome(json.loads(json.dumps(out)))
     assert all(p.producer is None for c in back.ctas for p in c.polls)
+
+
+def test_read_chrome_is_strict_json(tmp_path: Path) -> None:
+    """NaN, Infinity, integers past 18 digits and deep nesting refused, naming the field."""
+    path = tmp_path / "t.json"
+    for text, said in (
+        ('{"traceEvents": [], "otherData": {"x": NaN}}', "otherData.x: NaN is not a number"),
+        ('{"traceEvents": [], "otherData": {"x": -Infinity}}', "otherData.x: -Infinity"),
+        ('{"traceEvents": [], "n": ' + "9" * 5000 + "}", "n: an integer of 5000 digits"),
+        ("[" * 100_000, "JSON nested too deeply"),
+    ):
+        path.write_text(text)
+        with pytest.raises(TraceFormatError, match=f"t.json: {said}"):
+            read_chrome(path)

@@ -91,3 +91,15 @@ def test_fmt_ns_writes_the_unit_a_person_reads() -> None:
     assert fmt_ns(1_250_000) == "1.25 ms"
     assert fmt_ns(999.7) == "1.00 us"
     assert fmt_ns(None) == "-"
+
+
+def test_ctas_of_no_recorded_unit_share_none() -> None:
+    """Stamp tensors record no unit: their CTAs are not partners of each other."""
+    import dataclasses
+
+    from kda_sim.timeline.summary import partner_stats
+
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    unknown = dataclasses.replace(tl, ctas=[dataclasses.replace(c, unit=None) for c in tl.ctas])
+    assert {s.partners for s in partner_stats(unknown)} == {""}
+    assert sum(s.count for s in partner_stats(unknown)) == sum(s.count for s in partner_stats(tl))

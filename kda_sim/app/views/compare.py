@@ -190,9 +190,15 @@ def _conformance(conf: object) -> None:
         return
     counts = d.get("counts") or {}
     summary = ", ".join(f"{n} {k}" for k, n in counts.items()) or "no counts"
+    partial = d.get("partial")
+    if isinstance(partial, dict):  # never "conforms": what it lacks was not checked
+        said = partial.get("missing")
+        st.warning(f"A partial trace: {said}. Only the part recorded was checked.")
     if d.get("conforms") is True:
         st.success(f"The trace conforms to the model's happens-before order ({summary}).")
-    elif d.get("conforms") is False:
+    elif d.get("conforms") is False and any(
+        n for k, n in counts.items() if k != "skew" and isinstance(n, int)
+    ):
         st.error(f"The trace breaks the model's order: {summary}.")
     findings = d.get("findings")
     if isinstance(findings, list) and findings:

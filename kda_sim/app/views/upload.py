@@ -10,6 +10,7 @@ from kda_sim.app.data import parse_upload, unique_name
 from kda_sim.app.views.common import Ctx
 from kda_sim.errors import KdaSimError
 from kda_sim.machine.profile import bundled_names
+from kda_sim.timeline.summary import missing_part
 
 UPLOADS = "uploads"  # session key: name -> (token, Timeline), in memory, never written
 RUN_CHOICE = "run_choice"  # the sidebar's run selector
@@ -37,10 +38,12 @@ def on_upload() -> None:
     uploads[name] = (uuid.uuid4().hex, tl)
     st.session_state[RUN_CHOICE] = name
     m = tl.meta
+    missing = missing_part(tl)
     st.session_state[LAST] = (
         True,
-        f"Loaded {f.name}: {m.source} {m.gpu} R={m.R} L={m.L}, {len(tl.ctas)} CTAs. "
-        f"It is now the open run ('{name}').",
+        f"Loaded {f.name}: {m.source} {m.gpu} R={m.R} L={m.L}, {len(tl.ctas)} CTAs"
+        + (f", a partial trace: {missing}" if missing else "")
+        + f". It is now the open run ('{name}').",
     )
 
 

@@ -190,5 +190,5 @@ def parse_ktrace(
     try:
         cfg = LaunchConfig(R, L, nb, kda0, **variants_of(variants)).validate()
     except InvalidInput as e:
-        raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
+        raise InvalidInput(f"the trace's configuration: {e}", what=e.what, where=where) from e
     return to_timeline(launch_waves(raw, launch, where), cfg, gpu, where)

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.importers.caps import check_count
+from kda_sim.importers.caps import check_count, check_ctas
 from kda_sim.importers.stamps import load_stamp_array
 from kda_sim.kernels.k1.config import LaunchConfig, variants_of
 from kda_sim.kernels.k1.kda import tasks_of
@@ -65,12 +65,12 @@ def ext_width(n_tasks: int, blocks: int) -> int:
 
 
 def _config(
-    R: int, L: int, nb: int, kda0: int, blocks: int, variants: dict[str, bool]
+    R: int, L: int, nb: int, kda0: int, blocks: int, variants: dict[str, bool], where: str
 ) -> LaunchConfig:
     try:
         return LaunchConfig(R, L, nb, kda0, blocks=blocks, **variants_of(variants)).validate()
     except InvalidInput as e:
-        raise InvalidInput(f"the stamps' configuration: {e}", what=e.what) from e
+        raise InvalidInput(f"the stamps' configuration: {e}", what=e.what, where=where) from e
 
 
 def stamps_timeline(
@@ -95,7 +95,8 @@ def stamps_timeline(
         )
     blocks = int(full.shape[0])
     check_count(blocks, "CTAs (stamp rows)", source)
-    cfg = _config(R, L, nb, kda0, blocks, variants)
+    check_ctas(blocks, source)
+    cfg = _config(R, L, nb, kda0, blocks, variants, source)
     extended = full.shape[1] != POINTS
     if extended and full.shape[1] != ext_width(cfg.n_tasks, blocks):
         raise TraceFormatError(
