@@ -150,8 +150,10 @@ class CounterOps:
         take = Atomic(op.region, op.cell, AtomicKind.ADD, 1)
         self.loop = self.w.handoffs.loops[op.cell]
         while True:
+            issue = t
             item = yield from self._atomic(op.region, op.cell, take, t)
             t = self.w.env.now
+            self.w.ticket_takes.append([self.prog.cta, issue, t, item])
             if item >= op.n_items:
                 self.item = self.loop = -1
                 self.w.current_item.pop(self.prog.cta, None)

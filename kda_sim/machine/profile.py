@@ -432,8 +432,8 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         )
     alias = costs.aliases().get(name_or_path)
     if alias is not None:
-        gpu, k = alias
-        prof = costs.profile_for(_bundled_gpu(gpu), k, fitted=True)
+        gpu, k, build = alias
+        prof = costs.profile_for(_bundled_gpu(gpu), k, fitted=True, build=build)
         return replace(prof, name=name_or_path)
     prof = _bundled_gpu(name_or_path)
     return prof if kernel is None else costs.profile_for(prof, kernel, fitted=False)
