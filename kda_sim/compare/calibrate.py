@@ -444,12 +444,15 @@ def fit_costs(
     keys: Sequence[str],
     *,
     passes: int = 4,
+    switches: dict[str, float] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> FitResult:
     """Step 1 alone, on the stage costs ``keys`` only, from ``base`` (its machine
     parameters kept): a build whose code differs from the one ``base`` was fitted to, on
     the same GPU and protocol, gets its own costs (K1's kda_tickets loop against the
-    static K1). A pass is kept only where it lowers the training loss."""
+    static K1). ``switches``: {key: units} a stage whose code changes above those units
+    (a build that spills from some size on), its two forms fitted apart from the same
+    start. A pass is kept only where it lowers the training loss."""
     if not traces:
         raise InvalidInput("no training traces", what="traces")
     bad = [k for k in keys if k not in base.costs]
@@ -463,6 +466,11 @@ def fit_costs(
         if tr.resources
     }
     prof = with_resources(base, traces[0].resources) if len(builds) == 1 else base
+    for key, units in (switches or {}).items():
+        if key not in keys:
+            raise InvalidInput(f"switch {key}: not one of the costs fitted", what="switch")
+        if key not in prof.cost_above:
+            prof = prof.with_params(**{f"above_{key}": (float(units), *prof.costs[key])})
     sims = [_sim(tr, prof) for tr in traces]
     launches = len(traces)
     train = {tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)}

@@ -171,10 +171,12 @@ def read_costs(f: Any, where: str, spec: Any | None = None, gpu: str = "") -> di
     return d
 
 
-def statement(d: dict[str, Any], fitted: bool, where: str = "") -> str:
-    """What :attr:`GpuProfile.costs_from` says of a costs file: ``k1/h200 stock`` or
-    ``k1/h200 fitted (kda-sim calibrate, 2026-12-04 22:24 UTC)``."""
-    text = f"{d['kernel']}/{d['gpu']} {'fitted' if fitted else 'stock'}"
+def statement(d: dict[str, Any], fitted: bool, where: str = "", build: str = "") -> str:
+    """What :attr:`GpuProfile.costs_from` says of a costs file: ``k1/h200 stock``,
+    ``k1/h200 fitted (kda-sim calibrate, 2026-12-04 22:24 UTC)`` or, a build's own,
+    ``k1/h200 kda_tickets fitted (...)``."""
+    kind = "fitted" if fitted else "stock"
+    text = f"{d['kernel']}/{d['gpu']} {f'{build} ' if build else ''}{kind}"
     prov = d.get("provenance")
     if prov:
         text += f" ({prov['by']}, {prov['date']})"
@@ -257,12 +259,13 @@ def profile_for(
     prof = gp.load_gpu(gpu) if isinstance(gpu, str) else gpu
     base = prof.gpu or prof.name
     f = (fitted_file(spec, base, build) if build else None) if fitted else None
+    said = build if f is not None else ""
     if f is None and fitted:
         f = fitted_file(spec, base)
     if f is not None:
         where = str(f)
         d = read_costs(f, where, spec, base)
-        return apply_costs(prof, d, where, statement(d, True))
+        return apply_costs(prof, d, where, statement(d, True, build=said))
     f = _costs_file(spec, base, STOCK_SUFFIX)
     if f is not None:
         where = str(f)
