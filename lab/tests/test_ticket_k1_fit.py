@@ -51,7 +51,8 @@ def test_held_out_shapes_are_predicted_on_the_other_shapes_costs(folder) -> None
     base = load_profile("h200-k1")
     for r in rep["rows"]:
         # the fold's costs are slower than the static fit's: so is its prediction
-        assert r["fold_costs"]["k.recur"][1] > base.costs["k.recur"][1]
+        # (at L = 1, the form below the L switch: base + one unit)
+        assert sum(r["fold_costs"]["k.recur"]) > sum(base.costs["k.recur"])
         assert r["pred_tickets_us"] > predict_static_on_base(r["R"])
         assert r["meas_diff_us"] == pytest.approx(r["meas_tickets_us"] - r["meas_static_us"])
     text = table(rep)
