@@ -26,7 +26,7 @@ class CounterOps:
             old = yield from self._atomic(op.region, op.cell, op, t)
             if op.into:
                 self.regs[op.into] = old
-            return self.w.env.now
+            return self.w.env.now + (self.w.sampler.latency(op.then) if op.then else 0.0)
         if isinstance(op, Wait):
             return (yield from self._wait(op, t))
         if isinstance(op, Reset):
@@ -164,5 +164,6 @@ class CounterOps:
                             self._reset(clear.region, cell, t)
                 return t
             self.regs[op.into] = self.item = item
+            t += self.w.sampler.latency("ticket_item")  # the item's prologue
             body = op.bodies[item]
             t = yield from self.run(body, op_kinds(body), t, k)

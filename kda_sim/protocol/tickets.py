@@ -168,6 +168,7 @@ def check_words(launch: Launch) -> None:
 
 
 # -- a run's takes, placed ---------------------------------------------------------------
+TAKE_ITEM = "ticket_item"  # the latency from a take's return to its item's first op
 Takes = tuple[tuple[int, ...], ...]  # CTA -> the tickets it took, in order
 
 
@@ -257,6 +258,8 @@ def placed(launch: Launch, takes: Takes) -> Launch:
     takers = [p.cta for p in launch.programs if any(op is loop for op in p.ops)]
     _check_takes(loop, takes, takers)
     take = Atomic(loop.region, loop.cell, AtomicKind.ADD, 1, into=loop.into)
+    # a take that returns an item pays the item's prologue, as the loop's does
+    take_item = Atomic(loop.region, loop.cell, AtomicKind.ADD, 1, into=loop.into, then=TAKE_ITEM)
     programs = []
     for prog in launch.programs:
         if prog.cta not in takers:
@@ -268,7 +271,7 @@ def placed(launch: Launch, takes: Takes) -> Launch:
                 ops.append(op)
                 continue
             for t in takes[prog.cta]:
-                ops.append(take)
+                ops.append(take_item if t < loop.n_items else take)
                 if t < loop.n_items:
                     ops += loop.bodies[t]
                 elif t == loop.last_ticket:

@@ -71,3 +71,20 @@ def test_bad_launch_count_is_refused(folder, capsys) -> None:
     s, bench = folder
     assert main(["--dir", str(s), "--bench", str(bench), "--launches", "0"]) == 2
     assert "--launches 0: at least 1" in capsys.readouterr().err
+
+
+def test_the_prologue_is_measured_from_the_takes() -> None:
+    """A launch whose items pay 500 ns from the take's return to their first stage: the
+    prologues read back from its takes are that, and --prologue's latency is their median."""
+    from lab.ticket_k1_fit import prologues_ns, with_prologue
+
+    prof = load_profile("h200-k1").with_params(ticket_item=500.0)
+    tl = simulate(LaunchConfig(1, 1, kda_tickets=True), prof).timeline
+    xs = prologues_ns(tl)
+    assert len(xs) == 96 and min(xs) == pytest.approx(500.0)
+
+    class _Tr:
+        raw = tl
+
+    got = with_prologue(load_profile("h200-k1"), [_Tr()])  # type: ignore[list-item]
+    assert got.latency_ns["ticket_item"] == pytest.approx(sorted(xs)[48], rel=0.01)

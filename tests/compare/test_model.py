@@ -61,3 +61,16 @@ def test_takes_that_are_no_run_are_named() -> None:
     tl.meta.extra["ticket_takes"] = [r for r in tl.meta.extra["ticket_takes"] if r[3] != 5]
     with pytest.raises(InvalidInput, match=r"the trace's configuration: .*items \[5\]"):
         config_of(tl)
+
+
+def test_a_taken_item_pays_its_prologue_placed_or_not() -> None:
+    """``ticket_item``: from a take's return to the item's first op. The loop and its
+    placed programs pay it alike, once an item taken (not for the take past the items)."""
+    prof = load_profile("h200-k1").with_params(ticket_item=900.0)
+    run = simulate(LaunchConfig(1, 1, kda_tickets=True), prof).timeline
+    again = simulate(config_of(run), prof).timeline
+    assert again.makespan == pytest.approx(run.makespan, abs=1e-6)
+    first = {(c.cta, s.task): s.start for c in run.ctas for s in reversed(c.stages)}
+    gaps = [first[(c, t)] - ret for c, _i, ret, t in run.meta.extra["ticket_takes"] if t < 96]
+    assert len(gaps) == 96 and min(gaps) == pytest.approx(900.0)
+    assert run.makespan > _ticket_run(1, 1).makespan + 800.0  # on the critical path
