@@ -188,9 +188,12 @@ def _sim(tr: Trace, prof: GpuProfile) -> Timeline:
 
 
 def correct_costs(
-    prof: GpuProfile, traces: Sequence[Trace], sims: Sequence[Timeline]
+    prof: GpuProfile,
+    traces: Sequence[Trace],
+    sims: Sequence[Timeline],
+    keys: Sequence[str] | None = None,
 ) -> GpuProfile:
-    """One pass of step 1 (module docstring)."""
+    """One pass of step 1 (module docstring); ``keys``: only these stage costs move."""
     # (key, above the key's switch?) -> [(units, median delta)]
     per_key: dict[tuple[str, bool], list[tuple[float, float]]] = {}
     for tr, sim in zip(traces, sims, strict=True):
@@ -205,6 +208,8 @@ def correct_costs(
             sim_busy.setdefault(k[1], []).append(v)
         for stage, ds in deltas.items():
             key, units = costs[stage]
+            if keys is not None and key not in keys:
+                continue
             # only the compute share of a stage's busy time is its cost; the rest is
             # loads (bandwidth) and barriers, which the search fits
             share = prof.cost(key, units) / max(float(np.median(sim_busy[stage])), 1e-9)
@@ -436,6 +441,57 @@ def _fit(
         if _loss(cand_train) < _loss(train):
             prof, train = cand, cand_train
     say(f"final training loss {_loss(train):.5f}")
+    return FitResult(prof, train, launches, time.perf_counter() - t0, history)
+
+
+def fit_costs(
+    base: GpuProfile,
+    traces: Sequence[Trace],
+    keys: Sequence[str],
+    *,
+    passes: int = 4,
+    switches: dict[str, float] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> FitResult:
+    """Step 1 alone, on the stage costs ``keys`` only, from ``base`` (its machine
+    parameters kept): a build whose code differs from the one ``base`` was fitted to, on
+    the same GPU and protocol, gets its own costs (K1's kda_tickets loop against the
+    static K1). ``switches``: {key: units} a stage whose code changes above those units
+    (a build that spills from some size on), its two forms fitted apart from the same
+    start. A pass is kept only where it lowers the training loss."""
+    if not traces:
+        raise InvalidInput("no training traces", what="traces")
+    bad = [k for k in keys if k not in base.costs]
+    if bad:
+        raise InvalidInput(f"no such stage cost(s) {bad}", what="keys")
+    t0 = time.perf_counter()
+    say = log or (lambda _m: None)
+    builds = {
+        tuple(tr.resources.get(k) for k in ("threads", "regs_per_thread", "shared_bytes"))
+        for tr in traces
+        if tr.resources
+    }
+    prof = with_resources(base, traces[0].resources) if len(builds) == 1 else base
+    for key, units in (switches or {}).items():
+        if key not in keys:
+            raise InvalidInput(f"switch {key}: not one of the costs fitted", what="switch")
+        if key not in prof.cost_above:
+            prof = prof.with_params(**{f"above_{key}": (float(units), *prof.costs[key])})
+    sims = [_sim(tr, prof) for tr in traces]
+    launches = len(traces)
+    train = {tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)}
+    say(f"start: loss {_loss(train):.5f}")
+    history = [_loss(train)]
+    for i in range(passes):
+        cand = correct_costs(prof, traces, sims, keys)
+        cand_sims = [_sim(tr, cand) for tr in traces]
+        launches += len(traces)
+        cand_train = {tr.name: score(tr, sim) for tr, sim in zip(traces, cand_sims, strict=True)}
+        say(f"cost pass {i + 1}: loss {_loss(cand_train):.5f}")
+        history.append(_loss(cand_train))
+        if _loss(cand_train) >= _loss(train):
+            break
+        prof, sims, train = cand, cand_sims, cand_train
     return FitResult(prof, train, launches, time.perf_counter() - t0, history)
 
 

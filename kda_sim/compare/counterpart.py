@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kda_sim import cache
 from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+from kda_sim.compare.model import config_of
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
@@ -59,7 +60,8 @@ def simulate_like(
     """The launch ``tl`` ran, simulated on ``prof`` (CTAs an SM: ``occupancy``, else the
     trace's). The timeline's meta says what it simulates and on what."""
     occ = occupancy if occupancy is not None else occupancy_of(tl)
-    res = simulate(tl.meta.config(), prof, occupancy=occ, seed=seed, jitter=jitter)
+    # a ticket launch with its items where the trace took them (config_of)
+    res = simulate(config_of(tl), prof, occupancy=occ, seed=seed, jitter=jitter)
     extra = res.timeline.meta.extra
     if name:
         extra["simulates"] = name

@@ -28,7 +28,8 @@ NO_X_LIMIT = 2**31 - 1
 
 def profile_of(tl: Timeline, explicit: str | None = None) -> GpuProfile:
     """``explicit`` (a name or a file), else the trace's GPU's bundled profile; with the
-    costs of the kernel the trace ran."""
+    costs of the kernel the trace ran: of the build it ran, where that build has its own
+    fitted overlay (``h200-k1-kda_tickets``: the kernel's ``cost_build`` hook names it)."""
     if explicit:
         return load_profile(explicit, kernel=tl.meta.kernel)
     name = bundled_for(tl.meta.gpu, tl.meta.measured_build())
@@ -37,7 +38,22 @@ def profile_of(tl: Timeline, explicit: str | None = None) -> GpuProfile:
             f"the trace's GPU {tl.meta.gpu!r} has no bundled profile: pass --gpu / --profile",
             what="gpu",
         )
-    return load_profile(name, kernel=tl.meta.kernel)
+    return load_profile(build_profile(name, tl), kernel=tl.meta.kernel)
+
+
+def build_profile(name: str, tl: Timeline) -> str:
+    """``name``'s alias for the build the trace ran (``h200-k1`` -> ``h200-k1-kda_tickets``)
+    where that build has its own fitted overlay, else ``name``."""
+    from kda_sim.kernels.registry import get
+    from kda_sim.kernels.spec import hook
+    from kda_sim.machine.costs import aliases
+
+    spec = get(tl.meta.kernel)
+    of = hook(spec, "cost_build")
+    if of is None:
+        return name
+    build = of(spec.validate(tl.meta.config()))
+    return f"{name}-{build}" if build and f"{name}-{build}" in aliases() else name
 
 
 def resources(tl: Timeline) -> dict[str, Any] | None:

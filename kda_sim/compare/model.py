@@ -24,17 +24,30 @@ import numpy as np
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import get
+from kda_sim.kernels.spec import hook
+from kda_sim.protocol.counters import Atomic, Reset
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
 from kda_sim.protocol.space import CellSpace
-from kda_sim.protocol.tickets import TicketLoop
+from kda_sim.protocol.tickets import TicketLoop, takes_of
 from kda_sim.timeline.model import CtaTrack, Timeline
 
 
 def config_of(tl: Timeline) -> Any:
+    """The trace's launch configuration; a ticket launch whose trace kept its takes
+    (``meta.extra['ticket_takes']``) with its items placed on the CTAs that took them (the
+    kernel's ``place_takes`` hook), so the model's programs are the run's."""
     m = tl.meta
+    spec = get(m.kernel)
     try:
-        return get(m.kernel).validate(m.config())
+        cfg = spec.validate(m.config())
+        records = m.extra.get("ticket_takes") if isinstance(m.extra, dict) else None
+        place = hook(spec, "place_takes")
+        if records and place is not None and not getattr(cfg, "placed", ()):
+            blocks = len(spec.build(cfg).programs)
+            cfg = place(cfg, takes_of(records, blocks, "meta.extra.ticket_takes"))
+            spec.build(cfg)  # the takes are a run of the loop, or InvalidInput says why not
+        return cfg
     except InvalidInput as e:
         raise InvalidInput(f"the trace's configuration: {e}", what=e.what) from e
 
@@ -126,8 +139,10 @@ def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch], space: Cell
             ends[(op.stage, op.task)] = k
         elif isinstance(op, Poll):
             model_polls.append((k, (stage, task, op.label)))
-        elif isinstance(op, Put | Publish):
+        elif isinstance(op, Put | Publish | Atomic):
             model_puts.append((k, (stage, task, space.name(op.region))))
+        elif isinstance(op, Reset):  # the engine records a word write a cell
+            model_puts += [(k, (stage, task, space.name(op.region)))] * len(op.cells)
     spans = {(s.name, s.task): s for s in track.stages}
     for key, s in spans.items():
         if key not in begins:
@@ -205,11 +220,14 @@ def model_view(tl: Timeline) -> ModelView:
         )
     if any(isinstance(op, TicketLoop) for p in progs for op in p.ops):
         # the model's ops are (CTA, op) of static programs; which CTA ran which item of a
-        # ticket loop is known only from the run, and is not resolved into them yet
+        # ticket loop is known only from the run: config_of places them where the trace
+        # recorded its takes, and this trace recorded none
         raise InvalidInput(
-            f"{tl.meta.kernel}: a launch whose work is taken from a ticket "
-            "counter is not compared with the model's order yet (its items are not placed "
-            "on the CTAs that ran them); simulate it, check it, or view it in the app",
+            f"{tl.meta.kernel}: a launch whose work is taken from a ticket counter is "
+            "compared with the model only where its trace records which CTA took which "
+            "ticket (meta.extra['ticket_takes']) and the kernel can place them (its "
+            "place_takes hook); this one does not; simulate it, check it, or view it in "
+            "the app",
             what="ticket loop",
         )
     mism: list[Mismatch] = []

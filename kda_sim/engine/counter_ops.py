@@ -28,7 +28,7 @@ class CounterOps:
             old = yield from self._atomic(op.region, op.cell, op, t)
             if op.into:
                 self.regs[op.into] = old
-            return self.w.env.now
+            return self.w.env.now + (self.w.sampler.latency(op.then) if op.then else 0.0)
         if isinstance(op, Wait):
             return (yield from self._wait(op, t))
         if isinstance(op, Reset):
@@ -180,8 +180,10 @@ class CounterOps:
         take = Atomic(op.region, op.cell, AtomicKind.ADD, 1)
         self.loop = self.w.handoffs.loops[op.cell]
         while True:
+            issue = t
             item = yield from self._atomic(op.region, op.cell, take, t)
             t = self.w.env.now
+            self.w.ticket_takes.append([self.prog.cta, issue, t, item])
             if item >= op.n_items:
                 self.item = self.loop = -1
                 self.w.current_item.pop(self.prog.cta, None)
@@ -192,5 +194,6 @@ class CounterOps:
                             self._reset(clear.region, cell, t)
                 return t
             self.regs[op.into] = self.item = item
+            t += self.w.sampler.latency("ticket_item")  # the item's prologue
             body = op.bodies[item]
             t = yield from self.run(body, op_kinds(body), t, k)

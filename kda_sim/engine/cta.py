@@ -345,6 +345,7 @@ class CtaRun(CounterOps):
         current_op = w.current_op
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
+        looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
         for k, op in enumerate(ops):
             kind = kinds[k]
             if kind == _BARRIER:
@@ -353,7 +354,7 @@ class CtaRun(CounterOps):
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                 self._begin(op, t)
-                if slot > 0:  # the stage's code runs here for the first time
+                if slot > 0 and not looped:  # the stage's code runs here for the first time
                     t += latency("cold_code")
             elif kind == _END:
                 if self.open is not None:

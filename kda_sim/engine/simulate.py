@@ -123,6 +123,7 @@ def simulate(
             "slots": res.slots,
             "occupancy_limited_by": res.limited_by,
             **({"costs": prof.costs_from} if prof.costs_from else {}),
+            **({"ticket_takes": world.ticket_takes} if world.ticket_takes else {}),
         },
     )
     tl = Timeline(meta, tracks)

@@ -53,6 +53,9 @@ class World:
     current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
     # CTA -> (loop op index, item, body op index) of a ticket loop's body running
     current_item: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    # every ticket take, [cta, issue, return, ticket] (ns), as a traced ticket launch
+    # records them (meta.extra['ticket_takes']): a simulated one is compared the same way
+    ticket_takes: list[list[float]] = field(default_factory=list)
     resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
     words: Words | None = None  # counter and flag words (made with the world)

@@ -37,6 +37,12 @@ kernel knowledge:
   cells is found, and a missing put names who should have made it;
 - ``work_items(cfg)``: {stage: the task ids its ``Begin`` must carry exactly once a
   launch}, over programs and ticket items alike.
+- ``place_takes(cfg, takes)``: ``cfg`` with its ticket items placed where a run took
+  them (``takes``: CTA -> its tickets in order, :func:`kda_sim.protocol.tickets.takes_of`),
+  so that a traced ticket launch is compared on static programs;
+- ``cost_build(cfg)``: the name of the build whose stage costs ``cfg``'s launch runs
+  ("" the kernel's usual build): a build with its own code (K1's kda_tickets loop) has
+  its own fitted overlay, ``<gpu>.<build>.fitted.json`` (:mod:`kda_sim.machine.costs`).
 
 :class:`Kernel` implements it for a kernel whose configuration is a dataclass: its
 flags are the dataclass's fields (``--name value``).
@@ -74,6 +80,8 @@ HOOKS: tuple[str, ...] = (
     "name_cell",
     "expected_writers",
     "work_items",
+    "place_takes",
+    "cost_build",
 )
 
 

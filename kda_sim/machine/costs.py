@@ -180,11 +180,14 @@ def read_costs(f: Any, where: str, spec: Any | None = None, gpu: str = "") -> di
     return d
 
 
-def statement(d: dict[str, Any], fitted: bool, where: str = "") -> str:
+def statement(d: dict[str, Any], fitted: bool, where: str = "", build: str = "") -> str:
     """What :attr:`GpuProfile.costs_from` says of a costs file, in words: ``k1 costs
-    fitted on h200 by kda-sim calibrate (2026-12-04 22:24 UTC): <build>`` or ``k1 stock
-    costs for h200: <build>``, the build quoted from the file's ``sources``."""
+    fitted on h200 by kda-sim calibrate (2026-12-04 22:24 UTC): <build>``, ``k1 stock
+    costs for h200: <build>`` or, a build's own overlay, ``k1 (kda_tickets build) costs
+    fitted on h200 ...``, the build quoted from the file's ``sources``."""
     k, g = d["kernel"], d["gpu"]
+    if build:
+        k = f"{k} ({build} build)"
     prov = d.get("provenance")
     if fitted:
         text = f"{k} costs fitted on {g}"
@@ -192,9 +195,9 @@ def statement(d: dict[str, Any], fitted: bool, where: str = "") -> str:
             text += f" by {prov['by']} ({prov['date']})"
     else:
         text = f"{k} stock costs for {g}"
-    build = d.get("sources", {}).get(BUILD_SOURCE)
-    if build:
-        text += f": {build}"
+    said = d.get("sources", {}).get(BUILD_SOURCE)
+    if said:
+        text += f": {said}"
     return text + (f"; from {where}" if where else "")
 
 
@@ -238,23 +241,49 @@ def _default(gpu: GpuProfile, spec: Any, missing: list[str]) -> GpuProfile:
     return replace(gpu, costs=costs, costs_from=said)
 
 
-def fitted_file(spec: Any, gpu: str) -> Any:
-    """The kernel's fitted overlay for the bundled GPU ``gpu``, or None."""
-    return _costs_file(spec, gpu, FITTED_SUFFIX)
+def fitted_file(spec: Any, gpu: str, build: str = "") -> Any:
+    """The kernel's fitted overlay for the bundled GPU ``gpu``, or None; with ``build``
+    (a build of the kernel with its own code, its ``cost_build`` hook's name), that
+    build's: ``<gpu>.<build>.fitted.json``."""
+    if build and not build.replace("_", "").isalnum():
+        raise InvalidInput(f"build {build!r}: letters, digits and _ only", what="build")
+    return _costs_file(spec, gpu, f".{build}{FITTED_SUFFIX}" if build else FITTED_SUFFIX)
 
 
-def profile_for(gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True) -> GpuProfile:
+def builds_fitted(spec: Any, gpu: str) -> list[str]:
+    """The builds of the kernel with a fitted overlay of their own for ``gpu``."""
+    folder = costs_dir(spec)
+    if folder is None:
+        return []
+    folder = Path(folder) if isinstance(folder, str) else folder
+    out = []
+    for f in folder.iterdir():
+        name = f.name
+        if name.startswith(f"{gpu}.") and name.endswith(FITTED_SUFFIX):
+            build = name[len(gpu) + 1 : -len(FITTED_SUFFIX)]
+            if build and "." not in build:
+                out.append(build)
+    return sorted(out)
+
+
+def profile_for(
+    gpu: str | GpuProfile, kernel: str | Any, *, fitted: bool = True, build: str = ""
+) -> GpuProfile:
     """The GPU profile with the kernel's costs merged: its fitted overlay for that GPU
-    where one exists (and ``fitted``), else its stock costs, else its ``default_costs``
-    hook. ``costs_from`` on the result says which."""
+    (``build``'s, where given and one exists, else the kernel's) where one exists (and
+    ``fitted``), else its stock costs, else its ``default_costs`` hook. ``costs_from`` on
+    the result says which."""
     spec = _kernel(kernel)
     prof = gp.load_gpu(gpu) if isinstance(gpu, str) else gpu
     base = prof.gpu or prof.name
-    f = fitted_file(spec, base) if fitted else None
+    f = (fitted_file(spec, base, build) if build else None) if fitted else None
+    said = build if f is not None else ""
+    if f is None and fitted:
+        f = fitted_file(spec, base)
     if f is not None:
         where = str(f)
         d = read_costs(f, where, spec, base)
-        return apply_costs(prof, d, where, statement(d, True))
+        return apply_costs(prof, d, where, statement(d, True, build=said))
     f = _costs_file(spec, base, STOCK_SUFFIX)
     if f is not None:
         where = str(f)
@@ -340,18 +369,21 @@ def is_costs_dict(d: Any) -> bool:
     return isinstance(d, dict) and "gpu" in d and "units" not in d
 
 
-def aliases() -> dict[str, tuple[str, str]]:
-    """``<gpu>-<kernel>`` -> (gpu, kernel) for every built-in kernel's fitted overlay on a
-    bundled GPU."""
+def aliases() -> dict[str, tuple[str, str, str]]:
+    """``<gpu>-<kernel>`` -> (gpu, kernel, "") for every built-in kernel's fitted overlay
+    on a bundled GPU, and ``<gpu>-<kernel>-<build>`` -> (gpu, kernel, build) for a build's
+    own (``<gpu>.<build>.fitted.json``)."""
     from kda_sim.kernels.registry import BUILTIN, get
 
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[str, str, str]] = {}
     gpus = gp.gpu_names()
     for name in BUILTIN:
         spec = get(name)
         for g in gpus:
             if fitted_file(spec, g) is not None:
-                out[f"{g}-{name}"] = (g, name)
+                out[f"{g}-{name}"] = (g, name, "")
+            for build in builds_fitted(spec, g):
+                out[f"{g}-{name}-{build}"] = (g, name, build)
     return out
 
 

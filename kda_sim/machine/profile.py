@@ -43,6 +43,10 @@ OPTIONAL_LATENCIES = (
     # runs that code for the first time there (instruction fetch). In the Triton K1's
     # H200 traces such stages take 0.1 to 1.1 us longer than the first task's
     "cold_code",
+    # from a ticket take's return to its item's first op: the loop's per-item prologue
+    # (the item's indices, what the build keeps on its stack). Run 96's K1 kda_tickets
+    # traces: 512 to 544 ns at L = 1, 928 to 1152 ns at L >= 2 (docs/whatif/ticket_k1.md)
+    "ticket_item",
 )
 
 
@@ -462,8 +466,8 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         )
     alias = costs.aliases().get(name_or_path)
     if alias is not None:
-        gpu, k = alias
-        prof = costs.profile_for(_bundled_gpu(gpu), k, fitted=True)
+        gpu, k, build = alias
+        prof = costs.profile_for(_bundled_gpu(gpu), k, fitted=True, build=build)
         return replace(prof, name=name_or_path)
     stock = costs.stock_gpu(name_or_path)
     if stock is not None:

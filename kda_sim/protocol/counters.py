@@ -44,6 +44,9 @@ class Atomic:
     value: int = 1  # the addend, the value exchanged in, or the CAS's new value
     compare: int = 0  # CAS only: the value expected
     into: str = ""  # the register that receives the old value ("" none)
+    # a latency (a profile's name) the CTA pays once the old value is back ("" none): a
+    # placed ticket take's item prologue (``ticket_item``, kda_sim.protocol.tickets.placed)
+    then: str = ""
 
     def new(self, old: int) -> int | None:
         """The word after this atomic, None where it writes nothing (a failed CAS)."""

@@ -15,6 +15,9 @@ class CtaProgram:
     role: str  # one of the kernel's roles
     tasks: tuple[int, ...]
     ops: tuple[Op, ...] = field(repr=False)
+    # its tasks run from one copy of their code in a loop (a ticket loop's items placed on
+    # it, :func:`kda_sim.protocol.tickets.placed`): a later task's stages never run cold
+    looped_tasks: bool = False
 
 
 @dataclass(frozen=True)

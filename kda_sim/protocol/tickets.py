@@ -171,3 +171,122 @@ def check_words(launch: Launch) -> None:
                 for clear in op.clears:
                     for cell in clear.cells:
                         check_word(launch.space, clear.region, cell, f"{site.text()} (clears)")
+
+
+# -- a run's takes, placed ---------------------------------------------------------------
+TAKE_ITEM = "ticket_item"  # the latency from a take's return to its item's first op
+Takes = tuple[tuple[int, ...], ...]  # CTA -> the tickets it took, in order
+
+
+def takes_of(records: Sequence[Sequence[float]], blocks: int, where: str = "") -> Takes:
+    """Each CTA's tickets in the order it took them, from a run's take records ``[cta,
+    issue, return, ticket]`` (what a traced ticket launch keeps in ``meta.extra
+    ['ticket_takes']``): a CTA's takes are ordered by their issue time."""
+    per: list[list[tuple[float, int]]] = [[] for _ in range(blocks)]
+    for rec in records:
+        if len(rec) != 4:
+            raise InvalidInput(
+                f"a take record {list(rec)}: [cta, issue, return, ticket]",
+                what="ticket_takes",
+                where=where,
+            )
+        cta, issue, ticket = int(rec[0]), float(rec[1]), int(rec[3])
+        if not 0 <= cta < blocks:
+            raise InvalidInput(
+                f"a take by CTA {cta}: the launch has CTAs 0..{blocks - 1}",
+                what="ticket_takes",
+                where=where,
+            )
+        per[cta].append((issue, ticket))
+    return tuple(tuple(t for _, t in sorted(p)) for p in per)
+
+
+def _check_takes(loop: TicketLoop, takes: Takes, takers: Sequence[int]) -> None:
+    """Every item taken once; every taker ends on one ticket past the items, and only
+    there (as a run of the loop leaves them); CTAs that do not run the loop take none."""
+    seen: dict[int, int] = {}
+    for cta, ts in enumerate(takes):
+        if cta not in takers:
+            if ts:
+                raise InvalidInput(
+                    f"{loop.label}: CTA {cta} took tickets {list(ts[:3])} but runs no loop",
+                    what="ticket_takes",
+                )
+            continue
+        if not ts or ts[-1] < loop.n_items or any(t >= loop.n_items for t in ts[:-1]):
+            raise InvalidInput(
+                f"{loop.label}: CTA {cta} took {list(ts)}: a taker takes items "
+                f"(< {loop.n_items}) and ends on one ticket past them",
+                what="ticket_takes",
+            )
+        for t in ts:
+            if t in seen:
+                raise InvalidInput(
+                    f"{loop.label}: ticket {t} taken by CTA {seen[t]} and CTA {cta}",
+                    what="ticket_takes",
+                )
+            seen[t] = cta
+    missing = [i for i in range(loop.n_items) if i not in seen]
+    if missing:
+        raise InvalidInput(
+            f"{loop.label}: items {missing[:5]} were taken by no CTA ({len(missing)} in all)",
+            what="ticket_takes",
+        )
+
+
+def placed(launch: Launch, takes: Takes) -> Launch:
+    """``launch`` with its ticket loop's items placed as a run took them: each CTA's loop
+    becomes, for every ticket it took in order, the take (the counter's atomic add, as the
+    loop issues it) and the item's body; after its last take (the one past the items) the
+    CTA that took the loop's last ticket resets the counter and its clears, as the loop
+    does. The programs are then static (every op a (CTA, op)), so a run's trace can be
+    laid on them and compared; their tasks run from one copy of their code
+    (``looped_tasks``). What differs from the loop: which CTA runs an item is the run's,
+    not decided again. One loop a launch (K1's); ``takes`` must be a run of it."""
+    from dataclasses import replace
+
+    from kda_sim.protocol.counters import Atomic, AtomicKind, Reset
+    from kda_sim.protocol.ops import Begin
+    from kda_sim.protocol.program import Launch
+
+    loops = {op.cell: op for p in launch.programs for op in p.ops if isinstance(op, TicketLoop)}
+    if len(loops) != 1:
+        raise InvalidInput(
+            f"placing takes needs one ticket loop in the launch, it has {len(loops)}",
+            what="ticket_takes",
+        )
+    (loop,) = loops.values()
+    if len(takes) != len(launch.programs):
+        raise InvalidInput(
+            f"takes for {len(takes)} CTAs, the launch has {len(launch.programs)}",
+            what="ticket_takes",
+        )
+    takers = [p.cta for p in launch.programs if any(op is loop for op in p.ops)]
+    _check_takes(loop, takes, takers)
+    take = Atomic(loop.region, loop.cell, AtomicKind.ADD, 1, into=loop.into)
+    # a take that returns an item pays the item's prologue, as the loop's does
+    take_item = Atomic(loop.region, loop.cell, AtomicKind.ADD, 1, into=loop.into, then=TAKE_ITEM)
+    programs = []
+    for prog in launch.programs:
+        if prog.cta not in takers:
+            programs.append(prog)
+            continue
+        ops: list[Op] = []
+        for op in prog.ops:
+            if op is not loop:
+                ops.append(op)
+                continue
+            for t in takes[prog.cta]:
+                ops.append(take_item if t < loop.n_items else take)
+                if t < loop.n_items:
+                    ops += loop.bodies[t]
+                elif t == loop.last_ticket:
+                    ops.append(Reset(loop.region, (loop.cell,)))
+                    ops += loop.clears
+        # the tasks it now runs: its own, then those its items begin
+        tasks = dict.fromkeys(prog.tasks)
+        for op in ops:
+            if isinstance(op, Begin) and op.task >= 0:
+                tasks[op.task] = None
+        programs.append(replace(prog, tasks=tuple(tasks), ops=tuple(ops), looped_tasks=True))
+    return Launch(launch.cfg, launch.space, tuple(programs))

@@ -17,6 +17,7 @@ from kda_sim.compare.calibrate import (
     apply_search,
     correct_costs,
     evaluate,
+    fit_costs,
     fit_profile,
     fitted_overlay,
     prepare,
@@ -163,3 +164,29 @@ def test_calibrate_refuses_a_partial_trace(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err
     assert "a partial trace (248 of 256 CTAs recorded nothing (2, 3," in err and str(ktrace) in err
     assert not out.exists()
+
+
+def test_fit_costs_moves_only_the_named_costs(h200, slow_recur) -> None:
+    """A build with its own code (the kda_tickets loop): its stage costs fitted from the
+    static fit, the machine kept; only the named keys move."""
+    truth, tr = slow_recur
+    res = fit_costs(h200, [tr], ["k.recur", "k.conv"], passes=2)
+    got = res.profile
+    assert got.cost("k.recur", 2) == pytest.approx(truth.cost("k.recur", 2), rel=0.05)
+    for key in ("gemv", "slice", "k.gates", "k.norm"):
+        assert got.costs[key] == h200.costs[key]
+    assert got.latency_ns == h200.latency_ns
+    assert res.history[-1] < res.history[0] and res.launches == len(res.history)
+
+
+def test_fit_costs_switches_fit_two_forms(h200, slow_recur) -> None:
+    """A switch at 1 unit: the L = 2 trace moves the form above it, not the one below."""
+    _, tr = slow_recur
+    got = fit_costs(h200, [tr], ["k.recur"], passes=1, switches={"k.recur": 1.0}).profile
+    assert got.costs["k.recur"] == h200.costs["k.recur"]
+    assert got.cost_above["k.recur"][0] == 1.0
+    assert got.cost("k.recur", 2) > h200.cost("k.recur", 2)
+    with pytest.raises(InvalidInput, match=r"switch k\.conv: not one of the costs fitted"):
+        fit_costs(h200, [tr], ["k.recur"], switches={"k.conv": 1.0})
+    with pytest.raises(InvalidInput, match="no such stage cost"):
+        fit_costs(h200, [tr], ["k.bogus"])

@@ -218,14 +218,25 @@ def test_compare_splits_each_stage_and_reads_the_path_by_kind(capsys) -> None:
     assert "by kind, real: slice" in out and "stage kinds " in out
 
 
-def test_a_ticket_launch_is_refused_by_name_not_a_traceback(tmp_path, capsys) -> None:
-    """K1 with its kda tasks from a ticket counter: compare says it cannot place the items
-    on the CTAs that ran them yet (exit 2), instead of an IndexError."""
+def test_a_ticket_launch_is_compared_on_its_takes(tmp_path, capsys) -> None:
+    """K1 with its kda tasks from a ticket counter: compare places each item on the CTA
+    its run took it (the takes the timeline records); without them it says so (exit 2),
+    instead of an IndexError."""
     from kda_sim.cli import main
 
     out = tmp_path / "kt.json"
     argv = ["simulate", "--gpu", "h200-k1", "--R", "1", "--L", "1", "--kda-tickets"]
     assert main([*argv, "--out", str(out)]) == 0
     capsys.readouterr()
-    assert main(["compare", str(out)]) == 2
-    assert "taken from a ticket counter is not compared" in capsys.readouterr().err
+    assert main(["compare", str(out), "--gpu", "h200-k1"]) == 0
+    text = capsys.readouterr().out
+    assert "kda_tickets placed" in text
+    # the same launch: apart only by what the clock fit moves (a few hundred ns)
+    real, sim = map(float, re.search(r"makespan: real ([\d.]+) us, sim ([\d.]+) us", text).groups())
+    assert sim == pytest.approx(real, rel=0.01)
+    assert re.search(r"^k\.conv\s+96\s", text, re.M)  # every task matched on its CTA
+    d = json.loads(out.read_text())
+    del d["otherData"]["meta"]["extra"]["ticket_takes"]
+    out.write_text(json.dumps(d))
+    assert main(["compare", str(out), "--gpu", "h200-k1"]) == 2
+    assert "records which CTA took which ticket" in capsys.readouterr().err

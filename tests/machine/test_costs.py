@@ -48,7 +48,13 @@ def test_a_bundled_gpu_holds_no_kernel_costs() -> None:
 
 def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -> None:
     names = sorted(p.name for p in K1_COSTS.iterdir() if p.name.endswith(".json"))
-    assert names == ["h200.fitted.json", "h200.json", "mi300x.json", "mi355x.json"]
+    assert names == [
+        "h200.fitted.json",
+        "h200.json",
+        "h200.kda_tickets.fitted.json",  # the ticket build's own (cost_build)
+        "mi300x.json",
+        "mi355x.json",
+    ]
     for g in ("h200-stock", "mi300x", "mi355x"):
         gpu = g.removesuffix("-stock")
         d = _k1_file(f"{gpu}.json")
@@ -319,3 +325,41 @@ def test_a_gpu_profile_file_gets_the_stock_costs_of_the_gpu_its_name_says(tmp_pa
     p.write_text(json.dumps(load_gpu("h200").to_dict() | {"name": "lab-gpu"}))
     with pytest.raises(InvalidInput, match=r"profile name 'lab-gpu'\): slice"):
         load_profile(str(p))
+
+
+def test_a_builds_own_overlay_is_picked_for_that_build_only(tmp_path: Path) -> None:
+    """``<gpu>.<build>.fitted.json``: a build with its own code (K1's kda_tickets loop)
+    gets its own fitted costs, by ``build`` or by the ``<gpu>-<kernel>-<build>`` name;
+    any other build keeps the kernel's fitted overlay."""
+    from kda_sim.machine.costs import builds_fitted, fitted_file
+
+    prov = {"by": "kda-sim calibrate", "date": "2026-12-05 01:00 UTC"}
+    fitted = _pp(provenance=prov)
+    loop = _pp(provenance=prov)
+    loop["costs"]["pp.produce"] = [1700.0, 0.0]
+    files = {"h200.json": _pp(), "h200.fitted.json": fitted, "h200.loop.fitted.json": loop}
+    spec = get(str(_kernel_file(tmp_path, files, False)))
+    assert builds_fitted(spec, "h200") == ["loop"] and builds_fitted(spec, "mi355x") == []
+    got = profile_for("h200", spec, build="loop")
+    assert got.costs["pp.produce"] == (1700.0, 0.0)
+    assert got.costs_from == "pp2/h200 loop fitted (kda-sim calibrate, 2026-12-05 01:00 UTC)"
+    assert profile_for("h200", spec).costs["pp.produce"] == (500.0, 0.0)
+    assert profile_for("h200", spec, build="other").costs["pp.produce"] == (500.0, 0.0)
+    assert fitted_file(spec, "h200", "other") is None
+    with pytest.raises(InvalidInput, match="letters, digits and _ only"):
+        fitted_file(spec, "h200", "../x")
+
+
+def test_k1s_ticket_build_has_its_own_fitted_costs() -> None:
+    """The kda_tickets build's overlay (lab/ticket_k1_fit.py, run 96's traces): named
+    h200-k1-kda_tickets, its machine the static fit's, its kda and gemv costs its own."""
+    static, tickets = load_profile("h200-k1"), load_profile("h200-k1-kda_tickets")
+    assert "h200-k1-kda_tickets" in bundled_names()
+    assert tickets.latency_ns == static.latency_ns
+    assert tickets.hbm_bytes_per_ns == static.hbm_bytes_per_ns
+    assert tickets.costs["slice"] == static.costs["slice"]
+    for key in ("k.conv", "k.gates", "k.norm"):
+        assert tickets.cost(key, 2) > static.cost(key, 2)  # the build spills at L >= 2
+        assert tickets.cost_above[key][0] == 1.0  # fitted apart at L = 1 and L >= 2
+    assert tickets.cost_above["gemv"] != static.cost_above["gemv"]
+    assert tickets.costs_from.startswith("k1/h200 kda_tickets fitted (kda-sim calibrate, ")

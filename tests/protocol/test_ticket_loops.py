@@ -1,5 +1,6 @@
 """A ticket loop's bodies are data for every item; a body that publishes a flag is
-refused with the item named; an item's ops have references apart from every CTA's."""
+refused with the item named; an item's ops have references apart from every CTA's; a
+run's takes placed as static programs (takes_of, placed)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,18 @@ import numpy as np
 import pytest
 
 from kda_sim.errors import InvalidInput
-from kda_sim.protocol.ops import Compute, Publish
-from kda_sim.protocol.program import CtaProgram
-from kda_sim.protocol.tickets import item_ref, split_ref, ticket_loop, walk
+from kda_sim.protocol.counters import Atomic, Reset
+from kda_sim.protocol.ops import Begin, Compute, End, Publish
+from kda_sim.protocol.program import CtaProgram, Launch
+from kda_sim.protocol.space import CellSpace
+from kda_sim.protocol.tickets import (
+    item_ref,
+    placed,
+    split_ref,
+    takes_of,
+    ticket_loop,
+    walk,
+)
 
 
 def test_bodies_are_enumerated() -> None:
@@ -46,3 +56,70 @@ def test_clears_need_takers_and_are_kept() -> None:
         ticket_loop("l", 0, 0, 2, lambda i: [], clears=(Reset(1, (1,)),))
     loop = ticket_loop("l", 0, 0, 2, lambda i: [], takers=2, clears=[Reset(1, (1, 2))])
     assert loop.clears == (Reset(1, (1, 2)),) and loop.last_ticket == 3
+
+
+def _launch(n_items: int = 3, takers: int = 2) -> Launch:
+    space = CellSpace.from_sizes({"TICKET": 1})
+    loop = ticket_loop(
+        "l",
+        0,
+        0,
+        n_items,
+        lambda i: [Begin("k", i), Compute("c", 1.0), End("k", i)],
+        takers=takers,
+    )
+    progs = tuple(CtaProgram(c, "r", (), (Compute("own", 1.0), loop)) for c in range(takers))
+    return Launch(None, space, progs)
+
+
+def test_takes_are_ordered_by_issue_time_per_cta() -> None:
+    recs = [[1, 50, 60, 4], [0, 30, 40, 2], [1, 10, 20, 1], [0, 5, 8, 0], [0, 70, 80, 3]]
+    assert takes_of(recs, 2) == ((0, 2, 3), (1, 4))
+
+
+@pytest.mark.parametrize(
+    ("recs", "match"),
+    [([[2, 0, 1, 0]], "CTA 2: the launch has CTAs 0..1"), ([[0, 1, 2]], "cta, issue, return")],
+)
+def test_bad_take_records_are_named(recs, match) -> None:
+    with pytest.raises(InvalidInput, match=match):
+        takes_of(recs, 2)
+
+
+def test_placed_programs_run_the_items_each_cta_took() -> None:
+    launch = _launch()
+    got = placed(launch, ((2, 0, 4), (1, 3)))  # 3 items, last ticket 3 + 2 - 1 = 4
+    a, b = got.programs
+    assert a.tasks == (2, 0) and b.tasks == (1,)
+    assert a.looped_tasks and b.looped_tasks
+    assert [type(op).__name__ for op in a.ops] == [
+        "Compute",
+        *["Atomic", "Begin", "Compute", "End"] * 2,
+        "Atomic",
+        "Reset",  # CTA 0 took the last ticket: it clears the counter
+    ]
+    assert [op.task for op in a.ops if isinstance(op, Begin)] == [2, 0]
+    assert isinstance(b.ops[-1], Atomic)  # ends on its take past the items, no reset
+    assert not any(isinstance(op, Reset) for op in b.ops)
+
+
+@pytest.mark.parametrize(
+    ("takes", "match"),
+    [
+        (((0, 1, 3), (0, 4)), "ticket 0 taken by CTA 0 and CTA 1"),
+        (((0, 3), (1, 4)), r"items \[2\] were taken by no CTA"),
+        (((0, 1), (2, 4)), "ends on one ticket past them"),
+        (((0, 4, 1), (2, 3)), "ends on one ticket past them"),
+        (((0, 1, 2, 3),), "takes for 1 CTAs, the launch has 2"),
+    ],
+)
+def test_takes_that_are_no_run_of_the_loop_are_refused(takes, match) -> None:
+    with pytest.raises(InvalidInput, match=match):
+        placed(_launch(), takes)
+
+
+def test_a_launch_without_a_loop_has_nothing_to_place() -> None:
+    space = CellSpace.from_sizes({"X": 1})
+    launch = Launch(None, space, (CtaProgram(0, "r", (), (Compute("c", 1.0),)),))
+    with pytest.raises(InvalidInput, match="one ticket loop"):
+        placed(launch, ((),))

@@ -7,7 +7,7 @@ in LDS) is checked against a profile in :mod:`kda_sim.machine.residency`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kda_sim.errors import InvalidInput
@@ -21,7 +21,16 @@ VARIANTS: tuple[str, ...] = ("gate_local", "nw_first", "onw_first")
 # a static launch's metadata is what it was before these existed
 SCHEDULES: tuple[str, ...] = ("kda_tickets", "gemv_tickets")
 # every field, as timeline metadata and JSON carry them
-CONFIG_KEYS: tuple[str, ...] = ("R", "L", "nb", "kda0", "blocks", *VARIANTS, *SCHEDULES)
+CONFIG_KEYS: tuple[str, ...] = (
+    "R",
+    "L",
+    "nb",
+    "kda0",
+    "blocks",
+    *VARIANTS,
+    *SCHEDULES,
+    "placed",
+)
 # what each variant changes, as flags and the app say it
 VARIANT_HELP: dict[str, str] = {
     "gate_local": "every attn CTA computes the gate weights itself (no WGT hand-off)",
@@ -64,6 +73,9 @@ class LaunchConfig:
     kda_tickets: bool = False
     # the gemv groups too, from the same counter before the kda tasks (implies kda_tickets)
     gemv_tickets: bool = False
+    # a ticket launch's items placed as a run took them: CTA -> its tickets in take order
+    # (kda_sim.protocol.tickets.placed); empty: taken from the counter as the launch runs
+    placed: tuple[tuple[int, ...], ...] = ()
 
     @property
     def S(self) -> int:
@@ -100,6 +112,7 @@ class LaunchConfig:
     def label(self) -> str:
         variants = "".join(f" {v}" for v in self.variants())
         sched = "" if not self.tickets else f" {self.schedule()}"
+        sched += " placed" if self.placed else ""
         return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}{sched}"
 
     def variants(self) -> tuple[str, ...]:
@@ -108,14 +121,25 @@ class LaunchConfig:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for name in SCHEDULES:  # off: left out (a static launch's metadata as it was)
+        for name in (*SCHEDULES, "placed"):  # off: left out (a static launch's as it was)
             if not d[name]:
                 del d[name]
+        if "placed" in d:
+            d["placed"] = [list(t) for t in d["placed"]]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LaunchConfig:
-        return cls(**{k: d[k] for k in CONFIG_KEYS if k in d})
+        got = {k: d[k] for k in CONFIG_KEYS if k in d}
+        if isinstance(got.get("placed"), list | tuple):
+            got["placed"] = tuple(
+                tuple(t) if isinstance(t, list | tuple) else t for t in got["placed"]
+            )
+        return cls(**got)
+
+    def dynamic(self) -> LaunchConfig:
+        """This launch with its ticket items taken from the counter again (not placed)."""
+        return replace(self, placed=())
 
     def validate(self) -> LaunchConfig:
         """Raise :class:`InvalidInput` naming the first constraint this shape breaks."""
@@ -125,6 +149,7 @@ class LaunchConfig:
         for name in (*VARIANTS, *SCHEDULES):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false", what=name)
+        self._validate_placed()
         rules: list[tuple[bool, str, str]] = [
             (self.R >= 1, "R", f"R = {self.R}: at least one request (R >= 1)"),
             (self.L >= 1, "L", f"L = {self.L}: at least one token a request (L >= 1)"),
@@ -172,6 +197,26 @@ class LaunchConfig:
             if not ok:
                 raise InvalidInput(msg, what=what)
         return self
+
+    def _validate_placed(self) -> None:
+        """The shape of ``placed``; whether it is a run of the loop is checked when the
+        launch is built (kda_sim.protocol.tickets.placed)."""
+        if not self.placed:
+            return
+        if not self.tickets:
+            raise InvalidInput("placed: a static launch has no ticket items", what="placed")
+        ok = isinstance(self.placed, tuple) and all(
+            isinstance(ts, tuple)
+            and all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in ts)
+            for ts in self.placed
+        )
+        if not ok:
+            raise InvalidInput("placed: a list a CTA of the tickets it took", what="placed")
+        if len(self.placed) != self.blocks:
+            raise InvalidInput(
+                f"placed: takes of {len(self.placed)} CTAs, the launch has {self.blocks}",
+                what="placed",
+            )
 
 
 def parse_shapes(text: str) -> tuple[tuple[int, int], ...]:

@@ -15,7 +15,7 @@ from kda_sim.kernels.k1.tickets import k1_ticket_loop
 from kda_sim.protocol.ops import Op
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
-from kda_sim.protocol.tickets import TicketLoop
+from kda_sim.protocol.tickets import TicketLoop, placed
 
 
 class Role(StrEnum):
@@ -56,6 +56,9 @@ def cta_program(
 def build_launch(cfg: LaunchConfig) -> Launch:
     """The protocol of one launch: every CTA's ops in program order (cached: it is data)."""
     cfg.validate()
+    if cfg.placed:  # the loop's items where a run took them: static programs
+        launch = placed(build_launch(cfg.dynamic()), cfg.placed)
+        return Launch(cfg, launch.space, launch.programs)
     space = CellSpace.from_sizes(regions(cfg))
     loop = k1_ticket_loop(cfg, space) if cfg.tickets else None
     programs = tuple(cta_program(c, cfg, space, loop) for c in range(cfg.blocks))

@@ -147,6 +147,15 @@ class K1:
 
         return build_launch(cfg)
 
+    def place_takes(self, cfg: LaunchConfig, takes: tuple[tuple[int, ...], ...]) -> LaunchConfig:
+        """A ticket launch with its items where a run took them (LaunchConfig.placed)."""
+        return replace(cfg, placed=tuple(takes)).validate()
+
+    def cost_build(self, cfg: LaunchConfig) -> str:
+        """A ticket schedule is its own build (a loop over one copy of the task code,
+        compiled apart: run 96's spills), with its own costs; the variants are not."""
+        return cfg.schedule() if cfg.tickets else ""
+
     def resources(self, cfg: LaunchConfig, gpu: GpuProfile) -> KernelResources:
         """The build's threads and registers (the profile's, as the build on that GPU has
         them) and the LDS the shape takes."""

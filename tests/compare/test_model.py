@@ -1,0 +1,76 @@
+"""A ticket launch laid on the model: its items placed on the CTAs that took them, from
+the takes its trace records (kda_sim.compare.model.config_of)."""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+
+import pytest
+
+from kda_sim.compare.model import config_of, model_view
+from kda_sim.engine import simulate
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.machine.profile import load_profile
+from kda_sim.timeline.model import Timeline
+
+
+@lru_cache(maxsize=4)
+def _ticket_run(R: int, L: int) -> Timeline:
+    return simulate(LaunchConfig(R, L, kda_tickets=True), load_profile("h200-k1")).timeline
+
+
+def _stages(tl: Timeline) -> dict[tuple[int, str, int], tuple[float, float]]:
+    return {(c.cta, s.name, s.task): (s.start, s.end) for c in tl.ctas for s in c.stages}
+
+
+@pytest.mark.parametrize(("R", "L"), [(1, 1), (4, 1)])
+def test_placed_where_the_run_took_them_the_run_is_reproduced(R: int, L: int) -> None:
+    """The engine records a ticket launch's takes as a traced one does; placed on them,
+    the static programs run the same launch, stage for stage. At R = 4 a CTA takes a
+    second item: a placed CTA's later task pays no cold_code, as a loop's item does not."""
+    run = _ticket_run(R, L)
+    takes = run.meta.extra["ticket_takes"]
+    assert len(takes) == 96 * R + 256  # every item, then one take past them a CTA
+    cfg = config_of(run)
+    assert cfg.placed and cfg.label().endswith("kda_tickets placed")
+    assert max(len(t) for t in cfg.placed) == (3 if R == 4 else 2)
+    again = simulate(cfg, load_profile("h200-k1")).timeline
+    assert again.makespan == pytest.approx(run.makespan, abs=1e-6)
+    a, b = _stages(run), _stages(again)
+    assert a.keys() == b.keys()
+    assert max(abs(a[k][0] - b[k][0]) + abs(a[k][1] - b[k][1]) for k in a) < 1e-6
+
+
+def test_a_placed_launch_has_a_model_view_with_no_mismatch() -> None:
+    mv = model_view(_ticket_run(1, 1))
+    assert not mv.mismatches and len(mv.edges) > 0
+
+
+def test_a_ticket_trace_without_its_takes_is_refused_by_name() -> None:
+    tl = copy.deepcopy(_ticket_run(1, 1))
+    del tl.meta.extra["ticket_takes"]
+    assert not getattr(config_of(tl), "placed", ())
+    with pytest.raises(InvalidInput, match="records which CTA took which ticket"):
+        model_view(tl)
+
+
+def test_takes_that_are_no_run_are_named() -> None:
+    tl = copy.deepcopy(_ticket_run(1, 1))
+    tl.meta.extra["ticket_takes"] = [r for r in tl.meta.extra["ticket_takes"] if r[3] != 5]
+    with pytest.raises(InvalidInput, match=r"the trace's configuration: .*items \[5\]"):
+        config_of(tl)
+
+
+def test_a_taken_item_pays_its_prologue_placed_or_not() -> None:
+    """``ticket_item``: from a take's return to the item's first op. The loop and its
+    placed programs pay it alike, once an item taken (not for the take past the items)."""
+    prof = load_profile("h200-k1").with_params(ticket_item=900.0)
+    run = simulate(LaunchConfig(1, 1, kda_tickets=True), prof).timeline
+    again = simulate(config_of(run), prof).timeline
+    assert again.makespan == pytest.approx(run.makespan, abs=1e-6)
+    first = {(c.cta, s.task): s.start for c in run.ctas for s in reversed(c.stages)}
+    gaps = [first[(c, t)] - ret for c, _i, ret, t in run.meta.extra["ticket_takes"] if t < 96]
+    assert len(gaps) == 96 and min(gaps) == pytest.approx(900.0)
+    assert run.makespan > _ticket_run(1, 1).makespan + 800.0  # on the critical path
