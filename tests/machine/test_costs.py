@@ -342,7 +342,9 @@ def test_a_builds_own_overlay_is_picked_for_that_build_only(tmp_path: Path) -> N
     assert builds_fitted(spec, "h200") == ["loop"] and builds_fitted(spec, "mi355x") == []
     got = profile_for("h200", spec, build="loop")
     assert got.costs["pp.produce"] == (1700.0, 0.0)
-    assert got.costs_from == "pp2/h200 loop fitted (kda-sim calibrate, 2026-12-05 01:00 UTC)"
+    assert got.costs_from == (
+        "pp2 (loop build) costs fitted on h200 by kda-sim calibrate (2026-12-05 01:00 UTC)"
+    )
     assert profile_for("h200", spec).costs["pp.produce"] == (500.0, 0.0)
     assert profile_for("h200", spec, build="other").costs["pp.produce"] == (500.0, 0.0)
     assert fitted_file(spec, "h200", "other") is None
@@ -362,4 +364,6 @@ def test_k1s_ticket_build_has_its_own_fitted_costs() -> None:
         assert tickets.cost(key, 2) > static.cost(key, 2)  # the build spills at L >= 2
         assert tickets.cost_above[key][0] == 1.0  # fitted apart at L = 1 and L >= 2
     assert tickets.cost_above["gemv"] != static.cost_above["gemv"]
-    assert tickets.costs_from.startswith("k1/h200 kda_tickets fitted (kda-sim calibrate, ")
+    assert tickets.costs_from.startswith(
+        "k1 (kda_tickets build) costs fitted on h200 by kda-sim calibrate ("
+    )
