@@ -94,6 +94,17 @@ LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way
 ADD_BOUND = 2000.0
 
 
+def measured_build(base: GpuProfile, traces: Sequence[Any]) -> GpuProfile:
+    """``base`` running the build the traces ran (its residency) where they agree on it:
+    a build is its threads, registers and shared memory (spill counts etc. may differ)."""
+    builds = {
+        tuple(tr.resources.get(k) for k in ("threads", "regs_per_thread", "shared_bytes"))
+        for tr in traces
+        if tr.resources
+    }
+    return with_resources(base, traces[0].resources) if len(builds) == 1 else base
+
+
 @dataclass
 class Trace:
     """One real trace, prepared once: aligned, from its origin, indexed."""
@@ -355,14 +366,7 @@ def _fit(
     t0 = time.perf_counter()
     launches = 0
     say = log or (lambda _m: None)
-    # the build is its threads, registers and shared memory (spill counts etc. may differ)
-    builds = {
-        tuple(tr.resources.get(k) for k in ("threads", "regs_per_thread", "shared_bytes"))
-        for tr in traces
-        if tr.resources
-    }
-    # the fitted profile runs the measured build (its residency) when the traces agree
-    prof = with_resources(base, traces[0].resources) if len(builds) == 1 else base
+    prof = measured_build(base, traces)  # the fit runs the measured build
     for key, units in (switches or {}).items():
         # a stage whose code changes above ``units``: its two forms are fitted apart,
         # both starting from the stock cost
@@ -466,12 +470,7 @@ def fit_costs(
         raise InvalidInput(f"no such stage cost(s) {bad}", what="keys")
     t0 = time.perf_counter()
     say = log or (lambda _m: None)
-    builds = {
-        tuple(tr.resources.get(k) for k in ("threads", "regs_per_thread", "shared_bytes"))
-        for tr in traces
-        if tr.resources
-    }
-    prof = with_resources(base, traces[0].resources) if len(builds) == 1 else base
+    prof = measured_build(base, traces)
     for key, units in (switches or {}).items():
         if key not in keys:
             raise InvalidInput(f"switch {key}: not one of the costs fitted", what="switch")

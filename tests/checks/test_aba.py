@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from kda_sim.checks.aba import check_aba
 from kda_sim.checks.findings import Category
-from kda_sim.protocol.branches import on_old
 from kda_sim.protocol.counters import Atomic, Pred, Reset, Wait
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
@@ -57,33 +56,3 @@ def test_the_next_syncs_add_on_the_same_counter_is_a_reuse() -> None:
     # the second sync's adds (op 2) can land before a slow block read the first sync's 0
     assert any(f.details["writer"]["op"] == 2 for f in found)
     assert all(f.category is Category.ABA for f in found)
-
-
-def _last_arriver(branch_wait: bool, n: int = 4) -> Launch:
-    """Every CTA adds to A; the last arriver (old == n - 1) resets A. With
-    ``branch_wait`` the others wait for A >= n in the branch's else (the last arriver
-    skips it); without, every CTA first passes a second barrier on B, which orders the
-    reset after every wait on A."""
-    space = CellSpace.from_sizes({"A": 1, "B": 1})
-    a, b = int(space.gid(0, 0)), int(space.gid(1, 0))
-    wait_a = Wait("A", 0, a, Pred.GE, n)
-    progs = []
-    for c in range(n):
-        ops: list = [Atomic(0, a, into="old")]
-        if branch_wait:
-            ops.append(on_old("last arriver", "old", Pred.EQ, n - 1, (Reset(0, (a,)),), (wait_a,)))
-        else:
-            ops += [wait_a, Atomic(1, b), Wait("B", 1, b, Pred.GE, n)]
-            ops.append(on_old("last arriver", "old", Pred.EQ, n - 1, (Reset(0, (a,)),)))
-        progs.append(CtaProgram(c, "m", (), tuple(ops)))
-    return Launch(None, space, tuple(progs))
-
-
-def test_the_last_arrivers_reset_is_left_to_the_reset_race_check() -> None:
-    """A store of 0 is a clear: ``reset-race`` reports it
-    (tests/checks/test_dataflow_resets.py), ABA does not report it twice."""
-    assert check_aba(_last_arriver(branch_wait=True)) == []
-
-
-def test_a_reset_in_a_branch_after_a_barrier_every_cta_passes_is_ordered() -> None:
-    assert check_aba(_last_arriver(branch_wait=False)) == []

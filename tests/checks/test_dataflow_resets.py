@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kda_sim.checks.aba import check_aba
 from kda_sim.checks.dataflow import check_dataflow
 from kda_sim.checks.dataflow.naming import Namer
 from kda_sim.checks.dataflow.resets import RESET_FIX, check_resets
@@ -218,6 +219,7 @@ def _last_arriver(branch_wait: bool, n: int = 4) -> Launch:
 
 def test_the_last_arrivers_clear_is_one_race_for_whichever_cta_takes_it() -> None:
     (f,) = _races(_last_arriver(branch_wait=True))
+    assert check_aba(_last_arriver(branch_wait=True)) == []  # a store of 0: said here only
     assert f.message.startswith("CTA 0 (m), op 1 (if old == 3: last arriver) clears A[0]")
     assert "(the same branch in 4 CTAs: whichever takes it clears)" in f.message
     assert f.details["ctas"] == 4
@@ -226,6 +228,7 @@ def test_the_last_arrivers_clear_is_one_race_for_whichever_cta_takes_it() -> Non
 
 def test_a_clear_in_a_branch_after_a_barrier_every_cta_passes_is_ordered() -> None:
     assert _races(_last_arriver(branch_wait=False)) == []
+    assert check_aba(_last_arriver(branch_wait=False)) == []
 
 
 def test_a_wait_in_a_branch_orders_nothing() -> None:
