@@ -22,6 +22,7 @@ be no script at all: pytest-xdist's workers run a bootstrap file that cannot run
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -72,10 +73,15 @@ def _prepare(
     from kda_sim.kernels.registry import load_kernel
 
     files, modules = kernels
+    # a kernel the parent loaded that no longer loads (its file removed or changed since,
+    # a test's temporary one) is left out rather than killing the worker, which would
+    # break the pool for every item; an item that needs it fails naming it
     for path in files:
-        load_kernel(path)
+        with contextlib.suppress(InvalidInput, OSError, ImportError, SyntaxError):
+            load_kernel(path)
     for module in modules:
-        importlib.import_module(module)
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
     if initializer is not None:
         initializer(*initargs)
 

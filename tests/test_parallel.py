@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,17 @@ def test_workers_start_whatever_main_module_this_process_has(tmp_path, monkeypat
     main.__file__ = str(script)
     monkeypatch.setitem(sys.modules, "__main__", main)
     assert pmap(partial(pow, 2), range(5), 2, progress=False) == [1, 2, 4, 8, 16]
+
+
+def test_a_kernel_file_gone_since_it_was_loaded_does_not_break_the_pool(tmp_path) -> None:
+    """The parent loaded a kernel file that is gone by the time workers start (a test's
+    temporary file, a file the user moved): the workers start without it."""
+    from kda_sim.kernels.registry import load_kernel
+
+    src = Path(__file__).parents[1] / "kda_sim" / "kernels" / "examples" / "pingpong.py"
+    f = tmp_path / "pp_gone.py"
+    f.write_text(src.read_text().replace('name="pingpong"', 'name="pp_gone"'))
+    load_kernel(f)
+    f.unlink()
+    with Workers(2) as w:
+        assert w.map(partial(pow, 2), range(6)) == [1, 2, 4, 8, 16, 32]
