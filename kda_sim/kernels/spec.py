@@ -45,6 +45,10 @@ kernel knowledge:
   building it: a launch past :data:`MAX_LAUNCH_OPS` is refused before it is built
   (:func:`check_launch_size`). Without it the bound applies to the launch's cells (the
   sum of its regions, as cheap to know), naming the largest region.
+- ``check_trace(cfg, timeline, programs, where)``: the kernel's own evidence that a trace
+  is a run of ``cfg`` beyond its CTAs, stages and poll counts
+  (:mod:`kda_sim.importers.claimed_launch`), raising ``TraceFormatError`` naming the
+  field (K1: ``nb`` from its PART and WGT polls' cell counts);
 - ``cost_build(cfg)``: the name of the build whose stage costs ``cfg``'s launch runs
   ("" the kernel's usual build): a build with its own code (K1's kda_tickets loop) has
   its own fitted overlay, ``<gpu>.<build>.fitted.json`` (:mod:`kda_sim.machine.costs`).
@@ -88,6 +92,7 @@ HOOKS: tuple[str, ...] = (
     "place_takes",
     "cost_build",
     "launch_size",
+    "check_trace",
 )
 # the most ops a launch may hold, over its CTAs (and, for a kernel without a
 # ``launch_size`` hook, the most cells its regions may hold): K1's default launch holds
