@@ -59,8 +59,9 @@ def add_default_kernel_flags(
 
 
 def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
-    """``--gpu``, ``--profile``, ``--occupancy`` and the default kernel's flags (without
-    ``shape``: less its two sweep axes, which the command spans)."""
+    """``--gpu``, ``--profile``, ``--occupancy``, ``--max-input-mb`` (a profile file's
+    cap) and the default kernel's flags (without ``shape``: less its two sweep axes,
+    which the command spans)."""
     p.add_argument(
         "--gpu",
         default="mi355x",
@@ -82,6 +83,7 @@ def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
         default=None,
         help="CTAs a CU/SM (default: from threads, registers and LDS)",
     )
+    add_input_caps(p, events=False)  # a --gpu or --profile file is read under the cap
 
 
 def launch_values(args: argparse.Namespace) -> dict[str, Any]:

@@ -8,7 +8,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kda_sim.commands.common import add_trace_kernel_flag, no_kernel_flags, write_report
+from kda_sim.commands.common import (
+    add_input_caps,
+    add_trace_kernel_flag,
+    no_kernel_flags,
+    write_report,
+)
 from kda_sim.compare.variants import axes, compare, load_rows, plot, table
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 
@@ -28,6 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="write the report as JSON")
     p.add_argument("--png", type=Path, help="write the differences as a figure")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out or --png")
+    add_input_caps(p, events=False)  # the bench JSON and a --profile file are read under it
     p.set_defaults(run=run)
 
 

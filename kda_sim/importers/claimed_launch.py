@@ -15,7 +15,10 @@ any of that, :func:`check_claimed_launch` checks what identifies the launch:
 - every time is finite and in order: a span ends at or after it starts, a poll is
   satisfied at or after its first issue, and a CTA's records lie within its start
   and end;
-- a CTA's unit (SM / CU) is one the GPU has; a stuck record names CTAs of the launch.
+- a CTA's unit (SM / CU) is one the GPU has; a stuck record names CTAs of the launch;
+- the kernel's ``check_trace`` hook, where it has one: what else the trace records of
+  its configuration (K1: ``nb`` by its PART and WGT polls' cells; a K1 trace records no
+  loads, so nothing of ``nw_first`` or ``onw_first``: :mod:`kda_sim.kernels.k1.trace_evidence`).
 
 The *order* of stages and hand-offs is not checked here: that is what the trace is
 compared for (:mod:`kda_sim.compare.conformance`). The first mismatch raises
@@ -51,6 +54,17 @@ def gpu_units(tl: Timeline) -> int | None:
 
     name = bundled_for(tl.meta.gpu) if isinstance(tl.meta.gpu, str) else None
     return load_gpu(name).units if name else None
+
+
+def _check_kernel_evidence(tl: Timeline, programs: tuple[Any, ...], where: str) -> None:
+    """The kernel's own check of what its traces record of the configuration."""
+    from kda_sim.kernels.registry import spec_for
+    from kda_sim.kernels.spec import hook
+
+    cfg = tl.meta.config()
+    check = hook(spec_for(cfg), "check_trace")
+    if check is not None:
+        check(cfg, tl, programs, where)
 
 
 def _programs(tl: Timeline, where: str) -> tuple[Any, ...]:
@@ -220,6 +234,7 @@ def check_claimed_launch(tl: Timeline, where: str = "trace", units: int | None =
             missing = stages - {(s.name, s.task) for s in c.stages} - _unrecorded(tl, c, stages)
             _check_complete(c, missing, len(stages), rec, where)
         _check_times(c, rec, where)
+    _check_kernel_evidence(tl, programs, where)
     for k, s in enumerate(tl.stuck):
         for name in ("cta", "producer"):
             v = getattr(s, name)

@@ -40,6 +40,15 @@ kernel knowledge:
 - ``place_takes(cfg, takes)``: ``cfg`` with its ticket items placed where a run took
   them (``takes``: CTA -> its tickets in order, :func:`kda_sim.protocol.tickets.takes_of`),
   so that a traced ticket launch is compared on static programs;
+- ``launch_size(cfg)``: ``(ops, fields)``, an upper bound on the ops of ``cfg``'s launch,
+  summed over its CTAs, and the configuration fields that scale it, computed without
+  building it: a launch past :data:`MAX_LAUNCH_OPS` is refused before it is built
+  (:func:`check_launch_size`). Without it the bound applies to the launch's cells (the
+  sum of its regions, as cheap to know), naming the largest region.
+- ``check_trace(cfg, timeline, programs, where)``: the kernel's own evidence that a trace
+  is a run of ``cfg`` beyond its CTAs, stages and poll counts
+  (:mod:`kda_sim.importers.claimed_launch`), raising ``TraceFormatError`` naming the
+  field (K1: ``nb`` from its PART and WGT polls' cell counts);
 - ``cost_build(cfg)``: the name of the build whose stage costs ``cfg``'s launch runs
   ("" the kernel's usual build): a build with its own code (K1's kda_tickets loop) has
   its own fitted overlay, ``<gpu>.<build>.fitted.json`` (:mod:`kda_sim.machine.costs`).
@@ -82,7 +91,14 @@ HOOKS: tuple[str, ...] = (
     "work_items",
     "place_takes",
     "cost_build",
+    "launch_size",
+    "check_trace",
 )
+# the most ops a launch may hold, over its CTAs (and, for a kernel without a
+# ``launch_size`` hook, the most cells its regions may hold): K1's default launch holds
+# about 13,000 ops, the bug corpus's at most about 5,000; building 10^6 ops takes seconds
+# and hundreds of MB, 10^7 half a minute and GBs
+MAX_LAUNCH_OPS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -231,6 +247,32 @@ def require_hook(spec: Any, name: str, what: str) -> Any:
     return value
 
 
+def check_launch_size(spec: Any, cfg: Any) -> None:
+    """Refuse ``cfg`` when its launch would pass :data:`MAX_LAUNCH_OPS`, before it is
+    built: by the kernel's ``launch_size`` hook (naming the fields that scale it), else by
+    its regions' cells (naming the largest region)."""
+    size = hook(spec, "launch_size")
+    if size is not None:
+        ops, fields = size(cfg)
+        if ops > MAX_LAUNCH_OPS:
+            named = ", ".join(f"{f} = {getattr(cfg, f, '?')}" for f in fields)
+            raise InvalidInput(
+                f"{named}: a launch of about {ops:,} ops, past the bound of "
+                f"{MAX_LAUNCH_OPS:,} (kda_sim.kernels.spec.MAX_LAUNCH_OPS)",
+                what=", ".join(fields),
+            )
+        return
+    sizes = spec.regions(cfg)
+    cells = sum(n for n in sizes.values() if isinstance(n, int))
+    if cells > MAX_LAUNCH_OPS:
+        big = max(sizes, key=lambda k: sizes[k] if isinstance(sizes[k], int) else 0)
+        raise InvalidInput(
+            f"a launch of {cells:,} cells (region {big}: {sizes[big]:,}), past the bound "
+            f"of {MAX_LAUNCH_OPS:,} (kda_sim.kernels.spec.MAX_LAUNCH_OPS)",
+            what=f"region {big}",
+        )
+
+
 def _parse_bool(text: str) -> bool:
     low = text.lower()
     if low in ("1", "true", "yes", "on"):
@@ -267,13 +309,17 @@ class Kernel:
     name_cell: Callable[[Any, str, int], str] | None = None
     expected_writers: Callable[[Any, str, Any], Any] | None = None
     work_items: Callable[[Any], Mapping[str, Any]] | None = None
+    # (ops, fields) of a launch, without building it (see check_launch_size); None: cells
+    launch_size: Callable[[Any], tuple[int, tuple[str, ...]]] | None = None
 
     def default_config(self) -> Any:
         return self.config_type()
 
     def validate(self, cfg: Any) -> Any:
         check = getattr(cfg, "validate", None)
-        return check() if check is not None else cfg
+        cfg = check() if check is not None else cfg
+        check_launch_size(self, cfg)  # an unbounded launch is refused before it is built
+        return cfg
 
     def _fields(self) -> tuple[dataclasses.Field, ...]:
         return dataclasses.fields(self.config_type)

@@ -167,10 +167,15 @@ def _costs_file(spec: Any, gpu: str, suffix: str) -> Any:
 def read_costs(f: Any, where: str, spec: Any | None = None, gpu: str = "") -> dict[str, Any]:
     """A costs or overlay file's contents, checked (see :func:`validate_costs_dict`);
     with ``gpu``, the GPU its name says it is for must be the one it names."""
-    try:
-        raw = f.read_bytes()
-    except OSError as e:
-        raise InvalidInput(f"cannot read costs file: {e}", where=where) from e
+    if isinstance(f, Path):  # a file on disk (a user's): refused over --max-input-mb unread
+        from kda_sim.importers.caps import read_capped  # importers import the machine
+
+        raw = read_capped(f)
+    else:  # a resource inside the package (a zip)
+        try:
+            raw = f.read_bytes()
+        except OSError as e:
+            raise InvalidInput(f"cannot read costs file: {e}", where=where) from e
     d = gp.parse_profile_json(raw, where)
     validate_costs_dict(d, where, spec)
     if gpu and d["gpu"] != gpu:

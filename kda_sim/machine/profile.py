@@ -442,10 +442,9 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
     except OSError as e:  # a name too long for a path, a symlink loop
         raise InvalidInput(f"cannot read profile: {e.strerror or e}", where=str(path)) from e
     if given_file:
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise InvalidInput(f"cannot read profile: {e}", where=str(path)) from e
+        from kda_sim.importers.caps import read_capped  # importers import the machine
+
+        raw = read_capped(path)  # refused over --max-input-mb before it is read
         d = parse_profile_json(raw, str(path))
         if costs.is_costs_dict(d):
             return costs.load_overlay(path, d)

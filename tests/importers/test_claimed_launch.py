@@ -160,3 +160,33 @@ def test_a_finished_cta_missing_a_stage_is_refused(tmp_path: Path, r1l2, capsys)
     path.write_text(json.dumps(d))
     assert main(["compare", str(path)]) == 2
     assert "CTA 56: finished, but recorded no gemv0 span" in capsys.readouterr().err
+
+
+TRACES = Path(__file__).parents[2] / "traces"
+
+
+def _relabelled(tmp_path: Path, **fields: object) -> Path:
+    d = json.loads((TRACES / "k1_h200_R2_L2.json").read_text())
+    d["otherData"]["meta"].update(fields)
+    p = tmp_path / "relabelled.json"
+    p.write_text(json.dumps(d))
+    return p
+
+
+@pytest.mark.parametrize("nb", [1, 4, 16])
+def test_a_real_trace_relabelled_to_another_nb_is_refused_naming_nb(
+    tmp_path: Path, nb: int
+) -> None:
+    check_claimed_launch(read_kernel_trace(_relabelled(tmp_path)), "as measured")  # nb = 8: its own
+    p = _relabelled(tmp_path, nb=nb)
+    with pytest.raises(
+        TraceFormatError, match=rf"PART polls recorded \[1008\] cells.*nb = {nb}"
+    ) as e:
+        check_claimed_launch(read_kernel_trace(p), str(p))
+    assert e.value.what == "nb"
+
+
+def test_a_relabelled_onw_first_is_not_evidenced_and_passes(tmp_path: Path) -> None:
+    # a K1 trace records no loads: the docs say so (kda_sim/kernels/k1/trace_evidence.py)
+    p = _relabelled(tmp_path, onw_first=False, nw_first=False)
+    check_claimed_launch(read_kernel_trace(p), str(p))

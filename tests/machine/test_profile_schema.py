@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
+from kda_sim.cli import main
 from kda_sim.errors import InvalidInput
+from kda_sim.importers import caps
+from kda_sim.machine.costs import read_costs
 from kda_sim.machine.profile import load_profile, validate_profile
+
+K1_COSTS = Path(__file__).parents[2] / "kda_sim" / "kernels" / "k1" / "costs"
 
 
 def _h200() -> dict[str, Any]:
@@ -77,3 +82,34 @@ def test_an_in_process_profile_with_nan_is_refused() -> None:
     prof = load_profile("h200-stock").with_params(poll=float("nan"))
     with pytest.raises(InvalidInput, match=r"latency_ns\.poll"):
         validate_profile(prof, "fit")
+
+
+@pytest.fixture
+def _restore_caps():
+    yield
+    caps.set_caps(caps.DEFAULT_MAX_INPUT_MB, caps.DEFAULT_MAX_EVENTS)
+
+
+@pytest.mark.usefixtures("_restore_caps")
+def test_a_profile_or_costs_file_over_the_input_cap_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prof = _write(tmp_path, _h200())
+    overlay = tmp_path / "o.json"
+    overlay.write_bytes(K1_COSTS.joinpath("h200.fitted.json").read_bytes())
+    size = max(prof.stat().st_size, overlay.stat().st_size)
+    caps.set_caps(max_input_mb=size / 2 / 2**20)
+    for p in (prof, overlay):
+        with pytest.raises(InvalidInput, match=r"bytes past the input cap") as e:
+            load_profile(str(p))
+        assert str(p) in str(e.value)
+    with pytest.raises(InvalidInput, match=r"o\.json: \d+ bytes past the input cap"):
+        read_costs(overlay, str(overlay))
+    caps.set_caps(max_input_mb=2 * size / 2**20)  # under the cap: read as before
+    assert load_profile(str(prof)).units == _h200()["units"]
+    assert read_costs(overlay, str(overlay))["gpu"] == "h200"
+    cap = f"{size / 2 / 2**20:g}"
+    for flag in ("--gpu", "--profile"):
+        assert main(["check", flag, str(prof), "--max-input-mb", cap]) == 2
+        err = capsys.readouterr().err
+        assert f"{prof}: " in err and f"past the input cap of {cap} MB" in err

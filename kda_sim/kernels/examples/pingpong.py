@@ -36,6 +36,11 @@ def regions(cfg: PingPongConfig) -> dict[str, int]:
     return {"VAL": cfg.rounds}
 
 
+def launch_size(cfg: PingPongConfig) -> tuple[int, tuple[str, ...]]:
+    """Six producer ops and four consumer ops a round (:func:`build`)."""
+    return 10 * cfg.rounds, ("rounds",)
+
+
 def build(cfg: PingPongConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     producer: list = []
@@ -70,6 +75,7 @@ KERNEL = Kernel(
     config_type=PingPongConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("producer", "consumer"),
     stages=("produce", "consume"),
     role_colors={"producer": "#1f77b4", "consumer": "#2ca02c"},

@@ -169,6 +169,12 @@ class K1:
 
         check_fits(cfg, gpu)
 
+    def check_trace(self, cfg: LaunchConfig, tl: Any, programs: tuple, where: str) -> None:
+        """A trace's header's nb against its PART and WGT polls (trace_evidence.py)."""
+        from kda_sim.kernels.k1.trace_evidence import check_trace
+
+        check_trace(cfg, tl, programs, where)
+
     # -- optional hooks: imported when asked for (the layers that hold them import K1) ----
     @property
     def mutations(self) -> dict[str, Any]:
