@@ -53,9 +53,10 @@ from lab.ticket_k1_report import bench_us
 # the stages of a kda task: the loop's code is the ticket build's own (its spills)
 KDA_KEYS: tuple[str, ...] = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
 # and the gemv's: the whole kernel is one build, and its gemv groups run 1.3 to 1.9 us
-# slower than the static build's at L >= 2 (run 96's traces, busy medians), the same at L = 1
+# slower than the static build's at L >= 2 (busy medians, docs/whatif/ticket_k1.md), the same
+# at L = 1
 KEYS: tuple[str, ...] = (*KDA_KEYS, "gemv")
-# the build spills 18 registers at L = 1, 64 at L = 2, 68 at L = 4 (run 96): a kda stage's
+# the build spills 18 registers at L = 1, 64 at L = 2, 68 at L = 4: a kda stage's
 # code (its units are L) is fitted apart at L = 1 and L >= 2; k.stage's units are always 1
 SWITCHES: dict[str, float] = {k: 1.0 for k in KDA_KEYS if k != "k.stage"}
 BAR_US, BAR_FRAC = 1.0, 0.25  # issue 39: within 1 us or 25 % of the measured difference

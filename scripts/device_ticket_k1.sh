@@ -5,11 +5,10 @@
 # per-launch times of both (bench.kernel_bench --variants, CUDA-graph replays), and the
 # kda_tickets GPU tests, and the atomic probe (lab/atomic_probe.py, 45 s at most). On the device machine, in the repository root, with the wheels of
 # .whl/ carried (scripts/device_warm_spread.sh says which); everything lands under $OUT.
-# Each step is bounded (timeout) so the whole fits in one 10-minute call; an estimate
-# from run 94 (72 cold + 72 warm traced launches, 4 compiled variants x 3 L in 150 s):
-# install 10 s, 16 builds compiled in parallel about 150 s, 72 cold launches about 60 s,
-# 72 warm ones about 80 s, the GPU tests about 45 s, the untraced times about 60 s: about
-# 7.5 minutes; 9.6 if every step ran to its bound (the call limit is 10).
+# Each step is bounded (timeout) so the whole fits in one 10-minute call: the 16 builds
+# compiled in parallel (200 s at most), each record of traced launches (40 and 50 s), the
+# GPU tests (60 s), the untraced times (80 s), the atomic probe (45 s): 9.6 minutes if
+# every step ran to its bound.
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1

@@ -44,8 +44,8 @@ OPTIONAL_LATENCIES = (
     # H200 traces such stages take 0.1 to 1.1 us longer than the first task's
     "cold_code",
     # from a ticket take's return to its item's first op: the loop's per-item prologue
-    # (the item's indices, what the build keeps on its stack). Run 96's K1 kda_tickets
-    # traces: 512 to 544 ns at L = 1, 928 to 1152 ns at L >= 2 (docs/whatif/ticket_k1.md)
+    # (the item's indices, what the build keeps on its stack); K1's kda_tickets build's
+    # figures are in docs/whatif/ticket_k1.md
     "ticket_item",
 )
 

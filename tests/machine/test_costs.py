@@ -353,7 +353,7 @@ def test_a_builds_own_overlay_is_picked_for_that_build_only(tmp_path: Path) -> N
 
 
 def test_k1s_ticket_build_has_its_own_fitted_costs() -> None:
-    """The kda_tickets build's overlay (lab/ticket_k1_fit.py, run 96's traces): named
+    """The kda_tickets build's overlay (lab/ticket_k1_fit.py, the measured traces): named
     h200-k1-kda_tickets, its machine the static fit's, its kda and gemv costs its own."""
     static, tickets = load_profile("h200-k1"), load_profile("h200-k1-kda_tickets")
     assert "h200-k1-kda_tickets" in bundled_names()

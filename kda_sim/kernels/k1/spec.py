@@ -153,7 +153,7 @@ class K1:
 
     def cost_build(self, cfg: LaunchConfig) -> str:
         """A ticket schedule is its own build (a loop over one copy of the task code,
-        compiled apart: run 96's spills), with its own costs; the variants are not."""
+        compiled apart, and it spills), with its own costs; the variants are not."""
         return cfg.schedule() if cfg.tickets else ""
 
     def resources(self, cfg: LaunchConfig, gpu: GpuProfile) -> KernelResources:
