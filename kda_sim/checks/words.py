@@ -76,9 +76,16 @@ def word_uses(launch: Launch) -> dict[int, WordUse]:
     return out
 
 
+def clearing_op(op: object) -> bool:
+    """Whether the op stores 0 in a word: a reset, an exchange or CAS of 0 (what the
+    reset-race check, :mod:`kda_sim.checks.dataflow.resets`, takes for a clear)."""
+    if isinstance(op, Reset):
+        return True
+    return isinstance(op, Atomic) and op.kind in (AtomicKind.EXCH, AtomicKind.CAS) and op.value == 0
+
+
 def clears(w: WordWrite) -> bool:
-    """Whether the write stores 0: a reset, a last-ticket clear, an exchange or CAS of 0
-    (the reset-race check's, :mod:`kda_sim.checks.dataflow.resets`)."""
+    """Whether the write stores 0: a :func:`clearing_op`'s, or a last-ticket clear."""
     return w.kind in ("reset", "clear") or (w.kind in ("exch", "cas") and w.value == 0)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from kda_sim.checks.dataflow.naming import Namer, capped, rest
 from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.words import clearing_op
 from kda_sim.protocol.access import Accesses, Kind
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
@@ -67,12 +68,6 @@ def _flat(acc: Accesses) -> Iterator[tuple[int, object, str]]:
             yield row, op, ""
 
 
-def _is_clear(op: object) -> bool:
-    if isinstance(op, Reset):
-        return True
-    return isinstance(op, Atomic) and op.kind in (AtomicKind.EXCH, AtomicKind.CAS) and op.value == 0
-
-
 def clears_of(acc: Accesses) -> list[_Clear]:
     """Every clear of the launch: its word and where it is."""
     out: list[_Clear] = []
@@ -80,7 +75,7 @@ def clears_of(acc: Accesses) -> list[_Clear]:
     for row, op, cond in _flat(acc):
         if isinstance(op, Reset):
             out += [_Clear(int(c), row, branch=cond) for c in op.cells]
-        elif _is_clear(op):
+        elif clearing_op(op):
             out.append(_Clear(int(op.cell), row, branch=cond))  # type: ignore[union-attr]
         elif isinstance(op, TicketLoop) and op.takers > 0:
             loops.setdefault(op.cell, []).append(row)
@@ -167,7 +162,7 @@ def _word_ops(acc: Accesses) -> tuple[_Words, _Words]:
     writes: _Words = {}
     waits: _Words = {}
     for row, op, _ in _flat(acc):
-        if isinstance(op, Atomic) and not _is_clear(op):
+        if isinstance(op, Atomic) and not clearing_op(op):
             writes.setdefault(op.cell, []).append((row, op))
         elif isinstance(op, Wait):
             waits.setdefault(op.cell, []).append((row, op))
