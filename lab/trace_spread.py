@@ -7,7 +7,7 @@ A model cannot predict a launch closer than the next launch of the same shape la
 
 Usage (on the GPU):
     python -m lab.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR [--warmup N]
-        [--kda-tickets]
+        [--kda-tickets [--ticket-unroll N]]
 """
 
 from __future__ import annotations
@@ -31,11 +31,13 @@ def record(
     force: bool = False,
     warmup: int = 0,
     kda_tickets: bool = False,
+    ticket_unroll: int = 0,
 ) -> None:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
     steps before each traced launch (``kda_kernel.triton.run.run``): warm launches, not
-    first ones. ``kda_tickets``: the schedule of that name (the trace's meta says so)."""
+    first ones. ``kda_tickets``: the schedule of that name, ``ticket_unroll`` its unrolled
+    copies (the trace's meta says both)."""
     jobs = [(R, L, out / trace_name(R, L, i)) for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
     from kda_kernel.triton.defaults import default_config
@@ -43,7 +45,8 @@ def record(
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
-        run(default_config(R, L, 8, kda_tickets=kda_tickets), trace_path=path, warmup=warmup)
+        cfg = default_config(R, L, 8, kda_tickets=kda_tickets, ticket_unroll=ticket_unroll)
+        run(cfg, trace_path=path, warmup=warmup)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,9 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the kda tasks from the ticket counter (LaunchConfig.kda_tickets)",
     )
+    r.add_argument(
+        "--ticket-unroll",
+        type=int,
+        default=0,
+        help="with --kda-tickets: unrolled copies of the kda task (LaunchConfig.ticket_unroll)",
+    )
     a = ap.parse_args(argv)
     try:
-        record(list(parse_shapes(a.shapes)), a.launches, a.dir, a.force, a.warmup, a.kda_tickets)
+        shapes = list(parse_shapes(a.shapes))
+        record(shapes, a.launches, a.dir, a.force, a.warmup, a.kda_tickets, a.ticket_unroll)
     except InvalidInput as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2

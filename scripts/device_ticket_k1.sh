@@ -9,7 +9,10 @@
 # compiled in parallel (200 s at most), each record of traced launches (40 and 50 s), the
 # GPU tests (60 s), the untraced times (80 s), the atomic probe (45 s): 9.6 minutes if
 # every step ran to its bound.
+# UNROLL=N (default 0): the ticket build with N unrolled task copies (LaunchConfig.
+# ticket_unroll; docs/whatif/ticket_k1.md, "The unrolled build"); its run skips the probe.
 set -u
+UNROLL=${UNROLL:-0}
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
@@ -21,17 +24,17 @@ mkdir -p "$S"/{static,kda_tickets}/{cold,warm} "$OUT/g"
 # (a file, not stdin: spawned workers re-import the main module by its path)
 cat > /tmp/warm_ticket_k1.py <<'PY'
 import multiprocessing as mp
+import os
 import time
 
 from kda_kernel.triton.warm import _one
 
 shapes = ((1, 1), (2, 1), (1, 2), (1, 4))
-specs = [
-    (R, L, False, tr, {"kda_tickets": tk} if tk else {})
-    for tk in (False, True)
-    for tr in (True, False)
-    for R, L in shapes
-]
+unroll = int(os.environ.get("UNROLL", "0"))
+tk_kw = {"kda_tickets": True, "ticket_unroll": unroll} if unroll else {"kda_tickets": True}
+# the GPU tests run the loop build too (with unrolled copies: both)
+kws = [{}, tk_kw] + ([{"kda_tickets": True}] if unroll else [])
+specs = [(R, L, False, tr, kw) for kw in kws for tr in (True, False) for R, L in shapes]
 if __name__ == "__main__":
     t0 = time.perf_counter()
     with mp.get_context("spawn").Pool(16) as pool:
@@ -39,23 +42,23 @@ if __name__ == "__main__":
             print(line, flush=True)
     print(f"warm: {time.perf_counter() - t0:.1f} s", flush=True)
 PY
-timeout 200 python3 /tmp/warm_ticket_k1.py > "$OUT/warm.log" 2>&1
+UNROLL=$UNROLL timeout 200 python3 /tmp/warm_ticket_k1.py > "$OUT/warm.log" 2>&1
 SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
 for sched in static kda_tickets; do
-    flag=$([ $sched = kda_tickets ] && echo --kda-tickets)
+    flag=$([ $sched = kda_tickets ] && echo --kda-tickets --ticket-unroll "$UNROLL")
     timeout 40 python3 -m lab.trace_spread record --shapes $SH --launches 4 \
         --dir "$S/$sched/cold" $flag > "$OUT/trace_spread_${sched}_cold.log" 2>&1
     timeout 50 python3 -m lab.trace_spread record --shapes $SH --launches 4 --warmup 1 \
         --dir "$S/$sched/warm" $flag > "$OUT/trace_spread_${sched}_warm.log" 2>&1
 done
-KDA_GPU_OUT=$OUT/g timeout 60 python3 -m pytest -q -m gpu tests/kernel/triton/test_gpu_tickets.py \
+KDA_GPU_OUT=$OUT/g timeout 90 python3 -m pytest -q -m gpu tests/kernel/triton/test_gpu_tickets.py \
     -p no:cacheprovider -rA --durations=5 > "$OUT/gpu_tickets.log" 2>&1
 # untraced: the two builds alternate 3 rounds a shape (rows print as they are timed)
 timeout 80 python3 -m bench.kernel_bench --out "$OUT/kernel_bench_tickets.json" --shapes "" \
-    --variants '[{}, {"kda_tickets": true}]' --variant-shapes $SH \
+    --variants "[{}, {\"kda_tickets\": true, \"ticket_unroll\": $UNROLL}]" --variant-shapes $SH \
     > "$OUT/kernel_bench_tickets.log" 2>&1
 # what a take costs: the atomic round trip and a shared word's service time (lab/atomic_probe)
-timeout 45 python3 -m lab.atomic_probe --out "$OUT/atomic_probe.json" --k 256 --launches 5 \
+[ "$UNROLL" = 0 ] && timeout 45 python3 -m lab.atomic_probe --out "$OUT/atomic_probe.json" --k 256 --launches 5 \
     > "$OUT/atomic_probe.log" 2>&1
 tail -n 3 "$OUT"/*.log
 # at most 8 files come back from $OUT: the traces a schedule a file, the logs in one

@@ -316,7 +316,12 @@ class CtaRun(CounterOps):
         self.track.stages.append(self.open)
 
     def run(
-        self, ops: tuple | None = None, kinds: tuple[int, ...] = (), t: float = 0.0, at: int = -1
+        self,
+        ops: tuple | None = None,
+        kinds: tuple[int, ...] = (),
+        t: float = 0.0,
+        at: int = -1,
+        cold: bool = False,
     ) -> Generator[Any, Any, float]:
         """The CTA keeps its own time ``t`` and runs ahead of the clock through compute,
         barriers, load and store issues and poll issues; it yields only where it must
@@ -354,7 +359,9 @@ class CtaRun(CounterOps):
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                 self._begin(op, t)
-                if slot > 0 and not looped:  # the stage's code runs here for the first time
+                # the stage's code runs here for the first time (``cold``: a ticket item
+                # in an unrolled copy of the task code)
+                if (slot > 0 and not looped) or cold:
                     t += latency("cold_code")
             elif kind == _END:
                 if self.open is not None:

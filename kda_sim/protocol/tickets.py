@@ -44,6 +44,10 @@ class TicketLoop:
     into: str = "ticket"  # the register that holds the item while its body runs
     takers: int = 0  # CTAs that run the loop; > 0: the last ticket's taker resets the counter
     clears: tuple[Reset, ...] = ()  # further words the last ticket's taker zeroes
+    # copies of the item code a CTA's first takes run before the loop's own (0: the loop's
+    # one copy for every item): a CTA's items 1 .. unrolled each run code the CTA has not
+    # run yet, and pay cold_code as a program's second task does
+    unrolled: int = 0
 
     @property
     def n_items(self) -> int:
@@ -83,6 +87,7 @@ def ticket_loop(
     body: Callable[[int], Sequence[Op]],
     takers: int = 0,
     clears: Sequence[Reset] = (),
+    unrolled: int = 0,
 ) -> TicketLoop:
     """The loop over ``n_items`` items, ``body(i)`` the ops of item ``i``; with ``takers``
     (the CTAs that run it) the last ticket's taker resets the counter and the words of
@@ -114,7 +119,11 @@ def ticket_loop(
                     "stores, a nested loop or a branch is not modelled in a body",
                     what="ticket loop",
                 )
-    return TicketLoop(label, region, cell, bodies, takers=takers, clears=tuple(clears))
+    if unrolled < 0:
+        raise InvalidInput(f"{label}: unrolled = {unrolled}, at least 0", what="ticket loop")
+    return TicketLoop(
+        label, region, cell, bodies, takers=takers, clears=tuple(clears), unrolled=unrolled
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +250,9 @@ def placed(launch: Launch, takes: Takes) -> Launch:
     CTA that took the loop's last ticket resets the counter and its clears, as the loop
     does. The programs are then static (every op a (CTA, op)), so a run's trace can be
     laid on them and compared; their tasks run from one copy of their code
-    (``looped_tasks``). What differs from the loop: which CTA runs an item is the run's,
-    not decided again. One loop a launch (K1's); ``takes`` must be a run of it."""
+    (``looped_tasks``), unless the loop unrolls copies of it. What differs from the loop:
+    which CTA runs an item is the run's, not decided again. One loop a launch (K1's);
+    ``takes`` must be a run of it."""
     from dataclasses import replace
 
     from kda_sim.protocol.counters import Atomic, AtomicKind, Reset
@@ -288,5 +298,8 @@ def placed(launch: Launch, takes: Takes) -> Launch:
         for op in ops:
             if isinstance(op, Begin) and op.task >= 0:
                 tasks[op.task] = None
-        programs.append(replace(prog, tasks=tuple(tasks), ops=tuple(ops), looped_tasks=True))
+        # with unrolled copies a CTA's later items run new code, as its tasks would (the
+        # items past the copies, in the loop, are taken as copies too: none were measured)
+        looped = loop.unrolled == 0
+        programs.append(replace(prog, tasks=tuple(tasks), ops=tuple(ops), looped_tasks=looped))
     return Launch(launch.cfg, launch.space, tuple(programs))

@@ -45,13 +45,14 @@ def default_config(
     onw_first: bool | None = None,
     kda_tickets: bool = False,
     gemv_tickets: bool = False,
+    ticket_unroll: int = 0,
 ) -> LaunchConfig:
     """The configuration the Triton K1 recommends at (R, L, nb, kda0): a variant given
     (not None) is kept as given; ``nw_first`` left None is ``recommended_nw_first`` (for the
     build's ``src_min_s`` in ``options``), ``onw_first`` left None is on (the kernel asks
     for on_w with k.stage's loads; it has no other order). ``gate_local`` is off unless
     asked (slower from S = 2, ``Build.gate_local`` in ``launch.py``); so are the schedules
-    (``kda_tickets``, ``gemv_tickets``)."""
+    (``kda_tickets``, ``gemv_tickets``, ``ticket_unroll``)."""
     src_min_s = int((options or {}).get("src_min_s", SRC_MIN_S))
     return LaunchConfig(
         R,
@@ -64,6 +65,7 @@ def default_config(
         onw_first=True if onw_first is None else onw_first,
         kda_tickets=kda_tickets,
         gemv_tickets=gemv_tickets,
+        ticket_unroll=ticket_unroll,
     )
 
 

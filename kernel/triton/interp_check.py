@@ -241,15 +241,16 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     }
 
 
-def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16) -> dict[str, Any]:
+def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16, unroll: int = 0) -> dict[str, Any]:
     """kda_tickets' loop (``stage_kernels.kda_tickets_only``) over ``nprog`` programs, two
     launches on one workspace (the counter never cleared by the host): each launch's
-    outputs against the reference, every task run once, the counter back to 0."""
+    outputs against the reference, every task run once, the counter back to 0. With
+    ``unroll`` a program's first takes run the unrolled copies and the rest the loop."""
     from kda_kernel.triton import trace_layout as T
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import kda_tickets_only
 
-    b = Build.default(R, L, nb, kda_tickets=True).validate()
+    b = Build.default(R, L, nb, kda_tickets=True, ticket_unroll=unroll).validate()
     sh = b.cfg
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
     _, _, proj = front_of(inp)
@@ -281,6 +282,7 @@ def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16) -> dict[str, Any
             SLP=next_pow2(max(b.SL - L, 1)),
             NEV=nev,
             ALIGN=b.align,
+            UNROLL=unroll,
         )
         tr = trace.numpy()
         ntask = tr[:, T.EV_NTASK]
@@ -387,6 +389,8 @@ def _cases() -> dict[str, list[Case]]:
         ],
         "kda_tickets": [
             ("kda_tickets 1x1", check_kda_tickets, (1, 1, 8), {}, True),
+            # 16 programs, 96 items: two items each in the copies, the rest in the loop
+            ("kda_tickets 1x1 unroll 2", check_kda_tickets, (1, 1, 8), {"unroll": 2}, True),
             ("kda_tickets 2x1", check_kda_tickets, (2, 1, 8), {"nprog": 32}, False),
         ],
     }

@@ -163,6 +163,7 @@ def kda_pre_k1(
     MIX_MIN_S: tl.constexpr = 1,
     NW_FIRST: tl.constexpr = False,
     KDA_TICKETS: tl.constexpr = False,
+    TICKET_UNROLL: tl.constexpr = 0,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -299,6 +300,7 @@ def kda_pre_k1(
             SLEEP_NS,
             QUIET,
             JITTER_NS,
+            TICKET_UNROLL,
         )
     else:
         # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order

@@ -356,6 +356,7 @@ class Build:
             "TRACE": self.trace_level if self.trace else 0,
             "INTERP": self.interp,
             "KDA_TICKETS": self.cfg.kda_tickets,
+            "TICKET_UNROLL": self.cfg.ticket_unroll,
         }
 
     def with_(self, **kw: Any) -> Build:

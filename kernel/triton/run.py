@@ -138,6 +138,7 @@ def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Time
         nw_first=b.cfg.nw_first,
         onw_first=b.cfg.onw_first,
         kda_tickets=b.cfg.kda_tickets,
+        ticket_unroll=b.cfg.ticket_unroll,
     )
 
 

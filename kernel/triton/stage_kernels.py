@@ -275,10 +275,12 @@ def kda_tickets_only(
     SLP: tl.constexpr,
     NEV: tl.constexpr,
     ALIGN: tl.constexpr,
+    UNROLL: tl.constexpr = 0,
 ):
     """kda_tickets' loop alone over NPROG programs, PROJ filled beforehand: each program
     takes tickets from the counter (word COUNTER_WORD past the epoch) until one is past
-    the tasks, and leaves its record (task ids, takes and their counts) in ``trace``."""
+    the tasks (the first ``UNROLL`` in unrolled copies), and leaves its record (task ids,
+    takes and their counts) in ``trace``."""
     _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
@@ -327,6 +329,7 @@ def kda_tickets_only(
         0,
         True,
         0,
+        UNROLL,
     )
     tr = _ev(tr, EV_NTASK, ntask)
     tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)

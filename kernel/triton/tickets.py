@@ -9,8 +9,15 @@ Ticket t < R * 96 is task t; the CTA whose take returns R * 96 + NPROG - 1 (each
 NPROG CTAs ends on one ticket past the items, that one last) stores 0, so the counter is
 zero for the next launch without the host touching it (graph-safe).
 
-The task code is one copy in a dynamic loop (not unrolled a slot, as the static
-placement's ``static_range``): the model charges a ticket item no ``cold_code``.
+With ``UNROLL`` = 0 the task code is one copy in a dynamic loop: the model charges a
+ticket item no ``cold_code``. That build spills (18 registers at L = 1, 64 to 68 above, at
+128 a thread): the compiler keeps the task's loop-invariant address terms live across the
+loop, where the static placement's unrolled copies compute them at their use. With
+``UNROLL`` = U > 0 the first U takes run unrolled copies of the task, as the static
+placement's ``static_range`` does (the model charges copies 1.. ``cold_code``, as it
+charges the static second task), and the loop after them only runs a CTA's takes past U
+(kept so that any number of takes is right; the preheader's spills land after the last
+copy, so U is one more than the items a CTA is expected to run).
 """
 
 from __future__ import annotations
@@ -100,12 +107,62 @@ def _kda_ticket_loop(
     SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr,
     JITTER_NS: tl.constexpr,
+    UNROLL: tl.constexpr = 0,
 ):
     """Take tickets until one is past the items, running task t for each ticket t below
-    them; returns the record, the watchdog's flag and the tasks this CTA ran."""
+    them (the first ``UNROLL`` in unrolled copies, the rest in the loop); returns the
+    record, the watchdog's flag and the tasks this CTA ran."""
     items = R * TASKS_A_REQ
     ntask = pid * 0
     t, tr = _take(counter, ntask, tr, TRACE, INTERP)
+    for u in tl.static_range(UNROLL):
+        if t < items:
+            _warp_jitter(JITTER_NS, INTERP)
+            tr, dead = _kda_task(
+                t,
+                u,
+                pid,
+                tag,
+                dead,
+                tr,
+                w_fb,
+                conv_w,
+                conv_st,
+                cs_seq,
+                cs_dim,
+                cs_tok,
+                a_log,
+                dt_bias,
+                on_w,
+                rstate,
+                rs_seq,
+                st_idx,
+                st_stride,
+                num_acc,
+                core_out,
+                scratch,
+                alarm,
+                onorm_eps,
+                lower_bound,
+                budget_ns,
+                max_retry,
+                inj_mode,
+                inj_gidx,
+                OFF_PROJ,
+                OFF_QK,
+                OFF_ONRM,
+                L,
+                LP,
+                SL,
+                SLP,
+                WATCHDOG,
+                TRACE,
+                INTERP,
+                SLEEP_NS,
+                QUIET,
+            )
+            ntask += 1
+            t, tr = _take(counter, ntask, tr, TRACE, INTERP)
     while t < items:
         _warp_jitter(JITTER_NS, INTERP)
         slot = tl.where(ntask < TICKET_TASK_SLOTS, ntask, _NO_SLOT)

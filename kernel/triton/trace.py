@@ -160,13 +160,15 @@ def decode(
     nw_first: bool = False,
     onw_first: bool = False,
     kda_tickets: bool = False,
+    ticket_unroll: int = 0,
 ) -> Timeline:
     """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
     Timeline. ``gate_local``: the build's (``Build.gate_local``), whose record has no gate;
-    ``nw_first``, ``onw_first``, ``kda_tickets``: the build's (``Build.cfg``), which the
-    meta carries to the model. Under ``kda_tickets`` the meta's ``extra`` holds the takes
-    (``ticket_takes``: [cta, issue ns, return ns, ticket], each CTA's in order) and what
-    the record had no slot for (``ticket_unrecorded``: tasks and takes, counted)."""
+    ``nw_first``, ``onw_first``, ``kda_tickets``, ``ticket_unroll``: the build's
+    (``Build.cfg``), which the meta carries to the model. Under ``kda_tickets`` the meta's
+    ``extra`` holds the takes (``ticket_takes``: [cta, issue ns, return ns, ticket], each
+    CTA's in order) and what the record had no slot for (``ticket_unrecorded``: tasks and
+    takes, counted)."""
     buf = _records(buf, R, kda_tickets)
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
@@ -223,6 +225,8 @@ def decode(
         extra["ticket_takes"] = takes
         extra["ticket_unrecorded"] = unrecorded
         params["kda_tickets"] = True
+        if ticket_unroll:
+            params["ticket_unroll"] = ticket_unroll
     meta = Meta(
         source="measured",
         gpu=gpu,

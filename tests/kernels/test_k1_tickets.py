@@ -83,3 +83,47 @@ def test_the_flags_parse() -> None:
     cfg = kernel_config(KERNEL, ["--R", "1", "--L", "1", "--gemv-tickets"])
     assert cfg.gemv_tickets and not cfg.kda_tickets and cfg.schedule() == "gemv_tickets"
     assert cfg.to_dict()["gemv_tickets"] is True and "kda_tickets" not in cfg.to_dict()
+
+
+def test_ticket_unroll_parses_validates_and_round_trips() -> None:
+    from kda_sim.commands.common import kernel_config
+    from kda_sim.kernels.k1.spec import KERNEL
+
+    cfg = kernel_config(KERNEL, ["--R", "1", "--L", "1", "--kda-tickets", "--ticket-unroll", "2"])
+    assert cfg.ticket_unroll == 2 and cfg.label().endswith("kda_tickets unroll 2")
+    assert LaunchConfig.from_dict(cfg.to_dict()) == cfg
+    assert _loop(cfg).unrolled == 2
+    # off: left out of the metadata, as a static launch's was
+    assert "ticket_unroll" not in LaunchConfig(1, 1, kda_tickets=True).to_dict()
+    with pytest.raises(InvalidInput, match="needs kda_tickets"):
+        LaunchConfig(1, 1, ticket_unroll=2).validate()
+    with pytest.raises(InvalidInput, match="ticket_unroll = 9"):
+        LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=9).validate()
+
+
+def test_unrolled_copies_pay_cold_code_and_the_loop_does_not() -> None:
+    """At R = 4 (384 items, 256 CTAs) some CTAs run a second item: in the loop's one copy
+    it runs warm, in an unrolled copy it runs its code the first time (cold_code), as the
+    static placement's second task does; a CTA's first item never pays it."""
+    prof = load_profile("h200-k1")
+    cold = prof.with_params(cold_code=5000.0)
+
+    def span(cfg: LaunchConfig, p) -> float:
+        out = simulate(cfg, p, occupancy=2, seed=0)
+        assert not out.deadlock
+        return out.timeline.makespan
+
+    loop = LaunchConfig(4, 1, kda_tickets=True)
+    unrolled = LaunchConfig(4, 1, kda_tickets=True, ticket_unroll=2)
+    assert span(loop, cold) == span(loop, prof)
+    assert span(unrolled, cold) > span(unrolled, prof) + 4 * 5000.0
+    # R = 1: 96 items, no CTA runs a second: the copies change nothing
+    one = LaunchConfig(1, 1, kda_tickets=True)
+    assert span(one, cold) == span(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2), cold)
+
+
+def test_an_unrolled_build_uses_the_static_costs() -> None:
+    from kda_sim.kernels.k1.spec import KERNEL
+
+    assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True)) == "kda_tickets"
+    assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2)) == ""

@@ -20,6 +20,8 @@ VARIANTS: tuple[str, ...] = ("gate_local", "nw_first", "onw_first")
 # the what-if views enumerate those, and a field left at False is left out of to_dict, so
 # a static launch's metadata is what it was before these existed
 SCHEDULES: tuple[str, ...] = ("kda_tickets", "gemv_tickets")
+# unrolled kda task copies before the ticket loop, at most (each is the task's code again)
+MAX_TICKET_UNROLL = 4
 # every field, as timeline metadata and JSON carry them
 CONFIG_KEYS: tuple[str, ...] = (
     "R",
@@ -29,6 +31,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     "blocks",
     *VARIANTS,
     *SCHEDULES,
+    "ticket_unroll",
     "placed",
 )
 # what each variant changes, as flags and the app say it
@@ -73,6 +76,11 @@ class LaunchConfig:
     kda_tickets: bool = False
     # the gemv groups too, from the same counter before the kda tasks (implies kda_tickets)
     gemv_tickets: bool = False
+    # kda task copies a CTA's first takes run unrolled before the ticket loop (0: every
+    # item in the loop's one copy). The loop alone keeps the task's address terms live
+    # across it and spills on the H200 (kernel/triton/tickets.py); a copy runs its code
+    # the first time, as the static placement's second task does (cold_code)
+    ticket_unroll: int = 0
     # a ticket launch's items placed as a run took them: CTA -> its tickets in take order
     # (kda_sim.protocol.tickets.placed); empty: taken from the counter as the launch runs
     placed: tuple[tuple[int, ...], ...] = ()
@@ -112,6 +120,7 @@ class LaunchConfig:
     def label(self) -> str:
         variants = "".join(f" {v}" for v in self.variants())
         sched = "" if not self.tickets else f" {self.schedule()}"
+        sched += f" unroll {self.ticket_unroll}" if self.ticket_unroll else ""
         sched += " placed" if self.placed else ""
         return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}{sched}"
 
@@ -121,7 +130,8 @@ class LaunchConfig:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for name in (*SCHEDULES, "placed"):  # off: left out (a static launch's as it was)
+        # off: left out (a static launch's as it was)
+        for name in (*SCHEDULES, "ticket_unroll", "placed"):
             if not d[name]:
                 del d[name]
         if "placed" in d:
@@ -143,7 +153,7 @@ class LaunchConfig:
 
     def validate(self) -> LaunchConfig:
         """Raise :class:`InvalidInput` naming the first constraint this shape breaks."""
-        for name in ("R", "L", "nb", "kda0", "blocks"):
+        for name in ("R", "L", "nb", "kda0", "blocks", "ticket_unroll"):
             if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be an integer", what=name)
         for name in (*VARIANTS, *SCHEDULES):
@@ -186,6 +196,18 @@ class LaunchConfig:
                 "blocks",
                 f"blocks = {self.blocks} < {GEMV0 + N_GEMV}: the roles need "
                 f"{NA} attn + {N_GEMV} gemv CTAs",
+            ),
+            (
+                0 <= self.ticket_unroll <= MAX_TICKET_UNROLL,
+                "ticket_unroll",
+                f"ticket_unroll = {self.ticket_unroll}: 0 (the loop alone) to "
+                f"{MAX_TICKET_UNROLL} unrolled copies of the kda task",
+            ),
+            (
+                self.ticket_unroll == 0 or self.kda_tickets,
+                "ticket_unroll",
+                f"ticket_unroll = {self.ticket_unroll} unrolls the kda_tickets loop: "
+                "it needs kda_tickets",
             ),
             (
                 0 <= self.kda0 < self.blocks,

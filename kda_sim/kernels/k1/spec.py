@@ -123,10 +123,21 @@ class K1:
             parser.add_argument(
                 f"--{name.replace('_', '-')}", action="store_true", help=VARIANT_HELP[name]
             )
+        parser.add_argument(
+            "--ticket-unroll",
+            type=int,
+            default=0,
+            metavar="N",
+            help="with --kda-tickets: a CTA's first N items run unrolled copies of the kda "
+            "task before the loop's own (the build that does not spill; default 0)",
+        )
 
     def config_from_args(self, args: argparse.Namespace) -> LaunchConfig:
         variants = {name: getattr(args, name) for name in (*VARIANTS, *SCHEDULES)}
-        return LaunchConfig(args.R, args.L, args.nb, args.kda0, **variants).validate()
+        unroll = getattr(args, "ticket_unroll", 0)
+        return LaunchConfig(
+            args.R, args.L, args.nb, args.kda0, **variants, ticket_unroll=unroll
+        ).validate()
 
     def config_to_dict(self, cfg: LaunchConfig) -> dict[str, Any]:
         return cfg.to_dict()
@@ -153,8 +164,10 @@ class K1:
 
     def cost_build(self, cfg: LaunchConfig) -> str:
         """A ticket schedule is its own build (a loop over one copy of the task code,
-        compiled apart, and it spills), with its own costs; the variants are not."""
-        return cfg.schedule() if cfg.tickets else ""
+        compiled apart, and it spills), with its own costs; the variants are not, nor is a
+        loop whose items run unrolled copies of the task, as the static placement's
+        (``ticket_unroll``: the same code, so the same costs)."""
+        return cfg.schedule() if cfg.tickets and not cfg.ticket_unroll else ""
 
     def resources(self, cfg: LaunchConfig, gpu: GpuProfile) -> KernelResources:
         """The build's threads and registers (the profile's, as the build on that GPU has

@@ -73,4 +73,12 @@ def k1_ticket_loop(cfg: LaunchConfig, space: CellSpace) -> TicketLoop:
         return gemv_item(i, cfg, space) if i < ng else kda_program(i - ng, cfg, space)
 
     cell = int(space.gid(TICKET, 0))
-    return ticket_loop(LOOP_LABEL, TICKET, cell, ng + cfg.n_tasks, body, takers=cfg.blocks)
+    return ticket_loop(
+        LOOP_LABEL,
+        TICKET,
+        cell,
+        ng + cfg.n_tasks,
+        body,
+        takers=cfg.blocks,
+        unrolled=cfg.ticket_unroll,
+    )

@@ -27,6 +27,8 @@ pytestmark = [
 
 OUT = Path(os.environ.get("KDA_GPU_OUT", "out/gpu"))
 SHAPES = [(r, n) for r in (1, 2, 4) for n in (1, 2, 4)]
+# the builds: the loop alone, and a CTA's first takes in unrolled copies (ticket_unroll)
+UNROLLS = (0, 3)
 
 
 def record(name: str, data: dict[str, Any]) -> None:
@@ -35,23 +37,25 @@ def record(name: str, data: dict[str, Any]) -> None:
         f.write(json.dumps({"test": name} | data, default=str) + "\n")
 
 
-def tickets(R: int, L: int) -> Any:
-    return default_config(R, L, 8, kda_tickets=True)
+def tickets(R: int, L: int, unroll: int = 0) -> Any:
+    return default_config(R, L, 8, kda_tickets=True, ticket_unroll=unroll)
 
 
+@pytest.mark.parametrize("unroll", UNROLLS)
 @pytest.mark.parametrize(("R", "L"), SHAPES)
-def test_kda_tickets_match_reference(R: int, L: int) -> None:
+def test_kda_tickets_match_reference(R: int, L: int, unroll: int) -> None:
     """Three launches on one workspace (two warm-up steps): the outputs after all three
     are the reference's, and the counter is 0 after them."""
     from kda_kernel.triton.run import run
 
-    res = run(tickets(R, L), check=True, warmup=2, seed=R * 7 + L)
-    record(f"kda_tickets correct R={R} L={L}", res)
+    res = run(tickets(R, L, unroll), check=True, warmup=2, seed=R * 7 + L)
+    record(f"kda_tickets correct R={R} L={L} unroll={unroll}", res)
     assert res["steps"] == 3 and res["counter_after"] == 0, res
 
 
+@pytest.mark.parametrize("unroll", UNROLLS)
 @pytest.mark.parametrize(("R", "L"), [(1, 1), (2, 2), (4, 4)])
-def test_kda_tickets_trace_runs_every_task_once(R: int, L: int) -> None:
+def test_kda_tickets_trace_runs_every_task_once(R: int, L: int, unroll: int) -> None:
     """A traced launch after a warm-up step (the second on its workspace): every kda task's
     stages on exactly one CTA, the tickets 0 .. 96 R + 255 each taken once, each CTA's
     last take past the items, and the meta names the schedule (``compare`` and
@@ -59,13 +63,13 @@ def test_kda_tickets_trace_runs_every_task_once(R: int, L: int) -> None:
     from kda_kernel.triton.run import run
     from kda_sim.importers.chrome import read_kernel_trace
 
-    path = OUT / f"trace_kda_tickets_R{R}_L{L}.json"
-    res = run(tickets(R, L), trace_path=path, check=True, warmup=1)
-    record(f"kda_tickets trace R={R} L={L}", res)
+    path = OUT / f"trace_kda_tickets_R{R}_L{L}_u{unroll}.json"
+    res = run(tickets(R, L, unroll), trace_path=path, check=True, warmup=1)
+    record(f"kda_tickets trace R={R} L={L} unroll={unroll}", res)
     assert res["counter_after"] == 0
     tl = read_kernel_trace(path)
     assert len(tl.ctas) == 256 and not tl.deadlock
-    assert tl.meta.config() == tickets(R, L)
+    assert tl.meta.config() == tickets(R, L, unroll)
     runs = sorted(s.task for _, s in tl.stage_spans() if s.name == "k.norm")
     assert runs == list(range(R * 96))  # each task once (a CTA's tasks are sequential)
     takes = tl.meta.extra["ticket_takes"]
