@@ -8,6 +8,10 @@ copies (default 3: one more than the busiest CTA's items at R = 4, ``max_tasks(4
 so the loop after them, whose preheader spills, runs only past them.
 
     python -m lab.ticket_unroll_predict [--gpu h200-k1] [--unroll 3] [--json OUT]
+        [--bench kernel_bench_tickets.json]
+
+With ``--bench`` (a run of ``UNROLL=3 scripts/device_ticket_k1.sh``) the table adds the
+measured untraced times and the prediction's error against issue 39's bar.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.ticket_whatif import SHAPES
 from kda_sim.machine import load_profile
 from kda_sim.machine.profile import GpuProfile
+from lab.ticket_k1_fit import within
+from lab.ticket_k1_report import bench_us
 
 OCCUPANCY = 2  # the Triton K1's, limited by registers (128 a thread)
 
@@ -50,17 +56,36 @@ def rows(prof: GpuProfile, unroll: int = UNROLL) -> list[dict[str, Any]]:
     return out
 
 
+def measure(rs: list[dict[str, Any]], bench: Path) -> None:
+    """Each row's measured untraced times and the prediction's error (in place)."""
+    got = bench_us(bench)
+    for r in rs:
+        ms, mt = got[(r["R"], r["L"], "static")], got[(r["R"], r["L"], "kda_tickets")]
+        pd, md = r["tickets_us"] - r["static_us"], mt - ms
+        r.update(meas_static_us=ms, meas_tickets_us=mt, error_us=pd - md, within=within(pd, md))
+
+
 def table(rs: list[dict[str, Any]]) -> str:
-    lines = [
-        "| R x L | copies | predicted static / tickets (us) | predicted difference |",
-        "|---|---|---|---|",
-    ]
+    head = "| R x L | copies | predicted static / tickets (us) | predicted difference |"
+    rule = "|---|---|---|---|"
+    measured = all("within" in r for r in rs)
+    if measured:
+        head += " measured static / tickets (us) | measured difference | error | within? |"
+        rule += "---|---|---|---|"
+    lines = [head, rule]
     for r in rs:
         d = r["tickets_us"] - r["static_us"]
-        lines.append(
+        line = (
             f"| {r['R']} x {r['L']} | {r['unroll']} | {r['static_us']:.2f} / "
             f"{r['tickets_us']:.2f} | {d:+.2f} |"
         )
+        if measured:
+            md = r["meas_tickets_us"] - r["meas_static_us"]
+            line += (
+                f" {r['meas_static_us']:.2f} / {r['meas_tickets_us']:.2f} | {md:+.2f} | "
+                f"{r['error_us']:+.2f} | {'yes' if r['within'] else 'no'} |"
+            )
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -69,8 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gpu", default="h200-k1")
     ap.add_argument("--unroll", type=int, default=UNROLL)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--bench", type=Path, default=None, help="the run's kernel bench JSON")
     a = ap.parse_args(argv)
     rs = rows(load_profile(a.gpu), a.unroll)
+    if a.bench is not None:
+        measure(rs, a.bench)
     print(table(rs))
     if a.json is not None:
         a.json.write_text(json.dumps({"gpu": a.gpu, "occupancy": OCCUPANCY, "rows": rs}))
