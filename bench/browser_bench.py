@@ -13,7 +13,8 @@ visitor, with the server's caches warm. Server and browser start-up are not time
 
 Prints each repeat and the median, min and max of both; the goal is a first render under
 2 s. Run it with the checkout first on the path (``PYTHONPATH=.``) on a quiet machine:
-the figure moves with the load.
+the figure moves with the load. ``--floor`` times a page of one plotly chart of two bars
+the same way, in the same run: what Streamlit and the browser take for any page here.
 """
 
 from __future__ import annotations
@@ -56,12 +57,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# the floor: a page with one chart (the page is complete when its bars are drawn)
+FLOOR_APP = """import plotly.graph_objects as go
+import streamlit as st
+st.title("floor")
+st.plotly_chart(go.Figure(go.Bar(x=[1, 2], y=[1, 2])))
+"""
+
+
 @contextmanager
-def server(traces: Path) -> Iterator[str]:
-    """A fresh ``streamlit run app.py`` on localhost, healthy; its URL."""
+def server(traces: Path, app: Path = ROOT / "app.py") -> Iterator[str]:
+    """A fresh ``streamlit run APP`` on localhost, healthy; its URL."""
     port = _free_port()
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        sys.executable, "-m", "streamlit", "run", str(app),
         "--server.headless", "true", "--server.port", str(port),
         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
@@ -127,10 +136,10 @@ def complete_render(driver: object, url: str) -> float:
     return time.perf_counter() - t
 
 
-def measure(traces: Path, repeat: int) -> dict[str, list[float]]:
+def measure(traces: Path, repeat: int, app: Path = ROOT / "app.py") -> dict[str, list[float]]:
     out: dict[str, list[float]] = {"first_visitor": [], "later_visitor": []}
     for i in range(repeat):
-        with server(traces) as url, browser() as driver:
+        with server(traces, app) as url, browser() as driver:
             first = complete_render(driver, url)
             later = complete_render(driver, url)
         out["first_visitor"].append(round(first, 3))
@@ -151,6 +160,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5, help="fresh servers to time (default 5)")
     ap.add_argument("--traces", type=Path, default=ROOT / "traces", help="the bundled traces")
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="also time a page of one small chart, repeat for repeat with the app's",
+    )
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error("--repeat: at least 1")
@@ -159,7 +173,14 @@ def main() -> int:
     if not any(args.traces.glob("*.json")):
         ap.error(f"--traces {args.traces}: no .json trace there")
     runs = measure(args.traces, args.repeat)
-    report = {k: {**summary(v), "runs": v} for k, v in runs.items()}
+    report: dict[str, object] = {k: {**summary(v), "runs": v} for k, v in runs.items()}
+    if args.floor:
+        with tempfile.TemporaryDirectory(prefix="kda-sim-floor-") as d:
+            app = Path(d) / "floor.py"
+            app.write_text(FLOOR_APP)
+            print("the floor: one small chart")
+            floor = measure(args.traces, args.repeat, app)
+        report["floor"] = {k: {**summary(v), "runs": v} for k, v in floor.items()}
     report["goal_s"] = GOAL_S
     report["cpus"] = os.cpu_count()
     report["load_avg_1min"] = round(os.getloadavg()[0], 2)

@@ -47,3 +47,21 @@ def test_a_tour_command_runs_as_written(
         # the README quotes the answer: its deadlock line is what the command prints
         quoted = re.search(r"```\n(\[deadlock\].*?)\n    fix:", TOUR, re.S)
         assert quoted and _flat(quoted.group(1)) in _flat(out)
+
+
+TABLE = README[README.index("## The command line") :]
+
+
+def test_the_command_tables_isa_example_runs_on_a_fresh_clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # the example names an ISA the clone holds (not a FlyDSL build's output it lacks)
+    row = re.search(r"\| `(kda-sim isa [^`]*)` \|", TABLE)
+    assert row, "the command table has a kda-sim isa example"
+    argv = shlex.split(row.group(1))[1:]
+    isa = next(a for a in argv if a.endswith(".s"))
+    assert (ROOT / isa).is_file() and isa.startswith("docs/"), isa
+    (tmp_path / "docs").symlink_to(ROOT / "docs")
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) in (0, 1)  # 1: findings in the ISA, reported
+    assert "poll" in capsys.readouterr().out

@@ -312,7 +312,8 @@ def run_of_trace(name: str, kind: str, tl: Timeline) -> Run:
     sim = simulation_of(tl)
     linked = with_producers(tl)
     note = (
-        f"A real run ({tl.meta.clock}) overlaid on its simulation: bars real, outlines simulated."
+        f"A real run ({tl.meta.clock}) overlaid on its simulation: each CTA's row has the "
+        f"real run thick above and the simulation thin and dark below."
     )
     if sim.timeline is None:
         note = f"A real run ({tl.meta.clock}); no simulation to overlay: {sim.error}"

@@ -21,6 +21,23 @@ from kda_sim.timeline.model import CtaTrack, PollRecord, StuckWait, Timeline
 
 ROLE_BAND_ALPHA = 0.07  # a role's band behind its rows: its colour, faint
 SIM_OUTLINE = 1.6
+# an overlay a row a CTA gives each row two lanes (centre offset, bar width in rows): the
+# real run thick above, the simulation thin and dark below, a poll's wait a pale stretch
+# of the real bar. Outlines over filled bars of the same colours could not be told apart
+# at a few pixels a row (256 CTAs).
+REAL_LANE = (-0.17, 0.56)
+SIM_LANE = (0.33, 0.24)
+SIM_SHADE = 0.55  # the simulated lane's colour: the stage's, this much of it (the rest black)
+LANE_POLL_COLOR = "rgba(255,255,255,0.6)"
+ROW_PX = 3.2  # pixels a CTA row, one run drawn
+LANES_ROW_PX = 5.5  # with two lanes a row: the thin one stays over a pixel at 256 CTAs
+MAX_HEIGHT = 1600
+# the legend sits above the plot, under the chart's toolbars (plotly's modebar and
+# Streamlit's element toolbar, top right): the top margin leaves them this much room
+TOOLBAR_PX = 40
+LEGEND_ROW_PX = 20
+LEGEND_PER_ROW = 7  # entries a legend row, counted low so the room is never short
+SUBPLOT_TITLE_PX = 24  # side by side: each run's title above its plot
 MAX_BARS_PER_PIXEL_ROW = 3000  # horizontal resolution the merge aims at
 CRIT_COLOR = "#d62728"
 STUCK_COLOR = "#b30000"
@@ -62,6 +79,13 @@ def stage_color(tl: Timeline, name: str) -> str:
     """``name``'s colour in ``tl``'s kernel (a palette colour where it gives none)."""
     spec = display(tl.meta.kernel)
     return color_of(name, dict(spec.stage_colors), tuple(spec.stages))
+
+
+def shade(color: str, keep: float) -> str:
+    """``color`` (``#rrggbb``) darkened: ``keep`` of each channel."""
+    hexa = color.lstrip("#")
+    r, g, b = (round(int(hexa[i : i + 2], 16) * keep) for i in (0, 2, 4))
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def role_band(tl: Timeline, role: str) -> str:
@@ -191,6 +215,11 @@ def _stage_bars(tl: Timeline, rows: Sequence[int], flt: Filter, res_ns: float) -
     return out
 
 
+def _shifted(b: _Bars, by: float) -> _Bars:
+    """``b`` moved ``by`` rows down (a lane of the rows)."""
+    return b if not by else _Bars([y + by for y in b.y], b.base, b.x, b.text)
+
+
 def _poll_bars(tl: Timeline, rows: Sequence[int], res_ns: float, flt: Filter) -> _Bars:
     t0 = tl.origin
     b = _Bars([], [], [], [])
@@ -284,7 +313,9 @@ def timeline_figure(
     height: int | None = None,
     window_us: tuple[float, float] | None = None,
 ) -> go.Figure:
-    """Rows are CTAs of the first layer; each layer is drawn filled or as outlines;
+    """Rows are CTAs of the first layer; a second layer marked ``outline`` (the
+    simulation over a real run) takes a thin dark lane under each row's bar, a single
+    ``outline`` layer is drawn as outlines;
     ``window_us`` opens the chart on that time window (zoom out with a double-click)."""
     if not layers:
         raise ValueError("nothing to draw")
@@ -294,6 +325,8 @@ def timeline_figure(
     span_ns = max(horizon(ly.tl) for ly in layers) or 1.0
     res_ns = span_ns / MAX_BARS_PER_PIXEL_ROW
     cols = len(layers) if side_by_side and len(layers) > 1 else 1
+    # the overlay: the second layer (the simulation) outlined on the first's rows
+    lanes = cols == 1 and len(layers) == 2 and layers[1].outline
     if cols > 1:
         fig = make_subplots(
             rows=1,
@@ -309,29 +342,34 @@ def timeline_figure(
     for k, ly in enumerate(layers):
         col = k + 1 if cols > 1 else None
         outline = ly.outline and cols == 1
+        shift, width = (REAL_LANE if k == 0 else SIM_LANE) if lanes else (0.0, bar_w)
         bars = _stage_bars(ly.tl, rows, flt, res_ns)
         for name in stage_order(ly.tl, bars):
+            color = stage_color(ly.tl, name)
             tr = _bar(
-                bars[name],
+                _shifted(bars[name], shift),
                 f"{name} ({ly.label})" if len(layers) > 1 else name,
-                stage_color(ly.tl, name),
-                outline=outline,
-                width=bar_w,
+                shade(color, SIM_SHADE) if lanes and k == 1 else color,
+                outline=outline and not lanes,
+                width=width,
                 # a picked hand-off's arrows must stand out over 256 rows of colour
                 opacity=0.35 if handoff is not None else 1.0,
             )
+            if lanes:  # one legend entry a stage: it shows and hides both lanes
+                tr.update(legendgroup=name, showlegend=k == 0)
             _add(fig, tr, col)
-        # overlaid outlines get no poll bars: two sets on one row read as noise
+        # the simulation's lane gets no poll bars: two sets on one row read as noise
         if polls and not outline:
             pb = _poll_bars(ly.tl, rows, res_ns, flt)
             if pb.y:
                 tr = _bar(
-                    pb,
+                    _shifted(pb, shift),
                     f"poll wait ({ly.label})" if len(layers) > 1 else "poll wait",
-                    # translucent: the stage under a wait stays readable at 3 px a row
-                    "rgba(20,20,20,0.45)",
+                    # translucent: the stage under a wait stays readable at 3 px a row;
+                    # pale beside the simulation's dark lane, which it must not resemble
+                    LANE_POLL_COLOR if lanes else "rgba(20,20,20,0.45)",
                     outline=False,
-                    width=0.3,
+                    width=min(0.3, width / 2),
                 )
                 _add(fig, tr, col)
         if puts:
@@ -345,16 +383,39 @@ def timeline_figure(
     if handoff is not None:
         _handoff_arrows(fig, base_tl, rows, handoff)
     _role_bands(fig, base_tl, rows, cols)
+    if lanes and not title:
+        title = (
+            "each CTA's row: the real run thick above (a poll's wait pale), "
+            "the simulation thin and dark below"
+        )
+    entries = sum(1 for tr in fig.data if tr.showlegend is not False)
+    legend_px = LEGEND_ROW_PX * -(-entries // LEGEND_PER_ROW)
+    title_px = 30 if title else 0
+    row_px = LANES_ROW_PX if lanes else ROW_PX
+    fig_h = height or int(min(MAX_HEIGHT, max(460, row_px * n + 170)))
+    top = TOOLBAR_PX + title_px + legend_px + (SUBPLOT_TITLE_PX if cols > 1 else 0)
     fig.update_layout(
         barmode="overlay",
-        height=height or int(min(1500, max(460, 3.2 * n + 170))),
-        margin={"l": 60, "r": 10, "t": 90 if title or cols > 1 else 60, "b": 40},
-        title={"text": title, "x": 0.0, "font": {"size": 14}} if title else None,
-        # on top: with 256 rows a legend under the plot is below the fold
+        height=fig_h,
+        # the title at the top left, the legend under it on top of the plot (with 256
+        # rows a legend under the plot is below the fold), the toolbars' room above both
+        margin={"l": 60, "r": 10, "t": top, "b": 40},
+        title={
+            "text": title,
+            "x": 0.0,
+            "y": 1.0,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": TOOLBAR_PX},
+            "font": {"size": 14},
+        }
+        if title
+        else None,
         legend={
             "orientation": "h",
             "x": 0.0,
-            "y": 1.0,
+            # side by side: above the subplots' titles
+            "y": 1.0 + (SUBPLOT_TITLE_PX / max(fig_h - top - 40, 1) if cols > 1 else 0.0),
             "yanchor": "bottom",
             "font": {"size": 11},
             "bgcolor": "rgba(255,255,255,0)",
@@ -368,17 +429,17 @@ def timeline_figure(
     )
     if handoff is not None:
         _zoom_to(fig, base_tl, rows, handoff)
-    step = max(1, int(np.ceil(n / 24)))
-    ticks = list(range(0, len(rows), step))
+    ticks = cta_ticks(rows, handoff_labels(handoff) if handoff is not None else {})
     if handoff is None:
         fig.update_yaxes(range=[n - 0.5, -0.5])
     fig.update_yaxes(
         autorange="reversed" if handoff is None else None,
-        tickvals=ticks,
-        ticktext=[f"CTA {rows[i]}" for i in ticks],
+        tickvals=list(ticks),
+        ticktext=list(ticks.values()),
         showgrid=False,
         zeroline=False,
         tickfont={"size": 10},
+        automargin=True,  # a hand-off's labels are longer than "CTA 12"
     )
     fig.update_xaxes(
         title_text="time (us)",
@@ -391,6 +452,39 @@ def timeline_figure(
         fig.update_xaxes(range=list(window_us))
         fig.update_layout(uirevision=f"{fig.layout.uirevision}|{window_us}")
     return fig
+
+
+MAX_TICKS = 24  # CTA labels down the y axis, evenly spaced
+MAX_PRODUCER_LABELS = 8
+
+
+def cta_ticks(rows: Sequence[int], named: Mapping[int, str] | None = None) -> dict[int, str]:
+    """Row index -> label: every few rows ``CTA n`` (about :data:`MAX_TICKS` of them),
+    and each CTA of ``named`` (CTA -> label) on its own row, whose neighbours' plain
+    labels make way so none overlaps it."""
+    step = max(1, int(np.ceil(len(rows) / MAX_TICKS)))
+    at = {c: i for i, c in enumerate(rows)}
+    mine = {at[c]: text for c, text in (named or {}).items() if c in at}
+    out = {
+        i: f"CTA {rows[i]}"
+        for i in range(0, len(rows), step)
+        if not any(abs(i - j) <= 1 for j in mine)
+    }
+    return dict(sorted({**out, **mine}.items()))
+
+
+def handoff_labels(h: HandoffView) -> dict[int, str]:
+    """The rows a picked hand-off joins, labelled: the CTA that polls and each producer
+    whose put it waited on (the one that released it, or the inferred one, said so)."""
+    out: dict[int, str] = {}
+    # the releasing put first; a poll fed by many CTAs labels the first few of them
+    for s in sorted(h.sources, key=lambda s: not s.last):
+        if s.cta != h.cta and s.cta not in out and len(out) < MAX_PRODUCER_LABELS:
+            out[s.cta] = f"<b>CTA {s.cta} · put{' (released it)' if s.last else ''}</b>"
+    if h.inferred and h.poll.producer is not None and h.poll.producer != h.cta:
+        out[h.poll.producer] = f"<b>CTA {h.poll.producer} · put (inferred)</b>"
+    out[h.cta] = f"<b>CTA {h.cta} · picked poll</b>"
+    return out
 
 
 def astuple_meta(tl: Timeline) -> tuple[object, ...]:
@@ -694,17 +788,20 @@ def heatmap_figure(
     z: np.ndarray, stages: Sequence[str], rows: Sequence[int], title: str, diverging: bool = False
 ) -> go.Figure:
     lim = float(np.abs(z).max()) if z.size else 1.0
+    ticks = cta_ticks(rows)
     fig = go.Figure(
         go.Heatmap(
             z=z,
             x=list(stages),
-            y=[f"CTA {c}" for c in rows],
+            # rows by place, labelled every few CTAs: a label a row is unreadable at 256
+            y=list(range(len(rows))),
+            text=[[f"CTA {c}"] * len(stages) for c in rows],
             colorscale="RdBu_r" if diverging else "Viridis",
             zmid=0 if diverging else None,
             zmin=-lim if diverging else 0,
             zmax=lim if diverging else None,
             colorbar={"title": {"text": "us"}},
-            hovertemplate="%{y} · %{x}<br>poll wait %{z:.3f} us<extra></extra>",
+            hovertemplate="%{text} · %{x}<br>poll wait %{z:.3f} us<extra></extra>",
         )
     )
     fig.update_layout(
@@ -712,7 +809,9 @@ def heatmap_figure(
         height=min(900, max(380, 2 * len(rows) + 120)),
         margin={"l": 70, "r": 10, "t": 40, "b": 40},
     )
-    fig.update_yaxes(autorange="reversed", showticklabels=len(rows) <= 64)
+    fig.update_yaxes(
+        autorange="reversed", tickvals=list(ticks), ticktext=list(ticks.values()), showgrid=False
+    )
     return fig
 
 

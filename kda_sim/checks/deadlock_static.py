@@ -275,10 +275,16 @@ def suggest_fix(cfg: Any, prof: GpuProfile, slots: Slots, verdict: StaticVerdict
                     f": at most {prof.lds_per_unit // occ} B of LDS a CTA, now "
                     f"{spec.resources(cfg, prof).lds_bytes} B"
                 )
+            # --occupancy past what the build's resources allow is refused: a resource
+            # limit is lifted by a build that takes less, a chosen occupancy by the flag
+            how = (
+                f"--occupancy {occ}"
+                if slots.limited_by.startswith("--occupancy")
+                else f"a build whose {slots.limited_by} allow it"
+            )
             opts.append(
                 f"more occupancy: {occ} CTAs a {slots.unit_name} ({occ * slots.units} slots; "
-                f"now {slots.per_unit}, limited by {slots.limited_by}{need_lds}; or "
-                f"--occupancy {occ} if the kernel's resources allow it)"
+                f"now {slots.per_unit}, limited by {slots.limited_by}{need_lds}: {how})"
             )
             break
     placements = hook(spec, "placement_fixes")

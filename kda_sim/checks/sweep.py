@@ -22,7 +22,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.machine.residency import check_fits
+from kda_sim.machine.residency import check_fits, check_occupancy
 from kda_sim.parallel import pmap
 
 FINISHES = "finishes"
@@ -59,6 +59,7 @@ def sweep_cell(
     try:
         cfg = spec.validate(spec.config_from_dict({**(fields or {}), first: r, second: lng}))
         check_fits(cfg, prof)
+        check_occupancy(cfg, prof, occupancy)
     except InvalidInput as e:
         return Cell(r, lng, INVALID, reason=str(e))
     slots = slots_for(cfg, prof, occupancy)

@@ -39,6 +39,7 @@ from kda_sim.host.command import check_sequence_command
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.residency import check_occupancy
 from kda_sim.parallel import Workers
 from kda_sim.protocol.program import Launch
 
@@ -171,6 +172,7 @@ def _sequence(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
     if args.mutant is not None:
         raise InvalidInput("--mutant and --sequence: one at a time", what="sequence")
     prof = gpu_profile(args)
+    check_occupancy(cfg, prof, args.occupancy)
     return check_sequence_command(
         spec, cfg, prof, args.sequence, occupancy=args.occupancy, as_json=args.json
     )
@@ -241,6 +243,7 @@ def _culprit(fault: Fault | None) -> str:
 
 def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
     prof = gpu_profile(args)
+    check_occupancy(cfg, prof, args.occupancy)
     occupancy, launch, fault = args.occupancy, None, None
     if args.mutant == "list":
         print(sites_text(spec.build(cfg), dict(hook(spec, "mutations") or {})))

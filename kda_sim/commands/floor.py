@@ -24,6 +24,7 @@ from kda_sim.commands.common import (
 )
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 from kda_sim.machine.profile import MIN_POLL_NS, PROFILE_SCHEMA, load_profile
+from kda_sim.machine.residency import check_occupancy
 
 # the K1 on the H200 it was fitted to, at 1x1; another kernel: the H200 with its own costs
 K1_GPU, OTHER_GPU = "h200-k1", "h200"
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     spec, cfg = kernel_and_config(args, {"R": 1, "L": 1})
     gpu = args.gpu or (K1_GPU if spec.name == DEFAULT_KERNEL else OTHER_GPU)
     prof = load_profile(args.profile or gpu, kernel=spec)
+    check_occupancy(cfg, prof, args.occupancy)
 
     def make() -> dict:
         figs = Figures(args.stream_tbps * 1e3, args.visibility_ns, args.poll_ns)

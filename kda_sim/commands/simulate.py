@@ -30,7 +30,7 @@ from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import get
 from kda_sim.machine.profile import GpuProfile, load_profile
-from kda_sim.machine.residency import Residency
+from kda_sim.machine.residency import Residency, check_occupancy
 from kda_sim.timeline.chrome import write_chrome
 from kda_sim.timeline.gantt import save_gantt
 from kda_sim.timeline.model import Timeline
@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             setattr(args, k, v)
     cfg = launch_config(args)
     prof = gpu_profile(args)
+    check_occupancy(cfg, prof, args.occupancy)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
     return report(res, prof, args)
 
@@ -105,6 +106,7 @@ def run_kernel(spec: Any, args: argparse.Namespace) -> int:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     cfg = kernel_config(spec, getattr(args, "kernel_args", []))
     prof = load_profile(args.profile or args.gpu or DEFAULTS["gpu"], kernel=spec)
+    check_occupancy(cfg, prof, args.occupancy)
     res = simulate(cfg, prof, occupancy=args.occupancy, seed=args.seed, jitter=args.jitter)
     return report(res, prof, args)
 
@@ -116,6 +118,7 @@ def run_like(args: argparse.Namespace) -> int:
         read_k1_trace,
         simulate_like,
     )
+    from kda_sim.compare.model import config_of
     from kda_sim.importers.claimed_launch import check_claimed_launch
 
     given = k1_flags_given(args)
@@ -126,6 +129,7 @@ def run_like(args: argparse.Namespace) -> int:
     real = read_k1_trace(args.like)
     check_claimed_launch(real, str(args.like))
     prof = like_profile(real, args.profile or args.gpu)
+    check_occupancy(config_of(real), prof, args.occupancy)
     if args.seed is None and args.occupancy is None:  # the nominal counterpart: cached
         tl = counterpart(args.like, args.profile or args.gpu, real)
         res = _from_cache(tl)

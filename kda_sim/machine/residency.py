@@ -72,6 +72,34 @@ def check_fits(cfg: Any, prof: GpuProfile) -> None:
         fits(cfg, prof)
 
 
+def check_occupancy(cfg: Any, prof: GpuProfile, occupancy: int | None) -> None:
+    """An occupancy a user asked for (``--occupancy``, the what-if's), refused where the
+    build's resources hold fewer CTAs a unit: that launch cannot run as built. (The
+    occupancy a trace recorded is what ran, and library callers may model another
+    build: :func:`residency` takes both and says so.)"""
+    if occupancy is None or occupancy < 1:
+        return  # none asked, or residency's own refusal names it
+    from kda_sim.kernels.registry import spec_for
+
+    own = residency(cfg, prof)
+    if occupancy > own.per_unit:
+        spec = spec_for(cfg)
+        k = spec.resources(cfg, prof)
+        took = {
+            "threads": f"{k.threads} threads a CTA of the unit's {prof.threads_per_unit}",
+            "registers": f"{k.regs_per_thread * k.threads} registers a CTA of the unit's "
+            f"{prof.regs_per_unit}",
+            "LDS": f"{k.lds_bytes} B of LDS a CTA of the unit's {prof.lds_per_unit} B",
+        }.get(own.limited_by, f"at most {prof.max_ctas_per_unit} CTAs a unit")
+        raise InvalidInput(
+            f"--occupancy {occupancy}: this build's {own.limited_by} allow {own.per_unit} "
+            f"CTA(s) a {prof.unit_name} on {prof.name} at {spec.label(cfg)} ({took}); a "
+            f"build that takes less is another profile (a --profile overlay with its "
+            f"resources)",
+            what="occupancy",
+        )
+
+
 def residency(cfg: Any, prof: GpuProfile, occupancy: int | None = None) -> Residency:
     """CTAs a unit holds, from the threads, registers and LDS a CTA of the kernel takes
     (or ``occupancy`` if given)."""

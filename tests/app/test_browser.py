@@ -119,8 +119,42 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
             ec.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stSpinner']"))
         )
         time.sleep(1.5)
+        _legend_clear_of_the_toolbars(driver)
         SHOT.parent.mkdir(exist_ok=True)
         assert driver.save_screenshot(str(SHOT))
         assert SHOT.stat().st_size > 20_000
     finally:
         driver.quit()
+
+
+# the first chart's legend and the toolbars drawn over its top right corner: plotly's
+# modebar and Streamlit's element toolbar (both shown while the pointer is on the chart)
+RECTS_JS = """
+const chart = document.querySelector("[data-testid='stPlotlyChart']");
+const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+  return r.width && r.height ? [r.left, r.top, r.right, r.bottom] : null; };
+const host = chart.closest("[data-testid='stElementContainer']") || chart.parentElement;
+return {legend: box(chart.querySelector("g.legend")),
+        toolbars: [box(chart.querySelector(".modebar")),
+                   box(host.querySelector("[data-testid='stElementToolbar']"))]};
+"""
+
+
+def _legend_clear_of_the_toolbars(driver) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    chart = driver.find_element(By.CSS_SELECTOR, "[data-testid='stPlotlyChart']")
+    ActionChains(driver).move_to_element(chart).perform()  # the toolbars show on hover
+    time.sleep(0.5)
+    got = driver.execute_script(RECTS_JS)
+    ActionChains(driver).move_by_offset(0, 0).move_to_element_with_offset(
+        driver.find_element(By.TAG_NAME, "body"), 5, 5
+    ).perform()  # the picture without hover labels
+    time.sleep(0.5)
+    legend = got["legend"]
+    toolbars = [t for t in got["toolbars"] if t]
+    assert legend and toolbars, got
+    for t in toolbars:
+        apart = legend[2] <= t[0] or t[2] <= legend[0] or legend[3] <= t[1] or t[3] <= legend[1]
+        assert apart, f"the legend {legend} overlaps a toolbar {t}"

@@ -59,9 +59,11 @@ def test_opens_on_the_bundled_trace_overlaid(one_trace: Path, make_app) -> None:
     fig = figure_of(at)
     data = {d["name"]: d for d in fig["data"]}
     assert "k.conv (real)" in data and "k.conv (simulated)" in data
-    # the simulation is drawn as outlines: transparent fill, coloured line
-    assert data["k.conv (simulated)"]["marker"]["color"] == "rgba(0,0,0,0)"
-    assert data["k.conv (real)"]["marker"]["color"] != "rgba(0,0,0,0)"
+    # a row a CTA in two lanes: the real run thick above, the simulation thin and dark
+    real, sim = data["k.conv (real)"], data["k.conv (simulated)"]
+    assert real["width"] > 2 * sim["width"]
+    assert sim["marker"]["color"] != real["marker"]["color"]
+    assert "the simulation thin and dark below" in fig["layout"]["title"]["text"]
     at.radio(key="tl_layout").set_value("side by side").run()
     fig = figure_of(at)
     assert "xaxis2" in fig["layout"]
@@ -176,6 +178,19 @@ def test_whatif_deadlock_shows_the_wait_for_chain(empty_traces: Path, make_app) 
     assert not at.exception
     assert "deadlock" in texts(at.error).lower()
     assert "CTA 0 waits in k.conv" in texts(at.error)
+
+
+def test_whatif_refuses_an_occupancy_the_build_cannot_hold(empty_traces: Path, make_app) -> None:
+    at = goto(make_app(), "What-if")
+    at.selectbox(key="wi_gpu").set_value("h200-stock").run()
+    at.number_input(key="wi|k1|R").set_value(7).run()
+    at.number_input(key="wi_occ").set_value(2).run()
+    assert not at.exception
+    err = texts(at.error)
+    assert "Not simulated: --occupancy 2" in err and "LDS allow 1 CTA(s) a SM" in err
+    assert "Finishes in" not in texts(at.success)
+    at.number_input(key="wi_occ").set_value(1).run()  # what the build holds: simulated
+    assert "Not simulated" not in texts(at.error)
 
 
 def test_whatif_invalid_and_latency(empty_traces: Path, make_app) -> None:

@@ -63,11 +63,35 @@ def test_the_sweep_table_shows_each_cells_slots_and_why_a_cell_is_invalid() -> N
     assert "  2x1, 2x2: S = 16: x rows take too much LDS" in out.splitlines()
 
 
-def test_an_occupancy_past_what_the_build_allows_is_said(capsys) -> None:
+def test_an_occupancy_past_what_the_build_allows_is_refused(capsys) -> None:
     # the seed's build stages its x rows in LDS: one CTA an SM at S = 14
-    argv = ["check", "--gpu", "h200-stock", "--R", "7", "--L", "2", "--occupancy", "2"]
-    assert main(argv) == 0
-    head = capsys.readouterr().out.splitlines()[0]
-    assert "by --occupancy, more than this build's LDS allow (1 a SM)" in head
+    for cmd in ("check", "simulate", "floor"):
+        argv = [cmd, "--gpu", "h200-stock", "--R", "7", "--L", "2", "--occupancy", "2"]
+        assert main(argv) == 2, cmd
+        err = capsys.readouterr().err
+        assert "--occupancy 2: this build's LDS allow 1 CTA(s) a SM on h200-stock" in err
+        assert "at R=7 L=2" in err and "B of LDS a CTA of the unit's" in err
+    # what the build holds is taken, and the build we ship holds two at 7x2
     assert main(["check", "--gpu", "h200-stock", "--R", "1", "--L", "1", "--occupancy", "2"]) == 0
-    assert "more than" not in capsys.readouterr().out.splitlines()[0]
+    assert main(["check", "--gpu", "h200", "--R", "7", "--L", "2", "--occupancy", "2"]) == 0
+    capsys.readouterr()
+
+
+def test_a_sweep_marks_the_cells_an_occupancy_does_not_fit_invalid() -> None:
+    from kda_sim.checks.sweep import INVALID, sweep_cell
+    from kda_sim.machine.profile import load_profile
+
+    prof = load_profile("h200-stock")
+    cell = sweep_cell(prof, 7, 2, occupancy=2)
+    assert cell.verdict == INVALID and "--occupancy 2: this build's LDS allow 1" in cell.reason
+    assert sweep_cell(prof, 1, 1, occupancy=2).verdict != INVALID
+
+
+def test_a_deadlock_limited_by_resources_is_fixed_by_a_build_not_the_flag(capsys) -> None:
+    assert main(["check", "--gpu", "h200-stock", "--R", "4", "--L", "2"]) == 1
+    fix = next(ln for ln in capsys.readouterr().out.splitlines() if "fix:" in ln)
+    assert "limited by LDS" in fix and "a build whose LDS allow it" in fix
+    assert "--occupancy" not in fix  # the flag would be refused there
+    assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2", "--occupancy", "1"]) == 1
+    fix = next(ln for ln in capsys.readouterr().out.splitlines() if "fix:" in ln)
+    assert "limited by --occupancy: --occupancy 2" in fix

@@ -36,3 +36,15 @@ def test_the_map_does_not_depend_on_jobs(h200) -> None:
     assert sweep(h200, ls=range(1, 3), jobs=2) == serial
     grid = {"kernel": GRID.name, "rs": range(1, 3), "ls": range(0, 2 << 16, 1 << 16)}
     assert sweep(h200, jobs=2, **grid) == sweep(h200, jobs=1, **grid)
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (3, 3), (4, 2), (4, 4)])
+def test_the_h200_as_we_ship_k1_finishes_where_its_traces_did(shape: tuple[int, int]) -> None:
+    # 2x4, 4x2 and 4x4 are bundled H200 traces that finished 256 / 256; the stock costs
+    # (the seed's build) mapped them deadlocked or invalid
+    from kda_sim.checks.sweep import sweep_cell
+    from kda_sim.machine.profile import load_profile
+
+    cell = sweep_cell(load_profile("h200"), *shape)
+    assert cell.verdict == FINISHES and cell.agree, (shape, cell.reason)
+    assert sweep_cell(load_profile("h200-stock"), *shape).verdict != FINISHES

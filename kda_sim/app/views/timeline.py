@@ -1,4 +1,5 @@
-"""The timeline: a row a CTA grouped by role, stages coloured, real bars over sim outlines."""
+"""The timeline: a row a CTA grouped by role (or a row a role), stages coloured, the real
+run and its simulation in two lanes of each row."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def render(ctx: Ctx) -> None:
             LAYOUTS,
             horizontal=True,
             key="tl_layout",
-            help="overlay: real runs as filled bars, the simulation as outlines on one axis",
+            help="overlay: each row in two lanes on one axis, the real run thick above, the "
+            "simulation thin and dark below",
         )
     flt = filter_controls(tl, "tl")
     layers = layers_of(ctx, layout)

@@ -37,6 +37,7 @@ from kda_sim.errors import KdaSimError
 from kda_sim.kernels.registry import get, spec_for
 from kda_sim.kernels.spec import ConfigForm, FormField, hook
 from kda_sim.machine.profile import load_profile
+from kda_sim.machine.residency import check_occupancy
 from kda_sim.timeline.critical import wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
 
@@ -57,7 +58,28 @@ def render(ctx: Ctx) -> None:
     form = form_of(spec, m.config())
     cfg = _config_controls(spec, form, m.config(), (c, d))
     params = _latency_controls(gpu, spec.name)
+    refused = occupancy_refused(spec, cfg, gpu, params, occ)
+    if refused:
+        st.error(f"Not simulated: {refused}")
+        return
     _render_cfg(ctx, spec, form, gpu, cfg, occ, params)
+
+
+def occupancy_refused(spec: Any, cfg: Any, gpu: str, params: dict[str, float], occ: int) -> str:
+    """Why the occupancy asked for cannot run this build here ('' if it can, or if the
+    configuration itself is invalid: the simulation says what is wrong with that)."""
+    if not occ:
+        return ""
+    try:
+        valid = spec.validate(cfg)
+        prof = whatif_profile(gpu, params, spec.name)
+    except KdaSimError:
+        return ""
+    try:
+        check_occupancy(valid, prof, occ)
+    except KdaSimError as e:
+        return str(e)
+    return ""
 
 
 def form_of(spec: Any, base: Any) -> ConfigForm:

@@ -1,0 +1,30 @@
+"""The page's first render pays only for the view it opens on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# what the timeline (the view the page opens on) does not need: the command line and the
+# ISA analyser (the bug corpus's), the comparison (Compare's), the tag check (Tags')
+NOT_ON_FIRST_PAGE = ("kda_sim.cli", "kda_sim.isa", "kda_sim.compare.diff", "kda_sim.checks.tags")
+
+
+def test_the_page_imports_only_the_view_it_opens_on() -> None:
+    code = (
+        "import json, sys\n"
+        "import kda_sim.app.main, kda_sim.app.views.timeline\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('kda_sim'))))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    loaded = json.loads(out.stdout.splitlines()[-1])
+    assert "kda_sim.app.views.timeline" in loaded
+    for name in NOT_ON_FIRST_PAGE:
+        assert not any(m == name or m.startswith(name + ".") for m in loaded), name
+    # a view is imported when it is drawn
+    assert "kda_sim.app.views.bugs" not in loaded and "kda_sim.app.views.whatif" not in loaded
