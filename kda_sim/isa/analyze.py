@@ -205,7 +205,9 @@ def _kernel(
 
 
 def _lds_barriers(kernel: Kernel, cfg: cfg_mod.Cfg, report: IsaReport) -> None:
-    for u in lds.unwaited_barriers(kernel, cfg):
+    found, approximate = lds.unwaited_barriers(kernel, cfg)
+    report.approximate = report.approximate or approximate
+    for u in found:
         bar, read = kernel.instrs[u.barrier], kernel.instrs[u.read]
         writes = ", ".join(
             f"line {kernel.instrs[w].line} `{kernel.instrs[w].text}`" for w in u.writes

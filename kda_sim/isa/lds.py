@@ -22,6 +22,7 @@ from kda_sim.isa.parser import Instr, Kernel
 
 Queue = tuple[int, ...]  # instruction indices of outstanding lgkm ops, oldest first
 MAX_QUEUES = 64
+MAX_ROUNDS = 200  # visits a block, on average, before the solution is called approximate
 BARRIER = "s_barrier"
 # lgkm ops besides LDS: scalar memory and messages
 SCALAR_PREFIXES = ("s_load_", "s_buffer_load_", "s_store_", "s_buffer_store_", "s_atomic_")
@@ -63,45 +64,64 @@ class UnwaitedBarrier:
     read: int  # an LDS read the barrier can reach
 
 
-def _step(queues: frozenset[Queue], ins: Instr) -> frozenset[Queue]:
-    counts, n = _counts_lgkm(ins), lgkm_wait(ins)
-    if not counts and n is None:
+class _Flow:
+    """The possible lgkm queues at each block's entry (union at joins, to a fixed point)."""
+
+    def __init__(self, kernel: Kernel, cfg: Cfg) -> None:
+        self.kernel, self.cfg = kernel, cfg
+        self.writes = frozenset(i.index for i in kernel.instrs if is_lds_write(i))
+        self.approximate = False
+        self.block_in: list[frozenset[Queue]] = [frozenset()] * len(cfg.blocks)
+        if cfg.blocks:
+            self._solve()
+
+    def step(self, queues: frozenset[Queue], ins: Instr) -> frozenset[Queue]:
+        counts, n = _counts_lgkm(ins), lgkm_wait(ins)
+        if not counts and n is None:
+            return queues
+        out = set()
+        for q in queues:
+            if counts:
+                q = (*q, ins.index)[-LGKMCNT_MAX:]  # issue stalls while the counter is full
+            if n is not None:
+                q = q[len(q) - n :] if n < len(q) else q
+            out.add(q)
+        return self._cap(out)
+
+    def _cap(self, queues: set[Queue]) -> frozenset[Queue]:
+        if len(queues) <= MAX_QUEUES:
+            return frozenset(queues)
+        self.approximate = True
+        # keep the queues that hold LDS writes first: the answer errs toward "in flight"
+        return frozenset(sorted(queues, key=self._rank, reverse=True)[:MAX_QUEUES])
+
+    def _rank(self, q: Queue) -> tuple[int, int, Queue]:
+        return (len(self.writes.intersection(q)), len(q), q)
+
+    def _solve(self) -> None:
+        self.block_in[0] = frozenset({()})
+        work, rounds = [0], 0
+        while work:
+            rounds += 1
+            if rounds > MAX_ROUNDS * len(self.cfg.blocks):  # a cap that keeps cycling
+                self.approximate = True
+                return
+            b = work.pop(0)
+            queues = self.block_out(b)
+            for s in self.cfg.blocks[b].succs:
+                merged = self._cap(set(self.block_in[s] | queues))
+                if merged != self.block_in[s]:
+                    self.block_in[s] = merged
+                    if s not in work:
+                        work.append(s)
+
+    def block_out(self, b: int, stop: int | None = None) -> frozenset[Queue]:
+        """Queues at the end of block ``b``, or before instruction ``stop`` in it."""
+        block = self.cfg.blocks[b]
+        queues = self.block_in[b]
+        for i in range(block.start, block.end if stop is None else stop):
+            queues = self.step(queues, self.kernel.instrs[i])
         return queues
-    out = set()
-    for q in queues:
-        if counts:
-            q = (*q, ins.index)[-LGKMCNT_MAX:]  # issue stalls while the counter is full
-        if n is not None:
-            q = q[len(q) - n :] if n < len(q) else q
-        out.add(q)
-    return _cap(out)
-
-
-def _cap(queues: set[Queue]) -> frozenset[Queue]:
-    if len(queues) <= MAX_QUEUES:
-        return frozenset(queues)
-    return frozenset(sorted(queues, key=lambda q: (len(q), q), reverse=True)[:MAX_QUEUES])
-
-
-def _block_in(kernel: Kernel, cfg: Cfg) -> list[frozenset[Queue]]:
-    state: list[frozenset[Queue]] = [frozenset()] * len(cfg.blocks)
-    if not cfg.blocks:
-        return state
-    state[0] = frozenset({()})
-    work = [0]
-    while work:
-        b = work.pop(0)
-        block = cfg.blocks[b]
-        queues = state[b]
-        for i in range(block.start, block.end):
-            queues = _step(queues, kernel.instrs[i])
-        for s in block.succs:
-            merged = _cap(set(state[s] | queues))
-            if merged != state[s]:
-                state[s] = merged
-                if s not in work:
-                    work.append(s)
-    return state
 
 
 def _first_read_after(kernel: Kernel, cfg: Cfg, index: int) -> int | None:
@@ -124,23 +144,21 @@ def _first_read_after(kernel: Kernel, cfg: Cfg, index: int) -> int | None:
     return None
 
 
-def unwaited_barriers(kernel: Kernel, cfg: Cfg) -> list[UnwaitedBarrier]:
+def unwaited_barriers(kernel: Kernel, cfg: Cfg) -> tuple[list[UnwaitedBarrier], bool]:
     """Each ``s_barrier`` that an LDS write may reach still outstanding (on some path no
-    ``s_waitcnt lgkmcnt`` retires it), where an LDS read follows the barrier."""
+    ``s_waitcnt lgkmcnt`` retires it), where an LDS read follows the barrier; and
+    whether the queues were capped (then the answer errs toward "in flight")."""
     barriers = [i.index for i in kernel.instrs if i.mnemonic == BARRIER]
     if not barriers:
-        return []
-    block_in = _block_in(kernel, cfg)
+        return [], False
+    flow = _Flow(kernel, cfg)
     out = []
     for bar in barriers:
-        b = cfg.blocks[cfg.block_of[bar]]
-        queues = block_in[b.id]
-        for i in range(b.start, bar):
-            queues = _step(queues, kernel.instrs[i])
-        writes = sorted({i for q in queues for i in q if is_lds_write(kernel.instrs[i])})
+        queues = flow.block_out(cfg.block_of[bar], stop=bar)
+        writes = sorted({i for q in queues for i in q if i in flow.writes})
         if not writes:
             continue
         read = _first_read_after(kernel, cfg, bar)
         if read is not None:
             out.append(UnwaitedBarrier(bar, tuple(writes), read))
-    return out
+    return out, flow.approximate

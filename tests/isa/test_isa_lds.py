@@ -25,7 +25,9 @@ def kernel_text(*body: str) -> str:
 
 def barriers(*body: str) -> list[lds.UnwaitedBarrier]:
     k = parse(kernel_text(*body)).kernels[0]
-    return lds.unwaited_barriers(k, build(k))
+    found, approximate = lds.unwaited_barriers(k, build(k))
+    assert not approximate
+    return found
 
 
 WRITE, READ = "ds_write_b32 v2, v0", "ds_read_b32 v0, v2"
@@ -91,3 +93,16 @@ def test_the_finding_names_the_barrier_the_write_and_the_read() -> None:
     [f] = r.findings
     assert f.kind is FindingKind.LDS_WRITE_AT_BARRIER and f.line == 6
     assert "line 5 `ds_write_b32 v2, v0`" in f.message and "line 7" in f.message
+
+
+def test_past_the_cap_the_queues_with_writes_are_kept() -> None:
+    # the write waited for on one side only, where 8 reads follow (so the queues without
+    # the write are the longer ones), then 7 branches that may each add a read: 256
+    # possible queues, half of them with the write
+    body = ["s_cbranch_scc0 .L0", WRITE, "s_cbranch_scc1 .L0", "s_waitcnt lgkmcnt(0)"]
+    body += [f"ds_read_b32 v{n}, v2" for n in range(20, 28)] + [".L0:"]
+    for n in range(1, 8):
+        body += [f"s_cbranch_scc0 .L{n}", f"ds_read_b32 v{n + 2}, v2", f".L{n}:"]
+    k = parse(kernel_text(*body, "s_barrier", READ)).kernels[0]
+    found, approximate = lds.unwaited_barriers(k, build(k))
+    assert approximate and [u.writes for u in found] == [(1,)]
