@@ -63,7 +63,6 @@ install_lld() {
     if [[ "${KDA_FLYDSL_LINKER:-}" == "ziglang" ]]; then
         deb=/nonexistent
     elif [[ ! -x "$deb" ]] && command -v apt-get >/dev/null; then
-        # llvm-19 brings llvm-objdump, which `kda-sim isa` uses to read code objects.
         if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends lld-19 llvm-19 >/dev/null 2>&1; then
             apt-get update >/dev/null 2>&1 || true
             DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends lld-19 llvm-19 >/dev/null 2>&1 || true
@@ -84,6 +83,35 @@ install_lld() {
     lld_links_v6 "$target" || { log "ziglang's ld.lld does not run"; exit 1; }
 }
 
+objdump_knows_gfx950() {
+    # LLVM 20 is the first whose llvm-objdump decodes gfx950
+    local d
+    for d in /usr/lib/llvm-*/bin/llvm-objdump; do
+        [[ -x "$d" ]] || continue
+        d="${d#/usr/lib/llvm-}"
+        [[ "${d%%/*}" -ge 20 ]] && return 0
+    done
+    return 1
+}
+
+install_objdump() {
+    # `kda-sim isa` reads code objects with the newest llvm-objdump; Debian 12's
+    # security suite has llvm-22, which knows gfx942 and gfx950 (llvm-19 only gfx942,
+    # and decodes gfx950 as it with the gfx950-only instructions left out)
+    if objdump_knows_gfx950; then
+        log "an llvm-objdump that knows gfx950 is installed"
+        return
+    fi
+    command -v apt-get >/dev/null || { log "no apt-get: gfx950 code objects decode as gfx942"; return; }
+    local apt=(env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends llvm-22)
+    if ! "${apt[@]}" >/dev/null 2>&1; then
+        apt-get update >/dev/null 2>&1 || true
+        "${apt[@]}" >/dev/null 2>&1 \
+            || log "llvm-22 not installed: gfx950 code objects decode as gfx942 (docs/isa/README.md)"
+    fi
+}
+
 install_flydsl
 install_lld
+install_objdump
 log "ready: eval \"\$(bash scripts/flydsl_env.sh --print-env gfx950)\""

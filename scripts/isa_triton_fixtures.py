@@ -1,15 +1,17 @@
 """Compile small two-program mailbox kernels with Triton's AMD backend (compile-only: no
 GPU needed) and write their ISA to tests/isa/fixtures/triton/<arch>/.
 
-    python scripts/isa_triton_fixtures.py      # needs triton (3.6 was used)
+    python scripts/isa_triton_fixtures.py [NAME ...]   # needs triton (3.6 was used)
 
 Program 0 publishes a flag (``tl.atomic_xchg``, with a value before it where there is
 one); program 1 spins until it sees the flag, the way users write it: on
-``tl.atomic_add(flag, 0)`` (the pattern of triton-lang/triton#11037), ``tl.atomic_cas``,
-a plain ``tl.load``, a volatile ``tl.load``, and a relaxed or acquire ``atomic_add``
-followed by a read of the value. What the analyzer must say of each is in
-tests/isa/fixtures/triton/expected.json, written by reading the assembly
-(tests/isa/test_isa_triton.py).
+``tl.atomic_add(flag, 0)``, ``tl.atomic_cas``, a plain ``tl.load``, a volatile
+``tl.load``, and a relaxed or acquire ``atomic_add`` followed by a read of the value.
+Also the reproducer of triton-lang/triton#11037 (a work-stealing loop on
+``tl.atomic_add(counter, 1)`` that hangs on gfx950) and its control (the same atomic
+once). What the analyzer must say of each is in tests/isa/fixtures/triton/expected.json,
+written by reading the assembly (tests/isa/test_isa_triton.py). With names, only those
+kernels are written.
 """
 
 # no `from __future__ import annotations`: triton reads the kernels' source as written
@@ -82,6 +84,21 @@ def kernels() -> dict:
                 pass
             tl.store(out, tl.load(flag + 1))
 
+    # triton-lang/triton#11037: every workgroup takes work items off one counter
+    @triton.jit
+    def work_steal_loop(flag, out, tag):
+        idx = tl.atomic_add(flag, 1)
+        while idx < tag:
+            tl.store(out + idx, idx + 1)
+            idx = tl.atomic_add(flag, 1)
+
+    # the issue's control: the same atomic once, no loop
+    @triton.jit
+    def work_steal_once(flag, out, tag):
+        idx = tl.atomic_add(flag, 1)
+        if idx < tag:
+            tl.store(out + idx, idx + 1)
+
     return {
         k.__name__: k
         for k in (
@@ -91,6 +108,8 @@ def kernels() -> dict:
             spin_volatile_load,
             spin_relaxed_then_value,
             spin_acquire_then_value,
+            work_steal_loop,
+            work_steal_once,
         )
     }
 
@@ -111,9 +130,12 @@ def main() -> int:
     except ImportError:
         print("needs triton (pip install triton)", file=sys.stderr)
         return 2
+    only = set(sys.argv[1:])
     for arch in ARCHES:
         (OUT / arch).mkdir(parents=True, exist_ok=True)
         for name, k in kernels().items():
+            if only and name not in only:
+                continue
             (OUT / arch / f"{name}.s").write_text(build(k, arch))
             print(f"{arch} {name}")
     return 0

@@ -1,7 +1,7 @@
 """Read a GPU kernel's final AMDGPU ISA and say which polls wait behind which loads.
 
 Written by hand, as small modules (:mod:`parser`, :mod:`memops`, :mod:`cfg`,
-:mod:`conds`, :mod:`waitcnt`, :mod:`provenance`, :mod:`polls`, :mod:`report`): no
+:mod:`conds`, :mod:`waitcnt`, :mod:`lds`, :mod:`provenance`, :mod:`polls`, :mod:`report`): no
 installable library parses AMDGPU assembly into control flow with the memory
 counters' meaning (the graph algorithms over the blocks are networkx's).
 LLVM's own MC layer (``llvm-mc``, ``llvm-objdump``) decodes and prints instructions

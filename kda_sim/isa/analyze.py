@@ -9,7 +9,7 @@ from pathlib import Path
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.caps import read_capped
 from kda_sim.isa import cfg as cfg_mod
-from kda_sim.isa import polls, waitcnt
+from kda_sim.isa import lds, polls, waitcnt
 from kda_sim.isa.classes import classify, source_of
 from kda_sim.isa.codeobj import disassemble, is_elf
 from kda_sim.isa.memops import MemKind, Scope, bits_text, mem_op, scope
@@ -199,8 +199,31 @@ def _kernel(
     for flag in flag_list:
         kr.publishes.append(_publish(kernel, flow, flag, classes, report))
     _scopes(kernel, arch, flow, sites, flag_list, labels, report)
+    _lds_barriers(kernel, cfg, report)
     report.approximate = report.approximate or flow.approximate
     return kr
+
+
+def _lds_barriers(kernel: Kernel, cfg: cfg_mod.Cfg, report: IsaReport) -> None:
+    found, approximate = lds.unwaited_barriers(kernel, cfg)
+    report.approximate = report.approximate or approximate
+    for u in found:
+        bar, read = kernel.instrs[u.barrier], kernel.instrs[u.read]
+        writes = ", ".join(
+            f"line {kernel.instrs[w].line} `{kernel.instrs[w].text}`" for w in u.writes
+        )
+        report.findings.append(
+            Finding(
+                FindingKind.LDS_WRITE_AT_BARRIER,
+                kernel.name,
+                bar.line,
+                f"`{bar.text}` may be reached with an LDS write still in flight ({writes}): "
+                "no `s_waitcnt lgkmcnt(0)` retires it on some path to the barrier, and the "
+                "barrier orders no memory, so a wave reading LDS after it (line "
+                f"{read.line}: `{read.text}`) may see the old value (a workgroup release "
+                "needs the wait)",
+            )
+        )
 
 
 def _scopes(

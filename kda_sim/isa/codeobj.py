@@ -1,9 +1,11 @@
-"""Code objects (``.hsaco`` / ``.co``): disassembled by LLVM's ``llvm-objdump`` (Debian
-``llvm-19``) and rewritten into the assembly form :mod:`parser` reads (branch targets
-become labels). Argument metadata is not read from a code object, so its loads are
-classed by their cache bits. LLVM 19 does not know gfx950: its code is decoded as
-gfx942 (whose encodings gfx950 extends), the gfx950-only instructions left out and
-counted in a note (:func:`realign`)."""
+"""Code objects (``.hsaco`` / ``.co``): disassembled by LLVM's ``llvm-objdump`` (the
+newest Debian ``llvm-N`` installed; ``llvm-22`` knows gfx942 and gfx950) and rewritten
+into the assembly form :mod:`parser` reads (branch targets become labels). Argument
+metadata is not read from a code object, so its loads are classed by their cache bits.
+An objdump that does not know the code's target (LLVM 19 and gfx950) says so; the code
+is then decoded as a target whose encodings it extends (gfx950 as gfx942), the
+instructions only the newer target has left out and counted in a note
+(:func:`realign`)."""
 
 from __future__ import annotations
 
@@ -42,12 +44,20 @@ def elf_target(data: bytes) -> str:
     return MACH.get(flags & 0xFF, f"mach{flags & 0xFF:#x}")
 
 
+MIN_LLVM = 17  # the first LLVM that knows gfx942
+# the Debian package whose llvm-objdump knows every target we name (scripts/flydsl_env.sh)
+OBJDUMP_PACKAGE = "llvm-22"
+UNKNOWN_CPU = "is not a recognized processor"  # LLVM's words for a -mcpu it does not know
+
+
 def find_objdump() -> str | None:
+    """The newest ``llvm-objdump`` that knows gfx942: Debian's ``/usr/lib/llvm-N``, else
+    one on PATH."""
     candidates = sorted(
         glob.glob("/usr/lib/llvm-*/bin/llvm-objdump"), key=_llvm_version, reverse=True
     )
     for c in [*candidates, shutil.which("llvm-objdump")]:
-        if c and _llvm_version(c) >= 17:  # gfx942 needs LLVM 17
+        if c and _llvm_version(c) >= MIN_LLVM:
             return c
     return None
 
@@ -62,7 +72,7 @@ def _llvm_version(path: str | None) -> int:
 # a target an older LLVM does not know -> the target it decodes that code as: gfx950
 # extends gfx942's encodings (new MFMA / conversion ops), its memory ops, waits and
 # branches are encoded the same
-DECODE_AS: dict[str, tuple[str, int]] = {"gfx950": ("gfx942", 20)}  # (as, LLVM that knows it)
+DECODE_AS: dict[str, tuple[str, int]] = {"gfx950": ("gfx942", 20)}  # (as, first LLVM knowing it)
 
 
 def disassemble(path: Path) -> tuple[str, list[str]]:
@@ -75,20 +85,21 @@ def disassemble(path: Path) -> tuple[str, list[str]]:
     tool = find_objdump()
     if tool is None:
         raise InvalidInput(
-            "a code object needs llvm-objdump 19 or newer to be read (apt-get install llvm-19), "
+            f"a code object needs llvm-objdump {MIN_LLVM} or newer to be read "
+            f"(apt-get install {OBJDUMP_PACKAGE}), "
             "or give the .s FlyDSL dumps (FLYDSL_DEBUG_DUMP_ASM=1)",
             what="code object",
             where=str(path),
         )
-    mcpu, notes = arch, []
-    if arch in DECODE_AS and _llvm_version(tool) < DECODE_AS[arch][1]:
-        mcpu = DECODE_AS[arch][0]
+    notes: list[str] = []
 
-    def objdump(start: int | None = None) -> str:
+    def run(mcpu: str, start: int | None = None) -> subprocess.CompletedProcess[str]:
         cmd = [tool, "-d", "--no-show-raw-insn", f"--mcpu={mcpu}", str(path)]
         if start is not None:
             cmd.insert(1, f"--start-address={start:#x}")
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+    def checked(out: subprocess.CompletedProcess[str]) -> str:
         if out.returncode != 0:
             raise InvalidInput(
                 f"llvm-objdump failed: {out.stderr.strip()[:300]}",
@@ -97,11 +108,23 @@ def disassemble(path: Path) -> tuple[str, list[str]]:
             )
         return out.stdout
 
-    dump = objdump()
+    # ask the tool itself whether it knows the target: a version number does not say
+    # (vendor builds of one LLVM version differ in the targets they know)
+    first = run(arch)
+    mcpu = arch
+    if UNKNOWN_CPU in first.stderr and arch in DECODE_AS:
+        mcpu = DECODE_AS[arch][0]
+        first = run(mcpu)
+
+    def objdump(start: int | None = None) -> str:
+        return checked(run(mcpu, start))
+
+    dump = checked(first)
     if mcpu != arch:
         dump, unknown, vmem = realign(dump, objdump)
         notes.append(
-            f"{tool} (LLVM {_llvm_version(tool)}) does not know {arch}: its code was decoded as "
+            f"{tool} does not know {arch} (LLVM {DECODE_AS[arch][1]} and newer do): its code was "
+            f"decoded as "
             f"{mcpu}, whose encodings {arch} extends (branches and waits are the same); "
             f"{unknown} {arch}-only instruction(s) did not decode and are left out"
             + (

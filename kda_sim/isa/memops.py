@@ -19,6 +19,8 @@ _WIDTHS = {
     "b32": 4, "b64": 8, "b96": 12, "b128": 16,
 }  # fmt: skip
 _VMCNT = re.compile(r"vmcnt\((\d+)\)")
+_LGKMCNT = re.compile(r"lgkmcnt\((\d+)\)")
+LGKMCNT_MAX = 15  # gfx9: a 4-bit counter (LDS, GDS, scalar memory, messages)
 _NUMBER = re.compile(r"^(0x[0-9a-fA-F]+|\d+)$")
 
 
@@ -103,6 +105,19 @@ def vm_wait(ins: Instr) -> int | None:
     if ins.operands and _NUMBER.match(ins.operands[0]):
         vm = _decode_gfx9_vmcnt(int(ins.operands[0], 0))
         return vm if vm < VMCNT_MAX else None
+    return None
+
+
+def lgkm_wait(ins: Instr) -> int | None:
+    """N of an ``s_waitcnt`` that waits on lgkmcnt (at most N left outstanding), else None."""
+    if ins.mnemonic != "s_waitcnt":
+        return None
+    m = _LGKMCNT.search(ins.text)
+    if m:
+        return int(m.group(1))
+    if ins.operands and _NUMBER.match(ins.operands[0]):
+        n = (int(ins.operands[0], 0) >> 8) & 0xF  # gfx9: lgkmcnt is bits 11:8
+        return n if n < LGKMCNT_MAX else None
     return None
 
 

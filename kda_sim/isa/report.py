@@ -15,6 +15,7 @@ class FindingKind(StrEnum):
     UNPOLLED_FLAG_LOAD = "unpolled_flag_load"  # a flag word read once, no poll before it
     UNORDERED_READ = "unordered_read"  # a published word read after a relaxed poll
     SCOPE_BELOW_AGENT = "scope_below_agent"  # a poll load / flag store another CU may not see
+    LDS_WRITE_AT_BARRIER = "lds_write_at_barrier"  # s_barrier with an LDS write outstanding
 
 
 @dataclass(frozen=True)
