@@ -19,6 +19,7 @@ import simpy
 
 from kda_sim.engine import simulate
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.kda import kda_template
 from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine import load_profile
 from kda_sim.protocol.handoffs import handoffs_of
@@ -48,6 +49,7 @@ def main() -> None:
     cfg, prof = LaunchConfig(a.R, a.L), load_profile(a.gpu)
 
     build_launch.cache_clear()
+    kda_template.cache_clear()  # the kda tasks' template, made with the protocol
     handoffs_of.cache_clear()
     t0 = time.perf_counter()
     build_launch(cfg)  # the protocol (K1's programs)
