@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kda_sim.gcpause import gc_paused
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.ops import Poll, Publish, Put
@@ -146,6 +147,7 @@ def _kind(t: type) -> int:
     return _LOOP if issubclass(t, TicketLoop) else _OTHER
 
 
+@gc_paused
 def derive(launch: Launch) -> Handoffs:
     total = launch.space.total
     count = np.zeros(total, dtype=np.int64)
@@ -211,6 +213,7 @@ def _sorted_unique(v: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
+@gc_paused  # the kernel's build and the derivation (kda_sim.gcpause says why)
 def handoffs_of(cfg) -> Handoffs:
     """The hand-off graph of the launch its kernel builds for ``cfg`` (cached)."""
     from kda_sim.kernels.registry import spec_for
