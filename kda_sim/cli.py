@@ -61,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    finally:
+        # a cluster --cluster connected (or started: local) ends with the command
+        cluster = sys.modules.get("kda_sim.cluster")
+        if cluster is not None:
+            cluster.close_all()
 
 
 if __name__ == "__main__":

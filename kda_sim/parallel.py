@@ -18,6 +18,10 @@ in it (as ``__mp_main__``) when the function it maps is the script's own: such a
 keeps its work under ``if __name__ == "__main__":``. A function of an imported module
 needs nothing of the main module, and the workers start without it (the main module may
 be no script at all: pytest-xdist's workers run a bootstrap file that cannot run twice).
+
+Beyond one machine, ``jobs`` may be a :class:`kda_sim.cluster.Cluster` (``--cluster``):
+the same map on the workers of a Dask cluster, through the same executor interface as the
+process pool (:meth:`kda_sim.cluster.Cluster.pool`); every item then runs there.
 """
 
 from __future__ import annotations
@@ -28,19 +32,25 @@ import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from multiprocessing import get_context
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, Union
 
 from kda_sim.errors import InvalidInput
+
+if TYPE_CHECKING:  # imported only where --cluster is given: it needs the cluster extra
+    from kda_sim.cluster import Cluster
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 MAX_JOBS = 1024  # a --jobs above this is a typo, not a machine
+
+# where a map runs: processes of this machine (None: the cores), or a cluster's workers
+Jobs = Union[int, None, "Cluster"]  # a string member: the | form cannot hold it
 
 
 def default_jobs() -> int:
@@ -62,7 +72,7 @@ def resolve_jobs(jobs: int | None) -> int:
     return jobs
 
 
-def _prepare(
+def prepare(
     kernels: tuple[tuple[Path, ...], tuple[str, ...]],
     initializer: Callable[..., None] | None,
     initargs: tuple[Any, ...],
@@ -95,7 +105,7 @@ def _of_main(fn: Any) -> bool:
 
 
 @contextmanager
-def _main_hidden(hide: bool) -> Iterator[None]:
+def main_hidden(hide: bool) -> Iterator[None]:
     """While workers start: the main module a bare one (no file, no spec), so a spawned
     worker does not run it again (see the module docstring)."""
     if not hide:
@@ -130,26 +140,41 @@ class Closing:
 class Workers(Closing):
     """A context manager: ``map(fn, items)`` in ``jobs`` processes, this one and
     ``jobs - 1`` workers (started at the first map that has more than one item, ended on
-    exit). ``initializer(*initargs)`` runs once in each process before its first item
-    (data every item needs, sent to a worker once); ``progress``: draw the bar (default:
-    when stderr is a terminal)."""
+    exit), or, ``jobs`` a :class:`kda_sim.cluster.Cluster`, on its workers.
+    ``initializer(*initargs)`` runs once in each process before its first item (data every
+    item needs, sent to a worker once); ``finalizer(*finalargs)`` in each of a cluster's
+    workers on exit (they outlive the map, unlike a pool's processes); ``progress``: draw
+    the bar (default: when stderr is a terminal)."""
 
     def __init__(
         self,
-        jobs: int | None = 1,
+        jobs: Jobs = 1,
         *,
         desc: str = "",
         progress: bool | None = None,
         initializer: Callable[..., None] | None = None,
         initargs: tuple[Any, ...] = (),
+        finalizer: Callable[..., None] | None = None,
+        finalargs: tuple[Any, ...] = (),
     ) -> None:
-        self.jobs = resolve_jobs(jobs)
+        self.cluster: Cluster | None = None
+        if jobs is None or isinstance(jobs, int):
+            self.jobs = resolve_jobs(jobs)
+        else:
+            self.cluster = jobs
+            self.jobs = jobs.slots
         self.desc = desc
         self.progress = sys.stderr.isatty() if progress is None else progress
         self._init = (initializer, initargs)
+        self._final = (finalizer, finalargs)
         self._initialized = initializer is None
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: Executor | None = None
         self._bar: Any = None
+
+    @property
+    def in_process(self) -> bool:
+        """Whether every item runs in this process (one job, no cluster)."""
+        return self.cluster is None and self.jobs == 1
 
     def map(
         self,
@@ -164,22 +189,23 @@ class Workers(Closing):
         end."""
         todo = list(items)
         self._count(len(todo))
-        if self.jobs == 1 or len(todo) <= 1:
+        if self.in_process or (self.cluster is None and len(todo) <= 1) or not todo:
             return [self._here(fn, x) for x in todo]
         pool = self._start(len(todo) - 1)
         order = list(range(len(todo)))
         if cost is not None:
             order.sort(key=lambda i: -cost(todo[i]))
         # the pool starts its workers as items are submitted (spawn: on demand)
-        with _main_hidden(not _of_main(fn)):
+        with main_hidden(not _of_main(fn)):
             futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
         out: dict[int, R] = {}
         ticked: set[int] = set()
         try:
             # this process takes items from the end the workers reach last (the smallest),
             # while they start; a future a worker already holds cannot be cancelled, nor
-            # can any before it (the pool hands them out in order)
-            for i in reversed(order):
+            # can any before it (the pool hands them out in order). A cluster's workers
+            # take every item: this process may be a laptop driving many machines.
+            for i in reversed(order if self.cluster is None else []):
                 if not futs[i].cancel():
                     break
                 out[i] = self._here(fn, todo[i])
@@ -211,18 +237,22 @@ class Workers(Closing):
         self._tick()
         return y
 
-    def _start(self, n: int) -> ProcessPoolExecutor:
-        """The pool of ``jobs - 1`` workers (no more than ``n``, the items they can get)."""
+    def _start(self, n: int) -> Executor:
+        """The pool of ``jobs - 1`` workers (no more than ``n``, the items they can get),
+        or the cluster's."""
         if self._pool is None:
             from kda_sim.kernels.registry import sources
 
             initializer, initargs = self._init
-            self._pool = ProcessPoolExecutor(
-                min(self.jobs - 1, n),
-                mp_context=get_context("spawn"),  # not fork: the module docstring says why
-                initializer=_prepare,
-                initargs=(sources(), initializer, initargs),
-            )
+            if self.cluster is not None:
+                self._pool = self.cluster.pool(sources(), initializer, initargs, *self._final)
+            else:
+                self._pool = ProcessPoolExecutor(
+                    min(self.jobs - 1, n),
+                    mp_context=get_context("spawn"),  # not fork: the module docstring says why
+                    initializer=prepare,
+                    initargs=(sources(), initializer, initargs),
+                )
         return self._pool
 
     def _count(self, n: int) -> None:
@@ -252,7 +282,7 @@ class Workers(Closing):
 def pmap(
     fn: Callable[[T], R],
     items: Sequence[T],
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
     *,
     desc: str = "",
     progress: bool | None = None,

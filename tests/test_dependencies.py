@@ -1,6 +1,7 @@
 """Every third-party package that ``kda_sim`` imports at module level outside the app is a
 declared dependency of the distribution: a plain ``pip install kda-sim`` (no extras) can
-import the simulator. The app's imports need the ``app`` extra, which it names."""
+import the simulator. The app's imports need the ``app`` extra, which it names; the Dask
+backend's (``kda_sim/cluster.py``, imported only for ``--cluster``) the ``cluster`` extra."""
 
 from __future__ import annotations
 
@@ -44,8 +45,11 @@ def _undeclared(files: list[Path], declared: set[str]) -> dict[str, set[str]]:
     return missing
 
 
+CLUSTER = ROOT / "kda_sim" / "cluster.py"
+
+
 def test_the_simulator_imports_only_declared_dependencies() -> None:
-    files = [p for p in (ROOT / "kda_sim").rglob("*.py") if "app" not in p.parts]
+    files = [p for p in (ROOT / "kda_sim").rglob("*.py") if "app" not in p.parts and p != CLUSTER]
     missing = _undeclared(files, _declared())
     assert not missing, f"imported but not in [project] dependencies: {missing}"
 
@@ -54,3 +58,8 @@ def test_the_app_imports_only_the_app_extra() -> None:
     files = list((ROOT / "kda_sim" / "app").rglob("*.py"))
     missing = _undeclared(files, _declared("app"))
     assert not missing, f"imported by the app but not in its extra: {missing}"
+
+
+def test_the_cluster_backend_imports_only_the_cluster_extra() -> None:
+    missing = _undeclared([CLUSTER], _declared("cluster"))
+    assert not missing, f"imported by kda_sim/cluster.py but not in its extra: {missing}"

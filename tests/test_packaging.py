@@ -37,7 +37,7 @@ def test_the_readme_says_how_to_install_the_app_without_torch() -> None:
     for cmd in (
         'pip install -e ".[app]"',
         'pip install torch==2.13.0 -e ".[app,kernel]"',
-        'pip install torch==2.13.0 -e ".[app,kernel,dev]" && streamlit run app.py',
+        'pip install torch==2.13.0 -e ".[app,kernel,dev,cluster]" && streamlit run app.py',
         "python -m pytest -n 2",
     ):
         assert cmd in readme, cmd

@@ -23,7 +23,7 @@ from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits, check_occupancy
-from kda_sim.parallel import pmap
+from kda_sim.parallel import Jobs, pmap
 
 FINISHES = "finishes"
 DEADLOCK = "deadlocks"
@@ -92,14 +92,15 @@ def sweep(
     occupancy: int | None = None,
     rs: range = range(1, 9),
     ls: range = range(1, 5),
-    jobs: int | None = None,
+    jobs: Jobs = None,
     progress: bool | None = None,
     **fields: Any,
 ) -> list[Cell]:
     """Every shape's cell; ``fields``: the kernel's other configuration fields (K1: nb,
     kda0, the variants), each the same for every cell. The shapes are independent, so
-    ``jobs`` processes (default: the cores this process may use) share them; each builds
-    its own protocols. ``progress``: a bar on stderr (default: when it is a terminal)."""
+    ``jobs`` processes (default: the cores this process may use), or a cluster's workers,
+    share them; each builds its own protocols. ``progress``: a bar on stderr (default:
+    when it is a terminal)."""
     spec = get(kernel)
     axes_of(spec)
     # every field the configuration type has (its dict may leave out fields that are off)

@@ -15,6 +15,7 @@ from kda_sim.commands.common import (
     check_outputs,
     float_type,
     int_type,
+    jobs_of,
     write_output,
 )
 from kda_sim.commands.compare import add_shape_flags, read_any
@@ -124,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE", what="pin") from None
         if not math.isfinite(pins[name]):
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE, a finite value", what="pin")
+    jobs = jobs_of(args)  # before the traces: a cluster that is not there costs nothing
     train = [prepare(_whole(p, args), p.name, **clk) for p in args.traces]
     hold = [prepare(_whole(p, args), p.name, **clk) for p in args.holdout]
     gpus = {t.tl.meta.gpu for t in train + hold}
@@ -131,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")
     stock = profile_of(train[0].tl, args.profile or args.gpu)
     base, search = pinned(stock, pins)
-    before = evaluate(stock, train + hold, args.jobs)
+    before = evaluate(stock, train + hold, jobs)
     res = fit_profile(
         base,
         train,
@@ -142,9 +144,9 @@ def run(args: argparse.Namespace) -> int:
         log=None if args.json else (lambda m: print(m, file=sys.stderr)),
         switches=switches,
         unit_shared=args.unit_share,
-        jobs=args.jobs,
+        jobs=jobs,
     )
-    after = evaluate(res.profile, hold, args.jobs) if hold else {}
+    after = evaluate(res.profile, hold, jobs) if hold else {}
     d = fitted_overlay(res, stock, train, pins=pins, out=args.out)
     write_output(args.out, lambda tmp: write_overlay(d, tmp), args.force, "--out")
     rows = []

@@ -28,6 +28,7 @@ from kda_sim.commands.common import (
     add_launch_flags,
     gpu_profile,
     int_type,
+    jobs_of,
     k1_flags_given,
     kernel_config,
     launch_config,
@@ -262,7 +263,7 @@ def run_launch(spec: Any, cfg: Any, args: argparse.Namespace) -> int:
         fault = case.fault
         if not args.json:
             print(head)
-    with Workers(args.jobs, desc="check") as workers:
+    with Workers(jobs_of(args), desc="check") as workers:
         rep = launch_report(cfg, prof, args, occupancy=occupancy, launch=launch, workers=workers)
     caught = caught_text(fault, rep.findings) if fault is not None else None
     if args.json:

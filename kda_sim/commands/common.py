@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import importlib
 import json
 import math
 import os
@@ -20,7 +21,7 @@ from kda_sim.importers import caps
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
-from kda_sim.parallel import MAX_JOBS
+from kda_sim.parallel import MAX_JOBS, Jobs
 
 
 class _LaunchFlags:
@@ -280,9 +281,11 @@ SEED = int_type(0, 2**32 - 1)  # numpy's seeds
 def add_jobs_flag(p: argparse.ArgumentParser, shared: str, default: int | None = None) -> None:
     """``--jobs N``: the processes ``shared`` (the independent runs) are shared among;
     ``default`` None is :func:`kda_sim.parallel.default_jobs`, the cores; 0 is refused
-    (exit 2)."""
+    (exit 2). Or ``--cluster WHERE`` (not both): a Dask cluster's workers
+    (:mod:`kda_sim.cluster`); :func:`jobs_of` reads the two."""
     said = "the cores this process may use" if default is None else str(default)
-    p.add_argument(
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
         "--jobs",
         type=int_type(1, MAX_JOBS),
         default=default,
@@ -290,6 +293,31 @@ def add_jobs_flag(p: argparse.ArgumentParser, shared: str, default: int | None =
         help=f"processes to share {shared} among (default: {said}; 1: this process "
         "alone); the result does not depend on it",
     )
+    where.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help=f"share {shared} among the workers of a Dask cluster instead: its scheduler's "
+        "address (tcp://HOST:PORT), or local[:N] to start N local workers (default: the "
+        "cores); needs the 'cluster' extra (pip install 'kda-sim[cluster]'); the result "
+        "does not depend on it",
+    )
+
+
+def jobs_of(args: argparse.Namespace) -> Jobs:
+    """Where the flags say the runs go: ``--jobs``, or the cluster ``--cluster`` names,
+    connected now (exit 2 at once if it is not there, or the extra is missing)."""
+    where = getattr(args, "cluster", None)
+    if where is None:
+        return args.jobs
+    try:
+        cluster = importlib.import_module("kda_sim.cluster")
+    except ImportError as e:
+        raise InvalidInput(
+            f"--cluster needs Dask's distributed: pip install 'kda-sim[cluster]' ({e})",
+            what="cluster",
+        ) from None
+    return cluster.connect(where)
 
 
 # the suffixes matplotlib writes a figure as

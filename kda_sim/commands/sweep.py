@@ -16,6 +16,7 @@ from kda_sim.commands.common import (
     add_kernel_flag,
     add_launch_flags,
     check_outputs,
+    jobs_of,
     k1_flags_given,
     kernel_config,
     other_kernel,
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     kernel, axes, fields = fields_of(args)  # before the profile: a refused kernel costs nothing
     prof = load_profile(args.profile or args.gpu, kernel=kernel)
     check_outputs(args.force, png=args.png)
-    cells = sweep(prof, kernel=kernel, occupancy=args.occupancy, jobs=args.jobs, **fields)
+    cells = sweep(prof, kernel=kernel, occupancy=args.occupancy, jobs=jobs_of(args), **fields)
     if args.png is not None:
         write_output(
             args.png, lambda tmp: save_png(cells, prof.name, tmp, axes), args.force, "--png"

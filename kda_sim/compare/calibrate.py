@@ -71,6 +71,7 @@ from kda_sim.machine.costs import (
     validate_costs_dict,
 )
 from kda_sim.machine.profile import GpuProfile, gpu_names, load_gpu, validate_profile
+from kda_sim.parallel import Jobs
 from kda_sim.timeline.model import Timeline
 
 # machine parameters the search may move: (name, how): "log" scales the value; "add"
@@ -322,8 +323,8 @@ def score_on(prof: GpuProfile, tr: Trace) -> Score:
     return score(tr, _sim(tr, prof))
 
 
-def evaluate(prof: GpuProfile, traces: Sequence[Trace], jobs: int | None = 1) -> dict[str, Score]:
-    """Every trace's score on ``prof``; ``jobs`` processes share the traces."""
+def evaluate(prof: GpuProfile, traces: Sequence[Trace], jobs: Jobs = 1) -> dict[str, Score]:
+    """Every trace's score on ``prof``; ``jobs`` processes (or a cluster) share the traces."""
     with Scorer(traces, score_on, jobs) as scorer:
         return scorer(prof)
 
@@ -339,10 +340,10 @@ def fit_profile(
     search: Sequence[str] = DEFAULT_SEARCH,
     switches: dict[str, float] | None = None,
     unit_shared: Sequence[str] = (),
-    jobs: int | None = 1,
+    jobs: Jobs = 1,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
-    use; ``jobs``: processes the search's simulations are shared among."""
+    use; ``jobs``: processes (or a cluster) the search's simulations are shared among."""
     with Scorer(traces, score_on, jobs) as scorer:
         return _fit(
             base, traces, scorer, budget, cost_passes, progress, log, search, switches, unit_shared

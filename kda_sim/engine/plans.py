@@ -73,6 +73,9 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     regions = r_lo.tolist()
     counts = sizes.tolist()
     sets: dict[tuple[OpRef, ...], int] = {}
+    # polls of one cell set share its producers' tuple (Handoffs): known by identity, a
+    # set is hashed (a tuple of up to 56 pairs, its hash not kept) once, not once a poll
+    seen: dict[int, int] = {}
     out: dict[OpRef, PollPlan] = {}
     several = [i for i in range(len(polls)) if counts[i] and not one[i]]
     split = dict(zip(several, _split(ho, [cells[i] for i in several]), strict=True))
@@ -85,13 +88,11 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
         else:
             ranges = split[i]
         producers = ho.producers[ref]
+        key = seen.get(id(producers))
+        if key is None:
+            key = seen[id(producers)] = sets.setdefault(producers, len(sets))
         out[ref] = PollPlan(
-            ranges,
-            counts[i],
-            int(poll.batches.shape[0]),
-            producers,
-            ho.unput[ref],
-            sets.setdefault(producers, len(sets)),
+            ranges, counts[i], int(poll.batches.shape[0]), producers, ho.unput[ref], key
         )
     return out
 

@@ -17,6 +17,7 @@ from kda_sim.engine.stuck import explain_stuck
 from kda_sim.engine.words import Words
 from kda_sim.engine.world import StaleRead, World
 from kda_sim.errors import InvalidInput
+from kda_sim.gcpause import gc_paused
 from kda_sim.kernels.registry import spec_for
 from kda_sim.machine.costs import with_kernel_costs
 from kda_sim.machine.profile import GpuProfile
@@ -53,6 +54,7 @@ def _scheduled(env: simpy.Environment) -> int:
     return next(env._eid)
 
 
+@gc_paused
 def simulate(
     cfg: Any,
     prof: GpuProfile,

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kda_sim.gcpause import gc_paused
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.ops import Poll, Publish, Put
@@ -88,46 +89,71 @@ def put_ops(launch: Launch):
 
 
 def _sorted_ops(
-    launch: Launch, loops: dict[int, int]
-) -> tuple[list[tuple[OpRef, Put | Publish]], list[tuple[OpRef, Poll]], bool]:
-    """The launch's puts and polls in :func:`_ops` order, and whether it has a counter-word
-    op: one pass, an op's class decided once a type (K1 has 20k ops)."""
+    launch: Launch,
+) -> tuple[list[tuple[OpRef, Put | Publish]], list[tuple[OpRef, Poll]], bool, dict[int, int]]:
+    """The launch's puts and polls in :func:`_ops` order, whether it has a counter-word
+    op, and its loops (:func:`loop_numbers`): one pass over the programs, then the loops'
+    bodies, an op's class decided once a type (K1 has 20k ops, almost all of them none
+    of these: each costs a dict look-up and a compare)."""
     puts: list[tuple[OpRef, Put | Publish]] = []
     polls: list[tuple[OpRef, Poll]] = []
     words = False
     kinds: dict[type, int] = {}
-    for ref, op in _ops(launch, loops):
-        kind = kinds.get(type(op))
-        if kind is None:
-            t = type(op)
-            kind = kinds[t] = (
-                _PUT
-                if issubclass(t, Put | Publish)
-                else _POLL
-                if issubclass(t, Poll)
-                else _WORD
-                if t in _WORD_OPS
-                else _OTHER
-            )
-        if kind == _PUT:
-            puts.append((ref, op))
-        elif kind == _POLL:
-            polls.append((ref, op))
-        elif kind == _WORD:
-            words = True
-    return puts, polls, words
+    loops: dict[int, int] = {}
+    bodies: dict[int, TicketLoop] = {}
+    for prog in launch.programs:
+        cta = prog.cta
+        for k, op in enumerate(prog.ops):
+            kind = kinds.get(type(op))
+            if kind is None:
+                kind = kinds[type(op)] = _kind(type(op))
+            if kind == _OTHER:
+                continue
+            if kind == _PUT:
+                puts.append(((cta, k), op))
+            elif kind == _POLL:
+                polls.append(((cta, k), op))
+            elif kind == _WORD:
+                words = True
+            else:  # a ticket loop: its bodies follow the programs
+                loops.setdefault(op.cell, len(loops))
+                bodies.setdefault(op.cell, op)
+    for cell, loop in bodies.items():
+        n = loops[cell]
+        for i, body in enumerate(loop.bodies):
+            for k, op in enumerate(body):
+                kind = kinds.get(type(op))
+                if kind is None:
+                    kind = kinds[type(op)] = _kind(type(op))
+                if kind == _PUT:
+                    puts.append((item_ref(n, i, k), op))
+                elif kind == _POLL:
+                    polls.append((item_ref(n, i, k), op))
+                elif kind == _WORD:
+                    words = True
+    return puts, polls, words, loops
 
 
-_OTHER, _PUT, _POLL, _WORD = range(4)
+_OTHER, _PUT, _POLL, _WORD, _LOOP = range(5)
 
 
+def _kind(t: type) -> int:
+    if issubclass(t, Put | Publish):
+        return _PUT
+    if issubclass(t, Poll):
+        return _POLL
+    if t in _WORD_OPS:
+        return _WORD
+    return _LOOP if issubclass(t, TicketLoop) else _OTHER
+
+
+@gc_paused
 def derive(launch: Launch) -> Handoffs:
     total = launch.space.total
     count = np.zeros(total, dtype=np.int64)
     cta = np.full(total, -1, dtype=np.int64)
     opi = np.full(total, -1, dtype=np.int64)
-    loops = loop_numbers(launch)
-    puts, polls, words = _sorted_ops(launch, loops)
+    puts, polls, words, loops = _sorted_ops(launch)
     if loops or words:
         check_words(launch)
     flat = np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts] or [[]])
@@ -187,6 +213,7 @@ def _sorted_unique(v: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
+@gc_paused  # the kernel's build and the derivation (kda_sim.gcpause says why)
 def handoffs_of(cfg) -> Handoffs:
     """The hand-off graph of the launch its kernel builds for ``cfg`` (cached)."""
     from kda_sim.kernels.registry import spec_for

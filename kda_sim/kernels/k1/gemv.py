@@ -9,6 +9,8 @@ again and puts nothing.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from kda_sim.kernels.k1.batches import poll
@@ -26,7 +28,7 @@ from kda_sim.kernels.k1.constants import (
     TAG_EXPR,
 )
 from kda_sim.kernels.k1.regions import Region
-from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Use
+from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Poll, Put, Use
 from kda_sim.protocol.space import CellSpace
 
 GROUP_BYTES = ROWS * HIDDEN * BF16  # one 16-row group of w_in
@@ -43,6 +45,22 @@ def proj_rows_put(rg: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
     return space.gid(Region.PROJ, idx.ravel())
 
 
+@lru_cache(maxsize=16)
+def _group0_put(cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
+    """:func:`proj_rows_put` of group 0 (read-only): group ``rg``'s is it plus 16 rg."""
+    cells = proj_rows_put(0, cfg, space)
+    cells.setflags(write=False)
+    return cells
+
+
+def group_put(rg: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
+    """:func:`proj_rows_put`, as group 0's moved by the group's rows (one numpy call;
+    the gemv CTAs put 393 groups a launch)."""
+    if not 0 <= rg < GEMV_TASKS:
+        raise IndexError(f"group {rg}: the gemv has groups 0..{GEMV_TASKS - 1}")
+    return _group0_put(cfg, space) + rg * ROWS
+
+
 def weight_load(name: str, rg: int, chunks: int) -> Load:
     row = min(rg, GEMV_TASKS - 1) * ROWS
     nbytes = GROUP_BYTES * chunks // PER_WAVE
@@ -51,17 +69,35 @@ def weight_load(name: str, rg: int, chunks: int) -> Load:
     )
 
 
+@lru_cache(maxsize=16)
 def x_cells(space: CellSpace) -> tuple[int, ...]:
-    """The x rows' flagged cells, one a slice: what a gemv reads and computes from."""
+    """The x rows' flagged cells, one a slice: what a gemv reads and computes from
+    (cached: the same for every gemv CTA of a launch)."""
     return tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
 
 
+@lru_cache(maxsize=16)
+def _xrdy_poll(space: CellSpace) -> Poll:
+    """The XRDY poll, the same for every gemv CTA of a launch."""
+    return poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None]))
+
+
+def _frozen_copy(a: np.ndarray) -> np.ndarray:
+    out = a.copy()
+    out.setflags(write=False)
+    return out
+
+
 def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
-    """The x rows: their 56 XRDY flags polled, then the rows read (from L2)."""
-    xcells = x_cells(space)
+    """The x rows: their 56 XRDY flags polled, then the rows read (from L2). Each CTA's
+    ops hold arrays and tuples of their own, as built from the formulas (the checks key
+    a read on the very array a poll loaded): copies of the launch's one XRDY poll, a
+    copy's cost, not the batching's."""
+    xcells = tuple(list(x_cells(space)))
+    xrdy = _xrdy_poll(space)
     return [
         Begin("load_x"),
-        poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None])),
+        Poll(xrdy.label, _frozen_copy(xrdy.batches), _frozen_copy(xrdy.cells), xrdy.tag),
         Barrier(),
         Load("x", LoadKind.FLAGGED, cfg.S * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
         Use(("x",)),
@@ -82,7 +118,7 @@ def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Use(("w.rg0",)),
         Compute("gemv", s, reads=x),
         Barrier(),
-        Put(Region.PROJ, proj_rows_put(rg0, cfg, space), reads=x, tag=TAG_EXPR),
+        Put(Region.PROJ, group_put(rg0, cfg, space), reads=x, tag=TAG_EXPR),
         Barrier(),
         End("gemv0"),
         weight_load("w.rg1b", rg1, PER_WAVE - RG1_EARLY),
@@ -92,6 +128,6 @@ def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Barrier(),
     ]
     if rg1 < GEMV_TASKS:
-        ops.append(Put(Region.PROJ, proj_rows_put(rg1, cfg, space), reads=x, tag=TAG_EXPR))
+        ops.append(Put(Region.PROJ, group_put(rg1, cfg, space), reads=x, tag=TAG_EXPR))
     ops += [Barrier(), End("gemv1")]
     return ops

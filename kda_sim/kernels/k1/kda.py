@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from kda_sim.kernels.k1.batches import poll
@@ -24,7 +26,19 @@ from kda_sim.kernels.k1.constants import (
     WAVES,
 )
 from kda_sim.kernels.k1.regions import Region
-from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Put, Store, Use
+from kda_sim.protocol.ops import (
+    Barrier,
+    Begin,
+    Compute,
+    End,
+    Load,
+    LoadKind,
+    Op,
+    Poll,
+    Put,
+    Store,
+    Use,
+)
 from kda_sim.protocol.space import CellSpace
 
 
@@ -115,20 +129,128 @@ def staging_bytes(cfg: LaunchConfig) -> tuple[int, int]:
     return meta + conv + state + consts, fb
 
 
+def onrm_put(req: int, h: int, ch: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
+    """kda_recur: the task's ONRM flag of each of its L tokens."""
+    return space.gid(Region.ONRM, onrm_index(req, h, np.arange(cfg.L), ch, cfg))
+
+
+class _Shifted:
+    """A poll or put array of task (0, 0, 0) and how another task's follows from it.
+
+    Every array of a kda task is its region's index formula plus a term of (req, h, ch)
+    alone (the functions above: each index is affine in them, its clamps relative to the
+    same base), so task (req, h, ch)'s array is task 0's with each cell moved by its
+    block's shift, and its padding (-1) kept. Moving a sorted, unique cell list keeps it
+    sorted and unique: a block's cells move together and stay in their region, and the
+    blocks of one poll lie in different regions. Two or three numpy calls a poll instead
+    of some twenty (K1 builds 2,237 polls a launch, 1,920 of them kda's);
+    tests/kernels/test_k1_kda.py checks every task against the formulas."""
+
+    def __init__(
+        self, base: np.ndarray, block: np.ndarray | None = None, *, frozen: bool = True
+    ) -> None:
+        # block: each element's block (None: one block); the padding's block is the last,
+        # whose shift is 0. frozen: read-only, as a poll's arrays are (a put's are not)
+        self.base = base
+        self.block = block
+        self.pad = bool(block is None and base.size and base.min() < 0)
+        self.frozen = frozen
+
+    def at(self, shifts: tuple[int, ...]) -> np.ndarray:
+        if self.block is not None:
+            out = self.base + np.array((*shifts, 0), dtype=np.int64)[self.block]
+        else:
+            out = self.base + shifts[0]
+            if self.pad:
+                out[self.base < 0] = -1
+        if self.frozen:
+            out.setflags(write=False)
+        return out
+
+
+class _ShiftedPoll:
+    def __init__(self, template: Poll, blocks: tuple[np.ndarray, ...]) -> None:
+        """``blocks``: the template poll's row blocks (as given to :func:`poll`), each
+        shifted alike."""
+        self.label, self.tag = template.label, template.tag
+        if len(blocks) == 1:
+            self.batches, self.cells = _Shifted(template.batches), _Shifted(template.cells)
+            return
+        # which block each batch element and each cell came from: the blocks' values
+        # lie in disjoint ranges (different regions), the padding below them all
+        edges = [(int(b.min()), int(b.max())) for b in blocks]
+        self.batches = _Shifted(template.batches, _blocks(template.batches, edges))
+        self.cells = _Shifted(template.cells, _blocks(template.cells, edges))
+
+    def at(self, shifts: tuple[int, ...]) -> Poll:
+        return Poll(self.label, self.batches.at(shifts), self.cells.at(shifts), self.tag)
+
+
+def _blocks(values: np.ndarray, edges: list[tuple[int, int]]) -> np.ndarray:
+    out = np.full(values.shape, len(edges), dtype=np.intp)
+    for k, (lo, hi) in enumerate(edges):
+        out[(values >= lo) & (values <= hi)] = k
+    return out
+
+
+class KdaTemplate:
+    """Task (0, 0, 0)'s polls and puts, from which every kda task's are shifted."""
+
+    def __init__(self, cfg: LaunchConfig, space: CellSpace) -> None:
+        fa, qk, beta = gates_rows(0, 0, cfg, space)
+        conv = conv_rows(0, 0, 0, cfg, space)
+        norm = norm_rows(0, 0, 0, cfg, space)
+        self.conv = _ShiftedPoll(poll("PROJ", conv), (conv,))
+        self.gates = tuple(
+            _ShiftedPoll(poll(label, rows), (rows,))
+            for label, rows in (("PROJ", fa), ("QK", qk), ("PROJ", beta))
+        )
+        # norm: its ONRM columns, then the g2 column (PROJ)
+        self.norm = _ShiftedPoll(poll("ONRM+PROJ", norm), (norm[:, :-1], norm[:, -1:]))
+        self.qk_put = _Shifted(qk_put(0, 0, 0, cfg, space), frozen=False)
+        self.onrm_put = _Shifted(onrm_put(0, 0, 0, cfg, space), frozen=False)
+
+    @staticmethod
+    def shifts(req: int, h: int, ch: int, cfg: LaunchConfig) -> dict[str, int]:
+        """Each array's move from task (0, 0, 0) to (req, h, ch), in its region's index:
+        the terms of (req, h, ch) in :func:`conv_rows`, :func:`gates_rows`,
+        :func:`norm_rows`, :func:`qk_put` and :func:`onrm_put`."""
+        proj = req * cfg.L * NPROJ  # a request's L token rows of PROJ
+        qk = (req * NH + h) * cfg.L * 2 * HD  # QK[req][h]
+        onrm = (req * NH + h) * cfg.L * NVCH  # ONRM[req][h]
+        chan = h * HD + ch * VCH  # the chunk's columns of a PROJ row
+        return {
+            "conv": proj + chan,
+            "fa": proj,
+            "qk": qk,
+            "beta": proj + h,
+            "norm": onrm,  # every chunk's flag of the head's tokens
+            "g2": proj + chan,
+            "qk_put": qk + ch * VCH,
+            "onrm_put": onrm + ch,
+        }
+
+
+@lru_cache(maxsize=16)
+def kda_template(cfg: LaunchConfig, space: CellSpace) -> KdaTemplate:
+    return KdaTemplate(cfg, space)
+
+
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     req, h, ch = task_coords(i)
     L = cfg.L
     sl = cfg.SL
     hbm, l2 = staging_bytes(cfg)
-    fa, qk, beta = gates_rows(req, h, cfg, space)
+    t = kda_template(cfg, space)
+    s = t.shifts(req, h, ch, cfg)
     on_w = Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False)
     # a stage reads what its polls load (the same arrays, held once); the recurrence's
     # ONRM is computed from the conv's q / k / v and the gates' inputs
-    conv = poll("PROJ", conv_rows(req, h, ch, cfg, space))
-    gates = (poll("PROJ", fa), poll("QK", qk), poll("PROJ", beta))
+    conv = t.conv.at((s["conv"],))
+    gates = tuple(g.at((s[k],)) for g, k in zip(t.gates, ("fa", "qk", "beta"), strict=True))
     gated = tuple(g.cells for g in gates)
     recur = (conv.cells, *gated)
-    norm = poll("ONRM+PROJ", norm_rows(req, h, ch, cfg, space))
+    norm = t.norm.at((s["norm"], s["g2"]))
     return [
         Begin("k.stage", i),
         Load("k.in", LoadKind.STAGING, hbm, f"state rows / conv window of task {i}"),
@@ -141,7 +263,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Use(("k.in",)),
         Compute("k.conv", L, reads=conv.cells),
         Store("conv_state", 3 * VCH * sl * BF16),
-        Put(Region.QK, qk_put(req, h, ch, cfg, space), reads=conv.cells, tag=TAG_EXPR),
+        Put(Region.QK, t.qk_put.at((s["qk_put"],)), reads=conv.cells, tag=TAG_EXPR),
         Barrier(),
         End("k.conv", i),
         Begin("k.gates", i),
@@ -155,12 +277,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Compute("k.recur", L),
         Store("rstate", L * VCH * HD * F32),
         Barrier(),
-        Put(
-            Region.ONRM,
-            space.gid(Region.ONRM, onrm_index(req, h, np.arange(L), ch, cfg)),
-            reads=recur,
-            tag=TAG_EXPR,
-        ),
+        Put(Region.ONRM, t.onrm_put.at((s["onrm_put"],)), reads=recur, tag=TAG_EXPR),
         Barrier(),
         End("k.recur", i),
         Begin("k.norm", i),

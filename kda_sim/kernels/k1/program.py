@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from functools import lru_cache
 
+from kda_sim.gcpause import gc_paused
 from kda_sim.kernels.k1.attn import attn_program
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import GEMV0, N_GEMV, NA
@@ -53,6 +54,7 @@ def cta_program(
 
 
 @lru_cache(maxsize=64)
+@gc_paused  # kda_sim.gcpause says why
 def build_launch(cfg: LaunchConfig) -> Launch:
     """The protocol of one launch: every CTA's ops in program order (cached: it is data)."""
     cfg.validate()

@@ -1,0 +1,55 @@
+"""K1's kda tasks are built from task 0's polls and puts, shifted (``kda.KdaTemplate``):
+every task's arrays equal its index formulas' (``conv_rows``, ``gates_rows``,
+``norm_rows``, ``qk_put``, ``onrm_put``) as the poll batching makes them, padding,
+dtype, order and the polls' arrays shared with the ops that read them included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kda_sim.kernels.k1 import kda
+from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.regions import regions
+from kda_sim.protocol.ops import Compute, Poll, Put
+from kda_sim.protocol.space import CellSpace
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [LaunchConfig(1, 1), LaunchConfig(3, 2, kda0=5), LaunchConfig(2, 5), LaunchConfig(1, 16)],
+    ids=lambda c: c.label(),
+)
+def test_every_task_equals_its_formulas(cfg: LaunchConfig) -> None:
+    space = CellSpace.from_sizes(regions(cfg))
+    for i in range(cfg.n_tasks):
+        req, h, ch = kda.task_coords(i)
+        fa, qk, beta = kda.gates_rows(req, h, cfg, space)
+        want_polls = [
+            poll("PROJ", kda.conv_rows(req, h, ch, cfg, space)),
+            poll("PROJ", fa),
+            poll("QK", qk),
+            poll("PROJ", beta),
+            poll("ONRM+PROJ", kda.norm_rows(req, h, ch, cfg, space)),
+        ]
+        want_puts = [kda.qk_put(req, h, ch, cfg, space), kda.onrm_put(req, h, ch, cfg, space)]
+        ops = kda.kda_program(i, cfg, space)
+        polls = [op for op in ops if isinstance(op, Poll)]
+        puts = [op for op in ops if isinstance(op, Put)]
+        assert [p.label for p in polls] == [p.label for p in want_polls]
+        for got, want in zip(polls, want_polls, strict=True):
+            assert _same(got.batches, want.batches) and _same(got.cells, want.cells), (i, got)
+            assert not got.cells.flags.writeable and not got.batches.flags.writeable
+        for got, want in zip(puts, want_puts, strict=True):
+            assert _same(got.cells, want), (i, got)
+        # a stage reads the very arrays its polls loaded (the checks key on them)
+        computes = [op for op in ops if isinstance(op, Compute)]  # stage, conv, gates, recur, norm
+        conv, gates, norm = polls[0], polls[1:4], polls[4]
+        assert computes[1].reads is conv.cells and computes[4].reads is norm.cells
+        assert all(a is g.cells for a, g in zip(computes[2].reads, gates, strict=True))
+        assert puts[0].reads is conv.cells
