@@ -142,6 +142,10 @@ def main() -> None:
     from kda_sim.machine import load_profile
 
     argv = check_argv(a)
+    # the command's module imported first: the cold check times the protocol built, not
+    # imports (one tree's CLI imports every command up front, another the named one only)
+    importlib.import_module("kda_sim.cli")
+    importlib.import_module("kda_sim.commands.check")
     spec = get(DEFAULT_KERNEL)
     cfg = spec.config_from_dict({"R": a.R, "L": a.L})
     prof = load_profile(a.gpu)
