@@ -40,10 +40,14 @@ PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("kda_sim.checks.deadlock_static", "any_order", ("kda_sim.checks.launch_check",)),
     ("kda_sim.checks.waitgraph", "waitgraph_of", ("kda_sim.checks.launch_check",)),
     ("kda_sim.checks.words", "uses_words", ("kda_sim.checks.launch_check",)),
-    ("kda_sim.checks.sections", "dataflow_section", ()),
-    ("kda_sim.checks.sections", "tags_section", ()),
+    ("kda_sim.checks.sections", "dataflow_section", ("kda_sim.checks.launch_check",)),
+    ("kda_sim.checks.sections", "tags_section", ("kda_sim.checks.launch_check",)),
     ("kda_sim.protocol.access", "accesses_of", ("kda_sim.checks.sections",)),
-    ("kda_sim.protocol.handoffs", "derive", ()),
+    (
+        "kda_sim.protocol.handoffs",
+        "derive",
+        ("kda_sim.engine.simulate", "kda_sim.checks.waitgraph", "kda_sim.checks.tickets"),
+    ),
     (
         "kda_sim.engine.simulate",
         "simulate",
