@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +11,7 @@ import simpy
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.cta import CtaRun
 from kda_sim.engine.dispatch import Units, dispatcher
+from kda_sim.engine.gc_pause import cyclic_gc_paused
 from kda_sim.engine.initial import Final, Initial
 from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.stuck import explain_stuck
@@ -110,7 +109,7 @@ def simulate(
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         env.run()
     meta = Meta.for_launch(
         cfg,
@@ -135,23 +134,6 @@ def simulate(
     if initial is not None:
         out.final = _final(world)
     return out
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while events run: a launch allocates tens of
-    thousands of events, records and closures, and each collection of the older
-    generations walks every long-lived object too (the programs' ops, the hand-off
-    tables), about a sixth of a K1 launch's time. What the run leaves in cycles is
-    collected after it; nothing in a run depends on when that happens."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _shared_feet(
