@@ -6,26 +6,31 @@ Exit codes everywhere: 0 fine, 1 a property fails, 2 invalid input.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+from types import ModuleType
 
-from kda_sim.commands import (
-    calibrate,
-    check,
-    compare,
-    floor,
-    isa,
-    kernel,
-    simulate,
-    spread,
-    sweep,
-    variants,
-)
-from kda_sim.commands.common import apply_input_caps
 from kda_sim.errors import KdaSimError
 
-# in the order --help lists them
-COMMANDS = (simulate, check, sweep, kernel, compare, calibrate, isa, floor, spread, variants)
+# the subcommands, each a module of kda_sim.commands of its name, in the order --help
+# lists them
+COMMANDS = (
+    "simulate",
+    "check",
+    "sweep",
+    "kernel",
+    "compare",
+    "calibrate",
+    "isa",
+    "floor",
+    "spread",
+    "variants",
+)
+
+
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"kda_sim.commands.{name}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,20 +39,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"kda-sim: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or with ``only`` of that one alone: ``main`` given
+    a subcommand imports no other's module (the commands' imports together take about
+    twice what ``check``'s do: trace readers, the ISA analysis and its graph library)."""
     parser = _Parser(prog="kda-sim", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for mod in COMMANDS:
-        mod.add_parser(sub)
+    for name in COMMANDS if only is None else (only,):
+        command_module(name).add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # a subcommand named first (the top level has no flag but --help): its parser alone
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args, rest = parser.parse_known_args(argv)
     if rest and not hasattr(args, "kernel"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     args.kernel_args = rest  # the flags of the kernel --kernel names
+    from kda_sim.commands.common import apply_input_caps
+
     try:
         apply_input_caps(args)  # before any reader runs
         return int(args.run(args))

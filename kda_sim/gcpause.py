@@ -17,11 +17,26 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """The collector off inside, restored after; nested, the outer one decides (a check
+    pauses over all its runs, each run over its own)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
@@ -30,12 +45,7 @@ def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        if not gc.isenabled():
+        with cyclic_gc_paused():
             return fn(*args, **kwargs)
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            gc.enable()
 
     return run

@@ -1,8 +1,11 @@
 """Every flag of every subcommand says what it does in ``--help``."""
 
 import argparse
+import ast
+import subprocess
+import sys
 
-from kda_sim.cli import build_parser
+from kda_sim.cli import COMMANDS, build_parser
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -21,3 +24,25 @@ def test_every_option_has_help() -> None:
             if not (action.help or "").strip() or action.help == argparse.SUPPRESS:
                 bare.append(f"{name} {'/'.join(action.option_strings)}")
     assert not bare, "flags without help text: " + ", ".join(bare)
+
+
+def test_a_subcommand_alone_parses_and_helps_as_in_the_whole_parser() -> None:
+    whole = _subparsers(build_parser())
+    assert list(whole) == list(COMMANDS)
+    for name in COMMANDS:
+        alone = _subparsers(build_parser(name))
+        assert list(alone) == [name]
+        assert alone[name].format_help() == whole[name].format_help()
+
+
+def test_a_subcommand_imports_no_other_commands_module() -> None:
+    # main given a subcommand builds its parser alone: the others' imports (trace
+    # readers, the ISA analysis and networkx) are not paid by `kda-sim check`
+    code = (
+        "import sys; from kda_sim.cli import build_parser; build_parser('check'); "
+        "print(sorted(m for m in sys.modules if m.startswith('kda_sim.commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(ast.literal_eval(out.stdout))
+    others = {f"kda_sim.commands.{n}" for n in COMMANDS} - {"kda_sim.commands.check"}
+    assert "kda_sim.commands.check" in loaded and not loaded & others

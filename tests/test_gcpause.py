@@ -1,5 +1,5 @@
-"""The collector is paused inside a decorated step and as it was after it, an error
-included; a step inside a paused one leaves the pause to the outer."""
+"""The collector is paused inside a decorated step or a ``with`` block and as it was
+after it, an error included; a pause inside a paused one leaves it to the outer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from kda_sim.gcpause import gc_paused
+from kda_sim.gcpause import cyclic_gc_paused, gc_paused
 
 
 @gc_paused
@@ -36,5 +36,31 @@ def test_paused_inside_restored_after() -> None:
     gc.disable()  # paused by someone else: left paused
     try:
         assert _enabled_inside() is False and not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_off_inside_on_after_and_the_outer_pause_decides() -> None:
+    assert gc.isenabled()
+    with cyclic_gc_paused():
+        assert not gc.isenabled()
+        with cyclic_gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner one does not turn it back on
+    assert gc.isenabled()
+
+
+def test_restored_on_an_error() -> None:
+    with pytest.raises(ValueError), cyclic_gc_paused():
+        raise ValueError("inside")
+    assert gc.isenabled()
+
+
+def test_a_caller_that_had_it_off_keeps_it_off() -> None:
+    gc.disable()
+    try:
+        with cyclic_gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
     finally:
         gc.enable()

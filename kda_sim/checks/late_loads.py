@@ -75,10 +75,14 @@ def issued_early(launch: Launch, name: str) -> Launch:
 
     def moved(p: CtaProgram) -> CtaProgram:
         ops = list(p.ops)
+        moves = 0
         for k, first, _, _ in reversed(_late_in(p.ops)):
             if ops[k].name == name:  # type: ignore[union-attr]
                 ops.insert(first, ops.pop(k))
-        return replace(p, ops=tuple(ops))
+                moves += 1
+        # a program with nothing moved stays the same object: what the engine keeps of
+        # a program (its ops' kinds) is found for it
+        return replace(p, ops=tuple(ops)) if moves else p
 
     return replace(launch, programs=tuple(moved(p) for p in launch.programs))
 

@@ -26,6 +26,7 @@ from kda_sim.checks.visibility import VisibilityVerdict, check_visibility
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
 from kda_sim.checks.words import uses_words
 from kda_sim.engine import simulate
+from kda_sim.gcpause import cyclic_gc_paused
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.costs import with_kernel_costs
@@ -84,6 +85,25 @@ def check_launch(
     (a mutant) to check instead of the kernel's own; ``advice``: also the staging loads
     issued late (:mod:`kda_sim.checks.late_loads`); ``workers``: the processes the
     dynamic checks' engine runs are shared among (None: this one)."""
+    # its engine runs and the records they keep: one collection after, not one a run
+    with cyclic_gc_paused():
+        return _check_launch(
+            cfg, prof, occupancy, launch, seeds, jitter, extreme, fixes, advice, workers
+        )
+
+
+def _check_launch(
+    cfg: Any,
+    prof: GpuProfile,
+    occupancy: int | None,
+    launch: Launch | None,
+    seeds: tuple[int, ...],
+    jitter: float,
+    extreme: bool,
+    fixes: bool,
+    advice: bool,
+    workers: Workers | None,
+) -> LaunchReport:
     spec_for(cfg).validate(cfg)
     # the costs (and, fitted, the build's resources) every part below runs with
     prof = with_kernel_costs(prof, spec_for(cfg))

@@ -32,7 +32,7 @@ from kda_sim.checks.words import WordUse, word_uses
 from kda_sim.engine import SimResult, simulate
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.counters import Atomic, Reset, Wait
-from kda_sim.protocol.handoffs import Handoffs, derive
+from kda_sim.protocol.handoffs import Handoffs, derived
 from kda_sim.protocol.ops import Poll
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import TicketLoop, item_ref, split_ref
@@ -268,7 +268,7 @@ def check_tickets(launch: Launch) -> list[TicketVerdict]:
                 loops[op.cell] = (lp, n + 1)
     uses = word_uses(launch) if loops else {}
     polled = any(isinstance(o, Poll) for lp, _ in loops.values() for b in lp.bodies for o in b)
-    ho = derive(launch) if polled else None  # the producers of the bodies' polls
+    ho = derived(launch) if polled else None  # the producers of the bodies' polls
     out = []
     for loop, ctas in loops.values():
         out.append(_verdict(launch, loop, ctas, uses, ho))

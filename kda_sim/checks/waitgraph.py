@@ -25,7 +25,7 @@ import numpy as np
 
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
-from kda_sim.protocol.handoffs import Handoffs, derive, handoffs_of
+from kda_sim.protocol.handoffs import Handoffs, derived, handoffs_of
 from kda_sim.protocol.ops import Begin, Poll
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.space import RegionRef
@@ -151,7 +151,7 @@ def _role_polls(launch: Launch) -> np.ndarray:
 
 def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGraph:
     """The wait-for structure of ``launch`` (any launch: mutants included)."""
-    ho = handoffs if handoffs is not None else derive(launch)
+    ho = handoffs if handoffs is not None else derived(launch)
     poll_ops = tuple(_poll_ops(launch, c) for c in range(len(launch.programs)))
     space = launch.space
     n_role = _role_polls(launch)

@@ -48,9 +48,20 @@ class Units:
         return not short_of(self.used[u], self.held[u], self.feet[b], self.prof)
 
     def pick(self, xcd: int, b: int = 0) -> int | None:
+        """The unit of ``xcd`` with room for block ``b`` holding the fewest CTAs, the
+        lowest on a tie; None when none has room."""
         lo = xcd * self.per_xcd
-        fit = [u for u in range(lo, lo + self.per_xcd) if self._fits(u, b)]
-        return min(fit, key=lambda u: (self.held[u], u)) if fit else None
+        if self.feet is not None:
+            fit = [u for u in range(lo, lo + self.per_xcd) if self._fits(u, b)]
+            return min(fit, key=lambda u: (self.held[u], u)) if fit else None
+        # equal footprints: a free slot is room (one scan, no call a unit: 132 units a
+        # block, 256 blocks a K1 launch)
+        free, held = self.free, self.held
+        best, fewest = None, 0
+        for u in range(lo, lo + self.per_xcd):
+            if free[u] > 0 and (best is None or held[u] < fewest):
+                best, fewest = u, held[u]
+        return best
 
     def take(self, unit: int, b: int) -> None:
         self.free[unit] -= 1

@@ -8,6 +8,12 @@ import numpy as np
 
 from kda_sim.machine.profile import OPTIONAL_LATENCIES, GpuProfile
 
+# jitter factors drawn from the generator at once: a scalar ``uniform`` costs about 2 us
+# (a seeded K1 launch draws 40,000), a block of them about 20 ns each. The generator fills
+# a block with the same doubles, in the same order, as that many scalar calls
+# (tests/engine/test_sampler.py), so a seed's run is unchanged.
+DRAW_BLOCK = 4096
+
 
 class Sampler:
     def __init__(self, prof: GpuProfile, seed: int | None = None, jitter: float = 0.0) -> None:
@@ -22,11 +28,16 @@ class Sampler:
         self._lat.setdefault("atomic_serial", 0.0)
         self._same = self._lat["visibility_same_xcd"]
         self._cross = self._lat["visibility_cross_xcd"]
+        self._drawn: list[float] = []  # the next factors, last first (popped from the end)
 
     def _scale(self) -> float:
         if self.jitter <= 0.0:
             return 1.0
-        return float(self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter))
+        drawn = self._drawn
+        if not drawn:
+            block = self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter, DRAW_BLOCK)
+            drawn += block[::-1].tolist()
+        return drawn.pop()
 
     def fixed(self) -> tuple[Callable[[str], float], Callable[[str, float], float]]:
         """``latency`` and ``cost`` as the hot loops call them: without jitter nothing is

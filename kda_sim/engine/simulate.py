@@ -29,7 +29,7 @@ from kda_sim.machine.residency import (
     residency,
     shared_residency,
 )
-from kda_sim.protocol.handoffs import derive, handoffs_of
+from kda_sim.protocol.handoffs import derived, handoffs_of
 from kda_sim.protocol.program import Launch
 from kda_sim.timeline.model import CtaTrack, Meta, Timeline
 
@@ -88,7 +88,7 @@ def simulate(
     else:
         if launch.cfg != cfg:
             raise InvalidInput("launch.cfg differs from cfg", what="launch")
-        ho = derive(launch)
+        ho = derived(launch)
     blocks = len(launch.programs)
     if order is None:
         order = range(blocks)
@@ -110,7 +110,7 @@ def simulate(
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
-    env.run()
+    env.run()  # (the collector is paused over the whole of simulate: kda_sim.gcpause)
     meta = Meta.for_launch(
         cfg,
         kernel=spec.name,

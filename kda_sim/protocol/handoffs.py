@@ -10,6 +10,7 @@ program's, with ``put_cta`` holding the (negative) loop reference for pairs an i
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -210,6 +211,27 @@ def _sorted_unique(v: np.ndarray) -> np.ndarray:
         v.sort()
         v = v[np.concatenate(([True], v[1:] != v[:-1]))]
     return v
+
+
+# the launches ``derived`` keeps, the latest used last (their tables hold them alive: a few)
+_DERIVED_KEPT = 8
+_derived: OrderedDict[int, Handoffs] = OrderedDict()
+
+
+def derived(launch: Launch) -> Handoffs:
+    """``derive(launch)``, kept for the same launch object: a check runs a transformed
+    launch (a mutant, a load moved) through the engine and the static checks many times,
+    and each run derived it again (25 to 50 ms for K1). Launches are immutable; one is
+    known by identity (hashing its programs would cost what deriving does)."""
+    key = id(launch)
+    hit = _derived.get(key)
+    if hit is not None and hit.launch is launch:
+        _derived.move_to_end(key)
+        return hit
+    hit = _derived[key] = derive(launch)
+    while len(_derived) > _DERIVED_KEPT:
+        _derived.popitem(last=False)
+    return hit
 
 
 @lru_cache(maxsize=64)

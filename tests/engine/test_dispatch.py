@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import simpy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kda_sim.engine.dispatch import Units, dispatcher
 from kda_sim.machine import load_gpu
@@ -62,3 +64,21 @@ def test_the_why_names_the_short_resource_on_every_unit() -> None:
     assert units.short(2) == {"LDS": 2}
     units.release(1, 1)
     assert units.pick(0, 2) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=4, max_size=4),
+    st.integers(0, 1),
+)
+def test_pick_is_the_unit_with_room_holding_fewest_lowest_on_a_tie(
+    state: list[tuple[int, int]], xcd: int
+) -> None:
+    prof = dataclasses.replace(B200, units=4, xcds=2)
+    units = Units(simpy.Environment(), prof, 2)
+    units.free = [f for f, _ in state]
+    units.held = [h for _, h in state]
+    lo = xcd * units.per_xcd
+    room = [u for u in range(lo, lo + units.per_xcd) if units.free[u] > 0]
+    want = min(room, key=lambda u: (units.held[u], u)) if room else None
+    assert units.pick(xcd) == want

@@ -1,8 +1,11 @@
-"""The sampler's hot-loop forms draw exactly what its methods draw."""
+"""The sampler's hot-loop forms draw exactly what its methods draw, and its drawn blocks
+what the generator's scalar draws were."""
 
 from __future__ import annotations
 
-from kda_sim.engine.sampler import Sampler
+import numpy as np
+
+from kda_sim.engine.sampler import DRAW_BLOCK, Sampler
 from kda_sim.machine import load_profile
 
 PROF = load_profile("mi355x")
@@ -24,3 +27,23 @@ def test_fixed_draws_as_the_methods_do_with_jitter() -> None:
     drawn = [latency("poll"), cost(key, 2.0), latency("retry")]
     assert drawn == [b.latency("poll"), b.cost(key, 2.0), b.latency("retry")]
     assert drawn[0] != PROF.latency_ns["poll"]  # jittered, so the test can tell
+
+
+def test_drawn_blocks_are_the_generators_scalar_draws_in_order() -> None:
+    # a seed's run stays what it was when each factor was one scalar ``uniform`` call:
+    # over more than two blocks, for several seeds and jitters, and for every method
+    key = next(iter(PROF.costs))
+    for seed, jitter in ((1, 0.9), (2, 0.5), (7, 0.15), (123, 0.3)):
+        s = Sampler(PROF, seed=seed, jitter=jitter)
+        rng = np.random.default_rng(seed)
+        n = 2 * DRAW_BLOCK + 17
+        for k in range(n):
+            scale = float(rng.uniform(1.0 - jitter, 1.0 + jitter))
+            which = k % 3
+            if which == 0:
+                assert s.latency("poll") == PROF.latency_ns["poll"] * scale
+            elif which == 1:
+                assert s.cost(key, 2.0) == PROF.cost(key, 2.0) * scale
+            else:
+                lat = PROF.latency_ns["visibility_cross_xcd"]
+                assert s.visibility(0, 1) == lat * scale

@@ -9,12 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kda_sim.kernels.examples.pingpong import PingPongConfig
+from kda_sim.kernels.examples.pingpong import build as pingpong
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import GEMV0, NA, NPROJ, POLL_MAX
 from kda_sim.kernels.k1.kda import task_coords, task_cta, tasks_of
 from kda_sim.kernels.k1.program import Role, build_launch
 from kda_sim.kernels.k1.regions import Region
-from kda_sim.protocol.handoffs import handoffs_of
+from kda_sim.protocol.handoffs import derive, derived, handoffs_of
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Poll, Publish, Put, Use
 
 
@@ -175,3 +177,19 @@ def test_onw_first_asks_for_on_w_in_k_stage_and_moves_nothing_else() -> None:
             for c, o in ops.items()
         }
         assert hand[seed] == hand[first]
+
+
+def test_derived_is_derive_kept_for_the_same_launch_object() -> None:
+    a, b = pingpong(PingPongConfig(rounds=3)), pingpong(PingPongConfig(rounds=3))
+    assert a == b and a is not b
+    ha = derived(a)
+    assert derived(a) is ha  # kept: the same tables, the engine's poll plans with them
+    hb = derived(b)
+    assert hb is not ha and hb.launch is b  # another object is derived anew
+    fresh = derive(a)
+    assert fresh.producers == ha.producers and fresh.unput == ha.unput
+    assert np.array_equal(fresh.put_count, ha.put_count)
+    # a few are kept, not every launch ever derived: an old one is derived again
+    for rounds in range(1, 12):
+        derived(pingpong(PingPongConfig(rounds=rounds)))
+    assert derived(a) is not ha

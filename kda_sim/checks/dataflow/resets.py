@@ -28,7 +28,7 @@ import numpy as np
 
 from kda_sim.checks.dataflow.naming import Namer, capped, rest
 from kda_sim.checks.findings import Category, Finding, Severity
-from kda_sim.checks.words import clearing_op
+from kda_sim.checks.words import clearing_op, uses_words
 from kda_sim.protocol.access import Accesses, Kind
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
@@ -70,6 +70,8 @@ def _flat(acc: Accesses) -> Iterator[tuple[int, object, str]]:
 
 def clears_of(acc: Accesses) -> list[_Clear]:
     """Every clear of the launch: its word and where it is."""
+    if not uses_words(acc.launch):  # no reset, atomic, ticket loop or branch: no clear
+        return []
     out: list[_Clear] = []
     loops: dict[int, list[int]] = {}  # ticket counter -> the takers' TicketLoop rows
     for row, op, cond in _flat(acc):
