@@ -115,6 +115,11 @@ def staging_bytes(cfg: LaunchConfig) -> tuple[int, int]:
     return meta + conv + state + consts, fb
 
 
+# the ops of one task (:func:`kda_program`): k.stage 6 (on_w's load in k.stage or
+# k.norm), k.conv 8, k.gates 9, k.recur 7, k.norm 7
+KDA_TASK_OPS = 37
+
+
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     req, h, ch = task_coords(i)
     L = cfg.L
