@@ -113,13 +113,14 @@ def test_kernel_run_passes_every_option_as_kernel_run_takes_it(monkeypatch, tmp_
     monkeypatch.setattr(krun, "run", spy)
     trace = tmp_path / "t.json"
     assert main([*KERNEL_RUN_ARGV, "--trace", str(trace)]) == 0
-    assert json.loads(capsys.readouterr().out) == {"ok": True}
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "trace": str(trace)}
     cfg = seen["cfg"]
     assert (cfg.R, cfg.L, cfg.nb, cfg.kda0) == (2, 2, 4, 56)
     assert not cfg.nw_first and cfg.onw_first  # as asked; on_w as the build recommends
     assert seen["inject"] == "drop" and seen["watchdog_ms"] == 50 and seen["replays"] == 3
     assert seen["build"] == {"prefetch": 2}
-    assert str(seen["trace_path"]) == str(trace)
+    # written into a temporary file beside it, put in place (kda_sim.commands.common.write_output)
+    assert Path(seen["trace_path"]).parent == trace.parent and trace.exists()
 
 
 def _kernel_run_cfg(monkeypatch, argv: list[str]):

@@ -373,6 +373,11 @@ def refuse_overwrite(
         raise InvalidInput("is a directory, not a file", what="path", where=where)
     if exists and not force:
         raise InvalidInput("exists; pass --force to overwrite it", what="exists", where=where)
+    # the temporary file write_output makes beside it (a read-only file system says so too)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidInput(
+            f"cannot write in {str(parent)!r}: permission denied", what="path", where=where
+        )
 
 
 def check_outputs(force: bool, **outputs: Path | None) -> None:

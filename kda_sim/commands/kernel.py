@@ -8,6 +8,10 @@ the configuration (the variants the flags say kept, the others as it recommends)
 
 Backends run K1 (``--kernel k1``, the default); another kernel is refused (exit 2).
 
+``--trace`` is checked before a backend is loaded (its folder exists and takes a file, an
+existing file needs --force) and written through :func:`write_output`: the backend writes
+into a temporary file beside it, put in place when the run returns.
+
 Exit codes: 0 ran (and matched with --check), 1 the check failed or the watchdog gave up,
 2 no such backend / no GPU / invalid input / a launch the pre-flight refused.
 """
@@ -21,7 +25,13 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from kda_sim.commands.common import add_kernel_flag, float_type, no_kernel_flags, refuse_overwrite
+from kda_sim.commands.common import (
+    add_kernel_flag,
+    float_type,
+    no_kernel_flags,
+    refuse_overwrite,
+    write_output,
+)
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import RealBackends, hook
@@ -146,6 +156,25 @@ def launch_config(backend: Any, args: argparse.Namespace) -> Any:
     return cfg
 
 
+def run_backend(
+    backend: Any, cfg: Any, request: dict[str, Any], trace: Path | None, force: bool
+) -> dict[str, Any]:
+    """``backend.run_shape(cfg, **request)``; with ``trace``, the backend writes its trace
+    into the temporary file :func:`write_output` keeps beside it, put in place when the
+    run returns (never half-written, and a file that appeared during the run is kept
+    unless --force), and the result names ``trace``."""
+    if trace is None:
+        return backend.run_shape(cfg, **request)
+    out: dict[str, Any] = {}
+    write_output(
+        trace,
+        lambda tmp: out.update(backend.run_shape(cfg, trace_path=tmp, **request)),
+        force,
+        "--trace",
+    )
+    return out | {"trace": str(trace)}
+
+
 def run(args: argparse.Namespace) -> int:
     spec = get(args.kernel)
     if spec.name != DEFAULT_KERNEL:  # the backends' contract: a LaunchConfig in, K1 run
@@ -170,7 +199,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"kda-sim kernel run: backend {backend.name} plants no faults", file=sys.stderr)
         return 2
     request: dict[str, Any] = {
-        "trace_path": args.trace,
         "check": args.check,
         "graph": args.graph,
         "watchdog_ms": args.watchdog_ms,
@@ -182,7 +210,9 @@ def run(args: argparse.Namespace) -> int:
     if args.arch is not None:
         request["arch"] = args.arch
     try:
-        res = backend.run_shape(cfg, **request)
+        res = run_backend(backend, cfg, request, args.trace, args.force)
+    except InvalidInput:
+        raise
     except Exception as e:
         code = backend.exit_code(e)
         if code is None:

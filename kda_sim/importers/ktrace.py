@@ -37,8 +37,13 @@ from kda_sim.importers.protowire import (
     as_text,
     fields,
 )
+from kda_sim.timeline.schema import MAX_ABS_NS
 
 SLICE_BEGIN, SLICE_END, INSTANT = 1, 2, 3
+# the values a CU label's SE, SH and CU take, as HW_ID packs them (2, 1 and 4 bits): the
+# unit is ((xcd SE + se) SH + sh) CU + cu, so a field past its bound gives two CUs one unit
+HW_ID_FIELDS = {"SE": 4, "SH": 2, "CU": 16}
+MAX_ID_DIGITS = 9  # a workgroup or launch number: ids past 10^9 are no launch of ours
 _CU = re.compile(r"^XCD(\d+)/SE(\d+)/SH(\d+)/CU(\d+)$")
 _WG = re.compile(r"^WG\((\d+), (\d+), (\d+)\)$")
 _LAUNCH = re.compile(r"^launch (\d+)\b")
@@ -167,6 +172,12 @@ def _event(buf: memoryview, ts: int | None, at: int, where: str) -> Event:
     rec = f"{where}: track event at byte {at}"
     if ts is None:
         raise TraceFormatError("a track event without timestamp (TracePacket field 8)", where=rec)
+    if ts > MAX_ABS_NS:  # ns from the earliest record: no capture lasts days
+        raise TraceFormatError(
+            f"timestamp {ts} ns is past {MAX_ABS_NS:.0e} ns (about 11.6 days from the "
+            "earliest record): not a clock reading",
+            where=rec,
+        )
     if track is None:
         raise TraceFormatError("a track event without track_uuid (field 11)", where=rec)
     if kind not in (SLICE_BEGIN, SLICE_END, INSTANT):
@@ -188,6 +199,28 @@ def _ancestors(tracks: dict[int, Track], uuid: int, where: str) -> list[Track]:
         chain.append(t)
         u = t.parent
     return chain
+
+
+def _number(digits: str, label: str, where: str) -> int:
+    """A workgroup's or a launch's number in its track's label, of at most
+    :data:`MAX_ID_DIGITS` digits (a 5,000-digit one is refused, not parsed)."""
+    if len(digits) > MAX_ID_DIGITS:
+        raise TraceFormatError(
+            f"track {label[:40]!r}...: a number of {len(digits)} digits, at most {MAX_ID_DIGITS}",
+            where=where,
+        )
+    return int(digits)
+
+
+def _hw_field(name: str, digits: str, label: str, where: str) -> int:
+    """One field of a CU label within what HW_ID packs in it (:data:`HW_ID_FIELDS`)."""
+    bound = HW_ID_FIELDS[name]
+    if len(digits) > MAX_ID_DIGITS or int(digits) >= bound:
+        raise TraceFormatError(
+            f"CU track {label[:40]!r}: {name} {digits[:12]} is outside 0 .. {bound - 1}",
+            where=where,
+        )
+    return int(digits)
 
 
 @dataclass
@@ -216,17 +249,20 @@ def _place(
     m_l = _LAUNCH.match(launch.name) if launch else None
     if m_cu is None or m_l is None:
         raise TraceFormatError(
-            f"workgroup track {chain[wg].name!r} is not under a CU and a launch track",
+            f"workgroup track {chain[wg].name[:40]!r} is not under a CU and a launch track",
             where=f"{where}: track {chain[wg].uuid}",
         )
-    x, se, sh, c = (int(g) for g in m_cu.groups())
+    at = f"{where}: track {chain[wg].uuid}"
+    x = _number(m_cu.group(1), m_cu.string, at)
+    hw = zip(HW_ID_FIELDS, m_cu.groups()[1:], strict=True)
+    se, sh, c = (_hw_field(name, digits, m_cu.string, at) for name, digits in hw)
     m_wg = _WG.match(chain[wg].name)
     assert m_wg is not None
     place = Place(
-        launch=int(m_l.group(1)),
-        cta=int(m_wg.group(1)),
+        launch=_number(m_l.group(1), m_l.string, at),
+        cta=_number(m_wg.group(1), chain[wg].name, at),
         wave=chain[wg - 1].name,  # the Wave track (a ranges lane hangs under it)
-        unit=((x * 4 + se) * 2 + sh) * 16 + c,
+        unit=((x * HW_ID_FIELDS["SE"] + se) * HW_ID_FIELDS["SH"] + sh) * HW_ID_FIELDS["CU"] + c,
         xcd=x,
     )
     cache[uuid] = place

@@ -43,8 +43,9 @@ kernel knowledge:
 - ``launch_size(cfg)``: ``(ops, fields)``, an upper bound on the ops of ``cfg``'s launch,
   summed over its CTAs, and the configuration fields that scale it, computed without
   building it: a launch past :data:`MAX_LAUNCH_OPS` is refused before it is built
-  (:func:`check_launch_size`). Without it the bound applies to the launch's cells (the
-  sum of its regions, as cheap to know), naming the largest region.
+  (:func:`check_launch_size`; :func:`launch_terms` sums a launch's parts and names the
+  largest's fields). Without it the bound applies to the launch's cells (the sum of its
+  regions, as cheap to know), naming the largest region.
 - ``check_trace(cfg, timeline, programs, where)``: the kernel's own evidence that a trace
   is a run of ``cfg`` beyond its CTAs, stages and poll counts
   (:mod:`kda_sim.importers.claimed_launch`), raising ``TraceFormatError`` naming the
@@ -255,7 +256,7 @@ def check_launch_size(spec: Any, cfg: Any) -> None:
     if size is not None:
         ops, fields = size(cfg)
         if ops > MAX_LAUNCH_OPS:
-            named = ", ".join(f"{f} = {getattr(cfg, f, '?')}" for f in fields)
+            named = ", ".join(f"{f} = {_said(getattr(cfg, f, '?'))}" for f in fields)
             raise InvalidInput(
                 f"{named}: a launch of about {ops:,} ops, past the bound of "
                 f"{MAX_LAUNCH_OPS:,} (kda_sim.kernels.spec.MAX_LAUNCH_OPS)",
@@ -271,6 +272,22 @@ def check_launch_size(spec: Any, cfg: Any) -> None:
             f"of {MAX_LAUNCH_OPS:,} (kda_sim.kernels.spec.MAX_LAUNCH_OPS)",
             what=f"region {big}",
         )
+
+
+def launch_terms(terms: Mapping[tuple[str, ...], int]) -> tuple[int, tuple[str, ...]]:
+    """A ``launch_size`` hook's answer from its terms ({the fields that scale a part of
+    the launch: that part's ops}): their sum and the fields of the largest, the ones to
+    shrink."""
+    fields = max(terms, key=lambda k: terms[k])
+    return sum(terms.values()), fields
+
+
+def _said(value: Any) -> str:
+    """A configuration field's value as a refusal names it: a sequence by its length
+    (a ticket launch's ``placed`` takes), anything else as it is."""
+    if isinstance(value, tuple | list):
+        return f"{len(value):,} entries"
+    return str(value)
 
 
 def _parse_bool(text: str) -> bool:

@@ -43,6 +43,7 @@ BUDGET = {
     "costs": 40,
     "chrome": 10,
     "ktrace": 15,
+    "ktrace_records": 40,
     "stamps": 15,
     "kernel_file": 15,
     "isa": 25,
@@ -280,6 +281,268 @@ def test_ktrace(data: bytes, zipped: bool) -> None:
     trace_case("k.pftrace.gz", gzip.compress(data) if zipped else data, R=1, L=1)
 
 
+# --- ktrace, structure-aware: its records decoded, edited as records, encoded again -------
+#
+# The byte mutations above mostly break the protobuf; these keep it well formed and break
+# what it says: records dropped, doubled, swapped or cut off, tracks renamed (a workgroup
+# outside the launch, a 5,000-digit id, a wave under no CU), times running backwards or
+# past any clock, huge and negative payloads, a trace of two workgroups. Each is read as
+# the commands read it and, when taken, checked against its launch independently
+# (:func:`ktrace_taken_is_whole_or_partial`): a CTA it holds in part is named partial.
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _key(num: int, wire: int) -> bytes:
+    return _varint(num << 3 | wire)
+
+
+def _len(num: int, data: bytes) -> bytes:
+    return _key(num, 2) + _varint(len(data)) + data
+
+
+def _payload(value: Any) -> bytes:
+    """A ``payload`` debug annotation of ``value``'s type (None: none)."""
+    if value is None:
+        return b""
+    if isinstance(value, bool):
+        body = _key(2, 0) + _varint(int(value))
+    elif isinstance(value, int):
+        body = _key(4, 0) + _varint(value % (1 << 64) if value < 0 else value)
+    elif isinstance(value, float):
+        body = _key(5, 1) + np.float64(value).tobytes()
+    else:
+        body = _len(6, str(value).encode())
+    return _len(4, _len(10, b"payload") + body)
+
+
+def encode_ktrace(records: list[tuple]) -> bytes:
+    """gzip'd Perfetto packets: ``("track", uuid, name, parent)`` a track descriptor,
+    ``("event", ts, kind, track, name, payload)`` a track event (the fields
+    :mod:`kda_sim.importers.ktrace` reads); a name is text or raw bytes."""
+    out = bytearray()
+    for rec in records:
+        if rec[0] == "track":
+            _, uuid, name, parent = rec
+            body = _key(1, 0) + _varint(uuid)
+            body += _len(2, name if isinstance(name, bytes) else name.encode())
+            body += b"" if parent is None else _key(5, 0) + _varint(parent)
+            packet = _len(60, body)
+        else:
+            _, ts, kind, track, name, payload = rec
+            body = _key(9, 0) + _varint(kind) + _key(11, 0) + _varint(track)
+            if name is not None:
+                body += _len(23, name if isinstance(name, bytes) else name.encode())
+            packet = _key(8, 0) + _varint(ts) + _len(11, body + _payload(payload))
+        out += _len(1, packet)
+    return gzip.compress(bytes(out), mtime=0)
+
+
+def decode_ktrace(raw: bytes) -> list[tuple]:
+    """The fixture's records, as :func:`encode_ktrace` takes them (tracks first)."""
+    from kda_sim.importers.ktrace import decode_packets
+
+    tracks, events = decode_packets(gzip.decompress(raw), "fixture")
+    out: list[tuple] = [("track", t.uuid, t.name, t.parent) for t in tracks.values()]
+    return out + [("event", e.ts, e.kind, e.track, e.name, e.payload) for e in events]
+
+
+KTRACE_RECORDS = decode_ktrace(
+    (ROOT / "tests" / "importers" / "fixtures" / "kda_pre_R1_L1_ktrace.pftrace.gz").read_bytes()
+)
+HUGE_ID = "9" * 5000  # past int()'s 4,300 digits
+TRACK_NAMES = [
+    "WG(2, 0, 0)",  # a workgroup the fixture has not: another CTA's
+    "WG(255, 0, 0)",
+    "WG(256, 0, 0)",  # past the launch's 256
+    "WG(65536, 0, 0)",
+    f"WG({2**64}, 0, 0)",
+    f"WG({HUGE_ID}, 0, 0)",
+    "WG(0, 0, 0)",  # a second track of workgroup 0
+    "WG(1, 0)",
+    "XCD99/SE9/SH9/CU99",
+    f"XCD{HUGE_ID}/SE0/SH0/CU0",
+    "CU0",
+    "launch 2 (queue 1234, dispatch 7)",
+    f"launch {HUGE_ID} (queue 1, dispatch 1)",
+    "Wave0",
+    "",
+    b"Wave\xff",
+]
+EVENT_NAMES = [
+    "slice",
+    "k.norm",
+    "gemv1",
+    "Wave Span",
+    "poll PART",
+    "poll NOPE",
+    "put XRDY",
+    "put",
+    "slice (unclosed)",
+    "k.stage (unclosed)",
+    "cta end",
+    "",
+    None,
+    b"\xc3",
+]
+TIMES = [0, 1, 2**31, 2**53 + 1, 10**15 + 1, 2**63, 2**64 - 1, 2**69]
+PAYLOADS = [None, -1, 0, 1, 55, 56, 2**31, 2**40 + 1, 2**62, 2**64 - 1, 2**69, 1.5, math.nan]
+PAYLOADS += [True, "x", HUGE_ID]
+
+
+KTRACE_EDITS = ["drop", "double", "swap", "cut", "rename", "parent", "name", "time", "back"]
+KTRACE_EDITS += ["payload", "kind", "flood", "workgroups"]
+
+
+@st.composite
+def mutated_ktrace(draw: st.DrawFn) -> list[tuple]:
+    """The fixture's records with 1 to 3 structural edits."""
+    recs = list(KTRACE_RECORDS)
+    for _ in range(draw(st.integers(1, 3))):
+        if not recs:
+            break
+        op = draw(st.sampled_from(KTRACE_EDITS))
+        i = draw(st.integers(0, len(recs) - 1))
+        r = recs[i]
+        if op == "drop":
+            del recs[i]
+        elif op == "double":
+            recs.insert(i, r)
+        elif op == "swap":
+            j = draw(st.integers(0, len(recs) - 1))
+            recs[i], recs[j] = recs[j], recs[i]
+        elif op == "cut":
+            recs = recs[:i]
+        elif op in ("rename", "parent"):
+            tracks = [k for k, x in enumerate(recs) if x[0] == "track"]
+            if not tracks:
+                continue
+            k = tracks[draw(st.integers(0, len(tracks) - 1))]
+            t = recs[k]
+            if op == "rename":
+                recs[k] = (*t[:2], draw(st.sampled_from(TRACK_NAMES)), t[3])
+            else:  # itself, a track never described, or none
+                parent = draw(st.sampled_from([t[1], 10**6, None, 2**64 - 1]))
+                recs[k] = (*t[:3], parent)
+        elif r[0] != "event":
+            continue
+        elif op == "name":
+            recs[i] = (*r[:4], draw(st.sampled_from(EVENT_NAMES)), r[5])
+        elif op == "time":
+            recs[i] = (r[0], draw(st.sampled_from(TIMES)), *r[2:])
+        elif op == "back":  # earlier than it was: a clock running backwards
+            recs[i] = (r[0], max(0, r[1] - draw(st.sampled_from([1, 100, 10**4, 10**6]))), *r[2:])
+        elif op == "payload":
+            recs[i] = (*r[:5], draw(st.sampled_from(PAYLOADS)))
+        elif op == "kind":
+            recs[i] = (r[0], r[1], draw(st.sampled_from([0, 1, 2, 3, 4, 2**32])), *r[3:])
+        elif op == "flood":  # one record many times: counts far past the launch's
+            recs[i:i] = [r] * draw(st.sampled_from([50, 3000]))
+        else:  # a trace of one or two workgroups: the others' events dropped
+            keep = set(draw(st.lists(st.sampled_from([0, 1, 55, 56, 252]), min_size=1, max_size=2)))
+            recs = [x for x in recs if x[0] == "track" or _workgroup(recs, x[3]) in keep]
+    return recs
+
+
+def _workgroup(recs: list[tuple], uuid: int) -> int | None:
+    """The workgroup x a track hangs under (None: none, or a broken chain)."""
+    by = {r[1]: r for r in recs if r[0] == "track"}
+    seen: set[int] = set()
+    while uuid in by and uuid not in seen:
+        seen.add(uuid)
+        name = by[uuid][2]
+        m = re.match(r"WG\((\d{1,6}), ", name) if isinstance(name, str) else None
+        if m:
+            return int(m.group(1))
+        uuid = by[uuid][3]
+    return None
+
+
+def ktrace_taken_is_whole_or_partial(tl: Any) -> None:
+    """What a taken ktrace must be, checked apart from the readers: times finite and
+    within a clock's reach, counts within a launch's; every CTA either recorded whole (it
+    ended and holds every stage its program runs) or one the partial-trace note names."""
+    from kda_sim.kernels.registry import get
+    from kda_sim.protocol.ops import Begin
+    from kda_sim.timeline.schema import MAX_ABS_NS, MAX_COUNT
+    from kda_sim.timeline.summary import unrecorded_ctas
+
+    nothing, unfinished = unrecorded_ctas(tl)
+    named = set(nothing) | set(unfinished)
+    cfg = tl.meta.config()
+    programs = get(tl.meta.kernel).build(cfg).programs
+    for c, prog in zip(tl.ctas, programs, strict=True):
+        times = [c.start, c.end, *(t for s in c.stages for t in (s.start, s.end))]
+        times += [t for p in c.polls for t in (p.first_issue, p.satisfied)]
+        times += [u.time for u in c.puts]
+        for t in times:
+            assert t is None or (math.isfinite(t) and abs(t) <= MAX_ABS_NS), (c.cta, t)
+        for p in c.polls:
+            assert p.retries is None or 0 <= p.retries <= MAX_COUNT, (c.cta, p)
+        for u in c.puts:
+            assert abs(u.first) <= MAX_COUNT, (c.cta, u)
+        if c.cta in named:
+            continue
+        want = {(op.stage, op.task) for op in prog.ops if isinstance(op, Begin)}
+        got = {(s.name, s.task) for s in c.stages}
+        assert c.finished and want <= got, f"CTA {c.cta}: whole? missing {sorted(want - got)}"
+
+
+def ktrace_case(data: bytes) -> str:
+    from kda_sim.importers import load_trace
+    from kda_sim.importers.claimed_launch import check_claimed_launch
+
+    with tempfile.TemporaryDirectory() as tmp:
+        f = _write(tmp, "k.pftrace.gz", data)
+
+        def run() -> None:
+            tl = load_trace(f, R=1, L=1)
+            check_claimed_launch(tl, str(f))
+            ktrace_taken_is_whole_or_partial(tl)
+
+        return contract(run, str(f), "ktrace records")
+
+
+def test_the_encoder_gives_the_fixture_back() -> None:
+    """Decoded and encoded again, the fixture reads as it does (the edits below are
+    edits of the fixture, nothing else)."""
+    from kda_sim.importers import load_trace
+
+    ours = load_trace(ROOT / "tests/importers/fixtures/kda_pre_R1_L1_ktrace.pftrace.gz", R=1, L=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        again = load_trace(_write(tmp, "k.pftrace.gz", encode_ktrace(KTRACE_RECORDS)), R=1, L=1)
+    assert [c.stages for c in again.ctas] == [c.stages for c in ours.ctas]
+    assert [c.polls for c in again.ctas] == [c.polls for c in ours.ctas]
+    assert ktrace_case(encode_ktrace(KTRACE_RECORDS)) == "taken"
+
+
+@_settings("ktrace_records")
+@given(mutated_ktrace())
+def test_ktrace_records(records: list[tuple]) -> None:
+    ktrace_case(encode_ktrace(records))
+
+
+def test_a_two_workgroup_ktrace_is_never_said_to_conform(tmp_path: Path, capsys) -> None:
+    """Two workgroups of K1's 256, claimed as a K1 launch: compared, the trace is named
+    partial with the CTAs it lacks, never "conforms"."""
+    keep = [
+        r for r in KTRACE_RECORDS if r[0] == "track" or _workgroup(KTRACE_RECORDS, r[3]) in {0, 56}
+    ]
+    f = tmp_path / "two.pftrace.gz"
+    f.write_bytes(encode_ktrace(keep))
+    assert main(["compare", str(f), "--R", "1", "--L", "1", "--json"]) == 1  # not conforming
+    report = json.loads(capsys.readouterr().out)
+    conf = report["conformance"]
+    assert not conf["conforms"] and conf["partial"]["unrecorded_ctas"][:3] == [1, 2, 3]
+
+
 # --- stamp tensors (.npy; .pt goes through torch's own loader to the same array) ----------
 
 
@@ -458,6 +721,7 @@ READERS: dict[str, Callable[[Path], Any]] = {
     "costs": lambda p: costs_case(p.read_bytes()),
     "chrome": lambda p: trace_case("t.json", p.read_bytes()),
     "ktrace": lambda p: trace_case("k.pftrace.gz", p.read_bytes(), R=1, L=1),
+    "ktrace_records": lambda p: ktrace_case(p.read_bytes()),
     "stamps": lambda p: trace_case("s.npy", p.read_bytes(), R=1, L=1),
     "isa": lambda p: isa_case(p.read_bytes()),
     "kernel_file": lambda p: kernel_file_case(*json.loads(p.read_text()), "corpus"),

@@ -203,3 +203,26 @@ def test_fixture_is_what_flydsl_writes(tmp_path: Path) -> None:
         sys.path.pop(0)
     made = build(tmp_path, source=SOURCE)
     assert made.read_bytes() == FIXTURE.read_bytes()
+
+
+CORPUS = Path(__file__).parents[1] / "fuzz" / "corpus"
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("workgroup-5000-digits", r"track \d+: track 'WG\(9+.*a number of 5000 digits, at most 9"),
+        ("launch-5000-digits", r"a number of 5000 digits"),
+        ("xcd-5000-digits", r"a number of 5000 digits"),
+        ("se-past-hw-id", r"track \d+: CU track 'XCD0/SE9/SH0/CU0': SE 9 is outside 0 \.\. 3"),
+        ("timestamp-2e64", r"track event at byte \d+: timestamp 18446744073709551615 ns is past"),
+        ("poll-retries-2e62", r"WG\(0\): poll PROJ: payload 4611686018427387904 is outside 0"),
+        ("put-cell-2e62", r"WG\(0\): put QK: payload 4611686018427387904 is outside -1"),
+    ],
+)
+def test_a_record_past_its_bounds_is_refused_naming_it(case: str, said: str) -> None:
+    """The structure-aware fuzz's finds (tests/fuzz/test_inputs.py, its corpus): ids past
+    int()'s digits, a CU field past HW_ID's bits, times past any clock, payloads past a
+    launch's counts."""
+    with pytest.raises(TraceFormatError, match=said):
+        read_ktrace(CORPUS / f"ktrace_records--{case}.pftrace.gz", R=1, L=1)

@@ -43,6 +43,11 @@ def regions(cfg: FlyDslSplitKConfig) -> dict[str, int]:
     return {"SEM": cfg.tiles}
 
 
+def launch_size(cfg: FlyDslSplitKConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: 4 a CTA's partial and 4 a tile's reduce."""
+    return cfg.tiles * (4 * cfg.splits + 4), ("tiles", "splits")
+
+
 def build(cfg: FlyDslSplitKConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     programs = []
@@ -73,6 +78,7 @@ KERNEL = Kernel(
     config_type=FlyDslSplitKConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("reducer", "split"),
     stages=("partial", "reduce"),
     role_colors={"reducer": "#d62728", "split": "#1f77b4"},

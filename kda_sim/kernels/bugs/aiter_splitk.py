@@ -45,6 +45,11 @@ def regions(cfg: AiterSplitKConfig) -> dict[str, int]:
     return {"SEM": cfg.tiles}
 
 
+def launch_size(cfg: AiterSplitKConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: 8 a wave, ``splits`` waves a tile."""
+    return 8 * cfg.tiles * cfg.splits, ("tiles", "splits")
+
+
 def build(cfg: AiterSplitKConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     programs = []
@@ -70,6 +75,7 @@ KERNEL = Kernel(
     config_type=AiterSplitKConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("wave",),
     stages=("partial", "reduce"),
     role_colors={"wave": "#1f77b4"},

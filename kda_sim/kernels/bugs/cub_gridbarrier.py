@@ -39,6 +39,13 @@ def regions(cfg: CubBarrierConfig) -> dict[str, int]:
     return {"SYNC": cfg.blocks}
 
 
+def launch_size(cfg: CubBarrierConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: a sync is block 0's wait on each peer and its reset,
+    and each peer's 2 ops, within a Begin and End each."""
+    peers = cfg.blocks - 1
+    return cfg.iterations * (peers + 3 + 4 * peers), ("blocks", "iterations")
+
+
 def build(cfg: CubBarrierConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     flag = [int(space.gid(SYNC, b)) for b in range(cfg.blocks)]
@@ -67,6 +74,7 @@ KERNEL = Kernel(
     config_type=CubBarrierConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("main", "peer"),
     stages=("sync",),
     role_colors={"main": "#d62728", "peer": "#1f77b4"},

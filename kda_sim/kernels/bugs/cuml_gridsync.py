@@ -41,6 +41,11 @@ def regions(cfg: GridSyncConfig) -> dict[str, int]:
     return {"SYNC": 2 if cfg.fix else 1}
 
 
+def launch_size(cfg: GridSyncConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: 7 a block's sync."""
+    return 7 * cfg.blocks * cfg.syncs, ("blocks", "syncs")
+
+
 def build(cfg: GridSyncConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     programs = []
@@ -68,6 +73,7 @@ KERNEL = Kernel(
     config_type=GridSyncConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("block",),
     stages=("work", "sync"),
     role_colors={"block": "#2ca02c"},

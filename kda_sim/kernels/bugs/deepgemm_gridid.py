@@ -49,6 +49,11 @@ def regions(cfg: MegaMoeConfig) -> dict[str, int]:
     return {"READY": cfg.ranks}
 
 
+def launch_size(cfg: MegaMoeConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: 8 a rank, and its flag's reset with ``fix``."""
+    return cfg.ranks * (8 + cfg.fix), ("ranks",)
+
+
 def build(cfg: MegaMoeConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     flag = [space.gid(READY, [r]) for r in range(cfg.ranks)]
@@ -77,6 +82,7 @@ KERNEL = Kernel(
     config_type=MegaMoeConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("rank",),
     stages=("combine", "pull"),
     role_colors={"rank": "#9467bd"},

@@ -51,6 +51,12 @@ def regions(cfg: FlashMoeConfig) -> dict[str, int]:
     return {"READY": 1, "TASK": grid(cfg) - 1, "DONE": 1}
 
 
+def launch_size(cfg: FlashMoeConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: the OS block's 4 and a hand-out a processor, and 6
+    ops a processor block."""
+    return 4 + 7 * (grid(cfg) - 1), ("blocks",)
+
+
 def build(cfg: FlashMoeConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     procs = grid(cfg) - 1
@@ -79,6 +85,7 @@ KERNEL = Kernel(
     config_type=FlashMoeConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("os", "processor"),
     stages=("os", "expert"),
     role_colors={"os": "#d62728", "processor": "#1f77b4"},

@@ -45,6 +45,7 @@ KERNEL = on_example(
     description="Fuser#2081: the releasing block resets the grid sync's semaphore",
     config_type=FuserSyncConfig,
     inner=_inner,
+    fields={"ctas": "blocks", "rounds": "syncs"},
 )
 
 CASE = BugCase(

@@ -55,14 +55,19 @@ def scheduler_blocks(cfg: MirageConfig) -> int:
 
 
 def resources(cfg: MirageConfig) -> KernelResources:  # a CTA's, by grid
-    per = SCHEDULERS_PER_BLOCK if cfg.fix else 1
-    return KernelResources(
-        *((256, 64, WORKER_LDS) if cfg.grid == "worker" else (WARP * per, 64, SCHEDULER_LDS))
-    )
+    if cfg.grid == "worker":
+        return KernelResources(256, 64, WORKER_LDS)
+    return KernelResources(WARP * (SCHEDULERS_PER_BLOCK if cfg.fix else 1), 64, SCHEDULER_LDS)
 
 
 def regions(cfg: MirageConfig) -> dict[str, int]:
     return {"QUEUE": cfg.workers, "EVENT": 1}
+
+
+def launch_size(cfg: MirageConfig) -> tuple[int, tuple[str, ...]]:  # build's ops
+    if cfg.grid == "scheduler":  # 5 a block, a hand-out a worker a wave
+        return 5 * scheduler_blocks(cfg) + 2 * cfg.workers, ("schedulers", "workers")
+    return 9 * cfg.workers, ("workers",)
 
 
 def build(cfg: MirageConfig) -> Launch:
@@ -81,11 +86,9 @@ def build(cfg: MirageConfig) -> Launch:
         return Launch(cfg, space, tuple(programs))
     done = Atomic(EVENT, event, AtomicKind.ADD, 1)  # a worker reports its first task
     for w in range(cfg.workers):
-        ops = []
-        for wave in (1, 2):
-            task = Wait(f"QUEUE[{w}]>={wave}", QUEUE, queue[w], Pred.GE, wave)
-            ops += [Begin("task", wave), task, Compute("mpk.task")]
-            ops += [*([done] if wave == 1 else []), End("task", wave)]
+        task = [Wait(f"QUEUE[{w}]>={v}", QUEUE, queue[w], Pred.GE, v) for v in (1, 2)]
+        ops = [Begin("task", 1), task[0], Compute("mpk.task"), done, End("task", 1)]
+        ops += [Begin("task", 2), task[1], Compute("mpk.task"), End("task", 2)]
         programs.append(CtaProgram(w, "worker", (w,), tuple(ops)))
     return Launch(cfg, space, tuple(programs))
 
@@ -96,6 +99,7 @@ KERNEL = Kernel(
     config_type=MirageConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=GRIDS,
     stages=("schedule", "task"),
     role_colors={"scheduler": "#d62728", "worker": "#2ca02c"},

@@ -18,10 +18,12 @@ def on_example(
     description: str,
     config_type: type,
     inner: Callable[[Any], Any],
+    fields: Mapping[str, str],
 ) -> Kernel:
     """``base``'s protocol under the name ``name``; ``inner(cfg)`` is the example's
     configuration for the bug's ``cfg`` (the launch keeps the bug's, so reports and
-    timelines say the bug's names)."""
+    timelines say the bug's names); ``fields`` names the bug's field for each of the
+    example's that its ``launch_size`` hook names (a refusal names the bug's flags)."""
 
     def regions(cfg: Any) -> Mapping[str, int]:
         return base.regions(inner(cfg))
@@ -30,12 +32,17 @@ def on_example(
         launch = base.build(inner(cfg))
         return Launch(cfg, launch.space, launch.programs)
 
+    def launch_size(cfg: Any) -> tuple[int, tuple[str, ...]]:
+        ops, named = base.launch_size(inner(cfg))
+        return ops, tuple(fields[f] for f in named)
+
     return Kernel(
         name=name,
         description=description,
         config_type=config_type,
         build_fn=build,
         regions_fn=regions,
+        launch_size=launch_size if base.launch_size is not None else None,
         roles=base.roles,
         stages=base.stages,
         role_colors=base.role_colors,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kda_sim.kernels.bugs.case import BugCase
-from kda_sim.kernels.spec import Kernel, require_at_least
+from kda_sim.kernels.spec import Kernel, launch_terms, require_at_least
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -41,6 +41,17 @@ class SgmvConfig:
 
 def regions(cfg: SgmvConfig) -> dict[str, int]:
     return {"ARRIVE": 1}
+
+
+def launch_size(cfg: SgmvConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: 4 a block's sync (each of its own steps', or with
+    ``fix`` the longest segment's) and 3 a step it computes."""
+    most = max(cfg.long_steps, cfg.short_steps)
+    first = 4 * (most if cfg.fix else cfg.long_steps) + 3 * cfg.long_steps
+    other = 4 * (most if cfg.fix else cfg.short_steps) + 3 * cfg.short_steps
+    return launch_terms(
+        {("long_steps",): first, ("blocks", "short_steps"): (cfg.blocks - 1) * other}
+    )
 
 
 def build(cfg: SgmvConfig) -> Launch:
@@ -71,6 +82,7 @@ KERNEL = Kernel(
     config_type=SgmvConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("block",),
     stages=("step", "sync"),
     role_colors={"block": "#2ca02c"},

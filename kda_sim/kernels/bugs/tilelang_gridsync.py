@@ -46,6 +46,7 @@ KERNEL = on_example(
     description="tilelang#2319: a grid sync counter reset to 0 by the last arriver each round",
     config_type=TileLangSyncConfig,
     inner=_inner,
+    fields={"ctas": "ctas", "rounds": "rounds"},
 )
 
 CASE = BugCase(

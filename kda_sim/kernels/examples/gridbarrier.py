@@ -46,6 +46,15 @@ def regions(cfg: GridBarrierConfig) -> dict[str, int]:
     return {"ARRIVE": 1}
 
 
+def launch_size(cfg: GridBarrierConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: a CTA's round is work (3 ops), the barrier's Begin,
+    add and End, and its wait (1 op) or the last arriver's branch (the branch and its
+    two ops); then the last work (3 ops); ``broken``: CTA 0's reset a round."""
+    barrier = 3 + (3 if cfg.last_resets else 1)
+    ops = cfg.ctas * (cfg.rounds * (3 + barrier) + 3) + (cfg.rounds if cfg.broken else 0)
+    return ops, ("ctas", "rounds")
+
+
 def build(cfg: GridBarrierConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     word = int(space.gid(ARRIVE, 0))
@@ -76,6 +85,7 @@ KERNEL = Kernel(
     config_type=GridBarrierConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("member",),
     stages=("work", "barrier"),
     role_colors={"member": "#2ca02c"},

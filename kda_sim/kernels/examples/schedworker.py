@@ -42,6 +42,13 @@ def regions(cfg: SchedWorkerConfig) -> dict[str, int]:
     return {"ALIVE": 1, "STOP": 1}
 
 
+def launch_size(cfg: SchedWorkerConfig) -> tuple[int, tuple[str, ...]]:
+    """Five ops a CTA of this launch's grid (:func:`build`)."""
+    if cfg.grid == "scheduler":
+        return 5 * cfg.schedulers, ("schedulers",)
+    return 5 * cfg.workers, ("workers",)
+
+
 def build(cfg: SchedWorkerConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     alive, stop = int(space.gid(ALIVE, 0)), int(space.gid(STOP, 0))
@@ -72,6 +79,7 @@ KERNEL = Kernel(
     config_type=SchedWorkerConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("scheduler", "worker"),
     stages=("schedule", "work"),
     role_colors={"scheduler": "#d62728", "worker": "#2ca02c"},

@@ -43,6 +43,12 @@ def regions(cfg: SplitKConfig) -> dict[str, int]:
     return {"SEM": cfg.tiles}
 
 
+def launch_size(cfg: SplitKConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: 4 a CTA's partial, and a tile's reduce (4, and the
+    reset with ``reset``)."""
+    return cfg.tiles * (4 * cfg.splits + 4 + cfg.reset), ("tiles", "splits")
+
+
 def build(cfg: SplitKConfig) -> Launch:
     space = CellSpace.from_sizes(regions(cfg))
     programs = []
@@ -80,6 +86,7 @@ KERNEL = Kernel(
     config_type=SplitKConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("reducer", "split"),
     stages=("partial", "reduce"),
     role_colors={"reducer": "#d62728", "split": "#1f77b4"},

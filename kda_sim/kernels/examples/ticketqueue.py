@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.spec import Kernel
+from kda_sim.kernels.spec import Kernel, launch_terms
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Op
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -38,6 +38,12 @@ class TicketQueueConfig:
 
 def regions(cfg: TicketQueueConfig) -> dict[str, int]:
     return {"TICKET": 1, "DONE": cfg.items}
+
+
+def launch_size(cfg: TicketQueueConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: the loop, one op a CTA, and its bodies once (the
+    CTAs share them): 5 an item and the wait of every item but one."""
+    return launch_terms({("ctas",): cfg.ctas, ("items",): 6 * cfg.items - 1})
 
 
 def build(cfg: TicketQueueConfig) -> Launch:
@@ -72,6 +78,7 @@ KERNEL = Kernel(
     config_type=TicketQueueConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=("worker",),
     stages=("item",),
     role_colors={"worker": "#1f77b4"},

@@ -6,7 +6,7 @@ import numpy as np
 
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import BF16, COLS, GSL, TAG_EXPR
+from kda_sim.kernels.k1.constants import BF16, COLS, GSL, NA, TAG_EXPR
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.ops import (
     Barrier,
@@ -62,6 +62,15 @@ def _in_nw() -> Load:
     traces show its round trip at about 0.3 us, an L2 hit's, where an HBM load costs
     0.8 to 1.0 us in the fits (docs/calibration.md, "What the model has")."""
     return Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw", hbm=False)
+
+
+def attn_ops(cfg: LaunchConfig) -> int:
+    """The ops :func:`attn_program` makes over the NA attn CTAs, without building them:
+    a CTA's slice (8), mix (13, or 14 with the gate's poll under ``gate_local``) and
+    ``in_nw``'s load, and the gate stage (7) of CTAs 0..S-1 when the gate is not local."""
+    if cfg.gate_local:
+        return NA * 24
+    return NA * 23 + 7 * min(cfg.S, NA)
 
 
 def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:

@@ -20,6 +20,7 @@ from kda_sim.kernels.k1.constants import (
     GEMV0,
     GEMV_TASKS,
     HIDDEN,
+    N_GEMV,
     NA,
     NPROJ,
     PER_WAVE,
@@ -104,6 +105,12 @@ def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Barrier(),
         End("load_x"),
     ]
+
+
+def gemv_ops() -> int:
+    """The ops :func:`gemv_program` makes over the N_GEMV gemv CTAs, without building
+    them: 23 a CTA, and the second group's put of each CTA whose second group exists."""
+    return 23 * N_GEMV + sum(groups_of(c)[1] < GEMV_TASKS for c in range(GEMV0, GEMV0 + N_GEMV))
 
 
 def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:

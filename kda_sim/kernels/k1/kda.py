@@ -236,6 +236,11 @@ def kda_template(cfg: LaunchConfig, space: CellSpace) -> KdaTemplate:
     return KdaTemplate(cfg, space)
 
 
+# the ops of one task (:func:`kda_program`): k.stage 6 (on_w's load in k.stage or
+# k.norm), k.conv 8, k.gates 9, k.recur 7, k.norm 7
+KDA_TASK_OPS = 37
+
+
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     req, h, ch = task_coords(i)
     L = cfg.L

@@ -29,11 +29,18 @@ from kda_sim.kernels.k1.config import LaunchConfig, variants_of
 from kda_sim.kernels.k1.program import role_of
 from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
+from kda_sim.timeline.schema import MAX_COUNT
 
 
-def _int_payload(v: Any, what: str, where: str) -> int:
+def _int_payload(v: Any, what: str, where: str, lo: int = 0) -> int:
+    """A payload that counts (a task, retries, a cell index): an integer in ``lo`` ..
+    MAX_COUNT, the bound a Chrome trace's counts have too."""
     if isinstance(v, bool) or not isinstance(v, int):
-        raise TraceFormatError(f"{what}: payload {v!r} is not an integer", where=where)
+        raise TraceFormatError(f"{what}: payload {v!r:.40} is not an integer", where=where)
+    if not lo <= v <= MAX_COUNT:
+        raise TraceFormatError(
+            f"{what}: payload {v} is outside {lo} .. {MAX_COUNT} (2^40)", where=where
+        )
     return v
 
 
@@ -118,7 +125,7 @@ def to_timeline(
                 stage, task = enclosing(t)
                 n = count[(stage, task, name)]
                 count[(stage, task, name)] += 1
-                first = -1 if payload is None else _int_payload(payload, name, rec)
+                first = -1 if payload is None else _int_payload(payload, name, rec, lo=-1)
                 key3 = (stage + "|" + region, task, n)
                 u = puts.get(key3)
                 if u is None:

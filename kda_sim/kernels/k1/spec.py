@@ -16,6 +16,8 @@ from kda_sim.kernels.spec import (
     FlaggedData,
     FormField,
     RealBackends,
+    check_launch_size,
+    launch_terms,
 )
 from kda_sim.machine.profile import GpuProfile, KernelResources
 from kda_sim.protocol.program import Launch
@@ -112,7 +114,25 @@ class K1:
         return LaunchConfig(2, 2)
 
     def validate(self, cfg: LaunchConfig) -> LaunchConfig:
-        return cfg.validate()
+        cfg = cfg.validate()
+        check_launch_size(self, cfg)  # a launch of 10^7 CTAs is refused before it is built
+        return cfg
+
+    def launch_size(self, cfg: LaunchConfig) -> tuple[int, tuple[str, ...]]:
+        """The ops :func:`build` makes, without building: the attn CTAs' and the gemv
+        CTAs' (unless their groups are ticket items) and every kda task's; a ticket
+        launch's loop (one op a CTA) holds the gemv items and the tasks once; a launch
+        with its items placed holds a take a ticket and the last taker's reset besides.
+        Every CTA of a static launch is a program built, empty or not: one op each."""
+        from kda_sim.kernels.k1.attn import attn_ops
+        from kda_sim.kernels.k1.gemv import gemv_ops
+        from kda_sim.kernels.k1.kda import KDA_TASK_OPS
+        from kda_sim.kernels.k1.tickets import GEMV_ITEM_OPS, n_gemv_items
+
+        work = attn_ops(cfg) + (0 if cfg.gemv_tickets else gemv_ops())
+        work += KDA_TASK_OPS * cfg.n_tasks + GEMV_ITEM_OPS * n_gemv_items(cfg)
+        takes = sum(len(t) for t in cfg.placed) + 1 if cfg.placed else 0
+        return launch_terms({("R", "L"): work, ("blocks",): cfg.blocks, ("placed",): takes})
 
     def add_flags(self, parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
         parser.add_argument("--R", type=int, default=2, help="requests (default 2)")
@@ -156,7 +176,7 @@ class K1:
     def build(self, cfg: LaunchConfig) -> Launch:
         from kda_sim.kernels.k1.program import build_launch
 
-        return build_launch(cfg)
+        return build_launch(self.validate(cfg))
 
     def place_takes(self, cfg: LaunchConfig, takes: tuple[tuple[int, ...], ...]) -> LaunchConfig:
         """A ticket launch with its items where a run took them (LaunchConfig.placed)."""

@@ -64,6 +64,10 @@ def gemv_item(rg: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     ]
 
 
+# the ops of a gemv item (:func:`gemv_item`): the weights' load, load_x's 7, the gemv's 7
+GEMV_ITEM_OPS = 15
+
+
 def k1_ticket_loop(cfg: LaunchConfig, space: CellSpace) -> TicketLoop:
     """The one loop every CTA runs after its static role (a TicketLoop is data: the same
     object in each program)."""

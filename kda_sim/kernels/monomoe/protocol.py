@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kda_sim.kernels.monomoe.config import MonoMoeConfig
+from kda_sim.kernels.spec import launch_terms
 from kda_sim.protocol.counters import Atomic, Pred, Reset, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Op, Poll, Put, Store, Use
 from kda_sim.protocol.program import CtaProgram, Launch
@@ -121,6 +122,20 @@ def _pair_poll(label: str, cells: np.ndarray) -> Poll:
     """One thread a pair (the design updates each control word from one lane)."""
     cells = np.asarray(cells, dtype=np.int64).reshape(-1)
     return Poll(label, cells.reshape(-1, 1), np.unique(cells))
+
+
+def launch_size(cfg: MonoMoeConfig) -> tuple[int, tuple[str, ...]]:
+    """The ops :func:`build` makes: the loop, one op a CTA, and its bodies once (the
+    CTAs share them): a top-k item's 5 and an add an expert it routes to, the sort's 5,
+    a shared tile's 6 (gate/up) and 7 (down), an expert tile's 8 (gemm1) and 7 (gemm2)."""
+    return launch_terms(
+        {
+            ("ctas",): cfg.ctas,
+            ("tokens", "top_k"): cfg.tokens * (cfg.top_k + 5) + 5,
+            ("shared_tiles",): 13 * cfg.shared_tiles,
+            ("experts", "tiles"): 15 * cfg.experts * cfg.tiles,
+        }
+    )
 
 
 def build(cfg: MonoMoeConfig) -> Launch:

@@ -4,7 +4,7 @@ and default costs."""
 from __future__ import annotations
 
 from kda_sim.kernels.monomoe.config import MonoMoeConfig
-from kda_sim.kernels.monomoe.protocol import ROLE, build, regions, work_items
+from kda_sim.kernels.monomoe.protocol import ROLE, build, launch_size, regions, work_items
 from kda_sim.kernels.spec import Kernel
 
 STAGES = ("route", "sort", "shared_gu", "gemm1", "shared_down", "gemm2")  # ticket order
@@ -31,6 +31,7 @@ KERNEL = Kernel(
     config_type=MonoMoeConfig,
     build_fn=build,
     regions_fn=regions,
+    launch_size=launch_size,
     roles=(ROLE,),
     stages=STAGES,
     role_colors={ROLE: "#1f77b4"},

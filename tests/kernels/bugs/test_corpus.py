@@ -20,7 +20,7 @@ from kda_sim.kernels.registry import get
 
 CASES = cases()
 BUGS_DIR = Path(importlib.import_module("kda_sim.kernels.bugs").__file__).parent
-MAX_LINES = 120  # the longest description a bug may take (issue 33)
+MAX_LINES = 125  # the longest description a bug may take (issue 33), its size hook included
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
