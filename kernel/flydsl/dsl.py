@@ -159,8 +159,17 @@ def put(rs: ir.Value, cell: object, value: object, tag: object) -> None:
     store(pair(value, tag), rs, i32(cell) * 2, aux=CM_DEV)
 
 
-def lds(alloc: fx.gpu.SharedAllocator, dtype: type, count: int) -> fx.Pointer:
-    """``count`` elements of ``dtype`` in LDS, as a typed shared pointer."""
-    nbytes = max(count, 1) * (dtype.width // 8)
-    raw = alloc.allocate(nbytes, alignment=16)._ptr  # FlyDSL 0.5 keeps the pointer private
-    return fx.recast_iter(fx.Pointer[dtype, fx.AddressSpace.Shared].ir_type, raw)
+def lds_block(alloc: fx.gpu.SharedAllocator, nbytes: int) -> object:
+    """One 16-byte aligned LDS block of ``nbytes``: arrays are views into it
+    (:func:`lds_view`), so arrays of roles a CTA runs one after another can alias."""
+    return alloc.allocate(max(nbytes, 16), alignment=16)._ptr  # FlyDSL 0.5 keeps it private
+
+
+def lds_view(block: object, dtype: type, offset: int) -> fx.Pointer:
+    """``dtype`` elements from byte ``offset`` (a multiple of 4) of ``block``, as a typed
+    shared pointer."""
+    assert offset % 4 == 0, offset
+    words = fx.recast_iter(fx.Pointer[fx.Int32, fx.AddressSpace.Shared].ir_type, block)
+    if offset:
+        words = words + offset // 4
+    return fx.recast_iter(fx.Pointer[dtype, fx.AddressSpace.Shared].ir_type, words)

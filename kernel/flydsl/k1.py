@@ -33,6 +33,7 @@ from kda_kernel.flydsl.k1_attn import stage_gate, stage_mix, stage_slice
 from kda_kernel.flydsl.k1_ctx import Ctx, Record, Recorder
 from kda_kernel.flydsl.k1_gemv import gemv_role
 from kda_kernel.flydsl.k1_kda import kda_task
+from kda_kernel.flydsl.k1_lds import STAMPS, lds_layout, refusal
 from kda_kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -40,21 +41,17 @@ from kda_sim.kernels.k1.constants import (
     BLOCKS,
     EPOCH_BITS,
     GEMV0,
-    HD,
-    HIDDEN,
-    LDS_PAD,
     N_GEMV,
     NA,
     TAG_SLOTS,
     THREADS,
-    VCH,
     WAVE_LANES,
-    WAVES,
 )
 from kda_sim.protocol.space import CellSpace
 
 NO_STREAM = fx.Stream(None)  # compile-only: no stream is ever used
 POINTERS = tuple(name for name, cls in K1_ARGS if cls != "scalar")
+LDS_TYPES = {"x": fx.Int32, STAMPS: fx.Int64}  # the other arrays hold f32
 
 
 @dataclass(frozen=True)
@@ -65,30 +62,6 @@ class K1Build:
     layout: StampLayout
     # FlyDSL's @jit launcher: (K1_ARGS' pointers and slot in order) on a ROCm GPU
     launcher: Callable[..., None]
-
-
-def lds_words(cfg: LaunchConfig) -> dict[str, int]:
-    """Elements of each LDS array (4 bytes each but the i64 stamps)."""
-    s, L = cfg.S, cfg.L
-    return {
-        "red": max(WAVES * WAVE_LANES * 4, 128 + 8 * s, s * (cfg.NS + 1)),
-        "x": s * (HIDDEN + LDS_PAD) // 2,
-        "vloc": L * VCH,
-        "fa": L * HD,
-        "qkl": 2 * L * HD,
-        "decay": L * HD,
-        "beta": max(L, 1),
-        "ol": L * VCH,
-    }
-
-
-LDS_LIMIT = {"gfx942": 64 * 1024, "gfx950": 160 * 1024}  # bytes a workgroup may allocate
-
-
-def lds_bytes(cfg: LaunchConfig, layout: StampLayout) -> int:
-    """LDS the build allocates (each array 16-byte aligned), stamps included."""
-    arrays = [4 * n for n in lds_words(cfg).values()] + [8 * layout.width]
-    return sum(-(-b // 16) * 16 for b in arrays)
 
 
 def step_tag(epoch: fx.Int32, slot: fx.Int32) -> fx.Int32:
@@ -115,7 +88,7 @@ def _flush(c: Ctx, layout: StampLayout) -> None:
 def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: Recorder):
     space = CellSpace.of(cfg)
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
-    words = lds_words(cfg)
+    lds_at = lds_layout(cfg, layout.width if timeline else 0)
     name = f"k1_kda_pre_R{cfg.R}_L{cfg.L}_nb{cfg.nb}_k{cfg.kda0}{'_tl' if timeline else ''}"
 
     @flyc.kernel(name=name)
@@ -148,11 +121,10 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
                         strict=True))  # fmt: skip
         tid = fx.Int32(fx.thread_idx.x)
         bid = fx.Int32(fx.block_idx.x)
-        alloc = fx.gpu.SharedAllocator()
-        lds = {k: dsl.lds(alloc, fx.Float32, n) for k, n in words.items() if k != "x"}
-        lds["x"] = dsl.lds(alloc, fx.Int32, words["x"])
-        if fx.const_expr(timeline):
-            lds["stamps"] = dsl.lds(alloc, fx.Int64, layout.width)
+        # one block, the roles' arrays aliased (k1_lds: the seed's per-role union)
+        block = dsl.lds_block(fx.gpu.SharedAllocator(), lds_at.total)
+        lds = {k: dsl.lds_view(block, LDS_TYPES.get(k, fx.Float32), at)
+               for k, at in lds_at.offsets.items()}  # fmt: skip
         rs = {k: dsl.rsrc(p) for k, p in args.items()}
         tag = step_tag(dsl.uniform(dsl.load(rs["epoch"], 0)), slot)
         c = Ctx(cfg, space, layout, tid, tid % WAVE_LANES, tid // WAVE_LANES, bid, rs, lds, tag,
@@ -167,6 +139,8 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
             c.stamp(layout.role("start"))
         dsl.when(bid < NA, lambda: _attn(c, bid))
         dsl.when((bid >= GEMV0) & (bid < GEMV0 + N_GEMV), lambda: gemv_role(c, bid))
+        # the kda arrays alias the attn / gemv ones: every wave past the role's last access
+        dsl.barrier()
         first = (bid - cfg.kda0 + cfg.blocks) % cfg.blocks
         mine = (cfg.n_tasks - first + cfg.blocks - 1) // cfg.blocks
         for n in range(mine):
@@ -214,12 +188,9 @@ def build_k1(
         raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")
     cfg.validate()
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
-    need = lds_bytes(cfg, layout)
-    if need > LDS_LIMIT.get(arch, min(LDS_LIMIT.values())):
-        raise ValueError(
-            f"{cfg.label()} needs {need} B of LDS (x rows of S = {cfg.S} tokens), "
-            f"over {arch}'s LDS a workgroup"
-        )
+    why = refusal(cfg, arch, layout.width if timeline else 0)
+    if why is not None:
+        raise ValueError(why)
     recorder = Recorder()
     kernel, layout = make_kernel(cfg, timeline=timeline, markers=markers, recorder=recorder)
 
