@@ -1,0 +1,90 @@
+"""The first-contact record (``scripts/first_contact_mi355x.sh``, its driver
+``kda_kernel.flydsl.first_contact``) against the fake device of the runner's tests
+(``fake_kda_sim.py``): the folder's layout, a failed step logged and the others run, a
+launch that never returns killed at its time limit and no further launch made."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from kda_kernel.flydsl.first_contact import parse_pairs, plan
+from kda_sim.errors import InvalidInput
+
+HERE = Path(__file__).parent
+ROOT = HERE.parents[2]
+FAKE = f"{sys.executable} {HERE / 'fake_kda_sim.py'}"
+
+
+def steps(folder: Path) -> dict[str, dict]:
+    lines = (folder / "steps.jsonl").read_text().splitlines()
+    return {s["name"]: s for s in map(json.loads, lines)}
+
+
+def record(tmp_path: Path, env: dict[str, str], *flags: str) -> tuple[int, Path]:
+    out = tmp_path / "fc"
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "first_contact_mi355x.sh"), "--out", str(out),
+         "--kda-sim", FAKE, "--warmup", "1", "--fit-budget", "2", *flags],
+        env=os.environ | {"PYTHON": sys.executable} | env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    return proc.returncode, out
+
+
+def test_the_default_shapes_are_the_builds() -> None:
+    """R, L in 1, 2, 4: gfx950 runs every S <= 9 (4x4 refused by the seed's rule), gfx942
+    S <= 3 (no windowed gemv)."""
+    pairs = parse_pairs("1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4")
+    run, refused = plan("gfx950", pairs)
+    assert [c.S for c in run] == [1, 2, 4, 2, 4, 8, 4, 8] and list(refused) == ["R4L4"]
+    run, refused = plan("gfx942", pairs)
+    assert [(c.R, c.L) for c in run] == [(1, 1), (1, 2), (2, 1)]
+    assert all("windowed gemv" in refused[k] for k in ("R1L4", "R2L2", "R4L2"))
+    with pytest.raises(InvalidInput, match="--shapes"):
+        parse_pairs("2x")
+
+
+def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
+    rc, out = record(tmp_path, {"FAKE_WRONG": "1,2"}, "--shapes", "1x1,1x2,4x4")
+    assert rc == 1  # a step failed
+    s = steps(out)
+    assert s["R1L2_cold"]["rc"] == 1 and s["R1L2_warm"]["rc"] == 1  # the check failed
+    assert "core_out" in (out / s["R1L2_cold"]["err"]).read_text()
+    assert s["R1L1_cold"]["rc"] == s["R1L1_warm"]["rc"] == s["calibrate"]["rc"] == 0
+    assert list(s)[:3] == ["versions", "rocminfo", "rocm_smi"]
+    assert list(s)[-1] == "calibrate"  # the failed shape did not stop the fit
+    warm = json.loads((out / "results" / "R1L1_warm.json").read_text())
+    assert warm["steps"] == 2 and warm["preflight"].startswith("safe")
+    assert max(warm["errors"].values()) < 1e-6
+    traces = sorted(p.name for p in (out / "traces").iterdir())
+    assert traces == ["R1L1_cold.json", "R1L1_warm.json"]
+    assert not (out / "results" / "R1L2_warm.json").exists()
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["shapes"] == ["R1L1", "R1L2"] and "seed's 136 KiB" in m["refused_by_the_build"]["R4L4"]
+    assert "no ktrace" in m["ktrace"] and m["fit"]["train"] == ["R1L1_warm.json"]
+    fit = json.loads((out / "fit" / "mi355x_fit.json").read_text())
+    assert fit  # the overlay calibrate wrote
+    with tarfile.open(out.with_name("fc.tar.gz")) as t:
+        assert "fc/manifest.json" in t.getnames() and "fc/fit/report.json" in t.getnames()
+
+
+def test_a_launch_that_never_returns_stops_the_launches(tmp_path: Path) -> None:
+    rc, out = record(
+        tmp_path, {"FAKE_HANG": "1,1,0"}, "--shapes", "1x1,2x1", "--timeout", "4", "--no-tar"
+    )
+    assert rc == 1
+    s = steps(out)
+    assert s["R1L1_cold"]["timed_out"] and 4 <= s["R1L1_cold"]["seconds"] < 30
+    assert "killed after 4 s" in (out / s["R1L1_cold"]["err"]).read_text()
+    later = [s[k] for k in ("R1L1_warm", "R2L1_cold", "R2L1_warm")]
+    assert all(x["skipped"] and x["rc"] is None for x in later)
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["launch_hung"] and "no warm trace" in m["fit"]["skipped"]
+    assert not out.with_name("fc.tar.gz").exists()
