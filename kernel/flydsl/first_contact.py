@@ -176,6 +176,9 @@ def record(args: argparse.Namespace) -> int:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     py = [sys.executable, "-c"]
     rec.run("versions", [*py, _VERSIONS], args.probe_timeout, launches=False)
+    src = Path(__file__).resolve().parents[1]  # the checkout (an editable install's)
+    rec.run("git", ["git", "-C", str(src), "log", "-1", "--format=%H %cI %s"],
+            args.probe_timeout, launches=False)  # fmt: skip
     rec.run("rocminfo", ["rocminfo"], args.probe_timeout, launches=False)
     rec.run("rocm_smi", ["rocm-smi", "--showproductname", "--showclocks"],
             args.probe_timeout, launches=False)  # fmt: skip

@@ -58,7 +58,9 @@ def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
     assert s["R1L2_cold"]["rc"] == 1 and s["R1L2_warm"]["rc"] == 1  # the check failed
     assert "core_out" in (out / s["R1L2_cold"]["err"]).read_text()
     assert s["R1L1_cold"]["rc"] == s["R1L1_warm"]["rc"] == s["calibrate"]["rc"] == 0
-    assert list(s)[:3] == ["versions", "rocminfo", "rocm_smi"]
+    assert list(s)[:4] == ["versions", "git", "rocminfo", "rocm_smi"]
+    if (ROOT / ".git").exists():  # a checkout: the record names its commit
+        assert s["git"]["rc"] == 0 and len((out / s["git"]["out"]).read_text().split()[0]) == 40
     assert list(s)[-1] == "calibrate"  # the failed shape did not stop the fit
     warm = json.loads((out / "results" / "R1L1_warm.json").read_text())
     assert warm["steps"] == 2 and warm["preflight"].startswith("safe")
