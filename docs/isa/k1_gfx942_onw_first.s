@@ -8,43 +8,43 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_load_dwordx4 s[68:71], s[0:1], 0x80
 	s_mov_b32 s7, 0x27000
 	s_mov_b32 s6, -1
-	v_cmp_gt_u32_e64 s[24:25], 23, v0
 	s_waitcnt lgkmcnt(0)
 	s_and_b32 s5, s69, 0xffff
 	s_mov_b32 s4, s68
 	buffer_load_dword v1, off, s[4:7], 0
+	v_cmp_gt_u32_e64 s[6:7], 23, v0
 	s_waitcnt vmcnt(0)
-	v_readfirstlane_b32 s8, v1
-	s_and_saveexec_b64 s[4:5], s[24:25]
+	v_readfirstlane_b32 s10, v1
+	s_and_saveexec_b64 s[4:5], s[6:7]
 	v_lshlrev_b32_e32 v1, 3, v0
 	v_mov_b64_e32 v[2:3], 0
-	ds_write_b64 v1, v[2:3] offset:24592
+	ds_write_b64 v1, v[2:3]
 	s_or_b64 exec, exec, s[4:5]
 	v_cmp_eq_u32_e64 s[4:5], 0, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[6:7], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_4
-	s_memrealtime s[10:11]
+	s_memrealtime s[12:13]
 	v_mov_b32_e32 v1, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[2:3], s[10:11]
-	ds_write_b64 v1, v[2:3] offset:24592
+	v_mov_b64_e32 v[2:3], s[12:13]
+	ds_write_b64 v1, v[2:3]
 .LBB0_4:
-	s_or_b64 exec, exec, s[6:7]
+	s_or_b64 exec, exec, s[8:9]
+	s_ashr_i32 s9, s10, 31
 	s_load_dwordx16 s[36:51], s[0:1], 0x0
 	s_load_dwordx16 s[52:67], s[0:1], 0x40
-	s_load_dword s6, s[0:1], 0x90
-	s_ashr_i32 s0, s8, 31
-	s_lshr_b32 s0, s0, 10
-	s_add_i32 s0, s8, s0
-	s_and_b32 s0, s0, 0xc00000
-	s_sub_i32 s0, s8, s0
-	s_lshl_b32 s0, s0, 8
+	s_load_dword s8, s[0:1], 0x90
+	s_lshr_b32 s9, s9, 10
+	s_add_i32 s9, s10, s9
+	s_and_b32 s9, s9, 0xc00000
+	s_sub_i32 s9, s10, s9
+	s_lshl_b32 s9, s9, 8
 	s_waitcnt lgkmcnt(0)
-	s_add_i32 s33, s6, s0
+	s_add_i32 s33, s8, s9
 	s_ashr_i32 s3, s2, 31
-	s_and_b32 s17, s65, 0xffff
+	s_and_b32 s21, s65, 0xffff
 	s_and_b32 s73, s67, 0xffff
 	s_add_i32 s33, s33, 1
 	v_lshrrev_b32_e32 v1, 6, v0
@@ -53,42 +53,43 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_and_b32_e32 v20, 63, v0
 	v_readfirstlane_b32 s34, v1
 	s_cmp_gt_i32 s2, 55
-	v_and_b32_e32 v21, 31, v0
+	v_lshlrev_b32_e32 v21, 2, v0
+	v_and_b32_e32 v1, 31, v0
 	s_cbranch_scc1 .LBB0_33
 	v_min_u32_e32 v4, 0x11f, v0
 	v_lshrrev_b32_e32 v8, 5, v4
 	v_lshlrev_b32_e32 v4, 2, v4
-	s_lshl_b32 s0, s2, 7
+	s_lshl_b32 s12, s2, 7
 	v_and_b32_e32 v4, 0x7c, v4
-	v_lshlrev_b32_e32 v16, 2, v0
-	v_or_b32_e32 v6, s0, v4
+	v_or_b32_e32 v6, s12, v4
 	v_min_u32_e32 v4, 7, v8
-	v_and_b32_e32 v1, 0x7c, v16
+	v_and_b32_e32 v2, 0x7c, v21
 	v_mul_u32_u24_e32 v4, 0x1c00, v4
-	s_and_b32 s21, s37, 0xffff
-	s_mov_b32 s20, s36
-	s_mov_b32 s22, s74
-	s_mov_b32 s23, s75
+	s_and_b32 s25, s37, 0xffff
+	s_mov_b32 s24, s36
+	s_mov_b32 s26, s74
+	s_mov_b32 s27, s75
 	s_and_b32 s29, s39, 0xffff
 	s_mov_b32 s28, s38
 	s_mov_b32 s30, s74
 	s_mov_b32 s31, s75
-	v_or_b32_e32 v1, s0, v1
+	v_or_b32_e32 v2, s12, v2
 	v_add_lshl_u32 v4, v4, v6, 1
 	v_lshlrev_b32_e32 v6, 1, v6
 	s_and_b32 s9, s41, 0xffff
 	s_mov_b32 s8, s40
 	s_mov_b32 s10, s74
 	s_mov_b32 s11, s75
-	v_lshlrev_b32_e32 v1, 1, v1
+	v_lshlrev_b32_e32 v22, 1, v2
 	buffer_load_dwordx2 v[4:5], v4, s[28:31], 0 offen
 	v_cmp_eq_u32_e32 vcc, 8, v8
-	buffer_load_dwordx2 v[6:7], v6, s[20:23], 0 offen
-	s_movk_i32 s0, 0x120
-	buffer_load_dwordx2 v[2:3], v1, s[8:11], 0 offen
+	buffer_load_dwordx2 v[6:7], v6, s[24:27], 0 offen
+	s_nop 0
+	buffer_load_dwordx2 v[2:3], v22, s[8:11], 0 offen
 	s_and_b32 s9, s43, 0xffff
 	s_mov_b32 s8, s42
-	buffer_load_dwordx2 v[10:11], v1, s[8:11], 0 offen
+	buffer_load_dwordx2 v[10:11], v22, s[8:11], 0 offen
+	s_movk_i32 s8, 0x120
 	s_waitcnt vmcnt(2)
 	v_cndmask_b32_e32 v6, v4, v6, vcc
 	s_waitcnt vmcnt(1)
@@ -99,38 +100,38 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v6, 16, v6
 	v_and_b32_e32 v5, 0xffff0000, v3
 	v_lshlrev_b32_e32 v4, 16, v3
-	v_pk_mul_f32 v[18:19], v[6:7], v[6:7]
+	v_pk_mul_f32 v[16:17], v[6:7], v[6:7]
 	v_pk_mul_f32 v[14:15], v[4:5], v[4:5]
-	v_add_f32_e32 v3, v18, v19
+	v_add_f32_e32 v3, v16, v17
 	v_add_f32_e32 v3, v14, v3
 	v_add_f32_e32 v9, v15, v3
 	ds_swizzle_b32 v14, v9 offset:swizzle(SWAP,16)
 	v_and_b32_e32 v3, 0xffff0000, v2
 	v_lshlrev_b32_e32 v2, 16, v2
 	s_waitcnt vmcnt(0)
-	v_and_b32_e32 v19, 0xffff0000, v10
-	v_lshlrev_b32_e32 v18, 16, v10
+	v_and_b32_e32 v17, 0xffff0000, v10
+	v_lshlrev_b32_e32 v16, 16, v10
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v22, v9, v14
-	ds_swizzle_b32 v24, v22 offset:swizzle(SWAP,8)
+	v_add_f32_e32 v18, v9, v14
+	ds_swizzle_b32 v24, v18 offset:swizzle(SWAP,8)
 	v_pk_mul_f32 v[2:3], v[2:3], v[6:7]
 	v_and_b32_e32 v15, 0xffff0000, v11
-	v_pk_mul_f32 v[2:3], v[2:3], v[18:19]
+	v_pk_mul_f32 v[2:3], v[2:3], v[16:17]
 	v_lshlrev_b32_e32 v14, 16, v11
-	v_mov_b32_e32 v23, v2
+	v_mov_b32_e32 v19, v2
 	v_mov_b32_e32 v25, v3
 	s_waitcnt lgkmcnt(0)
-	v_pk_add_f32 v[2:3], v[22:23], v[24:25]
+	v_pk_add_f32 v[2:3], v[18:19], v[24:25]
 	ds_swizzle_b32 v6, v2 offset:swizzle(SWAP,4)
 	v_pk_mul_f32 v[4:5], v[12:13], v[4:5]
-	v_cmp_gt_u32_e32 vcc, s0, v0
+	v_cmp_gt_u32_e32 vcc, s8, v0
 	v_pk_mul_f32 v[4:5], v[4:5], v[14:15]
-	v_cmp_eq_u32_e64 s[0:1], 0, v21
+	v_cmp_eq_u32_e64 s[8:9], 0, v1
 	v_mov_b32_e32 v7, v4
 	s_waitcnt lgkmcnt(0)
 	v_pk_add_f32 v[2:3], v[2:3], v[6:7]
 	ds_swizzle_b32 v4, v2 offset:swizzle(SWAP,2)
-	s_and_b64 s[6:7], vcc, s[0:1]
+	s_and_b64 s[10:11], vcc, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	v_pk_add_f32 v[2:3], v[2:3], v[4:5]
 	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,16)
@@ -147,45 +148,45 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v3, v4
 	ds_swizzle_b32 v4, v6 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[0:1], s[6:7]
+	s_and_saveexec_b64 s[8:9], s[10:11]
 	s_cbranch_execz .LBB0_7
 	v_mov_b32_e32 v7, v2
 	s_waitcnt lgkmcnt(0)
 	v_pk_add_f32 v[4:5], v[6:7], v[4:5]
-	s_mul_i32 s6, s2, 0x90
+	s_mul_i32 s10, s2, 0x90
 	v_mov_b32_e32 v3, s33
 	v_mov_b32_e32 v2, v5
-	v_lshl_add_u32 v6, v8, 4, s6
+	v_lshl_add_u32 v6, v8, 4, s10
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v5, s33
-	buffer_store_dwordx4 v[2:5], v6, s[72:75], 0 offen sc0 sc1
+	buffer_store_dwordx4 v[2:5], v6, s[72:75], 0 offen sc1
 .LBB0_7:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_9
-	s_memrealtime s[6:7]
+	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[6:7]
-	ds_write_b64 v2, v[4:5] offset:24600
+	v_mov_b64_e32 v[4:5], s[10:11]
+	ds_write_b64 v2, v[4:5] offset:8
 .LBB0_9:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_cmp_gt_i32 s2, 0
-	s_cbranch_scc0 .LBB0_109
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_cbranch_scc0 .LBB0_113
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_12
 .LBB0_11:
-	s_memrealtime s[6:7]
+	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[6:7]
-	ds_write_b64 v2, v[4:5] offset:24608
+	v_mov_b64_e32 v[4:5], s[10:11]
+	ds_write_b64 v2, v[4:5] offset:16
 .LBB0_12:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	v_cmp_gt_u32_e32 vcc, 10, v0
-	s_and_saveexec_b64 s[0:1], vcc
+	s_and_saveexec_b64 s[8:9], vcc
 	s_cbranch_execz .LBB0_18
 	v_lshlrev_b32_e32 v4, 3, v0
 	v_or_b32_e32 v2, 0x1000, v4
@@ -193,142 +194,135 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	;;#ASMSTART
 	; kda-sim: poll mix WGT
 	;;#ASMEND
-	buffer_load_dwordx2 v[2:3], v2, s[72:75], 0 offen offset:3968 sc0 sc1
+	buffer_load_dwordx2 v[2:3], v2, s[72:75], 0 offen offset:3968 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v3
-	s_and_saveexec_b64 s[6:7], vcc
+	s_and_saveexec_b64 s[10:11], vcc
 	s_cbranch_execz .LBB0_17
 	v_or_b32_e32 v4, 0x1f80, v4
-	s_mov_b64 s[8:9], 0
+	s_mov_b64 s[12:13], 0
 	s_mov_b32 s72, s66
 .LBB0_15:
 	s_sleep 1
-	buffer_load_dwordx2 v[2:3], v4, s[72:75], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[2:3], v4, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v3
-	s_or_b64 s[8:9], vcc, s[8:9]
-	s_andn2_b64 exec, exec, s[8:9]
+	s_or_b64 s[12:13], vcc, s[12:13]
+	s_andn2_b64 exec, exec, s[12:13]
 	s_cbranch_execnz .LBB0_15
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[12:13]
 .LBB0_17:
-	s_or_b64 exec, exec, s[6:7]
-	ds_write_b32 v16, v2 offset:14352
+	s_or_b64 exec, exec, s[10:11]
+	ds_write_b32 v21, v2 offset:192
 .LBB0_18:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_mov_b32 s28, s38
 	s_mov_b32 s30, s74
 	s_mov_b32 s31, s75
-	v_add_u32_e32 v3, 0x7000, v1
+	v_add_u32_e32 v2, 0x7000, v22
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	buffer_load_dwordx2 v[10:11], v1, s[28:31], 0 offen
-	v_add_u32_e32 v2, 0x3000, v1
-	buffer_load_dwordx2 v[12:13], v3, s[28:31], 0 offen
+	buffer_load_dwordx2 v[10:11], v22, s[28:31], 0 offen
+	buffer_load_dwordx2 v[12:13], v2, s[28:31], 0 offen
+	v_add_u32_e32 v2, 0x3000, v22
 	buffer_load_dwordx2 v[14:15], v2, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v2, 0xa000, v1
+	v_add_u32_e32 v2, 0xa000, v22
 	buffer_load_dwordx2 v[16:17], v2, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v2, 0xe000, v1
+	v_add_u32_e32 v2, 0xe000, v22
 	buffer_load_dwordx2 v[18:19], v2, s[28:31], 0 offen
-	v_add_u32_e32 v2, 0x11000, v1
-	buffer_load_dwordx2 v[22:23], v2, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v2, 0x15000, v1
-	buffer_load_dwordx2 v[24:25], v2, s[28:31], 0 offen
-	v_add_u32_e32 v2, 0x18000, v1
+	v_add_u32_e32 v2, 0x11000, v22
+	buffer_load_dwordx2 v[24:25], v2, s[28:31], 0 offen offset:2048
+	v_add_u32_e32 v2, 0x15000, v22
+	buffer_load_dwordx2 v[26:27], v2, s[28:31], 0 offen
+	v_add_u32_e32 v2, 0x18000, v22
 	buffer_load_dwordx2 v[28:29], v2, s[28:31], 0 offen offset:2048
-	s_mov_b32 s37, s21
+	s_mov_b32 s37, s25
 	s_mov_b32 s38, s74
 	s_mov_b32 s39, s75
-	buffer_load_dwordx2 v[36:37], v1, s[36:39], 0 offen
-	v_mov_b32_e32 v27, 0
-	ds_read_b128 v[2:5], v27 offset:14352
-	ds_read_b128 v[6:9], v27 offset:14368
-	ds_read_b64 v[32:33], v27 offset:14384
-	s_mov_b32 s0, 1.0
-	v_mov_b32_e32 v31, 1.0
-	v_mov_b32_e32 v39, v31
-	v_mov_b32_e32 v41, s0
+	buffer_load_dwordx2 v[32:33], v22, s[36:39], 0 offen
+	v_mov_b32_e32 v31, 0
+	ds_read_b128 v[2:5], v31 offset:192
+	ds_read_b128 v[6:9], v31 offset:208
+	ds_read_b64 v[36:37], v31 offset:224
+	s_mov_b32 s8, 1.0
+	v_mov_b32_e32 v35, 1.0
+	v_mov_b32_e32 v39, s8
 	s_waitcnt lgkmcnt(2)
-	v_mov_b32_e32 v26, v2
-	v_mov_b32_e32 v2, v3
-	v_mov_b32_e32 v3, v4
-	v_mov_b32_e32 v35, s0
-	v_mov_b32_e32 v4, v5
+	v_mov_b32_e32 v30, v2
+	v_mov_b32_e32 v40, v3
+	v_mov_b32_e32 v41, v4
+	v_mov_b32_e32 v42, v5
 	s_waitcnt vmcnt(8)
+	v_and_b32_e32 v34, 0xffff0000, v11
 	v_and_b32_e32 v38, 0xffff0000, v10
-	v_lshlrev_b32_e32 v34, 16, v10
-	v_and_b32_e32 v30, 0xffff0000, v11
-	v_lshlrev_b32_e32 v40, 16, v11
+	v_lshlrev_b32_e32 v11, 16, v11
+	v_lshlrev_b32_e32 v10, 16, v10
 	s_waitcnt vmcnt(7)
-	v_and_b32_e32 v11, 0xffff0000, v13
+	v_lshlrev_b32_e32 v45, 16, v13
+	v_lshlrev_b32_e32 v44, 16, v12
+	v_and_b32_e32 v47, 0xffff0000, v13
 	s_waitcnt vmcnt(6)
-	v_and_b32_e32 v10, 0xffff0000, v15
-	v_lshlrev_b32_e32 v43, 16, v12
-	v_lshlrev_b32_e32 v42, 16, v14
-	v_and_b32_e32 v45, 0xffff0000, v12
-	v_and_b32_e32 v44, 0xffff0000, v14
-	v_lshlrev_b32_e32 v13, 16, v13
-	v_lshlrev_b32_e32 v12, 16, v15
-	v_pk_mul_f32 v[10:11], v[2:3], v[10:11]
-	v_pk_mul_f32 v[30:31], v[26:27], v[30:31]
-	v_pk_mul_f32 v[42:43], v[2:3], v[42:43]
-	v_pk_mul_f32 v[44:45], v[2:3], v[44:45]
-	v_pk_mul_f32 v[38:39], v[26:27], v[38:39]
-	v_pk_mul_f32 v[2:3], v[2:3], v[12:13]
-	v_pk_mul_f32 v[12:13], v[26:27], v[40:41]
-	v_pk_mul_f32 v[34:35], v[26:27], v[34:35]
-	v_add_f32_e32 v27, v38, v39
-	v_add_f32_e32 v12, v12, v13
-	v_add_f32_e32 v13, v30, v31
-	s_waitcnt vmcnt(5)
-	v_lshlrev_b32_e32 v15, 16, v17
-	v_lshlrev_b32_e32 v14, 16, v16
-	v_and_b32_e32 v17, 0xffff0000, v17
-	v_and_b32_e32 v16, 0xffff0000, v16
-	v_add_f32_e32 v26, v34, v35
-	v_add_f32_e32 v27, v27, v44
-	v_add_f32_e32 v13, v13, v10
+	v_and_b32_e32 v46, 0xffff0000, v15
+	v_and_b32_e32 v13, 0xffff0000, v12
+	v_and_b32_e32 v12, 0xffff0000, v14
+	v_lshlrev_b32_e32 v15, 16, v15
+	v_lshlrev_b32_e32 v14, 16, v14
 	s_waitcnt vmcnt(4)
-	v_lshlrev_b32_e32 v47, 16, v19
-	v_lshlrev_b32_e32 v46, 16, v18
-	v_and_b32_e32 v19, 0xffff0000, v19
-	v_and_b32_e32 v18, 0xffff0000, v18
-	v_pk_mul_f32 v[14:15], v[4:5], v[14:15] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[4:5], v[4:5], v[16:17] op_sel_hi:[0,1]
-	v_add_f32_e32 v26, v26, v42
-	v_add_f32_e32 v12, v12, v2
-	v_add_f32_e32 v10, v27, v45
-	v_add_f32_e32 v11, v13, v11
+	v_and_b32_e32 v51, 0xffff0000, v19
+	v_and_b32_e32 v50, 0xffff0000, v18
+	v_lshlrev_b32_e32 v19, 16, v19
+	v_lshlrev_b32_e32 v18, 16, v18
 	s_waitcnt vmcnt(3)
-	v_lshlrev_b32_e32 v49, 16, v23
-	v_lshlrev_b32_e32 v48, 16, v22
+	v_lshlrev_b32_e32 v53, 16, v25
+	v_lshlrev_b32_e32 v52, 16, v24
+	v_and_b32_e32 v25, 0xffff0000, v25
+	v_and_b32_e32 v24, 0xffff0000, v24
+	v_pk_mul_f32 v[34:35], v[30:31], v[34:35]
+	v_pk_mul_f32 v[30:31], v[30:31], v[38:39]
+	v_pk_mul_f32 v[10:11], v[2:3], v[10:11] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[4:5], v[4:5], v[44:45] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[44:45], v[40:41], v[46:47]
+	v_pk_mul_f32 v[12:13], v[40:41], v[12:13]
+	v_pk_mul_f32 v[2:3], v[2:3], v[14:15] op_sel:[1,0]
 	s_waitcnt lgkmcnt(1)
 	v_pk_mul_f32 v[18:19], v[6:7], v[18:19] op_sel_hi:[0,1]
-	v_add_f32_e32 v2, v26, v43
-	v_add_f32_e32 v3, v12, v3
-	v_pk_add_f32 v[4:5], v[10:11], v[4:5]
-	v_and_b32_e32 v11, 0xffff0000, v23
-	v_and_b32_e32 v10, 0xffff0000, v22
-	v_pk_mul_f32 v[16:17], v[6:7], v[46:47] op_sel_hi:[0,1]
-	v_pk_add_f32 v[2:3], v[2:3], v[14:15]
-	v_pk_add_f32 v[4:5], v[4:5], v[18:19]
-	v_pk_mul_f32 v[12:13], v[6:7], v[48:49] op_sel:[1,0]
-	v_pk_mul_f32 v[6:7], v[6:7], v[10:11] op_sel:[1,0]
+	v_pk_mul_f32 v[38:39], v[6:7], v[50:51] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[40:41], v[6:7], v[52:53] op_sel:[1,0]
+	v_pk_mul_f32 v[6:7], v[6:7], v[24:25] op_sel:[1,0]
+	v_pk_add_f32 v[10:11], v[10:11], 0 op_sel_hi:[1,0]
+	v_add_f32_e32 v23, v30, v31
+	v_add_f32_e32 v24, v34, v35
+	v_lshlrev_b32_e32 v49, 16, v17
+	v_lshlrev_b32_e32 v48, 16, v16
+	v_and_b32_e32 v17, 0xffff0000, v17
+	v_and_b32_e32 v16, 0xffff0000, v16
+	v_pk_add_f32 v[2:3], v[10:11], v[2:3]
+	v_add_f32_e32 v10, v23, v12
+	v_add_f32_e32 v11, v24, v44
+	s_waitcnt vmcnt(2)
+	v_lshlrev_b32_e32 v43, 16, v27
+	v_pk_mul_f32 v[14:15], v[42:43], v[16:17] op_sel_hi:[0,1]
+	v_add_f32_e32 v10, v10, v13
+	v_add_f32_e32 v11, v11, v45
+	v_pk_add_f32 v[2:3], v[2:3], v[4:5]
+	v_pk_add_f32 v[4:5], v[10:11], v[14:15]
+	v_pk_mul_f32 v[16:17], v[42:43], v[48:49] op_sel_hi:[0,1]
+	v_pk_add_f32 v[4:5], v[4:5], v[38:39]
 	v_pk_add_f32 v[2:3], v[2:3], v[16:17]
 	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	s_waitcnt vmcnt(2)
-	v_lshlrev_b32_e32 v7, 16, v25
-	v_lshlrev_b32_e32 v6, 16, v24
-	v_pk_add_f32 v[2:3], v[2:3], v[12:13]
-	v_and_b32_e32 v11, 0xffff0000, v25
-	v_and_b32_e32 v10, 0xffff0000, v24
+	v_and_b32_e32 v7, 0xffff0000, v27
+	v_and_b32_e32 v6, 0xffff0000, v26
+	v_pk_add_f32 v[2:3], v[2:3], v[18:19]
+	v_lshlrev_b32_e32 v42, 16, v26
 	v_pk_mul_f32 v[6:7], v[8:9], v[6:7] op_sel_hi:[0,1]
-	v_pk_add_f32 v[2:3], v[2:3], v[6:7]
-	v_pk_mul_f32 v[6:7], v[8:9], v[10:11] op_sel_hi:[0,1]
+	v_pk_add_f32 v[2:3], v[2:3], v[40:41]
+	v_pk_mul_f32 v[10:11], v[8:9], v[42:43] op_sel_hi:[0,1]
 	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
 	s_waitcnt vmcnt(1)
 	v_lshlrev_b32_e32 v7, 16, v29
 	v_lshlrev_b32_e32 v6, 16, v28
 	v_mov_b32_e32 v8, v9
+	v_pk_add_f32 v[2:3], v[2:3], v[10:11]
 	v_and_b32_e32 v11, 0xffff0000, v29
 	v_and_b32_e32 v10, 0xffff0000, v28
 	v_pk_mul_f32 v[6:7], v[8:9], v[6:7] op_sel_hi:[0,1]
@@ -336,59 +330,59 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_pk_mul_f32 v[6:7], v[8:9], v[10:11] op_sel_hi:[0,1]
 	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
 	s_waitcnt vmcnt(0)
-	v_lshlrev_b32_e32 v7, 16, v37
-	v_lshlrev_b32_e32 v6, 16, v36
+	v_lshlrev_b32_e32 v7, 16, v33
+	v_lshlrev_b32_e32 v6, 16, v32
 	s_waitcnt lgkmcnt(0)
-	v_pk_mul_f32 v[6:7], v[32:33], v[6:7] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[6:7], v[36:37], v[6:7] op_sel_hi:[0,1]
 	v_pk_add_f32 v[2:3], v[2:3], v[6:7]
-	v_and_b32_e32 v9, 0xffff0000, v37
-	v_div_scale_f32 v10, s[0:1], v33, v33, v3
+	v_and_b32_e32 v9, 0xffff0000, v33
+	v_div_scale_f32 v10, s[8:9], v37, v37, v3
 	v_rcp_f32_e32 v11, v10
-	v_and_b32_e32 v8, 0xffff0000, v36
-	v_pk_mul_f32 v[6:7], v[32:33], v[8:9] op_sel_hi:[0,1]
+	v_and_b32_e32 v8, 0xffff0000, v32
+	v_pk_mul_f32 v[6:7], v[36:37], v[8:9] op_sel_hi:[0,1]
 	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
 	v_fma_f32 v6, -v10, v11, 1.0
 	v_fmac_f32_e32 v11, v6, v11
-	v_div_scale_f32 v6, vcc, v3, v33, v3
+	v_div_scale_f32 v6, vcc, v3, v37, v3
 	v_mul_f32_e32 v7, v6, v11
 	v_fma_f32 v8, -v10, v7, v6
 	v_fmac_f32_e32 v7, v8, v11
-	v_div_scale_f32 v8, s[0:1], v33, v33, v2
+	v_div_scale_f32 v8, s[8:9], v37, v37, v2
 	v_rcp_f32_e32 v9, v8
 	v_fma_f32 v6, -v10, v7, v6
 	v_div_fmas_f32 v6, v6, v11, v7
-	v_div_fixup_f32 v3, v6, v33, v3
+	v_div_fixup_f32 v3, v6, v37, v3
 	v_fma_f32 v6, -v8, v9, 1.0
 	v_fmac_f32_e32 v9, v6, v9
-	v_div_scale_f32 v6, vcc, v2, v33, v2
+	v_div_scale_f32 v6, vcc, v2, v37, v2
 	v_mul_f32_e32 v7, v6, v9
 	v_fma_f32 v10, -v8, v7, v6
 	v_fmac_f32_e32 v7, v10, v9
 	v_fma_f32 v6, -v8, v7, v6
-	v_div_scale_f32 v8, s[0:1], v33, v33, v5
+	v_div_scale_f32 v8, s[8:9], v37, v37, v5
 	v_rcp_f32_e32 v10, v8
 	v_div_fmas_f32 v6, v6, v9, v7
-	v_div_fixup_f32 v2, v6, v33, v2
+	v_div_fixup_f32 v2, v6, v37, v2
 	v_fma_f32 v6, -v8, v10, 1.0
 	v_fmac_f32_e32 v10, v6, v10
-	v_div_scale_f32 v6, vcc, v5, v33, v5
+	v_div_scale_f32 v6, vcc, v5, v37, v5
 	v_mul_f32_e32 v7, v6, v10
 	v_fma_f32 v9, -v8, v7, v6
 	v_fmac_f32_e32 v7, v9, v10
 	v_fma_f32 v6, -v8, v7, v6
-	v_div_scale_f32 v8, s[0:1], v33, v33, v4
+	v_div_scale_f32 v8, s[8:9], v37, v37, v4
 	v_rcp_f32_e32 v9, v8
 	v_div_fmas_f32 v6, v6, v10, v7
-	v_div_fixup_f32 v5, v6, v33, v5
+	v_div_fixup_f32 v5, v6, v37, v5
 	v_fma_f32 v6, -v8, v9, 1.0
 	v_fmac_f32_e32 v9, v6, v9
-	v_div_scale_f32 v6, vcc, v4, v33, v4
+	v_div_scale_f32 v6, vcc, v4, v37, v4
 	v_mul_f32_e32 v7, v6, v9
 	v_fma_f32 v10, -v8, v7, v6
 	v_fmac_f32_e32 v7, v10, v9
 	v_fma_f32 v6, -v8, v7, v6
 	v_div_fmas_f32 v6, v6, v9, v7
-	v_div_fixup_f32 v4, v6, v33, v4
+	v_div_fixup_f32 v4, v6, v37, v4
 	v_mov_b32_e32 v8, v2
 	v_mov_b32_e32 v9, v4
 	v_mov_b32_e32 v6, v3
@@ -411,85 +405,85 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_20
-	s_lshl3_add_u32 s6, s2, 0x1000
+	s_lshl3_add_u32 s10, s2, 0x1000
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	v_mov_b32_e32 v7, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v8, s6
-	buffer_store_dwordx2 v[6:7], v8, s[72:75], 0 offen offset:4048 sc0 sc1
+	v_mov_b32_e32 v8, s10
+	buffer_store_dwordx2 v[6:7], v8, s[72:75], 0 offen offset:4048 sc1
 .LBB0_20:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	v_cmp_gt_u32_e32 vcc, 8, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[18:19], vcc
+	s_and_saveexec_b64 s[22:23], vcc
 	s_cbranch_execz .LBB0_26
-	v_min_i32_e32 v22, 7, v0
+	v_min_i32_e32 v23, 7, v0
 	v_mov_b32_e32 v7, 0x1fd0
-	v_mad_u32_u24 v23, v22, 56, v7
+	v_mad_u32_u24 v24, v23, 56, v7
 	v_mov_b32_e32 v7, 0x1fd8
-	v_mad_u32_u24 v24, v22, 56, v7
+	v_mad_u32_u24 v25, v23, 56, v7
 	v_mov_b32_e32 v7, 0x1fe0
-	v_mad_u32_u24 v25, v22, 56, v7
+	v_mad_u32_u24 v26, v23, 56, v7
 	v_mov_b32_e32 v7, 0x1fe8
-	v_mad_u32_u24 v26, v22, 56, v7
+	v_mad_u32_u24 v27, v23, 56, v7
 	v_mov_b32_e32 v7, 0x1ff0
-	v_mul_u32_u24_e32 v6, 56, v22
-	v_mad_u32_u24 v27, v22, 56, v7
+	v_mul_u32_u24_e32 v6, 56, v23
+	v_mad_u32_u24 v28, v23, 56, v7
 	v_mov_b32_e32 v7, 0x1ff8
-	v_mad_u32_u24 v28, v22, 56, v7
-	v_or_b32_e32 v29, 0x2000, v6
-	s_mov_b64 s[20:21], 0
+	v_mad_u32_u24 v29, v23, 56, v7
+	v_or_b32_e32 v30, 0x2000, v6
+	s_mov_b64 s[24:25], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll mix MSQ
 	;;#ASMEND
 	s_branch .LBB0_23
 .LBB0_22:
-	s_or_b64 exec, exec, s[0:1]
-	s_and_b64 s[0:1], exec, s[22:23]
-	s_or_b64 s[20:21], s[0:1], s[20:21]
-	s_andn2_b64 exec, exec, s[20:21]
+	s_or_b64 exec, exec, s[8:9]
+	s_and_b64 s[8:9], exec, s[26:27]
+	s_or_b64 s[24:25], s[8:9], s[24:25]
+	s_andn2_b64 exec, exec, s[24:25]
 	s_cbranch_execz .LBB0_25
 .LBB0_23:
-	buffer_load_dwordx2 v[6:7], v23, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[8:9], v24, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[10:11], v25, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[12:13], v26, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[14:15], v27, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[16:17], v28, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[18:19], v29, s[72:75], 0 offen sc0 sc1
-	s_or_b64 s[22:23], s[22:23], exec
+	buffer_load_dwordx2 v[6:7], v24, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[8:9], v25, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[10:11], v26, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[12:13], v27, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[14:15], v28, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[16:17], v29, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[18:19], v30, s[72:75], 0 offen sc1
+	s_or_b64 s[26:27], s[26:27], exec
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v7
 	s_waitcnt vmcnt(5)
-	v_cmp_ne_u32_e64 s[0:1], s33, v9
+	v_cmp_ne_u32_e64 s[8:9], s33, v9
 	s_waitcnt vmcnt(4)
-	v_cmp_ne_u32_e64 s[6:7], s33, v11
-	s_or_b64 s[0:1], vcc, s[0:1]
+	v_cmp_ne_u32_e64 s[10:11], s33, v11
+	s_or_b64 s[8:9], vcc, s[8:9]
 	s_waitcnt vmcnt(3)
-	v_cmp_ne_u32_e64 s[8:9], s33, v13
-	s_or_b64 s[0:1], s[0:1], s[6:7]
+	v_cmp_ne_u32_e64 s[12:13], s33, v13
+	s_or_b64 s[8:9], s[8:9], s[10:11]
 	s_waitcnt vmcnt(2)
-	v_cmp_ne_u32_e64 s[10:11], s33, v15
-	s_or_b64 s[0:1], s[0:1], s[8:9]
+	v_cmp_ne_u32_e64 s[14:15], s33, v15
+	s_or_b64 s[8:9], s[8:9], s[12:13]
 	s_waitcnt vmcnt(1)
-	v_cmp_ne_u32_e64 s[12:13], s33, v17
-	s_or_b64 s[0:1], s[0:1], s[10:11]
+	v_cmp_ne_u32_e64 s[16:17], s33, v17
+	s_or_b64 s[8:9], s[8:9], s[14:15]
 	s_waitcnt vmcnt(0)
-	v_cmp_ne_u32_e64 s[14:15], s33, v19
-	s_or_b64 s[0:1], s[0:1], s[12:13]
-	s_or_b64 s[6:7], s[0:1], s[14:15]
-	s_and_saveexec_b64 s[0:1], s[6:7]
+	v_cmp_ne_u32_e64 s[18:19], s33, v19
+	s_or_b64 s[8:9], s[8:9], s[16:17]
+	s_or_b64 s[10:11], s[8:9], s[18:19]
+	s_and_saveexec_b64 s[8:9], s[10:11]
 	s_cbranch_execz .LBB0_22
-	s_andn2_b64 s[22:23], s[22:23], exec
+	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
 	s_branch .LBB0_22
 .LBB0_25:
-	s_or_b64 exec, exec, s[20:21]
+	s_or_b64 exec, exec, s[24:25]
 	v_add_f32_e32 v6, 0, v6
 	v_add_f32_e32 v6, v6, v8
 	v_add_f32_e32 v6, v6, v10
@@ -497,26 +491,26 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v6, v6, v14
 	v_add_f32_e32 v6, v6, v16
 	v_add_f32_e32 v6, v6, v18
-	v_lshlrev_b32_e32 v7, 2, v22
-	ds_write_b32 v7, v6 offset:14864
+	v_lshlrev_b32_e32 v7, 2, v23
+	ds_write_b32 v7, v6 offset:704
 .LBB0_26:
-	s_or_b64 exec, exec, s[18:19]
+	s_or_b64 exec, exec, s[22:23]
 	v_cmp_gt_u32_e32 vcc, 32, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], vcc
+	s_and_saveexec_b64 s[8:9], vcc
 	s_cbranch_execz .LBB0_28
-	s_and_b32 s9, s45, 0xffff
-	s_mov_b32 s11, 0x27000
-	s_mov_b32 s10, -1
-	s_mov_b32 s8, s44
-	buffer_load_dwordx2 v[14:15], v1, s[8:11], 0 offen
+	s_and_b32 s13, s45, 0xffff
+	s_mov_b32 s15, 0x27000
+	s_mov_b32 s14, -1
+	s_mov_b32 s12, s44
+	buffer_load_dwordx2 v[14:15], v22, s[12:15], 0 offen
 	v_mov_b32_e32 v10, 0
-	ds_read_b128 v[6:9], v10 offset:14864
-	ds_read_b128 v[10:13], v10 offset:14880
-	s_mov_b32 s6, 0xffff0000
-	s_mov_b32 s16, s64
-	s_mov_b32 s18, s74
+	ds_read_b128 v[6:9], v10 offset:704
+	ds_read_b128 v[10:13], v10 offset:720
+	s_movk_i32 s10, 0x7fff
+	s_mov_b32 s20, s64
+	s_mov_b32 s22, s74
 	s_waitcnt lgkmcnt(1)
 	v_add_f32_e32 v6, v6, v7
 	v_add_f32_e32 v6, v6, v8
@@ -527,109 +521,129 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v6, v6, v12
 	v_add_f32_e32 v6, v6, v13
 	v_mul_f32_e32 v6, 0x39124925, v6
-	v_add_f32_e32 v6, 0x358637bd, v6
+	v_add_f32_e32 v6, 0x3727c5ac, v6
 	v_rsq_f32_e32 v6, v6
-	s_mov_b32 s19, s75
-	v_pk_mul_f32 v[2:3], v[2:3], v[6:7] op_sel_hi:[1,0]
+	s_mov_b32 s23, s75
 	v_pk_mul_f32 v[4:5], v[4:5], v[6:7] op_sel_hi:[1,0]
+	v_pk_mul_f32 v[2:3], v[2:3], v[6:7] op_sel_hi:[1,0]
 	s_waitcnt vmcnt(0)
-	v_lshlrev_b32_e32 v7, 16, v15
-	v_lshlrev_b32_e32 v6, 16, v14
-	v_and_b32_e32 v9, 0xffff0000, v15
-	v_and_b32_e32 v8, 0xffff0000, v14
-	v_pk_mul_f32 v[2:3], v[2:3], v[6:7]
-	v_pk_mul_f32 v[4:5], v[4:5], v[8:9]
-	v_lshrrev_b32_e32 v3, 16, v3
-	v_lshrrev_b32_e32 v2, 16, v2
-	v_and_or_b32 v3, v5, s6, v3
-	v_and_or_b32 v2, v4, s6, v2
-	buffer_store_dwordx2 v[2:3], v1, s[16:19], 0 offen sc0 sc1
+	v_and_b32_e32 v7, 0xffff0000, v15
+	v_and_b32_e32 v6, 0xffff0000, v14
+	v_pk_mul_f32 v[4:5], v[4:5], v[6:7]
+	v_lshlrev_b32_e32 v9, 16, v15
+	v_lshlrev_b32_e32 v8, 16, v14
+	v_bfe_u32 v6, v4, 16, 1
+	v_pk_mul_f32 v[2:3], v[2:3], v[8:9]
+	v_or_b32_e32 v7, 0x400000, v4
+	v_bfe_u32 v8, v5, 16, 1
+	v_add3_u32 v6, v6, v4, s10
+	v_cmp_u_f32_e32 vcc, v4, v4
+	v_or_b32_e32 v9, 0x400000, v5
+	v_bfe_u32 v10, v3, 16, 1
+	v_add3_u32 v8, v8, v5, s10
+	v_cndmask_b32_e32 v4, v6, v7, vcc
+	v_cmp_u_f32_e32 vcc, v5, v5
+	v_or_b32_e32 v11, 0x400000, v3
+	v_bfe_u32 v12, v2, 16, 1
+	v_add3_u32 v10, v10, v3, s10
+	v_cndmask_b32_e32 v5, v8, v9, vcc
+	v_cmp_u_f32_e32 vcc, v3, v3
+	v_or_b32_e32 v13, 0x400000, v2
+	v_add3_u32 v12, v12, v2, s10
+	v_cndmask_b32_e32 v3, v10, v11, vcc
+	v_cmp_u_f32_e32 vcc, v2, v2
+	v_and_b32_e32 v5, 0xffff0000, v5
+	v_and_b32_e32 v4, 0xffff0000, v4
+	v_cndmask_b32_e32 v2, v12, v13, vcc
+	v_or_b32_sdwa v3, v5, v3 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
+	v_or_b32_sdwa v2, v4, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
+	buffer_store_dwordx2 v[2:3], v22, s[20:23], 0 offen sc1
 .LBB0_28:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt vmcnt(0)
 	s_barrier
 	;;#ASMSTART
 	; kda-sim: publish mix XRDY
 	;;#ASMEND
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_30
-	s_lshl3_add_u32 s6, s2, 0x2000
+	s_lshl3_add_u32 s10, s2, 0x2000
 	v_mov_b32_e32 v2, 1
 	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v1, s6
-	buffer_store_dwordx2 v[2:3], v1, s[72:75], 0 offen offset:400 sc0 sc1
+	v_mov_b32_e32 v4, s10
+	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:400 sc1
 .LBB0_30:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_32
-	s_memrealtime s[6:7]
-	v_mov_b32_e32 v1, 0
+	s_memrealtime s[10:11]
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[2:3], s[6:7]
-	ds_write_b64 v1, v[2:3] offset:24616
+	v_mov_b64_e32 v[4:5], s[10:11]
+	ds_write_b64 v2, v[4:5] offset:24
 .LBB0_32:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 .LBB0_33:
-	s_sub_i32 s12, s2, 56
-	s_cmpk_gt_u32 s12, 0xc4
-	v_and_b32_e32 v1, 15, v0
+	s_sub_i32 s16, s2, 56
+	s_cmpk_gt_u32 s16, 0xc4
+	v_and_b32_e32 v27, 15, v0
 	s_cbranch_scc1 .LBB0_51
 	v_lshrrev_b32_e32 v3, 1, v0
-	v_lshl_or_b32 v2, s12, 5, v1
+	v_lshl_or_b32 v2, s16, 5, v27
 	v_and_b32_e32 v3, 24, v3
-	s_movk_i32 s0, 0x1c00
+	s_movk_i32 s8, 0x1c00
 	v_lshl_or_b32 v7, s34, 7, v3
-	v_mul_lo_u32 v2, v2, s0
+	v_mul_lo_u32 v2, v2, s8
 	v_or_b32_e32 v3, v2, v7
-	s_mov_b32 s11, 0x27000
-	s_mov_b32 s10, -1
-	s_and_b32 s9, s47, 0xffff
-	s_mov_b32 s8, s46
+	s_mov_b32 s15, 0x27000
+	s_mov_b32 s14, -1
+	s_and_b32 s13, s47, 0xffff
+	s_mov_b32 s12, s46
 	v_lshlrev_b32_e32 v3, 1, v3
 	v_or_b32_e32 v8, 0x400, v7
-	buffer_load_dwordx4 v[122:125], v3, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[118:121], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[114:117], v3, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[12:15], v3, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[124:127], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[120:123], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[116:119], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[12:15], v3, s[12:15], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v8, 1
 	v_or_b32_e32 v9, 0x800, v7
-	buffer_load_dwordx4 v[110:113], v3, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[106:109], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[102:105], v3, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[94:97], v3, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[112:115], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[108:111], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[104:107], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[96:99], v3, s[12:15], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v9, 1
 	v_or_b32_e32 v10, 0xc00, v7
-	buffer_load_dwordx4 v[98:101], v3, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[90:93], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[86:89], v3, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[16:19], v3, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[100:103], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[92:95], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[88:91], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[16:19], v3, s[12:15], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v10, 1
 	v_or_b32_e32 v6, 0x1000, v7
-	buffer_load_dwordx4 v[82:85], v3, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[78:81], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[74:77], v3, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[66:69], v3, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[84:87], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[80:83], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[76:79], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[68:71], v3, s[12:15], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v6, 1
 	v_or_b32_e32 v4, 0x1400, v7
-	buffer_load_dwordx4 v[70:73], v3, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[62:65], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[58:61], v3, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[54:57], v3, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[72:75], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[64:67], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[60:63], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[56:59], v3, s[12:15], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v4, 1
-	buffer_load_dwordx4 v[50:53], v3, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[46:49], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[42:45], v3, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[38:41], v3, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[52:55], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[48:51], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[44:47], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[40:43], v3, s[12:15], 0 offen offset:192 nt
 	v_or_b32_e32 v3, 0x1800, v7
 	v_add_lshl_u32 v2, v2, v3, 1
-	buffer_load_dwordx4 v[34:37], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[30:33], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[26:29], v2, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[22:25], v2, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[36:39], v2, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[32:35], v2, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[28:31], v2, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[22:25], v2, s[12:15], 0 offen offset:192 nt
 	v_cmp_gt_u32_e32 vcc, 56, v0
-	s_and_saveexec_b64 s[0:1], vcc
+	s_and_saveexec_b64 s[8:9], vcc
 	s_cbranch_execz .LBB0_38
 	v_lshlrev_b32_e32 v2, 3, v0
 	v_or_b32_e32 v5, 0x2000, v2
@@ -637,229 +651,232 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	;;#ASMSTART
 	; kda-sim: poll load_x XRDY
 	;;#ASMEND
-	buffer_load_dword v5, v5, s[72:75], 0 offen offset:404 sc0 sc1
+	buffer_load_dword v5, v5, s[72:75], 0 offen offset:404 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v5
 	s_and_b64 exec, exec, vcc
 	s_cbranch_execz .LBB0_38
 	v_add_u32_e32 v2, 0x2194, v2
-	s_mov_b64 s[6:7], 0
+	s_mov_b64 s[10:11], 0
 	s_mov_b32 s72, s66
 .LBB0_37:
 	s_sleep 1
-	buffer_load_dword v5, v2, s[72:75], 0 offen sc0 sc1
+	buffer_load_dword v5, v2, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v5
-	s_or_b64 s[6:7], vcc, s[6:7]
-	s_andn2_b64 exec, exec, s[6:7]
+	s_or_b64 s[10:11], vcc, s[10:11]
+	s_andn2_b64 exec, exec, s[10:11]
 	s_cbranch_execnz .LBB0_37
 .LBB0_38:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	v_lshlrev_b32_e32 v2, 4, v0
-	s_mov_b32 s16, s64
-	s_mov_b32 s18, s74
-	s_mov_b32 s19, s75
+	s_mov_b32 s20, s64
+	s_mov_b32 s22, s74
+	s_mov_b32 s23, s75
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	buffer_load_dwordx4 v[126:129], v2, s[16:19], 0 offen sc0 sc1
+	buffer_load_dwordx4 v[128:131], v2, s[20:23], 0 offen sc1
 	v_or_b32_e32 v5, 0x200, v0
-	s_movk_i32 s0, 0x380
-	v_cmp_gt_u32_e32 vcc, s0, v5
+	s_movk_i32 s8, 0x380
+	v_cmp_gt_u32_e32 vcc, s8, v5
 	s_waitcnt vmcnt(0)
-	ds_write_b128 v2, v[126:129]
-	s_and_saveexec_b64 s[0:1], vcc
+	ds_write_b128 v2, v[128:131] offset:8384
+	s_and_saveexec_b64 s[8:9], vcc
 	s_cbranch_execz .LBB0_40
 	v_lshlrev_b32_e32 v5, 4, v5
-	buffer_load_dwordx4 v[126:129], v5, s[16:19], 0 offen sc0 sc1
+	buffer_load_dwordx4 v[128:131], v5, s[20:23], 0 offen sc1
 	s_waitcnt vmcnt(0)
-	ds_write_b128 v2, v[126:129] offset:8192
+	ds_write_b128 v2, v[128:131] offset:16576
 .LBB0_40:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_42
-	s_memrealtime s[6:7]
+	s_memrealtime s[10:11]
 	v_mov_b32_e32 v5, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[126:127], s[6:7]
-	ds_write_b64 v5, v[126:127] offset:24624
+	v_mov_b64_e32 v[128:129], s[10:11]
+	ds_write_b64 v5, v[128:129] offset:32
 .LBB0_42:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	v_lshlrev_b32_e32 v5, 1, v7
-	ds_read_b128 v[128:131], v5
-	ds_read_b128 v[132:135], v5 offset:64
+	ds_read_b128 v[130:133], v5 offset:8384
+	ds_read_b128 v[134:137], v5 offset:8448
 	v_lshlrev_b32_e32 v11, 1, v4
-	s_lshl_b32 s6, s12, 1
-	s_or_b32 s6, s6, 1
+	s_lshl_b32 s17, s16, 1
+	s_or_b32 s17, s17, 1
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[126:129], v[122:123], v[128:129], 0
-	s_min_u32 s0, s6, 0x188
-	s_mov_b32 s8, s46
+	v_mfma_f32_16x16x16_bf16 v[128:131], v[124:125], v[130:131], 0
+	s_min_u32 s8, s17, 0x188
+	s_mov_b32 s12, s46
 	v_cmp_gt_u32_e32 vcc, 16, v0
-	v_mfma_f32_16x16x16_bf16 v[122:125], v[124:125], v[130:131], v[126:129]
+	v_mfma_f32_16x16x16_bf16 v[124:127], v[126:127], v[132:133], v[128:131]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[122:125], v[118:119], v[132:133], v[122:125]
-	v_mfma_f32_16x16x16_bf16 v[118:121], v[120:121], v[134:135], v[122:125]
+	v_mfma_f32_16x16x16_bf16 v[124:127], v[120:121], v[134:135], v[124:127]
+	v_mfma_f32_16x16x16_bf16 v[120:123], v[122:123], v[136:137], v[124:127]
 	s_nop 5
-	ds_read_b128 v[122:125], v5 offset:128
-	ds_read_b128 v[126:129], v5 offset:192
+	ds_read_b128 v[124:127], v5 offset:8512
+	ds_read_b128 v[128:131], v5 offset:8576
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[118:121], v[114:115], v[122:123], v[118:121]
-	v_mfma_f32_16x16x16_bf16 v[114:117], v[116:117], v[124:125], v[118:121]
+	v_mfma_f32_16x16x16_bf16 v[120:123], v[116:117], v[124:125], v[120:123]
+	v_mfma_f32_16x16x16_bf16 v[116:119], v[118:119], v[126:127], v[120:123]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[114:117], v[12:13], v[126:127], v[114:117]
+	v_mfma_f32_16x16x16_bf16 v[116:119], v[12:13], v[128:129], v[116:119]
 	v_lshlrev_b32_e32 v13, 1, v8
 	s_nop 2
-	ds_read_b128 v[118:121], v13
+	ds_read_b128 v[120:123], v13 offset:8384
 	v_lshlrev_b32_e32 v12, 1, v3
-	v_mfma_f32_16x16x16_bf16 v[114:117], v[14:15], v[128:129], v[114:117]
+	v_mfma_f32_16x16x16_bf16 v[116:119], v[14:15], v[130:131], v[116:119]
 	v_lshlrev_b32_e32 v14, 1, v9
-	ds_read_b128 v[122:125], v14
+	ds_read_b128 v[124:127], v14 offset:8384
 	v_lshlrev_b32_e32 v15, 1, v10
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[114:117], v[110:111], v[118:119], v[114:117]
-	v_mfma_f32_16x16x16_bf16 v[110:113], v[112:113], v[120:121], v[114:117]
+	v_mfma_f32_16x16x16_bf16 v[116:119], v[112:113], v[120:121], v[116:119]
+	v_mfma_f32_16x16x16_bf16 v[112:115], v[114:115], v[122:123], v[116:119]
 	s_nop 5
-	ds_read_b128 v[114:117], v5 offset:2112
-	ds_read_b128 v[118:121], v5 offset:2176
+	ds_read_b128 v[116:119], v5 offset:10496
+	ds_read_b128 v[120:123], v5 offset:10560
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[110:113], v[106:107], v[114:115], v[110:113]
-	v_mfma_f32_16x16x16_bf16 v[106:109], v[108:109], v[116:117], v[110:113]
+	v_mfma_f32_16x16x16_bf16 v[112:115], v[108:109], v[116:117], v[112:115]
+	v_mfma_f32_16x16x16_bf16 v[108:111], v[110:111], v[118:119], v[112:115]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[106:109], v[102:103], v[118:119], v[106:109]
-	v_mfma_f32_16x16x16_bf16 v[102:105], v[104:105], v[120:121], v[106:109]
+	v_mfma_f32_16x16x16_bf16 v[108:111], v[104:105], v[120:121], v[108:111]
+	v_mfma_f32_16x16x16_bf16 v[104:107], v[106:107], v[122:123], v[108:111]
 	s_nop 5
-	ds_read_b128 v[106:109], v5 offset:2240
-	ds_read_b128 v[110:113], v5 offset:4160
+	ds_read_b128 v[108:111], v5 offset:10624
+	ds_read_b128 v[112:115], v5 offset:12544
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[102:105], v[94:95], v[106:107], v[102:105]
-	v_mfma_f32_16x16x16_bf16 v[94:97], v[96:97], v[108:109], v[102:105]
-	v_mfma_f32_16x16x16_bf16 v[94:97], v[98:99], v[122:123], v[94:97]
-	v_mfma_f32_16x16x16_bf16 v[94:97], v[100:101], v[124:125], v[94:97]
+	v_mfma_f32_16x16x16_bf16 v[104:107], v[96:97], v[108:109], v[104:107]
+	v_mfma_f32_16x16x16_bf16 v[96:99], v[98:99], v[110:111], v[104:107]
+	v_mfma_f32_16x16x16_bf16 v[96:99], v[100:101], v[124:125], v[96:99]
+	v_mfma_f32_16x16x16_bf16 v[96:99], v[102:103], v[126:127], v[96:99]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[94:97], v[90:91], v[110:111], v[94:97]
-	v_mfma_f32_16x16x16_bf16 v[90:93], v[92:93], v[112:113], v[94:97]
+	v_mfma_f32_16x16x16_bf16 v[96:99], v[92:93], v[112:113], v[96:99]
+	v_mfma_f32_16x16x16_bf16 v[92:95], v[94:95], v[114:115], v[96:99]
 	s_nop 5
-	ds_read_b128 v[94:97], v5 offset:4224
-	ds_read_b128 v[98:101], v5 offset:4288
+	ds_read_b128 v[96:99], v5 offset:12608
+	ds_read_b128 v[100:103], v5 offset:12672
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[90:93], v[86:87], v[94:95], v[90:93]
-	v_mfma_f32_16x16x16_bf16 v[86:89], v[88:89], v[96:97], v[90:93]
+	v_mfma_f32_16x16x16_bf16 v[92:95], v[88:89], v[96:97], v[92:95]
+	v_mfma_f32_16x16x16_bf16 v[88:91], v[90:91], v[98:99], v[92:95]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[86:89], v[16:17], v[98:99], v[86:89]
+	v_mfma_f32_16x16x16_bf16 v[88:91], v[16:17], v[100:101], v[88:91]
 	s_nop 3
-	ds_read_b128 v[90:93], v15
+	ds_read_b128 v[92:95], v15 offset:8384
 	v_lshlrev_b32_e32 v16, 1, v6
-	ds_read_b128 v[94:97], v16
-	v_mfma_f32_16x16x16_bf16 v[86:89], v[18:19], v[100:101], v[86:89]
-	v_lshl_or_b32 v17, s0, 4, v1
+	ds_read_b128 v[96:99], v16 offset:8384
+	v_mfma_f32_16x16x16_bf16 v[88:91], v[18:19], v[102:103], v[88:91]
+	v_lshl_or_b32 v17, s8, 4, v27
 	v_mul_u32_u24_e32 v17, 0x1c00, v17
 	v_or_b32_e32 v7, v17, v7
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[86:89], v[82:83], v[90:91], v[86:89]
+	v_mfma_f32_16x16x16_bf16 v[88:91], v[84:85], v[92:93], v[88:91]
 	v_add_lshl_u32 v8, v17, v8, 1
 	v_add_lshl_u32 v9, v17, v9, 1
 	v_add_lshl_u32 v10, v17, v10, 1
-	v_mfma_f32_16x16x16_bf16 v[82:85], v[84:85], v[92:93], v[86:89]
+	v_mfma_f32_16x16x16_bf16 v[84:87], v[86:87], v[94:95], v[88:91]
 	s_nop 2
-	ds_read_b128 v[86:89], v5 offset:6208
-	ds_read_b128 v[90:93], v5 offset:6272
+	ds_read_b128 v[88:91], v5 offset:14592
+	ds_read_b128 v[92:95], v5 offset:14656
 	v_lshlrev_b32_e32 v7, 1, v7
-	s_movk_i32 s0, 0x3810
+	s_movk_i32 s8, 0x300
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[82:85], v[78:79], v[86:87], v[82:85]
-	v_mfma_f32_16x16x16_bf16 v[78:81], v[80:81], v[88:89], v[82:85]
+	v_mfma_f32_16x16x16_bf16 v[84:87], v[80:81], v[88:89], v[84:87]
+	v_mfma_f32_16x16x16_bf16 v[80:83], v[82:83], v[90:91], v[84:87]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[78:81], v[74:75], v[90:91], v[78:81]
-	v_mfma_f32_16x16x16_bf16 v[74:77], v[76:77], v[92:93], v[78:81]
+	v_mfma_f32_16x16x16_bf16 v[80:83], v[76:77], v[92:93], v[80:83]
+	v_mfma_f32_16x16x16_bf16 v[76:79], v[78:79], v[94:95], v[80:83]
 	s_nop 5
-	ds_read_b128 v[78:81], v5 offset:6336
-	ds_read_b128 v[82:85], v5 offset:8256
+	ds_read_b128 v[80:83], v5 offset:14720
+	ds_read_b128 v[84:87], v5 offset:16640
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[74:77], v[66:67], v[78:79], v[74:77]
-	v_mfma_f32_16x16x16_bf16 v[66:69], v[68:69], v[80:81], v[74:77]
-	v_mfma_f32_16x16x16_bf16 v[66:69], v[70:71], v[94:95], v[66:69]
-	v_mfma_f32_16x16x16_bf16 v[66:69], v[72:73], v[96:97], v[66:69]
-	ds_read_b128 v[96:99], v5 offset:12416
-	ds_read_b128 v[100:103], v5 offset:12480
+	v_mfma_f32_16x16x16_bf16 v[76:79], v[68:69], v[80:81], v[76:79]
+	v_mfma_f32_16x16x16_bf16 v[68:71], v[70:71], v[82:83], v[76:79]
+	v_mfma_f32_16x16x16_bf16 v[68:71], v[72:73], v[96:97], v[68:71]
+	v_mfma_f32_16x16x16_bf16 v[68:71], v[74:75], v[98:99], v[68:71]
+	ds_read_b128 v[90:93], v5 offset:20800
+	ds_read_b128 v[96:99], v5 offset:20864
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[66:69], v[62:63], v[82:83], v[66:69]
-	v_mfma_f32_16x16x16_bf16 v[62:65], v[64:65], v[84:85], v[66:69]
+	v_mfma_f32_16x16x16_bf16 v[68:71], v[64:65], v[84:85], v[68:71]
+	v_mfma_f32_16x16x16_bf16 v[64:67], v[66:67], v[86:87], v[68:71]
 	s_nop 5
-	ds_read_b128 v[66:69], v5 offset:8320
-	ds_read_b128 v[70:73], v5 offset:8384
+	ds_read_b128 v[68:71], v5 offset:16704
+	ds_read_b128 v[72:75], v5 offset:16768
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[62:65], v[58:59], v[66:67], v[62:65]
-	v_mfma_f32_16x16x16_bf16 v[58:61], v[60:61], v[68:69], v[62:65]
-	buffer_load_dwordx4 v[74:77], v8, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[66:69], v8, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x16_bf16 v[64:67], v[60:61], v[68:69], v[64:67]
+	v_mfma_f32_16x16x16_bf16 v[60:63], v[62:63], v[70:71], v[64:67]
+	buffer_load_dwordx4 v[76:79], v8, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[68:71], v8, s[12:15], 0 offen offset:64 nt
 	s_nop 3
-	ds_read_b128 v[62:65], v12
+	ds_read_b128 v[64:67], v12 offset:8384
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[58:61], v[54:55], v[70:71], v[58:61]
-	v_mfma_f32_16x16x16_bf16 v[54:57], v[56:57], v[72:73], v[58:61]
+	v_mfma_f32_16x16x16_bf16 v[60:63], v[56:57], v[72:73], v[60:63]
+	v_mfma_f32_16x16x16_bf16 v[56:59], v[58:59], v[74:75], v[60:63]
 	s_nop 5
-	ds_read_b128 v[58:61], v11
+	ds_read_b128 v[60:63], v11 offset:8384
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[54:57], v[50:51], v[58:59], v[54:57]
-	v_mfma_f32_16x16x16_bf16 v[50:53], v[52:53], v[60:61], v[54:57]
+	v_mfma_f32_16x16x16_bf16 v[56:59], v[52:53], v[60:61], v[56:59]
+	v_mfma_f32_16x16x16_bf16 v[52:55], v[54:55], v[62:63], v[56:59]
 	s_nop 5
-	ds_read_b128 v[54:57], v5 offset:10304
-	ds_read_b128 v[58:61], v5 offset:10368
+	ds_read_b128 v[56:59], v5 offset:18688
+	ds_read_b128 v[60:63], v5 offset:18752
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[50:53], v[46:47], v[54:55], v[50:53]
-	v_mfma_f32_16x16x16_bf16 v[46:49], v[48:49], v[56:57], v[50:53]
-	s_nop 5
-	ds_read_b128 v[50:53], v5 offset:10432
-	ds_read_b128 v[78:81], v5 offset:12352
-	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[46:49], v[42:43], v[58:59], v[46:49]
-	v_mfma_f32_16x16x16_bf16 v[42:45], v[44:45], v[60:61], v[46:49]
-	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[42:45], v[38:39], v[50:51], v[42:45]
-	v_mfma_f32_16x16x16_bf16 v[38:41], v[40:41], v[52:53], v[42:45]
-	v_mfma_f32_16x16x16_bf16 v[38:41], v[34:35], v[62:63], v[38:41]
-	v_mfma_f32_16x16x16_bf16 v[34:37], v[36:37], v[64:65], v[38:41]
-	buffer_load_dwordx4 v[70:73], v8, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[62:65], v8, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[58:61], v9, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[54:57], v9, s[8:11], 0 offen offset:64 nt
-	v_lshlrev_b32_e32 v8, 6, v0
-	v_and_b32_e32 v8, 0x300, v8
+	v_mfma_f32_16x16x16_bf16 v[52:55], v[48:49], v[56:57], v[52:55]
+	v_mfma_f32_16x16x16_bf16 v[48:51], v[50:51], v[58:59], v[52:55]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[38:41], v[30:31], v[78:79], v[34:37]
-	buffer_load_dwordx4 v[50:53], v9, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[46:49], v9, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[42:45], v10, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[34:37], v10, s[8:11], 0 offen offset:64 nt
-	v_mfma_f32_16x16x16_bf16 v[78:81], v[32:33], v[80:81], v[38:41]
+	v_mfma_f32_16x16x16_bf16 v[48:51], v[44:45], v[60:61], v[48:51]
+	s_nop 3
+	ds_read_b128 v[52:55], v5 offset:18816
+	v_mfma_f32_16x16x16_bf16 v[44:47], v[46:47], v[62:63], v[48:51]
 	s_nop 2
-	buffer_load_dwordx4 v[38:41], v10, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[30:33], v10, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[90:93], v7, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[86:89], v7, s[8:11], 0 offen offset:64 nt
-	v_mfma_f32_16x16x16_bf16 v[94:97], v[26:27], v[96:97], v[78:81]
-	buffer_load_dwordx4 v[82:85], v7, s[8:11], 0 offen offset:128 nt
+	ds_read_b128 v[48:51], v5 offset:20736
+	s_waitcnt lgkmcnt(1)
+	v_mfma_f32_16x16x16_bf16 v[44:47], v[40:41], v[52:53], v[44:47]
+	v_mfma_f32_16x16x16_bf16 v[40:43], v[42:43], v[54:55], v[44:47]
+	v_mfma_f32_16x16x16_bf16 v[40:43], v[36:37], v[64:65], v[40:43]
+	v_mfma_f32_16x16x16_bf16 v[36:39], v[38:39], v[66:67], v[40:43]
+	buffer_load_dwordx4 v[72:75], v8, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[64:67], v8, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[60:63], v9, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[56:59], v9, s[12:15], 0 offen offset:64 nt
+	v_lshlrev_b32_e32 v8, 6, v0
+	s_waitcnt lgkmcnt(0)
+	v_mfma_f32_16x16x16_bf16 v[36:39], v[32:33], v[48:49], v[36:39]
+	v_mfma_f32_16x16x16_bf16 v[32:35], v[34:35], v[50:51], v[36:39]
+	buffer_load_dwordx4 v[52:55], v9, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[48:51], v9, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[44:47], v10, s[12:15], 0 offen nt
+	s_nop 2
+	buffer_load_dwordx4 v[36:39], v10, s[12:15], 0 offen offset:64 nt
+	v_mfma_f32_16x16x16_bf16 v[80:83], v[28:29], v[90:91], v[32:35]
+	buffer_load_dwordx4 v[40:43], v10, s[12:15], 0 offen offset:128 nt
 	s_nop 1
-	buffer_load_dwordx4 v[78:81], v7, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[32:35], v10, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[88:91], v7, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[84:87], v7, s[12:15], 0 offen offset:64 nt
+	v_mfma_f32_16x16x16_bf16 v[92:95], v[30:31], v[92:93], v[80:83]
+	s_nop 2
+	buffer_load_dwordx4 v[80:83], v7, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[28:31], v7, s[12:15], 0 offen offset:192 nt
 	v_and_b32_e32 v7, 3, v0
 	v_lshlrev_b32_e32 v7, 2, v7
-	v_mfma_f32_16x16x16_bf16 v[26:29], v[28:29], v[98:99], v[94:97]
-	v_or3_b32 v7, v8, v7, s0
-	v_mfma_f32_16x16x16_bf16 v[26:29], v[22:23], v[100:101], v[26:29]
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[24:25], v[102:103], v[26:29]
+	v_mfma_f32_16x16x16_bf16 v[92:95], v[22:23], v[96:97], v[92:95]
+	v_and_or_b32 v7, v8, s8, v7
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[24:25], v[98:99], v[92:95]
 	s_nop 6
-	ds_write_b128 v2, v[22:25] offset:14352
+	ds_write_b128 v2, v[22:25] offset:192
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], vcc
+	s_and_saveexec_b64 s[10:11], vcc
 	s_cbranch_execz .LBB0_44
-	ds_read2st64_b32 v[8:9], v7 offset1:4
-	ds_read2st64_b32 v[18:19], v7 offset0:8 offset1:12
-	ds_read2st64_b32 v[22:23], v7 offset0:16 offset1:20
-	ds_read2st64_b32 v[24:25], v7 offset0:24 offset1:28
-	s_lshl_b32 s7, s12, 8
+	v_add_u32_e32 v10, 0xc0, v7
+	ds_read2st64_b32 v[8:9], v10 offset1:4
+	ds_read2st64_b32 v[18:19], v10 offset0:8 offset1:12
+	ds_read2st64_b32 v[22:23], v10 offset0:16 offset1:20
+	ds_read2st64_b32 v[24:25], v10 offset0:24 offset1:28
+	s_movk_i32 s8, 0x7fff
+	s_mov_b32 s72, s66
 	s_waitcnt lgkmcnt(3)
 	v_add_f32_e32 v8, 0, v8
 	v_add_f32_e32 v8, v8, v9
@@ -872,166 +889,174 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v24
 	v_add_f32_e32 v8, v8, v25
-	s_addk_i32 s7, 0x2350
-	v_mov_b32_e32 v27, s33
-	v_and_b32_e32 v26, 0xffff0000, v8
-	v_lshl_add_u32 v8, v0, 3, s7
-	s_mov_b32 s72, s66
-	buffer_store_dwordx2 v[26:27], v8, s[72:75], 0 offen sc0 sc1
+	v_bfe_u32 v9, v8, 16, 1
+	v_add3_u32 v9, v9, v8, s8
+	v_or_b32_e32 v10, 0x400000, v8
+	v_cmp_u_f32_e64 s[8:9], v8, v8
+	s_nop 1
+	v_cndmask_b32_e64 v8, v9, v10, s[8:9]
+	s_lshl_b32 s8, s16, 8
+	s_addk_i32 s8, 0x2350
+	v_and_b32_e32 v8, 0xffff0000, v8
+	v_mov_b32_e32 v9, s33
+	v_lshl_add_u32 v10, v0, 3, s8
+	buffer_store_dwordx2 v[8:9], v10, s[72:75], 0 offen sc1
 .LBB0_44:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[10:11]
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_46
-	s_memrealtime s[12:13]
+	s_memrealtime s[10:11]
 	v_mov_b32_e32 v8, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[18:19], s[12:13]
-	ds_write_b64 v8, v[18:19] offset:24632
+	v_mov_b64_e32 v[18:19], s[10:11]
+	ds_write_b64 v8, v[18:19] offset:40
 .LBB0_46:
-	s_or_b64 exec, exec, s[0:1]
-	ds_read_b128 v[24:27], v5
-	ds_read_b128 v[94:97], v5 offset:64
+	s_or_b64 exec, exec, s[8:9]
+	ds_read_b128 v[92:95], v5 offset:8384
+	ds_read_b128 v[96:99], v5 offset:8448
 	v_add_lshl_u32 v6, v17, v6, 1
-	s_mov_b32 s8, s46
+	s_mov_b32 s12, s46
 	v_add_lshl_u32 v4, v17, v4, 1
 	s_waitcnt vmcnt(3) lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[90:91], v[24:25], 0
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[88:89], v[92:93], 0
 	v_add_lshl_u32 v3, v17, v3, 1
-	s_cmpk_lt_u32 s6, 0x189
-	s_cselect_b64 s[0:1], -1, 0
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[92:93], v[26:27], v[22:25]
+	s_cmpk_lt_u32 s17, 0x189
+	s_cselect_b64 s[8:9], -1, 0
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[90:91], v[94:95], v[22:25]
+	s_and_b64 s[10:11], vcc, s[8:9]
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[86:87], v[94:95], v[22:25]
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[88:89], v[96:97], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:128
-	ds_read_b128 v[86:89], v5 offset:192
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[84:85], v[96:97], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[86:87], v[98:99], v[22:25]
+	ds_read_b128 v[84:87], v5 offset:8512
+	ds_read_b128 v[88:91], v5 offset:8576
 	s_waitcnt vmcnt(1) lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[82:83], v[26:27], v[22:25]
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[84:85], v[28:29], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[80:81], v[84:85], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[82:83], v[86:87], v[22:25]
 	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[78:79], v[86:87], v[22:25]
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[80:81], v[88:89], v[22:25]
-	ds_read_b128 v[26:29], v13
-	ds_read_b128 v[78:81], v14
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[28:29], v[88:89], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[30:31], v[90:91], v[22:25]
+	ds_read_b128 v[28:31], v13 offset:8384
+	ds_read_b128 v[80:83], v14 offset:8384
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[74:75], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[76:77], v[28:29], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:2112
-	ds_read_b128 v[74:77], v5 offset:2176
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[78:79], v[30:31], v[22:25]
+	ds_read_b128 v[28:31], v5 offset:10496
+	ds_read_b128 v[76:79], v5 offset:10560
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[66:67], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[68:69], v[28:29], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:2240
-	ds_read_b128 v[66:69], v5 offset:4160
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[70:71], v[30:31], v[22:25]
+	ds_read_b128 v[28:31], v5 offset:10624
+	ds_read_b128 v[68:71], v5 offset:12544
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[70:71], v[74:75], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[72:73], v[76:77], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[74:75], v[78:79], v[22:25]
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[62:63], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[64:65], v[28:29], v[22:25]
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[58:59], v[78:79], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[66:67], v[30:31], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[60:61], v[80:81], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[62:63], v[82:83], v[22:25]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[54:55], v[66:67], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[56:57], v[68:69], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:4224
-	ds_read_b128 v[54:57], v5 offset:4288
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[58:59], v[70:71], v[22:25]
+	ds_read_b128 v[28:31], v5 offset:12608
+	ds_read_b128 v[56:59], v5 offset:12672
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[50:51], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[52:53], v[28:29], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[54:55], v[30:31], v[22:25]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[46:47], v[54:55], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[48:49], v[56:57], v[22:25]
-	ds_read_b128 v[26:29], v15
-	ds_read_b128 v[46:49], v16
-	ds_read_b128 v[16:19], v5 offset:12352
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[50:51], v[58:59], v[22:25]
+	ds_read_b128 v[28:31], v15 offset:8384
+	ds_read_b128 v[48:51], v16 offset:8384
+	ds_read_b128 v[16:19], v5 offset:20736
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[42:43], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[44:45], v[28:29], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:6208
-	ds_read_b128 v[42:45], v5 offset:6272
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[46:47], v[30:31], v[22:25]
+	ds_read_b128 v[28:31], v5 offset:14592
+	ds_read_b128 v[44:47], v5 offset:14656
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[34:35], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[36:37], v[28:29], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:6336
-	ds_read_b128 v[34:37], v5 offset:8256
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[30:31], v[22:25]
+	ds_read_b128 v[28:31], v5 offset:14720
+	ds_read_b128 v[36:39], v5 offset:16640
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[42:43], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[40:41], v[44:45], v[22:25]
-	buffer_load_dwordx4 v[38:41], v6, s[8:11], 0 offen nt
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[42:43], v[46:47], v[22:25]
+	buffer_load_dwordx4 v[40:43], v6, s[12:15], 0 offen nt
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[30:31], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[32:33], v[28:29], v[22:25]
-	buffer_load_dwordx4 v[26:29], v6, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[30:33], v6, s[8:11], 0 offen offset:128 nt
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[34:35], v[30:31], v[22:25]
+	buffer_load_dwordx4 v[28:31], v6, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[32:35], v6, s[12:15], 0 offen offset:128 nt
 	s_waitcnt vmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[46:47], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[40:41], v[48:49], v[22:25]
-	buffer_load_dwordx4 v[38:41], v6, s[8:11], 0 offen offset:192 nt
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[42:43], v[50:51], v[22:25]
+	buffer_load_dwordx4 v[40:43], v6, s[12:15], 0 offen offset:192 nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[26:27], v[34:35], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[28:29], v[36:37], v[22:25]
-	ds_read_b128 v[26:29], v5 offset:8320
-	ds_read_b128 v[34:37], v5 offset:8384
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[30:31], v[38:39], v[22:25]
+	ds_read_b128 v[28:31], v5 offset:16704
+	ds_read_b128 v[36:39], v5 offset:16768
 	s_waitcnt vmcnt(1) lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[30:31], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[32:33], v[28:29], v[22:25]
-	buffer_load_dwordx4 v[26:29], v4, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[30:33], v4, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[34:35], v[30:31], v[22:25]
+	buffer_load_dwordx4 v[28:31], v4, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[32:35], v4, s[12:15], 0 offen offset:64 nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[34:35], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[40:41], v[36:37], v[22:25]
-	ds_read_b128 v[34:37], v11
-	ds_read_b128 v[12:15], v12
+	v_mfma_f32_16x16x16_bf16 v[22:25], v[42:43], v[38:39], v[22:25]
+	ds_read_b128 v[36:39], v11 offset:8384
+	ds_read_b128 v[12:15], v12 offset:8384
 	s_waitcnt vmcnt(1) lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[26:27], v[34:35], v[22:25]
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[28:29], v[36:37], v[8:11]
-	buffer_load_dwordx4 v[34:37], v4, s[8:11], 0 offen offset:128 nt
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[28:29], v[36:37], v[22:25]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[30:31], v[38:39], v[8:11]
+	buffer_load_dwordx4 v[36:39], v4, s[12:15], 0 offen offset:128 nt
 	s_nop 0
-	ds_read_b128 v[22:25], v5 offset:10304
-	ds_read_b128 v[26:29], v5 offset:10368
+	ds_read_b128 v[22:25], v5 offset:18688
+	ds_read_b128 v[28:31], v5 offset:18752
 	s_waitcnt vmcnt(1) lgkmcnt(1)
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[30:31], v[22:23], v[8:11]
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[32:33], v[24:25], v[8:11]
-	buffer_load_dwordx4 v[22:25], v4, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[30:33], v3, s[8:11], 0 offen nt
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[32:33], v[22:23], v[8:11]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[34:35], v[24:25], v[8:11]
+	buffer_load_dwordx4 v[22:25], v4, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[32:35], v3, s[12:15], 0 offen nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[34:35], v[26:27], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[36:37], v[28:29], v[8:11]
-	ds_read_b128 v[26:29], v5 offset:10432
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[38:39], v[30:31], v[8:11]
+	ds_read_b128 v[28:31], v5 offset:18816
 	s_waitcnt vmcnt(1) lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[22:23], v[26:27], v[8:11]
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[24:25], v[28:29], v[8:11]
-	buffer_load_dwordx4 v[22:25], v3, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[26:29], v3, s[8:11], 0 offen offset:192 nt
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[22:23], v[28:29], v[8:11]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[24:25], v[30:31], v[8:11]
+	buffer_load_dwordx4 v[22:25], v3, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[28:31], v3, s[12:15], 0 offen offset:192 nt
 	s_waitcnt vmcnt(2)
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[30:31], v[12:13], v[8:11]
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[32:33], v[14:15], v[8:11]
-	buffer_load_dwordx4 v[12:15], v3, s[8:11], 0 offen offset:128 nt
-	s_and_b64 s[8:9], vcc, s[0:1]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[32:33], v[12:13], v[8:11]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[34:35], v[14:15], v[8:11]
+	buffer_load_dwordx4 v[12:15], v3, s[12:15], 0 offen offset:128 nt
 	s_waitcnt vmcnt(2)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[22:23], v[16:17], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[24:25], v[18:19], v[8:11]
-	ds_read_b128 v[16:19], v5 offset:12416
-	ds_read_b128 v[22:25], v5 offset:12480
+	ds_read_b128 v[16:19], v5 offset:20800
+	ds_read_b128 v[22:25], v5 offset:20864
 	s_waitcnt vmcnt(0) lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[12:13], v[16:17], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[14:15], v[18:19], v[8:11]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[26:27], v[22:23], v[8:11]
-	v_mfma_f32_16x16x16_bf16 v[8:11], v[28:29], v[24:25], v[8:11]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[28:29], v[22:23], v[8:11]
+	v_mfma_f32_16x16x16_bf16 v[8:11], v[30:31], v[24:25], v[8:11]
 	s_nop 6
-	ds_write_b128 v2, v[8:11] offset:14352
+	ds_write_b128 v2, v[8:11] offset:192
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[8:9]
+	s_and_saveexec_b64 s[8:9], s[10:11]
 	s_cbranch_execz .LBB0_48
-	ds_read2st64_b32 v[2:3], v7 offset1:4
-	ds_read2st64_b32 v[4:5], v7 offset0:8 offset1:12
-	ds_read2st64_b32 v[8:9], v7 offset0:16 offset1:20
-	ds_read2st64_b32 v[6:7], v7 offset0:24 offset1:28
-	s_lshl_b32 s6, s6, 7
+	v_add_u32_e32 v8, 0xc0, v7
+	ds_read2st64_b32 v[2:3], v8 offset1:4
+	ds_read2st64_b32 v[4:5], v8 offset0:8 offset1:12
+	ds_read2st64_b32 v[6:7], v8 offset0:16 offset1:20
+	ds_read2st64_b32 v[8:9], v8 offset0:24 offset1:28
+	s_movk_i32 s10, 0x7fff
+	s_mov_b32 s72, s66
 	s_waitcnt lgkmcnt(3)
 	v_add_f32_e32 v2, 0, v2
 	v_add_f32_e32 v2, v2, v3
@@ -1039,492 +1064,541 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v2, v2, v4
 	v_add_f32_e32 v2, v2, v5
 	s_waitcnt lgkmcnt(1)
-	v_add_f32_e32 v2, v2, v8
-	v_add_f32_e32 v2, v2, v9
-	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v2, v2, v6
 	v_add_f32_e32 v2, v2, v7
-	s_addk_i32 s6, 0x2350
-	v_mov_b32_e32 v11, s33
-	v_and_b32_e32 v10, 0xffff0000, v2
-	v_lshl_add_u32 v2, v0, 3, s6
-	s_mov_b32 s72, s66
-	buffer_store_dwordx2 v[10:11], v2, s[72:75], 0 offen sc0 sc1
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v2, v2, v8
+	v_add_f32_e32 v2, v2, v9
+	v_bfe_u32 v3, v2, 16, 1
+	v_add3_u32 v3, v3, v2, s10
+	v_or_b32_e32 v4, 0x400000, v2
+	v_cmp_u_f32_e32 vcc, v2, v2
+	s_lshl_b32 s10, s17, 7
+	s_addk_i32 s10, 0x2350
+	v_cndmask_b32_e32 v2, v3, v4, vcc
+	v_and_b32_e32 v2, 0xffff0000, v2
+	v_mov_b32_e32 v3, s33
+	v_lshl_add_u32 v4, v0, 3, s10
+	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen sc1
 .LBB0_48:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execz .LBB0_50
-	s_memrealtime s[6:7]
+	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[6:7]
-	ds_write_b64 v2, v[4:5] offset:24640
+	v_mov_b64_e32 v[4:5], s[10:11]
+	ds_write_b64 v2, v[4:5] offset:48
 .LBB0_50:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[8:9]
 .LBB0_51:
-	s_add_i32 s1, s2, 0x100
-	s_ashr_i32 s6, s1, 31
-	s_lshr_b32 s6, s6, 24
-	s_add_i32 s6, s1, s6
-	s_and_b32 s6, s6, 0xffffff00
-	s_sub_i32 s65, s1, s6
-	s_sub_i32 s1, 0x15f, s65
-	s_movk_i32 s0, 0x100
-	s_lshr_b32 s64, s1, 8
+	s_add_i32 s8, s2, 0x100
+	s_ashr_i32 s9, s8, 31
+	s_lshr_b32 s9, s9, 24
+	s_add_i32 s9, s8, s9
+	s_and_b32 s9, s9, 0xffffff00
+	s_sub_i32 s65, s8, s9
+	s_sub_i32 s8, 0x15f, s65
+	s_movk_i32 s14, 0x100
+	s_lshr_b32 s64, s8, 8
 	s_mov_b32 s67, 0
-	s_cbranch_scc0 .LBB0_104
-	v_min_i32_e32 v4, 47, v0
-	v_lshrrev_b32_e32 v5, 4, v4
-	s_movk_i32 s1, 0x5f0
-	v_min_i32_e32 v6, 0x17f, v0
-	v_mad_u32_u24 v31, v5, s1, v4
-	v_and_b32_e32 v7, 0x7f, v6
-	s_movk_i32 s1, 0x80
-	v_mov_b32_e32 v2, 0x5810
-	v_lshlrev_b32_e32 v38, 7, v5
-	v_cmp_eq_u32_e64 s[10:11], 2, v5
-	v_lshlrev_b32_e32 v5, 2, v1
-	v_or_b32_e32 v30, 0x1800, v7
-	v_add_u32_e32 v41, 0xffffff80, v6
-	v_subrev_co_u32_e64 v7, s[12:13], s1, v0
-	v_lshl_add_u32 v3, v20, 2, v2
-	v_lshrrev_b32_e32 v34, 5, v0
-	v_lshlrev_b32_e32 v4, 4, v0
-	v_cmp_gt_u32_e64 s[14:15], s0, v7
-	v_lshl_add_u32 v43, v41, 2, v2
-	v_lshl_or_b32 v2, s34, 6, v5
-	s_min_i32 s0, s34, 1
+	s_waitcnt lgkmcnt(0)
+	s_barrier
+	s_cbranch_scc0 .LBB0_108
+	s_load_dwordx4 s[44:47], s[0:1], 0x98
+	v_min_i32_e32 v3, 47, v0
+	v_lshrrev_b32_e32 v4, 4, v3
+	s_movk_i32 s0, 0x5f0
+	v_mad_u32_u24 v29, v4, s0, v3
+	v_lshlrev_b32_e32 v36, 7, v4
+	v_cmp_eq_u32_e64 s[10:11], 2, v4
+	v_min_i32_e32 v4, 0x17f, v0
+	s_min_i32 s18, s34, 1
 	s_and_b32 s49, s49, 0xffff
-	s_and_b32 s45, s51, 0xffff
+	s_and_b32 s81, s51, 0xffff
 	s_and_b32 s53, s53, 0xffff
-	s_and_b32 s77, s55, 0xffff
+	s_and_b32 s85, s55, 0xffff
 	s_and_b32 s57, s57, 0xffff
-	s_and_b32 s81, s59, 0xffff
+	s_and_b32 s89, s59, 0xffff
 	s_and_b32 s61, s61, 0xffff
-	s_and_b32 s85, s63, 0xffff
-	v_and_b32_e32 v35, 0x1f0, v4
-	v_lshlrev_b32_e32 v4, 1, v0
-	v_add_u32_e32 v45, 0x5e10, v2
-	s_lshl_b32 s0, s0, 9
-	v_lshlrev_b32_e32 v2, 2, v34
-	v_and_b32_e32 v4, 0x60, v4
-	v_mov_b32_e32 v8, 0x5c10
-	s_cmp_eq_u32 s34, 0
-	v_add_u32_e32 v48, 0x60d0, v2
-	v_add_u32_e32 v49, 0x6110, v2
+	s_and_b32 s93, s63, 0xffff
+	s_waitcnt lgkmcnt(0)
+	s_and_b32 s45, s45, 0xffff
+	s_and_b32 s77, s47, 0xffff
+	v_lshlrev_b32_e32 v3, 1, v0
+	v_and_b32_e32 v5, 0x7f, v4
+	s_movk_i32 s12, 0x80
+	s_lshl_b32 s24, s18, 9
 	v_lshlrev_b32_e32 v2, 2, v20
-	s_mov_b32 s47, 0x27000
-	s_mov_b32 s46, -1
-	s_mov_b32 s44, s50
-	s_mov_b32 s76, s54
-	s_mov_b32 s80, s58
-	s_mov_b32 s84, s62
-	v_lshl_or_b32 v36, s34, 4, v1
-	v_lshlrev_b32_e32 v37, 1, v4
-	v_cmp_gt_u32_e64 s[6:7], 48, v0
+	v_lshrrev_b32_e32 v32, 5, v0
+	v_and_b32_e32 v33, 0x7c, v21
+	v_and_b32_e32 v3, 0x60, v3
+	v_lshlrev_b32_e32 v37, 2, v27
+	v_or_b32_e32 v26, 0x1800, v5
+	v_subrev_co_u32_e64 v5, s[12:13], s12, v0
+	s_cmp_eq_u32 s34, 0
+	s_mov_b32 s79, 0x27000
+	s_mov_b32 s78, -1
+	s_mov_b32 s80, s50
+	s_mov_b32 s84, s54
+	s_mov_b32 s88, s58
+	s_mov_b32 s92, s62
+	s_mov_b32 s76, s46
+	v_lshl_or_b32 v34, s34, 4, v27
+	v_lshlrev_b32_e32 v35, 1, v3
+	v_cmp_gt_u32_e64 s[0:1], 48, v0
 	v_cmp_gt_u32_e64 s[8:9], 32, v0
-	v_add_u32_e32 v39, 0x60d0, v5
-	v_lshrrev_b32_e32 v40, 7, v6
-	v_lshl_add_u32 v42, v6, 2, v8
-	v_lshl_or_b32 v44, v4, 2, v8
+	v_lshrrev_b32_e32 v38, 7, v4
+	v_add_u32_e32 v39, 0xffffff80, v4
+	v_lshlrev_b32_e32 v40, 2, v4
+	v_cmp_gt_u32_e64 s[14:15], s14, v5
+	v_lshlrev_b32_e32 v41, 2, v3
 	v_cmp_gt_u32_e64 s[16:17], 16, v20
+	v_lshl_or_b32 v42, s34, 6, v37
 	s_cselect_b64 s[18:19], -1, 0
-	v_add_u32_e32 v46, 0x5810, v35
-	v_add_u32_e32 v47, 0x5e10, v35
-	v_cmp_eq_u32_e64 s[20:21], 0, v21
+	v_lshlrev_b32_e32 v43, 2, v33
+	v_lshlrev_b32_e32 v44, 2, v32
+	v_cmp_eq_u32_e64 s[20:21], 0, v1
 	v_cmp_gt_u32_e64 s[22:23], 16, v0
-	v_add_u32_e32 v50, 0x6110, v5
-	v_xor_b32_e32 v51, 0x80, v2
-	v_mov_b32_e32 v52, 0
+	v_xor_b32_e32 v45, 0x80, v2
+	v_mov_b32_e32 v46, 0
 	s_movk_i32 s68, 0x1890
 	s_mov_b32 s42, 0xbfb8aa3b
 	s_brev_b32 s43, 60
-	v_mov_b32_e32 v53, 0xe000
-	s_mov_b32 s88, s66
-	v_add_u32_e32 v54, s0, v3
-	v_mov_b32_e32 v55, 0x2350
+	s_movk_i32 s69, 0x7fff
+	v_mov_b32_e32 v47, 0xe000
+	s_mov_b32 s96, s66
+	v_add_u32_e32 v48, s24, v2
+	v_mov_b32_e32 v49, 0x2350
 	s_branch .LBB0_54
 .LBB0_53:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[24:25]
 	s_add_i32 s67, s67, 1
 	s_cmp_lg_u32 s67, s64
-	s_cbranch_scc0 .LBB0_104
+	s_cbranch_scc0 .LBB0_108
 .LBB0_54:
-	s_lshl_b32 s0, s67, 8
-	s_add_i32 s28, s0, s65
-	s_mul_hi_i32 s0, s28, 0x2aaaaaab
-	s_lshr_b32 s1, s0, 31
-	s_ashr_i32 s0, s0, 4
-	s_add_i32 s29, s0, s1
-	s_mul_i32 s0, s29, 0x60
-	s_cmp_lg_u32 s28, s0
-	s_cselect_b64 s[0:1], -1, 0
+	s_lshl_b32 s24, s67, 8
+	s_add_i32 s28, s24, s65
+	s_mul_hi_i32 s24, s28, 0x2aaaaaab
+	s_lshr_b32 s25, s24, 31
+	s_ashr_i32 s24, s24, 4
+	s_add_i32 s29, s24, s25
+	s_mul_i32 s24, s29, 0x60
+	s_cmp_lg_u32 s28, s24
+	s_cselect_b64 s[24:25], -1, 0
 	s_cmp_lt_i32 s28, 0
 	s_cselect_b64 s[26:27], -1, 0
-	s_and_b64 s[0:1], s[26:27], s[0:1]
-	s_subb_u32 s37, s29, 0
-	s_ashr_i32 s0, s28, 31
-	s_lshr_b32 s0, s0, 29
-	s_add_i32 s0, s28, s0
-	s_ashr_i32 s29, s0, 3
-	s_and_b32 s30, s0, -8
+	s_and_b64 s[24:25], s[26:27], s[24:25]
+	s_subb_u32 s94, s29, 0
+	s_ashr_i32 s24, s28, 31
+	s_lshr_b32 s24, s24, 29
+	s_add_i32 s24, s28, s24
+	s_ashr_i32 s29, s24, 3
+	s_and_b32 s30, s24, -8
 	s_cmp_lg_u32 s28, s30
-	s_cselect_b64 s[0:1], -1, 0
-	s_and_b64 s[0:1], s[26:27], s[0:1]
+	s_cselect_b64 s[24:25], -1, 0
+	s_and_b64 s[24:25], s[26:27], s[24:25]
 	s_subb_u32 s26, s29, 0
 	s_mul_hi_i32 s26, s26, 0x2aaaaaab
 	s_lshr_b32 s27, s26, 31
 	s_lshr_b32 s26, s26, 1
 	s_add_i32 s26, s26, s27
 	s_mul_i32 s26, s26, 12
-	s_cmp_lg_u64 s[0:1], 0
+	s_cmp_lg_u64 s[24:25], 0
 	s_subb_u32 s35, s29, s26
-	s_sub_i32 s34, s28, s30
-	s_lshl_b32 s30, s35, 7
-	s_lshl_b32 s0, s34, 4
-	s_add_i32 s1, s30, s0
-	s_mul_i32 s31, s37, 12
-	v_add_u32_e32 v25, s1, v31
-	s_add_i32 s31, s31, s35
-	v_lshlrev_b32_e32 v2, 4, v25
-	s_mul_i32 s1, s37, 0x1200
-	s_lshl_b32 s69, s31, 7
-	v_or_b32_e32 v32, s30, v36
-	buffer_load_dwordx4 v[26:29], v2, s[44:47], 0 offen
-	v_add_u32_e32 v2, s1, v25
-	s_add_i32 s69, s69, s0
-	v_lshl_or_b32 v6, v32, 8, v37
-	s_mov_b32 s50, s46
-	s_mov_b32 s51, s47
-	v_mul_lo_u32 v61, v2, 12
-	v_or_b32_e32 v2, s69, v34
-	buffer_load_dwordx4 v[18:21], v6, s[48:51], 0 offen
-	buffer_load_dwordx4 v[14:17], v6, s[48:51], 0 offen offset:16
-	buffer_load_dwordx4 v[10:13], v6, s[48:51], 0 offen offset:32
+	s_lshl_b32 s24, s94, 2
+	v_mov_b32_e32 v1, s24
+	buffer_load_dword v2, v1, s[76:79], 0 offen
+	s_mov_b32 s46, s78
+	s_mov_b32 s47, s79
+	buffer_load_dword v1, v1, s[44:47], 0 offen
+	s_sub_i32 s36, s28, s30
+	s_lshl_b32 s34, s35, 7
+	s_lshl_b32 s27, s35, 2
+	v_or_b32_e32 v4, s34, v34
+	s_mov_b32 s50, s78
+	s_mov_b32 s51, s79
+	s_mov_b32 s86, s78
+	s_mov_b32 s87, s79
+	v_mov_b32_e32 v5, s27
+	s_mov_b32 s82, s78
+	s_mov_b32 s83, s79
+	s_mov_b32 s58, s78
+	s_mov_b32 s59, s79
+	buffer_load_dword v53, v5, s[84:87], 0 offen
+	s_mov_b32 s54, s78
+	s_mov_b32 s55, s79
+	s_mov_b32 s62, s78
+	s_mov_b32 s63, s79
+	s_mov_b32 s90, s78
+	s_mov_b32 s91, s79
+	s_waitcnt vmcnt(2)
+	v_readfirstlane_b32 s24, v2
+	s_add_i32 s25, s24, -1
+	s_add_i32 s26, s25, s94
+	s_lshl_b32 s26, s26, 2
+	v_mov_b32_e32 v2, s26
+	buffer_load_dword v2, v2, s[44:47], 0 offen
+	s_lshl_b32 s26, s36, 4
+	s_waitcnt vmcnt(2)
+	v_readfirstlane_b32 s37, v1
+	s_add_i32 s95, s34, s26
+	v_or_b32_e32 v3, s26, v32
+	v_or_b32_e32 v50, s26, v27
+	s_max_i32 s26, s37, 0
+	v_add_u32_e32 v30, s95, v29
+	s_mulk_i32 s26, 0x1200
+	v_add_u32_e32 v57, s26, v30
+	v_lshlrev_b32_e32 v51, 7, v3
+	v_lshl_or_b32 v3, v4, 8, v35
+	v_lshl_add_u32 v1, v57, 1, v57
+	v_lshlrev_b32_e32 v4, 2, v4
+	v_lshlrev_b32_e32 v5, 4, v30
+	buffer_load_dwordx4 v[18:21], v3, s[48:51], 0 offen
+	buffer_load_dwordx4 v[14:17], v3, s[48:51], 0 offen offset:16
+	buffer_load_dwordx4 v[10:13], v3, s[48:51], 0 offen offset:32
+	buffer_load_dwordx4 v[6:9], v3, s[48:51], 0 offen offset:48
+	buffer_load_dword v52, v4, s[56:59], 0 offen
+	buffer_load_dwordx4 v[22:25], v5, s[80:83], 0 offen
+	v_add_lshl_u32 v3, v1, s25, 1
+	v_add_lshl_u32 v1, v1, s24, 1
+	buffer_load_ushort v54, v3, s[52:55], 0 offen
+	buffer_load_ushort v56, v3, s[52:55], 0 offen offset:4
+	buffer_load_ushort v55, v1, s[52:55], 0 offen
+	v_lshlrev_b32_e32 v28, 1, v50
+	s_mul_i32 s58, s67, 5
+	s_waitcnt vmcnt(9)
+	v_readfirstlane_b32 s38, v2
+	s_max_i32 s24, s38, 0
+	s_mul_i32 s24, s24, 12
+	s_add_i32 s24, s24, s35
+	v_lshl_add_u32 v1, s24, 14, v51
+	v_or_b32_e32 v1, v1, v33
+	v_lshlrev_b32_e32 v1, 2, v1
+	buffer_load_dwordx4 v[2:5], v1, s[60:63], 0 offen
 	s_nop 0
-	buffer_load_dwordx4 v[6:9], v6, s[48:51], 0 offen offset:48
-	s_lshl_b32 s1, s35, 2
-	v_lshlrev_b32_e32 v32, 2, v32
-	s_mov_b32 s58, s46
-	s_mov_b32 s59, s47
-	v_or_b32_e32 v57, s0, v1
-	s_mov_b32 s54, s46
-	s_mov_b32 s55, s47
-	v_lshl_or_b32 v58, v2, 9, v35
-	s_mov_b32 s62, s46
-	s_mov_b32 s63, s47
-	s_mov_b32 s78, s46
-	s_mov_b32 s79, s47
-	v_mov_b32_e32 v33, s1
-	buffer_load_dword v60, v32, s[56:59], 0 offen
-	v_lshlrev_b32_e32 v32, 2, v57
-	s_mov_b32 s82, s46
-	s_mov_b32 s83, s47
-	buffer_load_dwordx3 v[22:24], v61, s[52:55], 0 offen
-	buffer_load_dwordx4 v[2:5], v58, s[60:63], 0 offen
-	buffer_load_dword v59, v33, s[76:79], 0 offen
-	buffer_load_dword v56, v32, s[80:83], 0 offen
-	s_mul_i32 s78, s67, 5
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	buffer_load_ushort v1, v28, s[88:91], 0 offen
+	s_and_saveexec_b64 s[24:25], s[4:5]
 	s_cbranch_execz .LBB0_56
 	s_memrealtime s[26:27]
-	s_lshl_b32 s28, s78, 3
-	v_mov_b32_e32 v32, s28
+	s_lshl_b32 s28, s58, 3
+	v_mov_b32_e32 v28, s28
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[62:63], s[26:27]
-	ds_write_b64 v32, v[62:63] offset:24736
+	v_mov_b64_e32 v[58:59], s[26:27]
+	ds_write_b64 v28, v[58:59] offset:144
 	s_memrealtime s[26:27]
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[32:33], s[26:27]
-	ds_write_b64 v52, v[32:33] offset:24648
+	v_mov_b64_e32 v[58:59], s[26:27]
+	ds_write_b64 v46, v[58:59] offset:56
 .LBB0_56:
-	s_or_b64 exec, exec, s[0:1]
-	s_mul_i32 s36, s37, 0x1890
-	s_and_saveexec_b64 s[0:1], s[6:7]
-	s_cbranch_execz .LBB0_65
-	v_add_lshl_u32 v25, v25, s36, 3
-	v_add_u32_e32 v32, 0x2000, v25
+	s_or_b64 exec, exec, s[24:25]
+	s_cmp_gt_i32 s37, 0
+	s_cselect_b64 s[24:25], -1, 0
+	s_waitcnt vmcnt(0)
+	v_lshlrev_b32_e32 v1, 16, v1
+	v_lshlrev_b32_e32 v28, 16, v56
+	s_mul_i32 s39, s94, 0x1890
+	s_mul_i32 s40, s94, 12
+	s_and_saveexec_b64 s[26:27], s[0:1]
+	s_cbranch_execz .LBB0_67
+	v_add_lshl_u32 v58, v30, s39, 3
+	v_add_u32_e32 v30, 0x2000, v58
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll k.conv PROJ
 	;;#ASMEND
-	buffer_load_dwordx2 v[32:33], v32, s[72:75], 0 offen offset:848 sc0 sc1
+	buffer_load_dwordx2 v[30:31], v30, s[72:75], 0 offen offset:848 sc1
 	s_waitcnt vmcnt(0)
-	v_cmp_ne_u32_e32 vcc, s33, v33
-	s_and_saveexec_b64 s[26:27], vcc
+	v_cmp_ne_u32_e32 vcc, s33, v31
+	s_and_saveexec_b64 s[28:29], vcc
 	s_cbranch_execz .LBB0_61
-	v_add_u32_e32 v25, 0x2350, v25
-	s_mov_b64 s[28:29], 0
+	v_add_u32_e32 v58, 0x2350, v58
+	s_mov_b64 s[30:31], 0
 .LBB0_59:
 	s_mov_b32 s72, s66
 	s_sleep 1
-	buffer_load_dwordx2 v[32:33], v25, s[72:75], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[30:31], v58, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
-	v_cmp_eq_u32_e32 vcc, s33, v33
-	s_or_b64 s[28:29], vcc, s[28:29]
-	s_andn2_b64 exec, exec, s[28:29]
+	v_cmp_eq_u32_e32 vcc, s33, v31
+	s_or_b64 s[30:31], vcc, s[30:31]
+	s_andn2_b64 exec, exec, s[30:31]
 	s_cbranch_execnz .LBB0_59
-	s_or_b64 exec, exec, s[28:29]
+	s_or_b64 exec, exec, s[30:31]
 .LBB0_61:
-	s_or_b64 exec, exec, s[26:27]
-	v_pk_mul_f32 v[26:27], v[22:23], v[26:27]
-	v_mov_b32_e32 v25, v32
-	v_add_f32_e32 v22, 0, v26
-	v_pk_mul_f32 v[28:29], v[24:25], v[28:29]
-	v_add_f32_e32 v22, v22, v27
-	v_add_f32_e32 v22, v22, v28
-	v_add_f32_e32 v22, v22, v29
-	v_mul_f32_e32 v25, 0xbfb8aa3b, v22
-	v_exp_f32_e32 v25, v25
-	s_mov_b32 s54, s46
-	s_mov_b32 s55, s47
-	v_add_u32_e32 v33, 4, v61
-	v_add_f32_e32 v25, 1.0, v25
-	v_div_scale_f32 v26, s[26:27], v25, v25, 1.0
-	v_rcp_f32_e32 v27, v26
-	v_div_scale_f32 v28, vcc, 1.0, v25, 1.0
-	v_add_u32_e32 v62, 8, v61
-	buffer_store_dword v23, v61, s[52:55], 0 offen
-	buffer_store_dword v24, v33, s[52:55], 0 offen
-	buffer_store_dword v32, v62, s[52:55], 0 offen
-	v_fma_f32 v29, -v26, v27, 1.0
-	v_fmac_f32_e32 v27, v29, v27
-	v_mul_f32_e32 v29, v28, v27
-	v_fma_f32 v63, -v26, v29, v28
-	v_fmac_f32_e32 v29, v63, v27
-	v_fma_f32 v26, -v26, v29, v28
-	v_div_fmas_f32 v26, v26, v27, v29
-	v_div_fixup_f32 v25, v26, v25, 1.0
-	v_mul_f32_e32 v22, v22, v25
-	s_and_saveexec_b64 s[26:27], s[8:9]
-	s_cbranch_execz .LBB0_63
-	v_lshl_or_b32 v23, s31, 8, v38
-	v_add_u32_e32 v23, v23, v57
-	v_lshl_add_u32 v24, v23, 3, v53
-	v_mov_b32_e32 v23, s33
-	s_mov_b32 s72, s66
-	buffer_store_dwordx2 v[22:23], v24, s[72:75], 0 offen offset:2000 sc0 sc1
+	s_or_b64 exec, exec, s[28:29]
+	s_and_b64 s[28:29], s[24:25], exec
+	s_cselect_b32 s28, 1, 0
+	s_cmp_lg_u32 s28, 1
+	s_cbranch_scc1 .LBB0_63
+	v_mul_lo_u32 v57, v57, 6
+	s_mov_b32 s54, s78
+	s_mov_b32 s55, s79
+	v_lshrrev_b32_e32 v31, 16, v30
+	buffer_store_short v55, v57, s[52:55], 0 offen
+	buffer_store_short v56, v57, s[52:55], 0 offen offset:2
+	buffer_store_short v31, v57, s[52:55], 0 offen offset:4
 .LBB0_63:
-	s_or_b64 exec, exec, s[26:27]
-	s_and_b64 exec, exec, s[10:11]
-	ds_write_b32 v39, v22
+	v_lshlrev_b32_e32 v55, 16, v55
+	v_lshlrev_b32_e32 v54, 16, v54
+	v_pk_mul_f32 v[22:23], v[54:55], v[22:23]
+	v_mov_b32_e32 v56, v28
+	v_mov_b32_e32 v57, v30
+	v_add_f32_e32 v22, 0, v22
+	v_pk_mul_f32 v[24:25], v[56:57], v[24:25]
+	v_add_f32_e32 v22, v22, v23
+	v_add_f32_e32 v22, v22, v24
+	v_add_f32_e32 v22, v22, v25
+	v_mul_f32_e32 v23, 0xbfb8aa3b, v22
+	v_exp_f32_e32 v23, v23
+	s_nop 0
+	v_add_f32_e32 v23, 1.0, v23
+	v_div_scale_f32 v24, s[28:29], v23, v23, 1.0
+	v_rcp_f32_e32 v25, v24
+	v_div_scale_f32 v28, vcc, 1.0, v23, 1.0
+	v_fma_f32 v30, -v24, v25, 1.0
+	v_fmac_f32_e32 v25, v30, v25
+	v_mul_f32_e32 v30, v28, v25
+	v_fma_f32 v31, -v24, v30, v28
+	v_fmac_f32_e32 v30, v31, v25
+	v_fma_f32 v24, -v24, v30, v28
+	v_div_fmas_f32 v24, v24, v25, v30
+	v_div_fixup_f32 v23, v24, v23, 1.0
+	v_mul_f32_e32 v22, v22, v23
+	v_bfe_u32 v23, v22, 16, 1
+	v_add3_u32 v23, v23, v22, s69
+	v_or_b32_e32 v24, 0x400000, v22
+	v_cmp_u_f32_e32 vcc, v22, v22
+	s_nop 1
+	v_cndmask_b32_e32 v22, v23, v24, vcc
+	v_and_b32_e32 v22, 0xffff0000, v22
+	s_and_saveexec_b64 s[28:29], s[8:9]
+	s_cbranch_execz .LBB0_65
+	s_add_i32 s30, s40, s35
+	v_lshl_or_b32 v23, s30, 8, v36
+	v_add_u32_e32 v24, v23, v50
+	v_mov_b32_e32 v23, s33
+	v_lshl_add_u32 v24, v24, 3, v47
+	s_mov_b32 s72, s66
+	buffer_store_dwordx2 v[22:23], v24, s[72:75], 0 offen offset:2000 sc1
 .LBB0_65:
-	s_or_b64 exec, exec, s[0:1]
+	s_or_b64 exec, exec, s[28:29]
+	s_and_b64 exec, exec, s[10:11]
+	ds_write_b32 v37, v22 offset:192
+.LBB0_67:
+	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_67
-	s_memrealtime s[26:27]
-	s_lshl_b32 s28, s78, 3
-	s_waitcnt vmcnt(3)
-	v_mov_b32_e32 v22, s28
+	s_and_saveexec_b64 s[26:27], s[4:5]
+	s_cbranch_execz .LBB0_69
+	s_memrealtime s[28:29]
+	s_lshl_b32 s30, s58, 3
+	v_mov_b32_e32 v22, s30
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[24:25], s[26:27]
-	ds_write_b64 v22, v[24:25] offset:24744
-	s_memrealtime s[26:27]
+	v_mov_b64_e32 v[24:25], s[28:29]
+	ds_write_b64 v22, v[24:25] offset:152
+	s_memrealtime s[28:29]
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[22:23], s[26:27]
-	ds_write_b64 v52, v[22:23] offset:24656
-.LBB0_67:
-	s_or_b64 exec, exec, s[0:1]
-	s_waitcnt vmcnt(3)
-	v_add_u32_e32 v22, s37, v40
-	v_mad_u64_u32 v[22:23], s[0:1], v22, s68, v[30:31]
-	s_add_i32 s28, s36, 0x188f
-	v_min_i32_e32 v22, s28, v22
+	v_mov_b64_e32 v[22:23], s[28:29]
+	ds_write_b64 v46, v[22:23] offset:64
+.LBB0_69:
+	s_or_b64 exec, exec, s[26:27]
+	v_add_u32_e32 v22, s94, v38
+	v_mad_u64_u32 v[22:23], s[26:27], v22, s68, v[26:27]
+	s_add_i32 s30, s39, 0x188f
+	v_min_i32_e32 v22, s30, v22
 	v_lshlrev_b32_e32 v24, 3, v22
 	v_add_u32_e32 v22, 0x2000, v24
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
 	;;#ASMSTART
 	; kda-sim: poll k.gates PROJ
 	;;#ASMEND
-	buffer_load_dwordx2 v[22:23], v22, s[88:91], 0 offen offset:848 sc0 sc1
+	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen offset:848 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v23
-	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB0_71
+	s_and_saveexec_b64 s[26:27], vcc
+	s_cbranch_execz .LBB0_73
 	v_add_u32_e32 v24, 0x2350, v24
-	s_mov_b64 s[26:27], 0
-.LBB0_69:
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
+	s_mov_b64 s[28:29], 0
+.LBB0_71:
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
 	s_sleep 1
-	buffer_load_dwordx2 v[22:23], v24, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[22:23], v24, s[96:99], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v23
-	s_or_b64 s[26:27], vcc, s[26:27]
-	s_andn2_b64 exec, exec, s[26:27]
-	s_cbranch_execnz .LBB0_69
+	s_or_b64 s[28:29], vcc, s[28:29]
+	s_andn2_b64 exec, exec, s[28:29]
+	s_cbranch_execnz .LBB0_71
+	s_or_b64 exec, exec, s[28:29]
+.LBB0_73:
 	s_or_b64 exec, exec, s[26:27]
-.LBB0_71:
-	s_or_b64 exec, exec, s[0:1]
-	s_lshl_b32 s0, s31, 8
-	v_add_u32_e32 v23, s0, v41
-	v_max_i32_e32 v23, s0, v23
+	s_add_i32 s31, s40, s35
+	s_lshl_b32 s26, s31, 8
+	v_add_u32_e32 v23, s26, v39
+	v_max_i32_e32 v23, s26, v23
 	v_lshlrev_b32_e32 v23, 3, v23
 	v_add_u32_e32 v24, 0xe000, v23
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
 	;;#ASMSTART
 	; kda-sim: poll k.gates QK
 	;;#ASMEND
-	buffer_load_dwordx2 v[24:25], v24, s[88:91], 0 offen offset:2000 sc0 sc1
+	buffer_load_dwordx2 v[24:25], v24, s[96:99], 0 offen offset:2000 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v25
-	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB0_75
+	s_and_saveexec_b64 s[26:27], vcc
+	s_cbranch_execz .LBB0_77
 	v_add_u32_e32 v23, 0xe7d0, v23
-	s_mov_b64 s[26:27], 0
-.LBB0_73:
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
+	s_mov_b64 s[28:29], 0
+.LBB0_75:
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
 	s_sleep 1
-	buffer_load_dwordx2 v[24:25], v23, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[24:25], v23, s[96:99], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v25
-	s_or_b64 s[26:27], vcc, s[26:27]
-	s_andn2_b64 exec, exec, s[26:27]
-	s_cbranch_execnz .LBB0_73
+	s_or_b64 s[28:29], vcc, s[28:29]
+	s_andn2_b64 exec, exec, s[28:29]
+	s_cbranch_execnz .LBB0_75
+	s_or_b64 exec, exec, s[28:29]
+.LBB0_77:
 	s_or_b64 exec, exec, s[26:27]
-.LBB0_75:
-	s_or_b64 exec, exec, s[0:1]
-	s_and_saveexec_b64 s[0:1], s[12:13]
-	ds_write_b32 v42, v22
-	s_or_b64 exec, exec, s[0:1]
-	s_and_saveexec_b64 s[0:1], s[14:15]
-	ds_write_b32 v43, v24
-	s_or_b64 exec, exec, s[0:1]
-	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_84
-	s_add_i32 s35, s35, s36
-	s_lshl_b32 s26, s35, 3
-	s_add_i32 s27, s26, 0xe000
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
-	v_mov_b32_e32 v22, s27
+	s_and_saveexec_b64 s[26:27], s[12:13]
+	ds_write_b32 v40, v22 offset:256
+	s_or_b64 exec, exec, s[26:27]
+	s_and_saveexec_b64 s[26:27], s[14:15]
+	ds_write_b32 v40, v24 offset:256
+	s_or_b64 exec, exec, s[26:27]
+	s_and_saveexec_b64 s[26:27], s[4:5]
+	s_cbranch_execz .LBB0_86
+	s_add_i32 s28, s35, s39
+	s_lshl_b32 s28, s28, 3
+	s_add_i32 s29, s28, 0xe000
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
+	v_mov_b32_e32 v22, s29
 	;;#ASMSTART
 	; kda-sim: poll k.gates PROJ
 	;;#ASMEND
-	buffer_load_dwordx2 v[22:23], v22, s[88:91], 0 offen offset:1872 sc0 sc1
+	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen offset:1872 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v23
-	s_cbranch_vccnz .LBB0_83
-	s_add_i32 s26, s26, 0xe750
-.LBB0_82:
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
-	v_mov_b32_e32 v22, s26
+	s_cbranch_vccnz .LBB0_85
+	s_add_i32 s28, s28, 0xe750
+.LBB0_84:
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
+	v_mov_b32_e32 v22, s28
 	s_sleep 1
-	buffer_load_dwordx2 v[22:23], v22, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v23
-	s_cbranch_vccnz .LBB0_82
-.LBB0_83:
+	s_cbranch_vccnz .LBB0_84
+.LBB0_85:
 	v_mul_f32_e32 v22, 0xbfb8aa3b, v22
 	v_exp_f32_e32 v22, v22
 	s_nop 0
 	v_add_f32_e32 v22, 1.0, v22
-	v_div_scale_f32 v23, s[26:27], v22, v22, 1.0
+	v_div_scale_f32 v23, s[28:29], v22, v22, 1.0
 	v_rcp_f32_e32 v24, v23
 	v_div_scale_f32 v25, vcc, 1.0, v22, 1.0
-	v_fma_f32 v26, -v23, v24, 1.0
-	v_fmac_f32_e32 v24, v26, v24
-	v_mul_f32_e32 v26, v25, v24
-	v_fma_f32 v27, -v23, v26, v25
-	v_fmac_f32_e32 v26, v27, v24
-	v_fma_f32 v23, -v23, v26, v25
-	v_div_fmas_f32 v23, v23, v24, v26
+	v_fma_f32 v28, -v23, v24, 1.0
+	v_fmac_f32_e32 v24, v28, v24
+	v_mul_f32_e32 v28, v25, v24
+	v_fma_f32 v30, -v23, v28, v25
+	v_fmac_f32_e32 v28, v30, v24
+	v_fma_f32 v23, -v23, v28, v25
+	v_div_fmas_f32 v23, v23, v24, v28
 	v_div_fixup_f32 v22, v23, v22, 1.0
-	ds_write_b32 v52, v22 offset:24912
-.LBB0_84:
-	s_or_b64 exec, exec, s[0:1]
+	ds_write_b32 v46, v22 offset:2304
+.LBB0_86:
+	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	v_and_b32_e32 v69, 0xffff0000, v14
-	v_lshlrev_b32_e32 v68, 16, v14
-	v_and_b32_e32 v71, 0xffff0000, v15
-	v_lshlrev_b32_e32 v70, 16, v15
-	v_and_b32_e32 v73, 0xffff0000, v16
-	v_lshlrev_b32_e32 v72, 16, v16
-	v_and_b32_e32 v75, 0xffff0000, v17
-	v_lshlrev_b32_e32 v74, 16, v17
-	ds_read_b128 v[14:17], v44
-	v_and_b32_e32 v33, 0xffff0000, v18
-	v_lshlrev_b32_e32 v32, 16, v18
-	v_and_b32_e32 v77, 0xffff0000, v10
-	v_lshlrev_b32_e32 v76, 16, v10
-	v_and_b32_e32 v79, 0xffff0000, v11
-	v_lshlrev_b32_e32 v78, 16, v11
+	v_and_b32_e32 v65, 0xffff0000, v14
+	v_lshlrev_b32_e32 v64, 16, v14
+	v_and_b32_e32 v67, 0xffff0000, v15
+	v_lshlrev_b32_e32 v66, 16, v15
+	v_and_b32_e32 v69, 0xffff0000, v16
+	v_lshlrev_b32_e32 v68, 16, v16
+	v_and_b32_e32 v71, 0xffff0000, v17
+	v_lshlrev_b32_e32 v70, 16, v17
+	ds_read_b128 v[14:17], v41 offset:256
+	v_and_b32_e32 v31, 0xffff0000, v18
+	v_lshlrev_b32_e32 v30, 16, v18
+	v_and_b32_e32 v73, 0xffff0000, v10
+	v_lshlrev_b32_e32 v72, 16, v10
+	v_and_b32_e32 v75, 0xffff0000, v11
+	v_lshlrev_b32_e32 v74, 16, v11
 	s_waitcnt lgkmcnt(0)
-	v_pk_mul_f32 v[10:11], v[14:15], v[32:33]
-	v_and_b32_e32 v63, 0xffff0000, v19
-	v_lshlrev_b32_e32 v62, 16, v19
-	v_and_b32_e32 v65, 0xffff0000, v20
-	v_lshlrev_b32_e32 v64, 16, v20
-	v_and_b32_e32 v67, 0xffff0000, v21
-	v_lshlrev_b32_e32 v66, 16, v21
-	ds_read_b128 v[18:21], v44 offset:16
-	ds_read_b128 v[22:25], v44 offset:32
-	ds_read_b128 v[26:29], v44 offset:48
+	v_pk_mul_f32 v[10:11], v[14:15], v[30:31]
+	v_and_b32_e32 v59, 0xffff0000, v19
+	v_lshlrev_b32_e32 v58, 16, v19
+	v_and_b32_e32 v61, 0xffff0000, v20
+	v_lshlrev_b32_e32 v60, 16, v20
+	v_and_b32_e32 v63, 0xffff0000, v21
+	v_lshlrev_b32_e32 v62, 16, v21
+	ds_read_b128 v[18:21], v41 offset:272
+	ds_read_b128 v[22:25], v41 offset:288
+	ds_read_b128 v[54:57], v41 offset:304
 	v_add_f32_e32 v10, 0, v10
 	v_add_f32_e32 v14, v10, v11
-	v_pk_mul_f32 v[10:11], v[16:17], v[62:63]
-	s_nop 0
+	v_pk_mul_f32 v[10:11], v[16:17], v[58:59]
+	v_and_b32_e32 v31, 0xffff0000, v12
 	v_add_f32_e32 v10, v14, v10
 	v_add_f32_e32 v14, v10, v11
 	s_waitcnt lgkmcnt(2)
-	v_pk_mul_f32 v[10:11], v[18:19], v[64:65]
-	s_nop 0
+	v_pk_mul_f32 v[10:11], v[18:19], v[60:61]
+	v_lshlrev_b32_e32 v30, 16, v12
 	v_add_f32_e32 v10, v14, v10
 	v_add_f32_e32 v14, v10, v11
-	v_pk_mul_f32 v[10:11], v[20:21], v[66:67]
+	v_pk_mul_f32 v[10:11], v[20:21], v[62:63]
 	s_nop 0
 	v_add_f32_e32 v10, v14, v10
 	v_add_f32_e32 v14, v10, v11
 	s_waitcnt lgkmcnt(1)
-	v_pk_mul_f32 v[10:11], v[22:23], v[68:69]
+	v_pk_mul_f32 v[10:11], v[22:23], v[64:65]
 	v_and_b32_e32 v23, 0xffff0000, v7
 	v_add_f32_e32 v10, v14, v10
 	v_add_f32_e32 v14, v10, v11
-	v_pk_mul_f32 v[10:11], v[24:25], v[70:71]
+	v_pk_mul_f32 v[10:11], v[24:25], v[66:67]
 	v_and_b32_e32 v25, 0xffff0000, v13
 	v_add_f32_e32 v10, v14, v10
 	v_add_f32_e32 v14, v10, v11
 	s_waitcnt lgkmcnt(0)
-	v_pk_mul_f32 v[10:11], v[26:27], v[72:73]
-	v_and_b32_e32 v27, 0xffff0000, v12
+	v_pk_mul_f32 v[10:11], v[54:55], v[68:69]
+	v_lshlrev_b32_e32 v24, 16, v13
 	v_add_f32_e32 v10, v14, v10
-	ds_read_b128 v[14:17], v44 offset:64
+	ds_read_b128 v[14:17], v41 offset:320
 	v_add_f32_e32 v18, v10, v11
-	v_pk_mul_f32 v[10:11], v[28:29], v[74:75]
-	v_lshlrev_b32_e32 v26, 16, v12
+	v_pk_mul_f32 v[10:11], v[56:57], v[70:71]
+	s_nop 0
 	v_add_f32_e32 v10, v18, v10
 	v_add_f32_e32 v22, v10, v11
-	ds_read_b128 v[18:21], v44 offset:80
+	ds_read_b128 v[18:21], v41 offset:336
 	s_waitcnt lgkmcnt(1)
-	v_pk_mul_f32 v[10:11], v[14:15], v[76:77]
-	v_lshlrev_b32_e32 v24, 16, v13
+	v_pk_mul_f32 v[10:11], v[14:15], v[72:73]
+	s_waitcnt lgkmcnt(0)
+	v_pk_mul_f32 v[18:19], v[18:19], v[30:31]
 	v_add_f32_e32 v10, v22, v10
 	v_add_f32_e32 v14, v10, v11
-	v_pk_mul_f32 v[10:11], v[16:17], v[78:79]
-	s_waitcnt lgkmcnt(0)
-	v_pk_mul_f32 v[18:19], v[18:19], v[26:27]
-	v_add_f32_e32 v10, v14, v10
-	ds_read_b128 v[14:17], v44 offset:96
-	v_add_f32_e32 v28, v10, v11
+	v_pk_mul_f32 v[10:11], v[16:17], v[74:75]
 	v_lshlrev_b32_e32 v22, 16, v7
+	v_add_f32_e32 v10, v14, v10
+	ds_read_b128 v[14:17], v41 offset:352
+	v_add_f32_e32 v28, v10, v11
 	v_and_b32_e32 v7, 0xffff0000, v6
 	v_lshlrev_b32_e32 v6, 16, v6
 	v_add_f32_e32 v18, v28, v18
-	ds_read_b128 v[10:13], v44 offset:112
+	ds_read_b128 v[10:13], v41 offset:368
 	s_waitcnt lgkmcnt(1)
 	v_pk_mul_f32 v[6:7], v[14:15], v[6:7]
 	v_pk_mul_f32 v[14:15], v[20:21], v[24:25]
@@ -1550,41 +1624,50 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,16)
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
-	ds_bpermute_b32 v7, v51, v6
-	s_and_saveexec_b64 s[0:1], s[16:17]
-	s_cbranch_execz .LBB0_86
+	ds_bpermute_b32 v7, v45, v6
+	s_and_saveexec_b64 s[26:27], s[16:17]
+	s_cbranch_execz .LBB0_88
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
-	v_add_f32_e32 v6, v6, v60
+	v_mul_f32_e32 v8, 0x3fb8aa3b, v53
+	v_bfe_u32 v7, v6, 16, 1
+	v_exp_f32_e32 v8, v8
+	v_add3_u32 v7, v7, v6, s69
+	v_or_b32_e32 v9, 0x400000, v6
+	v_cmp_u_f32_e32 vcc, v6, v6
+	s_nop 1
+	v_cndmask_b32_e32 v6, v7, v9, vcc
+	v_and_b32_e32 v6, 0xffff0000, v6
+	v_add_f32_e32 v6, v52, v6
+	v_mul_f32_e32 v6, v8, v6
 	v_mul_f32_e32 v6, 0xbfb8aa3b, v6
 	v_exp_f32_e32 v6, v6
-	v_mul_f32_e32 v9, 0x3fb8aa3b, v59
-	v_exp_f32_e32 v9, v9
+	s_nop 0
 	v_add_f32_e32 v6, 1.0, v6
-	v_div_scale_f32 v7, s[26:27], v6, v6, 1.0
+	v_div_scale_f32 v7, s[28:29], v6, v6, 1.0
 	v_rcp_f32_e32 v8, v7
-	v_div_scale_f32 v10, vcc, 1.0, v6, 1.0
-	v_fma_f32 v11, -v7, v8, 1.0
-	v_fmac_f32_e32 v8, v11, v8
-	v_mul_f32_e32 v11, v10, v8
-	v_fma_f32 v12, -v7, v11, v10
-	v_fmac_f32_e32 v11, v12, v8
-	v_fma_f32 v7, -v7, v11, v10
-	v_div_fmas_f32 v7, v7, v8, v11
+	v_div_scale_f32 v9, vcc, 1.0, v6, 1.0
+	v_fma_f32 v10, -v7, v8, 1.0
+	v_fmac_f32_e32 v8, v10, v8
+	v_mul_f32_e32 v10, v9, v8
+	v_fma_f32 v11, -v7, v10, v9
+	v_fmac_f32_e32 v10, v11, v8
+	v_fma_f32 v7, -v7, v10, v9
+	v_div_fmas_f32 v7, v7, v8, v10
 	v_div_fixup_f32 v6, v7, v6, 1.0
-	v_mul_f32_e32 v6, v6, v9
-	v_mul_f32_e32 v6, 0xbfb8aa3b, v6
+	v_mul_f32_e32 v6, 0xc0a00000, v6
+	v_mul_f32_e32 v6, 0x3fb8aa3b, v6
 	v_exp_f32_e32 v6, v6
-	ds_write_b32 v45, v6
-.LBB0_86:
-	s_or_b64 exec, exec, s[0:1]
+	ds_write_b32 v42, v6 offset:1792
+.LBB0_88:
+	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
-	ds_read2st64_b32 v[6:7], v54 offset1:1
+	ds_read2st64_b32 v[6:7], v48 offset0:3 offset1:4
 	s_waitcnt lgkmcnt(0)
 	v_mul_f32_e32 v8, v6, v6
 	v_mul_f32_e32 v9, v7, v7
 	v_add_f32_e32 v8, v8, v9
-	ds_bpermute_b32 v9, v51, v8
+	ds_bpermute_b32 v9, v45, v8
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
 	ds_swizzle_b32 v9, v8 offset:swizzle(SWAP,16)
@@ -1600,8 +1683,8 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
 	ds_swizzle_b32 v9, v8 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[0:1], s[12:13]
-	s_cbranch_execz .LBB0_88
+	s_and_saveexec_b64 s[26:27], s[12:13]
+	s_cbranch_execz .LBB0_90
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
 	v_add_f32_e32 v8, 0x358637bd, v8
@@ -1611,96 +1694,121 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cndmask_b32_e64 v8, v8, v9, s[18:19]
 	v_mul_f32_e32 v6, v6, v8
 	v_mul_f32_e32 v7, v7, v8
-	ds_write2st64_b32 v54, v6, v7 offset1:1
-.LBB0_88:
-	s_or_b64 exec, exec, s[0:1]
-	s_waitcnt lgkmcnt(0)
-	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_90
-	s_memrealtime s[26:27]
-	s_lshl_b32 s29, s78, 3
-	v_mov_b32_e32 v6, s29
-	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[8:9], s[26:27]
-	ds_write_b64 v6, v[8:9] offset:24752
-	s_memrealtime s[26:27]
-	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[6:7], s[26:27]
-	ds_write_b64 v52, v[6:7] offset:24664
+	ds_write2st64_b32 v48, v6, v7 offset0:3 offset1:4
 .LBB0_90:
-	s_or_b64 exec, exec, s[0:1]
-	ds_read_b32 v18, v52 offset:24912
-	ds_read_b128 v[6:9], v47
-	ds_read_b128 v[10:13], v46 offset:512
-	ds_read_b128 v[14:17], v46
-	s_waitcnt lgkmcnt(2)
-	v_pk_mul_f32 v[2:3], v[2:3], v[6:7]
-	v_pk_mul_f32 v[4:5], v[4:5], v[8:9]
-	s_waitcnt lgkmcnt(1)
-	v_pk_mul_f32 v[8:9], v[10:11], v[2:3]
-	v_pk_mul_f32 v[6:7], v[12:13], v[4:5]
-	v_add_f32_e32 v8, v8, v9
-	v_add_f32_e32 v6, v8, v6
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,16)
-	ds_read_b32 v8, v48
-	s_waitcnt lgkmcnt(1)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,8)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,4)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,2)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	v_sub_f32_e32 v6, v8, v6
-	v_mul_f32_e32 v6, v18, v6
-	v_pk_mul_f32 v[8:9], v[10:11], v[6:7] op_sel_hi:[1,0]
-	v_pk_mul_f32 v[6:7], v[12:13], v[6:7] op_sel_hi:[1,0]
-	v_pk_add_f32 v[2:3], v[2:3], v[8:9]
-	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	v_pk_mul_f32 v[8:9], v[14:15], v[2:3]
-	v_pk_mul_f32 v[6:7], v[16:17], v[4:5]
-	v_add_f32_e32 v8, v8, v9
-	v_add_f32_e32 v6, v6, v8
-	v_add_f32_e32 v6, v7, v6
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,16)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,8)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,4)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,2)
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[0:1], s[20:21]
-	s_cbranch_execz .LBB0_92
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v6, v7
-	ds_write_b32 v49, v6
-.LBB0_92:
-	s_or_b64 exec, exec, s[0:1]
-	s_mov_b32 s62, s46
-	s_mov_b32 s63, s47
-	buffer_store_dwordx4 v[2:5], v58, s[60:63], 0 offen
+	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_94
-	ds_read_b128 v[2:5], v52 offset:24896
-	ds_read_b128 v[6:9], v52 offset:24880
-	ds_read_b128 v[10:13], v52 offset:24864
-	ds_read_b128 v[14:17], v52 offset:24848
+	s_and_saveexec_b64 s[26:27], s[4:5]
+	s_cbranch_execz .LBB0_92
+	s_memrealtime s[28:29]
+	s_lshl_b32 s39, s58, 3
+	v_mov_b32_e32 v6, s39
+	s_waitcnt lgkmcnt(0)
+	v_mov_b64_e32 v[8:9], s[28:29]
+	ds_write_b64 v6, v[8:9] offset:160
+	s_memrealtime s[28:29]
+	s_waitcnt lgkmcnt(0)
+	v_mov_b64_e32 v[6:7], s[28:29]
+	ds_write_b64 v46, v[6:7] offset:72
+.LBB0_92:
+	s_or_b64 exec, exec, s[26:27]
+	ds_read_b32 v18, v46 offset:2304
+	ds_read_b128 v[6:9], v43 offset:1792
+	ds_read_b128 v[10:13], v43 offset:1280
+	s_cmp_gt_i32 s38, 0
+	s_cselect_b64 vcc, -1, 0
+	v_cndmask_b32_e32 v3, 0, v3, vcc
+	v_cndmask_b32_e32 v2, 0, v2, vcc
+	s_waitcnt lgkmcnt(1)
+	v_pk_mul_f32 v[2:3], v[2:3], v[6:7]
+	v_cndmask_b32_e32 v5, 0, v5, vcc
+	v_cndmask_b32_e32 v4, 0, v4, vcc
+	v_pk_mul_f32 v[4:5], v[4:5], v[8:9]
+	ds_read_b128 v[6:9], v43 offset:768
+	s_waitcnt lgkmcnt(1)
+	v_pk_mul_f32 v[16:17], v[10:11], v[2:3]
+	v_pk_mul_f32 v[14:15], v[12:13], v[4:5]
+	v_add_f32_e32 v16, v16, v17
+	v_add_f32_e32 v14, v16, v14
+	v_add_f32_e32 v14, v14, v15
+	ds_swizzle_b32 v15, v14 offset:swizzle(SWAP,16)
+	ds_read_b32 v16, v44 offset:192
+	s_and_b64 s[24:25], s[24:25], vcc
+	s_and_b64 s[24:25], s[24:25], exec
+	s_cselect_b32 s24, 1, 0
+	s_waitcnt lgkmcnt(1)
+	v_add_f32_e32 v14, v14, v15
+	ds_swizzle_b32 v15, v14 offset:swizzle(SWAP,8)
+	s_cmp_lg_u32 s24, 1
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v14, v14, v15
+	ds_swizzle_b32 v15, v14 offset:swizzle(SWAP,4)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v14, v14, v15
+	ds_swizzle_b32 v15, v14 offset:swizzle(SWAP,2)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v14, v14, v15
+	ds_swizzle_b32 v15, v14 offset:swizzle(SWAP,1)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v14, v14, v15
+	v_sub_f32_e32 v14, v16, v14
+	v_mul_f32_e32 v14, v18, v14
+	v_pk_mul_f32 v[10:11], v[10:11], v[14:15] op_sel_hi:[1,0]
+	v_pk_mul_f32 v[12:13], v[12:13], v[14:15] op_sel_hi:[1,0]
+	v_pk_add_f32 v[2:3], v[2:3], v[10:11]
+	v_pk_add_f32 v[4:5], v[4:5], v[12:13]
+	v_pk_mul_f32 v[6:7], v[6:7], v[2:3]
+	v_pk_mul_f32 v[8:9], v[8:9], v[4:5]
+	v_add_f32_e32 v6, v6, v7
+	v_add_f32_e32 v6, v8, v6
+	v_add_f32_e32 v6, v9, v6
+	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,16)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v6, v6, v7
+	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,8)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v6, v6, v7
+	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,4)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v6, v6, v7
+	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,2)
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v6, v6, v7
+	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
+	s_cbranch_scc1 .LBB0_94
+	s_mul_i32 s24, s37, 12
+	s_add_i32 s24, s24, s35
+	v_lshl_add_u32 v8, s24, 14, v51
+	v_or_b32_e32 v8, v8, v33
+	v_lshlrev_b32_e32 v8, 2, v8
+	s_mov_b32 s62, s78
+	s_mov_b32 s63, s79
+	buffer_store_dwordx4 v[2:5], v8, s[60:63], 0 offen
+.LBB0_94:
+	s_and_saveexec_b64 s[26:27], s[20:21]
+	s_cbranch_execz .LBB0_96
+	s_waitcnt lgkmcnt(0)
+	v_add_f32_e32 v2, v6, v7
+	v_bfe_u32 v3, v2, 16, 1
+	v_add3_u32 v3, v3, v2, s69
+	v_or_b32_e32 v4, 0x400000, v2
+	v_cmp_u_f32_e64 s[24:25], v2, v2
+	s_nop 1
+	v_cndmask_b32_e64 v2, v3, v4, s[24:25]
+	v_and_b32_e32 v2, 0xffff0000, v2
+	v_cndmask_b32_e32 v2, 0, v2, vcc
+	ds_write_b32 v44, v2 offset:2320
+.LBB0_96:
+	s_or_b64 exec, exec, s[26:27]
+	s_waitcnt lgkmcnt(0)
+	s_barrier
+	s_and_saveexec_b64 s[24:25], s[4:5]
+	s_cbranch_execz .LBB0_98
+	ds_read_b128 v[2:5], v46 offset:2368
+	ds_read_b128 v[6:9], v46 offset:2352
+	ds_read_b128 v[10:13], v46 offset:2336
+	ds_read_b128 v[14:17], v46 offset:2320
 	s_lshl_b32 s26, s31, 6
 	s_waitcnt lgkmcnt(3)
 	v_pk_mul_f32 v[2:3], v[2:3], v[2:3]
@@ -1727,119 +1835,119 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v2, v6, v2
 	v_pk_mul_f32 v[4:5], v[4:5], v[4:5]
 	v_add_f32_e32 v2, v2, v3
-	s_lshl3_add_u32 s26, s34, s26
+	s_lshl3_add_u32 s26, s36, s26
 	v_add_f32_e32 v2, v2, v4
 	s_add_i32 s26, s26, 0x14000
 	v_add_f32_e32 v2, v2, v5
 	v_mov_b32_e32 v3, s33
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
 	v_mov_b32_e32 v4, s26
-	buffer_store_dwordx2 v[2:3], v4, s[88:91], 0 offen offset:2000 sc0 sc1
-.LBB0_94:
-	s_or_b64 exec, exec, s[0:1]
+	buffer_store_dwordx2 v[2:3], v4, s[96:99], 0 offen offset:2000 sc1
+.LBB0_98:
+	s_or_b64 exec, exec, s[24:25]
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_96
+	s_and_saveexec_b64 s[24:25], s[4:5]
+	s_cbranch_execz .LBB0_100
 	s_memrealtime s[26:27]
-	s_lshl_b32 s29, s78, 3
-	v_mov_b32_e32 v2, s29
+	s_lshl_b32 s28, s58, 3
+	v_mov_b32_e32 v2, s28
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[4:5], s[26:27]
-	ds_write_b64 v2, v[4:5] offset:24760
+	ds_write_b64 v2, v[4:5] offset:168
 	s_memrealtime s[26:27]
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[26:27]
-	ds_write_b64 v52, v[2:3] offset:24672
-.LBB0_96:
-	s_or_b64 exec, exec, s[0:1]
-	s_and_saveexec_b64 s[50:51], s[22:23]
-	s_cbranch_execz .LBB0_102
-	s_add_i32 s0, s28, s30
-	s_addk_i32 s0, 0xf971
+	ds_write_b64 v46, v[2:3] offset:80
+.LBB0_100:
+	s_or_b64 exec, exec, s[24:25]
+	s_and_saveexec_b64 s[46:47], s[22:23]
+	s_cbranch_execz .LBB0_106
+	s_add_i32 s24, s30, s34
+	s_addk_i32 s24, 0xf971
 	s_lshl_b32 s87, s31, 6
-	v_add_u32_e32 v2, s0, v57
-	s_add_i32 s62, s87, 0x14808
-	s_add_i32 s63, s87, 0x147d0
-	s_add_i32 s72, s87, 0x147d8
-	s_add_i32 s79, s87, 0x147e0
+	v_add_u32_e32 v2, s24, v50
+	s_add_i32 s59, s87, 0x14808
+	s_add_i32 s62, s87, 0x147d0
+	s_add_i32 s63, s87, 0x147d8
+	s_add_i32 s72, s87, 0x147e0
 	s_add_i32 s82, s87, 0x147e8
 	s_add_i32 s83, s87, 0x147f0
 	s_add_i32 s86, s87, 0x147f8
 	s_add_i32 s87, s87, 0x14800
-	v_lshl_add_u32 v20, v2, 3, v55
-	s_mov_b64 s[54:55], 0
+	v_lshl_add_u32 v20, v2, 3, v49
+	s_mov_b64 s[50:51], 0
 	;;#ASMSTART
 	; kda-sim: poll k.norm ONRM+PROJ
 	;;#ASMEND
-	s_branch .LBB0_99
-.LBB0_98:
-	s_or_b64 exec, exec, s[0:1]
-	s_and_b64 s[0:1], exec, s[58:59]
-	s_or_b64 s[54:55], s[0:1], s[54:55]
-	s_andn2_b64 exec, exec, s[54:55]
-	s_cbranch_execz .LBB0_101
-.LBB0_99:
-	s_mov_b32 s89, s73
-	s_mov_b32 s90, s74
-	s_mov_b32 s91, s75
-	v_mov_b32_e32 v2, s63
-	v_mov_b32_e32 v4, s72
-	v_mov_b32_e32 v6, s79
-	buffer_load_dwordx2 v[2:3], v2, s[88:91], 0 offen sc0 sc1
+	s_branch .LBB0_103
+.LBB0_102:
+	s_or_b64 exec, exec, s[24:25]
+	s_and_b64 s[24:25], exec, s[54:55]
+	s_or_b64 s[50:51], s[24:25], s[50:51]
+	s_andn2_b64 exec, exec, s[50:51]
+	s_cbranch_execz .LBB0_105
+.LBB0_103:
+	s_mov_b32 s97, s73
+	s_mov_b32 s98, s74
+	s_mov_b32 s99, s75
+	v_mov_b32_e32 v2, s62
+	v_mov_b32_e32 v4, s63
+	v_mov_b32_e32 v6, s72
+	buffer_load_dwordx2 v[2:3], v2, s[96:99], 0 offen sc1
 	s_nop 0
-	buffer_load_dwordx2 v[4:5], v4, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[4:5], v4, s[96:99], 0 offen sc1
 	s_nop 0
-	buffer_load_dwordx2 v[6:7], v6, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[6:7], v6, s[96:99], 0 offen sc1
 	v_mov_b32_e32 v8, s82
 	v_mov_b32_e32 v14, s86
 	v_mov_b32_e32 v16, s87
 	v_mov_b32_e32 v9, s83
-	buffer_load_dwordx2 v[10:11], v8, s[88:91], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[12:13], v9, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[10:11], v8, s[96:99], 0 offen sc1
+	buffer_load_dwordx2 v[12:13], v9, s[96:99], 0 offen sc1
 	s_nop 0
-	buffer_load_dwordx2 v[14:15], v14, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[14:15], v14, s[96:99], 0 offen sc1
 	s_nop 0
-	buffer_load_dwordx2 v[16:17], v16, s[88:91], 0 offen sc0 sc1
-	v_mov_b32_e32 v8, s62
-	buffer_load_dwordx2 v[18:19], v8, s[88:91], 0 offen sc0 sc1
+	buffer_load_dwordx2 v[16:17], v16, s[96:99], 0 offen sc1
+	v_mov_b32_e32 v8, s59
+	buffer_load_dwordx2 v[18:19], v8, s[96:99], 0 offen sc1
 	s_nop 0
-	buffer_load_dwordx2 v[8:9], v20, s[88:91], 0 offen sc0 sc1
-	s_or_b64 s[58:59], s[58:59], exec
+	buffer_load_dwordx2 v[8:9], v20, s[96:99], 0 offen sc1
+	s_or_b64 s[54:55], s[54:55], exec
 	s_waitcnt vmcnt(8)
 	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_waitcnt vmcnt(7)
-	v_cmp_ne_u32_e64 s[0:1], s33, v5
+	v_cmp_ne_u32_e64 s[24:25], s33, v5
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e64 s[26:27], s33, v7
-	s_or_b64 s[0:1], vcc, s[0:1]
+	s_or_b64 s[24:25], vcc, s[24:25]
 	s_waitcnt vmcnt(5)
 	v_cmp_ne_u32_e64 s[28:29], s33, v11
-	s_or_b64 s[0:1], s[0:1], s[26:27]
+	s_or_b64 s[24:25], s[24:25], s[26:27]
 	s_waitcnt vmcnt(4)
 	v_cmp_ne_u32_e64 s[30:31], s33, v13
-	s_or_b64 s[0:1], s[0:1], s[28:29]
+	s_or_b64 s[24:25], s[24:25], s[28:29]
 	s_waitcnt vmcnt(3)
 	v_cmp_ne_u32_e64 s[34:35], s33, v15
-	s_or_b64 s[0:1], s[0:1], s[30:31]
+	s_or_b64 s[24:25], s[24:25], s[30:31]
 	s_waitcnt vmcnt(2)
 	v_cmp_ne_u32_e64 s[36:37], s33, v17
-	s_or_b64 s[0:1], s[0:1], s[34:35]
+	s_or_b64 s[24:25], s[24:25], s[34:35]
 	s_waitcnt vmcnt(1)
 	v_cmp_ne_u32_e64 s[38:39], s33, v19
-	s_or_b64 s[0:1], s[0:1], s[36:37]
+	s_or_b64 s[24:25], s[24:25], s[36:37]
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e64 s[40:41], s33, v9
-	s_or_b64 s[0:1], s[0:1], s[38:39]
-	s_or_b64 s[26:27], s[0:1], s[40:41]
-	s_and_saveexec_b64 s[0:1], s[26:27]
-	s_cbranch_execz .LBB0_98
-	s_andn2_b64 s[58:59], s[58:59], exec
+	s_or_b64 s[24:25], s[24:25], s[38:39]
+	s_or_b64 s[26:27], s[24:25], s[40:41]
+	s_and_saveexec_b64 s[24:25], s[26:27]
+	s_cbranch_execz .LBB0_102
+	s_andn2_b64 s[54:55], s[54:55], exec
 	s_sleep 1
-	s_branch .LBB0_98
-.LBB0_101:
-	s_or_b64 exec, exec, s[54:55]
+	s_branch .LBB0_102
+.LBB0_105:
+	s_or_b64 exec, exec, s[50:51]
 	v_add_f32_e32 v2, 0, v2
 	v_add_f32_e32 v2, v2, v4
 	v_add_f32_e32 v2, v2, v6
@@ -1849,67 +1957,74 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v2, v2, v16
 	v_add_f32_e32 v9, v2, v18
 	v_pk_mul_f32 v[2:3], v[8:9], s[42:43]
-	ds_read_b32 v4, v50
+	ds_read_b32 v4, v37 offset:2320
 	v_exp_f32_e32 v2, v2
-	v_add_f32_e32 v3, 0x358637bd, v3
+	v_add_f32_e32 v3, 0x3727c5ac, v3
 	v_rsq_f32_e32 v3, v3
-	s_mov_b32 s86, s46
 	v_add_f32_e32 v2, 1.0, v2
-	v_div_scale_f32 v5, s[0:1], v2, v2, 1.0
+	v_div_scale_f32 v5, s[24:25], v2, v2, 1.0
 	v_rcp_f32_e32 v6, v5
 	s_waitcnt lgkmcnt(0)
 	v_mul_f32_e32 v3, v3, v4
+	v_mul_f32_e32 v1, v3, v1
 	v_div_scale_f32 v4, vcc, 1.0, v2, 1.0
-	v_mul_f32_e32 v3, v3, v56
-	v_fma_f32 v7, -v5, v6, 1.0
-	v_fmac_f32_e32 v6, v7, v6
-	v_mul_f32_e32 v7, v4, v6
-	v_fma_f32 v8, -v5, v7, v4
-	v_fmac_f32_e32 v7, v8, v6
-	v_fma_f32 v4, -v5, v7, v4
-	v_div_fmas_f32 v4, v4, v6, v7
-	v_div_fixup_f32 v2, v4, v2, 1.0
-	v_mul_f32_e32 v2, v2, v3
-	v_add_lshl_u32 v3, s69, v1, 2
-	s_mov_b32 s87, s47
-	buffer_store_dword v2, v3, s[84:87], 0 offen
-.LBB0_102:
-	s_or_b64 exec, exec, s[50:51]
+	v_fma_f32 v3, -v5, v6, 1.0
+	v_fmac_f32_e32 v6, v3, v6
+	v_mul_f32_e32 v3, v4, v6
+	v_fma_f32 v7, -v5, v3, v4
+	v_fmac_f32_e32 v3, v7, v6
+	v_fma_f32 v4, -v5, v3, v4
+	v_div_fmas_f32 v3, v4, v6, v3
+	v_div_fixup_f32 v2, v3, v2, 1.0
+	v_mul_f32_e32 v1, v2, v1
+	v_bfe_u32 v2, v1, 16, 1
+	v_add3_u32 v2, v2, v1, s69
+	v_or_b32_e32 v3, 0x400000, v1
+	v_cmp_u_f32_e32 vcc, v1, v1
+	s_mul_i32 s24, s94, 0x600
+	s_add_i32 s24, s24, s95
+	v_cndmask_b32_e32 v1, v2, v3, vcc
+	v_lshrrev_b32_e32 v1, 16, v1
+	v_add_lshl_u32 v2, s24, v27, 1
+	s_mov_b32 s94, s78
+	s_mov_b32 s95, s79
+	buffer_store_short v1, v2, s[92:95], 0 offen
+.LBB0_106:
+	s_or_b64 exec, exec, s[46:47]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[24:25], s[4:5]
 	s_cbranch_execz .LBB0_53
 	s_memrealtime s[26:27]
-	s_lshl_b32 s28, s78, 3
-	v_mov_b32_e32 v2, s28
+	s_lshl_b32 s28, s58, 3
+	v_mov_b32_e32 v1, s28
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[26:27]
-	ds_write_b64 v2, v[4:5] offset:24768
+	v_mov_b64_e32 v[2:3], s[26:27]
+	ds_write_b64 v1, v[2:3] offset:176
 	s_memrealtime s[26:27]
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[26:27]
-	ds_write_b64 v52, v[2:3] offset:24680
+	ds_write_b64 v46, v[2:3] offset:88
 	s_branch .LBB0_53
-.LBB0_104:
+.LBB0_108:
 	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_106
+	s_cbranch_execz .LBB0_110
 	s_memrealtime s[4:5]
-	v_mov_b32_e32 v1, 0x6088
+	v_mov_b32_e32 v3, 0
 	v_mov_b64_e32 v[4:5], s[2:3]
 	v_mov_b32_e32 v2, s64
-	v_mov_b32_e32 v3, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[6:7], s[4:5]
-	ds_write2_b64 v1, v[6:7], v[4:5] offset1:1
-	ds_write_b64 v3, v[2:3] offset:24728
-.LBB0_106:
+	ds_write2_b64 v3, v[6:7], v[4:5] offset0:15 offset1:16
+	ds_write_b64 v3, v[2:3] offset:136
+.LBB0_110:
 	s_or_b64 exec, exec, s[0:1]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[24:25]
-	s_cbranch_execz .LBB0_108
+	s_and_saveexec_b64 s[0:1], s[6:7]
+	s_cbranch_execz .LBB0_112
 	v_lshlrev_b32_e32 v1, 3, v0
-	ds_read_b64 v[2:3], v1 offset:24592
+	ds_read_b64 v[2:3], v1
 	s_mul_i32 s0, s2, 23
 	s_and_b32 s5, s71, 0xffff
 	s_mov_b32 s7, 0x27000
@@ -1918,77 +2033,77 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_lshl_u32 v0, s0, v0, 3
 	s_waitcnt lgkmcnt(0)
 	buffer_store_dwordx2 v[2:3], v0, s[4:7], 0 offen
-.LBB0_108:
+.LBB0_112:
 	s_endpgm
-.LBB0_109:
-	s_movk_i32 s0, 0x90
-	v_cmp_gt_u32_e32 vcc, s0, v0
-	s_and_saveexec_b64 s[18:19], vcc
-	s_cbranch_execz .LBB0_115
-	v_min_u32_e32 v17, 0x8f, v0
-	v_mul_lo_u16_e32 v2, 57, v17
+.LBB0_113:
+	s_movk_i32 s8, 0x90
+	v_cmp_gt_u32_e32 vcc, s8, v0
+	s_and_saveexec_b64 s[22:23], vcc
+	s_cbranch_execz .LBB0_119
+	v_min_u32_e32 v16, 0x8f, v0
+	v_mul_lo_u16_e32 v2, 57, v16
 	v_lshrrev_b16_e32 v2, 10, v2
 	v_mul_lo_u16_e32 v3, 7, v2
 	v_mul_lo_u16_e32 v2, 18, v2
 	v_add3_u32 v3, s2, 6, v3
-	v_sub_u16_e32 v2, v17, v2
+	v_sub_u16_e32 v2, v16, v2
 	v_mul_lo_u32 v3, v3, 18
 	v_and_b32_e32 v2, 0xff, v2
-	v_add_lshl_u32 v18, v3, v2, 3
-	v_add_u32_e32 v19, 0xfffffca0, v18
-	v_add_u32_e32 v22, 0xfffffd30, v18
-	v_add_u32_e32 v23, 0xfffffdc0, v18
-	v_add_u32_e32 v24, 0xfffffe50, v18
-	v_add_u32_e32 v25, 0xfffffee0, v18
-	v_add_u32_e32 v26, 0xffffff70, v18
-	s_mov_b64 s[22:23], 0
+	v_add_lshl_u32 v17, v3, v2, 3
+	v_add_u32_e32 v18, 0xfffffca0, v17
+	v_add_u32_e32 v19, 0xfffffd30, v17
+	v_add_u32_e32 v23, 0xfffffdc0, v17
+	v_add_u32_e32 v24, 0xfffffe50, v17
+	v_add_u32_e32 v25, 0xfffffee0, v17
+	v_add_u32_e32 v26, 0xffffff70, v17
+	s_mov_b64 s[26:27], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll gate PART
 	;;#ASMEND
-	s_branch .LBB0_112
-.LBB0_111:
-	s_or_b64 exec, exec, s[0:1]
-	s_and_b64 s[0:1], exec, s[26:27]
-	s_or_b64 s[22:23], s[0:1], s[22:23]
-	s_andn2_b64 exec, exec, s[22:23]
-	s_cbranch_execz .LBB0_114
-.LBB0_112:
-	buffer_load_dwordx2 v[2:3], v19, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[4:5], v22, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[6:7], v23, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[8:9], v24, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[10:11], v25, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[12:13], v26, s[72:75], 0 offen sc0 sc1
-	buffer_load_dwordx2 v[14:15], v18, s[72:75], 0 offen sc0 sc1
-	s_or_b64 s[26:27], s[26:27], exec
+	s_branch .LBB0_116
+.LBB0_115:
+	s_or_b64 exec, exec, s[8:9]
+	s_and_b64 s[8:9], exec, s[30:31]
+	s_or_b64 s[26:27], s[8:9], s[26:27]
+	s_andn2_b64 exec, exec, s[26:27]
+	s_cbranch_execz .LBB0_118
+.LBB0_116:
+	buffer_load_dwordx2 v[2:3], v18, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[4:5], v19, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[6:7], v23, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[8:9], v24, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[10:11], v25, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[12:13], v26, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[14:15], v17, s[72:75], 0 offen sc1
+	s_or_b64 s[30:31], s[30:31], exec
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_waitcnt vmcnt(5)
-	v_cmp_ne_u32_e64 s[0:1], s33, v5
+	v_cmp_ne_u32_e64 s[8:9], s33, v5
 	s_waitcnt vmcnt(4)
-	v_cmp_ne_u32_e64 s[6:7], s33, v7
-	s_or_b64 s[0:1], vcc, s[0:1]
+	v_cmp_ne_u32_e64 s[10:11], s33, v7
+	s_or_b64 s[8:9], vcc, s[8:9]
 	s_waitcnt vmcnt(3)
-	v_cmp_ne_u32_e64 s[8:9], s33, v9
-	s_or_b64 s[0:1], s[0:1], s[6:7]
+	v_cmp_ne_u32_e64 s[12:13], s33, v9
+	s_or_b64 s[8:9], s[8:9], s[10:11]
 	s_waitcnt vmcnt(2)
-	v_cmp_ne_u32_e64 s[10:11], s33, v11
-	s_or_b64 s[0:1], s[0:1], s[8:9]
+	v_cmp_ne_u32_e64 s[14:15], s33, v11
+	s_or_b64 s[8:9], s[8:9], s[12:13]
 	s_waitcnt vmcnt(1)
-	v_cmp_ne_u32_e64 s[12:13], s33, v13
-	s_or_b64 s[0:1], s[0:1], s[10:11]
+	v_cmp_ne_u32_e64 s[16:17], s33, v13
+	s_or_b64 s[8:9], s[8:9], s[14:15]
 	s_waitcnt vmcnt(0)
-	v_cmp_ne_u32_e64 s[14:15], s33, v15
-	s_or_b64 s[0:1], s[0:1], s[12:13]
-	s_or_b64 s[6:7], s[0:1], s[14:15]
-	s_and_saveexec_b64 s[0:1], s[6:7]
-	s_cbranch_execz .LBB0_111
-	s_andn2_b64 s[26:27], s[26:27], exec
+	v_cmp_ne_u32_e64 s[18:19], s33, v15
+	s_or_b64 s[8:9], s[8:9], s[16:17]
+	s_or_b64 s[10:11], s[8:9], s[18:19]
+	s_and_saveexec_b64 s[8:9], s[10:11]
+	s_cbranch_execz .LBB0_115
+	s_andn2_b64 s[30:31], s[30:31], exec
 	s_sleep 1
-	s_branch .LBB0_111
-.LBB0_114:
-	s_or_b64 exec, exec, s[22:23]
+	s_branch .LBB0_115
+.LBB0_118:
+	s_or_b64 exec, exec, s[26:27]
 	v_add_f32_e32 v2, 0, v2
 	v_add_f32_e32 v2, v2, v4
 	v_add_f32_e32 v2, v2, v6
@@ -1996,25 +2111,24 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v2, v2, v10
 	v_add_f32_e32 v2, v2, v12
 	v_add_f32_e32 v2, v2, v14
-	v_lshlrev_b32_e32 v3, 2, v17
-	ds_write_b32 v3, v2 offset:14352
-.LBB0_115:
-	s_or_b64 exec, exec, s[18:19]
+	v_lshlrev_b32_e32 v3, 2, v16
+	ds_write_b32 v3, v2 offset:192
+.LBB0_119:
+	s_or_b64 exec, exec, s[22:23]
 	v_min_i32_e32 v2, 8, v20
 	v_lshlrev_b32_e32 v3, 3, v2
-	v_add_u32_e32 v3, 0x3800, v3
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	ds_read2_b64 v[4:7], v3 offset0:2 offset1:11
-	ds_read2_b64 v[8:11], v3 offset0:20 offset1:29
-	ds_read2_b64 v[12:15], v3 offset0:38 offset1:47
+	ds_read2_b64 v[4:7], v3 offset0:24 offset1:33
+	ds_read2_b64 v[8:11], v3 offset0:42 offset1:51
+	ds_read2_b64 v[12:15], v3 offset0:60 offset1:69
 	v_cmp_gt_u32_e32 vcc, 9, v20
 	s_cmp_eq_u32 s34, 0
 	s_waitcnt lgkmcnt(2)
-	v_pk_add_f32 v[18:19], v[4:5], v[6:7]
-	ds_read2_b64 v[4:7], v3 offset0:56 offset1:65
+	v_pk_add_f32 v[16:17], v[4:5], v[6:7]
+	ds_read2_b64 v[4:7], v3 offset0:78 offset1:87
 	s_waitcnt lgkmcnt(2)
-	v_pk_add_f32 v[8:9], v[18:19], v[8:9]
+	v_pk_add_f32 v[8:9], v[16:17], v[8:9]
 	s_nop 0
 	v_pk_add_f32 v[8:9], v[8:9], v[10:11]
 	s_waitcnt lgkmcnt(1)
@@ -2027,7 +2141,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
 	s_nop 0
 	v_mul_f32_e32 v3, 0x39124925, v4
-	v_add_f32_e32 v3, 0x358637bd, v3
+	v_add_f32_e32 v3, 0x3727c5ac, v3
 	v_rsq_f32_e32 v3, v3
 	v_mov_b32_e32 v4, 0xff61b1e6
 	v_mul_f32_e32 v3, v5, v3
@@ -2037,38 +2151,38 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_xor_b32_e32 v5, 0x80, v4
 	ds_bpermute_b32 v4, v5, v3
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[0:1], v3, v4
+	v_cmp_lt_f32_e64 s[8:9], v3, v4
 	s_nop 1
-	v_cndmask_b32_e64 v4, v3, v4, s[0:1]
+	v_cndmask_b32_e64 v4, v3, v4, s[8:9]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,16)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[0:1], v4, v6
+	v_cmp_lt_f32_e64 s[8:9], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[0:1]
+	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,8)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[0:1], v4, v6
+	v_cmp_lt_f32_e64 s[8:9], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[0:1]
+	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,4)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[0:1], v4, v6
+	v_cmp_lt_f32_e64 s[8:9], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[0:1]
+	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,2)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[0:1], v4, v6
+	v_cmp_lt_f32_e64 s[8:9], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[0:1]
+	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,1)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[0:1], v4, v6
+	v_cmp_lt_f32_e64 s[8:9], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[0:1]
+	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
 	v_sub_f32_e32 v3, v3, v4
 	v_exp_f32_e32 v3, v3
-	s_cselect_b64 s[0:1], -1, 0
-	s_and_b64 s[6:7], s[0:1], vcc
+	s_cselect_b64 s[8:9], -1, 0
+	s_and_b64 s[10:11], s[8:9], vcc
 	v_cndmask_b32_e32 v4, 0, v3, vcc
 	ds_bpermute_b32 v3, v5, v4
 	s_waitcnt lgkmcnt(0)
@@ -2086,33 +2200,33 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v3, v3, v5
 	ds_swizzle_b32 v6, v3 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[0:1], s[6:7]
-	s_cbranch_execz .LBB0_117
-	v_mad_u64_u32 v[8:9], s[6:7], s2, 10, v[2:3]
+	s_and_saveexec_b64 s[8:9], s[10:11]
+	s_cbranch_execz .LBB0_121
+	v_mad_u64_u32 v[8:9], s[10:11], s2, 10, v[2:3]
 	v_mov_b32_e32 v2, 0x1000
 	v_lshl_add_u32 v2, v8, 3, v2
 	v_mov_b32_e32 v5, s33
 	s_mov_b32 s72, s66
-	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen offset:3968 sc0 sc1
-.LBB0_117:
-	s_or_b64 exec, exec, s[0:1]
+	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen offset:3968 sc1
+.LBB0_121:
+	s_or_b64 exec, exec, s[8:9]
 	v_or_b32_e32 v2, s34, v20
 	v_cmp_eq_u32_e32 vcc, 0, v2
-	s_and_saveexec_b64 s[0:1], vcc
-	s_cbranch_execz .LBB0_119
-	s_mul_i32 s6, s2, 0x50
-	s_addk_i32 s6, 0x1000
+	s_and_saveexec_b64 s[8:9], vcc
+	s_cbranch_execz .LBB0_123
+	s_mul_i32 s10, s2, 0x50
+	s_addk_i32 s10, 0x1000
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v2, v3, v6
 	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v4, s6
-	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:4040 sc0 sc1
-.LBB0_119:
-	s_or_b64 exec, exec, s[0:1]
+	v_mov_b32_e32 v4, s10
+	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:4040 sc1
+.LBB0_123:
+	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[8:9], s[4:5]
 	s_cbranch_execnz .LBB0_11
 	s_branch .LBB0_12
 .Lfunc_end0:
@@ -2120,9 +2234,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	.section	.rodata,"a",@progbits
 	.p2align	6, 0x0
 	.amdhsa_kernel k1_kda_pre_R1_L1_nb8_k0_tl
-		.amdhsa_group_segment_fixed_size 24916
+		.amdhsa_group_segment_fixed_size 22736
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 148
+		.amdhsa_kernarg_size 168
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -2138,9 +2252,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 136
-		.amdhsa_next_free_sgpr 96
-		.amdhsa_accum_offset 136
+		.amdhsa_next_free_vgpr 138
+		.amdhsa_next_free_sgpr 100
+		.amdhsa_accum_offset 140
 		.amdhsa_reserve_vcc 1
 		.amdhsa_float_round_mode_32 0
 		.amdhsa_float_round_mode_16_64 0
@@ -2160,9 +2274,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	.end_amdhsa_kernel
 	.text
 
-	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_vgpr, 136
+	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_vgpr, 138
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_agpr, 0
-	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.numbered_sgpr, 92
+	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.numbered_sgpr, 100
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_named_barrier, 0
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.private_seg_size, 0
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.uses_vcc, 1
@@ -2259,9 +2373,17 @@ amdhsa.kernels:
       - .offset:         144
         .size:           4
         .value_kind:     by_value
-    .group_segment_fixed_size: 24916
+      - .address_space:  global
+        .offset:         152
+        .size:           8
+        .value_kind:     global_buffer
+      - .address_space:  global
+        .offset:         160
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 22736
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 148
+    .kernarg_segment_size: 168
     .max_flat_workgroup_size: 512
     .name:           k1_kda_pre_R1_L1_nb8_k0_tl
     .private_segment_fixed_size: 0
@@ -2269,12 +2391,12 @@ amdhsa.kernels:
       - 512
       - 1
       - 1
-    .sgpr_count:     98
+    .sgpr_count:     106
     .sgpr_spill_count: 0
     .symbol:         k1_kda_pre_R1_L1_nb8_k0_tl.kd
     .uniform_work_group_size: 1
     .uses_dynamic_stack: false
-    .vgpr_count:     136
+    .vgpr_count:     138
     .vgpr_spill_count: 0
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa-unknown-gfx942
