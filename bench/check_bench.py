@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import simpy
+from bench.sim_bench import bare_simpy_s
 
 GOAL_S = 1.0
 # (module, function, where else it is imported by name): the parts --breakdown times;
@@ -59,22 +59,6 @@ PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ),
     ),
 )
-
-
-def bare_simpy_s(events: int, procs: int = 250) -> float:
-    """Seconds bare SimPy takes for about ``events`` timeouts (``procs`` processes)."""
-    env = simpy.Environment()
-    steps = -(-events // procs)
-
-    def tick(env: simpy.Environment) -> Iterator[simpy.Event]:
-        for _ in range(steps):
-            yield env.timeout(1)
-
-    for _ in range(procs):
-        env.process(tick(env))
-    t = time.perf_counter()
-    env.run()
-    return time.perf_counter() - t
 
 
 def check_argv(a: argparse.Namespace) -> list[str]:
