@@ -11,10 +11,11 @@ event id; its name is in the build's name table (FlyDSL's ``fly_ktrace.event_nam
 module attribute, ``flydsl.expr.ktrace_common.name_table()`` after the build), which the
 caller may pass in.
 
-An event is read only where its packed word is a constant defined in the event store's
-own basic block; any other event is reported, not guessed. Ranges pair in text order
-(push with the innermost open push, stop with the open start of the same id): FlyDSL
-emits a range's begin and end around structured code, which LLVM lays out between them.
+An event is read only where its timestamp and both stores share a basic block and its
+packed word is a constant defined in that block; an event whose word is not is reported,
+not guessed. Ranges pair in text order (pop with the innermost open push, stop with the
+open start of the same id): FlyDSL emits a range's begin and end around structured code,
+which LLVM lays out between them.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
         if ins.mnemonic != TIMESTAMP or not ins.operands:
             continue
         time = sgprs(ins.operands[0])
-        stores = [j for j in range(i + 1, len(instrs)) if instrs[j].mnemonic == RECORD_STORE][:2]
+        end = cfg.blocks[cfg.block_of[i]].end  # a record is written in one block
+        stores = [j for j in range(i + 1, end) if instrs[j].mnemonic == RECORD_STORE][:2]
         if len(stores) < 2 or sgprs(instrs[stores[0]].operands[0]) != _quad(time):
             continue  # a timestamp that is not a ktrace record's
         half = sgprs(instrs[stores[1]].operands[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class FindingKind(StrEnum):
@@ -115,7 +116,7 @@ class IsaReport:
     approximate: bool = False  # a program point held more possible queues than kept
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return _drop_empty_ktrace(asdict(self))
 
     def to_json(self) -> str:
@@ -156,16 +157,16 @@ class IsaReport:
         return "\n".join(out)
 
 
-def _drop_empty_ktrace(doc: dict[str, object]) -> dict[str, object]:
+def _drop_empty_ktrace(doc: dict[str, Any]) -> dict[str, Any]:
     """The ktrace keys only where the kernel has ktrace ranges: a report of a build
     without them reads as it did before the analyzer knew ktrace."""
-    for k in doc["kernels"]:  # type: ignore[attr-defined]
+    for k in doc["kernels"]:
         if not k["ktrace_ranges"]:
             del k["ktrace_ranges"]
         for p in k["polls"]:
             if not p["ktrace_range"]:
                 del p["ktrace_range"]
-    for f in doc["findings"]:  # type: ignore[attr-defined]
+    for f in doc["findings"]:
         if not f["ktrace_range"]:
             del f["ktrace_range"]
     return doc
