@@ -12,10 +12,17 @@ tests/isa/fixtures/mailbox/expected.json, written by reading the assembly
 (``tests/isa/test_isa_mailbox.py`` checks it; ``-m flydsl`` also recompiles).
 
 No markers: the analyzer must find polls, deleted polls and scopes from the code alone.
+
+The ``*_ktrace`` variants are built with FlyDSL's ktrace on (compile hint ``ktrace``): a
+ktrace range "producer.put" around the put and "consumer.poll" around the poll and its
+read. They go to tests/isa/fixtures/ktrace/<arch>/, each with the build's ktrace name
+table (name -> event id, which the ISA does not hold) in ``<name>.s.ktrace.json``;
+tests/isa/test_isa_ktrace.py checks them against tests/isa/fixtures/ktrace/expected.json.
 """
 
 # no `from __future__ import annotations`: FlyDSL reads the kernels' annotations as types
 
+import json
 import shutil
 import sys
 import tempfile
@@ -26,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 OUT = ROOT / "tests" / "isa" / "fixtures" / "mailbox"
+KTRACE_OUT = ROOT / "tests" / "isa" / "fixtures" / "ktrace"
+KTRACE_SUFFIX = ".ktrace.json"  # the name table beside a traced build's .s
 ARGS: tuple[tuple[str, str], ...] = (
     ("x", "staging"),
     ("w", "weights"),
@@ -46,6 +55,7 @@ class Variant:
     sleep: bool = True
     put_bits: int = SC0 | SC1
     weights: bool = False  # the unrelated loads are nt loads of w (else plain loads of x)
+    ktrace: bool = False  # built with ktrace ranges around the put and the poll
 
 
 def _bits_name(b: int) -> str:
@@ -65,13 +75,22 @@ def variants() -> list[Variant]:
     out.append(Variant("relaxed_workgroup_sleep", mode="relaxed", scope="workgroup"))
     out.append(Variant("buffer_sc0_sc1_sleep_put_sc0", put_bits=SC0))
     out.append(Variant("buffer_sc0_sc1_sleep_weights", weights=True))
+    for base in ("buffer_sc0_sc1_sleep", "buffer_sc0_sc1_nosleep", "relaxed_agent_sleep"):
+        v = next(o for o in out if o.name == base)
+        out.append(Variant(f"{base}_ktrace", v.mode, v.poll_bits, v.scope, v.sleep, ktrace=True))
     return out
 
 
-def build(v: Variant, arch: str, dump: Path) -> Path:
+def build(v: Variant, arch: str, dump: Path) -> tuple[Path, dict[str, int]]:
+    """The build's ISA and its ktrace name table (empty without ktrace)."""
+    import contextlib
+
     import flydsl.compiler as flyc
     import flydsl.expr as fx
     from flydsl._mlir.dialects import scf
+    from flydsl.compiler.kernel_function import CompilationContext
+    from flydsl.expr import ktrace
+    from flydsl.expr.ktrace_common import name_table
 
     from kda_kernel.flydsl import dsl
     from kda_kernel.flydsl.build import compile_isa
@@ -103,13 +122,18 @@ def build(v: Variant, arch: str, dump: Path) -> Path:
         tid = fx.Int32(fx.thread_idx.x)
         rx, rw, rm, ro = dsl.rsrc(x), dsl.rsrc(w), dsl.rsrc(mb), dsl.rsrc(out)
 
+        def traced(name: str) -> contextlib.AbstractContextManager[None]:
+            return ktrace.range(name) if v.ktrace else contextlib.nullcontext()
+
         def producer() -> None:
-            dsl.when(tid == 0, lambda: dsl.store(dsl.pair(42, tag), rm, 0, aux=v.put_bits))
+            with traced("producer.put"):
+                dsl.when(tid == 0, lambda: dsl.store(dsl.pair(42, tag), rm, 0, aux=v.put_bits))
 
         def consumer() -> None:
             src, aux = (rw, NT) if v.weights else (rx, 0)
             got = [dsl.load(src, tid * 4 + 256 * i, width=4, aux=aux) for i in range(3)]
-            value = poll(mb, rm, tag)
+            with traced("consumer.poll"):
+                value = poll(mb, rm, tag)
             for i in range(3):
                 dsl.store(got[i], ro, tid * 4 + 256 * i)
             dsl.store(value, ro, 1024 + tid)
@@ -135,7 +159,10 @@ def build(v: Variant, arch: str, dump: Path) -> Path:
         ptrs = [flyc.from_c_void_p(fx.Int32, 0) for _ in range(4)]
         launch(*ptrs, 1)
 
-    return compile_isa(run, arch, dump).isa
+    with CompilationContext.compile_hints({"ktrace": v.ktrace}):
+        isa = compile_isa(run, arch, dump).isa
+    names = name_table() if v.ktrace else {}
+    return isa, {n: names[n] for n in ("producer.put", "consumer.poll") if n in names}
 
 
 def main() -> int:
@@ -148,12 +175,16 @@ def main() -> int:
     only = set(sys.argv[1:])
     with tempfile.TemporaryDirectory() as tmp:
         for arch in ARCHES:
-            (OUT / arch).mkdir(parents=True, exist_ok=True)
             for v in variants():
                 if only and v.name not in only:
                     continue
-                isa = build(v, arch, Path(tmp) / arch / v.name)
-                shutil.copyfile(isa, OUT / arch / f"{v.name}.s")
+                isa, names = build(v, arch, Path(tmp) / arch / v.name)
+                out = (KTRACE_OUT if v.ktrace else OUT) / arch
+                out.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(isa, out / f"{v.name}.s")
+                if v.ktrace:
+                    table = out / f"{v.name}.s{KTRACE_SUFFIX}"
+                    table.write_text(json.dumps(names, indent=1, sort_keys=True) + "\n")
                 print(f"{arch} {v.name}")
     return 0
 

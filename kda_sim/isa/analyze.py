@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.caps import read_capped
 from kda_sim.isa import cfg as cfg_mod
-from kda_sim.isa import lds, polls, waitcnt
+from kda_sim.isa import ktrace, lds, polls, waitcnt
 from kda_sim.isa.classes import classify, source_of
 from kda_sim.isa.codeobj import disassemble, is_elf
 from kda_sim.isa.memops import MemKind, Scope, bits_text, mem_op, scope
@@ -21,11 +22,13 @@ from kda_sim.isa.report import (
     InFlight,
     IsaReport,
     KernelReport,
+    KtraceRangeReport,
     PollReport,
     PublishReport,
     TryReport,
 )
 
+KTRACE_NAMES_SUFFIX = ".ktrace.json"  # a ktrace name table beside the ISA it names
 NO_MARKER_NOTE = (
     "no `kda-sim: publish` markers: a flag store cannot be told from a put without one, "
     "so drains were not checked"
@@ -39,8 +42,10 @@ def analyze_path(
     arg_layout: Sequence[tuple[str, str]] = (),
     accept: Collection[str] = (),
 ) -> IsaReport:
-    """Analyze a ``.s`` file, or a code object through ``llvm-objdump``."""
+    """Analyze a ``.s`` file, or a code object through ``llvm-objdump``; a ktrace name
+    table beside it (``<file>.ktrace.json``) names its ktrace ranges."""
     data = read_capped(path)  # refused over --max-input-mb before it is read
+    names = _ktrace_names(path)
     notes: list[str] = []
     if is_elf(data):
         text, notes = disassemble(path)
@@ -54,10 +59,27 @@ def analyze_path(
                 where=str(path),
             ) from e
     report = analyze_text(
-        text, str(path), arg_classes=arg_classes, arg_layout=arg_layout, accept=accept
+        text,
+        str(path),
+        arg_classes=arg_classes,
+        arg_layout=arg_layout,
+        accept=accept,
+        ktrace_names=names,
     )
     report.notes.extend(notes)
     return report
+
+
+def _ktrace_names(path: Path) -> dict[str, int]:
+    """The ktrace name table beside ``path``, or none."""
+    table = path.with_name(path.name + KTRACE_NAMES_SUFFIX)
+    if not table.is_file():
+        return {}
+    try:
+        data = json.loads(read_capped(table))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InvalidInput(f"not JSON: {e}", what="ktrace names", where=str(table)) from e
+    return ktrace.name_table(data, str(table))
 
 
 def analyze_text(
@@ -67,19 +89,48 @@ def analyze_text(
     arg_classes: Mapping[str, str] | None = None,
     arg_layout: Sequence[tuple[str, str]] = (),
     accept: Collection[str] = (),
+    ktrace_names: Mapping[str, int] | None = None,
 ) -> IsaReport:
     """``arg_layout``: (name, class) of the kernel's arguments in order, for builds whose
-    metadata names none (FlyDSL's); ``arg_classes``: classes by argument name."""
+    metadata names none (FlyDSL's); ``arg_classes``: classes by argument name;
+    ``ktrace_names``: FlyDSL's ktrace name table (event name -> id) of the build."""
     parsed = parse(text, where=name)
     report = IsaReport(name, parsed.arch, [], [])
     classes = {n: c for n, c in arg_layout}
     classes.update(arg_classes or {})
     for kernel in parsed.kernels:
         _name_args(kernel, arg_layout)
-        report.kernels.append(_kernel(kernel, parsed.arch, classes, set(accept), report))
+        first = len(report.findings)
+        kr = _kernel(kernel, parsed.arch, classes, set(accept), report)
+        _ktrace_ranges(kernel, kr, report.findings[first:], ktrace_names or {}, report)
+        report.kernels.append(kr)
     if not any(polls.marker_kind(m)[0] == "publish" for k in parsed.kernels for m in k.markers):
         report.notes.append(NO_MARKER_NOTE)
     return report
+
+
+def _ktrace_ranges(
+    kernel: Kernel,
+    kr: KernelReport,
+    findings: list[Finding],
+    names: Mapping[str, int],
+    report: IsaReport,
+) -> None:
+    """Name, on each poll and finding of the kernel, the ktrace range it falls in."""
+    if not any(ins.mnemonic == ktrace.TIMESTAMP for ins in kernel.instrs):
+        return  # no ktrace: nothing to build
+    evs, notes = ktrace.events(kernel, cfg_mod.build(kernel))
+    rs, more = ktrace.ranges(kernel, evs, names)
+    report.notes.extend(notes + more)
+    kr.ktrace_ranges = [
+        KtraceRangeReport(r.label, r.event_id, r.begin_line, r.end_line) for r in rs
+    ]
+    for p in kr.polls:
+        r = ktrace.innermost(rs, p.line)
+        p.ktrace_range = r.label if r else ""
+    for f in findings:
+        r = ktrace.innermost(rs, f.line)
+        f.ktrace_range = r.label if r else ""
 
 
 def load_lines(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class FindingKind(StrEnum):
@@ -61,6 +62,7 @@ class PollReport:
     wave_bytes_by_class: dict[str, int]  # a wave, every lane active: what the simulator charges
     accepted: bool = False  # weights in flight here are accepted by design
     tries: list[TryReport] = field(default_factory=list)  # the first try, then the retry
+    ktrace_range: str = ""  # the innermost ktrace range around the poll ("" for none)
 
 
 @dataclass
@@ -80,6 +82,18 @@ class Finding:
     kernel: str
     line: int
     message: str
+    ktrace_range: str = ""  # the innermost ktrace range around the line ("" for none)
+
+
+@dataclass(frozen=True)
+class KtraceRangeReport:
+    """A FlyDSL ktrace range recognised in the ISA: its event id, its name where a name
+    table gave one (else ``#id``), and the lines of its begin and end records."""
+
+    label: str
+    event_id: int
+    begin_line: int
+    end_line: int
 
 
 @dataclass
@@ -90,6 +104,7 @@ class KernelReport:
     vgpr_spills: int  # spill code waits on its own scratch traffic (vmcnt) near polls
     polls: list[PollReport] = field(default_factory=list)
     publishes: list[PublishReport] = field(default_factory=list)
+    ktrace_ranges: list[KtraceRangeReport] = field(default_factory=list)
 
 
 @dataclass
@@ -101,8 +116,8 @@ class IsaReport:
     approximate: bool = False  # a program point held more possible queues than kept
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        return _drop_empty_ktrace(asdict(self))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
@@ -115,6 +130,7 @@ class IsaReport:
             for p in k.polls:
                 cls = ", ".join(f"{n} {c}" for c, n in p.by_class.items()) or "nothing"
                 tag = " (accepted)" if p.accepted else ""
+                tag += f"; in ktrace range {p.ktrace_range}" if p.ktrace_range else ""
                 name = p.label or "unmarked"
                 out.append(
                     f"  poll {name} @ line {p.line} (wait line {p.wait_line}, "
@@ -129,9 +145,28 @@ class IsaReport:
             for pub in k.publishes:
                 state = "drained" if pub.drained else "NOT drained"
                 out.append(f"  publish {pub.label or 'unmarked'} @ line {pub.line}: {state}")
+            for r in k.ktrace_ranges:
+                lines = f"lines {r.begin_line}-{r.end_line}"
+                out.append(f"  ktrace range {r.label} (event {r.event_id}): {lines}")
         for f in self.findings:
-            out.append(f"FINDING {f.kind}: {f.kernel} line {f.line}: {f.message}")
+            where = f" (in ktrace range {f.ktrace_range})" if f.ktrace_range else ""
+            out.append(f"FINDING {f.kind}: {f.kernel} line {f.line}: {f.message}{where}")
         if not self.findings:
             out.append("no findings")
         out.extend(f"note: {n}" for n in self.notes)
         return "\n".join(out)
+
+
+def _drop_empty_ktrace(doc: dict[str, Any]) -> dict[str, Any]:
+    """The ktrace keys only where the kernel has ktrace ranges: a report of a build
+    without them reads as it did before the analyzer knew ktrace."""
+    for k in doc["kernels"]:
+        if not k["ktrace_ranges"]:
+            del k["ktrace_ranges"]
+        for p in k["polls"]:
+            if not p["ktrace_range"]:
+                del p["ktrace_range"]
+    for f in doc["findings"]:
+        if not f["ktrace_range"]:
+            del f["ktrace_range"]
+    return doc

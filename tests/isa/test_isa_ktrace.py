@@ -1,0 +1,143 @@
+"""`kda-sim isa` on FlyDSL builds with ktrace ranges (tests/isa/fixtures/ktrace/, from
+scripts/isa_mailbox_fixtures.py's ``*_ktrace`` variants): ranges "producer.put" around
+the put and "consumer.poll" around the poll and its read.
+
+expected.json, written by reading the assembly: each event is a ``s_memrealtime`` then two
+``s_buffer_store_dwordx4``, the second's third SGPR set just before it to
+``0x1000001`` / ``0x1000002`` (push of event 1 / 2) or by ``s_brev_b32 s14, 64``
+(0x02000000, a pop). A range's lines are those of its push and pop records. The
+findings and polls are those of the same kernels built without ktrace (the mailbox
+corpus), at other lines: tracing adds code and moves the schedule.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kda_sim.isa import analyze_path, analyze_text
+from kda_sim.isa.report import FindingKind
+
+KTRACE = Path(__file__).parent / "fixtures" / "ktrace"
+MAILBOX = Path(__file__).parent / "fixtures" / "mailbox"
+EXPECTED = json.loads((KTRACE / "expected.json").read_text())
+ARGS = (
+    ("x", "staging"),
+    ("w", "weights"),
+    ("mb", "mailbox"),
+    ("out", "staging"),
+    ("tag", "scalar"),
+)
+
+
+def test_the_fixtures_are_both_archs_each_with_its_name_table() -> None:
+    files = sorted(KTRACE.glob("*/*.s"))
+    assert {f.parent.name for f in files} == {"gfx942", "gfx950"}
+    assert {f"{f.parent.name}/{f.stem}" for f in files} == set(EXPECTED["findings"])
+    for f in files:
+        assert json.loads(Path(f"{f}.ktrace.json").read_text()) == {
+            "producer.put": 1,
+            "consumer.poll": 2,
+        }
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["findings"]))
+def test_findings_polls_and_ranges_name_the_range(name: str) -> None:
+    r = analyze_path(KTRACE / f"{name}.s", arg_layout=ARGS)
+    k = r.kernels[0]
+    assert sorted([str(f.kind), f.line, f.ktrace_range] for f in r.findings) == sorted(
+        EXPECTED["findings"][name]
+    )
+    assert [[p.line, p.ktrace_range] for p in k.polls] == EXPECTED["polls"][name]
+    assert [[x.label, x.begin_line, x.end_line] for x in k.ktrace_ranges] == EXPECTED["ranges"][
+        name
+    ]
+    # the untraced build of the same kernel has the same kinds of findings
+    base = name.removesuffix("_ktrace")
+    plain = analyze_path(MAILBOX / f"{base}.s", arg_layout=ARGS)
+    assert sorted({str(f.kind) for f in plain.findings}) == sorted(
+        {str(f.kind) for f in r.findings}
+    )
+
+
+def test_the_text_names_the_range_of_each_finding_and_poll() -> None:
+    text = analyze_path(KTRACE / "gfx950" / "relaxed_agent_sleep_ktrace.s").render()
+    assert '; in ktrace range "consumer.poll"' in text.splitlines()[2]
+    [finding] = [line for line in text.splitlines() if line.startswith("FINDING")]
+    assert finding.startswith("FINDING unordered_read:")
+    assert finding.endswith('(in ktrace range "consumer.poll")')
+    assert '  ktrace range "producer.put" (event 1): lines 113-138' in text
+
+
+def test_without_a_name_table_the_range_is_its_event_id() -> None:
+    path = KTRACE / "gfx942" / "buffer_sc0_sc1_nosleep_ktrace.s"
+    r = analyze_text(path.read_text(), str(path), arg_layout=ARGS)
+    [f] = r.findings
+    assert f.kind is FindingKind.UNPOLLED_FLAG_LOAD and f.ktrace_range == "#2"
+    assert [x.label for x in r.kernels[0].ktrace_ranges] == ["#2", "#1"]
+
+
+def test_a_build_without_ktrace_has_no_ktrace_keys() -> None:
+    r = analyze_path(MAILBOX / "gfx950" / "relaxed_agent_sleep.s", arg_layout=ARGS)
+    doc = json.loads(r.to_json())
+    assert "ktrace_ranges" not in doc["kernels"][0]
+    assert "ktrace_range" not in doc["kernels"][0]["polls"][0]
+    assert doc["findings"] and "ktrace_range" not in doc["findings"][0]
+    assert "ktrace" not in r.render()
+
+
+def _event(time: str, word: str, store: str = "s[12:15]") -> str:
+    return (
+        f"\ts_memrealtime {time}\n\ts_waitcnt lgkmcnt(0)\n"
+        f"\ts_buffer_store_dwordx4 s[16:19], s[20:23], s0\n{word}"
+        f"\ts_buffer_store_dwordx4 {store}, s[20:23], s0\n"
+    )
+
+
+HEAD = '\t.amdgcn_target "amdgcn-amd-amdhsa--gfx942"\n\t.text\n\t.type k,@function\nk:\n'
+
+
+def test_an_event_word_from_another_block_is_noted_not_guessed() -> None:
+    text = (
+        HEAD
+        + "\ts_mov_b32 s14, 0x1000003\n"
+        + ".LBB0_1:\n"
+        + _event("s[16:17]", "")  # s14 set in the block before: not read
+        + "\tbuffer_load_dword v1, off, s[8:11], 0 sc0 sc1\n"
+        + _event("s[16:17]", "\ts_brev_b32 s14, 64\n")
+        + "\ts_endpgm\n"
+    )
+    r = analyze_text(text)
+    assert r.kernels[0].ktrace_ranges == []
+    assert any("line 10: its event word is not a constant" in n for n in r.notes)
+    assert any("range_pop at line 16 with no push" in n for n in r.notes)
+
+
+def test_a_start_pairs_with_the_stop_of_its_id() -> None:
+    text = (
+        HEAD
+        + _event("s[16:17]", "\ts_mov_b32 s14, 0x3000005\n")  # start of event 5
+        + _event("s[16:17]", "\ts_mov_b32 s14, 0x1000006\n")  # push of event 6
+        + "\tbuffer_load_dword v1, off, s[8:11], 0\n"
+        + _event("s[16:17]", "\ts_brev_b32 s14, 64\n")  # pop (of 6)
+        + _event("s[16:17]", "\ts_mov_b32 s14, 0x4000005\n")  # stop of event 5
+        + "\ts_endpgm\n"
+    )
+    r = analyze_text(text, ktrace_names={"outer": 5})
+    assert [(x.label, x.event_id) for x in r.kernels[0].ktrace_ranges] == [
+        ('"outer"', 5),
+        ("#6", 6),
+    ]
+
+
+def test_a_bad_name_table_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kda_sim.cli import main
+
+    src = KTRACE / "gfx950" / "buffer_sc0_sc1_sleep_ktrace.s"
+    isa = tmp_path / src.name
+    isa.write_text(src.read_text())
+    Path(f"{isa}.ktrace.json").write_text('{"consumer.poll": "two"}')
+    assert main(["isa", str(isa)]) == 2
+    assert "ktrace.json" in capsys.readouterr().err
