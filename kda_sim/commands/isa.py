@@ -45,6 +45,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="LABEL",
         help="a poll marker label allowed behind weights (e.g. 'load_x XRDY')",
     )
+    p.add_argument(
+        "--ktrace-names",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="FlyDSL's ktrace name table of the build (event name -> id, JSON), which names "
+        "its ktrace ranges (default: FILE.ktrace.json beside the ISA, where there is one)",
+    )
     p.set_defaults(run=run)
 
 
@@ -99,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         arg_classes=_arg_classes(args),
         arg_layout=layout,
         accept=accepted | set(args.accept),
+        ktrace_table=args.ktrace_names,
     )
     print(report.to_json() if args.json else report.render())
     return 1 if report.findings else 0

@@ -41,11 +41,13 @@ def analyze_path(
     arg_classes: Mapping[str, str] | None = None,
     arg_layout: Sequence[tuple[str, str]] = (),
     accept: Collection[str] = (),
+    ktrace_table: Path | None = None,
 ) -> IsaReport:
     """Analyze a ``.s`` file, or a code object through ``llvm-objdump``; a ktrace name
-    table beside it (``<file>.ktrace.json``) names its ktrace ranges."""
+    table (``ktrace_table``, else ``<file>.ktrace.json`` beside it, where there is one)
+    names its ktrace ranges."""
     data = read_capped(path)  # refused over --max-input-mb before it is read
-    names = _ktrace_names(path)
+    names = _ktrace_names(path, ktrace_table)
     notes: list[str] = []
     if is_elf(data):
         text, notes = disassemble(path)
@@ -70,9 +72,12 @@ def analyze_path(
     return report
 
 
-def _ktrace_names(path: Path) -> dict[str, int]:
-    """The ktrace name table beside ``path``, or none."""
-    table = path.with_name(path.name + KTRACE_NAMES_SUFFIX)
+def _ktrace_names(path: Path, given: Path | None = None) -> dict[str, int]:
+    """The ktrace name table ``given`` (it must be there), else the one beside ``path``,
+    else none."""
+    table = given if given is not None else path.with_name(path.name + KTRACE_NAMES_SUFFIX)
+    if given is not None and not given.is_file():
+        raise InvalidInput("no such ktrace name table", what="ktrace names", where=str(given))
     if not table.is_file():
         return {}
     try:

@@ -141,3 +141,24 @@ def test_a_bad_name_table_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     Path(f"{isa}.ktrace.json").write_text('{"consumer.poll": "two"}')
     assert main(["isa", str(isa)]) == 2
     assert "ktrace.json" in capsys.readouterr().err
+
+
+def test_ktrace_names_takes_a_table_from_anywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copy of the ISA without its table names ranges by id; ``--ktrace-names`` gives
+    the table from elsewhere, and a missing one is exit 2 naming it."""
+    from kda_sim.cli import main
+
+    src = KTRACE / "gfx950" / "buffer_sc0_sc1_sleep_ktrace.s"
+    isa = tmp_path / src.name
+    isa.write_text(src.read_text())
+    main(["isa", str(isa)])
+    bare = capsys.readouterr().out
+    assert "consumer.poll" not in bare and 'in ktrace range "#' not in bare
+    assert "in ktrace range #" in bare
+    main(["isa", str(isa), "--ktrace-names", f"{src}.ktrace.json"])
+    named = capsys.readouterr().out
+    assert 'in ktrace range "consumer.poll"' in named
+    assert main(["isa", str(isa), "--ktrace-names", str(tmp_path / "none.json")]) == 2
+    assert "no such ktrace name table" in capsys.readouterr().err
