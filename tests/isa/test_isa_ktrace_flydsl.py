@@ -4,10 +4,9 @@ tests/isa/fixtures/ktrace/expected.json says."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -20,20 +19,11 @@ ROOT = Path(__file__).parents[2]
 EXPECTED = json.loads((ROOT / "tests/isa/fixtures/ktrace/expected.json").read_text())
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location(
-        "isa_mailbox_fixtures", ROOT / "scripts" / "isa_mailbox_fixtures.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.mark.parametrize("arch", ARCHES)
-def test_the_ktrace_builds_compiled_now_name_their_ranges(arch: str, tmp_path: Path) -> None:
-    mod = _script()
+def test_the_ktrace_builds_compiled_now_name_their_ranges(
+    arch: str, tmp_path: Path, mailbox_script: ModuleType
+) -> None:
+    mod = mailbox_script
     for v in (v for v in mod.variants() if v.ktrace):
         isa, names = mod.build(v, arch, tmp_path / v.name)
         assert set(names) == {"producer.put", "consumer.poll"}, v.name
