@@ -200,7 +200,4 @@ class CounterOps:
             # an unrolled copy (1 .. unrolled) runs its code the first time here
             cold = 0 < copy <= op.unrolled
             copy += 1
-            if cold:
-                t = yield from self.run(body, op_kinds(body), t, k, cold=True)
-            else:  # (as before copies existed: the speed tests' reference engine runs it)
-                t = yield from self.run(body, op_kinds(body), t, k)
+            t = yield from self.run(body, op_kinds(body), t, k, cold=cold)

@@ -352,7 +352,12 @@ class ReferenceCtaRun(CounterOps):
         self.open = None
 
     def run(
-        self, ops: tuple | None = None, kinds: tuple[int, ...] = (), t: float = 0.0, at: int = -1
+        self,
+        ops: tuple | None = None,
+        kinds: tuple[int, ...] = (),
+        t: float = 0.0,
+        at: int = -1,
+        cold: bool = False,
     ) -> Generator[Any, Any, float]:
         """The CTA keeps its own time ``t`` and runs ahead of the clock through compute,
         barriers, load and store issues and poll issues; it yields only where it must
@@ -391,7 +396,7 @@ class ReferenceCtaRun(CounterOps):
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                 self._begin(op, t)
-                if slot > 0:  # the stage's code runs here for the first time
+                if slot > 0 or cold:  # the stage's code runs here for the first time
                     t += sampler.latency("cold_code")
             elif kind == _END:
                 self._end(t)
