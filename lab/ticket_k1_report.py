@@ -52,23 +52,37 @@ def kda_own_ns(tl: Timeline) -> list[float]:
     return list(own.values())
 
 
-def bench_us(path: Path) -> dict[tuple[int, int, str], float]:
+def bench_us(path: Path, unroll: int | None = None) -> dict[tuple[int, int, str], float]:
     """The untraced per-launch time (us) of each (R, L, schedule) in a kernel_bench file
-    (its ``variants`` rows: the best of the alternating rounds, CUDA-graph replays)."""
+    (its ``variants`` rows: the best of the alternating rounds, CUDA-graph replays).
+
+    A run may time several ticket builds (``LOOP=1 UNROLL=3`` times the loop and the
+    unrolled one): ``unroll`` picks the one whose ``ticket_unroll`` it is (0: the loop
+    build); None takes the file's only ticket build and refuses a file with several."""
     rows = json.loads(path.read_text())["variants"]
+    builds = {r["variant"].get("ticket_unroll", 0) for r in rows if r["variant"].get("kda_tickets")}
+    if unroll is None:
+        if len(builds) > 1:
+            raise ValueError(f"{path}: ticket builds with ticket_unroll {sorted(builds)}: name one")
+        unroll = next(iter(builds), 0)
     out: dict[tuple[int, int, str], float] = {}
     for r in rows:
-        sched = "kda_tickets" if r["variant"].get("kda_tickets") else "static"
-        out[(r["R"], r["L"], sched)] = float(r["us"])
+        v = r["variant"]
+        if not v.get("kda_tickets"):
+            out[(r["R"], r["L"], "static")] = float(r["us"])
+        elif v.get("ticket_unroll", 0) == unroll:
+            out[(r["R"], r["L"], "kda_tickets")] = float(r["us"])
     return out
 
 
-def report(folder: Path, bench: Path | None) -> dict[str, Any]:
+def report(
+    folder: Path, bench: Path | None, unroll: int | None = None, tickets: str = "kda_tickets"
+) -> dict[str, Any]:
     shapes: dict[str, dict[str, Any]] = {}
-    untraced = bench_us(bench) if bench else {}
+    untraced = bench_us(bench, unroll) if bench else {}
     for sched in SCHEDULES:
         for start in STARTS:
-            d = folder / sched / start
+            d = folder / (tickets if sched == "kda_tickets" else sched) / start
             if not d.is_dir():
                 continue
             for (R, L), paths in launches_by_shape(d).items():
@@ -118,11 +132,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", type=Path, required=True, help="the run's s/ folder of traces")
     ap.add_argument("--bench", type=Path, help="the run's kernel_bench_tickets.json")
     ap.add_argument("--json", type=Path, help="write the figures as JSON here (not overwritten)")
+    ap.add_argument(
+        "--tickets-dir",
+        default="kda_tickets",
+        help="the ticket build's folder under --dir (LOOP=1 runs: kda_tickets_loop)",
+    )
+    ap.add_argument(
+        "--unroll",
+        type=int,
+        default=None,
+        help="the ticket build's ticket_unroll in --bench (default: its only ticket build)",
+    )
     a = ap.parse_args(argv)
     if a.json is not None and a.json.exists():
         print(f"ticket_k1_report: {a.json} exists; not overwritten", file=sys.stderr)
         return 2
-    rep = report(a.dir, a.bench)
+    rep = report(a.dir, a.bench, a.unroll, a.tickets_dir)
     print(table(rep))
     if a.json is not None:
         a.json.write_text(json.dumps(rep, indent=1) + "\n")

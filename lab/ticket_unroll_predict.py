@@ -57,8 +57,9 @@ def rows(prof: GpuProfile, unroll: int = UNROLL) -> list[dict[str, Any]]:
 
 
 def measure(rs: list[dict[str, Any]], bench: Path) -> None:
-    """Each row's measured untraced times and the prediction's error (in place)."""
-    got = bench_us(bench)
+    """Each row's measured untraced times and the prediction's error (in place): the
+    bench's ticket build with the rows' copies (a run may time the loop build too)."""
+    got = bench_us(bench, rs[0]["unroll"] if rs else None)
     for r in rs:
         ms, mt = got[(r["R"], r["L"], "static")], got[(r["R"], r["L"], "kda_tickets")]
         pd, md = r["tickets_us"] - r["static_us"], mt - ms

@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from kda_sim.importers.chrome import read_kernel_trace
 from lab.ticket_k1_report import bench_us, kda_own_ns, report, table, takes_ns
 
@@ -46,3 +48,21 @@ def test_report_puts_traces_and_times_on_their_shape(tmp_path: Path) -> None:
     r = rep["shapes"]["2x2"]
     assert r["static_warm_makespan_us"] == read_kernel_trace(TRACE).makespan / 1e3
     assert "| 2 x 2 | 53.90 | 60.20 | +6.30 |" in table(rep)
+
+
+def test_bench_picks_the_ticket_build_by_its_copies(tmp_path: Path) -> None:
+    bench = tmp_path / "bench.json"
+    row = {"R": 1, "L": 1}
+    builds = [
+        ({}, 50.0),
+        ({"kda_tickets": True, "ticket_unroll": 3}, 51.3),
+        ({"kda_tickets": True}, 51.2),
+    ]
+    bench.write_text(
+        json.dumps({"variants": [{**row, "variant": v, "us": us} for v, us in builds]})
+    )
+    assert bench_us(bench, 3)[(1, 1, "kda_tickets")] == 51.3
+    assert bench_us(bench, 0)[(1, 1, "kda_tickets")] == 51.2
+    assert bench_us(bench, 3)[(1, 1, "static")] == 50.0
+    with pytest.raises(ValueError, match=r"ticket_unroll \[0, 3\]"):
+        bench_us(bench)
