@@ -11,12 +11,15 @@ build (its items taken from the counter, not placed) on the fold's costs, each w
 build's resources and CTAs an SM from its traces, nominal latencies. The predicted
 difference is set against the measured untraced one (``kernel_bench_tickets.json``).
 ``--prologue``: each taken item also pays ``ticket_item``, the median prologue (take's
-return to the item's first stage) of the training traces. With ``--overlay``, the costs
+return to the item's first stage) of the training traces; ``--take``: each take's round
+trip (``atomic``) is the median of theirs. ``--base`` takes a profile name or an overlay
+file (the H100 fit of ``lab/k1_h100_fit.py`` for run 97). With ``--overlay``, the costs
 fitted on every shape are written there (the build's overlay,
 ``kda_sim/kernels/k1/costs/h200.kda_tickets.fitted.json``).
 
     python -m lab.ticket_k1_fit --dir S --bench kernel_bench_tickets.json \\
-        [--launches 1] [--start warm] [--prologue] [--overlay OUT] [--json OUT]
+        [--launches 1] [--start warm] [--base h200-k1] [--prologue] [--take]
+        [--overlay OUT] [--json OUT]
 
 ``S`` holds ``{static,kda_tickets}/{cold,warm}/k1_R*_L*_*.json`` (a run of
 ``scripts/device_ticket_k1.sh``).
@@ -29,6 +32,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +101,21 @@ def with_prologue(base: GpuProfile, train: list[Trace]) -> GpuProfile:
     return base.with_params(ticket_item=float(statistics.median(xs)))
 
 
+def takes_ns(tl: Timeline) -> list[float]:
+    """Each take's round trip in a traced ticket launch: its issue to its return stamp,
+    on the CTA that took it (the atomic, the ticket's broadcast to the CTA, the stamps)."""
+    return [float(ret - issue) for _cta, issue, ret, _t in tl.meta.extra.get("ticket_takes", ())]
+
+
+def with_take(base: GpuProfile, train: list[Trace]) -> GpuProfile:
+    """``base`` with the take's round trip (``atomic``, which a profile without it takes
+    from its poll's) measured on the training traces: the median over their takes."""
+    xs = [x for tr in train for x in takes_ns(tr.raw)]
+    if not xs:
+        raise InvalidInput("no take recorded in the training traces", what="ticket_takes")
+    return replace(base, latency_ns={**base.latency_ns, "atomic": float(statistics.median(xs))})
+
+
 def predict_us(tr: Trace, prof: GpuProfile) -> float:
     """The launch the trace ran, as the model predicts it before it runs: a ticket
     launch's items taken from the counter (not where the trace's run took them), on
@@ -106,6 +125,12 @@ def predict_us(tr: Trace, prof: GpuProfile) -> float:
     if sim.makespan is None:
         raise InvalidInput(f"{tr.name}: the model deadlocks", what="prediction")
     return sim.makespan / 1e3
+
+
+def start_of(base: GpuProfile, train: list[Trace], prologue: bool, take: bool) -> GpuProfile:
+    """The fit's start: ``base`` with the measured prologue and take where asked."""
+    prof = with_prologue(base, train) if prologue else base
+    return with_take(prof, train) if take else prof
 
 
 def within(pred: float, meas: float) -> bool:
@@ -120,6 +145,7 @@ def run(
     base_name: str,
     log=print,
     prologue: bool = False,
+    take: bool = False,
 ) -> dict[str, Any]:
     base = load_profile(base_name)
     measured = bench_us(bench)
@@ -133,9 +159,7 @@ def run(
         R, L = shape
         t1 = time.perf_counter()
         train = [tr for s, trs in tickets.items() if s != shape for tr in trs]
-        fit = fit_costs(
-            with_prologue(base, train) if prologue else base, train, KEYS, switches=SWITCHES
-        )
+        fit = fit_costs(start_of(base, train, prologue, take), train, KEYS, switches=SWITCHES)
         held = tickets[shape][0]
         held_score = score_on(fit.profile, held)
         ps, pt = predict_us(static[shape][0], base), predict_us(held, fit.profile)
@@ -154,7 +178,8 @@ def run(
             "held_out_start_err_median": held_score.start_err_median,
             "fold_costs": {k: list(fit.profile.costs[k]) for k in KEYS},
             "fold_cost_above": {k: list(v) for k, v in fit.profile.cost_above.items()},
-            "fold_ticket_item_ns": fit.profile.latency_ns["ticket_item"],
+            "fold_ticket_item_ns": fit.profile.latency_ns.get("ticket_item", 0.0),
+            "fold_atomic_ns": fit.profile.latency_ns.get("atomic"),
             "fold_launches": fit.launches,
             "fold_seconds": time.perf_counter() - t1,
         }
@@ -170,24 +195,30 @@ def run(
         "start": start,
         "launches": launches,
         "prologue": prologue,
+        "take": take,
         "rows": rows,
     }
 
 
 def overlay(
-    folder: Path, launches: int, start: str, base_name: str, out: Path, prologue: bool = False
+    folder: Path,
+    launches: int,
+    start: str,
+    base_name: str,
+    out: Path,
+    prologue: bool = False,
+    take: bool = False,
 ) -> dict:
     """The kda_tickets build's costs fitted on every shape, written as its overlay."""
     base = load_profile(base_name)
     train = [tr for trs in traces(folder / "kda_tickets" / start, launches).values() for tr in trs]
-    fit = fit_costs(
-        with_prologue(base, train) if prologue else base, train, KEYS, switches=SWITCHES
-    )
+    fit = fit_costs(start_of(base, train, prologue, take), train, KEYS, switches=SWITCHES)
     d = fitted_overlay(fit, base, train, out=out)
     d["provenance"]["detail"] = (
         f"lab/ticket_k1_fit.py (calibrate.fit_costs: {', '.join(KEYS)} alone, the kda "
         f"stages apart at L = 1 and L >= 2; "
         + ("ticket_item measured, the median item prologue of the traces; " if prologue else "")
+        + ("atomic measured, the median take round trip of the traces; " if take else "")
         + "the machine parameters h200-k1's); "
         + d["provenance"]["detail"]
     )
@@ -228,16 +259,21 @@ def main(argv: list[str] | None = None) -> int:
         help="charge each taken item the median prologue measured on the training traces "
         "(ticket_item)",
     )
+    ap.add_argument(
+        "--take",
+        action="store_true",
+        help="time each take (atomic) as the median take round trip of the training traces",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     try:
         if a.launches < 1:
             raise InvalidInput(f"--launches {a.launches}: at least 1", what="launches")
         say = lambda m: print(m, file=sys.stderr)  # noqa: E731
-        rep = run(a.dir, a.bench, a.launches, a.start, a.base, say, a.prologue)
+        rep = run(a.dir, a.bench, a.launches, a.start, a.base, say, a.prologue, a.take)
         if a.overlay:
             t0 = time.perf_counter()
-            overlay(a.dir, a.launches, a.start, a.base, a.overlay, a.prologue)
+            overlay(a.dir, a.launches, a.start, a.base, a.overlay, a.prologue, a.take)
             say(f"wrote {a.overlay} ({time.perf_counter() - t0:.0f} s)")
     except InvalidInput as e:
         print(f"ticket_k1_fit: {e}", file=sys.stderr)

@@ -7,8 +7,8 @@ the static placement's task code; ``cost_build`` gives both the static fit). ``-
 copies (default 3: one more than the busiest CTA's items at R = 4, ``max_tasks(4) + 1``),
 so the loop after them, whose preheader spills, runs only past them.
 
-    python -m lab.ticket_unroll_predict [--gpu h200-k1] [--unroll 3] [--json OUT]
-        [--bench kernel_bench_tickets.json]
+    python -m lab.ticket_unroll_predict [--gpu h200-k1 | --profile OVERLAY.json] [--unroll 3]
+        [--json OUT] [--bench kernel_bench_tickets.json]
 
 With ``--bench`` (a run of ``UNROLL=3 scripts/device_ticket_k1.sh``) the table adds the
 measured untraced times and the prediction's error against issue 39's bar.
@@ -92,7 +92,13 @@ def table(rs: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--gpu", default="h200-k1")
+    ap.add_argument(
+        "--gpu",
+        "--profile",
+        dest="gpu",
+        default="h200-k1",
+        help="a profile name or an overlay file (run 97's H100: python -m lab.k1_h100_fit)",
+    )
     ap.add_argument("--unroll", type=int, default=UNROLL)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--bench", type=Path, default=None, help="the run's kernel bench JSON")

@@ -179,6 +179,8 @@ class CounterOps:
 
         take = Atomic(op.region, op.cell, AtomicKind.ADD, 1)
         self.loop = self.w.handoffs.loops[op.cell]
+        # while in the loop the CTA computes what its items do (its unit's sharing, _share)
+        self.loop_computes = self.w.loop_computes(op)
         copy = 0  # which copy of the item code this CTA's next item runs
         while True:
             issue = t
@@ -187,6 +189,7 @@ class CounterOps:
             self.w.ticket_takes.append([self.prog.cta, issue, t, item])
             if item >= op.n_items:
                 self.item = self.loop = -1
+                self.loop_computes = frozenset()
                 self.w.current_item.pop(self.prog.cta, None)
                 if item == op.last_ticket:  # every taker has seen the queue empty
                     self._reset(op.region, op.cell, t)

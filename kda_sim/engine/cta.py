@@ -76,6 +76,8 @@ class CtaRun(CounterOps):
         self.open: StageSpan | None = None
         self.regs: dict[str, int] = {}  # registers the counter ops write and read
         self.item = -1  # the ticket whose body runs, -1 none
+        # the stage costs the ticket loop it runs now computes (its items'), empty outside
+        self.loop_computes: frozenset[str] = frozenset()
         self.loop = -1  # the number of the loop whose body runs (handoffs.loops), -1 none
 
     # -- loads and stores ---------------------------------------------------------------
@@ -302,12 +304,16 @@ class CtaRun(CounterOps):
         """1 + unit_share where another CTA resident on this unit computes stage ``key``
         too (a stage of the profile's unit_shared), else 1. Known from the programs, not
         from who is computing at this instant: the CTAs that share a gemv stage start it
-        within a poll of each other (all wait on the same XRDY flags)."""
+        within a poll of each other (all wait on the same XRDY flags). A ticket loop's
+        items are in no program: a CTA computes what they compute while it runs the loop
+        (from its first take to the one past the items), so two CTAs in the loop on one
+        unit share it (docs/whatif/ticket_k1.md, "The model mended again")."""
         prof = self.w.prof
         if key not in prof.unit_shared or not prof.unit_share:
             return 1.0
         others = (r for r in self.w.resident[self.unit] if r is not self)
-        return 1.0 + prof.unit_share if any(key in r.computes for r in others) else 1.0
+        shared = any(key in r.computes or key in r.loop_computes for r in others)
+        return 1.0 + prof.unit_share if shared else 1.0
 
     # -- stages -------------------------------------------------------------------------
     def _begin(self, op: Begin, t: float) -> None:

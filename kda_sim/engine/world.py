@@ -14,6 +14,8 @@ from kda_sim.engine.sampler import Sampler
 from kda_sim.engine.words import Words
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef
+from kda_sim.protocol.ops import Compute
+from kda_sim.protocol.tickets import TicketLoop
 from kda_sim.timeline.model import CtaTrack, PollRecord
 
 
@@ -133,6 +135,18 @@ class World:
         known = new[ho.put_count[new] > 0]
         refs = zip(ho.put_cta[known].tolist(), ho.put_op[known].tolist(), strict=True)
         return tuple(sorted(set(refs))), bool(known.size < new.size)
+
+    # ticket loop (its counter's cell) -> the stage costs its items compute
+    loop_stages: dict[int, frozenset[str]] = field(default_factory=dict)
+
+    def loop_computes(self, loop: TicketLoop) -> frozenset[str]:
+        """The stage costs the items of ``loop`` compute (every item's), once a launch."""
+        hit = self.loop_stages.get(loop.cell)
+        if hit is None:
+            hit = self.loop_stages[loop.cell] = frozenset(
+                op.cost for body in loop.bodies for op in body if isinstance(op, Compute)
+            )
+        return hit
 
     def put_event(self, ref: OpRef) -> simpy.Event:
         ev = self.put_events.get(ref)

@@ -88,3 +88,24 @@ def test_the_prologue_is_measured_from_the_takes() -> None:
 
     got = with_prologue(load_profile("h200-k1"), [_Tr()])  # type: ignore[list-item]
     assert got.latency_ns["ticket_item"] == pytest.approx(sorted(xs)[48], rel=0.01)
+
+
+def test_the_take_is_timed_from_the_takes() -> None:
+    """A launch whose takes take 900 ns: the round trips read back from its takes are
+    that (a take's is an atomic's), and --take's ``atomic`` is their median."""
+    from dataclasses import replace
+
+    from lab.ticket_k1_fit import takes_ns, with_take
+
+    base = load_profile("h200-k1")
+    prof = replace(base, latency_ns={**base.latency_ns, "atomic": 900.0})
+    tl = simulate(LaunchConfig(1, 1, kda_tickets=True), prof).timeline
+    xs = takes_ns(tl)
+    assert len(xs) == 96 + 256 and min(xs) == pytest.approx(900.0)
+
+    class _Tr:
+        raw = tl
+
+    got = with_take(base, [_Tr()])  # type: ignore[list-item]
+    assert got.latency_ns["atomic"] == pytest.approx(sorted(xs)[len(xs) // 2], rel=0.01)
+    assert "atomic" not in base.latency_ns  # the base is left as it was

@@ -101,6 +101,17 @@ def test_streamed_weights_and_shared_units_equal_the_reference(
     _assert_same(fast, ref)
 
 
+def test_items_sharing_a_unit_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CTAs in a ticket loop compute their items' stages: a unit shared by two of them
+    slows k.recur alike in both engines."""
+    prof = dataclasses.replace(load_profile("h200-k1"), unit_shared=("k.recur",), unit_share=0.5)
+    cfg = LaunchConfig(2, 2, 8, kda_tickets=True)
+    fast, ref = _both(monkeypatch, cfg, prof, occupancy=2)
+    plain = simulate(cfg, dataclasses.replace(prof, unit_share=0.0), occupancy=2)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the sharing took effect
+    _assert_same(fast, ref)
+
+
 def test_stale_reads_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """A mutant with every poll of the gemv CTAs dropped reads x rows before they land."""
     cfg = LaunchConfig(1, 1)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 
 import pytest
 
 from kda_sim.engine import simulate
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.registry import register
+from kda_sim.kernels.spec import Kernel
 from kda_sim.machine.profile import load_profile
+from kda_sim.protocol.ops import Compute
+from kda_sim.protocol.program import CtaProgram, Launch
+from kda_sim.protocol.space import CellSpace
+from kda_sim.protocol.tickets import ticket_loop
 from kda_sim.timeline.summary import partner_stats
 
 
@@ -39,3 +46,42 @@ def test_sharing_is_off_for_stages_not_named() -> None:
     a = simulate(LaunchConfig(1, 1, 8), prof, occupancy=2).timeline
     b = simulate(LaunchConfig(1, 1, 8), load_profile("h200-k1"), occupancy=2).timeline
     assert a.makespan == b.makespan  # no two attn CTAs share a unit at 256 CTAs on 132 SMs
+
+
+@dataclasses.dataclass(frozen=True)
+class _TwoTakers:
+    items: int = 4
+
+
+def _taker_regions(cfg: _TwoTakers) -> dict[str, int]:
+    return {"T": 1}
+
+
+def _taker_build(cfg: _TwoTakers) -> Launch:
+    """Two CTAs take items from one counter; an item is one compute of cost "c"."""
+    space = CellSpace.from_sizes(_taker_regions(cfg))
+    loop = ticket_loop("items", 0, int(space.gid(0, 0)), cfg.items, lambda i: [Compute("c")])
+    return Launch(cfg, space, tuple(CtaProgram(c, "w", (), (loop,)) for c in range(2)))
+
+
+_TAKERS = Kernel(
+    "two-takers-test", _TwoTakers, _taker_build, _taker_regions, ("w",), ("s",),
+    default_costs={"c": (1000.0, 0.0)},
+)  # fmt: skip
+
+
+def _takers_makespan(share: float, units: int) -> float:
+    register(_TAKERS, "test")
+    prof = replace(load_profile("h200"), units=units, unit_shared=("c",), unit_share=share)
+    tl = simulate(_TwoTakers(), prof, occupancy=2).timeline
+    assert tl.makespan is not None and not tl.deadlock
+    return tl.makespan
+
+
+def test_items_taken_by_two_ctas_on_one_unit_share_it() -> None:
+    """A ticket loop's items are in no program: a CTA shares its unit with another while
+    both run an item that computes the stage (docs/whatif/ticket_k1.md)."""
+    plain = _takers_makespan(0.0, units=1)
+    assert _takers_makespan(0.5, units=2) == pytest.approx(plain)  # on units of their own
+    # side by side, each of a CTA's two items computes 1.5 times as long
+    assert _takers_makespan(0.5, units=1) == pytest.approx(plain + 2 * 500.0)
