@@ -148,10 +148,11 @@ def run(
     take: bool = False,
 ) -> dict[str, Any]:
     base = load_profile(base_name)
-    measured = bench_us(bench)
     t0 = time.perf_counter()
     static = traces(folder / "static" / start, 1)
     tickets = traces(folder / "kda_tickets" / start, launches)
+    # the bench's ticket build that ran these traces (a run may time the loop build too)
+    measured = bench_us(bench, next(iter(tickets.values()))[0].cfg.ticket_unroll)
     n = sum(map(len, tickets.values()))
     log(f"prepared {n} ticket traces ({time.perf_counter() - t0:.0f} s)")
     rows = []
