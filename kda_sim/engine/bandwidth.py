@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable
 
 import simpy
 from simpy.events import Event, Timeout
@@ -22,7 +23,9 @@ class SharedBandwidth:
         self.cap = cap_per_stream
         self._v = 0.0  # virtual bytes served to each active stream
         self._t = env.now
-        self._heap: list[tuple[float, int, simpy.Event]] = []
+        # (virtual finish, arrival number, what a finish calls): an event's ``succeed``, or
+        # a stream's own callback (``stream``)
+        self._heap: list[tuple[float, int, Callable[[], object]]] = []
         self._seq = itertools.count()
         self._wake_at: float | None = None
         self.bytes_total = 0
@@ -41,16 +44,26 @@ class SharedBandwidth:
 
     def transfer(self, nbytes: int) -> simpy.Event:
         """An event that fires when ``nbytes`` have streamed through."""
-        env = self.env
-        done = Event(env)
+        done = Event(self.env)
         if nbytes <= 0:
             done.succeed()
             return done
+        self._join(nbytes, done.succeed)
+        return done
+
+    def stream(self, nbytes: int, then: Callable[[], object]) -> None:
+        """``then()`` is called when ``nbytes`` have streamed through, from the server's own
+        wake: no event of its own (a folded engine's transfer, see ``CtaRun``)."""
+        if nbytes <= 0:
+            then()
+            return
+        self._join(nbytes, then)
+
+    def _join(self, nbytes: int, then: Callable[[], object]) -> None:
         self._advance()
         self.bytes_total += nbytes
-        heapq.heappush(self._heap, (self._v + nbytes, next(self._seq), done))
+        heapq.heappush(self._heap, (self._v + nbytes, next(self._seq), then))
         self._arm()
-        return done
 
     def _arm(self) -> None:
         """Keep one timer for the earliest finish. A join only slows streams down, so a
@@ -74,5 +87,5 @@ class SharedBandwidth:
         heap = self._heap
         eps = 1e-6 * (self._v if self._v > 1.0 else 1.0)
         while heap and heap[0][0] <= self._v + eps:
-            heapq.heappop(heap)[2].succeed()
+            heapq.heappop(heap)[2]()
         self._arm()

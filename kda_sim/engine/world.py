@@ -58,6 +58,12 @@ class World:
     ticket_takes: list[list[float]] = field(default_factory=list)
     resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
+    # fold events that only order ties at one instant (``simulate``'s ``fold_events``; a
+    # jittered run never folds: its latencies are drawn in the order its events run)
+    fold: bool = False
+    # polls a folded CTA ran past ahead of the clock, with the loads outstanding at their
+    # first issue: their records' behind_loads are filled in after the run (cta.py)
+    behind_later: list[tuple[PollRecord, list]] = field(default_factory=list)
     words: Words | None = None  # counter and flag words (made with the world)
     # pairs that hold this launch's tag before it starts (a host sequence's earlier launch
     # wrote it); empty for a single launch, so its polls never look
