@@ -35,7 +35,7 @@ from kda_sim.protocol.ops import (
 from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.protocol.tickets import item_ref
-from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
+from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
 
 _WEIGHT = LoadKind.WEIGHT
 _WEIGHT_KIND = LoadKind.WEIGHT.value  # a LoadSpan's kind (an enum lookup a span cost)
@@ -344,7 +344,7 @@ class CtaRun(CounterOps):
             t0,
             None,
             None,
-            cells=[CellRange(c.region, c.first, c.last, c.count) for c in plan.ranges],
+            cells=list(plan.ranges),  # the ranges themselves: no record changes one
         )
         self.track.polls.append(rec)
         lat = sampler.latency("poll")

@@ -78,6 +78,8 @@ class World:
     def __post_init__(self) -> None:
         if self.words is None:
             self.words = Words(self.env, self.sampler)
+        self._all_put = self.env.event()  # the joins' entry for a set all put at a look
+        self._all_put._value = None
 
     def join(self, producers: tuple[OpRef, ...], key: object) -> simpy.Event | None:
         """One event for "every one of these put ops has happened", shared by every poll
@@ -88,7 +90,8 @@ class World:
             return ev if ev._value is PENDING else None  # triggered: all have happened
         put_done = self.put_done
         waiting = [self.put_event(p) for p in producers if p not in put_done]
-        if not waiting:
+        if not waiting:  # a put stays done: later polls of the set need not look again
+            self.joins[key] = self._all_put
             return None
         ev = self.joins[key] = self.env.event()
         left = [len(waiting)]
