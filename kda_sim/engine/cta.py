@@ -316,7 +316,7 @@ class CtaRun(CounterOps):
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
-            if c > env._now:  # a CTA ahead of the clock: the put's event at its own time
+            if self.fold:  # the put's event itself at the put's time (no timer before it)
                 ev._ok, ev._value = True, None
                 _schedule(env, ev, c + (t - c) if t > c else c)
             elif t <= c:

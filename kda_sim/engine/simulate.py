@@ -77,7 +77,10 @@ def simulate(
     launch leaves (``final``). ``grids`` says which configuration built each run of
     ``launch``'s blocks, ``(cfg, blocks)`` in block order (grids launched together): where
     their CTAs' footprints differ, they share each unit's threads, registers and LDS rather
-    than ``cfg``'s slots."""
+    than ``cfg``'s slots. ``fold_events`` (on by default) schedules fewer SimPy events for
+    the same result (``World.fold``, ``CtaRun``); off, the engine schedules one for each
+    step as it did before it folded them (the tests check that both agree, and
+    ``bench/sim_bench.py`` counts speed in those)."""
     spec = spec_for(cfg)
     spec.validate(cfg)
     prof = with_kernel_costs(prof, spec)
@@ -107,7 +110,7 @@ def simulate(
     feet = _shared_feet(grids, prof, blocks)
     if feet is not None:
         res = shared_residency(res, prof)
-    units = Units(env, prof, res.per_unit, feet)
+    units = Units(env, prof, res.per_unit, feet, fold=fold_events)
 
     def start(b: int, unit: int, xcd: int) -> simpy.Process:
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())

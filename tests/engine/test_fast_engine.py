@@ -45,7 +45,7 @@ def _both(
         m.setattr(sim_module, "CtaRun", ReferenceCtaRun)
         m.setattr(sim_module, "SharedBandwidth", ReferenceBandwidth)
         m.setattr(sim_module, "World", ReferenceWorld)
-        ref = simulate(cfg, prof, **kw)
+        ref = simulate(cfg, prof, fold_events=False, **kw)  # dispatch unfolded too
     _assert_same(unfolded, ref)
     assert unfolded.events == ref.events  # the same SimPy events, so the same ties too
     return fast, ref
