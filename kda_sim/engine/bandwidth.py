@@ -30,18 +30,6 @@ class SharedBandwidth:
         self._wake_at: float | None = None
         self.bytes_total = 0
 
-    def _rate(self) -> float:
-        n = len(self._heap)
-        if not n:
-            return 0.0
-        share = self.bw / n
-        return share if share < self.cap else self.cap  # min(cap, share), without the call
-
-    def _advance(self) -> None:
-        now = self.env._now
-        self._v += self._rate() * (now - self._t)
-        self._t = now
-
     def transfer(self, nbytes: int) -> simpy.Event:
         """An event that fires when ``nbytes`` have streamed through."""
         done = Event(self.env)
@@ -60,8 +48,10 @@ class SharedBandwidth:
         self._join(nbytes, then)
 
     def _join(self, nbytes: int, then: Callable[[], object]) -> None:
-        """``_advance``, the push and ``_arm``, inlined (the same arithmetic: this runs for
-        every load and store)."""
+        """Advance the virtual clock to now at the old rate, add the stream, and keep one
+        timer for the earliest finish: a join only slows streams down, so a timer already
+        set for earlier still fires first and re-arms then. (Inlined: this runs for every
+        load and store.)"""
         now = self.env._now
         heap = self._heap
         n = len(heap)
@@ -81,27 +71,30 @@ class SharedBandwidth:
         self._wake_at = at
         Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))
 
-    def _arm(self) -> None:
-        """Keep one timer for the earliest finish. A join only slows streams down, so a
-        timer already set for earlier still fires first and re-arms then."""
+    def _wake(self, at: float) -> None:
+        """Advance the virtual clock, finish every stream it has served, re-arm (as in
+        ``_join``)."""
+        if self._wake_at != at:
+            return  # superseded by an earlier timer
+        self._wake_at = None
+        now = self.env._now
         heap = self._heap
+        n = len(heap)
+        v = self._v
+        if n:
+            share = self.bw / n
+            v += (share if share < self.cap else self.cap) * (now - self._t)
+            self._v = v
+        self._t = now
+        eps = 1e-6 * (v if v > 1.0 else 1.0)
+        while heap and heap[0][0] <= v + eps:
+            heapq.heappop(heap)[2]()
         if not heap:
             return
-        now = self.env._now
-        wait = (heap[0][0] - self._v) / self._rate()
+        share = self.bw / len(heap)
+        wait = (heap[0][0] - v) / (share if share < self.cap else self.cap)
         at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._wake_at = at
         Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))
-
-    def _wake(self, at: float) -> None:
-        if self._wake_at != at:
-            return  # superseded by an earlier timer
-        self._wake_at = None
-        self._advance()
-        heap = self._heap
-        eps = 1e-6 * (self._v if self._v > 1.0 else 1.0)
-        while heap and heap[0][0] <= self._v + eps:
-            heapq.heappop(heap)[2]()
-        self._arm()

@@ -101,6 +101,9 @@ class CtaRun(CounterOps):
             and not (prof.unit_shared and prof.unit_share)
         )
         self._put_fields = put_fields(world.handoffs)
+        self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+        self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
+        self._latest = world.latest_on(xcd)  # World.latest_visible's, by set, this XCD's
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
@@ -124,7 +127,7 @@ class CtaRun(CounterOps):
         def start(_ev: object) -> None:
             hbm.transfer(nbytes).callbacks.append(done)
 
-        delay = span.issue - env._now + w.sampler.latency("hbm_load")
+        delay = span.issue - env._now + self.latency("hbm_load")
         Timeout(env, delay).callbacks.append(start)
         return ev
 
@@ -144,7 +147,7 @@ class CtaRun(CounterOps):
             hbm.stream(nbytes, done)
 
         c = self.clock
-        _at(env, c + (span.issue - c + w.sampler.latency("hbm_load"))).callbacks.append(start)
+        _at(env, c + (span.issue - c + self.latency("hbm_load"))).callbacks.append(start)
 
     def _landed(self) -> None:
         """One more of what a folded CTA waits for has landed; the last wakes it."""
@@ -168,7 +171,7 @@ class CtaRun(CounterOps):
             else:
                 pending = Pending(self._hbm_load(op, span), span, True)
         else:
-            span.done = t + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
+            span.done = t + self.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
             pending = Pending(None, span, False)
         self.loads[op.name] = self.inflight[op.name] = pending
 
@@ -222,7 +225,7 @@ class CtaRun(CounterOps):
                 hbm.transfer(nbytes).callbacks.append(acked)
 
         c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
-        _at(env, c + (t - c + w.sampler.latency("store_ack"))).callbacks.append(start)
+        _at(env, c + (t - c + self.latency("store_ack"))).callbacks.append(start)
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
@@ -252,6 +255,8 @@ class CtaRun(CounterOps):
         """The loads not done by ``t``. The CTA's polls ask at times that never go back
         and a load once done stays done, so the ones done are dropped from the scan."""
         inflight = self.inflight
+        if not inflight:
+            return []
         gone = [n for n, p in inflight.items() if p.done_by(t)]
         for n in gone:
             del inflight[n]
@@ -333,8 +338,8 @@ class CtaRun(CounterOps):
         env = w.env
         sampler = w.sampler
         outstanding = self._outstanding(t0)
-        ref = self._ref(k)
-        plan = poll_plan(w.handoffs, ref)
+        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
+        plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
             self.stage,
             self.task,
@@ -347,7 +352,7 @@ class CtaRun(CounterOps):
             cells=list(plan.ranges),  # the ranges themselves: no record changes one
         )
         self.track.polls.append(rec)
-        lat = sampler.latency("poll")
+        lat = self.latency("poll")
         first_return = t0 + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
@@ -355,7 +360,12 @@ class CtaRun(CounterOps):
             if done_at > first_return:  # max(), the first on a tie, without the call
                 first_return = done_at
         # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
-        if w.prof.stores_in_vmcnt and (yield from self._drain()) and self.clock > first_return:
+        if (
+            w.prof.stores_in_vmcnt
+            and (self.unacked if self.fold else self.stores)  # (no generator for nothing)
+            and (yield from self._drain())
+            and self.clock > first_return
+        ):
             first_return = self.clock
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
@@ -378,12 +388,13 @@ class CtaRun(CounterOps):
                 if t >= visible:
                     visible, last = t, p
         elif producers:
-            latest, p = w.latest_visible(producers, key, self.xcd)
+            hit = self._latest.get(key)
+            latest, p = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
             if latest >= t0:
                 visible, last = latest, p
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
-        retry = sampler.latency("retry")
+        retry = self.latency("retry")
         if visible <= t0:
             tries, issue = 0, t0
         else:
@@ -445,11 +456,6 @@ class CtaRun(CounterOps):
             self.clock = env._now
 
     # -- stages -------------------------------------------------------------------------
-    def _begin(self, op: Begin, t: float) -> None:
-        self.stage, self.task = op.stage, op.task
-        self.open = StageSpan(op.stage, op.task, t, t)
-        self.track.stages.append(self.open)
-
     def run(
         self,
         ops: tuple | None = None,
@@ -484,6 +490,7 @@ class CtaRun(CounterOps):
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         held_by, loads = self.held, self.loads
+        stages = self.track.stages
         current_op = w.current_op
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
@@ -495,7 +502,9 @@ class CtaRun(CounterOps):
             elif kind == _BEGIN:
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
-                self._begin(op, t)
+                self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
+                self.open = StageSpan(op.stage, op.task, t, t)
+                stages.append(self.open)
                 # the stage's code runs here for the first time (``cold``: a ticket item
                 # in an unrolled copy of the task code)
                 if (slot > 0 and not looped) or cold:
@@ -643,7 +652,7 @@ def _at(env: simpy.Environment, when: float) -> simpy.Event:
     """A timeout at ``when`` exactly (see ``_schedule``)."""
     ev = Event(env)
     ev._ok, ev._value = True, None
-    _schedule(env, ev, when)
+    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
     return ev
 
 

@@ -105,7 +105,14 @@ class World:
             w.callbacks.append(one_more)
         return ev
 
-    latest: dict[tuple[object, int], tuple[float, OpRef]] = field(default_factory=dict)
+    # XCD -> producer set (``join``'s key) -> when its last put is visible there, and that put
+    latest: dict[int, dict[object, tuple[float, OpRef]]] = field(default_factory=dict)
+
+    def latest_on(self, xcd: int) -> dict[object, tuple[float, OpRef]]:
+        hit = self.latest.get(xcd)
+        if hit is None:
+            hit = self.latest[xcd] = {}
+        return hit
 
     def latest_visible(
         self, producers: tuple[OpRef, ...], key: object, xcd: int
@@ -113,7 +120,8 @@ class World:
         """When the last of ``producers``' puts (all done) is visible on XCD ``xcd``, and
         that put (the later one in ``producers`` on a tie); nominal latencies only. Shared
         by every poll that waits on the same set (``key``, as ``join``'s) from the same XCD."""
-        hit = self.latest.get((key, xcd))
+        latest = self.latest_on(xcd)
+        hit = latest.get(key)
         if hit is None:
             put_done = self.put_done
             # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
@@ -125,7 +133,7 @@ class World:
                 t = done.time + (same if done.xcd == xcd else cross)
                 if t >= best:
                     best, last = t, p
-            hit = self.latest[(key, xcd)] = (best, last)
+            hit = latest[key] = (best, last)
         return hit
 
     def fresh(
