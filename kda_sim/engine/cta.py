@@ -257,7 +257,12 @@ class CtaRun(CounterOps):
         inflight = self.inflight
         if not inflight:
             return []
-        gone = [n for n, p in inflight.items() if p.done_by(t)]
+        # Pending.done_by, inlined: a scan a poll
+        gone = [
+            n
+            for n, p in inflight.items()
+            if p.span.done is not None and (p.hbm or p.span.done <= t)
+        ]
         for n in gone:
             del inflight[n]
         return list(inflight.values())
@@ -423,7 +428,9 @@ class CtaRun(CounterOps):
         else:
             yield Timeout(env, satisfied - c)
             t = self.clock = env._now
-        if self.ahead and outstanding:  # the loads' ends are not all known yet: see behind_loads
+        if not outstanding:
+            rec.behind_loads = rec.behind_weight_bytes = 0
+        elif self.ahead:  # the loads' ends are not all known yet: see behind_loads
             w.behind_later.append((rec, outstanding))
         else:
             behind_loads(rec, outstanding)
