@@ -83,6 +83,7 @@ def test_k1_launches_equal_the_reference(
     fast, ref = _both(monkeypatch, cfg, gpu, seed=seed)
     assert fast.timeline.makespan is not None  # a launch that ran, not a trivial equality
     _assert_same(fast, ref)
+    assert fast.events < ref.events  # the folding took effect
 
 
 def test_a_deadlock_and_a_dispatch_order_equal_the_reference(
