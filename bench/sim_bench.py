@@ -6,8 +6,12 @@ Prints the wall time of one launch (protocol built and cached, as in the app and
 sweep; and cold, building the protocol and its hand-off table too, each part timed), the
 events it schedules, and events a second against SimPy's bare rate: after each launch,
 bare SimPy runs as many ``env.timeout(1)`` (250 processes), so both see the same load on
-a shared machine; best against best. The goals: one launch in 0.1 s or less, and a cold
-one (protocol and hand-off table built first) in 0.1 s or less.
+a shared machine; best against best. The engine folds events (``fold_events``), so the
+rate counts the events of the same launch unfolded (one SimPy event for each, as the
+engine before folding scheduled; issue 40 counts speed in those): the ratio is that count
+over the launch's time, against the bare rate. The goals: one launch in 0.1 s or less, a
+cold one (protocol and hand-off table built first) in 0.1 s or less, and the launch at
+half the bare rate or better.
 """
 
 from __future__ import annotations
@@ -70,15 +74,16 @@ def main() -> None:
     marks.append((time.perf_counter(), time.process_time()))
     (t0, c0), (t1, c1), (t2, c2), (t3, c3) = marks
     cold = t3 - t0
+    unfolded = simulate(cfg, prof, fold_events=False).events  # the events the rate counts
     warm, bares = [], []
     for _ in range(a.repeat):
         t = time.perf_counter()
         res = simulate(cfg, prof)
         warm.append(time.perf_counter() - t)
-        bares.append(bare_simpy_rate(steps=-(-res.events // 250)))
+        bares.append(bare_simpy_rate(steps=-(-unfolded // 250)))
     best, med = min(warm), statistics.median(warm)
     bare = max(bares)
-    rate = res.events / best
+    rate = unfolded / best
     print(f"{prof.name} {cfg.label()}: makespan {res.timeline.makespan / 1e3:.2f} us")
     print(
         f"one launch: best {best * 1e3:.1f} ms, median {med * 1e3:.1f} ms (protocol cached); "
@@ -91,8 +96,9 @@ def main() -> None:
         f"{'met' if t3 - t0 <= 0.1 else 'NOT met'}"
     )
     print(
-        f"events {res.events}: {rate / 1e6:.2f} M events/s; SimPy bare {bare / 1e6:.2f} M "
-        f"events/s, same run ({rate / bare:.0%} of bare)"
+        f"events {unfolded} unfolded ({res.events} scheduled, folded): {rate / 1e6:.2f} M "
+        f"events/s; SimPy bare {bare / 1e6:.2f} M events/s, same run ({rate / bare:.0%} of "
+        f"bare; goal 50 %: {'met' if rate >= bare / 2 else 'NOT met'})"
     )
     print(f"goal 100 ms: {'met' if best <= 0.1 else 'NOT met'}")
 

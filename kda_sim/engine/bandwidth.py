@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable
 
 import simpy
 from simpy.events import Event, Timeout
@@ -22,44 +23,48 @@ class SharedBandwidth:
         self.cap = cap_per_stream
         self._v = 0.0  # virtual bytes served to each active stream
         self._t = env.now
-        self._heap: list[tuple[float, int, simpy.Event]] = []
+        # (virtual finish, arrival number, what a finish calls): an event's ``succeed``, or
+        # a stream's own callback (``stream``)
+        self._heap: list[tuple[float, int, Callable[[], object]]] = []
         self._seq = itertools.count()
         self._wake_at: float | None = None
         self.bytes_total = 0
 
-    def _rate(self) -> float:
-        n = len(self._heap)
-        if not n:
-            return 0.0
-        share = self.bw / n
-        return share if share < self.cap else self.cap  # min(cap, share), without the call
-
-    def _advance(self) -> None:
-        now = self.env._now
-        self._v += self._rate() * (now - self._t)
-        self._t = now
-
     def transfer(self, nbytes: int) -> simpy.Event:
         """An event that fires when ``nbytes`` have streamed through."""
-        env = self.env
-        done = Event(env)
+        done = Event(self.env)
         if nbytes <= 0:
             done.succeed()
             return done
-        self._advance()
-        self.bytes_total += nbytes
-        heapq.heappush(self._heap, (self._v + nbytes, next(self._seq), done))
-        self._arm()
+        self._join(nbytes, done.succeed)
         return done
 
-    def _arm(self) -> None:
-        """Keep one timer for the earliest finish. A join only slows streams down, so a
-        timer already set for earlier still fires first and re-arms then."""
-        heap = self._heap
-        if not heap:
+    def stream(self, nbytes: int, then: Callable[[], object]) -> None:
+        """``then()`` is called when ``nbytes`` have streamed through, from the server's own
+        wake: no event of its own (a folded engine's transfer, see ``CtaRun``)."""
+        if nbytes <= 0:
+            then()
             return
+        self._join(nbytes, then)
+
+    def _join(self, nbytes: int, then: Callable[[], object]) -> None:
+        """Advance the virtual clock to now at the old rate, add the stream, and keep one
+        timer for the earliest finish: a join only slows streams down, so a timer already
+        set for earlier still fires first and re-arms then. (Inlined: this runs for every
+        load and store.)"""
         now = self.env._now
-        wait = (heap[0][0] - self._v) / self._rate()
+        heap = self._heap
+        n = len(heap)
+        v = self._v
+        if n:  # with no stream in flight the virtual clock stands still
+            share = self.bw / n
+            v += (share if share < self.cap else self.cap) * (now - self._t)
+            self._v = v
+        self._t = now
+        self.bytes_total += nbytes
+        heapq.heappush(heap, (v + nbytes, next(self._seq), then))
+        share = self.bw / (n + 1)
+        wait = (heap[0][0] - v) / (share if share < self.cap else self.cap)
         at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
@@ -67,12 +72,29 @@ class SharedBandwidth:
         Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))
 
     def _wake(self, at: float) -> None:
+        """Advance the virtual clock, finish every stream it has served, re-arm (as in
+        ``_join``)."""
         if self._wake_at != at:
             return  # superseded by an earlier timer
         self._wake_at = None
-        self._advance()
+        now = self.env._now
         heap = self._heap
-        eps = 1e-6 * (self._v if self._v > 1.0 else 1.0)
-        while heap and heap[0][0] <= self._v + eps:
-            heapq.heappop(heap)[2].succeed()
-        self._arm()
+        n = len(heap)
+        v = self._v
+        if n:
+            share = self.bw / n
+            v += (share if share < self.cap else self.cap) * (now - self._t)
+            self._v = v
+        self._t = now
+        eps = 1e-6 * (v if v > 1.0 else 1.0)
+        while heap and heap[0][0] <= v + eps:
+            heapq.heappop(heap)[2]()
+        if not heap:
+            return
+        share = self.bw / len(heap)
+        wait = (heap[0][0] - v) / (share if share < self.cap else self.cap)
+        at = now + (wait if wait > 0.0 else 0.0)
+        if self._wake_at is not None and self._wake_at <= at:
+            return
+        self._wake_at = at
+        Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Generator
 from functools import cached_property
+from heapq import heappush
 from typing import Any
 
 import simpy
-from simpy.events import PENDING, Event, Timeout
+from simpy.events import NORMAL, PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
@@ -34,27 +35,31 @@ from kda_sim.protocol.ops import (
 from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import CtaProgram
 from kda_sim.protocol.tickets import item_ref
-from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
+from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
 
 _WEIGHT = LoadKind.WEIGHT
 _WEIGHT_KIND = LoadKind.WEIGHT.value  # a LoadSpan's kind (an enum lookup a span cost)
 
 
 class Pending:
-    """A load in flight: an HBM load ends on an event (its share of bandwidth depends on
-    what else streams); an L2 load's end is known when it issues, so it costs no event.
-    An HBM load's span gets its ``done`` in the callback that triggers its event, so
-    ``span.done is not None`` is "triggered" for it (the engine's scans test only that)."""
+    """A load in flight: an HBM load ends when its transfer does (its share of bandwidth
+    depends on what else streams); an L2 load's end is known when it issues, so it costs
+    no event. An HBM load's span gets its ``done`` when its transfer ends, so
+    ``span.done is not None`` is "done" for it (the engine's scans test only that). Its
+    ``event`` is the one the CTA waits on, made at issue in an unfolded run; a folded run
+    makes none and wakes a CTA that waits through ``CtaRun._landed``."""
 
-    __slots__ = ("event", "span")
+    __slots__ = ("event", "hbm", "span", "waited")
 
-    def __init__(self, event: simpy.Event | None, span: LoadSpan) -> None:
+    def __init__(self, event: simpy.Event | None, span: LoadSpan, hbm: bool) -> None:
         self.event = event
         self.span = span
+        self.hbm = hbm
+        self.waited = False  # folded: the CTA waits for this load now
 
     def done_by(self, now: float) -> bool:
         done = self.span.done
-        return done is not None and (self.event is not None or done <= now)
+        return done is not None and (self.hbm or done <= now)
 
 
 class CtaRun(CounterOps):
@@ -70,7 +75,35 @@ class CtaRun(CounterOps):
         self.inflight: dict[str, Pending] = {}  # the loads not yet seen done by a poll
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
         self.stores: list[simpy.Event] = []  # acks not yet seen (pruned as they land)
+        # a folded run (World.fold) counts what the CTA waits for instead of making an
+        # event a load or store: the stores not acked, the loads a wait still needs, and
+        # the one event the CTA waits on (made only when it waits)
+        self.fold = world.fold
+        self.unacked = 0
+        self.left = 0
+        self.waker: simpy.Event | None = None
+        self.draining = False  # folded: the CTA waits for its stores' acks now
+        # the clock as an unfolded run would read it here: the time this CTA last woke.
+        # A CTA that runs ahead (below) moves it where it would have slept to, so each
+        # time it computes from it rounds as the unfolded run's does (SimPy lands a
+        # sleep from c to t at c + (t - c), which need not be t)
+        self.clock = 0.0
+        # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
+        # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
+        # running one ahead of others changes what each draws), nor where what others do
+        # at an instant decides a result (a unit's sharing, read from the CTAs resident
+        # now; pairs tagged before the launch, which resets clear as the clock passes)
+        prof = world.prof
+        self.ahead = (
+            world.fold
+            and not world.sampler.jitter
+            and not world.tagged
+            and not (prof.unit_shared and prof.unit_share)
+        )
         self._put_fields = put_fields(world.handoffs)
+        self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+        self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
+        self._latest = world.latest_on(xcd)  # World.latest_visible's, by set, this XCD's
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
@@ -96,9 +129,36 @@ class CtaRun(CounterOps):
         def start(_ev: object) -> None:
             hbm.transfer(nbytes).callbacks.append(done)
 
-        delay = span.issue - env._now + w.sampler.latency("hbm_load")
+        delay = span.issue - env._now + self.latency("hbm_load")
         Timeout(env, delay).callbacks.append(start)
         return ev
+
+    def _hbm_load_folded(self, op: Load, pending: Pending) -> None:
+        """As ``_hbm_load``, the transfer's end calling back into the CTA at once (no
+        event of its own, none for the load unless the CTA waits for it)."""
+        w = self.w
+        env = w.env
+        hbm, nbytes, span = w.hbm, op.nbytes, pending.span
+
+        def done() -> None:
+            span.done = env._now
+            if pending.waited:
+                self._landed()
+
+        def start(_ev: object) -> None:
+            hbm.stream(nbytes, done)
+
+        c = self.clock
+        _at(env, c + (span.issue - c + self.latency("hbm_load"))).callbacks.append(start)
+
+    def _landed(self) -> None:
+        """One more of what a folded CTA waits for has landed; the last wakes it."""
+        self.left -= 1
+        if not self.left:
+            waker = self.waker
+            self.waker = None
+            assert waker is not None
+            waker.succeed()
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
@@ -107,10 +167,14 @@ class CtaRun(CounterOps):
         span = LoadSpan(op.name, op.kind._value_, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
         if op.hbm:
-            pending = Pending(self._hbm_load(op, span), span)
+            if self.fold:
+                pending = Pending(None, span, True)
+                self._hbm_load_folded(op, pending)
+            else:
+                pending = Pending(self._hbm_load(op, span), span, True)
         else:
-            span.done = t + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
-            pending = Pending(None, span)
+            span.done = t + self.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
+            pending = Pending(None, span, False)
         self.loads[op.name] = self.inflight[op.name] = pending
 
     def _check_flagged(self, op: Load) -> None:
@@ -135,22 +199,53 @@ class CtaRun(CounterOps):
         w = self.w
         env = w.env
         hbm, nbytes = w.hbm, op.nbytes
-        ev = Event(env)
-        self.stores.append(ev)
         cta = self.prog.cta
+        fold = self.fold
+        if fold:
+            self.unacked += 1
+        else:
+            ev = Event(env)
+            self.stores.append(ev)
 
-        def acked(_ev: object) -> None:
+        def acked(_ev: object = None) -> None:
             now = env._now
             visible, writer = w.data_visible, w.data_writer
             for cell in op.cells:
                 visible[cell] = now
                 writer[cell] = cta
-            ev.succeed()
+            if not fold:
+                ev.succeed()
+                return
+            self.unacked -= 1
+            if self.draining:
+                self._landed()
 
         def start(_ev: object) -> None:
-            hbm.transfer(nbytes).callbacks.append(acked)
+            if fold:
+                hbm.stream(nbytes, acked)
+            else:
+                hbm.transfer(nbytes).callbacks.append(acked)
 
-        Timeout(env, t - env._now + w.sampler.latency("store_ack")).callbacks.append(start)
+        c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
+        _at(env, c + (t - c + self.latency("store_ack"))).callbacks.append(start)
+
+    def _drain(self) -> Generator[Any, Any, bool]:
+        """Wait for every store of the CTA's to be acknowledged; whether it waited."""
+        if self.fold:
+            if not self.unacked:
+                return False
+            self.left, self.draining = self.unacked, True
+            self.waker = Event(self.w.env)
+            yield self.waker
+            self.draining = False
+            self.clock = self.w.env._now
+            return True
+        pending = self._unacked()
+        if not pending:
+            return False
+        yield _all(self.w.env, pending)
+        self.clock = self.w.env._now
+        return True
 
     def _unacked(self) -> list[simpy.Event]:
         """The stores not acknowledged yet; an ack once in stays in, so the rest are
@@ -162,22 +257,50 @@ class CtaRun(CounterOps):
         """The loads not done by ``t``. The CTA's polls ask at times that never go back
         and a load once done stays done, so the ones done are dropped from the scan."""
         inflight = self.inflight
-        gone = [n for n, p in inflight.items() if p.done_by(t)]
+        if not inflight:
+            return []
+        # Pending.done_by, inlined: a scan a poll
+        gone = [
+            n
+            for n, p in inflight.items()
+            if p.span.done is not None and (p.hbm or p.span.done <= t)
+        ]
         for n in gone:
             del inflight[n]
         return list(inflight.values())
 
-    def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, None]:
+    def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, float]:
+        """Wait until every load of ``pending`` is done; the time they all are, or the
+        clock's if later. An L2 load's end is known at issue: a CTA that runs ahead
+        (``ahead``) takes it as its time without meeting the clock there."""
         env = self.w.env
-        events = [p.event for p in pending if p.event is not None and p.span.done is None]
-        if events:
-            yield _all(env, events)
+        if self.fold:
+            waiting = [p for p in pending if p.hbm and p.span.done is None]
+            if waiting:
+                for p in waiting:
+                    p.waited = True
+                self.left = len(waiting)
+                self.waker = Event(env)
+                yield self.waker
+                self.clock = env._now
+        else:
+            events = [p.event for p in pending if p.event is not None and p.span.done is None]
+            if events:
+                yield _all(env, events)
+                self.clock = env._now
         until = 0.0  # the last L2 load's end (max() over a generator cost more)
         for p in pending:
-            if p.event is None and (p.span.done or 0.0) > until:
+            if not p.hbm and (p.span.done or 0.0) > until:
                 until = p.span.done or 0.0
-        if until > env._now:
-            yield Timeout(env, until - env._now)
+        now = self.clock
+        if until <= now:
+            return now
+        if self.ahead:
+            self.clock = now + (until - now)  # where the Timeout below would land
+            return self.clock
+        yield Timeout(env, until - now)
+        self.clock = env._now
+        return self.clock
 
     # -- hand-offs ----------------------------------------------------------------------
     def _ref(self, k: int) -> tuple[int, int]:
@@ -204,19 +327,26 @@ class CtaRun(CounterOps):
         w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
-            if t <= env._now:
+            c = self.clock
+            if self.fold:  # the put's event itself at the put's time (no timer before it)
+                ev._ok, ev._value = True, None
+                _schedule(env, ev, c + (t - c) if t > c else c)
+            elif t <= c:
                 ev.succeed()
             else:
-                Timeout(env, t - env._now).callbacks.append(lambda _e: ev.succeed())
+                Timeout(env, t - c).callbacks.append(lambda _e: ev.succeed())
 
-    def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, None]:
-        """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock)."""
+    def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, float]:
+        """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock); returns
+        the CTA's time after it. A folded CTA goes on from the poll's end at its own time,
+        ahead of the clock, rather than meeting the clock there (``ahead``): what it waits
+        for to happen (a producer's put, its loads in flight) it has waited for."""
         w = self.w
         env = w.env
         sampler = w.sampler
         outstanding = self._outstanding(t0)
-        ref = self._ref(k)
-        plan = poll_plan(w.handoffs, ref)
+        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
+        plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
             self.stage,
             self.task,
@@ -226,23 +356,24 @@ class CtaRun(CounterOps):
             t0,
             None,
             None,
-            cells=[CellRange(c.region, c.first, c.last, c.count) for c in plan.ranges],
+            cells=list(plan.ranges),  # the ranges themselves: no record changes one
         )
         self.track.polls.append(rec)
-        lat = sampler.latency("poll")
+        lat = self.latency("poll")
         first_return = t0 + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
-            yield from self._wait_loads(outstanding)
-            if env._now > first_return:  # max(), the first on a tie, without the call
-                first_return = env._now
-        if w.prof.stores_in_vmcnt:
-            # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
-            stores = self._unacked()
-            if stores:
-                yield _all(env, stores)
-                if env._now > first_return:
-                    first_return = env._now
+            done_at = yield from self._wait_loads(outstanding)
+            if done_at > first_return:  # max(), the first on a tie, without the call
+                first_return = done_at
+        # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
+        if (
+            w.prof.stores_in_vmcnt
+            and (self.unacked if self.fold else self.stores)  # (no generator for nothing)
+            and (yield from self._drain())
+            and self.clock > first_return
+        ):
+            first_return = self.clock
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
             key: object = producers
@@ -253,6 +384,8 @@ class CtaRun(CounterOps):
         joined = w.join(producers, key)
         if joined is not None:
             yield joined
+            self.clock = env._now
+
         visible, last = t0, None
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, sampler.visibility, self.xcd
@@ -262,12 +395,13 @@ class CtaRun(CounterOps):
                 if t >= visible:
                     visible, last = t, p
         elif producers:
-            latest, p = w.latest_visible(producers, key, self.xcd)
+            hit = self._latest.get(key)
+            latest, p = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
             if latest >= t0:
                 visible, last = latest, p
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
-        retry = sampler.latency("retry")
+        retry = self.latency("retry")
         if visible <= t0:
             tries, issue = 0, t0
         else:
@@ -281,19 +415,28 @@ class CtaRun(CounterOps):
         satisfied = issue + lat
         if first_return > satisfied:
             satisfied = first_return
-        if satisfied > env._now:
-            yield Timeout(env, satisfied - env._now)
         rec.satisfied = satisfied
         rec.retries = tries
-        # loads still in flight at the first issue (known exactly now that time has passed)
-        behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
-        rec.behind_loads = len(behind)
-        rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
         if last is not None:
             done = w.put_done[last]
             rec.producer = done.cta
             rec.put_time = done.time
             rec.put_ref = done.put_index
+        c = self.clock
+        if satisfied <= c:
+            t = c
+        elif self.ahead:
+            t = self.clock = c + (satisfied - c)  # where the Timeout below would land
+        else:
+            yield Timeout(env, satisfied - c)
+            t = self.clock = env._now
+        if not outstanding:
+            rec.behind_loads = rec.behind_weight_bytes = 0
+        elif self.ahead:  # the loads' ends are not all known yet: see behind_loads
+            w.behind_later.append((rec, outstanding))
+        else:
+            behind_loads(rec, outstanding)
+        return t
 
     @cached_property
     def computes(self) -> frozenset[str]:
@@ -315,12 +458,17 @@ class CtaRun(CounterOps):
         shared = any(key in r.computes or key in r.loop_computes for r in others)
         return 1.0 + prof.unit_share if shared else 1.0
 
-    # -- stages -------------------------------------------------------------------------
-    def _begin(self, op: Begin, t: float) -> None:
-        self.stage, self.task = op.stage, op.task
-        self.open = StageSpan(op.stage, op.task, t, t)
-        self.track.stages.append(self.open)
+    def _meet(self, t: float) -> Generator[Any, Any, None]:
+        """Bring the clock to the CTA's time ``t`` (or its ``clock``, if later): where an
+        unfolded run sleeps from ``clock`` to ``t``, landing at ``clock + (t - clock)``."""
+        env = self.w.env
+        c = self.clock
+        at = c + (t - c) if t > c else c
+        if at > env._now:
+            yield _at(env, at)
+            self.clock = env._now
 
+    # -- stages -------------------------------------------------------------------------
     def run(
         self,
         ops: tuple | None = None,
@@ -343,16 +491,19 @@ class CtaRun(CounterOps):
         cta = self.prog.cta
         program = ops is None
         if program:
-            self.track.start = t = env.now
+            self.track.start = t = self.clock = env.now
             self.track.unit, self.track.xcd = self.unit, self.xcd
             w.resident.setdefault(self.unit, []).append(self)
             ops, kinds = self.prog.ops, _kinds(self.prog)
+        else:  # a ticket item's body, entered from the take (counter_ops) that woke the CTA
+            self.clock = env._now
         sampler = w.sampler
         latency, cost_of = sampler.fixed()
         prof = w.prof
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         held_by, loads = self.held, self.loads
+        stages = self.track.stages
         current_op = w.current_op
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
@@ -364,7 +515,9 @@ class CtaRun(CounterOps):
             elif kind == _BEGIN:
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
-                self._begin(op, t)
+                self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
+                self.open = StageSpan(op.stage, op.task, t, t)
+                stages.append(self.open)
                 # the stage's code runs here for the first time (``cold``: a ticket item
                 # in an unrolled copy of the task code)
                 if (slot > 0 and not looped) or cold:
@@ -397,8 +550,7 @@ class CtaRun(CounterOps):
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
                 if kind == _POLL:
-                    yield from self._poll(k, op, t)
-                    t = env._now
+                    t = yield from self._poll(k, op, t)
                 elif kind == _USE:
                     if held_by:
                         held = [held_by.pop(n) for n in op.names if n in held_by]
@@ -409,33 +561,34 @@ class CtaRun(CounterOps):
                         wanted = None
                     pending = [p for p in map(loads.__getitem__, op.names) if not p.done_by(t)]
                     if pending:
-                        yield from self._wait_loads(pending)
-                    if env._now > t:
-                        t = env._now
+                        done_at = yield from self._wait_loads(pending)
+                        if done_at > t:
+                            t = done_at
+                    if self.clock > t:
+                        t = self.clock
                 elif kind >= _ATOMIC:  # counter and flag words, ticket loops
+                    yield from self._meet(self.clock)  # they read the clock as it is
                     t = yield from self.words_op(k, op, t)
+                    self.clock = env._now
                 else:
-                    if t > env._now:  # meet the clock: flagged data is read, a flag drained
-                        yield Timeout(env, t - env._now)
+                    # meet the clock: flagged data is read, a flag drained
+                    yield from self._meet(t)
                     if kind == _FLAGGED:
                         self._issue(op, t)
                         self._check_flagged(op)
                     elif op.drain:  # a publish
-                        pending = self._unacked()
-                        if pending:
-                            yield _all(env, pending)
+                        yield from self._drain()
                         yield Timeout(env, latency("barrier"))
-                    t = env._now
+                        self.clock = env._now
+                    t = self.clock
                     if kind == _PUBLISH:
                         self._put(k, op, t)
-        if not program:
+        if not program:  # a ticket item's body: the loop's next take reads the clock
+            yield from self._meet(self.clock)
             return t
-        if t > env._now:
-            yield Timeout(env, t - env._now)
+        yield from self._meet(t)
         # the CTA's last stores must land before it retires
-        pending = self._unacked()
-        if pending:
-            yield _all(env, pending)
+        yield from self._drain()
         current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
         self.track.end = env._now
@@ -489,6 +642,31 @@ def op_kinds(ops: tuple) -> tuple[int, ...]:
             kind = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
         out.append(kind)
     return tuple(out)
+
+
+def behind_loads(rec: PollRecord, outstanding: list[Pending]) -> None:
+    """The loads of ``outstanding`` (the CTA's loads not seen done at the poll's first
+    issue) still in flight at that issue, and their weight bytes, into the poll's record.
+    Called once the clock has passed the issue, so an HBM load's end is known by then if
+    it came before it (a folded CTA that ran ahead of the clock calls it after the run)."""
+    t0 = rec.first_issue
+    behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
+    rec.behind_loads = len(behind)
+    rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
+
+
+def _schedule(env: simpy.Environment, ev: simpy.Event, when: float) -> None:
+    """Schedule triggered ``ev`` at time ``when`` exactly (``env.schedule`` takes a delay
+    from now, and ``now + (when - now)`` may round away from ``when``)."""
+    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
+
+
+def _at(env: simpy.Environment, when: float) -> simpy.Event:
+    """A timeout at ``when`` exactly (see ``_schedule``)."""
+    ev = Event(env)
+    ev._ok, ev._value = True, None
+    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
+    return ev
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

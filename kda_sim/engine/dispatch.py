@@ -26,8 +26,10 @@ class Units:
         prof: GpuProfile,
         per_unit: int,
         feet: Sequence[Footprint] | None = None,
+        fold: bool = False,
     ) -> None:
         self.env = env
+        self.fold = fold  # a release nobody waits for triggers no event (World.fold)
         self.prof = prof
         self.free = [per_unit] * prof.units
         self.per_xcd = prof.units // prof.xcds
@@ -76,6 +78,8 @@ class Units:
             self.used[unit] = _add(self.used[unit], self.feet[b], -1)
         xcd = unit // self.per_xcd
         ev = self.released[xcd]
+        if self.fold and not ev.callbacks:
+            return  # no block waits for room on this XCD: the event stays for the next
         self.released[xcd] = self.env.event()
         ev.succeed()
 

@@ -9,7 +9,7 @@ from typing import Any
 import simpy
 
 from kda_sim.engine.bandwidth import SharedBandwidth
-from kda_sim.engine.cta import CtaRun
+from kda_sim.engine.cta import CtaRun, behind_loads
 from kda_sim.engine.dispatch import Units, dispatcher
 from kda_sim.engine.initial import Final, Initial
 from kda_sim.engine.sampler import Sampler
@@ -66,6 +66,7 @@ def simulate(
     launch: Launch | None = None,
     initial: Initial | None = None,
     grids: Sequence[tuple[Any, int]] | None = None,
+    fold_events: bool = True,
 ) -> SimResult:
     """Simulate one launch. Without ``seed`` every latency is nominal (deterministic);
     with one, latencies and costs are jittered by +-``jitter`` (deterministic for the seed).
@@ -76,7 +77,10 @@ def simulate(
     launch leaves (``final``). ``grids`` says which configuration built each run of
     ``launch``'s blocks, ``(cfg, blocks)`` in block order (grids launched together): where
     their CTAs' footprints differ, they share each unit's threads, registers and LDS rather
-    than ``cfg``'s slots."""
+    than ``cfg``'s slots. ``fold_events`` (on by default) schedules fewer SimPy events for
+    the same result (``World.fold``, ``CtaRun``); off, the engine schedules one for each
+    step as it did before it folded them (the tests check that both agree, and
+    ``bench/sim_bench.py`` counts speed in those)."""
     spec = spec_for(cfg)
     spec.validate(cfg)
     prof = with_kernel_costs(prof, spec)
@@ -97,20 +101,24 @@ def simulate(
     env = simpy.Environment()
     tracks = [CtaTrack(p.cta, str(p.role)) for p in launch.programs]
     hbm = SharedBandwidth(env, prof.hbm_bytes_per_ns, prof.unit_bytes_per_ns)
-    world = World(env, prof, Sampler(prof, seed, jitter), hbm, ho, tracks, never=env.event())
+    sampler = Sampler(prof, seed, jitter)
+    world = World(env, prof, sampler, hbm, ho, tracks, never=env.event())
+    world.fold = fold_events
     if initial is not None:
         world.words = Words(env, world.sampler, dict(initial.words))
         world.tagged = initial.tagged
     feet = _shared_feet(grids, prof, blocks)
     if feet is not None:
         res = shared_residency(res, prof)
-    units = Units(env, prof, res.per_unit, feet)
+    units = Units(env, prof, res.per_unit, feet, fold=fold_events)
 
     def start(b: int, unit: int, xcd: int) -> simpy.Process:
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
     env.run()  # (the collector is paused over the whole of simulate: kda_sim.gcpause)
+    for rec, outstanding in world.behind_later:
+        behind_loads(rec, outstanding)
     meta = Meta.for_launch(
         cfg,
         kernel=spec.name,

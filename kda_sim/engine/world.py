@@ -60,6 +60,12 @@ class World:
     ticket_takes: list[list[float]] = field(default_factory=list)
     resident: dict[int, list] = field(default_factory=dict)  # unit -> its CtaRuns now
     never: simpy.Event | None = None
+    # fold events that only order ties at one instant (``simulate``'s ``fold_events``; a
+    # jittered run never folds: its latencies are drawn in the order its events run)
+    fold: bool = False
+    # polls a folded CTA ran past ahead of the clock, with the loads outstanding at their
+    # first issue: their records' behind_loads are filled in after the run (cta.py)
+    behind_later: list[tuple[PollRecord, list]] = field(default_factory=list)
     words: Words | None = None  # counter and flag words (made with the world)
     # pairs that hold this launch's tag before it starts (a host sequence's earlier launch
     # wrote it); empty for a single launch, so its polls never look
@@ -74,6 +80,8 @@ class World:
     def __post_init__(self) -> None:
         if self.words is None:
             self.words = Words(self.env, self.sampler)
+        self._all_put = self.env.event()  # the joins' entry for a set all put at a look
+        self._all_put._value = None
 
     def join(self, producers: tuple[OpRef, ...], key: object) -> simpy.Event | None:
         """One event for "every one of these put ops has happened", shared by every poll
@@ -84,7 +92,8 @@ class World:
             return ev if ev._value is PENDING else None  # triggered: all have happened
         put_done = self.put_done
         waiting = [self.put_event(p) for p in producers if p not in put_done]
-        if not waiting:
+        if not waiting:  # a put stays done: later polls of the set need not look again
+            self.joins[key] = self._all_put
             return None
         ev = self.joins[key] = self.env.event()
         left = [len(waiting)]
@@ -98,7 +107,14 @@ class World:
             w.callbacks.append(one_more)
         return ev
 
-    latest: dict[tuple[object, int], tuple[float, OpRef]] = field(default_factory=dict)
+    # XCD -> producer set (``join``'s key) -> when its last put is visible there, and that put
+    latest: dict[int, dict[object, tuple[float, OpRef]]] = field(default_factory=dict)
+
+    def latest_on(self, xcd: int) -> dict[object, tuple[float, OpRef]]:
+        hit = self.latest.get(xcd)
+        if hit is None:
+            hit = self.latest[xcd] = {}
+        return hit
 
     def latest_visible(
         self, producers: tuple[OpRef, ...], key: object, xcd: int
@@ -106,7 +122,8 @@ class World:
         """When the last of ``producers``' puts (all done) is visible on XCD ``xcd``, and
         that put (the later one in ``producers`` on a tie); nominal latencies only. Shared
         by every poll that waits on the same set (``key``, as ``join``'s) from the same XCD."""
-        hit = self.latest.get((key, xcd))
+        latest = self.latest_on(xcd)
+        hit = latest.get(key)
         if hit is None:
             put_done = self.put_done
             # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
@@ -118,7 +135,7 @@ class World:
                 t = done.time + (same if done.xcd == xcd else cross)
                 if t >= best:
                     best, last = t, p
-            hit = self.latest[(key, xcd)] = (best, last)
+            hit = latest[key] = (best, last)
         return hit
 
     def fresh(
