@@ -92,6 +92,8 @@ class Ctx:
         thread of the CTA may win), and, for a timeout, the abort word that releases
         every other CTA of the launch."""
         assert self.bound is not None and polled.released is not None
+        # a kda stage's record must say which task: one traced without it is a kernel bug
+        assert not (self.rec.stage.startswith("k.") and isinstance(self.task, int)), site
         hw = self.bound.health
         cell, seen, stale = dsl.i32(-1), dsl.i32(0), fx.Boolean(False)
         for c, t in reversed(list(zip(cells, polled.tags, strict=True))):

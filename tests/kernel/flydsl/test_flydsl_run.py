@@ -214,6 +214,10 @@ def test_the_cli_refuses_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None
     assert "--graph" in capsys.readouterr().err
     assert main(["kernel", "run", "--backend", "flydsl", "--check"]) == 2
     assert "flydsl" in capsys.readouterr().err
+    # --watchdog-ms is served: what stops it here is the machine, not the flag
+    assert main(["kernel", "run", "--backend", "flydsl", "--watchdog-ms", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "not served" not in err and "no ROCm GPU" in err
 
 
 def test_a_strided_or_misshapen_input_is_refused_and_delta_is_optional() -> None:
