@@ -279,19 +279,6 @@ def test_a_missing_put_is_named_by_the_give_up_records(tmp_path: Path, warmup: i
     assert backend.exit_code(e.value) == 1
 
 
-def test_an_older_launchs_records_are_not_this_ones() -> None:
-    """Records are matched by tag: the buffer is never cleared."""
-    from kda_sim.protocol.space import CellSpace
-
-    cfg = LaunchConfig(1, 1)
-    h = torch.zeros(health.words(BLOCKS), dtype=torch.int32)
-    rec = h[health.REC0 + 3 * health.REC_WORDS :]
-    rec[health.F_TAG], rec[health.F_KIND] = step_tag(1, 0), health.KIND_TIMEOUT
-    space = CellSpace.of(cfg)
-    assert [g.cta for g in health.read(h.numpy(), space, step_tag(1, 0))] == [3]
-    assert health.read(h.numpy(), space, step_tag(2, 0)) == []
-
-
 @pytest.mark.parametrize("ms", [1e6, 1e-6])
 def test_a_bound_outside_the_alarm_word_is_refused(ms: float) -> None:
     rt = FakeRuntime()
