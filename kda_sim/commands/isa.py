@@ -2,7 +2,8 @@
 their drain, read from a kernel's final ISA (or a code object).
 
 Exit 0: no finding; 1: a poll behind weight loads the model thinks clear, a flag
-store without its drain, or a poll the compiler deleted; 2: the file is not ISA.
+store without its drain, a poll the compiler deleted, or (``--bounded``) a poll with no
+clock bound; 2: the file is not ISA.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="FlyDSL's ktrace name table of the build (event name -> id, JSON), which names "
         "its ktrace ranges (default: FILE.ktrace.json beside the ISA, where there is one)",
+    )
+    p.add_argument(
+        "--bounded",
+        action="store_true",
+        help="the file is a bounded-wait (debug) build: every poll loop must read a clock "
+        "that a compare uses, so it gives up in time; a poll without is a finding",
     )
     p.set_defaults(run=run)
 
@@ -108,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         arg_layout=layout,
         accept=accepted | set(args.accept),
         ktrace_table=args.ktrace_names,
+        bounded=args.bounded,
     )
     print(report.to_json() if args.json else report.render())
     return 1 if report.findings else 0

@@ -42,10 +42,12 @@ def analyze_path(
     arg_layout: Sequence[tuple[str, str]] = (),
     accept: Collection[str] = (),
     ktrace_table: Path | None = None,
+    bounded: bool = False,
 ) -> IsaReport:
     """Analyze a ``.s`` file, or a code object through ``llvm-objdump``; a ktrace name
     table (``ktrace_table``, else ``<file>.ktrace.json`` beside it, where there is one)
-    names its ktrace ranges."""
+    names its ktrace ranges. ``bounded``: the file is a bounded-wait build, whose every
+    poll loop must give up on a clock (a poll without is a finding)."""
     data = read_capped(path)  # refused over --max-input-mb before it is read
     names = _ktrace_names(path, ktrace_table)
     notes: list[str] = []
@@ -67,6 +69,7 @@ def analyze_path(
         arg_layout=arg_layout,
         accept=accept,
         ktrace_names=names,
+        bounded=bounded,
     )
     report.notes.extend(notes)
     return report
@@ -95,10 +98,12 @@ def analyze_text(
     arg_layout: Sequence[tuple[str, str]] = (),
     accept: Collection[str] = (),
     ktrace_names: Mapping[str, int] | None = None,
+    bounded: bool = False,
 ) -> IsaReport:
     """``arg_layout``: (name, class) of the kernel's arguments in order, for builds whose
     metadata names none (FlyDSL's); ``arg_classes``: classes by argument name;
-    ``ktrace_names``: FlyDSL's ktrace name table (event name -> id) of the build."""
+    ``ktrace_names``: FlyDSL's ktrace name table (event name -> id) of the build;
+    ``bounded``: a poll loop with no clock bound is a finding (a bounded-wait build)."""
     parsed = parse(text, where=name)
     report = IsaReport(name, parsed.arch, [], [])
     classes = {n: c for n, c in arg_layout}
@@ -106,7 +111,7 @@ def analyze_text(
     for kernel in parsed.kernels:
         _name_args(kernel, arg_layout)
         first = len(report.findings)
-        kr = _kernel(kernel, parsed.arch, classes, set(accept), report)
+        kr = _kernel(kernel, parsed.arch, classes, set(accept), report, bounded)
         _ktrace_ranges(kernel, kr, report.findings[first:], ktrace_names or {}, report)
         report.kernels.append(kr)
     if not any(polls.marker_kind(m)[0] == "publish" for k in parsed.kernels for m in k.markers):
@@ -191,7 +196,12 @@ def _bucket(f: InFlight) -> str:
 
 
 def _kernel(
-    kernel: Kernel, arch: str, classes: dict[str, str], accept: set[str], report: IsaReport
+    kernel: Kernel,
+    arch: str,
+    classes: dict[str, str],
+    accept: set[str],
+    report: IsaReport,
+    bounded: bool = False,
 ) -> KernelReport:
     cfg = cfg_mod.build(kernel)
     flow = waitcnt.analyze(kernel, cfg, arch)
@@ -200,6 +210,18 @@ def _kernel(
     kr = KernelReport(kernel.name, len(kernel.instrs), len(cfg.loops), kernel.vgpr_spills)
     for n, site in enumerate(sites):
         kr.polls.append(_poll(kernel, cfg, flow, site, labels.get(n, ""), classes, accept, report))
+        if bounded and not site.bounded:
+            p = kr.polls[-1]
+            report.findings.append(
+                Finding(
+                    FindingKind.POLL_UNBOUNDED,
+                    kernel.name,
+                    p.loop_line,
+                    f"poll {p.label or '(unmarked)'}: the loop at line {p.loop_line} reads no "
+                    "clock that a compare uses (s_memrealtime / s_memtime), so in this "
+                    "bounded-wait build it can still wait forever for a missing producer",
+                )
+            )
     for m in missing:
         report.findings.append(
             Finding(
@@ -380,6 +402,7 @@ def _poll(
         sleeps=site.sleeps,
         coherent=site.coherent,
         peeled=bool(site.first_try),
+        bounded=site.bounded,
         in_flight=in_flight,
         by_class=by_class,
         bytes_by_class=bytes_by_class,

@@ -34,6 +34,7 @@ class PollSite:
     first_try: tuple[int, ...]  # the peeled copy's loads, issue order (may be empty)
     sleeps: bool
     coherent: bool
+    bounded: bool = False  # a clock read in the loop reaches a compare: it gives up in time
 
     @property
     def first(self) -> int:
@@ -78,10 +79,53 @@ def classify_loops(kernel: Kernel, cfg: Cfg, flow: Flow) -> tuple[list[PollSite]
             order = sorted(op.index for op in loads)
             ordered = tuple([i for i in order if i >= start] + [i for i in order if i < start])
             peeled = _peeled_first_try(kernel, cfg, flow, loop, loads)
-            polls.append(PollSite(loop, ordered, peeled, sleeps, coherent))
+            bounded = clock_bound(kernel, body)
+            polls.append(PollSite(loop, ordered, peeled, sleeps, coherent, bounded))
         elif not _touches_memory(kernel, flow, body):
             spins.append(loop)
     return polls, spins
+
+
+CLOCKS = ("s_memrealtime", "s_memtime")  # the clock reads a bounded wait compares
+_REG = re.compile(r"^([sv])(?:(\d+)|\[(\d+):(\d+)\])$")
+_NAMED = ("vcc", "exec", "scc")
+
+
+def _regs(operand: str) -> set[str]:
+    """The registers an operand names (``s2``, ``s[4:7]``, ``v[0:1]``, ``vcc``)."""
+    m = _REG.match(operand)
+    if m:
+        lo = int(m.group(2) if m.group(2) is not None else m.group(3))
+        hi = int(m.group(2) if m.group(2) is not None else m.group(4))
+        return {f"{m.group(1)}{n}" for n in range(lo, hi + 1)}
+    base = operand.split("_")[0]
+    return {base} if base in _NAMED else set()
+
+
+def clock_bound(kernel: Kernel, body: list[int]) -> bool:
+    """Whether a clock read in the loop (``s_memrealtime`` / ``s_memtime``) reaches a
+    compare through the registers the loop computes from it: the loop can end on time,
+    whatever the polled words hold (the bounded-wait build's give-up). A clock read only
+    stored (a trace stamp) is no bound. Two passes over the body carry a value round the
+    back edge."""
+    tainted: set[str] = set()
+    for _ in range(2):
+        for i in body:
+            ins = kernel.instrs[i]
+            if not ins.operands:
+                continue
+            if ins.mnemonic in CLOCKS:
+                tainted |= _regs(ins.operands[0])
+                continue
+            if ins.mnemonic.startswith(("s_cmp", "v_cmp", "s_bitcmp")):
+                if any(_regs(o) & tainted for o in ins.operands):
+                    return True
+                continue
+            if ins.mnemonic.startswith(SMEM_PREFIXES) or "store" in ins.mnemonic:
+                continue  # no register written from its sources
+            if any(_regs(o) & tainted for o in ins.operands[1:]):
+                tainted |= _regs(ins.operands[0])
+    return False
 
 
 def _peeled_first_try(

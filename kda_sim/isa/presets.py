@@ -28,6 +28,11 @@ K1_ARGS: tuple[tuple[str, str], ...] = (
     ("slot", "scalar"),
     ("st_idx", "staging"),  # after slot: the builds before them keep their arguments' indices
     ("num_acc", "staging"),
+    # the seed's arguments added after these (indices of earlier builds kept): the
+    # prefix's delta, the bounded-wait build's give-up records and its bound (ticks)
+    ("delta", "staging"),
+    ("health", "mailbox"),
+    ("alarm", "scalar"),
 )
 
 # the seed's one accepted exception to the role rule: the gemv CTAs' XRDY poll in

@@ -17,6 +17,7 @@ class FindingKind(StrEnum):
     UNORDERED_READ = "unordered_read"  # a published word read after a relaxed poll
     SCOPE_BELOW_AGENT = "scope_below_agent"  # a poll load / flag store another CU may not see
     LDS_WRITE_AT_BARRIER = "lds_write_at_barrier"  # s_barrier with an LDS write outstanding
+    POLL_UNBOUNDED = "poll_unbounded"  # a bounded-wait build's poll with no clock bound
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class PollReport:
     accepted: bool = False  # weights in flight here are accepted by design
     tries: list[TryReport] = field(default_factory=list)  # the first try, then the retry
     ktrace_range: str = ""  # the innermost ktrace range around the poll ("" for none)
+    bounded: bool = False  # a clock read in the loop reaches a compare (it gives up in time)
 
 
 @dataclass
@@ -135,7 +137,8 @@ class IsaReport:
                 out.append(
                     f"  poll {name} @ line {p.line} (wait line {p.wait_line}, "
                     f"{p.pairs} pair load(s)"
-                    f"{', peeled' if p.peeled else ''}): behind {cls}{tag}"
+                    f"{', peeled' if p.peeled else ''}{', bounded' if p.bounded else ''}): "
+                    f"behind {cls}{tag}"
                 )
                 for t in p.tries:
                     tcls = ", ".join(f"{n} {c}" for c, n in t.by_class.items()) or "nothing"

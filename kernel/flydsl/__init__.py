@@ -35,7 +35,7 @@ class FlydslBackend:
 
     def build(self, cfg: LaunchConfig, options: Mapping[str, Any] | None = None) -> Any:
         """``k1.build_k1``: options ``arch`` (default gfx950), ``dump_dir`` (default a new
-        temporary folder), ``timeline``, ``markers``."""
+        temporary folder), ``timeline``, ``markers``, ``bounded``, ``delta``."""
         import tempfile
         from pathlib import Path
 
@@ -68,15 +68,16 @@ class FlydslBackend:
 
     def exit_code(self, error: BaseException) -> int | None:
         """2: cannot run here, an invalid request, a launch the pre-flight refused;
-        1: the outputs differ from the reference."""
+        1: the outputs differ from the reference, or a bounded wait gave up."""
         from kda_sim.errors import InvalidInput
 
         if isinstance(error, ImportError | ValueError | InvalidInput):
             return 2
+        from kda_kernel.flydsl.health import KernelStuck
         from kda_kernel.preflight import UnsafeLaunch
         from kda_kernel.triton.run import CheckFailed
 
-        if isinstance(error, CheckFailed):
+        if isinstance(error, CheckFailed | KernelStuck):
             return 1
         if isinstance(error, UnsafeLaunch):
             return 2

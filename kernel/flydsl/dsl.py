@@ -13,6 +13,7 @@ Cache bits (gfx942 / gfx950 buffer ``aux``): bit 0 sc0, bit 1 nt, bit 4 sc1.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import flydsl.expr as fx
 from flydsl._mlir import ir
@@ -136,22 +137,76 @@ def poll_pairs(
     values. The loads are issued as one batch a try (so one vmcnt wait covers them),
     with ``s_sleep 1`` between tries; the loads are agent scope (sc1), which also
     keeps the loop from being deleted when ``sleep_between`` is off."""
+    return _poll_loop(rs, cells, tag, None, sleep_between).values
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What makes a poll give up (the bounded-wait build): after ``alarm`` ticks of
+    ``s_memrealtime`` since its first try, or as soon as word ``abort`` of ``health``
+    holds ``tag`` (another CTA of this launch gave up first)."""
+
+    health: ir.Value  # buffer resource
+    abort: int  # dword of the abort word
+    alarm: object  # Int32 ticks
+
+
+@dataclass(frozen=True)
+class Polled:
+    values: list[fx.Int32]
+    tags: list[fx.Int32]  # as last loaded: a pair whose tag is not this launch's is stale
+    released: fx.Boolean | None  # the abort word held the tag (bounded polls only)
+
+
+def bounded_poll(rs: ir.Value, cells: Sequence[object], tag: object, bound: Bound) -> Polled:
+    """:func:`poll_pairs` that gives up after ``bound``: the values and tags as last
+    loaded (a stale tag says it gave up) and whether it was released."""
+    return _poll_loop(rs, cells, tag, bound, True)
+
+
+def _poll_loop(
+    rs: ir.Value, cells: Sequence[object], tag: object, bound: Bound | None, sleep_between: bool
+) -> Polled:
     n = len(cells)
-    while_op = scf.WhileOp([T.i32()] * n, [])
+    extra = 1 if bound is not None else 0
+    types = [T.i32()] * (2 * n + extra)  # values, tags (, released)
+    t0 = realtime() if bound is not None else None
+    while_op = scf.WhileOp(types, [])
     before = while_op.regions[0].blocks.append()
-    after = while_op.regions[1].blocks.append(*([T.i32()] * n))
+    after = while_op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(before):
         got = [load(rs, i32(c) * 2, width=2, aux=CM_DEV) for c in cells]
         ok = fx.Boolean(True)
         for g in got:
             ok = ok & (element(g, 1) == i32(tag))
-        values = [ir_of(element(g, 0)) for g in got]
-        scf.ConditionOp(ir_of(~ok), values)
+        carried = [ir_of(element(g, 0)) for g in got] + [ir_of(element(g, 1)) for g in got]
+        go_on = ~ok
+        if bound is not None:
+            # the bound: the clock read and compared on every try (the ISA check looks
+            # for it in each poll loop), and the abort word, agent scope as the pairs
+            released = i32(load(bound.health, bound.abort, aux=CM_DEV)) == i32(tag)
+            waited = realtime() - t0  # type: ignore[operator]
+            late = waited > fx.Int64(arith.extsi(T.i64(), ir_of(bound.alarm)))
+            go_on = go_on & ~released & ~late
+            carried.append(ir_of(released.select(fx.Int32(1), fx.Int32(0))))
+        scf.ConditionOp(ir_of(go_on), carried)
     with ir.InsertionPoint(after):
         if sleep_between:
             sleep(1)
         scf.YieldOp([])
-    return [fx.Int32(r) for r in while_op.results]
+    res = [fx.Int32(r) for r in while_op.results]
+    rel = (res[2 * n] != 0) if bound is not None else None
+    return Polled(res[:n], res[n : 2 * n], rel)
+
+
+def atomic_cmpswap(rs: ir.Value, dword: object, cmp: object, new: object) -> fx.Int32:
+    """Device-scope compare-and-swap of one dword; the value it held before."""
+    byte = ir_of(i32(dword) * 4)
+    aux = ir.IntegerAttr.get(T.i32(), CM_DEV)
+    old = fx.rocdl.raw_ptr_buffer_atomic_cmpswap(
+        T.i32(), ir_of(i32(new)), ir_of(i32(cmp)), rs, byte, ir_of(0), aux=aux
+    )
+    return fx.Int32(old)
 
 
 def put(rs: ir.Value, cell: object, value: object, tag: object) -> None:

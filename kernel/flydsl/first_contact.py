@@ -1,15 +1,17 @@
 """The first run of the FlyDSL K1 on an MI355X, recorded once: every shape the build
-allows (R, L in {1, 2, 4}), a cold and a warm launch each with its stamps' timeline and
-the reference check, then a fit of the mi355x profile on the warm traces
-(``kda-sim calibrate``); one folder (and a tarball beside it) to bring back.
+allows (R, L in {1, 2, 4}), first a bounded-wait launch (``--watchdog-ms``: a wait that
+never ends gives up and names itself), then a cold and a warm launch each with its
+stamps' timeline and the reference check, then a fit of the mi355x profile on the warm
+traces (``kda-sim calibrate``); one folder (and a tarball beside it) to bring back.
 
 ``scripts/first_contact_mi355x.sh`` runs ``python -m kda_kernel.flydsl.first_contact``.
 Every step is a ``kda-sim`` (or probe) subprocess with a time limit, its output logged and
-its outcome a line of ``steps.jsonl``; a failed step does not stop the others. A launch
-that runs out of time is a wait that never ended (the FlyDSL K1 has no bounded-wait build
-yet): its process group is killed and no further launch is made, so a hang costs one
-time limit, not one a shape; the steps that need no GPU still run. The runner's own
-pre-flight refuses a launch whose CTAs could not all be resident (exit 2).
+its outcome a line of ``steps.jsonl``; a failed step does not stop the others. A shape
+whose bounded-wait launch gave up (its give-up records in the step's log) is not launched
+without the bound: that launch would hang. A launch that still runs out of time is killed
+with its process group and no further launch is made, so a hang costs one time limit,
+not one a shape; the steps that need no GPU still run. The runner's own pre-flight
+refuses a launch whose CTAs could not all be resident (exit 2).
 
 The folder::
 
@@ -17,7 +19,7 @@ The folder::
                          reason), what is not recorded (ktrace) and every step's outcome
     steps.jsonl          one line a step: name, argv, rc, seconds, timed_out, skipped
     logs/NN_<step>.out   its stdout (kernel runs: the result as JSON)
-    logs/NN_<step>.err   its stderr
+    logs/NN_<step>.err   its stderr (a bounded-wait launch that gave up: its records)
     results/<shape>_<cold|warm>.json   a launch's result (resources, pre-flight, errors)
     traces/<shape>_<cold|warm>.json    its timeline (the stamps of every task)
     fit/mi355x_fit.json  the fitted overlay; fit/report.json the fit's report
@@ -49,6 +51,8 @@ from kda_sim.kernels.k1.config import LaunchConfig
 AXIS = (1, 2, 4)  # R and L of the shapes tried
 ARCH = "gfx950"  # the MI355X
 WARMUP = 3  # eager steps before a warm launch
+WATCHDOG_MS = 2000.0  # the bounded-wait launch's bound: far above any step's time
+GAVE_UP = "FlyDSL K1 watchdog:"  # how the runner's give-up error begins (health.KernelStuck)
 KTRACE = (
     "not recorded: the FlyDSL K1 makes no ktrace calls yet (issue 35); the stamps "
     "(every task of every CTA) are the timeline"
@@ -97,6 +101,15 @@ class Record:
             f.write(json.dumps(asdict(step)) + "\n")
         state = "skipped" if step.skipped else "timed out" if step.timed_out else f"rc {step.rc}"
         print(f"[{n:02d}] {name}: {state} ({step.seconds:.1f} s)", file=sys.stderr, flush=True)
+        return step
+
+    def skip(self, name: str, why: str) -> Step:
+        """A step not run, logged as such."""
+        step = Step(name, [], skipped=why)
+        self.steps.append(step)
+        with self.path("steps.jsonl").open("a") as f:
+            f.write(json.dumps(asdict(step)) + "\n")
+        print(f"[{len(self.steps) - 1:02d}] {name}: skipped", file=sys.stderr, flush=True)
         return step
 
     def _execute(self, step: Step, timeout_s: float) -> None:
@@ -185,12 +198,23 @@ def record(args: argparse.Namespace) -> int:
 
     warm_traces: list[tuple[LaunchConfig, Path]] = []
     for cfg in shapes:
+        dims = ["--R", str(cfg.R), "--L", str(cfg.L)]
+        base = [*kda, "kernel", "run", "--backend", "flydsl", "--arch", args.arch, *dims]
+        bounded = rec.run(f"{shape_name(cfg)}_watchdog",
+                          [*base, "--watchdog-ms", str(args.watchdog_ms), "--check", "--json"],
+                          args.timeout, launches=True)  # fmt: skip
+        gave_up = (
+            bounded.skipped is None
+            and bounded.rc == 1
+            and GAVE_UP in (rec.root / bounded.err).read_text()
+        )
         for kind, warmup in (("cold", 0), ("warm", args.warmup)):
             name = f"{shape_name(cfg)}_{kind}"
+            if gave_up:
+                rec.skip(name, "its bounded-wait launch gave up (see its log): this one would hang")
+                continue
             trace = rec.path("traces", f"{name}.json")
-            argv = [*kda, "kernel", "run", "--backend", "flydsl", "--arch", args.arch,
-                    "--R", str(cfg.R), "--L", str(cfg.L), "--warmup", str(warmup),
-                    "--check", "--json", "--trace", str(trace)]  # fmt: skip
+            argv = [*base, "--warmup", str(warmup), "--check", "--json", "--trace", str(trace)]
             step = rec.run(name, argv, args.timeout, launches=True)
             if step.rc == 0:
                 _keep_result(rec, step, name)
@@ -208,6 +232,7 @@ def record(args: argparse.Namespace) -> int:
         "gpu_profile": gpu,
         "warmup": args.warmup,
         "timeout_s": args.timeout,
+        "watchdog_ms": args.watchdog_ms,
         "shapes": [shape_name(c) for c in shapes],
         "refused_by_the_build": refused,
         "ktrace": KTRACE,
@@ -295,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--warmup", type=int, default=WARMUP, help="eager steps before a warm launch")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds a launch step")
+    p.add_argument(
+        "--watchdog-ms", type=float, default=WATCHDOG_MS,
+        help=f"the bounded-wait launch's bound a wait ({WATCHDOG_MS:g})",
+    )  # fmt: skip
     p.add_argument("--probe-timeout", type=float, default=120.0, help="seconds a probe step")
     p.add_argument("--fit-timeout", type=float, default=3600.0, help="seconds for the fit")
     p.add_argument("--fit-budget", type=int, default=60, help="calibrate's --budget")

@@ -1,7 +1,8 @@
 """The host side of one FlyDSL K1 launch: the workspace (scratch, x rows, epoch, stamps,
-core_out) and the kernel's argument list in ``kda_sim.isa.presets.K1_ARGS`` order, each
-input checked against the layout the kernel reads (dtype, shape, contiguity). Pure
-torch: the same code runs on a ROCm GPU and, with a fake launch, on the CPU in tests.
+core_out, the bounded-wait build's health records) and the kernel's argument list in
+``kda_sim.isa.presets.K1_ARGS`` order, each input checked against the layout the kernel
+reads (dtype, shape, contiguity). Pure torch: the same code runs on a ROCm GPU and, with
+a fake launch, on the CPU in tests.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import torch
 
+from kda_kernel.flydsl import health
 from kda_kernel.flydsl.stamps import StampLayout, tasks_per_cta
 from kda_sim.errors import InvalidInput
 from kda_sim.isa.presets import K1_ARGS
@@ -50,6 +52,7 @@ def expected(cfg: LaunchConfig) -> dict[str, tuple[torch.dtype, tuple[int | None
         "rstate": (F32, (None, NH, HD, HD)),
         "st_idx": (I32, (cfg.R, cfg.L)),
         "num_acc": (I32, (cfg.R,)),
+        "delta": (BF, (s, HIDDEN)),  # optional: None builds without the prefix + delta seam
     }
 
 
@@ -68,21 +71,22 @@ def _check(name: str, t: Any, dtype: torch.dtype, shape: tuple[int | None, ...])
         raise InvalidInput(f"{name} is not contiguous (the kernel reads no strides)", what=name)
 
 
-def kernel_inputs(inp: dict[str, Any], cfg: LaunchConfig) -> dict[str, torch.Tensor]:
+OPTIONAL = ("delta",)  # inputs the kernel runs without (a null pointer, a build without)
+
+
+def kernel_inputs(inp: dict[str, Any], cfg: LaunchConfig) -> dict[str, torch.Tensor | None]:
     """The inputs as the kernel reads them: ``st_idx[:, :L]`` made contiguous (a copy:
     the kernel only reads it), the rest checked and passed as they are (the kernel
-    updates conv_state and rstate in place). A ``delta`` is refused: the FlyDSL K1 has
-    no prefix + delta path."""
-    if inp.get("delta") is not None:
-        raise InvalidInput(
-            "delta given: the FlyDSL K1 builds the layer without the prefix + delta seam",
-            what="delta",
-        )
+    updates prefix, conv_state and rstate in place). ``delta`` may be None (the build
+    without the prefix + delta seam)."""
     out = dict(inp)
     st = inp.get("st_idx")
     if isinstance(st, torch.Tensor) and st.dim() == 2 and st.shape[1] >= cfg.L:
         out["st_idx"] = st[:, : cfg.L].contiguous()
     for name, (dtype, shape) in expected(cfg).items():
+        if name in OPTIONAL and out.get(name) is None:
+            out[name] = None
+            continue
         _check(name, out.get(name), dtype, shape)
     return {k: out[k] for k in expected(cfg)}
 
@@ -96,6 +100,7 @@ class Workspace:
     epoch: torch.Tensor  # int32 [1]: bumped once a step (the tag's epoch)
     stamps: torch.Tensor  # int64 [BLOCKS, 18 + 5 T]: the timeline build's stamps
     core_out: torch.Tensor  # bf16 [S, PROJ]
+    health: torch.Tensor  # int32: the bounded-wait build's abort word and give-up records
 
     @classmethod
     def create(cls, cfg: LaunchConfig, device: str) -> Workspace:
@@ -107,16 +112,21 @@ class Workspace:
             epoch=torch.zeros(1, dtype=I32, device=device),
             stamps=torch.zeros(BLOCKS, layout.width, dtype=torch.int64, device=device),
             core_out=torch.full((cfg.S, PROJ), float("nan"), dtype=BF, device=device),
+            health=torch.zeros(health.words(BLOCKS), dtype=I32, device=device),
         )
 
 
 def argument_list(
-    kin: dict[str, torch.Tensor], ws: Workspace, slot: int
-) -> list[torch.Tensor | int]:
-    """The launch's arguments in ``K1_ARGS`` order (tensors for pointers, ``slot``)."""
+    kin: dict[str, torch.Tensor | None], ws: Workspace, slot: int, alarm: int = 0
+) -> list[torch.Tensor | int | None]:
+    """The launch's arguments in ``K1_ARGS`` order (tensors for pointers, None for a
+    null one, ``slot`` and ``alarm``: the bounded-wait build's bound in ticks, unread by
+    the other builds)."""
     if not 0 <= slot < TAG_SLOTS:
         raise InvalidInput(f"slot {slot} is not in 0..{TAG_SLOTS - 1}", what="slot")
-    have: dict[str, torch.Tensor | int] = dict(kin)
+    if not 0 <= alarm <= health.ALARM_MAX:
+        raise InvalidInput(f"alarm {alarm} is not in 0..{health.ALARM_MAX}", what="alarm")
+    have: dict[str, torch.Tensor | int | None] = dict(kin)
     have |= {
         "core_out": ws.core_out,
         "xbuf": ws.xbuf,
@@ -124,5 +134,7 @@ def argument_list(
         "epoch": ws.epoch,
         "stamps": ws.stamps,
         "slot": slot,
+        "health": ws.health,
+        "alarm": alarm,
     }
     return [have[name] for name, _ in K1_ARGS]

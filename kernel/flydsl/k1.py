@@ -28,6 +28,7 @@ from flydsl._mlir.dialects import arith
 from flydsl._mlir.extras import types as T
 
 from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl import health as health_layout
 from kda_kernel.flydsl.build import Built, compile_isa
 from kda_kernel.flydsl.k1_attn import stage_gate, stage_mix, stage_slice
 from kda_kernel.flydsl.k1_ctx import Ctx, Record, Recorder
@@ -60,8 +61,10 @@ class K1Build:
     built: Built
     records: tuple[Record, ...]
     layout: StampLayout
-    # FlyDSL's @jit launcher: (K1_ARGS' pointers and slot in order) on a ROCm GPU
+    # FlyDSL's @jit launcher: (K1_ARGS' pointers and scalars in order) on a ROCm GPU
     launcher: Callable[..., None]
+    bounded: bool = False  # the bounded-wait (health / alarm) debug build
+    delta: bool = False  # the prefix + delta build
 
 
 def step_tag(epoch: fx.Int32, slot: fx.Int32) -> fx.Int32:
@@ -85,11 +88,22 @@ def _flush(c: Ctx, layout: StampLayout) -> None:
         dsl.when(col < layout.width, one)
 
 
-def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: Recorder):
+def make_kernel(
+    cfg: LaunchConfig,
+    *,
+    timeline: bool,
+    markers: bool,
+    recorder: Recorder,
+    bounded: bool = False,
+    has_delta: bool = False,
+):
     space = CellSpace.of(cfg)
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
     lds_at = lds_layout(cfg, layout.width if timeline else 0)
-    name = f"k1_kda_pre_R{cfg.R}_L{cfg.L}_nb{cfg.nb}_k{cfg.kda0}{'_tl' if timeline else ''}"
+    name = f"k1_kda_pre_R{cfg.R}_L{cfg.L}_nb{cfg.nb}_k{cfg.kda0}" + "".join(
+        tail for on, tail in ((timeline, "_tl"), (bounded, "_bw"), (has_delta, "_d"),
+                              (cfg.gate_local, "_gl")) if on
+    )  # fmt: skip
 
     @flyc.kernel(name=name)
     def k1(
@@ -114,10 +128,13 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
         slot: fx.Int32,
         st_idx: fx.Pointer,
         num_acc: fx.Pointer,
+        delta: fx.Pointer,
+        health: fx.Pointer,
+        alarm: fx.Int32,
     ):
         args = dict(zip(POINTERS, (prefix, blocks, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w,
                                    conv_state, a_log, dt_bias, on_w, rstate, core_out, xbuf,
-                                   scratch, epoch, stamps, st_idx, num_acc),
+                                   scratch, epoch, stamps, st_idx, num_acc, delta, health),
                         strict=True))  # fmt: skip
         tid = fx.Int32(fx.thread_idx.x)
         bid = fx.Int32(fx.block_idx.x)
@@ -128,7 +145,9 @@ def make_kernel(cfg: LaunchConfig, *, timeline: bool, markers: bool, recorder: R
         rs = {k: dsl.rsrc(p) for k, p in args.items()}
         tag = step_tag(dsl.uniform(dsl.load(rs["epoch"], 0)), slot)
         c = Ctx(cfg, space, layout, tid, tid % WAVE_LANES, tid // WAVE_LANES, bid, rs, lds, tag,
-                recorder, timeline, markers)  # fmt: skip
+                recorder, timeline, markers, has_delta)  # fmt: skip
+        if fx.const_expr(bounded):
+            c.bound = dsl.Bound(rs["health"], health_layout.ABORT, alarm)
         if fx.const_expr(timeline):
             for lo in fx.range_constexpr(0, layout.width, THREADS):
                 dsl.when(
@@ -169,7 +188,8 @@ def _attn(c: Ctx, a: fx.Int32) -> None:
         with c.stage("gate"):
             stage_gate(c, a)
 
-    dsl.when(a < c.cfg.S, gate)
+    if not c.cfg.gate_local:  # gate_local: the mix computes every token's weights
+        dsl.when(a < c.cfg.S, gate)
     # every attn CTA stamps the gate point, as the twin (right after slice's without gate work)
     c.stamp(c.layout.role("gate"))
     with c.stage("mix", c.layout.role("mix")):
@@ -177,13 +197,20 @@ def _attn(c: Ctx, a: fx.Int32) -> None:
 
 
 def build_k1(
-    cfg: LaunchConfig, arch: str, dump_dir: Path, *, timeline: bool = True, markers: bool = True
+    cfg: LaunchConfig,
+    arch: str,
+    dump_dir: Path,
+    *,
+    timeline: bool = True,
+    markers: bool = True,
+    bounded: bool = False,
+    delta: bool = False,
 ) -> K1Build:
-    """Trace and compile K1 for ``cfg`` on ``arch`` (compile-only); its ISA and record."""
-    if cfg.gate_local:
-        raise ValueError(
-            "the FlyDSL K1 builds the seed's gate stage (gate_local is not written for it)"
-        )
+    """Trace and compile K1 for ``cfg`` on ``arch`` (compile-only); its ISA and record.
+    ``bounded``: the debug build whose every poll gives up after ``alarm`` ticks and
+    writes a give-up record to ``health`` (:mod:`kda_kernel.flydsl.health`); ``delta``:
+    the prefix + delta build (the slice adds ``delta`` to the prefix, rounds to bf16 and
+    writes the prefix back); without, ``delta`` is never read."""
     if cfg.blocks != BLOCKS:
         raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")
     cfg.validate()
@@ -192,7 +219,10 @@ def build_k1(
     if why is not None:
         raise ValueError(why)
     recorder = Recorder()
-    kernel, layout = make_kernel(cfg, timeline=timeline, markers=markers, recorder=recorder)
+    kernel, layout = make_kernel(
+        cfg, timeline=timeline, markers=markers, recorder=recorder, bounded=bounded,
+        has_delta=delta,
+    )  # fmt: skip
 
     @flyc.jit
     def launch(
@@ -201,18 +231,18 @@ def build_k1(
         conv_state: fx.Pointer, a_log: fx.Pointer, dt_bias: fx.Pointer, on_w: fx.Pointer,
         rstate: fx.Pointer, core_out: fx.Pointer, xbuf: fx.Pointer, scratch: fx.Pointer,
         epoch: fx.Pointer, stamps: fx.Pointer, slot: fx.Int32, st_idx: fx.Pointer,
-        num_acc: fx.Pointer, stream: fx.Stream = NO_STREAM,
+        num_acc: fx.Pointer, delta: fx.Pointer, health: fx.Pointer, alarm: fx.Int32,
+        stream: fx.Stream = NO_STREAM,
     ):  # fmt: skip
         kernel(prefix, blocks, ares_nw, ares_qk, in_nw, w_in, w_fb, conv_w, conv_state, a_log,
                dt_bias, on_w, rstate, core_out, xbuf, scratch, epoch, stamps,
-               slot, st_idx, num_acc).launch(grid=(BLOCKS, 1, 1), block=(THREADS, 1, 1),
-                                             stream=stream)  # fmt: skip
+               slot, st_idx, num_acc, delta, health, alarm).launch(
+                   grid=(BLOCKS, 1, 1), block=(THREADS, 1, 1), stream=stream)  # fmt: skip
 
     def run() -> None:
-        # null pointers are compile placeholders: nothing runs
-        ptrs = [flyc.from_c_void_p(fx.Int32, 0) for _ in POINTERS]
-        n = POINTERS.index("stamps") + 1
-        launch(*ptrs[:n], 0, *ptrs[n:])
+        # null pointers and zero scalars are compile placeholders: nothing runs
+        ptrs = iter([flyc.from_c_void_p(fx.Int32, 0) for _ in POINTERS])
+        launch(*[0 if cls == "scalar" else next(ptrs) for _, cls in K1_ARGS])
 
     built = compile_isa(run, arch, dump_dir)
-    return K1Build(cfg, built, tuple(recorder.records), layout, launch)
+    return K1Build(cfg, built, tuple(recorder.records), layout, launch, bounded, delta)

@@ -10,8 +10,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import flydsl.expr as fx
+from flydsl._mlir.dialects import arith
+from flydsl._mlir.extras import types as T
 
-from kda_kernel.flydsl import dsl
+from kda_kernel.flydsl import dsl, health
 from kda_kernel.flydsl.stamps import StampLayout
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import POLL_MAX
@@ -51,6 +53,9 @@ class Ctx:
     rec: Recorder
     timeline: bool
     markers: bool
+    has_delta: bool = False  # the prefix + delta build (the slice writes the prefix back)
+    bound: dsl.Bound | None = None  # the bounded-wait build's (health, alarm)
+    task: object = health.NO_TASK  # the kda task being traced (give-up records name it)
 
     def cell(self, region: Region, index: object) -> fx.Int32:
         return dsl.i32(index) + self.space.offsets[region]
@@ -72,8 +77,63 @@ class Ctx:
             dsl.marker(f"poll {self.rec.stage} {label}")
         got: list[fx.Int32] = []
         for lo in range(0, len(cells), POLL_MAX):
-            got += dsl.poll_pairs(self.rs["scratch"], cells[lo : lo + POLL_MAX], self.tag)
+            batch = cells[lo : lo + POLL_MAX]
+            if self.bound is None:
+                got += dsl.poll_pairs(self.rs["scratch"], batch, self.tag)
+                continue
+            polled = dsl.bounded_poll(self.rs["scratch"], batch, self.tag, self.bound)
+            self._give_up(health.site(self.rec.stage, label), batch, polled)
+            got += polled.values
         return got
+
+    def _give_up(self, site: int, cells: Sequence[object], polled: dsl.Polled) -> None:
+        """Where the poll gave up with a stale pair: this CTA's record (its first give-up
+        only: claimed by a compare-and-swap of the record's tag word, which another
+        thread of the CTA may win), and, for a timeout, the abort word that releases
+        every other CTA of the launch."""
+        assert self.bound is not None and polled.released is not None
+        # a kda stage's record must say which task: one traced without it is a kernel bug
+        assert not (self.rec.stage.startswith("k.") and isinstance(self.task, int)), site
+        hw = self.bound.health
+        cell, seen, stale = dsl.i32(-1), dsl.i32(0), fx.Boolean(False)
+        for c, t in reversed(list(zip(cells, polled.tags, strict=True))):
+            bad = t != self.tag
+            cell = bad.select(dsl.i32(c), cell)
+            seen = bad.select(t, seen)
+            stale = stale | bad
+        rec = health.REC0 + self.bid * health.REC_WORDS
+        kind = polled.released.select(fx.Int32(health.KIND_RELEASED), fx.Int32(health.KIND_TIMEOUT))
+
+        def fields() -> None:
+            now = dsl.realtime()
+            lo = fx.Int32(arith.trunci(T.i32(), dsl.ir_of(now)))
+            hi = fx.Int32(arith.trunci(T.i32(), dsl.ir_of(now >> 32)))
+            values = {
+                health.F_KIND: kind,
+                health.F_CELL: cell,
+                health.F_SEEN: seen,
+                health.F_SITE: site,
+                health.F_TASK: self.task,
+                health.F_TIME_LO: lo,
+                health.F_TIME_HI: hi,
+            }
+            for f, v in values.items():
+                dsl.store(dsl.i32(v), hw, rec + f, aux=dsl.CM_DEV)
+            dsl.when(
+                kind == fx.Int32(health.KIND_TIMEOUT),
+                lambda: dsl.store(dsl.i32(self.tag), hw, health.ABORT, aux=dsl.CM_DEV),
+            )
+
+        def claim() -> None:
+            old = dsl.i32(dsl.load(hw, rec + health.F_TAG, aux=dsl.CM_DEV))
+
+            def swap() -> None:
+                prev = dsl.atomic_cmpswap(hw, rec + health.F_TAG, old, self.tag)
+                dsl.when(prev == old, fields)
+
+            dsl.when(old != self.tag, swap)
+
+        dsl.when(stale, claim)
 
     def publish(self, region: Region, index: object, cond: object) -> None:
         """Drain this CTA's stores, barrier, then the flag (release by hand)."""

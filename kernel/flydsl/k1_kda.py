@@ -290,6 +290,7 @@ def kda_task(c: Ctx, i: object, n: object) -> None:
     twin does, the last-task column."""
     k = Task(c, i)
     base = c.layout.task_base(0) + dsl.i32(n) * 5
+    outer, c.task = c.task, k.i  # a give-up record names the task
 
     def stamp(p: int) -> None:
         c.stamp(base + p)
@@ -310,3 +311,4 @@ def kda_task(c: Ctx, i: object, n: object) -> None:
     with c.stage("k.norm"):
         kda_norm(c, k, st)
     stamp(4)
+    c.task = outer

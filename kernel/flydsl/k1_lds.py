@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import (
+    COLS,
     HD,
     HIDDEN,
     LDS_PAD,
@@ -31,7 +32,7 @@ STAMPS = "stamps"  # the timeline's int64 row: written from kernel entry to the 
 # comes first in each so that it has one place
 ROLE_ARRAYS: dict[str, tuple[str, ...]] = {
     "gemv": ("red", "x"),
-    "attn": ("red",),
+    "attn": ("red", "vals"),
     "kda": ("vloc", "fa", "qkl", "decay", "beta", "ol"),
 }
 
@@ -42,6 +43,7 @@ def lds_words(cfg: LaunchConfig) -> dict[str, int]:
     return {
         "red": max(WAVES * WAVE_LANES * 4, 128 + 8 * s, s * (cfg.NS + 1)),
         "x": s * (HIDDEN + LDS_PAD) // 2,
+        "vals": s * cfg.NS * COLS,  # the slice's sources, which the mix reads (the seed's)
         "vloc": L * VCH,
         "fa": L * HD,
         "qkl": 2 * L * HD,

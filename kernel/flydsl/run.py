@@ -1,10 +1,12 @@
 """``kda-sim kernel run --backend flydsl``: one step of the FlyDSL K1 on a ROCm GPU.
 
-:func:`run` makes the inputs (``kda_kernel.inputs``, the Triton path's), the workspace
-and the argument list (:mod:`kda_kernel.flydsl.host`), compiles K1 for the device's arch,
-runs the pre-flight on the compiled kernel's resources and the CU count (refusing a
-launch whose 256 CTAs cannot all be resident), launches through FlyDSL's runtime, checks
-against the reference (the Triton runner's tolerances) and writes the stamps' timeline.
+:func:`run` makes the inputs (``kda_kernel.inputs``, the Triton path's, delta
+included), the workspace and the argument list (:mod:`kda_kernel.flydsl.host`), compiles
+K1 for the device's arch (the bounded-wait build under ``watchdog_ms``), runs the
+pre-flight on the compiled kernel's resources and the CU count (refusing a launch whose
+256 CTAs cannot all be resident), launches through FlyDSL's runtime, reads the give-up
+records of a bounded-wait launch (:mod:`kda_kernel.flydsl.health`), checks against the
+reference (the Triton runner's tolerances) and writes the stamps' timeline.
 Every step but the launch goes through a :class:`Runtime`: tests replace the device.
 
 Nothing here has run on AMD hardware: the first MI355X run is its first test.
@@ -21,11 +23,13 @@ from typing import Any, Protocol
 
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.protocol.space import CellSpace
 
 KFD = Path("/dev/kfd")
 ARCHES = ("gfx942", "gfx950")
 PROFILE = {"gfx942": "mi300x", "gfx950": "mi355x"}  # kda_sim's machine profile of each arch
 UNTESTED = "untested on AMD hardware"
+SLOT = 0  # the launch's slot (the seed's ``layer``): one layer a run
 
 
 class NoRocmGpu(InvalidInput):
@@ -71,7 +75,9 @@ class Runtime(Protocol):
     def unavailable(self) -> str | None: ...
     def arch(self) -> str: ...
     def cus(self) -> int: ...
-    def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any: ...
+    def build(
+        self, cfg: LaunchConfig, arch: str, dump_dir: Path, *, bounded: bool, delta: bool
+    ) -> Any: ...
     def launch(self, build: Any, args: list[Any]) -> None: ...
     def synchronize(self) -> None: ...
 
@@ -94,20 +100,24 @@ class RocmRuntime:
 
         return int(torch.cuda.get_device_properties(0).multi_processor_count)
 
-    def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any:
+    def build(
+        self, cfg: LaunchConfig, arch: str, dump_dir: Path, *, bounded: bool, delta: bool
+    ) -> Any:
         from kda_kernel.flydsl.k1 import build_k1
 
-        return build_k1(cfg, arch, dump_dir)
+        return build_k1(cfg, arch, dump_dir, bounded=bounded, delta=delta)
 
     def launch(self, build: Any, args: list[Any]) -> None:
         import flydsl.compiler as flyc
         import flydsl.expr as fx
         import torch
 
-        # the same argument types as the compile-only build (pointers as raw addresses),
-        # so the launch compiles the kernel the ISA checks read
+        # the same argument types as the compile-only build (pointers as raw addresses,
+        # None a null one), so the launch compiles the kernel the ISA checks read
         ptrs = [
-            flyc.from_c_void_p(fx.Int32, a.data_ptr()) if isinstance(a, torch.Tensor) else a
+            flyc.from_c_void_p(fx.Int32, a.data_ptr() if isinstance(a, torch.Tensor) else 0)
+            if a is None or isinstance(a, torch.Tensor)
+            else a
             for a in args
         ]
         build.launcher(*ptrs)
@@ -130,8 +140,6 @@ def refuse_unsupported(
     """Every ``kernel run`` flag this backend does not serve, refused by name (exit 2)."""
     no = {
         "--graph": graph and "the FlyDSL runner launches eagerly (no HIP graph capture)",
-        "--watchdog-ms": watchdog_ms is not None
-        and "the FlyDSL K1 has no bounded-wait (health / alarm) build",
         "--inject": inject is not None and "the FlyDSL K1 plants no faults",
         "--prefetch-weights": bool(build) and f"a Triton build option ({sorted(build or {})})",
         "--warmup": warmup < 0 and f"{warmup} eager steps",
@@ -162,11 +170,15 @@ def run(
 ) -> dict[str, Any]:
     """One step (after ``warmup`` eager ones) of K1 at ``cfg``; what happened. Raises
     :class:`NoRocmGpu` where it cannot run, ``InvalidInput`` for a flag it does not serve,
-    ``preflight.UnsafeLaunch`` for a launch that could not finish, ``CheckFailed`` when
-    ``check`` finds a difference. ``replays`` belongs to ``--graph`` (refused)."""
+    ``preflight.UnsafeLaunch`` for a launch that could not finish, ``health.KernelStuck``
+    when a bounded wait (``watchdog_ms``) gave up, ``CheckFailed`` when ``check`` finds a
+    difference. ``replays`` belongs to ``--graph`` (refused)."""
     refuse_unsupported(
         graph=graph, watchdog_ms=watchdog_ms, inject=inject, build=build, warmup=warmup, arch=arch
     )
+    from kda_kernel.flydsl import health
+
+    alarm = health.alarm_ticks(watchdog_ms) if watchdog_ms is not None else 0
     cfg.validate()
     rt: Runtime = runtime or RocmRuntime()
     why = rt.unavailable()
@@ -182,22 +194,26 @@ def run(
     from kda_kernel.flydsl import host, residency
     from kda_kernel.flydsl.stamps import timeline
     from kda_kernel.inputs import clone_inputs, make_inputs
+    from kda_kernel.triton.launch import step_tag  # the kernel's tag, on the host
     from kda_kernel.triton.run import compare, reference_step
     from kda_sim.timeline.chrome import write_chrome
 
     result: dict[str, Any] = {"backend": "flydsl", "arch": dev_arch, "note": UNTESTED}
     result |= {"R": cfg.R, "L": cfg.L, "nb": cfg.nb, "kda0": cfg.kda0, "config": cfg.to_dict()}
-    # as the Triton runner: request 1 pads where there are two
-    inp = make_inputs(
-        cfg, seed=seed, pad=(1,) if cfg.R > 1 else (), with_delta=False, device=rt.device
-    )
+    # as the Triton runner: request 1 pads where there are two; the prefix + delta seam
+    inp = make_inputs(cfg, seed=seed, pad=(1,) if cfg.R > 1 else (), device=rt.device)
     ref_inp = clone_inputs(inp) if check else None
     kin = host.kernel_inputs(inp, cfg)
     ws = host.Workspace.create(cfg, rt.device)
-    args = host.argument_list(kin, ws, slot=0)
+    args = host.argument_list(kin, ws, slot=SLOT, alarm=alarm)
+    bounded, has_delta = watchdog_ms is not None, kin["delta"] is not None
+    result |= {"bounded_wait": bounded, "delta": has_delta}
+    if bounded:
+        result["alarm_ticks"] = alarm
 
     t = time.perf_counter()
-    built = rt.build(cfg, dev_arch, dump_dir or Path(tempfile.mkdtemp(prefix="kda_flydsl_")))
+    dump = dump_dir or Path(tempfile.mkdtemp(prefix="kda_flydsl_"))
+    built = rt.build(cfg, dev_arch, dump, bounded=bounded, delta=has_delta)
     result["compile_s"] = round(time.perf_counter() - t, 2)
     res = residency.of_isa(built.built.isa, dev_arch, rt.cus())
     result["resources"] = {
@@ -211,10 +227,15 @@ def run(
     # the simulator's profile is the H200's: the residency count is the AMD check
     result["preflight"] = preflight.check(cfg, res, simulate=False)
 
+    space = CellSpace.of(cfg)
     for _ in range(warmup + 1):
         ws.epoch.add_(1)
         ws.stamps.zero_()
         rt.launch(built, args)
+        if bounded:  # every step's records: a warm-up step that gave up is named too
+            rt.synchronize()
+            tag = step_tag(int(ws.epoch[0].item()), SLOT)
+            health.check(ws.health.cpu().numpy(), space, tag)
     rt.synchronize()
     result["steps"] = warmup + 1
     got = {"prefix": inp["prefix"], "core_out": ws.core_out}
@@ -230,7 +251,7 @@ def run(
 
     if trace_path is not None:
         tl = timeline(ws.stamps.cpu().numpy(), cfg, gpu=PROFILE[dev_arch])
-        tl.meta.extra.update(resources=result["resources"], warmup=warmup, slot=0, arch=dev_arch)
+        tl.meta.extra.update(resources=result["resources"], warmup=warmup, slot=SLOT, arch=dev_arch)
         p = Path(trace_path)
         p.parent.mkdir(parents=True, exist_ok=True)
         write_chrome(tl, p)

@@ -58,7 +58,8 @@ def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
     assert s["R1L2_cold"]["rc"] == 1 and s["R1L2_warm"]["rc"] == 1  # the check failed
     assert "core_out" in (out / s["R1L2_cold"]["err"]).read_text()
     assert s["R1L1_cold"]["rc"] == s["R1L1_warm"]["rc"] == s["calibrate"]["rc"] == 0
-    assert list(s)[:4] == ["versions", "git", "rocminfo", "rocm_smi"]
+    assert s["R1L1_watchdog"]["rc"] == 0 and "--watchdog-ms" in s["R1L1_watchdog"]["argv"]
+    assert list(s)[:5] == ["versions", "git", "rocminfo", "rocm_smi", "R1L1_watchdog"]
     if (ROOT / ".git").exists():  # a checkout: the record names its commit
         assert s["git"]["rc"] == 0 and len((out / s["git"]["out"]).read_text().split()[0]) == 40
     assert list(s)[-1] == "calibrate"  # the failed shape did not stop the fit
@@ -79,14 +80,32 @@ def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
 
 def test_a_launch_that_never_returns_stops_the_launches(tmp_path: Path) -> None:
     rc, out = record(
-        tmp_path, {"FAKE_HANG": "1,1,0"}, "--shapes", "1x1,2x1", "--timeout", "4", "--no-tar"
+        tmp_path, {"FAKE_HANG": "1,1,0"}, "--shapes", "1x1,2x1", "--timeout", "20", "--no-tar"
     )
     assert rc == 1
     s = steps(out)
-    assert s["R1L1_cold"]["timed_out"] and 4 <= s["R1L1_cold"]["seconds"] < 30
-    assert "killed after 4 s" in (out / s["R1L1_cold"]["err"]).read_text()
-    later = [s[k] for k in ("R1L1_warm", "R2L1_cold", "R2L1_warm")]
+    # the bounded-wait launch returns (the fake hangs only without the bound); a launch
+    # step starts a Python with torch: the limit leaves it room on a loaded machine
+    assert s["R1L1_watchdog"]["rc"] == 0
+    assert s["R1L1_cold"]["timed_out"] and 20 <= s["R1L1_cold"]["seconds"] < 50
+    assert "killed after 20 s" in (out / s["R1L1_cold"]["err"]).read_text()
+    later = [s[k] for k in ("R1L1_warm", "R2L1_watchdog", "R2L1_cold", "R2L1_warm")]
     assert all(x["skipped"] and x["rc"] is None for x in later)
     m = json.loads((out / "manifest.json").read_text())
     assert m["launch_hung"] and "no warm trace" in m["fit"]["skipped"]
     assert not out.with_name("fc.tar.gz").exists()
+
+
+def test_a_bounded_launch_that_gives_up_keeps_its_shape_from_hanging(tmp_path: Path) -> None:
+    """A put that never lands at 1x1: the bounded-wait launch gives up (exit 1, its
+    records in the log), the unbounded 1x1 launches are not made, 2x1 runs on."""
+    rc, out = record(tmp_path, {"FAKE_MISSING": "1,1"}, "--shapes", "1x1,2x1", "--no-tar")
+    assert rc == 1
+    s = steps(out)
+    assert s["R1L1_watchdog"]["rc"] == 1 and not s["R1L1_watchdog"]["timed_out"]
+    err = (out / s["R1L1_watchdog"]["err"]).read_text()
+    assert "CTA   0 task 0 k.conv [PROJ] timeout: PROJ[0]" in err and "255 released" in err
+    assert all("would hang" in s[k]["skipped"] for k in ("R1L1_cold", "R1L1_warm"))
+    assert s["R2L1_watchdog"]["rc"] == s["R2L1_cold"]["rc"] == s["R2L1_warm"]["rc"] == 0
+    m = json.loads((out / "manifest.json").read_text())
+    assert not m["launch_hung"] and m["watchdog_ms"] == 2000.0

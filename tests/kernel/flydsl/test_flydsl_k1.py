@@ -193,11 +193,98 @@ def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
         build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
 
 
-def test_gate_local_is_refused(tmp_path: Path) -> None:
+# the seed's builds besides the default, both archs each: (R, L, variants, build options)
+VARIANTS = [
+    (1, 1, "gfx942", {}, {"bounded": True}),
+    (2, 1, "gfx950", {}, {"bounded": True}),
+    (2, 1, "gfx942", {"gate_local": True}, {}),
+    (1, 2, "gfx950", {"gate_local": True}, {}),
+    (2, 1, "gfx942", {}, {"delta": True}),
+    (1, 2, "gfx950", {}, {"delta": True, "bounded": True}),
+]
+
+
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory: pytest.TempPathFactory) -> list[object]:
     from kda_kernel.flydsl.k1 import build_k1
 
-    with pytest.raises(ValueError, match="gate_local"):
-        build_k1(LaunchConfig(1, 1, gate_local=True), "gfx942", tmp_path)  # not written
+    root = tmp_path_factory.mktemp("k1v")
+    return [
+        build_k1(LaunchConfig(r, l_, **v), arch, root / f"{n}", **opts)
+        for n, (r, l_, arch, v, opts) in enumerate(VARIANTS)
+    ]
+
+
+def _args_touched(b: object) -> dict[str, set[str]]:
+    """Kernel argument -> the kinds of memory op the ISA makes on it."""
+    from kda_sim.isa.memops import mem_op
+    from kda_sim.isa.parser import parse
+    from kda_sim.isa.provenance import argument
+
+    [kernel] = parse(b.built.isa.read_text()).kernels  # type: ignore[attr-defined]
+    names = [n for n, _ in K1_ARGS]
+    out: dict[str, set[str]] = defaultdict(set)
+    for ins in kernel.instrs:
+        op = mem_op(ins)
+        arg = argument(kernel, ins.index, op.resource) if op is not None else None
+        if arg is not None:
+            out[names[kernel.args.index(arg)]].add(str(op.kind))
+    return out
+
+
+@pytest.mark.parametrize("n", range(len(VARIANTS)))
+def test_variant_builds_follow_the_model_and_pass_the_isa_checks(variants: list, n: int) -> None:
+    """Each variant's traced record is the protocol model's (gate_local: the mix polls
+    PART, no gate stage, no WGT), and ``kda-sim isa`` finds nothing in its ISA, with
+    ``--bounded`` for the bounded-wait builds (every poll loop compares a clock read)."""
+    from kda_sim.cli import main
+
+    b = variants[n]
+    assert_record_is_the_models(b)
+    bounded = VARIANTS[n][4].get("bounded", False)
+    report = analyze_path(
+        b.built.isa, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg), bounded=bounded
+    )
+    assert report.findings == [], report.render()
+    polls = report.kernels[0].polls
+    assert {p.label for p in polls} == {
+        f"{s} {region}" for s, ops in stage_ops(b.cfg).items() for region, kind in ops
+        if kind == "poll"
+    }  # fmt: skip
+    assert all(p.bounded == bounded for p in polls), [(p.label, p.bounded) for p in polls]
+    flag = ["--bounded"] if bounded else []
+    assert main(["isa", "--preset", "k1", *flag, str(b.built.isa)]) == 0
+
+
+def test_the_default_build_is_unbounded_and_the_isa_check_says_so(builds: dict) -> None:
+    """The production build has no bound: ``kda-sim isa --bounded`` names every poll."""
+    b = builds[(1, 1, "gfx950")]
+    report = analyze_path(b.built.isa, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg),
+                          bounded=True)  # fmt: skip
+    polls = report.kernels[0].polls
+    assert polls and not any(p.bounded for p in polls)
+    assert [f.kind for f in report.findings] == ["poll_unbounded"] * len(polls)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_bounded_builds_write_give_up_records(variants: list, n: int) -> None:
+    """The give-up path: health is read (the abort word), claimed by a compare-and-swap
+    (one record a CTA) and written; a build without the bound never touches health."""
+    b = variants[n]
+    isa = b.built.isa.read_text()
+    assert "buffer_atomic_cmpswap" in isa
+    assert {"load", "store", "atomic"} <= _args_touched(b)["health"]
+    assert "health" not in _args_touched(variants[2])
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_delta_builds_write_the_prefix_back(variants: list, builds: dict, n: int) -> None:
+    """With delta: delta is read and the prefix written back (the seed's prefix out);
+    without, neither."""
+    touched = _args_touched(variants[n])
+    assert "load" in touched["delta"] and "store" in touched["prefix"]
+    plain = _args_touched(builds[(2, 1, "gfx942")])
+    assert "delta" not in plain and plain["prefix"] == {"load"}
 
 
 def placed(b: object, arg: str) -> tuple[list[int], dict[str, int]]:

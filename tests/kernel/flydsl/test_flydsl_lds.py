@@ -63,13 +63,13 @@ def test_gfx942_takes_s_up_to_3_and_names_the_windowed_gemv_above() -> None:
             assert why is not None and "seed's 136 KiB" in why
 
 
-def test_the_old_sum_accepted_shapes_the_seed_refuses() -> None:
-    """S = 10 at L <= 5 fits gfx950's 160 KiB even as a sum of every array, the seed
-    refuses it: the rule is the seed's, not the target's size."""
+def test_shapes_that_fit_the_target_are_refused_by_the_seeds_rule() -> None:
+    """S = 10 at L <= 5: the per-role union fits gfx950's 160 KiB, the seed refuses it
+    (x rows over 136 KiB): the rule is the seed's, not the target's size."""
     for r, l_ in [(10, 1), (5, 2), (2, 5)]:
         cfg = LaunchConfig(r, l_)
-        arrays = sum(-(-4 * n // 16) * 16 for n in lds_words(cfg).values()) + 8 * width(cfg)
-        assert arrays <= LDS_LIMIT["gfx950"] and refusal(cfg, "gfx950", width(cfg)) is not None
+        assert lds_layout(cfg, width(cfg)).total <= LDS_LIMIT["gfx950"]
+        assert "seed's 136 KiB" in (refusal(cfg, "gfx950", width(cfg)) or "")
 
 
 @pytest.mark.parametrize("cfg", shapes(9), ids=lambda c: c.label())

@@ -16,18 +16,19 @@ import pytest
 import torch
 from test_flydsl_stamps import stamped_like_the_kernel
 
-from kda_kernel.flydsl import residency
+from kda_kernel.flydsl import health, residency
 from kda_kernel.flydsl import run as frun
 from kda_kernel.flydsl.run import NoRocmGpu, run
 from kda_kernel.preflight import UnsafeLaunch
 from kda_kernel.reference import kda_pre_reference
+from kda_kernel.triton.launch import step_tag
 from kda_kernel.triton.run import CheckFailed
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.isa.parser import parse
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.kernels.k1.constants import BLOCKS
+from kda_sim.kernels.k1.constants import BLOCKS, TAG_SLOTS
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "isa"
 NAMES = [n for n, _ in K1_ARGS]
@@ -43,15 +44,36 @@ class Recorded:
     isa: Path
 
 
+@dataclass(frozen=True)
+class Missing:
+    """A put that never lands: the bounded-wait kernel's records as it would write them
+    (CTA ``cta`` times out at ``site`` on ``cell``; every other CTA is released at its
+    first poll)."""
+
+    cta: int
+    site: int
+    cell: int
+    task: int = health.NO_TASK
+
+
 class FakeRuntime:
     """A device that launches nothing: the launch computes the reference on the very
-    tensors it is handed (by K1_ARGS position) and writes the stamps."""
+    tensors it is handed (by K1_ARGS position) and writes the stamps; with ``missing``,
+    a bounded-wait launch writes give-up records instead (as the kernel does when a
+    producer never puts)."""
 
     device = "cpu"
 
-    def __init__(self, arch: str = "gfx950", cus: int = 256, corrupt: bool = False) -> None:
-        self._arch, self._cus, self.corrupt = arch, cus, corrupt
+    def __init__(
+        self,
+        arch: str = "gfx950",
+        cus: int = 256,
+        corrupt: bool = False,
+        missing: Missing | None = None,
+    ) -> None:
+        self._arch, self._cus, self.corrupt, self.missing = arch, cus, corrupt, missing
         self.epochs: list[int] = []
+        self.builds: list[dict[str, bool]] = []
 
     def unavailable(self) -> str | None:
         return None
@@ -62,24 +84,53 @@ class FakeRuntime:
     def cus(self) -> int:
         return self._cus
 
-    def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any:
+    def build(
+        self, cfg: LaunchConfig, arch: str, dump_dir: Path, *, bounded: bool, delta: bool
+    ) -> Any:
+        self.builds.append({"bounded": bounded, "delta": delta})
         return RecordedBuild(Recorded(DOCS / f"k1_{arch}.s"))
 
     def launch(self, build: Any, args: list[Any]) -> None:
         a = dict(zip(NAMES, args, strict=True))
         cfg = LaunchConfig(a["num_acc"].shape[0], a["st_idx"].shape[1], a["blocks"].shape[1])
         assert isinstance(a["slot"], int) and a["stamps"].shape[0] == BLOCKS
+        assert isinstance(a["alarm"], int) and a["alarm"] >= 0
         assert not a["stamps"].any(), "stamps are zeroed before every launch"
         self.epochs.append(int(a["epoch"][0]))
+        if self.missing is not None:
+            # without the bound (alarm 0: not the bounded-wait build) the kernel would hang
+            assert a["alarm"] > 0, "a missing put without the bounded-wait build hangs"
+            self._give_up(a, cfg)
+            return
         names = ("prefix", "blocks", "ares_nw", "ares_qk", "in_nw", "w_in", "w_fb", "conv_w")
         inp = {k: a[k] for k in names}
         inp |= {k: a[k] for k in ("conv_state", "a_log", "dt_bias", "on_w", "rstate")}
-        inp |= {"st_idx": a["st_idx"], "num_acc": a["num_acc"], "delta": None}
-        _, core, cs, rs = kda_pre_reference(**inp, L=cfg.L)
+        inp |= {"st_idx": a["st_idx"], "num_acc": a["num_acc"], "delta": a["delta"]}
+        p, core, cs, rs = kda_pre_reference(**inp, L=cfg.L)
+        a["prefix"].copy_(p)  # the prefix + delta write-back (unchanged without delta)
         a["core_out"].copy_(core if not self.corrupt else core.flip(0))
         a["conv_state"].copy_(cs)
         a["rstate"].copy_(rs)
         a["stamps"].copy_(torch.from_numpy(stamped_like_the_kernel(cfg)))
+
+    def _give_up(self, a: dict[str, Any], cfg: LaunchConfig) -> None:
+        """The records the bounded-wait kernel writes (k1_ctx.Ctx._give_up): the missing
+        put's consumer times out, then sets the abort word; every other CTA is released
+        (its stale pair: the first it polls, here its first PART / XRDY cell)."""
+        m, h = self.missing, a["health"]
+        assert m is not None
+        tag = step_tag(int(a["epoch"][0]), a["slot"])
+        h[health.ABORT] = tag
+        for cta in range(BLOCKS):
+            timeout = cta == m.cta
+            rec = h[health.REC0 + cta * health.REC_WORDS :][: health.REC_WORDS]
+            rec[health.F_TAG] = tag
+            rec[health.F_KIND] = health.KIND_TIMEOUT if timeout else health.KIND_RELEASED
+            rec[health.F_CELL] = m.cell if timeout else 0
+            rec[health.F_SEEN] = tag - TAG_SLOTS  # the previous step's tag
+            rec[health.F_SITE] = m.site if timeout else 0
+            rec[health.F_TASK] = m.task if timeout else health.NO_TASK
+            rec[health.F_TIME_LO] = 1000 + (0 if timeout else 5 + cta)
 
     def synchronize(self) -> None:
         pass
@@ -94,6 +145,9 @@ def test_a_step_is_checked_and_traced(tmp_path: Path, R: int, L: int) -> None:
     rt = FakeRuntime()
     out = run(cfg, tmp_path / "t.json", check=True, warmup=1, runtime=rt, dump_dir=tmp_path)
     assert rt.epochs == [1, 2] and out["steps"] == 2  # one epoch a step
+    # the Triton path's inputs, delta included: the prefix + delta build, no bound
+    assert rt.builds == [{"bounded": False, "delta": True}] and out["delta"]
+    assert not out["bounded_wait"] and "alarm_ticks" not in out
     assert all(e < 1e-6 for e in out["errors"].values()), out["errors"]
     assert out["preflight"].startswith("safe") and out["resources"]["ctas_per_cu"] >= 1
     tl = read_kernel_trace(tmp_path / "t.json")
@@ -122,7 +176,6 @@ def test_too_few_cus_are_refused_before_the_launch(tmp_path: Path) -> None:
     ("flag", "request_"),
     [
         ("--graph", {"graph": True}),
-        ("--watchdog-ms", {"watchdog_ms": 5.0}),
         ("--inject", {"inject": "drop"}),
         ("--prefetch-weights", {"build": {"prefetch": 1}}),
         ("--warmup", {"warmup": -1}),
@@ -161,15 +214,23 @@ def test_the_cli_refuses_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None
     assert "--graph" in capsys.readouterr().err
     assert main(["kernel", "run", "--backend", "flydsl", "--check"]) == 2
     assert "flydsl" in capsys.readouterr().err
+    # --watchdog-ms is served: what stops it here is the machine, not the flag
+    assert main(["kernel", "run", "--backend", "flydsl", "--watchdog-ms", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "not served" not in err and "no ROCm GPU" in err
 
 
-def test_a_delta_or_a_strided_input_is_refused() -> None:
+def test_a_strided_or_misshapen_input_is_refused_and_delta_is_optional() -> None:
     from kda_kernel.flydsl import host
     from kda_kernel.inputs import make_inputs
 
     cfg = LaunchConfig(1, 2)
-    with pytest.raises(InvalidInput, match="delta"):
-        host.kernel_inputs(make_inputs(cfg), cfg)
+    assert host.kernel_inputs(make_inputs(cfg), cfg)["delta"] is not None
+    assert host.kernel_inputs(make_inputs(cfg, with_delta=False), cfg)["delta"] is None
+    inp = make_inputs(cfg)
+    inp["delta"] = inp["delta"][:1]
+    with pytest.raises(InvalidInput, match=r"delta has shape \[1, 7168\]"):
+        host.kernel_inputs(inp, cfg)
     inp = make_inputs(cfg, with_delta=False)
     inp["rstate"] = inp["rstate"].transpose(2, 3)
     with pytest.raises(InvalidInput, match="rstate is not contiguous"):
@@ -178,6 +239,52 @@ def test_a_delta_or_a_strided_input_is_refused() -> None:
     inp["conv_state"] = inp["conv_state"].float()
     with pytest.raises(InvalidInput, match=r"conv_state is torch\.float32"):
         host.kernel_inputs(inp, cfg)
+
+
+def test_the_watchdog_runs_the_bounded_wait_build(tmp_path: Path) -> None:
+    """--watchdog-ms: the bounded-wait build, its bound in s_memrealtime ticks passed as
+    ``alarm``; a clean launch leaves no record and passes the check."""
+    rt = FakeRuntime()
+    out = run(LaunchConfig(2, 1), check=True, watchdog_ms=5.0, runtime=rt, dump_dir=tmp_path)
+    assert rt.builds == [{"bounded": True, "delta": True}]
+    assert out["bounded_wait"] and out["alarm_ticks"] == 5 * health.TICKS_PER_MS
+
+
+@pytest.mark.parametrize("warmup", [0, 2])
+def test_a_missing_put_is_named_by_the_give_up_records(tmp_path: Path, warmup: int) -> None:
+    """A put that never lands: the runner reads the records after the step, names the CTA
+    that timed out, its stage and the pair, before the CTAs it released; exit 1."""
+    from kda_kernel.flydsl import backend
+    from kda_sim.kernels.k1.regions import Region
+    from kda_sim.protocol.space import CellSpace
+
+    cfg = LaunchConfig(1, 1)
+    cell = int(CellSpace.of(cfg).gid(Region.PROJ, 37))
+    miss = Missing(cta=9, site=health.site("k.conv", "PROJ"), cell=cell, task=9)
+    rt = FakeRuntime(missing=miss)
+    with pytest.raises(health.KernelStuck) as e:
+        run(cfg, watchdog_ms=2.0, warmup=warmup, runtime=rt, dump_dir=tmp_path)
+    assert rt.epochs == [1]  # the first step gave up: no later step was launched
+    first, *released = e.value.records
+    assert (first.cta, first.kind, first.stage, first.region, first.index) == (
+        9,
+        "timeout",
+        "k.conv",
+        "PROJ",
+        37,
+    )
+    assert first.task == 9 and first.expected_tag == step_tag(1, 0)
+    assert len(released) == BLOCKS - 1 and {r.kind for r in released} == {"released"}
+    assert "CTA   9 task 9 k.conv [PROJ] timeout: PROJ[37]" in str(e.value)
+    assert backend.exit_code(e.value) == 1
+
+
+@pytest.mark.parametrize("ms", [1e6, 1e-6])
+def test_a_bound_outside_the_alarm_word_is_refused(ms: float) -> None:
+    rt = FakeRuntime()
+    with pytest.raises(InvalidInput, match="--watchdog-ms"):
+        run(LaunchConfig(1, 1), watchdog_ms=ms, runtime=rt)
+    assert rt.epochs == []
 
 
 def test_residency_of_the_recorded_isa() -> None:
@@ -193,16 +300,30 @@ def test_residency_of_the_recorded_isa() -> None:
 
 
 @pytest.mark.flydsl
-def test_a_real_build_reaches_the_fake_launch(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("arch", "watchdog_ms"), [("gfx942", None), ("gfx950", 50.0)])
+def test_a_real_build_reaches_the_fake_launch(
+    tmp_path: Path, arch: str, watchdog_ms: float | None
+) -> None:
+    """The build the runner would launch, compiled (the prefix + delta build, and the
+    bounded-wait one under --watchdog-ms), passes the ISA checks: no finding, and with
+    the bound, every poll loop bounded (kda-sim isa --bounded)."""
     from kda_kernel.flydsl.toolchain import missing
+    from kda_sim.cli import main
 
     if missing() is not None:
         pytest.skip(str(missing()))
+    isas: list[Path] = []
 
     class Built(FakeRuntime):
-        def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path) -> Any:
-            return frun.RocmRuntime().build(cfg, arch, dump_dir)
+        def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path, **kw: bool) -> Any:
+            b = frun.RocmRuntime().build(cfg, arch, dump_dir, **kw)
+            assert (b.bounded, b.delta) == (kw["bounded"], kw["delta"])
+            isas.append(b.built.isa)
+            return b
 
-    rt = Built(arch="gfx942")
-    out = run(LaunchConfig(1, 1), check=True, runtime=rt, dump_dir=tmp_path)
+    rt = Built(arch=arch)
+    out = run(LaunchConfig(1, 1), check=True, watchdog_ms=watchdog_ms, runtime=rt,
+              dump_dir=tmp_path)  # fmt: skip
     assert out["resources"]["lds_bytes"] > 0 and rt.epochs == [1]
+    bounded = ["--bounded"] if watchdog_ms is not None else []
+    assert main(["isa", "--preset", "k1", *bounded, str(isas[0])]) == 0
