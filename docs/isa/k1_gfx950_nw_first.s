@@ -50,360 +50,339 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshrrev_b32_e32 v1, 6, v0
 	s_mov_b32 s75, 0x27000
 	s_mov_b32 s74, -1
-	v_and_b32_e32 v23, 63, v0
-	v_readfirstlane_b32 s34, v1
+	v_and_b32_e32 v22, 63, v0
+	v_readfirstlane_b32 s28, v1
 	s_cmp_gt_i32 s2, 55
-	v_lshlrev_b32_e32 v24, 2, v0
-	v_and_b32_e32 v22, 31, v0
-	s_cbranch_scc1 .LBB0_33
-	v_min_u32_e32 v2, 0x11f, v0
-	v_lshrrev_b32_e32 v10, 5, v2
-	v_lshlrev_b32_e32 v2, 2, v2
-	s_lshl_b32 s16, s2, 7
-	v_and_b32_e32 v2, 0x7c, v2
-	v_min_u32_e32 v3, 7, v10
-	v_or_b32_e32 v2, s16, v2
-	v_mul_u32_u24_e32 v3, 0x1c00, v3
-	s_and_b32 s25, s37, 0xffff
-	s_mov_b32 s24, s36
-	s_mov_b32 s26, s74
-	s_mov_b32 s27, s75
-	s_and_b32 s29, s39, 0xffff
-	s_mov_b32 s28, s38
-	s_mov_b32 s30, s74
-	s_mov_b32 s31, s75
-	v_and_b32_e32 v1, 0x7c, v24
-	v_add_lshl_u32 v3, v3, v2, 1
-	v_lshlrev_b32_e32 v2, 1, v2
-	v_or_b32_e32 v1, s16, v1
-	buffer_load_dwordx2 v[8:9], v3, s[28:31], 0 offen
-	buffer_load_dwordx2 v[12:13], v2, s[24:27], 0 offen
-	s_and_b32 s9, s41, 0xffff
-	s_mov_b32 s8, s40
+	v_lshlrev_b32_e32 v23, 2, v0
+	s_cbranch_scc1 .LBB0_35
+	v_min_u32_e32 v1, 0x11f, v0
+	v_lshrrev_b32_e32 v12, 5, v1
+	v_lshlrev_b32_e32 v1, 2, v1
+	s_lshl_b32 s20, s2, 7
+	v_and_b32_e32 v13, 0x7c, v1
+	v_min_u32_e32 v2, 7, v12
+	v_or_b32_e32 v1, s20, v13
+	v_mul_u32_u24_e32 v2, 0x1c00, v2
+	s_and_b32 s9, s37, 0xffff
+	s_mov_b32 s8, s36
 	s_mov_b32 s10, s74
 	s_mov_b32 s11, s75
+	v_add_lshl_u32 v2, v2, v1, 1
 	v_lshlrev_b32_e32 v1, 1, v1
-	s_and_b32 s13, s43, 0xffff
-	s_mov_b32 s12, s42
+	v_and_b32_e32 v18, 0x7c, v23
+	s_and_b32 s13, s39, 0xffff
+	s_mov_b32 s12, s38
 	s_mov_b32 s14, s74
 	s_mov_b32 s15, s75
 	buffer_load_dwordx2 v[4:5], v1, s[8:11], 0 offen
-	buffer_load_dwordx2 v[6:7], v1, s[12:15], 0 offen
-	s_and_b32 s9, s45, 0xffff
-	s_mov_b32 s8, s44
-	buffer_load_dwordx2 v[2:3], v1, s[8:11], 0 offen
-	v_cmp_eq_u32_e32 vcc, 8, v10
+	v_or_b32_e32 v1, s20, v18
+	s_and_b32 s17, s41, 0xffff
+	s_mov_b32 s16, s40
+	s_mov_b32 s18, s74
+	s_mov_b32 s19, s75
+	buffer_load_dwordx2 v[2:3], v2, s[12:15], 0 offen
+	v_lshlrev_b32_e32 v1, 1, v1
+	s_and_b32 s25, s43, 0xffff
+	s_mov_b32 s24, s42
+	s_mov_b32 s26, s74
+	s_mov_b32 s27, s75
+	s_and_b32 s37, s45, 0xffff
+	s_mov_b32 s36, s44
+	s_mov_b32 s38, s74
+	s_mov_b32 s39, s75
+	buffer_load_dwordx2 v[10:11], v1, s[16:19], 0 offen
+	buffer_load_dwordx2 v[8:9], v1, s[24:27], 0 offen
+	buffer_load_dwordx2 v[6:7], v1, s[36:39], 0 offen
 	s_movk_i32 s8, 0x120
-	s_waitcnt vmcnt(2)
-	v_and_b32_e32 v15, 0xffff0000, v5
-	v_cndmask_b32_e32 v12, v8, v12, vcc
-	v_lshlrev_b32_e32 v14, 16, v5
-	v_and_b32_e32 v5, 0xffff0000, v4
-	v_lshlrev_b32_e32 v4, 16, v4
-	v_cndmask_b32_e32 v11, v9, v13, vcc
-	v_and_b32_e32 v13, 0xffff0000, v12
-	v_lshlrev_b32_e32 v12, 16, v12
-	s_waitcnt vmcnt(1)
-	v_and_b32_e32 v17, 0xffff0000, v7
-	v_lshlrev_b32_e32 v16, 16, v7
-	v_and_b32_e32 v7, 0xffff0000, v6
-	v_lshlrev_b32_e32 v6, 16, v6
-	v_and_b32_e32 v9, 0xffff0000, v11
-	v_lshlrev_b32_e32 v8, 16, v11
-	v_pk_mul_f32 v[4:5], v[4:5], v[12:13]
-	v_pk_mul_f32 v[18:19], v[8:9], v[8:9]
-	v_pk_mul_f32 v[20:21], v[12:13], v[12:13]
-	v_pk_mul_f32 v[8:9], v[14:15], v[8:9]
-	v_pk_mul_f32 v[4:5], v[4:5], v[6:7]
-	v_pk_mul_f32 v[8:9], v[8:9], v[16:17]
-	v_mov_b32_e32 v7, v20
-	v_mov_b32_e32 v6, v4
-	v_mov_b32_e32 v20, v5
-	v_mov_b32_e32 v13, v18
-	v_mov_b32_e32 v12, v8
-	v_pk_add_f32 v[4:5], v[6:7], v[20:21]
-	v_mov_b32_e32 v18, v9
-	v_pk_add_f32 v[4:5], v[12:13], v[4:5]
-	s_nop 0
-	v_pk_add_f32 v[4:5], v[18:19], v[4:5]
-	s_nop 0
-	v_mov_b32_e32 v6, v5
-	v_mov_b32_e32 v7, v5
-	s_nop 1
-	v_permlane16_swap_b32_e32 v6, v7
-	v_cmp_eq_u32_e32 vcc, v6, v5
-	v_mov_b32_e32 v9, v4
-	s_nop 0
-	v_cndmask_b32_e32 v6, v6, v7, vcc
-	v_add_f32_e32 v5, v5, v6
-	ds_swizzle_b32 v6, v5 offset:swizzle(SWAP,8)
-	v_mov_b32_e32 v7, v4
-	s_nop 1
-	v_permlane16_swap_b32_e32 v7, v9
-	v_cmp_eq_u32_e32 vcc, v7, v4
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v5, v5, v6
-	ds_swizzle_b32 v6, v5 offset:swizzle(SWAP,4)
-	v_cndmask_b32_e32 v9, v7, v9, vcc
-	v_mov_b32_e32 v7, v4
 	v_cmp_gt_u32_e32 vcc, s8, v0
-	v_cmp_eq_u32_e64 s[8:9], 0, v22
+	v_cmp_eq_u32_e64 s[8:9], 8, v12
+	s_waitcnt vmcnt(3)
+	s_nop 0
+	v_cndmask_b32_e64 v3, v3, v5, s[8:9]
+	v_cndmask_b32_e64 v2, v2, v4, s[8:9]
+	v_and_b32_e32 v5, 0xffff0000, v3
+	v_lshlrev_b32_e32 v4, 16, v3
+	v_and_b32_e32 v3, 0xffff0000, v2
+	v_lshlrev_b32_e32 v2, 16, v2
+	s_and_saveexec_b64 s[8:9], vcc
+	v_lshlrev_b32_e32 v13, 2, v13
+	v_lshl_or_b32 v13, v12, 9, v13
+	ds_write_b128 v13, v[2:5] offset:8384
+	s_or_b64 exec, exec, s[8:9]
+	s_waitcnt vmcnt(2)
+	v_and_b32_e32 v15, 0xffff0000, v11
+	v_lshlrev_b32_e32 v14, 16, v11
+	v_and_b32_e32 v11, 0xffff0000, v10
+	v_lshlrev_b32_e32 v10, 16, v10
+	s_waitcnt vmcnt(1)
+	v_and_b32_e32 v17, 0xffff0000, v9
+	v_lshlrev_b32_e32 v16, 16, v9
+	v_and_b32_e32 v9, 0xffff0000, v8
+	v_lshlrev_b32_e32 v8, 16, v8
+	v_pk_mul_f32 v[24:25], v[2:3], v[2:3]
+	v_pk_mul_f32 v[2:3], v[10:11], v[2:3]
+	v_pk_mul_f32 v[20:21], v[4:5], v[4:5]
+	v_pk_mul_f32 v[4:5], v[14:15], v[4:5]
+	v_pk_mul_f32 v[2:3], v[2:3], v[8:9]
+	v_pk_mul_f32 v[4:5], v[4:5], v[16:17]
+	v_mov_b32_e32 v8, v2
+	v_mov_b32_e32 v9, v24
+	v_mov_b32_e32 v24, v3
+	v_pk_add_f32 v[2:3], v[8:9], v[24:25]
+	v_mov_b32_e32 v8, v4
+	v_mov_b32_e32 v9, v20
+	v_pk_add_f32 v[2:3], v[8:9], v[2:3]
+	v_mov_b32_e32 v20, v5
+	v_pk_add_f32 v[2:3], v[20:21], v[2:3]
+	s_nop 0
+	v_mov_b32_e32 v4, v3
+	v_mov_b32_e32 v5, v3
+	s_nop 1
+	v_permlane16_swap_b32_e32 v4, v5
+	v_cmp_eq_u32_e64 s[8:9], v4, v3
+	v_mov_b32_e32 v9, v2
+	s_nop 0
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	v_add_f32_e32 v3, v3, v4
+	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,8)
+	v_mov_b32_e32 v5, v2
+	s_nop 1
+	v_permlane16_swap_b32_e32 v5, v9
+	v_cmp_eq_u32_e64 s[8:9], v5, v2
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v6, v5, v6
-	ds_swizzle_b32 v8, v6 offset:swizzle(SWAP,2)
-	s_and_b64 s[10:11], vcc, s[8:9]
+	v_add_f32_e32 v3, v3, v4
+	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,4)
+	v_cndmask_b32_e64 v9, v5, v9, s[8:9]
+	v_mov_b32_e32 v5, v2
 	s_waitcnt lgkmcnt(0)
-	v_pk_add_f32 v[4:5], v[6:7], v[8:9]
-	ds_swizzle_b32 v6, v5 offset:swizzle(SWAP,8)
-	ds_swizzle_b32 v7, v4 offset:swizzle(SWAP,1)
+	v_add_f32_e32 v4, v3, v4
+	ds_swizzle_b32 v8, v4 offset:swizzle(SWAP,2)
+	s_waitcnt lgkmcnt(0)
+	v_pk_add_f32 v[2:3], v[4:5], v[8:9]
+	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,8)
+	ds_swizzle_b32 v5, v2 offset:swizzle(SWAP,1)
 	s_waitcnt lgkmcnt(1)
-	v_add_f32_e32 v5, v5, v6
-	ds_swizzle_b32 v6, v5 offset:swizzle(SWAP,4)
+	v_add_f32_e32 v3, v3, v4
+	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,4)
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v5, v5, v6
-	ds_swizzle_b32 v6, v5 offset:swizzle(SWAP,2)
+	v_add_f32_e32 v3, v3, v4
+	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,2)
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v8, v5, v6
-	ds_swizzle_b32 v6, v8 offset:swizzle(SWAP,1)
+	v_add_f32_e32 v8, v3, v4
+	ds_swizzle_b32 v4, v8 offset:swizzle(SWAP,1)
+	v_and_b32_e32 v3, 31, v0
+	v_cmp_eq_u32_e64 s[8:9], 0, v3
+	s_and_b64 s[10:11], vcc, s[8:9]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_7
-	v_mov_b32_e32 v9, v4
+	s_cbranch_execz .LBB0_9
+	v_mov_b32_e32 v9, v2
 	s_waitcnt lgkmcnt(0)
-	v_pk_add_f32 v[6:7], v[8:9], v[6:7]
+	v_pk_add_f32 v[4:5], v[8:9], v[4:5]
 	s_mul_i32 s10, s2, 0x90
-	v_mov_b32_e32 v5, s33
-	v_mov_b32_e32 v4, v7
-	v_lshl_add_u32 v8, v10, 4, s10
+	v_mov_b32_e32 v3, s33
+	v_mov_b32_e32 v2, v5
+	v_lshl_add_u32 v8, v12, 4, s10
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v7, s33
-	buffer_store_dwordx4 v[4:7], v8, s[72:75], 0 offen sc1
-.LBB0_7:
+	v_mov_b32_e32 v5, s33
+	buffer_store_dwordx4 v[2:5], v8, s[72:75], 0 offen sc1
+.LBB0_9:
 	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_9
+	s_cbranch_execz .LBB0_11
 	s_memrealtime s[10:11]
-	v_mov_b32_e32 v4, 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[6:7], s[10:11]
-	ds_write_b64 v4, v[6:7] offset:8
-.LBB0_9:
+	v_mov_b64_e32 v[4:5], s[10:11]
+	ds_write_b64 v2, v[4:5] offset:8
+.LBB0_11:
 	s_or_b64 exec, exec, s[8:9]
 	s_cmp_gt_i32 s2, 0
-	s_cbranch_scc0 .LBB0_113
+	s_cbranch_scc0 .LBB0_115
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_12
-.LBB0_11:
+	s_cbranch_execz .LBB0_14
+.LBB0_13:
 	s_memrealtime s[10:11]
-	v_mov_b32_e32 v4, 0
+	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[6:7], s[10:11]
-	ds_write_b64 v4, v[6:7] offset:16
-.LBB0_12:
+	v_mov_b64_e32 v[4:5], s[10:11]
+	ds_write_b64 v2, v[4:5] offset:16
+.LBB0_14:
 	s_or_b64 exec, exec, s[8:9]
 	v_cmp_gt_u32_e32 vcc, 10, v0
 	s_and_saveexec_b64 s[8:9], vcc
-	s_cbranch_execz .LBB0_18
-	v_lshlrev_b32_e32 v6, 3, v0
-	v_or_b32_e32 v4, 0x1000, v6
+	s_cbranch_execz .LBB0_20
+	v_lshlrev_b32_e32 v4, 3, v0
+	v_or_b32_e32 v2, 0x1000, v4
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll mix WGT
 	;;#ASMEND
-	buffer_load_dwordx2 v[4:5], v4, s[72:75], 0 offen offset:3968 sc1
+	buffer_load_dwordx2 v[2:3], v2, s[72:75], 0 offen offset:3968 sc1
 	s_waitcnt vmcnt(0)
-	v_cmp_ne_u32_e32 vcc, s33, v5
+	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_and_saveexec_b64 s[10:11], vcc
-	s_cbranch_execz .LBB0_17
-	v_or_b32_e32 v6, 0x1f80, v6
+	s_cbranch_execz .LBB0_19
+	v_or_b32_e32 v4, 0x1f80, v4
 	s_mov_b64 s[12:13], 0
 	s_mov_b32 s72, s66
-.LBB0_15:
+.LBB0_17:
 	s_sleep 1
-	buffer_load_dwordx2 v[4:5], v6, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[2:3], v4, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
-	v_cmp_eq_u32_e32 vcc, s33, v5
+	v_cmp_eq_u32_e32 vcc, s33, v3
 	s_or_b64 s[12:13], vcc, s[12:13]
 	s_andn2_b64 exec, exec, s[12:13]
-	s_cbranch_execnz .LBB0_15
+	s_cbranch_execnz .LBB0_17
 	s_or_b64 exec, exec, s[12:13]
-.LBB0_17:
+.LBB0_19:
 	s_or_b64 exec, exec, s[10:11]
-	ds_write_b32 v24, v4 offset:192
-.LBB0_18:
+	ds_write_b32 v23, v2 offset:192
+.LBB0_20:
 	s_or_b64 exec, exec, s[8:9]
-	s_mov_b32 s28, s38
-	s_mov_b32 s30, s74
-	s_mov_b32 s31, s75
-	v_add_u32_e32 v4, 0x7000, v1
+	v_lshlrev_b32_e32 v40, 2, v18
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	buffer_load_dwordx2 v[12:13], v1, s[28:31], 0 offen
-	buffer_load_dwordx2 v[14:15], v4, s[28:31], 0 offen
-	v_add_u32_e32 v4, 0x3000, v1
-	buffer_load_dwordx2 v[16:17], v4, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v4, 0xa000, v1
-	buffer_load_dwordx2 v[18:19], v4, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v4, 0xe000, v1
-	buffer_load_dwordx2 v[20:21], v4, s[28:31], 0 offen
-	v_add_u32_e32 v4, 0x11000, v1
-	buffer_load_dwordx2 v[26:27], v4, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v4, 0x15000, v1
-	buffer_load_dwordx2 v[28:29], v4, s[28:31], 0 offen
-	v_add_u32_e32 v4, 0x18000, v1
-	buffer_load_dwordx2 v[30:31], v4, s[28:31], 0 offen offset:2048
-	s_mov_b32 s37, s25
-	s_mov_b32 s38, s74
-	s_mov_b32 s39, s75
-	buffer_load_dwordx2 v[34:35], v1, s[36:39], 0 offen
-	v_mov_b32_e32 v33, 0
-	ds_read_b128 v[4:7], v33 offset:192
-	ds_read_b128 v[8:11], v33 offset:208
-	ds_read_b64 v[38:39], v33 offset:224
-	s_mov_b32 s8, 1.0
-	v_mov_b32_e32 v37, 1.0
-	v_mov_b32_e32 v41, s8
-	s_waitcnt lgkmcnt(2)
-	v_mov_b32_e32 v32, v4
-	v_mov_b32_e32 v42, v5
-	v_mov_b32_e32 v43, v6
-	v_mov_b32_e32 v44, v7
-	s_waitcnt vmcnt(8)
-	v_and_b32_e32 v36, 0xffff0000, v13
-	v_and_b32_e32 v40, 0xffff0000, v12
-	v_lshlrev_b32_e32 v13, 16, v13
-	v_lshlrev_b32_e32 v12, 16, v12
-	s_waitcnt vmcnt(7)
-	v_lshlrev_b32_e32 v47, 16, v15
-	v_lshlrev_b32_e32 v46, 16, v14
-	v_and_b32_e32 v49, 0xffff0000, v15
-	s_waitcnt vmcnt(6)
-	v_and_b32_e32 v48, 0xffff0000, v17
-	v_and_b32_e32 v15, 0xffff0000, v14
-	v_and_b32_e32 v14, 0xffff0000, v16
-	v_lshlrev_b32_e32 v17, 16, v17
-	v_lshlrev_b32_e32 v16, 16, v16
-	s_waitcnt vmcnt(4)
-	v_and_b32_e32 v53, 0xffff0000, v21
-	v_and_b32_e32 v52, 0xffff0000, v20
-	v_lshlrev_b32_e32 v21, 16, v21
-	v_lshlrev_b32_e32 v20, 16, v20
-	s_waitcnt vmcnt(3)
-	v_lshlrev_b32_e32 v55, 16, v27
-	v_lshlrev_b32_e32 v54, 16, v26
-	v_and_b32_e32 v27, 0xffff0000, v27
-	v_and_b32_e32 v26, 0xffff0000, v26
-	v_pk_mul_f32 v[36:37], v[32:33], v[36:37]
-	v_pk_mul_f32 v[32:33], v[32:33], v[40:41]
-	v_pk_mul_f32 v[12:13], v[4:5], v[12:13] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[6:7], v[6:7], v[46:47] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[46:47], v[42:43], v[48:49]
-	v_pk_mul_f32 v[14:15], v[42:43], v[14:15]
-	v_pk_mul_f32 v[4:5], v[4:5], v[16:17] op_sel:[1,0]
+	ds_read_b128 v[2:5], v40 offset:8384
+	ds_read_b128 v[8:11], v40 offset:8896
+	v_mov_b32_e32 v21, 0
+	ds_read_b128 v[12:15], v21 offset:192
+	ds_read_b128 v[16:19], v40 offset:9408
+	ds_read_b128 v[24:27], v21 offset:208
+	ds_read_b64 v[36:37], v21 offset:224
+	ds_read_b128 v[28:31], v40 offset:9920
+	ds_read_b128 v[32:35], v40 offset:12480
+	s_waitcnt lgkmcnt(4)
+	v_mul_f32_e32 v41, v14, v17
+	v_mov_b32_e32 v17, v18
+	v_mov_b32_e32 v18, v11
+	v_mov_b32_e32 v38, v13
+	v_mov_b32_e32 v39, v14
+	v_pk_mul_f32 v[18:19], v[38:39], v[18:19]
+	v_mov_b32_e32 v39, 1.0
+	v_mov_b32_e32 v38, v5
+	v_mov_b32_e32 v20, v12
+	v_pk_mul_f32 v[20:21], v[20:21], v[38:39]
+	v_mov_b32_e32 v38, v3
+	v_mov_b32_e32 v39, v9
+	v_pk_mul_f32 v[38:39], v[12:13], v[38:39]
+	v_mov_b32_e32 v9, v10
+	v_add_f32_e32 v3, 0, v38
+	v_add_f32_e32 v11, v3, v39
+	v_mov_b32_e32 v3, v4
+	v_pk_mul_f32 v[2:3], v[12:13], v[2:3] op_sel_hi:[0,1]
+	v_pk_add_f32 v[2:3], v[2:3], 0 op_sel_hi:[1,0]
+	v_pk_mul_f32 v[4:5], v[12:13], v[8:9] op_sel:[1,0]
+	v_pk_mul_f32 v[16:17], v[14:15], v[16:17] op_sel_hi:[0,1]
+	v_pk_add_f32 v[2:3], v[2:3], v[4:5]
+	v_add_f32_e32 v4, v20, v21
+	v_add_f32_e32 v4, v4, v18
+	v_add_f32_e32 v9, v4, v19
+	v_mov_b32_e32 v10, v15
 	s_waitcnt lgkmcnt(1)
-	v_pk_mul_f32 v[20:21], v[8:9], v[20:21] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[40:41], v[8:9], v[52:53] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[42:43], v[8:9], v[54:55] op_sel:[1,0]
-	v_pk_mul_f32 v[8:9], v[8:9], v[26:27] op_sel:[1,0]
-	v_pk_add_f32 v[12:13], v[12:13], 0 op_sel_hi:[1,0]
-	v_add_f32_e32 v25, v32, v33
-	v_add_f32_e32 v26, v36, v37
-	v_lshlrev_b32_e32 v51, 16, v19
-	v_lshlrev_b32_e32 v50, 16, v18
-	v_and_b32_e32 v19, 0xffff0000, v19
-	v_and_b32_e32 v18, 0xffff0000, v18
-	v_pk_add_f32 v[4:5], v[12:13], v[4:5]
-	v_add_f32_e32 v12, v25, v14
-	v_add_f32_e32 v13, v26, v46
-	s_waitcnt vmcnt(2)
-	v_lshlrev_b32_e32 v45, 16, v29
-	v_pk_mul_f32 v[16:17], v[44:45], v[18:19] op_sel_hi:[0,1]
-	v_add_f32_e32 v12, v12, v15
-	v_add_f32_e32 v13, v13, v47
-	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	v_pk_add_f32 v[6:7], v[12:13], v[16:17]
-	v_pk_mul_f32 v[18:19], v[44:45], v[50:51] op_sel_hi:[0,1]
-	v_pk_add_f32 v[6:7], v[6:7], v[40:41]
-	v_pk_add_f32 v[4:5], v[4:5], v[18:19]
-	v_pk_add_f32 v[6:7], v[6:7], v[8:9]
-	v_and_b32_e32 v9, 0xffff0000, v29
-	v_and_b32_e32 v8, 0xffff0000, v28
-	v_pk_add_f32 v[4:5], v[4:5], v[20:21]
-	v_lshlrev_b32_e32 v44, 16, v28
-	v_pk_mul_f32 v[8:9], v[10:11], v[8:9] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[42:43]
-	v_pk_mul_f32 v[12:13], v[10:11], v[44:45] op_sel_hi:[0,1]
-	v_pk_add_f32 v[6:7], v[6:7], v[8:9]
-	s_waitcnt vmcnt(1)
-	v_lshlrev_b32_e32 v9, 16, v31
-	v_lshlrev_b32_e32 v8, 16, v30
-	v_mov_b32_e32 v10, v11
-	v_pk_add_f32 v[4:5], v[4:5], v[12:13]
-	v_and_b32_e32 v13, 0xffff0000, v31
-	v_and_b32_e32 v12, 0xffff0000, v30
-	v_pk_mul_f32 v[8:9], v[10:11], v[8:9] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[8:9]
-	v_pk_mul_f32 v[8:9], v[10:11], v[12:13] op_sel_hi:[0,1]
-	v_pk_add_f32 v[6:7], v[6:7], v[8:9]
-	s_waitcnt vmcnt(0)
-	v_lshlrev_b32_e32 v9, 16, v35
-	v_lshlrev_b32_e32 v8, 16, v34
+	v_mov_b32_e32 v4, v29
+	v_mov_b32_e32 v5, v31
+	v_pk_mul_f32 v[12:13], v[10:11], v[4:5] op_sel_hi:[0,1]
+	v_pk_add_f32 v[14:15], v[2:3], v[16:17]
+	v_mov_b32_e32 v29, v30
+	ds_read_b128 v[2:5], v40 offset:10432
+	v_add_f32_e32 v8, v11, v41
+	v_pk_mul_f32 v[10:11], v[10:11], v[28:29] op_sel_hi:[0,1]
+	v_pk_add_f32 v[14:15], v[14:15], v[10:11]
+	v_pk_add_f32 v[12:13], v[8:9], v[12:13]
+	ds_read_b128 v[8:11], v40 offset:10944
+	s_waitcnt lgkmcnt(1)
+	v_mov_b32_e32 v17, v4
+	v_mov_b32_e32 v4, v3
+	v_mov_b32_e32 v16, v2
+	v_pk_mul_f32 v[2:3], v[24:25], v[4:5] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[16:17], v[24:25], v[16:17] op_sel_hi:[0,1]
+	v_pk_add_f32 v[12:13], v[12:13], v[2:3]
 	s_waitcnt lgkmcnt(0)
-	v_pk_mul_f32 v[8:9], v[38:39], v[8:9] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[8:9]
-	v_and_b32_e32 v11, 0xffff0000, v35
-	v_div_scale_f32 v12, s[8:9], v39, v39, v5
-	v_rcp_f32_e32 v13, v12
-	v_and_b32_e32 v10, 0xffff0000, v34
-	v_pk_mul_f32 v[8:9], v[38:39], v[10:11] op_sel_hi:[0,1]
-	v_pk_add_f32 v[6:7], v[6:7], v[8:9]
-	v_fma_f32 v8, -v12, v13, 1.0
-	v_fmac_f32_e32 v13, v8, v13
-	v_div_scale_f32 v8, vcc, v5, v39, v5
-	v_mul_f32_e32 v9, v8, v13
-	v_fma_f32 v10, -v12, v9, v8
-	v_fmac_f32_e32 v9, v10, v13
-	v_div_scale_f32 v10, s[8:9], v39, v39, v4
+	v_mov_b32_e32 v2, v8
+	v_mov_b32_e32 v3, v10
+	v_pk_add_f32 v[14:15], v[14:15], v[16:17]
+	v_pk_mul_f32 v[2:3], v[24:25], v[2:3] op_sel:[1,0]
+	v_mov_b32_e32 v10, v9
+	v_pk_add_f32 v[14:15], v[14:15], v[2:3]
+	ds_read_b128 v[2:5], v40 offset:11456
+	v_pk_mul_f32 v[8:9], v[24:25], v[10:11] op_sel:[1,0]
+	s_nop 0
+	v_pk_add_f32 v[12:13], v[12:13], v[8:9]
+	ds_read_b128 v[8:11], v40 offset:11968
+	s_waitcnt lgkmcnt(1)
+	v_mov_b32_e32 v17, v4
+	v_mov_b32_e32 v4, v3
+	v_mov_b32_e32 v16, v2
+	v_pk_mul_f32 v[2:3], v[26:27], v[4:5] op_sel_hi:[0,1]
+	v_pk_add_f32 v[2:3], v[12:13], v[2:3]
+	v_mov_b32_e32 v4, v27
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v12, v8
+	v_mov_b32_e32 v13, v10
+	v_mov_b32_e32 v10, v9
+	v_pk_mul_f32 v[16:17], v[26:27], v[16:17] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[12:13], v[4:5], v[12:13] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[4:5], v[4:5], v[10:11] op_sel_hi:[0,1]
+	v_pk_add_f32 v[14:15], v[14:15], v[16:17]
+	v_pk_add_f32 v[2:3], v[2:3], v[4:5]
+	v_mov_b32_e32 v4, v32
+	v_mov_b32_e32 v5, v34
+	v_pk_add_f32 v[12:13], v[14:15], v[12:13]
+	v_pk_mul_f32 v[4:5], v[36:37], v[4:5] op_sel_hi:[0,1]
+	v_pk_add_f32 v[4:5], v[12:13], v[4:5]
+	v_mov_b32_e32 v34, v33
+	v_div_scale_f32 v10, s[8:9], v37, v37, v5
 	v_rcp_f32_e32 v11, v10
-	v_fma_f32 v8, -v12, v9, v8
-	v_div_fmas_f32 v8, v8, v13, v9
-	v_div_fixup_f32 v5, v8, v39, v5
-	v_fma_f32 v8, -v10, v11, 1.0
-	v_fmac_f32_e32 v11, v8, v11
-	v_div_scale_f32 v8, vcc, v4, v39, v4
-	v_mul_f32_e32 v9, v8, v11
-	v_fma_f32 v12, -v10, v9, v8
-	v_fmac_f32_e32 v9, v12, v11
-	v_fma_f32 v8, -v10, v9, v8
-	v_div_scale_f32 v10, s[8:9], v39, v39, v7
+	v_pk_mul_f32 v[8:9], v[36:37], v[34:35] op_sel_hi:[0,1]
+	v_pk_add_f32 v[8:9], v[2:3], v[8:9]
+	v_fma_f32 v2, -v10, v11, 1.0
+	v_fmac_f32_e32 v11, v2, v11
+	v_div_scale_f32 v2, vcc, v5, v37, v5
+	v_mul_f32_e32 v3, v2, v11
+	v_fma_f32 v12, -v10, v3, v2
+	v_fmac_f32_e32 v3, v12, v11
+	v_fma_f32 v2, -v10, v3, v2
+	v_div_scale_f32 v10, s[8:9], v37, v37, v4
 	v_rcp_f32_e32 v12, v10
-	v_div_fmas_f32 v8, v8, v11, v9
-	v_div_fixup_f32 v4, v8, v39, v4
-	v_fma_f32 v8, -v10, v12, 1.0
-	v_fmac_f32_e32 v12, v8, v12
-	v_div_scale_f32 v8, vcc, v7, v39, v7
-	v_mul_f32_e32 v9, v8, v12
-	v_fma_f32 v11, -v10, v9, v8
-	v_fmac_f32_e32 v9, v11, v12
-	v_fma_f32 v8, -v10, v9, v8
-	v_div_scale_f32 v10, s[8:9], v39, v39, v6
+	v_div_fmas_f32 v2, v2, v11, v3
+	v_div_fixup_f32 v3, v2, v37, v5
+	v_fma_f32 v2, -v10, v12, 1.0
+	v_fmac_f32_e32 v12, v2, v12
+	v_div_scale_f32 v2, vcc, v4, v37, v4
+	v_mul_f32_e32 v5, v2, v12
+	v_fma_f32 v11, -v10, v5, v2
+	v_fmac_f32_e32 v5, v11, v12
+	v_fma_f32 v2, -v10, v5, v2
+	v_div_scale_f32 v10, s[8:9], v37, v37, v9
 	v_rcp_f32_e32 v11, v10
-	v_div_fmas_f32 v8, v8, v12, v9
-	v_div_fixup_f32 v7, v8, v39, v7
-	v_fma_f32 v8, -v10, v11, 1.0
-	v_fmac_f32_e32 v11, v8, v11
-	v_div_scale_f32 v8, vcc, v6, v39, v6
-	v_mul_f32_e32 v9, v8, v11
-	v_fma_f32 v12, -v10, v9, v8
-	v_fmac_f32_e32 v9, v12, v11
-	v_fma_f32 v8, -v10, v9, v8
-	v_div_fmas_f32 v8, v8, v11, v9
-	v_div_fixup_f32 v6, v8, v39, v6
-	v_mov_b32_e32 v10, v4
-	v_mov_b32_e32 v11, v6
-	v_mov_b32_e32 v8, v5
-	v_mov_b32_e32 v9, v7
+	v_div_fmas_f32 v2, v2, v12, v5
+	v_div_fixup_f32 v2, v2, v37, v4
+	v_fma_f32 v4, -v10, v11, 1.0
+	v_fmac_f32_e32 v11, v4, v11
+	v_div_scale_f32 v4, vcc, v9, v37, v9
+	v_mul_f32_e32 v5, v4, v11
+	v_fma_f32 v12, -v10, v5, v4
+	v_fmac_f32_e32 v5, v12, v11
+	v_fma_f32 v4, -v10, v5, v4
+	v_div_scale_f32 v10, s[8:9], v37, v37, v8
+	v_rcp_f32_e32 v12, v10
+	v_div_fmas_f32 v4, v4, v11, v5
+	v_div_fixup_f32 v5, v4, v37, v9
+	v_fma_f32 v4, -v10, v12, 1.0
+	v_fmac_f32_e32 v12, v4, v12
+	v_div_scale_f32 v4, vcc, v8, v37, v8
+	v_mul_f32_e32 v9, v4, v12
+	v_fma_f32 v11, -v10, v9, v4
+	v_fmac_f32_e32 v9, v11, v12
+	v_fma_f32 v4, -v10, v9, v4
+	v_div_fmas_f32 v4, v4, v12, v9
+	v_div_fixup_f32 v4, v4, v37, v8
+	v_mov_b32_e32 v10, v2
+	v_mov_b32_e32 v11, v4
+	v_mov_b32_e32 v8, v3
+	v_mov_b32_e32 v9, v5
 	v_pk_mul_f32 v[10:11], v[10:11], v[10:11]
 	v_pk_mul_f32 v[8:9], v[8:9], v[8:9]
 	v_add_f32_e32 v10, v10, v11
@@ -428,7 +407,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v8, v8, v9
 	ds_swizzle_b32 v9, v8 offset:swizzle(SWAP,1)
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_20
+	s_cbranch_execz .LBB0_22
 	s_lshl3_add_u32 s10, s2, 0x1000
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
@@ -436,49 +415,49 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v10, s10
 	buffer_store_dwordx2 v[8:9], v10, s[72:75], 0 offen offset:4048 sc1
-.LBB0_20:
+.LBB0_22:
 	s_or_b64 exec, exec, s[8:9]
 	v_cmp_gt_u32_e32 vcc, 8, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[22:23], vcc
-	s_cbranch_execz .LBB0_26
-	v_min_i32_e32 v25, 7, v0
+	s_cbranch_execz .LBB0_28
+	v_min_i32_e32 v24, 7, v0
 	v_mov_b32_e32 v9, 0x1fd0
-	v_mad_u32_u24 v26, v25, 56, v9
+	v_mad_u32_u24 v25, v24, 56, v9
 	v_mov_b32_e32 v9, 0x1fd8
-	v_mad_u32_u24 v27, v25, 56, v9
+	v_mad_u32_u24 v26, v24, 56, v9
 	v_mov_b32_e32 v9, 0x1fe0
-	v_mad_u32_u24 v28, v25, 56, v9
+	v_mad_u32_u24 v27, v24, 56, v9
 	v_mov_b32_e32 v9, 0x1fe8
-	v_mad_u32_u24 v29, v25, 56, v9
+	v_mad_u32_u24 v28, v24, 56, v9
 	v_mov_b32_e32 v9, 0x1ff0
-	v_mul_u32_u24_e32 v8, 56, v25
-	v_mad_u32_u24 v30, v25, 56, v9
+	v_mul_u32_u24_e32 v8, 56, v24
+	v_mad_u32_u24 v29, v24, 56, v9
 	v_mov_b32_e32 v9, 0x1ff8
-	v_mad_u32_u24 v31, v25, 56, v9
-	v_or_b32_e32 v32, 0x2000, v8
+	v_mad_u32_u24 v30, v24, 56, v9
+	v_or_b32_e32 v31, 0x2000, v8
 	s_mov_b64 s[24:25], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll mix MSQ
 	;;#ASMEND
-	s_branch .LBB0_23
+	s_branch .LBB0_25
 	.p2align	5
-.LBB0_22:
+.LBB0_24:
 	s_or_b64 exec, exec, s[8:9]
 	s_and_b64 s[8:9], exec, s[26:27]
 	s_or_b64 s[24:25], s[8:9], s[24:25]
 	s_andn2_b64 exec, exec, s[24:25]
-	s_cbranch_execz .LBB0_25
-.LBB0_23:
-	buffer_load_dwordx2 v[8:9], v26, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[10:11], v27, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[12:13], v28, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[14:15], v29, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[16:17], v30, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[18:19], v31, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[20:21], v32, s[72:75], 0 offen sc1
+	s_cbranch_execz .LBB0_27
+.LBB0_25:
+	buffer_load_dwordx2 v[8:9], v25, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[10:11], v26, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[12:13], v27, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[14:15], v28, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[16:17], v29, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[18:19], v30, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[20:21], v31, s[72:75], 0 offen sc1
 	s_or_b64 s[26:27], s[26:27], exec
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v9
@@ -501,11 +480,11 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 s[8:9], s[8:9], s[16:17]
 	s_or_b64 s[10:11], s[8:9], s[18:19]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_22
+	s_cbranch_execz .LBB0_24
 	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
-	s_branch .LBB0_22
-.LBB0_25:
+	s_branch .LBB0_24
+.LBB0_27:
 	s_or_b64 exec, exec, s[24:25]
 	v_add_f32_e32 v8, 0, v8
 	v_add_f32_e32 v8, v8, v10
@@ -514,21 +493,22 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v8, v8, v16
 	v_add_f32_e32 v8, v8, v18
 	v_add_f32_e32 v8, v8, v20
-	v_lshlrev_b32_e32 v9, 2, v25
+	v_lshlrev_b32_e32 v9, 2, v24
 	ds_write_b32 v9, v8 offset:704
-.LBB0_26:
+.LBB0_28:
 	s_or_b64 exec, exec, s[22:23]
 	v_cmp_gt_u32_e32 vcc, 32, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], vcc
-	s_cbranch_execz .LBB0_28
+	s_cbranch_execz .LBB0_30
 	v_mov_b32_e32 v12, 0
 	ds_read_b128 v[8:11], v12 offset:704
 	ds_read_b128 v[12:15], v12 offset:720
-	v_lshlrev_b32_e32 v17, 16, v3
-	v_lshlrev_b32_e32 v16, 16, v2
-	v_and_b32_e32 v3, 0xffff0000, v3
+	s_waitcnt vmcnt(0)
+	v_lshlrev_b32_e32 v17, 16, v7
+	v_lshlrev_b32_e32 v16, 16, v6
+	v_and_b32_e32 v7, 0xffff0000, v7
 	s_waitcnt lgkmcnt(1)
 	v_add_f32_e32 v8, v8, v9
 	v_add_f32_e32 v8, v8, v10
@@ -541,23 +521,22 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v8, 0x39124925, v8
 	v_add_f32_e32 v8, 0x3727c5ac, v8
 	v_rsq_f32_e32 v8, v8
-	v_and_b32_e32 v2, 0xffff0000, v2
+	v_and_b32_e32 v6, 0xffff0000, v6
 	s_mov_b32 s20, s64
 	s_mov_b32 s22, s74
-	v_pk_mul_f32 v[6:7], v[6:7], v[8:9] op_sel_hi:[1,0]
 	v_pk_mul_f32 v[4:5], v[4:5], v[8:9] op_sel_hi:[1,0]
-	v_pk_mul_f32 v[2:3], v[6:7], v[2:3]
+	v_pk_mul_f32 v[2:3], v[2:3], v[8:9] op_sel_hi:[1,0]
+	v_pk_mul_f32 v[4:5], v[4:5], v[6:7]
+	v_pk_mul_f32 v[2:3], v[2:3], v[16:17]
+	v_cvt_pk_bf16_f32 v4, v4, v5
+	v_and_b32_e32 v5, 0xffff0000, v4
+	v_lshlrev_b32_e32 v4, 16, v4
+	v_cvt_pk_bf16_f32 v2, v2, v3
+	v_or_b32_sdwa v3, v5, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
+	v_or_b32_sdwa v2, v4, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_0
 	s_mov_b32 s23, s75
-	v_cvt_pk_bf16_f32 v2, v2, v3
-	v_and_b32_e32 v6, 0xffff0000, v2
-	v_lshlrev_b32_e32 v7, 16, v2
-	v_pk_mul_f32 v[2:3], v[4:5], v[16:17]
-	s_nop 0
-	v_cvt_pk_bf16_f32 v2, v2, v3
-	v_or_b32_sdwa v3, v6, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
-	v_or_b32_sdwa v2, v7, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_0
 	buffer_store_dwordx2 v[2:3], v1, s[20:23], 0 offen sc1
-.LBB0_28:
+.LBB0_30:
 	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt vmcnt(0)
 	s_barrier
@@ -565,35 +544,35 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	; kda-sim: publish mix XRDY
 	;;#ASMEND
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_30
+	s_cbranch_execz .LBB0_32
 	s_lshl3_add_u32 s10, s2, 0x2000
 	v_mov_b32_e32 v2, 1
 	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v1, s10
 	buffer_store_dwordx2 v[2:3], v1, s[72:75], 0 offen offset:400 sc1
-.LBB0_30:
+.LBB0_32:
 	s_or_b64 exec, exec, s[8:9]
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_32
+	s_cbranch_execz .LBB0_34
 	s_memrealtime s[10:11]
 	v_mov_b32_e32 v1, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[10:11]
 	ds_write_b64 v1, v[2:3] offset:24
-.LBB0_32:
+.LBB0_34:
 	s_or_b64 exec, exec, s[8:9]
-.LBB0_33:
+.LBB0_35:
 	s_sub_i32 s16, s2, 56
 	s_cmpk_gt_u32 s16, 0xc4
 	v_and_b32_e32 v1, 15, v0
-	s_cbranch_scc1 .LBB0_51
+	s_cbranch_scc1 .LBB0_53
 	v_lshrrev_b32_e32 v3, 1, v0
 	v_lshl_or_b32 v2, s16, 5, v1
 	v_and_b32_e32 v3, 24, v3
 	s_movk_i32 s12, 0x1c00
-	v_lshl_or_b32 v7, s34, 7, v3
+	v_lshl_or_b32 v7, s28, 7, v3
 	v_mul_lo_u32 v5, v2, s12
 	v_or_b32_e32 v2, v5, v7
 	s_mov_b32 s11, 0x27000
@@ -602,48 +581,48 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s8, s46
 	v_lshlrev_b32_e32 v2, 1, v2
 	v_or_b32_e32 v8, 0x400, v7
-	buffer_load_dwordx4 v[122:125], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[126:129], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[118:121], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[120:123], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[124:127], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[116:119], v2, s[8:11], 0 offen offset:128 nt
 	buffer_load_dwordx4 v[14:17], v2, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v2, v5, v8, 1
 	v_or_b32_e32 v9, 0x800, v7
-	buffer_load_dwordx4 v[114:117], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[98:101], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[102:105], v2, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[90:93], v2, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[112:115], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[96:99], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[100:103], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[88:91], v2, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v2, v5, v9, 1
 	v_or_b32_e32 v10, 0xc00, v7
-	buffer_load_dwordx4 v[106:109], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[110:113], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[94:97], v2, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[86:89], v2, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[104:107], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[108:111], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[92:95], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[84:87], v2, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v2, v5, v10, 1
 	v_or_b32_e32 v4, 0x1000, v7
-	buffer_load_dwordx4 v[82:85], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[78:81], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[74:77], v2, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[66:69], v2, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[80:83], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[76:79], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[72:75], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[64:67], v2, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v2, v5, v4, 1
 	v_or_b32_e32 v3, 0x1400, v7
-	buffer_load_dwordx4 v[70:73], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[62:65], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[58:61], v2, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[50:53], v2, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[68:71], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[60:63], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[56:59], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[48:51], v2, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v2, v5, v3, 1
-	buffer_load_dwordx4 v[54:57], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[46:49], v2, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[42:45], v2, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[38:41], v2, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[52:55], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[44:47], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[40:43], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[36:39], v2, s[8:11], 0 offen offset:192 nt
 	v_or_b32_e32 v2, 0x1800, v7
 	v_add_lshl_u32 v5, v5, v2, 1
-	buffer_load_dwordx4 v[34:37], v5, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[30:33], v5, s[8:11], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[26:29], v5, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[32:35], v5, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[28:31], v5, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[24:27], v5, s[8:11], 0 offen offset:128 nt
 	buffer_load_dwordx4 v[18:21], v5, s[8:11], 0 offen offset:192 nt
 	v_cmp_gt_u32_e32 vcc, 56, v0
 	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_38
+	s_cbranch_execz .LBB0_40
 	v_lshlrev_b32_e32 v5, 3, v0
 	v_or_b32_e32 v6, 0x2000, v5
 	s_mov_b32 s72, s66
@@ -654,19 +633,19 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v6
 	s_and_b64 exec, exec, vcc
-	s_cbranch_execz .LBB0_38
+	s_cbranch_execz .LBB0_40
 	v_add_u32_e32 v5, 0x2194, v5
 	s_mov_b64 s[14:15], 0
 	s_mov_b32 s72, s66
-.LBB0_37:
+.LBB0_39:
 	s_sleep 1
 	buffer_load_dword v6, v5, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v6
 	s_or_b64 s[14:15], vcc, s[14:15]
 	s_andn2_b64 exec, exec, s[14:15]
-	s_cbranch_execnz .LBB0_37
-.LBB0_38:
+	s_cbranch_execnz .LBB0_39
+.LBB0_40:
 	s_or_b64 exec, exec, s[12:13]
 	v_lshlrev_b32_e32 v5, 4, v0
 	s_mov_b32 s20, s64
@@ -674,171 +653,171 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s23, s75
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	buffer_load_dwordx4 v[130:133], v5, s[20:23], 0 offen sc1
+	buffer_load_dwordx4 v[128:131], v5, s[20:23], 0 offen sc1
 	v_or_b32_e32 v6, 0x200, v0
 	s_movk_i32 s8, 0x380
 	v_cmp_gt_u32_e32 vcc, s8, v6
 	s_waitcnt vmcnt(0)
-	ds_write_b128 v5, v[130:133] offset:8384
+	ds_write_b128 v5, v[128:131] offset:8384
 	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_40
+	s_cbranch_execz .LBB0_42
 	v_lshlrev_b32_e32 v6, 4, v6
-	buffer_load_dwordx4 v[130:133], v6, s[20:23], 0 offen sc1
+	buffer_load_dwordx4 v[128:131], v6, s[20:23], 0 offen sc1
 	s_waitcnt vmcnt(0)
-	ds_write_b128 v5, v[130:133] offset:16576
-.LBB0_40:
+	ds_write_b128 v5, v[128:131] offset:16576
+.LBB0_42:
 	s_or_b64 exec, exec, s[12:13]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[12:13], s[4:5]
-	s_cbranch_execz .LBB0_42
+	s_cbranch_execz .LBB0_44
 	s_memrealtime s[14:15]
 	v_mov_b32_e32 v6, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[12:13], s[14:15]
 	ds_write_b64 v6, v[12:13] offset:32
-.LBB0_42:
+.LBB0_44:
 	s_or_b64 exec, exec, s[12:13]
 	v_lshlrev_b32_e32 v6, 1, v7
-	ds_read_b128 v[130:133], v6 offset:8384
-	ds_read_b128 v[134:137], v6 offset:8448
+	ds_read_b128 v[128:131], v6 offset:8384
+	ds_read_b128 v[132:135], v6 offset:8448
 	v_lshlrev_b32_e32 v13, 1, v8
 	v_lshlrev_b32_e32 v12, 1, v3
 	v_lshlrev_b32_e32 v11, 1, v2
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[122:125], v[122:125], v[130:133], 0
+	v_mfma_f32_16x16x32_bf16 v[120:123], v[120:123], v[128:131], 0
 	s_lshl_b32 s14, s16, 1
 	s_or_b32 s14, s14, 1
 	s_min_u32 s12, s14, 0x188
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[122:125], v[126:129], v[134:137], v[122:125]
-	ds_read_b128 v[126:129], v6 offset:8512
-	ds_read_b128 v[130:133], v6 offset:8576
+	v_mfma_f32_16x16x32_bf16 v[120:123], v[124:127], v[132:135], v[120:123]
+	ds_read_b128 v[124:127], v6 offset:8512
+	ds_read_b128 v[128:131], v6 offset:8576
 	s_mov_b32 s8, s46
 	v_cmp_gt_u32_e32 vcc, 16, v0
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[118:121], v[118:121], v[126:129], v[122:125]
+	v_mfma_f32_16x16x32_bf16 v[116:119], v[116:119], v[124:127], v[120:123]
 	s_nop 2
-	ds_read_b128 v[122:125], v13 offset:8384
+	ds_read_b128 v[120:123], v13 offset:8384
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[118:121], v[14:17], v[130:133], v[118:121]
+	v_mfma_f32_16x16x32_bf16 v[116:119], v[14:17], v[128:131], v[116:119]
 	v_lshlrev_b32_e32 v14, 1, v9
-	ds_read_b128 v[126:129], v14 offset:8384
+	ds_read_b128 v[124:127], v14 offset:8384
 	v_lshlrev_b32_e32 v15, 1, v10
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[114:117], v[114:117], v[122:125], v[118:121]
+	v_mfma_f32_16x16x32_bf16 v[112:115], v[112:115], v[120:123], v[116:119]
 	s_nop 2
-	ds_read_b128 v[118:121], v6 offset:10496
-	ds_read_b128 v[122:125], v6 offset:10560
+	ds_read_b128 v[116:119], v6 offset:10496
+	ds_read_b128 v[120:123], v6 offset:10560
 	v_lshlrev_b32_e32 v16, 1, v4
 	v_lshl_or_b32 v17, s12, 4, v1
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[98:101], v[98:101], v[118:121], v[114:117]
+	v_mfma_f32_16x16x32_bf16 v[96:99], v[96:99], v[116:119], v[112:115]
 	v_mul_u32_u24_e32 v17, 0x1c00, v17
 	v_or_b32_e32 v7, v17, v7
 	v_add_lshl_u32 v8, v17, v8, 1
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[98:101], v[102:105], v[122:125], v[98:101]
-	ds_read_b128 v[102:105], v6 offset:10624
-	ds_read_b128 v[114:117], v6 offset:12544
+	v_mfma_f32_16x16x32_bf16 v[96:99], v[100:103], v[120:123], v[96:99]
+	ds_read_b128 v[100:103], v6 offset:10624
+	ds_read_b128 v[112:115], v6 offset:12544
 	v_add_lshl_u32 v9, v17, v9, 1
 	v_add_lshl_u32 v10, v17, v10, 1
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[90:93], v[90:93], v[102:105], v[98:101]
+	v_mfma_f32_16x16x32_bf16 v[88:91], v[88:91], v[100:103], v[96:99]
 	s_nop 2
-	ds_read_b128 v[98:101], v6 offset:12608
-	ds_read_b128 v[102:105], v6 offset:12672
+	ds_read_b128 v[96:99], v6 offset:12608
+	ds_read_b128 v[100:103], v6 offset:12672
 	v_lshlrev_b32_e32 v7, 1, v7
-	v_mfma_f32_16x16x32_bf16 v[90:93], v[106:109], v[126:129], v[90:93]
-	ds_read_b128 v[106:109], v6 offset:20800
+	v_mfma_f32_16x16x32_bf16 v[88:91], v[104:107], v[124:127], v[88:91]
+	ds_read_b128 v[104:107], v6 offset:20800
 	s_waitcnt lgkmcnt(3)
-	v_mfma_f32_16x16x32_bf16 v[90:93], v[110:113], v[114:117], v[90:93]
+	v_mfma_f32_16x16x32_bf16 v[88:91], v[108:111], v[112:115], v[88:91]
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[90:93], v[94:97], v[98:101], v[90:93]
-	ds_read_b128 v[94:97], v16 offset:8384
+	v_mfma_f32_16x16x32_bf16 v[88:91], v[92:95], v[96:99], v[88:91]
+	ds_read_b128 v[92:95], v16 offset:8384
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[86:89], v[86:89], v[102:105], v[90:93]
+	v_mfma_f32_16x16x32_bf16 v[84:87], v[84:87], v[100:103], v[88:91]
 	s_nop 4
-	ds_read_b128 v[90:93], v15 offset:8384
+	ds_read_b128 v[88:91], v15 offset:8384
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[82:85], v[82:85], v[90:93], v[86:89]
+	v_mfma_f32_16x16x32_bf16 v[80:83], v[80:83], v[88:91], v[84:87]
 	s_nop 2
-	ds_read_b128 v[86:89], v6 offset:14592
-	ds_read_b128 v[90:93], v6 offset:14656
+	ds_read_b128 v[84:87], v6 offset:14592
+	ds_read_b128 v[88:91], v6 offset:14656
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[78:81], v[78:81], v[86:89], v[82:85]
+	v_mfma_f32_16x16x32_bf16 v[76:79], v[76:79], v[84:87], v[80:83]
 	s_nop 2
-	ds_read_b128 v[82:85], v6 offset:14720
+	ds_read_b128 v[80:83], v6 offset:14720
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[74:77], v[74:77], v[90:93], v[78:81]
+	v_mfma_f32_16x16x32_bf16 v[72:75], v[72:75], v[88:91], v[76:79]
 	s_nop 2
-	ds_read_b128 v[78:81], v6 offset:16640
+	ds_read_b128 v[76:79], v6 offset:16640
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[66:69], v[66:69], v[82:85], v[74:77]
+	v_mfma_f32_16x16x32_bf16 v[64:67], v[64:67], v[80:83], v[72:75]
 	s_nop 2
-	ds_read_b128 v[74:77], v6 offset:16704
-	ds_read_b128 v[82:85], v6 offset:16768
-	v_mfma_f32_16x16x32_bf16 v[66:69], v[70:73], v[94:97], v[66:69]
-	ds_read_b128 v[70:73], v6 offset:18688
-	ds_read_b128 v[86:89], v6 offset:18752
-	ds_read_b128 v[90:93], v12 offset:8384
-	ds_read_b128 v[98:101], v11 offset:8384
-	ds_read_b128 v[94:97], v6 offset:18816
-	ds_read_b128 v[102:105], v6 offset:20736
+	ds_read_b128 v[72:75], v6 offset:16704
+	ds_read_b128 v[80:83], v6 offset:16768
+	v_mfma_f32_16x16x32_bf16 v[64:67], v[68:71], v[92:95], v[64:67]
+	ds_read_b128 v[68:71], v6 offset:18688
+	ds_read_b128 v[84:87], v6 offset:18752
+	ds_read_b128 v[88:91], v12 offset:8384
+	ds_read_b128 v[96:99], v11 offset:8384
+	ds_read_b128 v[92:95], v6 offset:18816
+	ds_read_b128 v[100:103], v6 offset:20736
 	s_waitcnt lgkmcnt(8)
-	v_mfma_f32_16x16x32_bf16 v[62:65], v[62:65], v[78:81], v[66:69]
+	v_mfma_f32_16x16x32_bf16 v[60:63], v[60:63], v[76:79], v[64:67]
 	s_waitcnt lgkmcnt(7)
-	v_mfma_f32_16x16x32_bf16 v[58:61], v[58:61], v[74:77], v[62:65]
+	v_mfma_f32_16x16x32_bf16 v[56:59], v[56:59], v[72:75], v[60:63]
 	s_waitcnt lgkmcnt(6)
-	v_mfma_f32_16x16x32_bf16 v[50:53], v[50:53], v[82:85], v[58:61]
-	buffer_load_dwordx4 v[82:85], v8, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[74:77], v8, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x32_bf16 v[48:51], v[48:51], v[80:83], v[56:59]
+	buffer_load_dwordx4 v[80:83], v8, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[72:75], v8, s[8:11], 0 offen offset:64 nt
 	s_waitcnt lgkmcnt(3)
-	v_mfma_f32_16x16x32_bf16 v[50:53], v[54:57], v[90:93], v[50:53]
-	v_mfma_f32_16x16x32_bf16 v[46:49], v[46:49], v[70:73], v[50:53]
-	buffer_load_dwordx4 v[78:81], v8, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[62:65], v8, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[66:69], v9, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[70:73], v9, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x32_bf16 v[48:51], v[52:55], v[88:91], v[48:51]
+	v_mfma_f32_16x16x32_bf16 v[44:47], v[44:47], v[68:71], v[48:51]
+	buffer_load_dwordx4 v[76:79], v8, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[60:63], v8, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[64:67], v9, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[68:71], v9, s[8:11], 0 offen offset:64 nt
 	v_lshlrev_b32_e32 v8, 6, v0
-	v_mfma_f32_16x16x32_bf16 v[46:49], v[42:45], v[86:89], v[46:49]
-	buffer_load_dwordx4 v[54:57], v9, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[58:61], v9, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[50:53], v10, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[42:45], v10, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x32_bf16 v[44:47], v[40:43], v[84:87], v[44:47]
+	buffer_load_dwordx4 v[52:55], v9, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[56:59], v9, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[48:51], v10, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[40:43], v10, s[8:11], 0 offen offset:64 nt
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[86:89], v[38:41], v[94:97], v[46:49]
+	v_mfma_f32_16x16x32_bf16 v[84:87], v[36:39], v[92:95], v[44:47]
 	s_nop 2
-	buffer_load_dwordx4 v[46:49], v10, s[8:11], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[38:41], v10, s[8:11], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[90:93], v7, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[94:97], v7, s[8:11], 0 offen offset:64 nt
-	v_mfma_f32_16x16x32_bf16 v[98:101], v[34:37], v[98:101], v[86:89]
-	buffer_load_dwordx4 v[34:37], v7, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[44:47], v10, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[36:39], v10, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[88:91], v7, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[92:95], v7, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x32_bf16 v[96:99], v[32:35], v[96:99], v[84:87]
+	buffer_load_dwordx4 v[32:35], v7, s[8:11], 0 offen offset:128 nt
 	s_nop 1
-	buffer_load_dwordx4 v[86:89], v7, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[84:87], v7, s[8:11], 0 offen offset:192 nt
 	v_and_b32_e32 v7, 3, v0
 	s_movk_i32 s8, 0x300
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[30:33], v[30:33], v[102:105], v[98:101]
+	v_mfma_f32_16x16x32_bf16 v[28:31], v[28:31], v[100:103], v[96:99]
 	v_lshlrev_b32_e32 v7, 2, v7
 	v_and_or_b32 v7, v8, s8, v7
 	s_nop 0
-	ds_read_b128 v[98:101], v6 offset:20864
-	v_mfma_f32_16x16x32_bf16 v[26:29], v[26:29], v[106:109], v[30:33]
+	ds_read_b128 v[96:99], v6 offset:20864
+	v_mfma_f32_16x16x32_bf16 v[24:27], v[24:27], v[104:107], v[28:31]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[18:21], v[98:101], v[26:29]
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[18:21], v[96:99], v[24:27]
 	s_nop 7
 	ds_write_b128 v5, v[18:21] offset:192
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_44
+	s_cbranch_execz .LBB0_46
 	v_add_u32_e32 v10, 0xc0, v7
 	ds_read2st64_b32 v[8:9], v10 offset1:4
 	ds_read2st64_b32 v[20:21], v10 offset0:8 offset1:12
-	ds_read2st64_b32 v[26:27], v10 offset0:16 offset1:20
-	ds_read2st64_b32 v[28:29], v10 offset0:24 offset1:28
+	ds_read2st64_b32 v[24:25], v10 offset0:16 offset1:20
+	ds_read2st64_b32 v[26:27], v10 offset0:24 offset1:28
 	s_lshl_b32 s8, s16, 8
 	s_addk_i32 s8, 0x2350
 	v_mov_b32_e32 v19, s33
@@ -849,138 +828,138 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v8, v8, v20
 	v_add_f32_e32 v8, v8, v21
 	s_waitcnt lgkmcnt(1)
+	v_add_f32_e32 v8, v8, v24
+	v_add_f32_e32 v8, v8, v25
+	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v26
 	v_add_f32_e32 v8, v8, v27
-	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v8, v8, v28
-	v_add_f32_e32 v8, v8, v29
 	v_cvt_pk_bf16_f32 v8, v8, s0
 	v_lshlrev_b32_e32 v18, 16, v8
 	v_lshl_add_u32 v8, v0, 3, s8
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[18:19], v8, s[72:75], 0 offen sc1
-.LBB0_44:
+.LBB0_46:
 	s_or_b64 exec, exec, s[12:13]
 	s_barrier
 	s_and_saveexec_b64 s[12:13], s[4:5]
-	s_cbranch_execz .LBB0_46
+	s_cbranch_execz .LBB0_48
 	s_memrealtime s[16:17]
 	v_mov_b32_e32 v8, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[18:19], s[16:17]
 	ds_write_b64 v8, v[18:19] offset:40
-.LBB0_46:
+.LBB0_48:
 	s_or_b64 exec, exec, s[12:13]
 	ds_read_b128 v[18:21], v6 offset:8384
-	ds_read_b128 v[26:29], v6 offset:8448
+	ds_read_b128 v[24:27], v6 offset:8448
 	v_add_lshl_u32 v4, v17, v4, 1
 	s_mov_b32 s8, s46
 	v_add_lshl_u32 v3, v17, v3, 1
 	s_waitcnt vmcnt(3) lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[90:93], v[18:21], 0
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[88:91], v[18:21], 0
 	v_add_lshl_u32 v2, v17, v2, 1
 	s_cmpk_lt_u32 s14, 0x189
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[94:97], v[26:29], v[18:21]
-	ds_read_b128 v[26:29], v6 offset:8512
-	ds_read_b128 v[30:33], v6 offset:8576
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[92:95], v[24:27], v[18:21]
+	ds_read_b128 v[24:27], v6 offset:8512
+	ds_read_b128 v[28:31], v6 offset:8576
 	s_waitcnt vmcnt(1) lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[34:37], v[26:29], v[18:21]
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[32:35], v[24:27], v[18:21]
 	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[86:89], v[30:33], v[18:21]
-	ds_read_b128 v[26:29], v13 offset:8384
-	ds_read_b128 v[30:33], v14 offset:8384
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[84:87], v[28:31], v[18:21]
+	ds_read_b128 v[24:27], v13 offset:8384
+	ds_read_b128 v[28:31], v14 offset:8384
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[82:85], v[26:29], v[18:21]
-	ds_read_b128 v[26:29], v6 offset:10496
-	ds_read_b128 v[34:37], v6 offset:10560
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[80:83], v[24:27], v[18:21]
+	ds_read_b128 v[24:27], v6 offset:10496
+	ds_read_b128 v[32:35], v6 offset:10560
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[74:77], v[26:29], v[18:21]
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[72:75], v[24:27], v[18:21]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[78:81], v[34:37], v[18:21]
-	ds_read_b128 v[26:29], v6 offset:10624
-	ds_read_b128 v[34:37], v6 offset:12544
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[76:79], v[32:35], v[18:21]
+	ds_read_b128 v[24:27], v6 offset:10624
+	ds_read_b128 v[32:35], v6 offset:12544
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[62:65], v[26:29], v[18:21]
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[66:69], v[30:33], v[18:21]
-	ds_read_b128 v[26:29], v6 offset:12608
-	ds_read_b128 v[30:33], v6 offset:12672
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[60:63], v[24:27], v[18:21]
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[64:67], v[28:31], v[18:21]
+	ds_read_b128 v[24:27], v6 offset:12608
+	ds_read_b128 v[28:31], v6 offset:12672
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[70:73], v[34:37], v[18:21]
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[68:71], v[32:35], v[18:21]
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[54:57], v[26:29], v[18:21]
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[52:55], v[24:27], v[18:21]
 	s_waitcnt lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[58:61], v[30:33], v[18:21]
-	ds_read_b128 v[26:29], v15 offset:8384
-	ds_read_b128 v[30:33], v6 offset:14592
-	ds_read_b128 v[34:37], v16 offset:8384
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[56:59], v[28:31], v[18:21]
+	ds_read_b128 v[24:27], v15 offset:8384
+	ds_read_b128 v[28:31], v6 offset:14592
+	ds_read_b128 v[32:35], v16 offset:8384
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[50:53], v[26:29], v[18:21]
-	ds_read_b128 v[26:29], v6 offset:14656
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[48:51], v[24:27], v[18:21]
+	ds_read_b128 v[24:27], v6 offset:14656
 	s_waitcnt lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[42:45], v[30:33], v[18:21]
-	buffer_load_dwordx4 v[30:33], v4, s[8:11], 0 offen nt
-	ds_read_b128 v[42:45], v6 offset:14720
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[40:43], v[28:31], v[18:21]
+	buffer_load_dwordx4 v[28:31], v4, s[8:11], 0 offen nt
+	ds_read_b128 v[40:43], v6 offset:14720
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[46:49], v[26:29], v[18:21]
-	buffer_load_dwordx4 v[26:29], v4, s[8:11], 0 offen offset:64 nt
-	ds_read_b128 v[46:49], v6 offset:16640
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[44:47], v[24:27], v[18:21]
+	buffer_load_dwordx4 v[24:27], v4, s[8:11], 0 offen offset:64 nt
+	ds_read_b128 v[44:47], v6 offset:16640
 	s_waitcnt lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[38:41], v[42:45], v[18:21]
-	buffer_load_dwordx4 v[38:41], v4, s[8:11], 0 offen offset:128 nt
-	ds_read_b128 v[42:45], v6 offset:16768
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[36:39], v[40:43], v[18:21]
+	buffer_load_dwordx4 v[36:39], v4, s[8:11], 0 offen offset:128 nt
+	ds_read_b128 v[40:43], v6 offset:16768
 	s_waitcnt vmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[30:33], v[34:37], v[18:21]
-	buffer_load_dwordx4 v[30:33], v4, s[8:11], 0 offen offset:192 nt
-	ds_read_b128 v[34:37], v6 offset:16704
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[28:31], v[32:35], v[18:21]
+	buffer_load_dwordx4 v[28:31], v4, s[8:11], 0 offen offset:192 nt
+	ds_read_b128 v[32:35], v6 offset:16704
 	s_waitcnt vmcnt(2) lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[26:29], v[46:49], v[18:21]
-	buffer_load_dwordx4 v[26:29], v3, s[8:11], 0 offen nt
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[24:27], v[44:47], v[18:21]
+	buffer_load_dwordx4 v[24:27], v3, s[8:11], 0 offen nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[18:21], v[38:41], v[34:37], v[18:21]
-	buffer_load_dwordx4 v[34:37], v3, s[8:11], 0 offen offset:64 nt
-	ds_read_b128 v[38:41], v12 offset:8384
+	v_mfma_f32_16x16x32_bf16 v[18:21], v[36:39], v[32:35], v[18:21]
+	buffer_load_dwordx4 v[32:35], v3, s[8:11], 0 offen offset:64 nt
+	ds_read_b128 v[36:39], v12 offset:8384
 	s_waitcnt vmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[12:15], v[30:33], v[42:45], v[18:21]
-	ds_read_b128 v[30:33], v6 offset:18688
-	ds_read_b128 v[42:45], v11 offset:8384
+	v_mfma_f32_16x16x32_bf16 v[12:15], v[28:31], v[40:43], v[18:21]
+	ds_read_b128 v[28:31], v6 offset:18688
+	ds_read_b128 v[40:43], v11 offset:8384
 	s_nop 1
 	buffer_load_dwordx4 v[18:21], v3, s[8:11], 0 offen offset:128 nt
 	s_waitcnt vmcnt(2) lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[26:29], v[38:41], v[12:15]
-	ds_read_b128 v[26:29], v6 offset:18752
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[24:27], v[36:39], v[12:15]
+	ds_read_b128 v[24:27], v6 offset:18752
 	s_nop 1
 	buffer_load_dwordx4 v[12:15], v3, s[8:11], 0 offen offset:192 nt
 	s_waitcnt vmcnt(2) lgkmcnt(2)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[34:37], v[30:33], v[8:11]
-	buffer_load_dwordx4 v[30:33], v2, s[8:11], 0 offen nt
-	buffer_load_dwordx4 v[34:37], v2, s[8:11], 0 offen offset:64 nt
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[32:35], v[28:31], v[8:11]
+	buffer_load_dwordx4 v[28:31], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[32:35], v2, s[8:11], 0 offen offset:64 nt
 	s_waitcnt vmcnt(3) lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[18:21], v[26:29], v[8:11]
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[18:21], v[24:27], v[8:11]
 	ds_read_b128 v[16:19], v6 offset:18816
-	ds_read_b128 v[26:29], v6 offset:20736
+	ds_read_b128 v[24:27], v6 offset:20736
 	s_waitcnt vmcnt(2) lgkmcnt(1)
 	v_mfma_f32_16x16x32_bf16 v[8:11], v[12:15], v[16:19], v[8:11]
 	buffer_load_dwordx4 v[12:15], v2, s[8:11], 0 offen offset:128 nt
 	buffer_load_dwordx4 v[16:19], v2, s[8:11], 0 offen offset:192 nt
 	s_cselect_b64 s[8:9], -1, 0
 	s_waitcnt vmcnt(3)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[30:33], v[42:45], v[8:11]
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[28:31], v[40:43], v[8:11]
 	s_and_b64 s[10:11], vcc, s[8:9]
 	s_waitcnt vmcnt(2) lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[34:37], v[26:29], v[8:11]
-	ds_read_b128 v[26:29], v6 offset:20800
-	ds_read_b128 v[30:33], v6 offset:20864
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[32:35], v[24:27], v[8:11]
+	ds_read_b128 v[24:27], v6 offset:20800
+	ds_read_b128 v[28:31], v6 offset:20864
 	s_waitcnt vmcnt(1) lgkmcnt(1)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[12:15], v[26:29], v[8:11]
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[12:15], v[24:27], v[8:11]
 	s_waitcnt vmcnt(0) lgkmcnt(0)
-	v_mfma_f32_16x16x32_bf16 v[8:11], v[16:19], v[30:33], v[8:11]
+	v_mfma_f32_16x16x32_bf16 v[8:11], v[16:19], v[28:31], v[8:11]
 	s_nop 7
 	ds_write_b128 v5, v[8:11] offset:192
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_48
+	s_cbranch_execz .LBB0_50
 	v_add_u32_e32 v4, 0xc0, v7
 	ds_read2st64_b32 v[2:3], v4 offset1:4
 	ds_read2st64_b32 v[6:7], v4 offset0:8 offset1:12
@@ -1006,19 +985,19 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshl_add_u32 v2, v0, 3, s10
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen sc1
-.LBB0_48:
+.LBB0_50:
 	s_or_b64 exec, exec, s[8:9]
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_50
+	s_cbranch_execz .LBB0_52
 	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[4:5], s[10:11]
 	ds_write_b64 v2, v[4:5] offset:48
-.LBB0_50:
+.LBB0_52:
 	s_or_b64 exec, exec, s[8:9]
-.LBB0_51:
+.LBB0_53:
 	s_add_i32 s8, s2, 0x100
 	s_ashr_i32 s9, s8, 31
 	s_lshr_b32 s9, s9, 24
@@ -1031,16 +1010,17 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s67, 0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_cbranch_scc0 .LBB0_108
+	s_cbranch_scc0 .LBB0_110
 	s_load_dwordx4 s[44:47], s[0:1], 0x98
 	v_min_i32_e32 v3, 47, v0
 	v_lshrrev_b32_e32 v4, 4, v3
 	s_movk_i32 s0, 0x5f0
 	v_mad_u32_u24 v27, v4, s0, v3
+	v_lshlrev_b32_e32 v3, 1, v0
 	v_lshl_or_b32 v34, v4, 7, v1
 	v_cmp_eq_u32_e64 s[10:11], 2, v4
 	v_min_i32_e32 v4, 0x17f, v0
-	s_min_i32 s18, s34, 1
+	s_min_i32 s18, s28, 1
 	s_and_b32 s49, s49, 0xffff
 	s_and_b32 s81, s51, 0xffff
 	s_and_b32 s53, s53, 0xffff
@@ -1052,18 +1032,20 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	s_and_b32 s45, s45, 0xffff
 	s_and_b32 s77, s47, 0xffff
-	v_lshlrev_b32_e32 v3, 1, v0
+	v_and_b32_e32 v3, 0x60, v3
 	v_and_b32_e32 v5, 0x7f, v4
 	s_movk_i32 s12, 0x80
 	s_lshl_b32 s24, s18, 9
-	v_lshlrev_b32_e32 v2, 2, v23
+	v_lshlrev_b32_e32 v2, 2, v22
 	v_lshrrev_b32_e32 v30, 5, v0
-	v_and_b32_e32 v31, 0x7c, v24
-	v_and_b32_e32 v3, 0x60, v3
+	v_and_b32_e32 v31, 0x7c, v23
+	v_lshlrev_b32_e32 v33, 1, v3
 	v_lshlrev_b32_e32 v35, 2, v1
 	v_or_b32_e32 v26, 0x1800, v5
 	v_subrev_co_u32_e64 v5, s[12:13], s12, v0
-	s_cmp_eq_u32 s34, 0
+	v_lshlrev_b32_e32 v39, 2, v3
+	s_cmp_eq_u32 s28, 0
+	v_and_b32_e32 v3, 31, v0
 	s_mov_b32 s79, 0x27000
 	s_mov_b32 s78, -1
 	s_mov_b32 s80, s50
@@ -1071,21 +1053,19 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s88, s58
 	s_mov_b32 s92, s62
 	s_mov_b32 s76, s46
-	v_lshl_or_b32 v32, s34, 4, v1
-	v_lshlrev_b32_e32 v33, 1, v3
+	v_lshl_or_b32 v32, s28, 4, v1
 	v_cmp_gt_u32_e64 s[0:1], 48, v0
 	v_cmp_gt_u32_e64 s[8:9], 32, v0
 	v_lshrrev_b32_e32 v36, 7, v4
 	v_add_u32_e32 v37, 0xffffff80, v4
 	v_lshlrev_b32_e32 v38, 2, v4
 	v_cmp_gt_u32_e64 s[14:15], s14, v5
-	v_lshlrev_b32_e32 v39, 2, v3
-	v_cmp_gt_u32_e64 s[16:17], 16, v23
-	v_lshl_or_b32 v40, s34, 6, v35
+	v_cmp_gt_u32_e64 s[16:17], 16, v22
+	v_lshl_or_b32 v40, s28, 6, v35
 	s_cselect_b64 s[18:19], -1, 0
 	v_lshlrev_b32_e32 v41, 2, v31
 	v_lshlrev_b32_e32 v42, 2, v30
-	v_cmp_eq_u32_e64 s[20:21], 0, v22
+	v_cmp_eq_u32_e64 s[20:21], 0, v3
 	v_cmp_gt_u32_e64 s[22:23], 16, v0
 	v_mov_b32_e32 v43, 0
 	s_movk_i32 s68, 0x1890
@@ -1095,13 +1075,13 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s96, s66
 	v_add_u32_e32 v45, s24, v2
 	v_mov_b32_e32 v46, 0x2350
-	s_branch .LBB0_54
-.LBB0_53:
+	s_branch .LBB0_56
+.LBB0_55:
 	s_or_b64 exec, exec, s[24:25]
 	s_add_i32 s67, s67, 1
 	s_cmp_lg_u32 s67, s64
-	s_cbranch_scc0 .LBB0_108
-.LBB0_54:
+	s_cbranch_scc0 .LBB0_110
+.LBB0_56:
 	s_lshl_b32 s24, s67, 8
 	s_add_i32 s28, s24, s65
 	s_mul_hi_i32 s24, s28, 0x2aaaaaab
@@ -1200,7 +1180,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dword v49, v29, s[56:59], 0 offen
 	s_mul_i32 s58, s67, 5
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_56
+	s_cbranch_execz .LBB0_58
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
 	v_mov_b32_e32 v29, s28
@@ -1211,14 +1191,14 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[54:55], s[26:27]
 	ds_write_b64 v43, v[54:55] offset:56
-.LBB0_56:
+.LBB0_58:
 	s_or_b64 exec, exec, s[24:25]
 	s_cmp_gt_i32 s37, 0
 	s_cselect_b64 s[26:27], -1, 0
 	s_mul_i32 s39, s69, 0x1890
 	s_mul_i32 s40, s69, 12
 	s_and_saveexec_b64 s[24:25], s[0:1]
-	s_cbranch_execz .LBB0_67
+	s_cbranch_execz .LBB0_69
 	v_add_lshl_u32 v54, v28, s39, 3
 	v_add_u32_e32 v28, 0x2000, v54
 	s_mov_b32 s72, s66
@@ -1229,10 +1209,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v29
 	s_and_saveexec_b64 s[28:29], vcc
-	s_cbranch_execz .LBB0_61
+	s_cbranch_execz .LBB0_63
 	v_add_u32_e32 v54, 0x2350, v54
 	s_mov_b64 s[30:31], 0
-.LBB0_59:
+.LBB0_61:
 	s_mov_b32 s72, s66
 	s_sleep 1
 	buffer_load_dwordx2 v[28:29], v54, s[72:75], 0 offen sc1
@@ -1240,14 +1220,14 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cmp_eq_u32_e32 vcc, s33, v29
 	s_or_b64 s[30:31], vcc, s[30:31]
 	s_andn2_b64 exec, exec, s[30:31]
-	s_cbranch_execnz .LBB0_59
+	s_cbranch_execnz .LBB0_61
 	s_or_b64 exec, exec, s[30:31]
-.LBB0_61:
+.LBB0_63:
 	s_or_b64 exec, exec, s[28:29]
 	s_and_b64 s[28:29], s[26:27], exec
 	s_cselect_b32 s28, 1, 0
 	s_cmp_lg_u32 s28, 1
-	s_cbranch_scc1 .LBB0_63
+	s_cbranch_scc1 .LBB0_65
 	v_mul_lo_u32 v53, v53, 6
 	s_mov_b32 s54, s78
 	s_mov_b32 s55, s79
@@ -1255,7 +1235,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_store_short v52, v53, s[52:55], 0 offen
 	buffer_store_short v50, v53, s[52:55], 0 offen offset:2
 	buffer_store_short v29, v53, s[52:55], 0 offen offset:4
-.LBB0_63:
+.LBB0_65:
 	v_lshlrev_b32_e32 v53, 16, v52
 	v_lshlrev_b32_e32 v52, 16, v51
 	v_pk_mul_f32 v[22:23], v[52:53], v[22:23]
@@ -1285,7 +1265,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cvt_pk_bf16_f32 v22, v22, s0
 	v_lshlrev_b32_e32 v22, 16, v22
 	s_and_saveexec_b64 s[28:29], s[8:9]
-	s_cbranch_execz .LBB0_65
+	s_cbranch_execz .LBB0_67
 	s_add_i32 s30, s40, s35
 	s_lshl_b32 s30, s30, 8
 	s_add_i32 s30, s30, s34
@@ -1294,16 +1274,16 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshl_add_u32 v24, v24, 3, v44
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[22:23], v24, s[72:75], 0 offen offset:2000 sc1
-.LBB0_65:
+.LBB0_67:
 	s_or_b64 exec, exec, s[28:29]
 	s_and_b64 exec, exec, s[10:11]
 	ds_write_b32 v35, v22 offset:192
-.LBB0_67:
+.LBB0_69:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_69
+	s_cbranch_execz .LBB0_71
 	s_memrealtime s[28:29]
 	s_lshl_b32 s30, s58, 3
 	s_waitcnt vmcnt(5)
@@ -1315,7 +1295,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[22:23], s[28:29]
 	ds_write_b64 v43, v[22:23] offset:64
-.LBB0_69:
+.LBB0_71:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt vmcnt(5)
 	v_add_u32_e32 v22, s69, v36
@@ -1334,10 +1314,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v23
 	s_and_saveexec_b64 s[24:25], vcc
-	s_cbranch_execz .LBB0_73
+	s_cbranch_execz .LBB0_75
 	v_add_u32_e32 v24, 0x2350, v24
 	s_mov_b64 s[28:29], 0
-.LBB0_71:
+.LBB0_73:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1347,9 +1327,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cmp_eq_u32_e32 vcc, s33, v23
 	s_or_b64 s[28:29], vcc, s[28:29]
 	s_andn2_b64 exec, exec, s[28:29]
-	s_cbranch_execnz .LBB0_71
+	s_cbranch_execnz .LBB0_73
 	s_or_b64 exec, exec, s[28:29]
-.LBB0_73:
+.LBB0_75:
 	s_or_b64 exec, exec, s[24:25]
 	s_add_i32 s31, s40, s35
 	s_lshl_b32 s24, s31, 8
@@ -1367,10 +1347,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v25
 	s_and_saveexec_b64 s[24:25], vcc
-	s_cbranch_execz .LBB0_77
+	s_cbranch_execz .LBB0_79
 	v_add_u32_e32 v23, 0xe7d0, v23
 	s_mov_b64 s[28:29], 0
-.LBB0_75:
+.LBB0_77:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1380,9 +1360,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cmp_eq_u32_e32 vcc, s33, v25
 	s_or_b64 s[28:29], vcc, s[28:29]
 	s_andn2_b64 exec, exec, s[28:29]
-	s_cbranch_execnz .LBB0_75
+	s_cbranch_execnz .LBB0_77
 	s_or_b64 exec, exec, s[28:29]
-.LBB0_77:
+.LBB0_79:
 	s_or_b64 exec, exec, s[24:25]
 	s_and_saveexec_b64 s[24:25], s[12:13]
 	ds_write_b32 v38, v22 offset:256
@@ -1391,7 +1371,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_write_b32 v38, v24 offset:256
 	s_or_b64 exec, exec, s[24:25]
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_86
+	s_cbranch_execz .LBB0_88
 	s_add_i32 s28, s35, s39
 	s_lshl_b32 s28, s28, 3
 	s_add_i32 s29, s28, 0xe000
@@ -1405,9 +1385,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen offset:1872 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v23
-	s_cbranch_vccnz .LBB0_85
+	s_cbranch_vccnz .LBB0_87
 	s_add_i32 s28, s28, 0xe750
-.LBB0_84:
+.LBB0_86:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1416,8 +1396,8 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v23
-	s_cbranch_vccnz .LBB0_84
-.LBB0_85:
+	s_cbranch_vccnz .LBB0_86
+.LBB0_87:
 	v_mul_f32_e32 v22, 0xbfb8aa3b, v22
 	v_exp_f32_e32 v22, v22
 	s_nop 0
@@ -1434,7 +1414,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_div_fmas_f32 v23, v23, v24, v28
 	v_div_fixup_f32 v22, v23, v22, 1.0
 	ds_write_b32 v43, v22 offset:2304
-.LBB0_86:
+.LBB0_88:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
@@ -1549,7 +1529,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_nop 1
 	v_permlane32_swap_b32_e32 v7, v8
 	s_and_saveexec_b64 s[24:25], s[16:17]
-	s_cbranch_execz .LBB0_88
+	s_cbranch_execz .LBB0_90
 	v_cmp_eq_u32_e32 vcc, v7, v6
 	v_mul_f32_e32 v9, 0x3fb8aa3b, v48
 	v_exp_f32_e32 v9, v9
@@ -1578,7 +1558,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v6, 0x3fb8aa3b, v6
 	v_exp_f32_e32 v6, v6
 	ds_write_b32 v40, v6 offset:1792
-.LBB0_88:
+.LBB0_90:
 	s_or_b64 exec, exec, s[24:25]
 	ds_read2st64_b32 v[6:7], v45 offset0:3 offset1:4
 	s_waitcnt lgkmcnt(0)
@@ -1612,7 +1592,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v8, v8, v9
 	ds_swizzle_b32 v9, v8 offset:swizzle(SWAP,1)
 	s_and_saveexec_b64 s[24:25], s[12:13]
-	s_cbranch_execz .LBB0_90
+	s_cbranch_execz .LBB0_92
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
 	v_add_f32_e32 v8, 0x358637bd, v8
@@ -1623,12 +1603,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v6, v6, v8
 	v_mul_f32_e32 v7, v7, v8
 	ds_write2st64_b32 v45, v6, v7 offset0:3 offset1:4
-.LBB0_90:
+.LBB0_92:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_92
+	s_cbranch_execz .LBB0_94
 	s_memrealtime s[28:29]
 	s_lshl_b32 s39, s58, 3
 	v_mov_b32_e32 v6, s39
@@ -1639,7 +1619,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[6:7], s[28:29]
 	ds_write_b64 v43, v[6:7] offset:72
-.LBB0_92:
+.LBB0_94:
 	s_or_b64 exec, exec, s[24:25]
 	ds_read_b32 v18, v43 offset:2304
 	ds_read_b128 v[6:9], v41 offset:1792
@@ -1714,7 +1694,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
-	s_cbranch_scc1 .LBB0_94
+	s_cbranch_scc1 .LBB0_96
 	s_mul_i32 s24, s37, 12
 	s_add_i32 s24, s24, s35
 	v_lshl_add_u32 v8, s24, 14, v47
@@ -1723,21 +1703,21 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s62, s78
 	s_mov_b32 s63, s79
 	buffer_store_dwordx4 v[2:5], v8, s[60:63], 0 offen
-.LBB0_94:
+.LBB0_96:
 	s_and_saveexec_b64 s[24:25], s[20:21]
-	s_cbranch_execz .LBB0_96
+	s_cbranch_execz .LBB0_98
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v2, v6, v7
 	v_cvt_pk_bf16_f32 v2, v2, s0
 	v_lshlrev_b32_e32 v2, 16, v2
 	v_cndmask_b32_e32 v2, 0, v2, vcc
 	ds_write_b32 v42, v2 offset:2320
-.LBB0_96:
+.LBB0_98:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_98
+	s_cbranch_execz .LBB0_100
 	ds_read_b128 v[2:5], v43 offset:2368
 	ds_read_b128 v[6:9], v43 offset:2352
 	ds_read_b128 v[10:13], v43 offset:2336
@@ -1778,11 +1758,11 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s99, s75
 	v_mov_b32_e32 v4, s26
 	buffer_store_dwordx2 v[2:3], v4, s[96:99], 0 offen offset:2000 sc1
-.LBB0_98:
+.LBB0_100:
 	s_or_b64 exec, exec, s[24:25]
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_100
+	s_cbranch_execz .LBB0_102
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
 	v_mov_b32_e32 v2, s28
@@ -1793,10 +1773,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[26:27]
 	ds_write_b64 v43, v[2:3] offset:80
-.LBB0_100:
+.LBB0_102:
 	s_or_b64 exec, exec, s[24:25]
 	s_and_saveexec_b64 s[46:47], s[22:23]
-	s_cbranch_execz .LBB0_106
+	s_cbranch_execz .LBB0_108
 	s_add_i32 s24, s30, s95
 	v_or_b32_e32 v20, s34, v1
 	s_addk_i32 s24, 0xf971
@@ -1815,14 +1795,14 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	;;#ASMSTART
 	; kda-sim: poll k.norm ONRM+PROJ
 	;;#ASMEND
-	s_branch .LBB0_103
-.LBB0_102:
+	s_branch .LBB0_105
+.LBB0_104:
 	s_or_b64 exec, exec, s[24:25]
 	s_and_b64 s[24:25], exec, s[54:55]
 	s_or_b64 s[50:51], s[24:25], s[50:51]
 	s_andn2_b64 exec, exec, s[50:51]
-	s_cbranch_execz .LBB0_105
-.LBB0_103:
+	s_cbranch_execz .LBB0_107
+.LBB0_105:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1877,11 +1857,11 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 s[24:25], s[24:25], s[38:39]
 	s_or_b64 s[26:27], s[24:25], s[40:41]
 	s_and_saveexec_b64 s[24:25], s[26:27]
-	s_cbranch_execz .LBB0_102
+	s_cbranch_execz .LBB0_104
 	s_andn2_b64 s[54:55], s[54:55], exec
 	s_sleep 1
-	s_branch .LBB0_102
-.LBB0_105:
+	s_branch .LBB0_104
+.LBB0_107:
 	s_or_b64 exec, exec, s[50:51]
 	v_lshlrev_b32_e32 v3, 1, v20
 	s_mov_b32 s90, s78
@@ -1925,12 +1905,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v2, v2, v3
 	v_cvt_pk_bf16_f32 v2, v2, s0
 	buffer_store_short v2, v8, s[92:95], 0 offen
-.LBB0_106:
+.LBB0_108:
 	s_or_b64 exec, exec, s[46:47]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_53
+	s_cbranch_execz .LBB0_55
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
 	v_mov_b32_e32 v2, s28
@@ -1941,10 +1921,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[26:27]
 	ds_write_b64 v43, v[2:3] offset:88
-	s_branch .LBB0_53
-.LBB0_108:
+	s_branch .LBB0_55
+.LBB0_110:
 	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_110
+	s_cbranch_execz .LBB0_112
 	s_memrealtime s[4:5]
 	v_mov_b32_e32 v3, 0
 	v_mov_b64_e32 v[4:5], s[2:3]
@@ -1953,12 +1933,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mov_b64_e32 v[6:7], s[4:5]
 	ds_write2_b64 v3, v[6:7], v[4:5] offset0:15 offset1:16
 	ds_write_b64 v3, v[2:3] offset:136
-.LBB0_110:
+.LBB0_112:
 	s_or_b64 exec, exec, s[0:1]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[0:1], s[6:7]
-	s_cbranch_execz .LBB0_112
+	s_cbranch_execz .LBB0_114
 	v_lshlrev_b32_e32 v1, 3, v0
 	ds_read_b64 v[2:3], v1
 	s_mul_i32 s0, s2, 23
@@ -1969,55 +1949,55 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_lshl_u32 v0, s0, v0, 3
 	s_waitcnt lgkmcnt(0)
 	buffer_store_dwordx2 v[2:3], v0, s[4:7], 0 offen
-.LBB0_112:
+.LBB0_114:
 	s_endpgm
-.LBB0_113:
+.LBB0_115:
 	s_movk_i32 s8, 0x90
 	v_cmp_gt_u32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[22:23], vcc
-	s_cbranch_execz .LBB0_119
-	v_min_u32_e32 v18, 0x8f, v0
-	v_mul_lo_u16_e32 v4, 57, v18
-	v_lshrrev_b16_e32 v4, 10, v4
-	v_mul_lo_u16_e32 v5, 7, v4
-	v_mul_lo_u16_e32 v4, 18, v4
-	v_add3_u32 v5, s2, 6, v5
-	v_sub_u16_e32 v4, v18, v4
-	v_mul_lo_u32 v5, v5, 18
-	v_and_b32_e32 v4, 0xff, v4
-	v_add_lshl_u32 v19, v5, v4, 3
-	v_add_u32_e32 v20, 0xfffffca0, v19
-	v_add_u32_e32 v21, 0xfffffd30, v19
-	v_add_u32_e32 v25, 0xfffffdc0, v19
-	v_add_u32_e32 v26, 0xfffffe50, v19
-	v_add_u32_e32 v27, 0xfffffee0, v19
-	v_add_u32_e32 v28, 0xffffff70, v19
-	s_mov_b64 s[26:27], 0
+	s_cbranch_execz .LBB0_121
+	v_min_u32_e32 v19, 0x8f, v0
+	v_mul_lo_u16_e32 v2, 57, v19
+	v_lshrrev_b16_e32 v2, 10, v2
+	v_mul_lo_u16_e32 v3, 7, v2
+	v_mul_lo_u16_e32 v2, 18, v2
+	v_add3_u32 v3, s2, 6, v3
+	v_sub_u16_e32 v2, v19, v2
+	v_mul_lo_u32 v3, v3, 18
+	v_and_b32_e32 v2, 0xff, v2
+	v_add_lshl_u32 v20, v3, v2, 3
+	v_add_u32_e32 v21, 0xfffffca0, v20
+	v_add_u32_e32 v24, 0xfffffd30, v20
+	v_add_u32_e32 v25, 0xfffffdc0, v20
+	v_add_u32_e32 v26, 0xfffffe50, v20
+	v_add_u32_e32 v27, 0xfffffee0, v20
+	v_add_u32_e32 v28, 0xffffff70, v20
+	s_mov_b64 s[24:25], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll gate PART
 	;;#ASMEND
-	s_branch .LBB0_116
+	s_branch .LBB0_118
 	.p2align	5
-.LBB0_115:
+.LBB0_117:
 	s_or_b64 exec, exec, s[8:9]
-	s_and_b64 s[8:9], exec, s[30:31]
-	s_or_b64 s[26:27], s[8:9], s[26:27]
-	s_andn2_b64 exec, exec, s[26:27]
-	s_cbranch_execz .LBB0_118
-.LBB0_116:
-	buffer_load_dwordx2 v[4:5], v20, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[6:7], v21, s[72:75], 0 offen sc1
+	s_and_b64 s[8:9], exec, s[26:27]
+	s_or_b64 s[24:25], s[8:9], s[24:25]
+	s_andn2_b64 exec, exec, s[24:25]
+	s_cbranch_execz .LBB0_120
+.LBB0_118:
+	buffer_load_dwordx2 v[2:3], v21, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[4:5], v24, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[8:9], v25, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[10:11], v26, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[12:13], v27, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[14:15], v28, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[16:17], v19, s[72:75], 0 offen sc1
-	s_or_b64 s[30:31], s[30:31], exec
+	buffer_load_dwordx2 v[16:17], v20, s[72:75], 0 offen sc1
+	s_or_b64 s[26:27], s[26:27], exec
 	s_waitcnt vmcnt(6)
-	v_cmp_ne_u32_e32 vcc, s33, v5
+	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_waitcnt vmcnt(5)
-	v_cmp_ne_u32_e64 s[8:9], s33, v7
+	v_cmp_ne_u32_e64 s[8:9], s33, v5
 	s_waitcnt vmcnt(4)
 	v_cmp_ne_u32_e64 s[10:11], s33, v9
 	s_or_b64 s[8:9], vcc, s[8:9]
@@ -2035,156 +2015,156 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 s[8:9], s[8:9], s[16:17]
 	s_or_b64 s[10:11], s[8:9], s[18:19]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_115
-	s_andn2_b64 s[30:31], s[30:31], exec
+	s_cbranch_execz .LBB0_117
+	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
-	s_branch .LBB0_115
-.LBB0_118:
-	s_or_b64 exec, exec, s[26:27]
-	v_add_f32_e32 v4, 0, v4
-	v_add_f32_e32 v4, v4, v6
-	v_add_f32_e32 v4, v4, v8
-	v_add_f32_e32 v4, v4, v10
-	v_add_f32_e32 v4, v4, v12
-	v_add_f32_e32 v4, v4, v14
-	v_add_f32_e32 v4, v4, v16
-	v_lshlrev_b32_e32 v5, 2, v18
-	ds_write_b32 v5, v4 offset:192
-.LBB0_119:
+	s_branch .LBB0_117
+.LBB0_120:
+	s_or_b64 exec, exec, s[24:25]
+	v_add_f32_e32 v2, 0, v2
+	v_add_f32_e32 v2, v2, v4
+	v_add_f32_e32 v2, v2, v8
+	v_add_f32_e32 v2, v2, v10
+	v_add_f32_e32 v2, v2, v12
+	v_add_f32_e32 v2, v2, v14
+	v_add_f32_e32 v2, v2, v16
+	v_lshlrev_b32_e32 v3, 2, v19
+	ds_write_b32 v3, v2 offset:192
+.LBB0_121:
 	s_or_b64 exec, exec, s[22:23]
-	v_min_i32_e32 v4, 8, v23
-	v_lshlrev_b32_e32 v5, 3, v4
+	v_min_i32_e32 v2, 8, v22
+	v_lshlrev_b32_e32 v3, 3, v2
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	ds_read2_b64 v[6:9], v5 offset0:24 offset1:33
-	ds_read2_b64 v[10:13], v5 offset0:42 offset1:51
-	ds_read2_b64 v[14:17], v5 offset0:60 offset1:69
-	v_cmp_gt_u32_e32 vcc, 9, v23
-	s_cmp_eq_u32 s34, 0
+	ds_read2_b64 v[8:11], v3 offset0:24 offset1:33
+	ds_read2_b64 v[12:15], v3 offset0:42 offset1:51
+	ds_read2_b64 v[24:27], v3 offset0:60 offset1:69
+	v_cmp_gt_u32_e32 vcc, 9, v22
+	s_cmp_eq_u32 s28, 0
 	s_waitcnt lgkmcnt(2)
-	v_pk_add_f32 v[18:19], v[6:7], v[8:9]
-	ds_read2_b64 v[6:9], v5 offset0:78 offset1:87
+	v_pk_add_f32 v[4:5], v[8:9], v[10:11]
+	ds_read2_b64 v[8:11], v3 offset0:78 offset1:87
 	s_waitcnt lgkmcnt(2)
-	v_pk_add_f32 v[10:11], v[18:19], v[10:11]
+	v_pk_add_f32 v[4:5], v[4:5], v[12:13]
 	s_nop 0
-	v_pk_add_f32 v[10:11], v[10:11], v[12:13]
+	v_pk_add_f32 v[4:5], v[4:5], v[14:15]
 	s_waitcnt lgkmcnt(1)
-	v_pk_add_f32 v[10:11], v[10:11], v[14:15]
+	v_pk_add_f32 v[4:5], v[4:5], v[24:25]
 	s_nop 0
-	v_pk_add_f32 v[10:11], v[10:11], v[16:17]
+	v_pk_add_f32 v[4:5], v[4:5], v[26:27]
 	s_waitcnt lgkmcnt(0)
-	v_pk_add_f32 v[6:7], v[10:11], v[6:7]
+	v_pk_add_f32 v[4:5], v[4:5], v[8:9]
 	s_nop 0
-	v_pk_add_f32 v[6:7], v[6:7], v[8:9]
+	v_pk_add_f32 v[4:5], v[4:5], v[10:11]
 	s_nop 0
-	v_mul_f32_e32 v5, 0x39124925, v6
-	v_add_f32_e32 v5, 0x3727c5ac, v5
-	v_rsq_f32_e32 v5, v5
-	v_mov_b32_e32 v6, 0xff61b1e6
-	v_mul_f32_e32 v5, v7, v5
-	v_mul_f32_e32 v5, 0x3fb8aa3b, v5
-	v_cndmask_b32_e32 v5, v6, v5, vcc
-	v_mov_b32_e32 v6, v5
-	v_mov_b32_e32 v7, v5
+	v_mul_f32_e32 v3, 0x39124925, v4
+	v_add_f32_e32 v3, 0x3727c5ac, v3
+	v_rsq_f32_e32 v3, v3
+	v_mov_b32_e32 v4, 0xff61b1e6
+	v_mul_f32_e32 v3, v5, v3
+	v_mul_f32_e32 v3, 0x3fb8aa3b, v3
+	v_cndmask_b32_e32 v3, v4, v3, vcc
+	v_mov_b32_e32 v4, v3
+	v_mov_b32_e32 v5, v3
 	s_nop 1
-	v_permlane32_swap_b32_e32 v6, v7
-	v_cmp_eq_u32_e64 s[8:9], v6, v5
+	v_permlane32_swap_b32_e32 v4, v5
+	v_cmp_eq_u32_e64 s[8:9], v4, v3
 	s_nop 1
-	v_cndmask_b32_e64 v6, v6, v7, s[8:9]
-	v_cmp_lt_f32_e64 s[8:9], v5, v6
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	v_cmp_lt_f32_e64 s[8:9], v3, v4
 	s_nop 1
-	v_cndmask_b32_e64 v6, v5, v6, s[8:9]
-	v_mov_b32_e32 v7, v6
-	v_mov_b32_e32 v8, v6
+	v_cndmask_b32_e64 v4, v3, v4, s[8:9]
+	v_mov_b32_e32 v5, v4
+	v_mov_b32_e32 v8, v4
 	s_nop 1
-	v_permlane16_swap_b32_e32 v7, v8
-	v_cmp_eq_u32_e64 s[8:9], v7, v6
+	v_permlane16_swap_b32_e32 v5, v8
+	v_cmp_eq_u32_e64 s[8:9], v5, v4
 	s_nop 1
-	v_cndmask_b32_e64 v7, v7, v8, s[8:9]
-	v_cmp_lt_f32_e64 s[8:9], v6, v7
+	v_cndmask_b32_e64 v5, v5, v8, s[8:9]
+	v_cmp_lt_f32_e64 s[8:9], v4, v5
 	s_nop 1
-	v_cndmask_b32_e64 v6, v6, v7, s[8:9]
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,8)
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	ds_swizzle_b32 v5, v4 offset:swizzle(SWAP,8)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v6, v7
+	v_cmp_lt_f32_e64 s[8:9], v4, v5
 	s_nop 1
-	v_cndmask_b32_e64 v6, v6, v7, s[8:9]
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,4)
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	ds_swizzle_b32 v5, v4 offset:swizzle(SWAP,4)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v6, v7
+	v_cmp_lt_f32_e64 s[8:9], v4, v5
 	s_nop 1
-	v_cndmask_b32_e64 v6, v6, v7, s[8:9]
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,2)
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	ds_swizzle_b32 v5, v4 offset:swizzle(SWAP,2)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v6, v7
+	v_cmp_lt_f32_e64 s[8:9], v4, v5
 	s_nop 1
-	v_cndmask_b32_e64 v6, v6, v7, s[8:9]
-	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	ds_swizzle_b32 v5, v4 offset:swizzle(SWAP,1)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v6, v7
+	v_cmp_lt_f32_e64 s[8:9], v4, v5
 	s_nop 1
-	v_cndmask_b32_e64 v6, v6, v7, s[8:9]
-	v_sub_f32_e32 v5, v5, v6
-	v_exp_f32_e32 v5, v5
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
+	v_sub_f32_e32 v3, v3, v4
+	v_exp_f32_e32 v3, v3
 	s_nop 0
-	v_cndmask_b32_e32 v6, 0, v5, vcc
-	v_mov_b32_e32 v5, v6
-	v_mov_b32_e32 v7, v6
+	v_cndmask_b32_e32 v4, 0, v3, vcc
+	v_mov_b32_e32 v3, v4
+	v_mov_b32_e32 v5, v4
 	s_nop 1
-	v_permlane32_swap_b32_e32 v5, v7
-	v_cmp_eq_u32_e64 s[8:9], v5, v6
+	v_permlane32_swap_b32_e32 v3, v5
+	v_cmp_eq_u32_e64 s[8:9], v3, v4
 	s_nop 1
-	v_cndmask_b32_e64 v5, v5, v7, s[8:9]
-	v_add_f32_e32 v5, v6, v5
-	v_mov_b32_e32 v7, v5
-	v_mov_b32_e32 v8, v5
+	v_cndmask_b32_e64 v3, v3, v5, s[8:9]
+	v_add_f32_e32 v3, v4, v3
+	v_mov_b32_e32 v5, v3
+	v_mov_b32_e32 v8, v3
 	s_nop 1
-	v_permlane16_swap_b32_e32 v7, v8
-	v_cmp_eq_u32_e64 s[8:9], v7, v5
+	v_permlane16_swap_b32_e32 v5, v8
+	v_cmp_eq_u32_e64 s[8:9], v5, v3
 	s_nop 1
-	v_cndmask_b32_e64 v7, v7, v8, s[8:9]
-	v_add_f32_e32 v5, v5, v7
-	ds_swizzle_b32 v7, v5 offset:swizzle(SWAP,8)
+	v_cndmask_b32_e64 v5, v5, v8, s[8:9]
+	v_add_f32_e32 v3, v3, v5
+	ds_swizzle_b32 v5, v3 offset:swizzle(SWAP,8)
 	s_cselect_b64 s[8:9], -1, 0
 	s_and_b64 s[10:11], s[8:9], vcc
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v5, v5, v7
-	ds_swizzle_b32 v7, v5 offset:swizzle(SWAP,4)
+	v_add_f32_e32 v3, v3, v5
+	ds_swizzle_b32 v5, v3 offset:swizzle(SWAP,4)
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v5, v5, v7
-	ds_swizzle_b32 v7, v5 offset:swizzle(SWAP,2)
+	v_add_f32_e32 v3, v3, v5
+	ds_swizzle_b32 v5, v3 offset:swizzle(SWAP,2)
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v5, v5, v7
-	ds_swizzle_b32 v8, v5 offset:swizzle(SWAP,1)
+	v_add_f32_e32 v3, v3, v5
+	ds_swizzle_b32 v8, v3 offset:swizzle(SWAP,1)
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_121
-	v_mad_u64_u32 v[10:11], s[10:11], s2, 10, v[4:5]
-	v_mov_b32_e32 v4, 0x1000
-	v_lshl_add_u32 v4, v10, 3, v4
-	v_mov_b32_e32 v7, s33
-	s_mov_b32 s72, s66
-	buffer_store_dwordx2 v[6:7], v4, s[72:75], 0 offen offset:3968 sc1
-.LBB0_121:
-	s_or_b64 exec, exec, s[8:9]
-	v_or_b32_e32 v4, s34, v23
-	v_cmp_eq_u32_e32 vcc, 0, v4
-	s_and_saveexec_b64 s[8:9], vcc
 	s_cbranch_execz .LBB0_123
+	v_mad_u64_u32 v[10:11], s[10:11], s2, 10, v[2:3]
+	v_mov_b32_e32 v2, 0x1000
+	v_lshl_add_u32 v2, v10, 3, v2
+	v_mov_b32_e32 v5, s33
+	s_mov_b32 s72, s66
+	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen offset:3968 sc1
+.LBB0_123:
+	s_or_b64 exec, exec, s[8:9]
+	v_or_b32_e32 v2, s28, v22
+	v_cmp_eq_u32_e32 vcc, 0, v2
+	s_and_saveexec_b64 s[8:9], vcc
+	s_cbranch_execz .LBB0_125
 	s_mul_i32 s10, s2, 0x50
 	s_addk_i32 s10, 0x1000
 	s_waitcnt lgkmcnt(0)
-	v_add_f32_e32 v4, v5, v8
-	v_mov_b32_e32 v5, s33
+	v_add_f32_e32 v2, v3, v8
+	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v6, s10
-	buffer_store_dwordx2 v[4:5], v6, s[72:75], 0 offen offset:4040 sc1
-.LBB0_123:
+	v_mov_b32_e32 v4, s10
+	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:4040 sc1
+.LBB0_125:
 	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execnz .LBB0_11
-	s_branch .LBB0_12
+	s_cbranch_execnz .LBB0_13
+	s_branch .LBB0_14
 .Lfunc_end0:
 	.size	k1_kda_pre_R1_L1_nb8_k0_tl, .Lfunc_end0-k1_kda_pre_R1_L1_nb8_k0_tl
 	.section	.rodata,"a",@progbits
@@ -2192,7 +2172,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	.amdhsa_kernel k1_kda_pre_R1_L1_nb8_k0_tl
 		.amdhsa_group_segment_fixed_size 22736
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 168
+		.amdhsa_kernarg_size 188
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -2208,9 +2188,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 		.amdhsa_system_sgpr_workgroup_id_z 0
 		.amdhsa_system_sgpr_workgroup_info 0
 		.amdhsa_system_vgpr_workitem_id 0
-		.amdhsa_next_free_vgpr 138
+		.amdhsa_next_free_vgpr 136
 		.amdhsa_next_free_sgpr 100
-		.amdhsa_accum_offset 140
+		.amdhsa_accum_offset 136
 		.amdhsa_reserve_vcc 1
 		.amdhsa_float_round_mode_32 0
 		.amdhsa_float_round_mode_16_64 0
@@ -2230,7 +2210,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	.end_amdhsa_kernel
 	.text
 
-	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_vgpr, 138
+	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_vgpr, 136
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_agpr, 0
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.numbered_sgpr, 100
 	.set .Lk1_kda_pre_R1_L1_nb8_k0_tl.num_named_barrier, 0
@@ -2337,9 +2317,20 @@ amdhsa.kernels:
         .offset:         160
         .size:           8
         .value_kind:     global_buffer
+      - .address_space:  global
+        .offset:         168
+        .size:           8
+        .value_kind:     global_buffer
+      - .address_space:  global
+        .offset:         176
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         184
+        .size:           4
+        .value_kind:     by_value
     .group_segment_fixed_size: 22736
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 168
+    .kernarg_segment_size: 188
     .max_flat_workgroup_size: 512
     .name:           k1_kda_pre_R1_L1_nb8_k0_tl
     .private_segment_fixed_size: 0
@@ -2352,7 +2343,7 @@ amdhsa.kernels:
     .symbol:         k1_kda_pre_R1_L1_nb8_k0_tl.kd
     .uniform_work_group_size: 1
     .uses_dynamic_stack: false
-    .vgpr_count:     138
+    .vgpr_count:     136
     .vgpr_spill_count: 0
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa-unknown-gfx950

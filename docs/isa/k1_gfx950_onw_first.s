@@ -47,108 +47,111 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_and_b32 s21, s65, 0xffff
 	s_and_b32 s73, s67, 0xffff
 	s_add_i32 s33, s33, 1
-	v_lshrrev_b32_e32 v1, 6, v0
+	v_lshrrev_b32_e32 v2, 6, v0
 	s_mov_b32 s75, 0x27000
 	s_mov_b32 s74, -1
-	v_and_b32_e32 v20, 63, v0
-	v_readfirstlane_b32 s34, v1
+	v_and_b32_e32 v1, 63, v0
+	v_readfirstlane_b32 s28, v2
 	s_cmp_gt_i32 s2, 55
-	v_lshlrev_b32_e32 v21, 2, v0
-	v_and_b32_e32 v1, 31, v0
-	s_cbranch_scc1 .LBB0_33
-	v_min_u32_e32 v6, 0x11f, v0
-	v_lshrrev_b32_e32 v8, 5, v6
-	v_lshlrev_b32_e32 v6, 2, v6
-	s_lshl_b32 s16, s2, 7
-	v_and_b32_e32 v6, 0x7c, v6
-	v_or_b32_e32 v9, s16, v6
-	v_min_u32_e32 v6, 7, v8
-	v_mul_u32_u24_e32 v6, 0x1c00, v6
-	s_and_b32 s25, s37, 0xffff
-	s_mov_b32 s24, s36
-	s_mov_b32 s26, s74
-	s_mov_b32 s27, s75
-	s_and_b32 s29, s39, 0xffff
-	s_mov_b32 s28, s38
-	s_mov_b32 s30, s74
-	s_mov_b32 s31, s75
-	v_and_b32_e32 v2, 0x7c, v21
-	v_add_lshl_u32 v6, v6, v9, 1
-	v_lshlrev_b32_e32 v9, 1, v9
-	v_or_b32_e32 v2, s16, v2
-	buffer_load_dwordx2 v[6:7], v6, s[28:31], 0 offen
-	s_and_b32 s9, s41, 0xffff
-	buffer_load_dwordx2 v[10:11], v9, s[24:27], 0 offen
-	s_mov_b32 s8, s40
+	v_lshlrev_b32_e32 v20, 2, v0
+	s_cbranch_scc1 .LBB0_35
+	v_min_u32_e32 v2, 0x11f, v0
+	v_lshrrev_b32_e32 v10, 5, v2
+	v_lshlrev_b32_e32 v2, 2, v2
+	s_lshl_b32 s20, s2, 7
+	v_and_b32_e32 v11, 0x7c, v2
+	v_min_u32_e32 v2, 7, v10
+	v_or_b32_e32 v4, s20, v11
+	v_mul_u32_u24_e32 v2, 0x1c00, v2
+	s_and_b32 s9, s37, 0xffff
+	s_mov_b32 s8, s36
 	s_mov_b32 s10, s74
 	s_mov_b32 s11, s75
-	v_lshlrev_b32_e32 v22, 1, v2
-	s_and_b32 s13, s43, 0xffff
-	s_mov_b32 s12, s42
+	s_and_b32 s13, s39, 0xffff
+	s_mov_b32 s12, s38
 	s_mov_b32 s14, s74
 	s_mov_b32 s15, s75
-	buffer_load_dwordx2 v[2:3], v22, s[8:11], 0 offen
-	buffer_load_dwordx2 v[4:5], v22, s[12:15], 0 offen
-	v_cmp_eq_u32_e32 vcc, 8, v8
+	v_add_lshl_u32 v2, v2, v4, 1
+	v_lshlrev_b32_e32 v4, 1, v4
+	v_and_b32_e32 v16, 0x7c, v20
+	buffer_load_dwordx2 v[2:3], v2, s[12:15], 0 offen
+	v_or_b32_e32 v6, s20, v16
+	buffer_load_dwordx2 v[4:5], v4, s[8:11], 0 offen
+	s_and_b32 s17, s41, 0xffff
+	s_mov_b32 s16, s40
+	s_mov_b32 s18, s74
+	s_mov_b32 s19, s75
+	v_lshlrev_b32_e32 v21, 1, v6
+	s_and_b32 s25, s43, 0xffff
+	s_mov_b32 s24, s42
+	s_mov_b32 s26, s74
+	s_mov_b32 s27, s75
+	buffer_load_dwordx2 v[8:9], v21, s[16:19], 0 offen
+	buffer_load_dwordx2 v[6:7], v21, s[24:27], 0 offen
 	s_movk_i32 s8, 0x120
-	s_waitcnt vmcnt(1)
-	v_and_b32_e32 v13, 0xffff0000, v3
-	v_cndmask_b32_e32 v10, v6, v10, vcc
-	v_lshlrev_b32_e32 v12, 16, v3
+	v_cmp_gt_u32_e32 vcc, s8, v0
+	v_cmp_eq_u32_e64 s[8:9], 8, v10
+	s_waitcnt vmcnt(2)
+	s_nop 0
+	v_cndmask_b32_e64 v3, v3, v5, s[8:9]
+	v_cndmask_b32_e64 v2, v2, v4, s[8:9]
+	v_and_b32_e32 v5, 0xffff0000, v3
+	v_lshlrev_b32_e32 v4, 16, v3
 	v_and_b32_e32 v3, 0xffff0000, v2
 	v_lshlrev_b32_e32 v2, 16, v2
-	v_cndmask_b32_e32 v9, v7, v11, vcc
-	v_and_b32_e32 v11, 0xffff0000, v10
-	v_lshlrev_b32_e32 v10, 16, v10
+	s_and_saveexec_b64 s[8:9], vcc
+	v_lshlrev_b32_e32 v11, 2, v11
+	v_lshl_or_b32 v11, v10, 9, v11
+	ds_write_b128 v11, v[2:5] offset:8384
+	s_or_b64 exec, exec, s[8:9]
+	s_waitcnt vmcnt(1)
+	v_and_b32_e32 v13, 0xffff0000, v9
+	v_lshlrev_b32_e32 v12, 16, v9
+	v_and_b32_e32 v9, 0xffff0000, v8
+	v_lshlrev_b32_e32 v8, 16, v8
 	s_waitcnt vmcnt(0)
-	v_and_b32_e32 v15, 0xffff0000, v5
-	v_lshlrev_b32_e32 v14, 16, v5
-	v_and_b32_e32 v5, 0xffff0000, v4
-	v_lshlrev_b32_e32 v4, 16, v4
-	v_and_b32_e32 v7, 0xffff0000, v9
-	v_lshlrev_b32_e32 v6, 16, v9
-	v_pk_mul_f32 v[2:3], v[2:3], v[10:11]
-	v_pk_mul_f32 v[16:17], v[6:7], v[6:7]
-	v_pk_mul_f32 v[18:19], v[10:11], v[10:11]
-	v_pk_mul_f32 v[6:7], v[12:13], v[6:7]
-	v_pk_mul_f32 v[2:3], v[2:3], v[4:5]
-	v_pk_mul_f32 v[6:7], v[6:7], v[14:15]
-	v_mov_b32_e32 v5, v18
-	v_mov_b32_e32 v4, v2
-	v_mov_b32_e32 v18, v3
-	v_mov_b32_e32 v11, v16
-	v_mov_b32_e32 v10, v6
-	v_pk_add_f32 v[2:3], v[4:5], v[18:19]
-	v_mov_b32_e32 v16, v7
-	v_pk_add_f32 v[2:3], v[10:11], v[2:3]
-	s_nop 0
-	v_pk_add_f32 v[2:3], v[16:17], v[2:3]
+	v_and_b32_e32 v15, 0xffff0000, v7
+	v_lshlrev_b32_e32 v14, 16, v7
+	v_and_b32_e32 v7, 0xffff0000, v6
+	v_lshlrev_b32_e32 v6, 16, v6
+	v_pk_mul_f32 v[22:23], v[2:3], v[2:3]
+	v_pk_mul_f32 v[2:3], v[8:9], v[2:3]
+	v_pk_mul_f32 v[18:19], v[4:5], v[4:5]
+	v_pk_mul_f32 v[4:5], v[12:13], v[4:5]
+	v_pk_mul_f32 v[2:3], v[2:3], v[6:7]
+	v_pk_mul_f32 v[4:5], v[4:5], v[14:15]
+	v_mov_b32_e32 v6, v2
+	v_mov_b32_e32 v7, v22
+	v_mov_b32_e32 v22, v3
+	v_pk_add_f32 v[2:3], v[6:7], v[22:23]
+	v_mov_b32_e32 v6, v4
+	v_mov_b32_e32 v7, v18
+	v_pk_add_f32 v[2:3], v[6:7], v[2:3]
+	v_mov_b32_e32 v18, v5
+	v_pk_add_f32 v[2:3], v[18:19], v[2:3]
 	s_nop 0
 	v_mov_b32_e32 v4, v3
 	v_mov_b32_e32 v5, v3
 	s_nop 1
 	v_permlane16_swap_b32_e32 v4, v5
-	v_cmp_eq_u32_e32 vcc, v4, v3
+	v_cmp_eq_u32_e64 s[8:9], v4, v3
 	v_mov_b32_e32 v7, v2
 	s_nop 0
-	v_cndmask_b32_e32 v4, v4, v5, vcc
+	v_cndmask_b32_e64 v4, v4, v5, s[8:9]
 	v_add_f32_e32 v3, v3, v4
 	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,8)
 	v_mov_b32_e32 v5, v2
 	s_nop 1
 	v_permlane16_swap_b32_e32 v5, v7
-	v_cmp_eq_u32_e32 vcc, v5, v2
+	v_cmp_eq_u32_e64 s[8:9], v5, v2
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v3, v3, v4
 	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,4)
-	v_cndmask_b32_e32 v7, v5, v7, vcc
+	v_cndmask_b32_e64 v7, v5, v7, s[8:9]
 	v_mov_b32_e32 v5, v2
-	v_cmp_gt_u32_e32 vcc, s8, v0
-	v_cmp_eq_u32_e64 s[8:9], 0, v1
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v4, v3, v4
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,2)
-	s_and_b64 s[10:11], vcc, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	v_pk_add_f32 v[2:3], v[4:5], v[6:7]
 	ds_swizzle_b32 v4, v3 offset:swizzle(SWAP,8)
@@ -162,46 +165,49 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v3, v4
 	ds_swizzle_b32 v4, v6 offset:swizzle(SWAP,1)
+	v_and_b32_e32 v3, 31, v0
+	v_cmp_eq_u32_e64 s[8:9], 0, v3
+	s_and_b64 s[10:11], vcc, s[8:9]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_7
+	s_cbranch_execz .LBB0_9
 	v_mov_b32_e32 v7, v2
 	s_waitcnt lgkmcnt(0)
 	v_pk_add_f32 v[4:5], v[6:7], v[4:5]
 	s_mul_i32 s10, s2, 0x90
 	v_mov_b32_e32 v3, s33
 	v_mov_b32_e32 v2, v5
-	v_lshl_add_u32 v6, v8, 4, s10
+	v_lshl_add_u32 v6, v10, 4, s10
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v5, s33
 	buffer_store_dwordx4 v[2:5], v6, s[72:75], 0 offen sc1
-.LBB0_7:
+.LBB0_9:
 	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_9
+	s_cbranch_execz .LBB0_11
 	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[4:5], s[10:11]
 	ds_write_b64 v2, v[4:5] offset:8
-.LBB0_9:
+.LBB0_11:
 	s_or_b64 exec, exec, s[8:9]
 	s_cmp_gt_i32 s2, 0
-	s_cbranch_scc0 .LBB0_113
+	s_cbranch_scc0 .LBB0_115
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_12
-.LBB0_11:
+	s_cbranch_execz .LBB0_14
+.LBB0_13:
 	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[4:5], s[10:11]
 	ds_write_b64 v2, v[4:5] offset:16
-.LBB0_12:
+.LBB0_14:
 	s_or_b64 exec, exec, s[8:9]
 	v_cmp_gt_u32_e32 vcc, 10, v0
 	s_and_saveexec_b64 s[8:9], vcc
-	s_cbranch_execz .LBB0_18
+	s_cbranch_execz .LBB0_20
 	v_lshlrev_b32_e32 v4, 3, v0
 	v_or_b32_e32 v2, 0x1000, v4
 	s_mov_b32 s72, s66
@@ -212,191 +218,162 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_and_saveexec_b64 s[10:11], vcc
-	s_cbranch_execz .LBB0_17
+	s_cbranch_execz .LBB0_19
 	v_or_b32_e32 v4, 0x1f80, v4
 	s_mov_b64 s[12:13], 0
 	s_mov_b32 s72, s66
-.LBB0_15:
+.LBB0_17:
 	s_sleep 1
 	buffer_load_dwordx2 v[2:3], v4, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v3
 	s_or_b64 s[12:13], vcc, s[12:13]
 	s_andn2_b64 exec, exec, s[12:13]
-	s_cbranch_execnz .LBB0_15
+	s_cbranch_execnz .LBB0_17
 	s_or_b64 exec, exec, s[12:13]
-.LBB0_17:
+.LBB0_19:
 	s_or_b64 exec, exec, s[10:11]
-	ds_write_b32 v21, v2 offset:192
-.LBB0_18:
+	ds_write_b32 v20, v2 offset:192
+.LBB0_20:
 	s_or_b64 exec, exec, s[8:9]
-	s_mov_b32 s28, s38
-	s_mov_b32 s30, s74
-	s_mov_b32 s31, s75
-	v_add_u32_e32 v2, 0x7000, v22
+	v_lshlrev_b32_e32 v38, 2, v16
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	buffer_load_dwordx2 v[10:11], v22, s[28:31], 0 offen
-	buffer_load_dwordx2 v[12:13], v2, s[28:31], 0 offen
-	v_add_u32_e32 v2, 0x3000, v22
-	buffer_load_dwordx2 v[14:15], v2, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v2, 0xa000, v22
-	buffer_load_dwordx2 v[16:17], v2, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v2, 0xe000, v22
-	buffer_load_dwordx2 v[18:19], v2, s[28:31], 0 offen
-	v_add_u32_e32 v2, 0x11000, v22
-	buffer_load_dwordx2 v[24:25], v2, s[28:31], 0 offen offset:2048
-	v_add_u32_e32 v2, 0x15000, v22
-	buffer_load_dwordx2 v[26:27], v2, s[28:31], 0 offen
-	v_add_u32_e32 v2, 0x18000, v22
-	buffer_load_dwordx2 v[28:29], v2, s[28:31], 0 offen offset:2048
-	s_mov_b32 s37, s25
-	s_mov_b32 s38, s74
-	s_mov_b32 s39, s75
-	buffer_load_dwordx2 v[32:33], v22, s[36:39], 0 offen
-	v_mov_b32_e32 v31, 0
-	ds_read_b128 v[2:5], v31 offset:192
-	ds_read_b128 v[6:9], v31 offset:208
-	ds_read_b64 v[36:37], v31 offset:224
-	s_mov_b32 s8, 1.0
-	v_mov_b32_e32 v35, 1.0
-	v_mov_b32_e32 v39, s8
-	s_waitcnt lgkmcnt(2)
-	v_mov_b32_e32 v30, v2
-	v_mov_b32_e32 v40, v3
-	v_mov_b32_e32 v41, v4
-	v_mov_b32_e32 v42, v5
-	s_waitcnt vmcnt(8)
-	v_and_b32_e32 v34, 0xffff0000, v11
-	v_and_b32_e32 v38, 0xffff0000, v10
-	v_lshlrev_b32_e32 v11, 16, v11
-	v_lshlrev_b32_e32 v10, 16, v10
-	s_waitcnt vmcnt(7)
-	v_lshlrev_b32_e32 v45, 16, v13
-	v_lshlrev_b32_e32 v44, 16, v12
-	v_and_b32_e32 v47, 0xffff0000, v13
-	s_waitcnt vmcnt(6)
-	v_and_b32_e32 v46, 0xffff0000, v15
-	v_and_b32_e32 v13, 0xffff0000, v12
-	v_and_b32_e32 v12, 0xffff0000, v14
-	v_lshlrev_b32_e32 v15, 16, v15
-	v_lshlrev_b32_e32 v14, 16, v14
-	s_waitcnt vmcnt(4)
-	v_and_b32_e32 v51, 0xffff0000, v19
-	v_and_b32_e32 v50, 0xffff0000, v18
-	v_lshlrev_b32_e32 v19, 16, v19
-	v_lshlrev_b32_e32 v18, 16, v18
-	s_waitcnt vmcnt(3)
-	v_lshlrev_b32_e32 v53, 16, v25
-	v_lshlrev_b32_e32 v52, 16, v24
-	v_and_b32_e32 v25, 0xffff0000, v25
-	v_and_b32_e32 v24, 0xffff0000, v24
-	v_pk_mul_f32 v[34:35], v[30:31], v[34:35]
-	v_pk_mul_f32 v[30:31], v[30:31], v[38:39]
-	v_pk_mul_f32 v[10:11], v[2:3], v[10:11] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[4:5], v[4:5], v[44:45] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[44:45], v[40:41], v[46:47]
-	v_pk_mul_f32 v[12:13], v[40:41], v[12:13]
-	v_pk_mul_f32 v[2:3], v[2:3], v[14:15] op_sel:[1,0]
-	s_waitcnt lgkmcnt(1)
-	v_pk_mul_f32 v[18:19], v[6:7], v[18:19] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[38:39], v[6:7], v[50:51] op_sel_hi:[0,1]
-	v_pk_mul_f32 v[40:41], v[6:7], v[52:53] op_sel:[1,0]
-	v_pk_mul_f32 v[6:7], v[6:7], v[24:25] op_sel:[1,0]
-	v_pk_add_f32 v[10:11], v[10:11], 0 op_sel_hi:[1,0]
-	v_add_f32_e32 v23, v30, v31
-	v_add_f32_e32 v24, v34, v35
-	v_lshlrev_b32_e32 v49, 16, v17
-	v_lshlrev_b32_e32 v48, 16, v16
-	v_and_b32_e32 v17, 0xffff0000, v17
-	v_and_b32_e32 v16, 0xffff0000, v16
-	v_pk_add_f32 v[2:3], v[10:11], v[2:3]
-	v_add_f32_e32 v10, v23, v12
-	v_add_f32_e32 v11, v24, v44
-	s_waitcnt vmcnt(2)
-	v_lshlrev_b32_e32 v43, 16, v27
-	v_pk_mul_f32 v[14:15], v[42:43], v[16:17] op_sel_hi:[0,1]
-	v_add_f32_e32 v10, v10, v13
-	v_add_f32_e32 v11, v11, v45
+	ds_read_b128 v[2:5], v38 offset:8384
+	ds_read_b128 v[6:9], v38 offset:8896
+	v_mov_b32_e32 v19, 0
+	ds_read_b128 v[10:13], v19 offset:192
+	ds_read_b128 v[14:17], v38 offset:9408
+	ds_read_b128 v[22:25], v19 offset:208
+	ds_read_b64 v[34:35], v19 offset:224
+	ds_read_b128 v[26:29], v38 offset:9920
+	ds_read_b128 v[30:33], v38 offset:12480
+	s_waitcnt lgkmcnt(4)
+	v_mul_f32_e32 v39, v12, v15
+	v_mov_b32_e32 v15, v16
+	v_mov_b32_e32 v16, v9
+	v_mov_b32_e32 v36, v11
+	v_mov_b32_e32 v37, v12
+	v_pk_mul_f32 v[16:17], v[36:37], v[16:17]
+	v_mov_b32_e32 v37, 1.0
+	v_mov_b32_e32 v36, v5
+	v_mov_b32_e32 v18, v10
+	v_pk_mul_f32 v[18:19], v[18:19], v[36:37]
+	v_mov_b32_e32 v36, v3
+	v_mov_b32_e32 v37, v7
+	v_pk_mul_f32 v[36:37], v[10:11], v[36:37]
+	v_mov_b32_e32 v7, v8
+	v_add_f32_e32 v3, 0, v36
+	v_add_f32_e32 v9, v3, v37
+	v_mov_b32_e32 v3, v4
+	v_pk_mul_f32 v[2:3], v[10:11], v[2:3] op_sel_hi:[0,1]
+	v_pk_add_f32 v[2:3], v[2:3], 0 op_sel_hi:[1,0]
+	v_pk_mul_f32 v[4:5], v[10:11], v[6:7] op_sel:[1,0]
+	v_pk_mul_f32 v[14:15], v[12:13], v[14:15] op_sel_hi:[0,1]
 	v_pk_add_f32 v[2:3], v[2:3], v[4:5]
-	v_pk_add_f32 v[4:5], v[10:11], v[14:15]
-	v_pk_mul_f32 v[16:17], v[42:43], v[48:49] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[38:39]
-	v_pk_add_f32 v[2:3], v[2:3], v[16:17]
-	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	v_and_b32_e32 v7, 0xffff0000, v27
-	v_and_b32_e32 v6, 0xffff0000, v26
-	v_pk_add_f32 v[2:3], v[2:3], v[18:19]
-	v_lshlrev_b32_e32 v42, 16, v26
-	v_pk_mul_f32 v[6:7], v[8:9], v[6:7] op_sel_hi:[0,1]
-	v_pk_add_f32 v[2:3], v[2:3], v[40:41]
-	v_pk_mul_f32 v[10:11], v[8:9], v[42:43] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	s_waitcnt vmcnt(1)
-	v_lshlrev_b32_e32 v7, 16, v29
-	v_lshlrev_b32_e32 v6, 16, v28
-	v_mov_b32_e32 v8, v9
-	v_pk_add_f32 v[2:3], v[2:3], v[10:11]
-	v_and_b32_e32 v11, 0xffff0000, v29
-	v_and_b32_e32 v10, 0xffff0000, v28
-	v_pk_mul_f32 v[6:7], v[8:9], v[6:7] op_sel_hi:[0,1]
-	v_pk_add_f32 v[2:3], v[2:3], v[6:7]
-	v_pk_mul_f32 v[6:7], v[8:9], v[10:11] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	s_waitcnt vmcnt(0)
-	v_lshlrev_b32_e32 v7, 16, v33
-	v_lshlrev_b32_e32 v6, 16, v32
+	v_add_f32_e32 v4, v18, v19
+	v_add_f32_e32 v4, v4, v16
+	v_add_f32_e32 v7, v4, v17
+	v_mov_b32_e32 v8, v13
+	s_waitcnt lgkmcnt(1)
+	v_mov_b32_e32 v4, v27
+	v_mov_b32_e32 v5, v29
+	v_pk_mul_f32 v[10:11], v[8:9], v[4:5] op_sel_hi:[0,1]
+	v_pk_add_f32 v[12:13], v[2:3], v[14:15]
+	v_mov_b32_e32 v27, v28
+	ds_read_b128 v[2:5], v38 offset:10432
+	v_add_f32_e32 v6, v9, v39
+	v_pk_mul_f32 v[8:9], v[8:9], v[26:27] op_sel_hi:[0,1]
+	v_pk_add_f32 v[12:13], v[12:13], v[8:9]
+	v_pk_add_f32 v[10:11], v[6:7], v[10:11]
+	ds_read_b128 v[6:9], v38 offset:10944
+	s_waitcnt lgkmcnt(1)
+	v_mov_b32_e32 v15, v4
+	v_mov_b32_e32 v4, v3
+	v_mov_b32_e32 v14, v2
+	v_pk_mul_f32 v[2:3], v[22:23], v[4:5] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[14:15], v[22:23], v[14:15] op_sel_hi:[0,1]
+	v_pk_add_f32 v[10:11], v[10:11], v[2:3]
 	s_waitcnt lgkmcnt(0)
-	v_pk_mul_f32 v[6:7], v[36:37], v[6:7] op_sel_hi:[0,1]
-	v_pk_add_f32 v[2:3], v[2:3], v[6:7]
-	v_and_b32_e32 v9, 0xffff0000, v33
-	v_div_scale_f32 v10, s[8:9], v37, v37, v3
-	v_rcp_f32_e32 v11, v10
-	v_and_b32_e32 v8, 0xffff0000, v32
-	v_pk_mul_f32 v[6:7], v[36:37], v[8:9] op_sel_hi:[0,1]
-	v_pk_add_f32 v[4:5], v[4:5], v[6:7]
-	v_fma_f32 v6, -v10, v11, 1.0
-	v_fmac_f32_e32 v11, v6, v11
-	v_div_scale_f32 v6, vcc, v3, v37, v3
-	v_mul_f32_e32 v7, v6, v11
-	v_fma_f32 v8, -v10, v7, v6
-	v_fmac_f32_e32 v7, v8, v11
-	v_div_scale_f32 v8, s[8:9], v37, v37, v2
+	v_mov_b32_e32 v2, v6
+	v_mov_b32_e32 v3, v8
+	v_pk_add_f32 v[12:13], v[12:13], v[14:15]
+	v_pk_mul_f32 v[2:3], v[22:23], v[2:3] op_sel:[1,0]
+	v_mov_b32_e32 v8, v7
+	v_pk_add_f32 v[12:13], v[12:13], v[2:3]
+	ds_read_b128 v[2:5], v38 offset:11456
+	v_pk_mul_f32 v[6:7], v[22:23], v[8:9] op_sel:[1,0]
+	s_nop 0
+	v_pk_add_f32 v[10:11], v[10:11], v[6:7]
+	ds_read_b128 v[6:9], v38 offset:11968
+	s_waitcnt lgkmcnt(1)
+	v_mov_b32_e32 v15, v4
+	v_mov_b32_e32 v4, v3
+	v_mov_b32_e32 v14, v2
+	v_pk_mul_f32 v[2:3], v[24:25], v[4:5] op_sel_hi:[0,1]
+	v_pk_add_f32 v[2:3], v[10:11], v[2:3]
+	v_mov_b32_e32 v4, v25
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v10, v6
+	v_mov_b32_e32 v11, v8
+	v_mov_b32_e32 v8, v7
+	v_pk_mul_f32 v[14:15], v[24:25], v[14:15] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[10:11], v[4:5], v[10:11] op_sel_hi:[0,1]
+	v_pk_mul_f32 v[4:5], v[4:5], v[8:9] op_sel_hi:[0,1]
+	v_pk_add_f32 v[12:13], v[12:13], v[14:15]
+	v_pk_add_f32 v[2:3], v[2:3], v[4:5]
+	v_mov_b32_e32 v4, v30
+	v_mov_b32_e32 v5, v32
+	v_pk_add_f32 v[10:11], v[12:13], v[10:11]
+	v_pk_mul_f32 v[4:5], v[34:35], v[4:5] op_sel_hi:[0,1]
+	v_pk_add_f32 v[4:5], v[10:11], v[4:5]
+	v_mov_b32_e32 v32, v31
+	v_div_scale_f32 v8, s[8:9], v35, v35, v5
 	v_rcp_f32_e32 v9, v8
-	v_fma_f32 v6, -v10, v7, v6
-	v_div_fmas_f32 v6, v6, v11, v7
-	v_div_fixup_f32 v3, v6, v37, v3
-	v_fma_f32 v6, -v8, v9, 1.0
-	v_fmac_f32_e32 v9, v6, v9
-	v_div_scale_f32 v6, vcc, v2, v37, v2
-	v_mul_f32_e32 v7, v6, v9
-	v_fma_f32 v10, -v8, v7, v6
-	v_fmac_f32_e32 v7, v10, v9
-	v_fma_f32 v6, -v8, v7, v6
-	v_div_scale_f32 v8, s[8:9], v37, v37, v5
+	v_pk_mul_f32 v[6:7], v[34:35], v[32:33] op_sel_hi:[0,1]
+	v_pk_add_f32 v[6:7], v[2:3], v[6:7]
+	v_fma_f32 v2, -v8, v9, 1.0
+	v_fmac_f32_e32 v9, v2, v9
+	v_div_scale_f32 v2, vcc, v5, v35, v5
+	v_mul_f32_e32 v3, v2, v9
+	v_fma_f32 v10, -v8, v3, v2
+	v_fmac_f32_e32 v3, v10, v9
+	v_fma_f32 v2, -v8, v3, v2
+	v_div_scale_f32 v8, s[8:9], v35, v35, v4
 	v_rcp_f32_e32 v10, v8
-	v_div_fmas_f32 v6, v6, v9, v7
-	v_div_fixup_f32 v2, v6, v37, v2
-	v_fma_f32 v6, -v8, v10, 1.0
-	v_fmac_f32_e32 v10, v6, v10
-	v_div_scale_f32 v6, vcc, v5, v37, v5
-	v_mul_f32_e32 v7, v6, v10
-	v_fma_f32 v9, -v8, v7, v6
-	v_fmac_f32_e32 v7, v9, v10
-	v_fma_f32 v6, -v8, v7, v6
-	v_div_scale_f32 v8, s[8:9], v37, v37, v4
+	v_div_fmas_f32 v2, v2, v9, v3
+	v_div_fixup_f32 v3, v2, v35, v5
+	v_fma_f32 v2, -v8, v10, 1.0
+	v_fmac_f32_e32 v10, v2, v10
+	v_div_scale_f32 v2, vcc, v4, v35, v4
+	v_mul_f32_e32 v5, v2, v10
+	v_fma_f32 v9, -v8, v5, v2
+	v_fmac_f32_e32 v5, v9, v10
+	v_fma_f32 v2, -v8, v5, v2
+	v_div_scale_f32 v8, s[8:9], v35, v35, v7
 	v_rcp_f32_e32 v9, v8
-	v_div_fmas_f32 v6, v6, v10, v7
-	v_div_fixup_f32 v5, v6, v37, v5
-	v_fma_f32 v6, -v8, v9, 1.0
-	v_fmac_f32_e32 v9, v6, v9
-	v_div_scale_f32 v6, vcc, v4, v37, v4
-	v_mul_f32_e32 v7, v6, v9
-	v_fma_f32 v10, -v8, v7, v6
-	v_fmac_f32_e32 v7, v10, v9
-	v_fma_f32 v6, -v8, v7, v6
-	v_div_fmas_f32 v6, v6, v9, v7
-	v_div_fixup_f32 v4, v6, v37, v4
+	v_div_fmas_f32 v2, v2, v10, v5
+	v_div_fixup_f32 v2, v2, v35, v4
+	v_fma_f32 v4, -v8, v9, 1.0
+	v_fmac_f32_e32 v9, v4, v9
+	v_div_scale_f32 v4, vcc, v7, v35, v7
+	v_mul_f32_e32 v5, v4, v9
+	v_fma_f32 v10, -v8, v5, v4
+	v_fmac_f32_e32 v5, v10, v9
+	v_fma_f32 v4, -v8, v5, v4
+	v_div_scale_f32 v8, s[8:9], v35, v35, v6
+	v_rcp_f32_e32 v10, v8
+	v_div_fmas_f32 v4, v4, v9, v5
+	v_div_fixup_f32 v5, v4, v35, v7
+	v_fma_f32 v4, -v8, v10, 1.0
+	v_fmac_f32_e32 v10, v4, v10
+	v_div_scale_f32 v4, vcc, v6, v35, v6
+	v_mul_f32_e32 v7, v4, v10
+	v_fma_f32 v9, -v8, v7, v4
+	v_fmac_f32_e32 v7, v9, v10
+	v_fma_f32 v4, -v8, v7, v4
+	v_div_fmas_f32 v4, v4, v10, v7
+	v_div_fixup_f32 v4, v4, v35, v6
 	v_mov_b32_e32 v8, v2
 	v_mov_b32_e32 v9, v4
 	v_mov_b32_e32 v6, v3
@@ -425,7 +402,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v6, v6, v7
 	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_20
+	s_cbranch_execz .LBB0_22
 	s_lshl3_add_u32 s10, s2, 0x1000
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
@@ -433,49 +410,49 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v8, s10
 	buffer_store_dwordx2 v[6:7], v8, s[72:75], 0 offen offset:4048 sc1
-.LBB0_20:
+.LBB0_22:
 	s_or_b64 exec, exec, s[8:9]
 	v_cmp_gt_u32_e32 vcc, 8, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[22:23], vcc
-	s_cbranch_execz .LBB0_26
-	v_min_i32_e32 v23, 7, v0
+	s_cbranch_execz .LBB0_28
+	v_min_i32_e32 v22, 7, v0
 	v_mov_b32_e32 v7, 0x1fd0
-	v_mad_u32_u24 v24, v23, 56, v7
+	v_mad_u32_u24 v23, v22, 56, v7
 	v_mov_b32_e32 v7, 0x1fd8
-	v_mad_u32_u24 v25, v23, 56, v7
+	v_mad_u32_u24 v24, v22, 56, v7
 	v_mov_b32_e32 v7, 0x1fe0
-	v_mad_u32_u24 v26, v23, 56, v7
+	v_mad_u32_u24 v25, v22, 56, v7
 	v_mov_b32_e32 v7, 0x1fe8
-	v_mad_u32_u24 v27, v23, 56, v7
+	v_mad_u32_u24 v26, v22, 56, v7
 	v_mov_b32_e32 v7, 0x1ff0
-	v_mul_u32_u24_e32 v6, 56, v23
-	v_mad_u32_u24 v28, v23, 56, v7
+	v_mul_u32_u24_e32 v6, 56, v22
+	v_mad_u32_u24 v27, v22, 56, v7
 	v_mov_b32_e32 v7, 0x1ff8
-	v_mad_u32_u24 v29, v23, 56, v7
-	v_or_b32_e32 v30, 0x2000, v6
+	v_mad_u32_u24 v28, v22, 56, v7
+	v_or_b32_e32 v29, 0x2000, v6
 	s_mov_b64 s[24:25], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll mix MSQ
 	;;#ASMEND
-	s_branch .LBB0_23
+	s_branch .LBB0_25
 	.p2align	5
-.LBB0_22:
+.LBB0_24:
 	s_or_b64 exec, exec, s[8:9]
 	s_and_b64 s[8:9], exec, s[26:27]
 	s_or_b64 s[24:25], s[8:9], s[24:25]
 	s_andn2_b64 exec, exec, s[24:25]
-	s_cbranch_execz .LBB0_25
-.LBB0_23:
-	buffer_load_dwordx2 v[6:7], v24, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[8:9], v25, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[10:11], v26, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[12:13], v27, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[14:15], v28, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[16:17], v29, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[18:19], v30, s[72:75], 0 offen sc1
+	s_cbranch_execz .LBB0_27
+.LBB0_25:
+	buffer_load_dwordx2 v[6:7], v23, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[8:9], v24, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[10:11], v25, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[12:13], v26, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[14:15], v27, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[16:17], v28, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[18:19], v29, s[72:75], 0 offen sc1
 	s_or_b64 s[26:27], s[26:27], exec
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v7
@@ -498,11 +475,11 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 s[8:9], s[8:9], s[16:17]
 	s_or_b64 s[10:11], s[8:9], s[18:19]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_22
+	s_cbranch_execz .LBB0_24
 	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
-	s_branch .LBB0_22
-.LBB0_25:
+	s_branch .LBB0_24
+.LBB0_27:
 	s_or_b64 exec, exec, s[24:25]
 	v_add_f32_e32 v6, 0, v6
 	v_add_f32_e32 v6, v6, v8
@@ -511,20 +488,20 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v6, v6, v14
 	v_add_f32_e32 v6, v6, v16
 	v_add_f32_e32 v6, v6, v18
-	v_lshlrev_b32_e32 v7, 2, v23
+	v_lshlrev_b32_e32 v7, 2, v22
 	ds_write_b32 v7, v6 offset:704
-.LBB0_26:
+.LBB0_28:
 	s_or_b64 exec, exec, s[22:23]
 	v_cmp_gt_u32_e32 vcc, 32, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], vcc
-	s_cbranch_execz .LBB0_28
+	s_cbranch_execz .LBB0_30
 	s_and_b32 s13, s45, 0xffff
 	s_mov_b32 s15, 0x27000
 	s_mov_b32 s14, -1
 	s_mov_b32 s12, s44
-	buffer_load_dwordx2 v[14:15], v22, s[12:15], 0 offen
+	buffer_load_dwordx2 v[14:15], v21, s[12:15], 0 offen
 	v_mov_b32_e32 v10, 0
 	ds_read_b128 v[6:9], v10 offset:704
 	ds_read_b128 v[10:13], v10 offset:720
@@ -558,8 +535,8 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v4, 16, v4
 	v_or_b32_sdwa v3, v3, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
 	v_or_b32_sdwa v2, v4, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_0
-	buffer_store_dwordx2 v[2:3], v22, s[20:23], 0 offen sc1
-.LBB0_28:
+	buffer_store_dwordx2 v[2:3], v21, s[20:23], 0 offen sc1
+.LBB0_30:
 	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt vmcnt(0)
 	s_barrier
@@ -567,35 +544,35 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	; kda-sim: publish mix XRDY
 	;;#ASMEND
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_30
+	s_cbranch_execz .LBB0_32
 	s_lshl3_add_u32 s10, s2, 0x2000
 	v_mov_b32_e32 v2, 1
 	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v4, s10
 	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:400 sc1
-.LBB0_30:
+.LBB0_32:
 	s_or_b64 exec, exec, s[8:9]
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_32
+	s_cbranch_execz .LBB0_34
 	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[4:5], s[10:11]
 	ds_write_b64 v2, v[4:5] offset:24
-.LBB0_32:
+.LBB0_34:
 	s_or_b64 exec, exec, s[8:9]
-.LBB0_33:
+.LBB0_35:
 	s_sub_i32 s16, s2, 56
 	s_cmpk_gt_u32 s16, 0xc4
 	v_and_b32_e32 v27, 15, v0
-	s_cbranch_scc1 .LBB0_51
+	s_cbranch_scc1 .LBB0_53
 	v_lshrrev_b32_e32 v3, 1, v0
 	v_lshl_or_b32 v2, s16, 5, v27
 	v_and_b32_e32 v3, 24, v3
 	s_movk_i32 s12, 0x1c00
-	v_lshl_or_b32 v7, s34, 7, v3
+	v_lshl_or_b32 v7, s28, 7, v3
 	v_mul_lo_u32 v5, v2, s12
 	v_or_b32_e32 v2, v5, v7
 	s_mov_b32 s11, 0x27000
@@ -645,7 +622,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx4 v[22:25], v5, s[8:11], 0 offen offset:192 nt
 	v_cmp_gt_u32_e32 vcc, 56, v0
 	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_38
+	s_cbranch_execz .LBB0_40
 	v_lshlrev_b32_e32 v5, 3, v0
 	v_or_b32_e32 v6, 0x2000, v5
 	s_mov_b32 s72, s66
@@ -656,19 +633,19 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v6
 	s_and_b64 exec, exec, vcc
-	s_cbranch_execz .LBB0_38
+	s_cbranch_execz .LBB0_40
 	v_add_u32_e32 v5, 0x2194, v5
 	s_mov_b64 s[14:15], 0
 	s_mov_b32 s72, s66
-.LBB0_37:
+.LBB0_39:
 	s_sleep 1
 	buffer_load_dword v6, v5, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v6
 	s_or_b64 s[14:15], vcc, s[14:15]
 	s_andn2_b64 exec, exec, s[14:15]
-	s_cbranch_execnz .LBB0_37
-.LBB0_38:
+	s_cbranch_execnz .LBB0_39
+.LBB0_40:
 	s_or_b64 exec, exec, s[12:13]
 	v_lshlrev_b32_e32 v5, 4, v0
 	s_mov_b32 s20, s64
@@ -683,23 +660,23 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	ds_write_b128 v5, v[128:131] offset:8384
 	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_40
+	s_cbranch_execz .LBB0_42
 	v_lshlrev_b32_e32 v6, 4, v6
 	buffer_load_dwordx4 v[128:131], v6, s[20:23], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	ds_write_b128 v5, v[128:131] offset:16576
-.LBB0_40:
+.LBB0_42:
 	s_or_b64 exec, exec, s[12:13]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[12:13], s[4:5]
-	s_cbranch_execz .LBB0_42
+	s_cbranch_execz .LBB0_44
 	s_memrealtime s[14:15]
 	v_mov_b32_e32 v6, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[128:129], s[14:15]
 	ds_write_b64 v6, v[128:129] offset:32
-.LBB0_42:
+.LBB0_44:
 	s_or_b64 exec, exec, s[12:13]
 	v_lshlrev_b32_e32 v6, 1, v7
 	ds_read_b128 v[128:131], v6 offset:8384
@@ -833,7 +810,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[12:13], vcc
-	s_cbranch_execz .LBB0_44
+	s_cbranch_execz .LBB0_46
 	v_add_u32_e32 v10, 0xc0, v7
 	ds_read2st64_b32 v[8:9], v10 offset1:4
 	ds_read2st64_b32 v[22:23], v10 offset0:8 offset1:12
@@ -859,17 +836,17 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshl_add_u32 v8, v0, 3, s8
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[18:19], v8, s[72:75], 0 offen sc1
-.LBB0_44:
+.LBB0_46:
 	s_or_b64 exec, exec, s[12:13]
 	s_barrier
 	s_and_saveexec_b64 s[12:13], s[4:5]
-	s_cbranch_execz .LBB0_46
+	s_cbranch_execz .LBB0_48
 	s_memrealtime s[16:17]
 	v_mov_b32_e32 v8, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[18:19], s[16:17]
 	ds_write_b64 v8, v[18:19] offset:40
-.LBB0_46:
+.LBB0_48:
 	s_or_b64 exec, exec, s[12:13]
 	ds_read_b128 v[22:25], v6 offset:8384
 	ds_read_b128 v[28:31], v6 offset:8448
@@ -980,7 +957,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_48
+	s_cbranch_execz .LBB0_50
 	v_add_u32_e32 v4, 0xc0, v7
 	ds_read2st64_b32 v[2:3], v4 offset1:4
 	ds_read2st64_b32 v[6:7], v4 offset0:8 offset1:12
@@ -1006,19 +983,19 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshl_add_u32 v2, v0, 3, s10
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen sc1
-.LBB0_48:
+.LBB0_50:
 	s_or_b64 exec, exec, s[8:9]
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execz .LBB0_50
+	s_cbranch_execz .LBB0_52
 	s_memrealtime s[10:11]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[4:5], s[10:11]
 	ds_write_b64 v2, v[4:5] offset:48
-.LBB0_50:
+.LBB0_52:
 	s_or_b64 exec, exec, s[8:9]
-.LBB0_51:
+.LBB0_53:
 	s_add_i32 s8, s2, 0x100
 	s_ashr_i32 s9, s8, 31
 	s_lshr_b32 s9, s9, 24
@@ -1031,7 +1008,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s67, 0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_cbranch_scc0 .LBB0_108
+	s_cbranch_scc0 .LBB0_110
 	s_load_dwordx4 s[44:47], s[0:1], 0x98
 	v_min_i32_e32 v3, 47, v0
 	v_lshrrev_b32_e32 v4, 4, v3
@@ -1040,7 +1017,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v36, 7, v4
 	v_cmp_eq_u32_e64 s[10:11], 2, v4
 	v_min_i32_e32 v4, 0x17f, v0
-	s_min_i32 s18, s34, 1
+	s_min_i32 s18, s28, 1
 	s_and_b32 s49, s49, 0xffff
 	s_and_b32 s81, s51, 0xffff
 	s_and_b32 s53, s53, 0xffff
@@ -1056,14 +1033,16 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_and_b32_e32 v5, 0x7f, v4
 	s_movk_i32 s12, 0x80
 	s_lshl_b32 s24, s18, 9
-	v_lshlrev_b32_e32 v2, 2, v20
+	v_lshlrev_b32_e32 v2, 2, v1
 	v_lshrrev_b32_e32 v32, 5, v0
-	v_and_b32_e32 v33, 0x7c, v21
+	v_and_b32_e32 v33, 0x7c, v20
 	v_and_b32_e32 v3, 0x60, v3
 	v_lshlrev_b32_e32 v37, 2, v27
 	v_or_b32_e32 v26, 0x1800, v5
 	v_subrev_co_u32_e64 v5, s[12:13], s12, v0
-	s_cmp_eq_u32 s34, 0
+	v_cmp_gt_u32_e64 s[16:17], 16, v1
+	s_cmp_eq_u32 s28, 0
+	v_and_b32_e32 v1, 31, v0
 	s_mov_b32 s79, 0x27000
 	s_mov_b32 s78, -1
 	s_mov_b32 s80, s50
@@ -1071,7 +1050,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s88, s58
 	s_mov_b32 s92, s62
 	s_mov_b32 s76, s46
-	v_lshl_or_b32 v34, s34, 4, v27
+	v_lshl_or_b32 v34, s28, 4, v27
 	v_lshlrev_b32_e32 v35, 1, v3
 	v_cmp_gt_u32_e64 s[0:1], 48, v0
 	v_cmp_gt_u32_e64 s[8:9], 32, v0
@@ -1080,8 +1059,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v40, 2, v4
 	v_cmp_gt_u32_e64 s[14:15], s14, v5
 	v_lshlrev_b32_e32 v41, 2, v3
-	v_cmp_gt_u32_e64 s[16:17], 16, v20
-	v_lshl_or_b32 v42, s34, 6, v37
+	v_lshl_or_b32 v42, s28, 6, v37
 	s_cselect_b64 s[18:19], -1, 0
 	v_lshlrev_b32_e32 v43, 2, v33
 	v_lshlrev_b32_e32 v44, 2, v32
@@ -1095,13 +1073,13 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s96, s66
 	v_add_u32_e32 v47, s24, v2
 	v_mov_b32_e32 v48, 0x2350
-	s_branch .LBB0_54
-.LBB0_53:
+	s_branch .LBB0_56
+.LBB0_55:
 	s_or_b64 exec, exec, s[24:25]
 	s_add_i32 s67, s67, 1
 	s_cmp_lg_u32 s67, s64
-	s_cbranch_scc0 .LBB0_108
-.LBB0_54:
+	s_cbranch_scc0 .LBB0_110
+.LBB0_56:
 	s_lshl_b32 s24, s67, 8
 	s_add_i32 s28, s24, s65
 	s_mul_hi_i32 s24, s28, 0x2aaaaaab
@@ -1204,7 +1182,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_nop 0
 	buffer_load_ushort v1, v28, s[88:91], 0 offen
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_56
+	s_cbranch_execz .LBB0_58
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
 	v_mov_b32_e32 v28, s28
@@ -1215,7 +1193,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[58:59], s[26:27]
 	ds_write_b64 v45, v[58:59] offset:56
-.LBB0_56:
+.LBB0_58:
 	s_or_b64 exec, exec, s[24:25]
 	s_cmp_gt_i32 s37, 0
 	s_cselect_b64 s[26:27], -1, 0
@@ -1225,7 +1203,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mul_i32 s39, s69, 0x1890
 	s_mul_i32 s40, s69, 12
 	s_and_saveexec_b64 s[24:25], s[0:1]
-	s_cbranch_execz .LBB0_67
+	s_cbranch_execz .LBB0_69
 	v_add_lshl_u32 v57, v30, s39, 3
 	v_add_u32_e32 v30, 0x2000, v57
 	s_mov_b32 s72, s66
@@ -1236,10 +1214,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v31
 	s_and_saveexec_b64 s[28:29], vcc
-	s_cbranch_execz .LBB0_61
+	s_cbranch_execz .LBB0_63
 	v_add_u32_e32 v57, 0x2350, v57
 	s_mov_b64 s[30:31], 0
-.LBB0_59:
+.LBB0_61:
 	s_mov_b32 s72, s66
 	s_sleep 1
 	buffer_load_dwordx2 v[30:31], v57, s[72:75], 0 offen sc1
@@ -1247,14 +1225,14 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cmp_eq_u32_e32 vcc, s33, v31
 	s_or_b64 s[30:31], vcc, s[30:31]
 	s_andn2_b64 exec, exec, s[30:31]
-	s_cbranch_execnz .LBB0_59
+	s_cbranch_execnz .LBB0_61
 	s_or_b64 exec, exec, s[30:31]
-.LBB0_61:
+.LBB0_63:
 	s_or_b64 exec, exec, s[28:29]
 	s_and_b64 s[28:29], s[26:27], exec
 	s_cselect_b32 s28, 1, 0
 	s_cmp_lg_u32 s28, 1
-	s_cbranch_scc1 .LBB0_63
+	s_cbranch_scc1 .LBB0_65
 	v_mul_lo_u32 v56, v56, 6
 	s_mov_b32 s54, s78
 	s_mov_b32 s55, s79
@@ -1262,7 +1240,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_store_short v54, v56, s[52:55], 0 offen
 	buffer_store_short v55, v56, s[52:55], 0 offen offset:2
 	buffer_store_short v31, v56, s[52:55], 0 offen offset:4
-.LBB0_63:
+.LBB0_65:
 	v_lshlrev_b32_e32 v55, 16, v54
 	v_lshlrev_b32_e32 v54, 16, v53
 	v_pk_mul_f32 v[22:23], v[54:55], v[22:23]
@@ -1292,7 +1270,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cvt_pk_bf16_f32 v22, v22, s0
 	v_lshlrev_b32_e32 v22, 16, v22
 	s_and_saveexec_b64 s[28:29], s[8:9]
-	s_cbranch_execz .LBB0_65
+	s_cbranch_execz .LBB0_67
 	s_add_i32 s30, s40, s35
 	v_lshl_or_b32 v23, s30, 8, v36
 	v_add_u32_e32 v24, v23, v49
@@ -1300,16 +1278,16 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshl_add_u32 v24, v24, 3, v46
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[22:23], v24, s[72:75], 0 offen offset:2000 sc1
-.LBB0_65:
+.LBB0_67:
 	s_or_b64 exec, exec, s[28:29]
 	s_and_b64 exec, exec, s[10:11]
 	ds_write_b32 v37, v22 offset:192
-.LBB0_67:
+.LBB0_69:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_69
+	s_cbranch_execz .LBB0_71
 	s_memrealtime s[28:29]
 	s_lshl_b32 s30, s58, 3
 	v_mov_b32_e32 v22, s30
@@ -1320,7 +1298,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[22:23], s[28:29]
 	ds_write_b64 v45, v[22:23] offset:64
-.LBB0_69:
+.LBB0_71:
 	s_or_b64 exec, exec, s[24:25]
 	v_add_u32_e32 v22, s69, v38
 	v_mad_u64_u32 v[22:23], s[24:25], v22, s68, v[26:27]
@@ -1338,10 +1316,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v23
 	s_and_saveexec_b64 s[24:25], vcc
-	s_cbranch_execz .LBB0_73
+	s_cbranch_execz .LBB0_75
 	v_add_u32_e32 v24, 0x2350, v24
 	s_mov_b64 s[28:29], 0
-.LBB0_71:
+.LBB0_73:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1351,9 +1329,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cmp_eq_u32_e32 vcc, s33, v23
 	s_or_b64 s[28:29], vcc, s[28:29]
 	s_andn2_b64 exec, exec, s[28:29]
-	s_cbranch_execnz .LBB0_71
+	s_cbranch_execnz .LBB0_73
 	s_or_b64 exec, exec, s[28:29]
-.LBB0_73:
+.LBB0_75:
 	s_or_b64 exec, exec, s[24:25]
 	s_add_i32 s31, s40, s35
 	s_lshl_b32 s24, s31, 8
@@ -1371,10 +1349,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v25
 	s_and_saveexec_b64 s[24:25], vcc
-	s_cbranch_execz .LBB0_77
+	s_cbranch_execz .LBB0_79
 	v_add_u32_e32 v23, 0xe7d0, v23
 	s_mov_b64 s[28:29], 0
-.LBB0_75:
+.LBB0_77:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1384,9 +1362,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cmp_eq_u32_e32 vcc, s33, v25
 	s_or_b64 s[28:29], vcc, s[28:29]
 	s_andn2_b64 exec, exec, s[28:29]
-	s_cbranch_execnz .LBB0_75
+	s_cbranch_execnz .LBB0_77
 	s_or_b64 exec, exec, s[28:29]
-.LBB0_77:
+.LBB0_79:
 	s_or_b64 exec, exec, s[24:25]
 	s_and_saveexec_b64 s[24:25], s[12:13]
 	ds_write_b32 v40, v22 offset:256
@@ -1395,7 +1373,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_write_b32 v40, v24 offset:256
 	s_or_b64 exec, exec, s[24:25]
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_86
+	s_cbranch_execz .LBB0_88
 	s_add_i32 s28, s35, s39
 	s_lshl_b32 s28, s28, 3
 	s_add_i32 s29, s28, 0xe000
@@ -1409,9 +1387,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen offset:1872 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v23
-	s_cbranch_vccnz .LBB0_85
+	s_cbranch_vccnz .LBB0_87
 	s_add_i32 s28, s28, 0xe750
-.LBB0_84:
+.LBB0_86:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1420,8 +1398,8 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx2 v[22:23], v22, s[96:99], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v23
-	s_cbranch_vccnz .LBB0_84
-.LBB0_85:
+	s_cbranch_vccnz .LBB0_86
+.LBB0_87:
 	v_mul_f32_e32 v22, 0xbfb8aa3b, v22
 	v_exp_f32_e32 v22, v22
 	s_nop 0
@@ -1438,7 +1416,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_div_fmas_f32 v23, v23, v24, v28
 	v_div_fixup_f32 v22, v23, v22, 1.0
 	ds_write_b32 v45, v22 offset:2304
-.LBB0_86:
+.LBB0_88:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
@@ -1553,7 +1531,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_nop 1
 	v_permlane32_swap_b32_e32 v7, v8
 	s_and_saveexec_b64 s[24:25], s[16:17]
-	s_cbranch_execz .LBB0_88
+	s_cbranch_execz .LBB0_90
 	v_cmp_eq_u32_e32 vcc, v7, v6
 	v_mul_f32_e32 v9, 0x3fb8aa3b, v51
 	v_exp_f32_e32 v9, v9
@@ -1582,7 +1560,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v6, 0x3fb8aa3b, v6
 	v_exp_f32_e32 v6, v6
 	ds_write_b32 v42, v6 offset:1792
-.LBB0_88:
+.LBB0_90:
 	s_or_b64 exec, exec, s[24:25]
 	ds_read2st64_b32 v[6:7], v47 offset0:3 offset1:4
 	s_waitcnt lgkmcnt(0)
@@ -1616,7 +1594,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v8, v8, v9
 	ds_swizzle_b32 v9, v8 offset:swizzle(SWAP,1)
 	s_and_saveexec_b64 s[24:25], s[12:13]
-	s_cbranch_execz .LBB0_90
+	s_cbranch_execz .LBB0_92
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
 	v_add_f32_e32 v8, 0x358637bd, v8
@@ -1627,12 +1605,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v6, v6, v8
 	v_mul_f32_e32 v7, v7, v8
 	ds_write2st64_b32 v47, v6, v7 offset0:3 offset1:4
-.LBB0_90:
+.LBB0_92:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_92
+	s_cbranch_execz .LBB0_94
 	s_memrealtime s[28:29]
 	s_lshl_b32 s39, s58, 3
 	v_mov_b32_e32 v6, s39
@@ -1643,7 +1621,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[6:7], s[28:29]
 	ds_write_b64 v45, v[6:7] offset:72
-.LBB0_92:
+.LBB0_94:
 	s_or_b64 exec, exec, s[24:25]
 	ds_read_b32 v18, v45 offset:2304
 	ds_read_b128 v[6:9], v43 offset:1792
@@ -1718,7 +1696,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
-	s_cbranch_scc1 .LBB0_94
+	s_cbranch_scc1 .LBB0_96
 	s_mul_i32 s24, s37, 12
 	s_add_i32 s24, s24, s35
 	v_lshl_add_u32 v8, s24, 14, v50
@@ -1727,21 +1705,21 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s62, s78
 	s_mov_b32 s63, s79
 	buffer_store_dwordx4 v[2:5], v8, s[60:63], 0 offen
-.LBB0_94:
+.LBB0_96:
 	s_and_saveexec_b64 s[24:25], s[20:21]
-	s_cbranch_execz .LBB0_96
+	s_cbranch_execz .LBB0_98
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v2, v6, v7
 	v_cvt_pk_bf16_f32 v2, v2, s0
 	v_lshlrev_b32_e32 v2, 16, v2
 	v_cndmask_b32_e32 v2, 0, v2, vcc
 	ds_write_b32 v44, v2 offset:2320
-.LBB0_96:
+.LBB0_98:
 	s_or_b64 exec, exec, s[24:25]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_98
+	s_cbranch_execz .LBB0_100
 	ds_read_b128 v[2:5], v45 offset:2368
 	ds_read_b128 v[6:9], v45 offset:2352
 	ds_read_b128 v[10:13], v45 offset:2336
@@ -1782,11 +1760,11 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s99, s75
 	v_mov_b32_e32 v4, s26
 	buffer_store_dwordx2 v[2:3], v4, s[96:99], 0 offen offset:2000 sc1
-.LBB0_98:
+.LBB0_100:
 	s_or_b64 exec, exec, s[24:25]
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_100
+	s_cbranch_execz .LBB0_102
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
 	v_mov_b32_e32 v2, s28
@@ -1797,10 +1775,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[26:27]
 	ds_write_b64 v45, v[2:3] offset:80
-.LBB0_100:
+.LBB0_102:
 	s_or_b64 exec, exec, s[24:25]
 	s_and_saveexec_b64 s[46:47], s[22:23]
-	s_cbranch_execz .LBB0_106
+	s_cbranch_execz .LBB0_108
 	s_add_i32 s24, s30, s34
 	s_addk_i32 s24, 0xf971
 	s_lshl_b32 s87, s31, 6
@@ -1818,14 +1796,14 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	;;#ASMSTART
 	; kda-sim: poll k.norm ONRM+PROJ
 	;;#ASMEND
-	s_branch .LBB0_103
-.LBB0_102:
+	s_branch .LBB0_105
+.LBB0_104:
 	s_or_b64 exec, exec, s[24:25]
 	s_and_b64 s[24:25], exec, s[54:55]
 	s_or_b64 s[50:51], s[24:25], s[50:51]
 	s_andn2_b64 exec, exec, s[50:51]
-	s_cbranch_execz .LBB0_105
-.LBB0_103:
+	s_cbranch_execz .LBB0_107
+.LBB0_105:
 	s_mov_b32 s97, s73
 	s_mov_b32 s98, s74
 	s_mov_b32 s99, s75
@@ -1879,11 +1857,11 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 s[24:25], s[24:25], s[38:39]
 	s_or_b64 s[26:27], s[24:25], s[40:41]
 	s_and_saveexec_b64 s[24:25], s[26:27]
-	s_cbranch_execz .LBB0_102
+	s_cbranch_execz .LBB0_104
 	s_andn2_b64 s[54:55], s[54:55], exec
 	s_sleep 1
-	s_branch .LBB0_102
-.LBB0_105:
+	s_branch .LBB0_104
+.LBB0_107:
 	s_or_b64 exec, exec, s[50:51]
 	v_add_f32_e32 v2, 0, v2
 	v_add_f32_e32 v2, v2, v4
@@ -1921,12 +1899,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_lshl_u32 v2, s24, v27, 1
 	s_mov_b32 s94, s78
 	buffer_store_short v1, v2, s[92:95], 0 offen
-.LBB0_106:
+.LBB0_108:
 	s_or_b64 exec, exec, s[46:47]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[24:25], s[4:5]
-	s_cbranch_execz .LBB0_53
+	s_cbranch_execz .LBB0_55
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
 	v_mov_b32_e32 v1, s28
@@ -1937,10 +1915,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_mov_b64_e32 v[2:3], s[26:27]
 	ds_write_b64 v45, v[2:3] offset:88
-	s_branch .LBB0_53
-.LBB0_108:
+	s_branch .LBB0_55
+.LBB0_110:
 	s_and_saveexec_b64 s[0:1], s[4:5]
-	s_cbranch_execz .LBB0_110
+	s_cbranch_execz .LBB0_112
 	s_memrealtime s[4:5]
 	v_mov_b32_e32 v3, 0
 	v_mov_b64_e32 v[4:5], s[2:3]
@@ -1949,12 +1927,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mov_b64_e32 v[6:7], s[4:5]
 	ds_write2_b64 v3, v[6:7], v[4:5] offset0:15 offset1:16
 	ds_write_b64 v3, v[2:3] offset:136
-.LBB0_110:
+.LBB0_112:
 	s_or_b64 exec, exec, s[0:1]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[0:1], s[6:7]
-	s_cbranch_execz .LBB0_112
+	s_cbranch_execz .LBB0_114
 	v_lshlrev_b32_e32 v1, 3, v0
 	ds_read_b64 v[2:3], v1
 	s_mul_i32 s0, s2, 23
@@ -1965,51 +1943,51 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_lshl_u32 v0, s0, v0, 3
 	s_waitcnt lgkmcnt(0)
 	buffer_store_dwordx2 v[2:3], v0, s[4:7], 0 offen
-.LBB0_112:
+.LBB0_114:
 	s_endpgm
-.LBB0_113:
+.LBB0_115:
 	s_movk_i32 s8, 0x90
 	v_cmp_gt_u32_e32 vcc, s8, v0
 	s_and_saveexec_b64 s[22:23], vcc
-	s_cbranch_execz .LBB0_119
-	v_min_u32_e32 v16, 0x8f, v0
-	v_mul_lo_u16_e32 v2, 57, v16
+	s_cbranch_execz .LBB0_121
+	v_min_u32_e32 v17, 0x8f, v0
+	v_mul_lo_u16_e32 v2, 57, v17
 	v_lshrrev_b16_e32 v2, 10, v2
 	v_mul_lo_u16_e32 v3, 7, v2
 	v_mul_lo_u16_e32 v2, 18, v2
 	v_add3_u32 v3, s2, 6, v3
-	v_sub_u16_e32 v2, v16, v2
+	v_sub_u16_e32 v2, v17, v2
 	v_mul_lo_u32 v3, v3, 18
 	v_and_b32_e32 v2, 0xff, v2
-	v_add_lshl_u32 v17, v3, v2, 3
-	v_add_u32_e32 v18, 0xfffffca0, v17
-	v_add_u32_e32 v19, 0xfffffd30, v17
-	v_add_u32_e32 v23, 0xfffffdc0, v17
-	v_add_u32_e32 v24, 0xfffffe50, v17
-	v_add_u32_e32 v25, 0xfffffee0, v17
-	v_add_u32_e32 v26, 0xffffff70, v17
-	s_mov_b64 s[26:27], 0
+	v_add_lshl_u32 v18, v3, v2, 3
+	v_add_u32_e32 v19, 0xfffffca0, v18
+	v_add_u32_e32 v22, 0xfffffd30, v18
+	v_add_u32_e32 v23, 0xfffffdc0, v18
+	v_add_u32_e32 v24, 0xfffffe50, v18
+	v_add_u32_e32 v25, 0xfffffee0, v18
+	v_add_u32_e32 v26, 0xffffff70, v18
+	s_mov_b64 s[24:25], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll gate PART
 	;;#ASMEND
-	s_branch .LBB0_116
+	s_branch .LBB0_118
 	.p2align	5
-.LBB0_115:
+.LBB0_117:
 	s_or_b64 exec, exec, s[8:9]
-	s_and_b64 s[8:9], exec, s[30:31]
-	s_or_b64 s[26:27], s[8:9], s[26:27]
-	s_andn2_b64 exec, exec, s[26:27]
-	s_cbranch_execz .LBB0_118
-.LBB0_116:
-	buffer_load_dwordx2 v[2:3], v18, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[4:5], v19, s[72:75], 0 offen sc1
+	s_and_b64 s[8:9], exec, s[26:27]
+	s_or_b64 s[24:25], s[8:9], s[24:25]
+	s_andn2_b64 exec, exec, s[24:25]
+	s_cbranch_execz .LBB0_120
+.LBB0_118:
+	buffer_load_dwordx2 v[2:3], v19, s[72:75], 0 offen sc1
+	buffer_load_dwordx2 v[4:5], v22, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[6:7], v23, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[8:9], v24, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[10:11], v25, s[72:75], 0 offen sc1
 	buffer_load_dwordx2 v[12:13], v26, s[72:75], 0 offen sc1
-	buffer_load_dwordx2 v[14:15], v17, s[72:75], 0 offen sc1
-	s_or_b64 s[30:31], s[30:31], exec
+	buffer_load_dwordx2 v[14:15], v18, s[72:75], 0 offen sc1
+	s_or_b64 s[26:27], s[26:27], exec
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_waitcnt vmcnt(5)
@@ -2031,12 +2009,12 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 s[8:9], s[8:9], s[16:17]
 	s_or_b64 s[10:11], s[8:9], s[18:19]
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_115
-	s_andn2_b64 s[30:31], s[30:31], exec
+	s_cbranch_execz .LBB0_117
+	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
-	s_branch .LBB0_115
-.LBB0_118:
-	s_or_b64 exec, exec, s[26:27]
+	s_branch .LBB0_117
+.LBB0_120:
+	s_or_b64 exec, exec, s[24:25]
 	v_add_f32_e32 v2, 0, v2
 	v_add_f32_e32 v2, v2, v4
 	v_add_f32_e32 v2, v2, v6
@@ -2044,24 +2022,24 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v2, v2, v10
 	v_add_f32_e32 v2, v2, v12
 	v_add_f32_e32 v2, v2, v14
-	v_lshlrev_b32_e32 v3, 2, v16
+	v_lshlrev_b32_e32 v3, 2, v17
 	ds_write_b32 v3, v2 offset:192
-.LBB0_119:
+.LBB0_121:
 	s_or_b64 exec, exec, s[22:23]
-	v_min_i32_e32 v2, 8, v20
+	v_min_i32_e32 v2, 8, v1
 	v_lshlrev_b32_e32 v3, 3, v2
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	ds_read2_b64 v[4:7], v3 offset0:24 offset1:33
 	ds_read2_b64 v[8:11], v3 offset0:42 offset1:51
 	ds_read2_b64 v[12:15], v3 offset0:60 offset1:69
-	v_cmp_gt_u32_e32 vcc, 9, v20
-	s_cmp_eq_u32 s34, 0
+	v_cmp_gt_u32_e32 vcc, 9, v1
+	s_cmp_eq_u32 s28, 0
 	s_waitcnt lgkmcnt(2)
-	v_pk_add_f32 v[16:17], v[4:5], v[6:7]
+	v_pk_add_f32 v[18:19], v[4:5], v[6:7]
 	ds_read2_b64 v[4:7], v3 offset0:78 offset1:87
 	s_waitcnt lgkmcnt(2)
-	v_pk_add_f32 v[8:9], v[16:17], v[8:9]
+	v_pk_add_f32 v[8:9], v[18:19], v[8:9]
 	s_nop 0
 	v_pk_add_f32 v[8:9], v[8:9], v[10:11]
 	s_waitcnt lgkmcnt(1)
@@ -2153,19 +2131,19 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v3, v3, v5
 	ds_swizzle_b32 v6, v3 offset:swizzle(SWAP,1)
 	s_and_saveexec_b64 s[8:9], s[10:11]
-	s_cbranch_execz .LBB0_121
+	s_cbranch_execz .LBB0_123
 	v_mad_u64_u32 v[8:9], s[10:11], s2, 10, v[2:3]
 	v_mov_b32_e32 v2, 0x1000
 	v_lshl_add_u32 v2, v8, 3, v2
 	v_mov_b32_e32 v5, s33
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen offset:3968 sc1
-.LBB0_121:
+.LBB0_123:
 	s_or_b64 exec, exec, s[8:9]
-	v_or_b32_e32 v2, s34, v20
+	v_or_b32_e32 v2, s28, v1
 	v_cmp_eq_u32_e32 vcc, 0, v2
 	s_and_saveexec_b64 s[8:9], vcc
-	s_cbranch_execz .LBB0_123
+	s_cbranch_execz .LBB0_125
 	s_mul_i32 s10, s2, 0x50
 	s_addk_i32 s10, 0x1000
 	s_waitcnt lgkmcnt(0)
@@ -2174,13 +2152,13 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v4, s10
 	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:4040 sc1
-.LBB0_123:
+.LBB0_125:
 	s_or_b64 exec, exec, s[8:9]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
 	s_and_saveexec_b64 s[8:9], s[4:5]
-	s_cbranch_execnz .LBB0_11
-	s_branch .LBB0_12
+	s_cbranch_execnz .LBB0_13
+	s_branch .LBB0_14
 .Lfunc_end0:
 	.size	k1_kda_pre_R1_L1_nb8_k0_tl, .Lfunc_end0-k1_kda_pre_R1_L1_nb8_k0_tl
 	.section	.rodata,"a",@progbits
@@ -2188,7 +2166,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	.amdhsa_kernel k1_kda_pre_R1_L1_nb8_k0_tl
 		.amdhsa_group_segment_fixed_size 22736
 		.amdhsa_private_segment_fixed_size 0
-		.amdhsa_kernarg_size 168
+		.amdhsa_kernarg_size 188
 		.amdhsa_user_sgpr_count 2
 		.amdhsa_user_sgpr_dispatch_ptr 0
 		.amdhsa_user_sgpr_queue_ptr 0
@@ -2333,9 +2311,20 @@ amdhsa.kernels:
         .offset:         160
         .size:           8
         .value_kind:     global_buffer
+      - .address_space:  global
+        .offset:         168
+        .size:           8
+        .value_kind:     global_buffer
+      - .address_space:  global
+        .offset:         176
+        .size:           8
+        .value_kind:     global_buffer
+      - .offset:         184
+        .size:           4
+        .value_kind:     by_value
     .group_segment_fixed_size: 22736
     .kernarg_segment_align: 8
-    .kernarg_segment_size: 168
+    .kernarg_segment_size: 188
     .max_flat_workgroup_size: 512
     .name:           k1_kda_pre_R1_L1_nb8_k0_tl
     .private_segment_fixed_size: 0
