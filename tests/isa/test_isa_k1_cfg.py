@@ -32,7 +32,7 @@ def test_k1_has_ten_loops(arch: str) -> None:
 
 def test_the_two_backward_branches_of_the_gate_tail_are_no_loops() -> None:
     """The gate role's code is laid out after s_endpgm and ends branching back to the
-    attn role's join (``s_cbranch_execnz .LBB0_11; s_branch .LBB0_12``): two branches
+    attn role's join (``s_cbranch_execnz .LBB0_13; s_branch .LBB0_14``): two branches
     to earlier blocks, neither on a cycle. A layout rule made them the 11th and 12th
     loops."""
     k, g = _kernel("gfx950")
@@ -44,7 +44,7 @@ def test_the_two_backward_branches_of_the_gate_tail_are_no_loops() -> None:
         if s < b.id and k.instrs[b.end - 1].index > end and g.blocks[s].start < end
     ]
     names = {i: name for name, i in k.labels.items()}
-    assert [names[g.blocks[s].start] for _, s in tail] == [".LBB0_11", ".LBB0_12"]
+    assert [names[g.blocks[s].start] for _, s in tail] == [".LBB0_13", ".LBB0_14"]
     for latch, target in tail:
         assert (latch, target) not in g.back_edges
         assert not any(latch in lp.blocks and target in lp.blocks for lp in g.loops)
