@@ -9,9 +9,9 @@ bare SimPy runs as many ``env.timeout(1)`` (250 processes), so both see the same
 a shared machine; best against best. The engine folds events (``fold_events``), so the
 rate counts the events of the same launch unfolded (one SimPy event for each, as the
 engine before folding scheduled; issue 40 counts speed in those): the ratio is that count
-over the launch's time, against the bare rate. The goals: one launch in 0.1 s or less, a
-cold one (protocol and hand-off table built first) in 0.1 s or less, and the launch at
-half the bare rate or better.
+over the launch's time, against the bare rate. The goals: one launch in 30 ms or less on
+a quiet machine, a cold one (protocol and hand-off table built first) in 0.1 s or less,
+and the launch at half the bare rate or better.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def main() -> None:
         f"events/s; SimPy bare {bare / 1e6:.2f} M events/s, same run ({rate / bare:.0%} of "
         f"bare; goal 50 %: {'met' if rate >= bare / 2 else 'NOT met'})"
     )
-    print(f"goal 100 ms: {'met' if best <= 0.1 else 'NOT met'}")
+    print(f"one launch, goal 30 ms (a quiet machine): {'met' if best <= 0.03 else 'NOT met'}")
 
 
 if __name__ == "__main__":
