@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from kda_sim.cache import file_sha256
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.machine.costs import files_stamp
@@ -66,17 +67,14 @@ def bundled_run(path: Path, name: str) -> tuple[Run, str]:
     naming it in the page's caches: once a server, and across servers from the run
     store (:mod:`kda_sim.app.run_store`), keyed by the file's content and the identity
     of the profile its simulation runs on, never by its name or time of change."""
-    from kda_sim.importers.caps import read_capped
-    from kda_sim.timeline.chrome import chrome_of_bytes
-
-    # the bytes hashed are the bytes read: a file rewritten meanwhile is another key
-    blob = read_capped(path)
-    digest = hashlib.sha256(blob).hexdigest()
+    # hashed as a stream: a run found in the store needs neither the trace's bytes in
+    # memory nor its parse
+    digest = file_sha256(path)
     parsed: list[Timeline] = []
 
     def timeline() -> Timeline:  # read at most once a call, and only where needed
         if not parsed:
-            parsed.append(chrome_of_bytes(blob, str(path)))
+            parsed.append(_read_hashed(path, digest))
         return parsed[0]
 
     head = run_store.head_of(digest, lambda: _head(timeline()))
@@ -84,6 +82,19 @@ def bundled_run(path: Path, name: str) -> tuple[Run, str]:
     ident = profile_id(gpu, head.kernel) if gpu else ""
     key = f"bundled:{digest}|{ident}"
     return _bundled_run(key, name, digest, ident, timeline), key
+
+
+def _read_hashed(path: Path, digest: str) -> Timeline:
+    """The trace at ``path``, refused where its bytes are no longer those hashed (a file
+    rewritten meanwhile: its run must not be kept under the old content's key)."""
+    from kda_sim.importers.caps import read_capped
+    from kda_sim.timeline.chrome import chrome_of_bytes
+
+    blob = read_capped(path)  # the size cap on what a page reads
+    if hashlib.sha256(blob).hexdigest() != digest:
+        msg = "the file changed while it was read: reload the page"
+        raise TraceFormatError(msg, where=str(path))
+    return chrome_of_bytes(blob, str(path))
 
 
 def _head(tl: Timeline) -> run_store.Head:

@@ -146,3 +146,10 @@ def test_an_unwritable_cache_folder_still_serves_the_run(
     finally:
         data._bundled_run.clear()
     assert run.sim is not None and run.real is not None
+
+
+def test_a_trace_rewritten_while_read_is_refused_not_kept(trace: Path) -> None:
+    from kda_sim.errors import TraceFormatError
+
+    with pytest.raises(TraceFormatError, match="changed while it was read"):
+        data._read_hashed(trace, "0" * 64)  # the digest of other bytes than the file's
