@@ -1,6 +1,7 @@
 """The app's first complete render in a real browser (a benchmark, not a timed test).
 
     python bench/browser_bench.py [--repeat N] [--traces DIR] [--floor] [--cold-store]
+                                  [--baseline DIR]
 
 Each repeat starts ``streamlit run app.py`` headless on the bundled traces (``traces/``,
 or ``--traces``), waits for its health check, opens the page in a fresh headless Chromium
@@ -21,6 +22,9 @@ Prints each repeat and the median, min and max of both; the goal is a first rend
 2 s. Run it with the checkout first on the path (``PYTHONPATH=.``) on a quiet machine:
 the figure moves with the load. ``--floor`` times a page of one plotly chart of two bars
 the same way, in the same run: what Streamlit and the browser take for any page here.
+``--baseline DIR`` times another checkout's app (a copy of main, say) the same way. The
+pages take turns within each repeat (this app, the baseline, the floor), so that a
+before and after are measured under the same load.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,9 +77,12 @@ st.plotly_chart(go.Figure(go.Bar(x=[1, 2], y=[1, 2])))
 
 
 @contextmanager
-def server(traces: Path, app: Path = ROOT / "app.py", store: Path | None = None) -> Iterator[str]:
+def server(
+    traces: Path, app: Path = ROOT / "app.py", store: Path | None = None, tree: Path = ROOT
+) -> Iterator[str]:
     """A fresh ``streamlit run APP`` on localhost, healthy; its URL. ``store``: the app's
-    cache folder (``KDA_SIM_CACHE``), else a fresh empty one."""
+    cache folder (``KDA_SIM_CACHE``), else a fresh empty one; ``tree``: the checkout
+    whose ``kda_sim`` it imports (first on its path)."""
     port = _free_port()
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(app),
@@ -82,9 +90,15 @@ def server(traces: Path, app: Path = ROOT / "app.py", store: Path | None = None)
         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
     empty = tempfile.TemporaryDirectory(prefix="kda-sim-bench-cache-")
-    env = {**os.environ, "KDA_SIM_TRACES": str(traces), "KDA_SIM_CACHE": str(store or empty.name)}
+    path = os.pathsep.join(x for x in (str(tree), os.environ.get("PYTHONPATH", "")) if x)
+    env = {
+        **os.environ,
+        "PYTHONPATH": path,
+        "KDA_SIM_TRACES": str(traces),
+        "KDA_SIM_CACHE": str(store or empty.name),
+    }
     with empty, tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             url = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + START_S
@@ -144,27 +158,40 @@ def complete_render(driver: object, url: str) -> float:
     return time.perf_counter() - t
 
 
-def measure(
-    traces: Path, repeat: int, app: Path = ROOT / "app.py", cold_store: bool = False
-) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"first_visitor": [], "later_visitor": []}
-    with tempfile.TemporaryDirectory(prefix="kda-sim-bench-store-") as d:
-        store = None if cold_store else Path(d)
-        if store is not None:  # one untimed visit: what a restarted server finds kept
-            with server(traces, app, store) as url, browser() as driver:
-                complete_render(driver, url)
+@dataclass(frozen=True)
+class Page:
+    """A page to time: its script, the checkout whose ``kda_sim`` its server imports, and
+    whether each server finds a run store kept from a first visit (else an empty one)."""
+
+    label: str
+    app: Path
+    tree: Path = ROOT
+    store: bool = True
+
+
+def measure(traces: Path, repeat: int, pages: list[Page]) -> dict[str, dict[str, list[float]]]:
+    """Each page's first and later visitor, ``repeat`` fresh servers each; the pages take
+    turns within a repeat, so that each repeat's pages run under the same load."""
+    out = {p.label: {"first_visitor": [], "later_visitor": []} for p in pages}
+    with ExitStack() as stack:
+        stores: dict[str, Path] = {}
+        for p in pages:
+            if p.store:  # one untimed visit: what a restarted server finds kept
+                d = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kda-sim-store-")))
+                with server(traces, p.app, d, p.tree) as url, browser() as driver:
+                    complete_render(driver, url)
+                stores[p.label] = d
         for i in range(repeat):
-            first, later = _visits(traces, app, store)
-            out["first_visitor"].append(round(first, 3))
-            out["later_visitor"].append(round(later, 3))
-            print(f"repeat {i + 1}/{repeat}: first visitor {first:.2f} s, later {later:.2f} s")
+            for p in pages:
+                with server(traces, p.app, stores.get(p.label), p.tree) as url, browser() as drv:
+                    first, later = complete_render(drv, url), complete_render(drv, url)
+                out[p.label]["first_visitor"].append(round(first, 3))
+                out[p.label]["later_visitor"].append(round(later, 3))
+                print(
+                    f"repeat {i + 1}/{repeat} {p.label}: first visitor {first:.2f} s, "
+                    f"later {later:.2f} s"
+                )
     return out
-
-
-def _visits(traces: Path, app: Path, store: Path | None) -> tuple[float, float]:
-    """A fresh server's first visitor and, in the same browser, a later one."""
-    with server(traces, app, store) as url, browser() as driver:
-        return complete_render(driver, url), complete_render(driver, url)
 
 
 def summary(xs: list[float]) -> dict[str, float]:
@@ -189,6 +216,13 @@ def main() -> int:
         action="store_true",
         help="each server starts with an empty run store (the first visit ever)",
     )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="also time another checkout's app (DIR/app.py, its own kda_sim), repeat for "
+        "repeat with this one's: a before and after under the same load",
+    )
     args = ap.parse_args()
     if args.repeat < 1:
         ap.error("--repeat: at least 1")
@@ -196,15 +230,25 @@ def main() -> int:
         ap.error("needs Debian's chromium and chromium-driver (/usr/bin/chromium, chromedriver)")
     if not any(args.traces.glob("*.json")):
         ap.error(f"--traces {args.traces}: no .json trace there")
-    runs = measure(args.traces, args.repeat, cold_store=args.cold_store)
-    report: dict[str, object] = {k: {**summary(v), "runs": v} for k, v in runs.items()}
-    if args.floor:
-        with tempfile.TemporaryDirectory(prefix="kda-sim-floor-") as d:
-            app = Path(d) / "floor.py"
-            app.write_text(FLOOR_APP)
-            print("the floor: one small chart")
-            floor = measure(args.traces, args.repeat, app, cold_store=True)  # no store
-        report["floor"] = {k: {**summary(v), "runs": v} for k, v in floor.items()}
+    if args.baseline is not None and not (args.baseline / "app.py").is_file():
+        ap.error(f"--baseline {args.baseline}: no app.py there")
+    keep = not args.cold_store
+    with tempfile.TemporaryDirectory(prefix="kda-sim-floor-") as d:
+        floor_app = Path(d) / "floor.py"
+        floor_app.write_text(FLOOR_APP)
+        pages = [Page("app", ROOT / "app.py", ROOT, keep)]
+        if args.baseline is not None:
+            base = args.baseline.resolve()
+            pages.append(Page("baseline", base / "app.py", base, keep))
+        if args.floor:
+            pages.append(Page("floor", floor_app, ROOT, False))  # keeps no run
+        runs = measure(args.traces, args.repeat, pages)
+    report: dict[str, object] = {k: {**summary(v), "runs": v} for k, v in runs["app"].items()}
+    for label in ("baseline", "floor"):
+        if label in runs:
+            report[label] = {k: {**summary(v), "runs": v} for k, v in runs[label].items()}
+    if args.baseline is not None:
+        report["baseline_dir"] = str(args.baseline)
     report["run_store"] = "empty each server" if args.cold_store else "kept from a first visit"
     report["goal_s"] = GOAL_S
     report["cpus"] = os.cpu_count()

@@ -8,6 +8,7 @@ of the GPU profile and costs its simulation ran (:func:`kda_sim.app.data.profile
 and the code's version (:func:`kda_sim.cache.key`). A changed trace, profile or code
 looks up another name, so a stale run is never found; an entry that does not load is
 made again. The run read back equals the one made: a view cannot tell them apart.
+Entries are unpickled: the cache folder is the user's own, trusted as their files are.
 """
 
 from __future__ import annotations
