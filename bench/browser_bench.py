@@ -1,7 +1,7 @@
 """The app's first complete render in a real browser (a benchmark, not a timed test).
 
-    python bench/browser_bench.py [--repeat N] [--traces DIR] [--floor] [--cold-store]
-                                  [--baseline DIR]
+    python bench/browser_bench.py [--repeat N] [--traces DIR] [--floor] [--figure]
+                                  [--cold-store] [--baseline DIR]
 
 Each repeat starts ``streamlit run app.py`` headless on the bundled traces (``traces/``,
 or ``--traces``), waits for its health check, opens the page in a fresh headless Chromium
@@ -22,9 +22,11 @@ Prints each repeat and the median, min and max of both; the goal is a first rend
 2 s. Run it with the checkout first on the path (``PYTHONPATH=.``) on a quiet machine:
 the figure moves with the load. ``--floor`` times a page of one plotly chart of two bars
 the same way, in the same run: what Streamlit and the browser take for any page here.
-``--baseline DIR`` times another checkout's app (a copy of main, say) the same way. The
-pages take turns within each repeat (this app, the baseline, the floor), so that a
-before and after are measured under the same load.
+``--figure`` times a page of the default view's timeline alone (built once a server:
+its later visitor is the chart in the browser). ``--baseline DIR`` times another
+checkout's app (a copy of main, say) the same way, and its figure with ``--figure``. The
+pages take turns within each repeat (this app, the baseline, the figures, the floor), so
+that a before and after are measured under the same load.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -76,13 +79,38 @@ st.plotly_chart(go.Figure(go.Bar(x=[1, 2], y=[1, 2])))
 """
 
 
+# the default view's timeline alone (the first bundled trace overlaid on its simulation,
+# its critical path), as the checkout's own code draws it; built once a server, so a
+# later visitor times the chart in the browser and little else
+FIGURE_APP = """import streamlit as st
+from kda_sim.app import data
+from kda_sim.app.figures import Layer, timeline_figure
+from kda_sim.app.views.common import CHART_CONFIG
+from kda_sim.timeline.critical import critical_path
+st.set_page_config(layout="wide")
+@st.cache_resource
+def figure():
+    path = data.bundled_traces()[0]
+    run = data.run_of_trace(path.name, "bundled", data.read_bundled(path))
+    real = run.real_linked
+    layers = (Layer("real", real, False), Layer("simulated", run.sim, True))
+    return timeline_figure(layers, critical=critical_path(real))
+st.plotly_chart(figure(), key="timeline_chart", config=CHART_CONFIG, width="stretch")
+"""
+
+
+class Server(NamedTuple):
+    url: str
+    pid: int
+
+
 @contextmanager
 def server(
     traces: Path, app: Path = ROOT / "app.py", store: Path | None = None, tree: Path = ROOT
-) -> Iterator[str]:
-    """A fresh ``streamlit run APP`` on localhost, healthy; its URL. ``store``: the app's
-    cache folder (``KDA_SIM_CACHE``), else a fresh empty one; ``tree``: the checkout
-    whose ``kda_sim`` it imports (first on its path)."""
+) -> Iterator[Server]:
+    """A fresh ``streamlit run APP`` on localhost, healthy; its URL and process.
+    ``store``: the app's cache folder (``KDA_SIM_CACHE``), else a fresh empty one;
+    ``tree``: the checkout whose ``kda_sim`` it imports (first on its path)."""
     port = _free_port()
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(app),
@@ -113,7 +141,7 @@ def server(
                     log.seek(0)
                     raise SystemExit(f"streamlit did not start:\n{log.read().decode()}")
                 time.sleep(0.2)
-            yield url
+            yield Server(url, proc.pid)
         finally:
             proc.terminate()
             try:
@@ -144,6 +172,34 @@ def browser() -> Iterator[object]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def cpu_seconds(roots: list[int]) -> float:
+    """CPU time (user and system, with that of reaped children) of the processes
+    ``roots`` and all their descendants, from /proc: the work done, which the machine's
+    load slows but does not add to (a timing under load mostly waits for a core)."""
+    tree: dict[int, list[int]] = {}
+    cpu: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            text = (d / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        f = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+        pid = int(d.name)
+        tree.setdefault(int(f[1]), []).append(pid)
+        cpu[pid] = sum(int(x) for x in f[11:15])  # utime stime cutime cstime
+    total, todo, seen = 0, list(roots), set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += cpu.get(pid, 0)
+        todo += tree.get(pid, [])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def complete_render(driver: object, url: str) -> float:
     """Seconds from navigation to the drawn timeline with nothing still running."""
     from selenium.webdriver.support.ui import WebDriverWait
@@ -172,26 +228,38 @@ class Page:
 def measure(traces: Path, repeat: int, pages: list[Page]) -> dict[str, dict[str, list[float]]]:
     """Each page's first and later visitor, ``repeat`` fresh servers each; the pages take
     turns within a repeat, so that each repeat's pages run under the same load."""
-    out = {p.label: {"first_visitor": [], "later_visitor": []} for p in pages}
+    keys = ("first_visitor", "later_visitor", "first_visitor_cpu", "later_visitor_cpu")
+    out: dict[str, dict[str, list[float]]] = {p.label: {k: [] for k in keys} for p in pages}
     with ExitStack() as stack:
         stores: dict[str, Path] = {}
         for p in pages:
             if p.store:  # one untimed visit: what a restarted server finds kept
                 d = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kda-sim-store-")))
-                with server(traces, p.app, d, p.tree) as url, browser() as driver:
-                    complete_render(driver, url)
+                with server(traces, p.app, d, p.tree) as srv, browser() as driver:
+                    complete_render(driver, srv.url)
                 stores[p.label] = d
         for i in range(repeat):
             for p in pages:
-                with server(traces, p.app, stores.get(p.label), p.tree) as url, browser() as drv:
-                    first, later = complete_render(drv, url), complete_render(drv, url)
-                out[p.label]["first_visitor"].append(round(first, 3))
-                out[p.label]["later_visitor"].append(round(later, 3))
+                with server(traces, p.app, stores.get(p.label), p.tree) as srv, browser() as drv:
+                    got = _visits(srv, drv)
+                for k, v in zip(keys, got, strict=True):
+                    out[p.label][k].append(round(v, 3))
                 print(
-                    f"repeat {i + 1}/{repeat} {p.label}: first visitor {first:.2f} s, "
-                    f"later {later:.2f} s"
+                    f"repeat {i + 1}/{repeat} {p.label}: first visitor {got[0]:.2f} s "
+                    f"({got[2]:.2f} s of CPU), later {got[1]:.2f} s ({got[3]:.2f} s of CPU)"
                 )
     return out
+
+
+def _visits(srv: Server, driver: object) -> tuple[float, float, float, float]:
+    """A fresh server's first visitor and, in the same browser, a later one: seconds
+    each, and the CPU seconds the server and the browser spent on each."""
+    procs = [srv.pid, driver.service.process.pid]  # type: ignore[attr-defined]
+    c0 = cpu_seconds(procs)
+    first = complete_render(driver, srv.url)
+    c1 = cpu_seconds(procs)
+    later = complete_render(driver, srv.url)
+    return first, later, c1 - c0, cpu_seconds(procs) - c1
 
 
 def summary(xs: list[float]) -> dict[str, float]:
@@ -217,6 +285,12 @@ def main() -> int:
         help="each server starts with an empty run store (the first visit ever)",
     )
     ap.add_argument(
+        "--figure",
+        action="store_true",
+        help="also time a page of the default view's timeline alone (its later visitor: "
+        "the chart in the browser), and the baseline's with --baseline",
+    )
+    ap.add_argument(
         "--baseline",
         type=Path,
         metavar="DIR",
@@ -234,17 +308,22 @@ def main() -> int:
         ap.error(f"--baseline {args.baseline}: no app.py there")
     keep = not args.cold_store
     with tempfile.TemporaryDirectory(prefix="kda-sim-floor-") as d:
-        floor_app = Path(d) / "floor.py"
+        floor_app, figure_app = Path(d) / "floor.py", Path(d) / "figure.py"
         floor_app.write_text(FLOOR_APP)
+        figure_app.write_text(FIGURE_APP)
         pages = [Page("app", ROOT / "app.py", ROOT, keep)]
         if args.baseline is not None:
             base = args.baseline.resolve()
             pages.append(Page("baseline", base / "app.py", base, keep))
+        if args.figure:
+            pages.append(Page("figure", figure_app, ROOT, False))
+            if args.baseline is not None:
+                pages.append(Page("baseline figure", figure_app, args.baseline.resolve(), False))
         if args.floor:
             pages.append(Page("floor", floor_app, ROOT, False))  # keeps no run
         runs = measure(args.traces, args.repeat, pages)
     report: dict[str, object] = {k: {**summary(v), "runs": v} for k, v in runs["app"].items()}
-    for label in ("baseline", "floor"):
+    for label in ("baseline", "figure", "baseline figure", "floor"):
         if label in runs:
             report[label] = {k: {**summary(v), "runs": v} for k, v in runs[label].items()}
     if args.baseline is not None:

@@ -3,10 +3,12 @@ order, with which run store and checkout (it times nothing here)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,13 +24,13 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Path | None, Pat
     log: list[tuple[str, Path | None, Path]] = []
 
     @contextmanager
-    def server(traces: Path, app: Path, store: Path | None, tree: Path) -> Iterator[str]:
+    def server(traces: Path, app: Path, store: Path | None, tree: Path) -> Iterator[bb.Server]:
         log.append((app.name, store, tree))
-        yield f"http://{app.name}"
+        yield bb.Server(f"http://{app.name}", os.getpid())
 
     @contextmanager
     def browser() -> Iterator[object]:
-        yield object()
+        yield SimpleNamespace(service=SimpleNamespace(process=SimpleNamespace(pid=os.getpid())))
 
     monkeypatch.setattr(bb, "server", server)
     monkeypatch.setattr(bb, "browser", browser)
@@ -52,7 +54,26 @@ def test_pages_take_turns_and_stores_are_filled_once(
     assert stores["floor.py"] is None  # an empty folder of its own each server
     assert stores["app.py"] != stores["base.py"]  # each checkout's runs apart
     assert [t for a, _, t in started if a == "base.py"] == [tmp_path] * 3
-    assert out["baseline"] == {"first_visitor": [1.0, 1.0], "later_visitor": [1.0, 1.0]}
+    assert out["baseline"]["first_visitor"] == out["baseline"]["later_visitor"] == [1.0, 1.0]
+    assert all(x >= 0 for x in out["baseline"]["first_visitor_cpu"])
+
+
+def test_cpu_seconds_counts_a_child_s_work(tmp_path: Path) -> None:
+    """A process tree's CPU time from /proc: a busy child's second shows."""
+    import subprocess
+
+    spin = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+    with subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    ) as parent:
+        before = bb.cpu_seconds([parent.pid])
+        child = subprocess.run([sys.executable, "-c", spin], check=True)  # our child, not its
+        assert child.returncode == 0
+        assert bb.cpu_seconds([parent.pid]) - before < 0.2  # another tree's work: not counted
+        parent.stdin.close()  # type: ignore[union-attr]
+    me = bb.cpu_seconds([os.getpid()])
+    subprocess.run([sys.executable, "-c", spin], check=True)
+    assert bb.cpu_seconds([os.getpid()]) - me >= 0.25  # a reaped child's CPU is ours
 
 
 def test_cold_store_pages_fill_nothing_first(
