@@ -3,12 +3,13 @@
 Nothing here draws; every function works without a Streamlit runtime (the bench and
 the tests call them directly). Caches are Streamlit resource caches: a timeline is
 large and never mutated by the app, so sharing one object beats pickling a copy on
-every rerun.
+every rerun. A bundled trace's run is also kept on disk across servers (run_store).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -16,22 +17,27 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from kda_sim.checks.floor import Figures, ladder
-from kda_sim.engine import simulate
+from kda_sim.cache import file_sha256
 from kda_sim.errors import InvalidInput, KdaSimError, TraceFormatError
-from kda_sim.importers.caps import GZIP_MAGIC, check_bytes, inflate_capped
-from kda_sim.jsoncheck import parse_json
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get, spec_for
 from kda_sim.machine.costs import files_stamp
 from kda_sim.machine.profile import GpuProfile, bundled_for, bundled_names, load_profile
-from kda_sim.timeline.chrome import read_chrome
 from kda_sim.timeline.model import Timeline
 
+from . import run_store
 from .outcome import guarded
+
+if TYPE_CHECKING:
+    from kda_sim.checks.floor import Figures
+
+# The engine, the floor ladder, the trace reader and the upload checks are imported
+# where they are called: a page whose run comes from the run store (the default view
+# after a server's restart) needs none of the engine's or the comparison's modules,
+# about 0.2 s of the 0.5 s this package's page modules took to import (-X importtime).
 
 TRACES_ENV = "KDA_SIM_TRACES"  # lets tests and users point the app at another folder
 DEFAULT_GPU = "h200"  # the bundled real traces are H200 runs; its simulation is also quick
@@ -50,14 +56,56 @@ def bundled_traces(root: Path | None = None) -> list[Path]:
     return sorted(p for p in d.glob("*.json") if p.is_file()) if d.is_dir() else []
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _read_bundled(path: str, mtime: float) -> Timeline:
-    del mtime  # part of the cache key only: a rewritten file is read again
+def read_bundled(path: Path) -> Timeline:
+    from kda_sim.timeline.chrome import read_chrome
+
     return read_chrome(path)
 
 
-def read_bundled(path: Path) -> Timeline:
-    return _read_bundled(str(path), path.stat().st_mtime)
+def bundled_run(path: Path, name: str) -> tuple[Run, str]:
+    """The run of the bundled trace ``path`` (overlaid on its simulation) and the key
+    naming it in the page's caches: once a server, and across servers from the run
+    store (:mod:`kda_sim.app.run_store`), keyed by the file's content and the identity
+    of the profile its simulation runs on, never by its name or time of change."""
+    # hashed as a stream: a run found in the store needs neither the trace's bytes in
+    # memory nor its parse
+    digest = file_sha256(path)
+    parsed: list[Timeline] = []
+
+    def timeline() -> Timeline:  # read at most once a call, and only where needed
+        if not parsed:
+            parsed.append(_read_hashed(path, digest))
+        return parsed[0]
+
+    head = run_store.head_of(digest, lambda: _head(timeline()))
+    gpu = profile_name(head.gpu, head.build) if head.gpu else None
+    ident = profile_id(gpu, head.kernel) if gpu else ""
+    key = f"bundled:{digest}|{ident}"
+    return _bundled_run(key, name, digest, ident, timeline), key
+
+
+def _read_hashed(path: Path, digest: str) -> Timeline:
+    """The trace at ``path``, refused where its bytes are no longer those hashed (a file
+    rewritten meanwhile: its run must not be kept under the old content's key)."""
+    from kda_sim.importers.caps import read_capped
+    from kda_sim.timeline.chrome import chrome_of_bytes
+
+    blob = read_capped(path)  # the size cap on what a page reads
+    if hashlib.sha256(blob).hexdigest() != digest:
+        msg = "the file changed while it was read: reload the page"
+        raise TraceFormatError(msg, where=str(path))
+    return chrome_of_bytes(blob, str(path))
+
+
+def _head(tl: Timeline) -> run_store.Head:
+    return run_store.Head(tl.meta.gpu, tl.meta.measured_build(), tl.meta.kernel)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _bundled_run(key: str, name: str, digest: str, ident: str, _tl: Any) -> Run:
+    del key  # part of the cache key only (it names digest and ident)
+    entry = run_store.run_entry(digest, name, "bundled", ident)
+    return run_store.stored_run(entry, lambda: run_of_trace(name, "bundled", _tl()))
 
 
 @dataclass(frozen=True)
@@ -153,6 +201,8 @@ def _simulate(
     # part of the cache key only: a kernel file's name and time of change; the profile's
     # identity (profile_id)
     del stamp, costs_id
+    from kda_sim.engine import simulate
+
     t0 = time.perf_counter()
     try:
         prof = whatif_profile(gpu, dict(params), kernel)
@@ -185,6 +235,8 @@ def _floor(
     costs_id: str = "",
 ) -> dict[str, Any] | str:
     del costs_id  # part of the cache key only: the profile's identity (profile_id)
+    from kda_sim.checks.floor import Figures, ladder
+
     try:
         prof = whatif_profile(gpu, dict(params), kernel)
         return ladder(config_of(kernel, config), prof, Figures(*figures), occupancy)
@@ -375,6 +427,9 @@ def parse_upload(name: str, data: bytes, shape: dict[str, object] | None = None)
 
 
 def _parse_upload(name: str, data: bytes, shape: dict[str, object]) -> Timeline:
+    from kda_sim.importers.caps import GZIP_MAGIC, check_bytes, inflate_capped
+    from kda_sim.jsoncheck import parse_json
+
     if not data:
         raise TraceFormatError("the file is empty", where=name)
     check_bytes(data, name)

@@ -38,6 +38,9 @@ TOOLBAR_PX = 40
 LEGEND_ROW_PX = 20
 LEGEND_PER_ROW = 7  # entries a legend row, counted low so the room is never short
 SUBPLOT_TITLE_PX = 24  # side by side: each run's title above its plot
+# the x axis's tick labels and title under the plot, in Streamlit's theme (its fonts):
+# a bottom margin short of them makes plotly push it and draw every bar again
+X_AXIS_PX = 66
 MAX_BARS_PER_PIXEL_ROW = 3000  # horizontal resolution the merge aims at
 CRIT_COLOR = "#d62728"
 STUCK_COLOR = "#b30000"
@@ -399,7 +402,7 @@ def timeline_figure(
         height=fig_h,
         # the title at the top left, the legend under it on top of the plot (with 256
         # rows a legend under the plot is below the fold), the toolbars' room above both
-        margin={"l": 60, "r": 10, "t": top, "b": 40},
+        margin={"l": 60, "r": 10, "t": top, "b": X_AXIS_PX},
         title={
             "text": title,
             "x": 0.0,
@@ -440,6 +443,9 @@ def timeline_figure(
         zeroline=False,
         tickfont={"size": 10},
         automargin=True,  # a hand-off's labels are longer than "CTA 12"
+        # labels never leave the chart here: "allow" spares plotly measuring each one
+        # (a layout of the whole chart a label)
+        ticklabeloverflow="allow",
     )
     fig.update_xaxes(
         title_text="time (us)",
@@ -447,6 +453,7 @@ def timeline_figure(
         gridcolor="#eeeeee",
         zeroline=False,
         rangemode="tozero",
+        ticklabeloverflow="allow",
     )
     if window_us is not None and handoff is None:
         fig.update_xaxes(range=list(window_us))

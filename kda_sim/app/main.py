@@ -67,9 +67,7 @@ def _choices(root: Path) -> dict[str, tuple[str, object]]:
 def _load(name: str, kind: str, what: object) -> tuple[data.Run, str]:
     if kind == "bundled":
         assert isinstance(what, Path)
-        tl = data.read_bundled(what)
-        key = f"bundled:{what}:{what.stat().st_mtime}"
-        return data.run_of_trace_cached(key, name, "bundled", tl), key
+        return data.bundled_run(what, name)
     if kind == "uploaded":
         token, tl = what  # type: ignore[misc]
         key = f"upload:{token}"

@@ -379,6 +379,11 @@ def read_chrome(path: str | Path) -> Timeline:
     from kda_sim.importers.caps import read_capped  # the importers read this module
 
     p = Path(path)
-    data = parse_json(read_capped(p), str(p))  # NaN, long integers, deep nesting refused
-    refuse_non_finite(data, str(p))
-    return from_chrome(data, str(p))
+    return chrome_of_bytes(read_capped(p), str(p))
+
+
+def chrome_of_bytes(blob: bytes, source: str) -> Timeline:
+    """:func:`read_chrome` of a file's bytes already read (``source`` names it)."""
+    data = parse_json(blob, source)  # NaN, long integers, deep nesting refused
+    refuse_non_finite(data, source)
+    return from_chrome(data, source)

@@ -22,6 +22,19 @@ else:
 
 
 @pytest.fixture(scope="session")
+def run_store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The app's cache folder for this test session: the runs it keeps on disk go here,
+    never to the user's cache."""
+    return tmp_path_factory.mktemp("kda-sim-cache")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(run_store_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("KDA_SIM_CACHE", str(run_store_dir))
+    return run_store_dir
+
+
+@pytest.fixture(scope="session")
 def measured_bytes() -> bytes:
     return json.dumps(to_chrome(measured_like())).encode()
 

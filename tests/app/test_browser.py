@@ -6,6 +6,7 @@ Skipped cleanly without /usr/bin/chromium and chromedriver (CI installs Debian's
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -42,8 +43,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
+    # the runs the app keeps on disk go to a folder of the test's, not the user's cache
+    env = {**os.environ, "KDA_SIM_CACHE": str(tmp_path_factory.mktemp("kda-sim-cache"))}
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.headless", "true", "--server.port", str(port),
@@ -51,7 +54,7 @@ def server() -> Iterator[str]:
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             yield _wait_healthy(proc, log, url)
         finally:
@@ -119,6 +122,7 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
             ec.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stSpinner']"))
         )
         time.sleep(1.5)
+        _margins_not_pushed(driver)
         _legend_clear_of_the_toolbars(driver)
         SHOT.parent.mkdir(exist_ok=True)
         assert driver.save_screenshot(str(SHOT))
@@ -158,3 +162,20 @@ def _legend_clear_of_the_toolbars(driver) -> None:
     for t in toolbars:
         apart = legend[2] <= t[0] or t[2] <= legend[0] or legend[3] <= t[1] or t[3] <= legend[1]
         assert apart, f"the legend {legend} overlaps a toolbar {t}"
+
+
+# the margins plotly drew the first chart with, and the figure's own
+MARGINS_JS = """
+const gd = document.querySelector("[data-testid='stPlotlyChart'] .js-plotly-plot");
+const size = gd._fullLayout._size, asked = gd._fullLayout.margin;
+return {drawn: [size.l, size.r, size.t, size.b], asked: [asked.l, asked.r, asked.t, asked.b]};
+"""
+
+
+def _margins_not_pushed(driver) -> None:
+    """The timeline's margins hold its axes, legend and labels as Streamlit's theme draws
+    them: a margin plotly must push makes it draw every bar again (a third of the
+    chart's time in the browser)."""
+    got = driver.execute_script(MARGINS_JS)
+    for side, drawn, asked in zip("lrtb", got["drawn"], got["asked"], strict=True):
+        assert abs(drawn - asked) <= 1, f"margin {side} pushed from {asked} to {drawn}: {got}"
