@@ -7,10 +7,15 @@ does not depend on ``jobs`` (the simulation is deterministic: a seed, not the pr
 decides its latencies). ``jobs=1`` runs everything in this process, with no pool. One
 progress bar counts the items of every map a :class:`Workers` runs.
 
-The workers are started with ``spawn``: a fresh interpreter that imports what it needs.
-``fork`` would copy this process mid-flight, and it has threads (tqdm's monitor, the
-pool's own manager, Streamlit's in the app): a lock one of them held at the fork stays
-held in the child forever, and the child hangs. The parent's kernels beyond the
+The workers are forked where that is safe (:func:`start_method`: Linux, and no thread in
+this process but the main one): a fork costs milliseconds and the child has the parent's
+protocol, hand-off tables and imports already, where a spawned worker pays an interpreter
+start and its imports (about a second) before its first item. With any other thread
+(tqdm's monitor, Streamlit's in the app, pytest-xdist's) a lock one of them held at the
+fork would stay held in the child forever, and the child would hang: then they are
+started with ``spawn``, a fresh interpreter that imports what it needs. The pool forks
+all its workers at once, before its own manager thread starts (``ProcessPoolExecutor``
+does not start forked workers on demand). The parent's kernels beyond the
 built-in ones (loaded from a ``.py`` file, or registered by a module) are loaded again in
 each worker before it takes any item, so their names resolve and their configurations
 unpickle there. As with any spawned worker, Python runs the parent's main module again
@@ -30,6 +35,7 @@ import contextlib
 import importlib
 import os
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
@@ -59,6 +65,24 @@ def default_jobs() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
+
+
+# the function a forked pool's workers call: set in this process before the pool forks, so
+# a child has it without pickling it (with the launch it closes over) for every item
+_FORKED_FN: Callable[[Any], Any] | None = None
+
+
+def _forked_call(x: Any) -> Any:
+    assert _FORKED_FN is not None
+    return _FORKED_FN(x)
+
+
+def start_method() -> str:
+    """``fork`` on Linux while this process runs no thread but the main one, else
+    ``spawn`` (the module docstring says why)."""
+    if sys.platform.startswith("linux") and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 def resolve_jobs(jobs: int | None) -> int:
@@ -191,13 +215,43 @@ class Workers(Closing):
         self._count(len(todo))
         if self.in_process or (self.cluster is None and len(todo) <= 1) or not todo:
             return [self._here(fn, x) for x in todo]
-        pool = self._start(len(todo) - 1)
         order = list(range(len(todo)))
         if cost is not None:
             order.sort(key=lambda i: -cost(todo[i]))
+        if self.cluster is None and start_method() == "fork":
+            return self._forked_map(fn, todo, order)
+        pool = self._start(len(todo) - 1)
         # the pool starts its workers as items are submitted (spawn: on demand)
         with main_hidden(not _of_main(fn)):
             futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
+        return self._collect(fn, todo, order, futs)
+
+    def _forked_map(self, fn: Callable[[T], R], todo: list[T], order: list[int]) -> list[R]:
+        """The map on workers forked for it: they have ``fn`` (and this process's
+        initializer's work) already, so only the items and results cross; the pool ends
+        with the map (a later map's function is another)."""
+        global _FORKED_FN
+        if not self._initialized:  # run once here, before the fork: the children have it
+            initializer, initargs = self._init
+            assert initializer is not None
+            initializer(*initargs)
+            self._initialized = True
+        _FORKED_FN = fn
+        pool = ProcessPoolExecutor(
+            min(self.jobs - 1, len(todo) - 1), mp_context=get_context("fork")
+        )
+        try:
+            futs: dict[int, Future[R]] = {i: pool.submit(_forked_call, todo[i]) for i in order}
+            return self._collect(fn, todo, order, futs)
+        finally:
+            pool.shutdown(cancel_futures=True)
+            _FORKED_FN = None
+
+    def _collect(
+        self, fn: Callable[[T], R], todo: list[T], order: list[int], futs: dict[int, Future[R]]
+    ) -> list[R]:
+        """The results in the items' order: this process takes items from the end while the
+        workers take theirs."""
         out: dict[int, R] = {}
         ticked: set[int] = set()
         try:
@@ -249,7 +303,7 @@ class Workers(Closing):
             else:
                 self._pool = ProcessPoolExecutor(
                     min(self.jobs - 1, n),
-                    mp_context=get_context("spawn"),  # not fork: the module docstring says why
+                    mp_context=get_context(start_method()),
                     initializer=prepare,
                     initargs=(sources(), initializer, initargs),
                 )
@@ -262,6 +316,9 @@ class Workers(Closing):
         if self._bar is None:
             from tqdm import tqdm
 
+            # no monitor thread (it only tunes a bar's refresh): a thread in this process
+            # would make the workers spawn instead of fork (start_method)
+            tqdm.monitor_interval = 0
             self._bar = tqdm(total=0, desc=self.desc or None, unit="run", leave=False)
         self._bar.total += n
         self._bar.refresh()

@@ -16,7 +16,15 @@ from kda_sim.parallel import Workers, pmap, resolve_jobs
 from kda_sim.parallel import default_jobs as cores
 
 
-def test_results_in_the_items_order_for_any_jobs() -> None:
+@pytest.fixture(params=["fork", "spawn"])
+def start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test of a map with workers once with forked workers, once with spawned ones
+    (which ``start_method`` picks depends on the threads this process runs)."""
+    monkeypatch.setattr(parallel, "start_method", lambda: request.param)
+    return request.param
+
+
+def test_results_in_the_items_order_for_any_jobs(start: str) -> None:
     items = list(range(7))
     want = [3**i for i in items]
     # the costliest item submitted first, the results still in the items' order
@@ -29,13 +37,15 @@ def _pid_after(seconds: float) -> int:
     return os.getpid()
 
 
-def test_this_process_and_a_worker_share_the_items() -> None:
+def test_this_process_and_a_worker_share_the_items(start: str) -> None:
     """jobs=2: one worker, and this process takes items from the end while it starts."""
     pids = pmap(_pid_after, [0.05] * 8, 2, progress=False)
     assert os.getpid() in pids and len(set(pids)) == 2
 
 
-def test_one_pool_serves_every_map_of_a_workers() -> None:
+def test_one_pool_serves_every_map_of_a_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spawned workers cost an interpreter's start each: one pool serves every map."""
+    monkeypatch.setattr(parallel, "start_method", lambda: "spawn")
     with Workers(2, progress=False) as w:
         assert w.map(abs, [-1, -2, -3]) == [1, 2, 3]
         pool = w._pool
@@ -43,7 +53,37 @@ def test_one_pool_serves_every_map_of_a_workers() -> None:
     assert w._pool is None  # ended on exit
 
 
-def test_a_workers_error_reaches_the_caller() -> None:
+def _closes_over(data: list[int], i: int) -> int:
+    return data[i] + os.getpid() * 0
+
+
+def test_forked_workers_have_the_function_without_pickling_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forked, a map's function (and what it closes over) is the children's already: only
+    the items and results cross, and the pool ends with the map."""
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    big = list(range(100_000))
+    with Workers(2, progress=False) as w:
+        assert w.map(partial(_closes_over, big), [5, 6, 7, 8]) == [5, 6, 7, 8]
+        assert w._pool is None and parallel._FORKED_FN is None
+        assert w.map(abs, [-1, -2]) == [1, 2]  # a second map, another function
+
+
+def test_start_method_forks_only_without_threads() -> None:
+    import threading
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert parallel.start_method() == "spawn"
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_a_workers_error_reaches_the_caller(start: str) -> None:
     with pytest.raises(ValueError, match="'x'"):
         pmap(int, ["1", "x", "3"], 2, progress=False)
     with pytest.raises(InvalidInput, match="at least 1"):  # pickled back, message kept
