@@ -59,7 +59,8 @@ def bench_us(path: Path, unroll: int | None = None) -> dict[tuple[int, int, str]
     A run may time several ticket builds (``LOOP=1 UNROLL=3`` times the loop and the
     unrolled one): ``unroll`` picks the one whose ``ticket_unroll`` it is (0: the loop
     build); None takes the file's only ticket build and refuses a file with several."""
-    rows = json.loads(path.read_text())["variants"]
+    # a lab probe's rows (Build.probe: lab.ticket_probe_report reads them) are neither
+    rows = [r for r in json.loads(path.read_text())["variants"] if not r["variant"].get("probe")]
     builds = {r["variant"].get("ticket_unroll", 0) for r in rows if r["variant"].get("kda_tickets")}
     if unroll is None:
         if len(builds) > 1:

@@ -7,7 +7,7 @@ A model cannot predict a launch closer than the next launch of the same shape la
 
 Usage (on the GPU):
     python -m lab.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR [--warmup N]
-        [--kda-tickets [--ticket-unroll N]]
+        [--kda-tickets [--ticket-unroll N]] [--probe take|static_item]
 """
 
 from __future__ import annotations
@@ -32,21 +32,30 @@ def record(
     warmup: int = 0,
     kda_tickets: bool = False,
     ticket_unroll: int = 0,
+    probe: str = "",
 ) -> None:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
     steps before each traced launch (``kda_kernel.triton.run.run``): warm launches, not
     first ones. ``kda_tickets``: the schedule of that name, ``ticket_unroll`` its unrolled
-    copies (the trace's meta says both)."""
+    copies (the trace's meta says both); ``probe``: ``Build.probe``'s experiment (the
+    trace's meta.extra["build"] names it), checked against the schedule before any
+    launch."""
+    from kda_kernel.triton.defaults import default_config
+    from kda_kernel.triton.launch import Build
+
+    build = {"probe": probe} if probe else {}
+    for R, L in shapes:  # a probe on the wrong schedule is named, GPU or not
+        cfg = default_config(R, L, 8, kda_tickets=kda_tickets, ticket_unroll=ticket_unroll)
+        Build(cfg, **build).validate()
     jobs = [(R, L, out / trace_name(R, L, i)) for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
-    from kda_kernel.triton.defaults import default_config
     from kda_kernel.triton.run import run
 
     out.mkdir(parents=True, exist_ok=True)
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
         cfg = default_config(R, L, 8, kda_tickets=kda_tickets, ticket_unroll=ticket_unroll)
-        run(cfg, trace_path=path, warmup=warmup)
+        run(cfg, trace_path=path, warmup=warmup, build=build)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,10 +83,26 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="with --kda-tickets: unrolled copies of the kda task (LaunchConfig.ticket_unroll)",
     )
+    r.add_argument(
+        "--probe",
+        choices=("take", "static_item"),
+        default="",
+        help="a lab experiment (Build.probe): take, on the static build; static_item, with "
+        "--kda-tickets",
+    )
     a = ap.parse_args(argv)
     try:
         shapes = list(parse_shapes(a.shapes))
-        record(shapes, a.launches, a.dir, a.force, a.warmup, a.kda_tickets, a.ticket_unroll)
+        record(
+            shapes,
+            a.launches,
+            a.dir,
+            a.force,
+            a.warmup,
+            a.kda_tickets,
+            a.ticket_unroll,
+            a.probe,
+        )
     except InvalidInput as e:
         print(f"trace_spread: {e}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ import torch
 from kda_kernel.inputs import clone_inputs, make_inputs
 from kda_kernel.reference import front_of, kda_pre_reference
 from kda_kernel.triton.launch import Build, Workspace, next_pow2, step_tag
+from kda_kernel.triton.trace_layout import TICKET_TASK_SLOTS
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import NPROJ, PROJ
 
@@ -241,16 +242,21 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     }
 
 
-def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16, unroll: int = 0) -> dict[str, Any]:
+def check_kda_tickets(
+    R: int, L: int, nb: int, nprog: int = 16, unroll: int = 0, probe: str = "", kda0: int = 0
+) -> dict[str, Any]:
     """kda_tickets' loop (``stage_kernels.kda_tickets_only``) over ``nprog`` programs, two
     launches on one workspace (the counter never cleared by the host): each launch's
     outputs against the reference, every task run once, the counter back to 0. With
-    ``unroll`` a program's first takes run the unrolled copies and the rest the loop."""
+    ``unroll`` a program's first takes run the unrolled copies and the rest the loop.
+    ``probe`` "static_item" (``Build.probe``): each take runs the task the static
+    placement over ``nprog`` programs from ``kda0`` gives (``placed_static`` says whether
+    every program ran exactly those)."""
     from kda_kernel.triton import trace_layout as T
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import kda_tickets_only
 
-    b = Build.default(R, L, nb, kda_tickets=True, ticket_unroll=unroll).validate()
+    b = Build.default(R, L, nb, kda_tickets=True, ticket_unroll=unroll, probe=probe).validate()
     sh = b.cfg
     inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
     _, _, proj = front_of(inp)
@@ -283,6 +289,8 @@ def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16, unroll: int = 0)
             NEV=nev,
             ALIGN=b.align,
             UNROLL=unroll,
+            KDA0=kda0,
+            PROBE_STATIC_ITEM=probe == "static_item",
         )
         tr = trace.numpy()
         ntask = tr[:, T.EV_NTASK]
@@ -307,6 +315,96 @@ def check_kda_tickets(R: int, L: int, nb: int, nprog: int = 16, unroll: int = 0)
             if tr[:, T.EV_NTAKE].max() <= T.TICKET_TAKE_SLOTS
             else None,
             "tasks_by_program": [int(x) for x in ntask],
+            "placed_static": _task_ids(tr) == _static_tasks(R, nprog, kda0),
+            "counter_after": int(ws.counter.item()),
+        }
+    return out
+
+
+def _task_ids(tr: Any) -> list[list[int]]:
+    """Each program's recorded task ids, in the order it ran them."""
+    from kda_kernel.triton import trace_layout as T
+
+    return [
+        [
+            int(w[T.EV_TASK0 + n * T.TASK_STRIDE + T.TASK_ID])
+            for n in range(min(int(w[T.EV_NTASK]), T.TICKET_TASK_SLOTS))
+        ]
+        for w in tr
+    ]
+
+
+def _static_tasks(R: int, nprog: int, kda0: int) -> list[list[int]]:
+    """The static placement's tasks of each of ``nprog`` programs: task i on program
+    (i + kda0) mod nprog, in order."""
+    return [
+        list(range((p - kda0) % nprog, R * 96, nprog))[:TICKET_TASK_SLOTS] for p in range(nprog)
+    ]
+
+
+def check_kda_static(
+    R: int, L: int, nb: int, nprog: int = 16, kda0: int = 0, probe: str = ""
+) -> dict[str, Any]:
+    """The static placement (``stage_kernels.kda_static_only``) over ``nprog`` programs,
+    two launches on one workspace; with ``probe`` "take" (``Build.probe``) a take before
+    each task. Each launch's outputs against the reference, each program's tasks the
+    placement's, the tickets taken 0 .. R * 96 - 1 once each and the counter back to 0."""
+    from kda_kernel.triton import trace_layout as T
+    from kda_kernel.triton.interp import run_threaded
+    from kda_kernel.triton.stage_kernels import kda_static_only
+
+    b = Build.default(R, L, nb, probe=probe).validate()
+    sh = b.cfg
+    inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
+    _, _, proj = front_of(inp)
+    ref = kda_pre_reference(**inp, L=L)
+    ws = Workspace.create([b], "cpu")
+    nev = T.record_words(R, tickets=True)
+    maxt = -(-R * 96 // nprog)
+    out: dict[str, Any] = {}
+    for launch in range(2):
+        ws.epoch.fill_(EPOCH + launch)
+        off, tag = b.offsets(), step_tag(EPOCH + launch, SLOT)
+        ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
+        k = clone_inputs(inp)
+        core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
+        cs, rs = k["conv_state"], k["rstate"]
+        trace = torch.zeros(nprog, nev, dtype=torch.int32)
+        run_threaded(
+            kda_static_only,
+            nprog,
+            *_kda_args(k, core, ws),
+            trace,
+            R,
+            nb,
+            1e-5,
+            -5.0,
+            NPROG=nprog,
+            KDA0=kda0,
+            MAXT=maxt,
+            L=L,
+            LP=next_pow2(L),
+            SL=b.SL,
+            SLP=next_pow2(max(b.SL - L, 1)),
+            NEV=nev,
+            ALIGN=b.align,
+            PROBE_TAKE=probe == "take",
+        )
+        tr = trace.numpy()
+        tickets = sorted(
+            int(w[T.EV_TAKE0 + m * T.TAKE_STRIDE + T.TAKE_TICKET])
+            for w in tr
+            for m in range(min(int(w[T.EV_NTAKE]), T.TICKET_TAKE_SLOTS))
+        )
+        out[f"launch {launch}"] = {
+            "core_rel": _rel(core.float(), ref[1].float()),
+            "core_finite": bool(torch.isfinite(core.float()).all()),
+            "conv_rel": _rel(cs.float(), ref[2].float()),
+            "rstate_rel": _rel(rs, ref[3]),
+            "tasks_run": int(tr[:, T.EV_NTASK].sum()),
+            "placed_static": _task_ids(tr) == _static_tasks(R, nprog, kda0),
+            "takes_by_program": [int(w[T.EV_NTAKE]) for w in tr],
+            "tickets_each_once": tickets == list(range(R * 96)) if maxt <= 8 else None,
             "counter_after": int(ws.counter.item()),
         }
     return out
@@ -392,6 +490,31 @@ def _cases() -> dict[str, list[Case]]:
             # 16 programs, 96 items: two items each in the copies, the rest in the loop
             ("kda_tickets 1x1 unroll 2", check_kda_tickets, (1, 1, 8), {"unroll": 2}, True),
             ("kda_tickets 2x1", check_kda_tickets, (2, 1, 8), {"nprog": 32}, False),
+        ],
+        # Build.probe's lab experiments (docs/whatif/ticket_k1.md, "The experiment, built")
+        "probe": [
+            ("static 1x1 take", check_kda_static, (1, 1, 8), {"kda0": 3, "probe": "take"}, True),
+            (
+                "static 2x2 take",
+                check_kda_static,
+                (2, 2, 8),
+                {"nprog": 32, "kda0": 3, "probe": "take"},
+                True,
+            ),
+            (
+                "kda_tickets 1x1 unroll 2 static_item",
+                check_kda_tickets,
+                (1, 1, 8),
+                {"unroll": 2, "kda0": 3, "probe": "static_item"},
+                True,
+            ),
+            (
+                "kda_tickets 2x2 unroll 3 static_item",
+                check_kda_tickets,
+                (2, 2, 8),
+                {"nprog": 32, "unroll": 3, "kda0": 3, "probe": "static_item"},
+                True,
+            ),
         ],
     }
 

@@ -49,7 +49,10 @@ of 32-bit words flushed once at the end; GATE_LOCAL is the protocol's variant
 every token and computes all the weights itself (``attn._local_weights``); INTERP swaps the
 inline PTX for stand-ins so the Triton interpreter can run it (see ``interp.py``);
 KDA_TICKETS is the schedule ``LaunchConfig.kda_tickets``: after its role every CTA takes
-kda tasks from a ticket counter (``tickets.py``) instead of the static placement.
+kda tasks from a ticket counter (``tickets.py``) instead of the static placement
+(``static_tasks.py``); PROBE_TAKE and PROBE_STATIC_ITEM are ``Build.probe``'s lab
+experiments on the two (a take before each static task; the static placement's item for
+each take), described where they are built.
 Tuning constexprs (BK, NSTAGE, TC_BK, TC_SPLIT, TB, SRC_MIN_S, MIX_MIN_S, BLK_FIRST,
 NW_FIRST, MSQ_SP, SLEEP_NS, EARLY, PREFETCH, QUIET; MAXS, the largest S a build serves) come
 from ``launch.Build``, where each default says what measured it.
@@ -75,13 +78,12 @@ from kda_kernel.triton.constexprs import (
     N_GEMV,
     NA,
     TAG_SLOTS,
-    TASKS_A_REQ,
 )
 from kda_kernel.triton.gemv import _gemv
-from kda_kernel.triton.kda import _kda_task
 from kda_kernel.triton.machine import _now, _smid, _warp_jitter
 from kda_kernel.triton.mailbox import layout
 from kda_kernel.triton.record import _ev
+from kda_kernel.triton.static_tasks import _kda_static_tasks
 from kda_kernel.triton.tickets import _kda_ticket_loop
 
 
@@ -164,6 +166,8 @@ def kda_pre_k1(
     NW_FIRST: tl.constexpr = False,
     KDA_TICKETS: tl.constexpr = False,
     TICKET_UNROLL: tl.constexpr = 0,
+    PROBE_TAKE: tl.constexpr = False,
+    PROBE_STATIC_ITEM: tl.constexpr = False,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -301,59 +305,58 @@ def kda_pre_k1(
             QUIET,
             JITTER_NS,
             TICKET_UNROLL,
+            KDA0,
+            PROBE_STATIC_ITEM,
         )
-    else:
-        # kda tasks: task i on CTA (i + KDA0) mod 256, every 256th task, in order
-        i0 = ((pid - KDA0) % BLOCKS + BLOCKS) % BLOCKS
-        ntask = pid * 0
-        for n in tl.static_range(MAXT):
-            i = i0 + n * BLOCKS
-            if i < R * TASKS_A_REQ:
-                _warp_jitter(JITTER_NS, INTERP)
-                tr, dead = _kda_task(
-                    i,
-                    n,
-                    pid,
-                    tag,
-                    dead,
-                    tr,
-                    w_fb,
-                    conv_w,
-                    conv_st,
-                    cs_seq,
-                    cs_dim,
-                    cs_tok,
-                    a_log,
-                    dt_bias,
-                    on_w,
-                    rstate,
-                    rs_seq,
-                    st_idx,
-                    st_stride,
-                    num_acc,
-                    core_out,
-                    scratch,
-                    alarm,
-                    onorm_eps,
-                    lower_bound,
-                    budget_ns,
-                    max_retry,
-                    inj_mode,
-                    inj_gidx,
-                    OFF_PROJ,
-                    OFF_QK,
-                    OFF_ONRM,
-                    L,
-                    LP,
-                    SL,
-                    SLP,
-                    WATCHDOG,
-                    TRACE,
-                    INTERP,
-                    SLEEP_NS,
-                    QUIET,
-                )
-                ntask += 1
+    else:  # kda tasks: task i on CTA (i + KDA0) mod 256 (static_tasks.py)
+        tr, dead, ntask = _kda_static_tasks(
+            pid,
+            tag,
+            dead,
+            tr,
+            epoch + COUNTER_WORD,
+            R,
+            w_fb,
+            conv_w,
+            conv_st,
+            cs_seq,
+            cs_dim,
+            cs_tok,
+            a_log,
+            dt_bias,
+            on_w,
+            rstate,
+            rs_seq,
+            st_idx,
+            st_stride,
+            num_acc,
+            core_out,
+            scratch,
+            alarm,
+            onorm_eps,
+            lower_bound,
+            budget_ns,
+            max_retry,
+            inj_mode,
+            inj_gidx,
+            OFF_PROJ,
+            OFF_QK,
+            OFF_ONRM,
+            BLOCKS,
+            KDA0,
+            MAXT,
+            L,
+            LP,
+            SL,
+            SLP,
+            WATCHDOG,
+            TRACE,
+            INTERP,
+            SLEEP_NS,
+            QUIET,
+            JITTER_NS,
+            PROBE_TAKE,
+        )
     if TRACE:
         tr = _ev(tr, EV_START, t_start)
         tr = _ev(tr, EV_SMID, _smid(INTERP))

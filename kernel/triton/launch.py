@@ -40,6 +40,9 @@ def next_pow2(n: int) -> int:
     return p
 
 
+# Build.probe's experiments (none: "")
+PROBES = ("", "take", "static_item")
+
 # the stress build's stagger (Build.jitter_ns) in the GPU tests: warp 7 starts about
 # 2.1 us after warp 0, about as long as the slice takes at S = 1
 STRESS_JITTER_NS = 300
@@ -160,6 +163,13 @@ class Build:
     # the L runs the token form (L < src_min_s): an L = 4 build never does, and compiles
     # as without the switch
     blk_first: bool = True
+    # a lab experiment on the ticket build's costs (docs/whatif/ticket_k1.md, "The
+    # experiment, built"), not a protocol variant: "" none; "take" (the static build) a
+    # take on the ticket counter before each task, its ticket recorded and otherwise only
+    # waited for; "static_item" (kda_tickets) every take as usual, but the item run is the
+    # task the static placement gives this CTA for its take's number. The model knows
+    # neither (a trace's meta names it under extra["build"])
+    probe: str = ""
 
     @classmethod
     def default(cls, R: int, L: int, nb: int = 8, kda0: int = 0, **fields: Any) -> Build:
@@ -303,7 +313,28 @@ class Build:
             raise ValueError(f"sleep_ns = {self.sleep_ns}: not negative")
         if self.trace_level not in (1, 2, 3, 4):
             raise ValueError(f"trace_level = {self.trace_level}: 1 to 4")
+        self._validate_probe()
         return self
+
+    def _validate_probe(self) -> None:
+        if self.probe not in PROBES:
+            raise Unsupported(f"probe = {self.probe!r}: one of {PROBES}", what="probe")
+        if self.probe == "take" and self.cfg.kda_tickets:
+            raise Unsupported(
+                "probe = 'take' is the static build's (kda_tickets takes already)", what="probe"
+            )
+        if self.probe == "static_item" and not self.cfg.kda_tickets:
+            raise Unsupported(
+                "probe = 'static_item' is the kda_tickets build's (the static build places "
+                "its items already)",
+                what="probe",
+            )
+
+    @property
+    def takes(self) -> bool:
+        """Whether this build takes from the ticket counter (and its record has the take
+        slots): kda_tickets, or the static build with the "take" probe."""
+        return self.cfg.kda_tickets or self.probe == "take"
 
     @property
     def space(self) -> CellSpace:
@@ -326,7 +357,7 @@ class Build:
             "TB": self.TB,
             "LP": next_pow2(self.L),
             "SLP": next_pow2(max(self.SL - self.L, 1)),
-            "NEV": T.record_words(self.rmax, tickets=self.cfg.kda_tickets),
+            "NEV": T.record_words(self.rmax, tickets=self.takes),
             "MAXT": T.max_tasks(self.rmax),
             "BK": self.bk,
             "NSTAGE": self.nstage,
@@ -357,6 +388,8 @@ class Build:
             "INTERP": self.interp,
             "KDA_TICKETS": self.cfg.kda_tickets,
             "TICKET_UNROLL": self.cfg.ticket_unroll,
+            "PROBE_TAKE": self.probe == "take",
+            "PROBE_STATIC_ITEM": self.probe == "static_item",
         }
 
     def with_(self, **kw: Any) -> Build:
@@ -373,7 +406,8 @@ class Workspace:
     scratch: torch.Tensor  # int64 (value, tag) words
     xbuf: torch.Tensor  # bf16 x rows [MAX_S, HIDDEN]
     epoch: torch.Tensor  # int32 [1]: word 0 of ctrl
-    counter: torch.Tensor  # int32 [1]: word COUNTER_WORD of ctrl, the kda_tickets counter
+    # int32 [1]: word COUNTER_WORD of ctrl, the ticket counter (kda_tickets, probe "take")
+    counter: torch.Tensor
     alarm: torch.Tensor  # int64
     trace: (
         torch.Tensor
@@ -384,7 +418,7 @@ class Workspace:
         cls, builds: list[Build], device: str | torch.device, *, clear: bool = True
     ) -> Workspace:
         words = max(b.scratch_words() for b in builds)
-        nev = max(T.record_words(b.rmax, tickets=b.cfg.kda_tickets) for b in builds)
+        nev = max(T.record_words(b.rmax, tickets=b.takes) for b in builds)
         # the epoch and the ticket counter, zeroed here once and never by the host again:
         # the counter's last taker of each launch resets it (graph-safe)
         ctrl = torch.zeros(CTRL_WORDS, dtype=torch.int32, device=device)

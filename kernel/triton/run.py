@@ -124,7 +124,7 @@ def _layers(shape: LaunchConfig, nbs: list[int], build: Build, seed: int) -> lis
 def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Timeline:
     """The trace record of the workspace's last launch (build ``b``, tag slot ``slot``);
     its meta holds ``b.cfg``, what ran."""
-    buf = ktrace.widen(ws.trace.cpu().numpy(), R=b.R, tickets=b.cfg.kda_tickets)
+    buf = ktrace.widen(ws.trace.cpu().numpy(), R=b.R, tickets=b.takes)
     return ktrace.decode(
         buf,
         R=b.R,
@@ -139,6 +139,7 @@ def _timeline(ws: Workspace, b: Build, slot: int, extra: dict[str, Any]) -> Time
         onw_first=b.cfg.onw_first,
         kda_tickets=b.cfg.kda_tickets,
         ticket_unroll=b.cfg.ticket_unroll,
+        probe_take=b.probe == "take",
     )
 
 
@@ -304,7 +305,7 @@ def run(
             n_steps += 1
     torch.cuda.synchronize()
     result["steps"] = n_steps
-    if b.cfg.kda_tickets:  # the last taker of each launch resets it: 0 between launches
+    if b.takes:  # the last taker of each launch resets it: 0 between launches
         result["counter_after"] = int(ws.counter.item())
     if b.watchdog:
         wd.check(ws.alarm.cpu().numpy(), launches())

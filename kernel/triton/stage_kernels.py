@@ -16,6 +16,7 @@ from kda_kernel.triton.gemv import _gemv
 from kda_kernel.triton.kda import _kda_task
 from kda_kernel.triton.mailbox import layout
 from kda_kernel.triton.record import _ev
+from kda_kernel.triton.static_tasks import _kda_static_tasks
 from kda_kernel.triton.tickets import _kda_ticket_loop
 
 
@@ -276,11 +277,14 @@ def kda_tickets_only(
     NEV: tl.constexpr,
     ALIGN: tl.constexpr,
     UNROLL: tl.constexpr = 0,
+    KDA0: tl.constexpr = 0,
+    PROBE_STATIC_ITEM: tl.constexpr = False,
 ):
     """kda_tickets' loop alone over NPROG programs, PROJ filled beforehand: each program
     takes tickets from the counter (word COUNTER_WORD past the epoch) until one is past
     the tasks (the first ``UNROLL`` in unrolled copies), and leaves its record (task ids,
-    takes and their counts) in ``trace``."""
+    takes and their counts) in ``trace``. PROBE_STATIC_ITEM: each take runs the static
+    placement's task over the NPROG programs (``Build.probe`` "static_item")."""
     _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
     pid = tl.program_id(0)
     tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
@@ -330,6 +334,105 @@ def kda_tickets_only(
         True,
         0,
         UNROLL,
+        KDA0,
+        PROBE_STATIC_ITEM,
+    )
+    tr = _ev(tr, EV_NTASK, ntask)
+    tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)
+
+
+@triton.jit
+def kda_static_only(
+    w_fb,
+    conv_w,
+    conv_st,
+    cs_seq,
+    cs_dim,
+    cs_tok,
+    a_log,
+    dt_bias,
+    on_w,
+    rstate,
+    rs_seq,
+    st_idx,
+    st_stride,
+    num_acc,
+    core_out,
+    scratch,
+    epoch,
+    slot,
+    alarm,
+    trace,
+    R,
+    NB,
+    onorm_eps,
+    lower_bound,
+    NPROG: tl.constexpr,
+    KDA0: tl.constexpr,
+    MAXT: tl.constexpr,
+    L: tl.constexpr,
+    LP: tl.constexpr,
+    SL: tl.constexpr,
+    SLP: tl.constexpr,
+    NEV: tl.constexpr,
+    ALIGN: tl.constexpr,
+    PROBE_TAKE: tl.constexpr = False,
+):
+    """The static placement alone over NPROG programs (task i on program (i + KDA0) mod
+    NPROG, at most MAXT a program), PROJ filled beforehand; with PROBE_TAKE a take on the
+    counter before each task (``Build.probe`` "take"). Leaves each program's record in
+    ``trace`` (NEV words: the ticket layout, for the takes)."""
+    _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
+    pid = tl.program_id(0)
+    tag = (tl.load(epoch) % EPOCH_MOD) * TAG_SLOTS + slot + 1
+    tr = tl.zeros([NEV], tl.int32)
+    tr, _, ntask = _kda_static_tasks(
+        pid,
+        tag,
+        pid * 0,
+        tr,
+        epoch + COUNTER_WORD,
+        R,
+        w_fb,
+        conv_w,
+        conv_st,
+        cs_seq,
+        cs_dim,
+        cs_tok,
+        a_log,
+        dt_bias,
+        on_w,
+        rstate,
+        rs_seq,
+        st_idx,
+        st_stride,
+        num_acc,
+        core_out,
+        scratch,
+        alarm,
+        onorm_eps,
+        lower_bound,
+        1 << 40,
+        1 << 20,
+        0,
+        -1,
+        OFF_PROJ,
+        OFF_QK,
+        OFF_ONRM,
+        NPROG,
+        KDA0,
+        MAXT,
+        L,
+        LP,
+        SL,
+        SLP,
+        False,
+        1,
+        True,
+        0,
+        True,
+        0,
+        PROBE_TAKE,
     )
     tr = _ev(tr, EV_NTASK, ntask)
     tl.store(trace + pid * NEV + tl.arange(0, NEV), tr)

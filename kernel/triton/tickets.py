@@ -18,6 +18,13 @@ placement's ``static_range`` does (the model charges copies 1.. ``cold_code``, a
 charges the static second task), and the loop after them only runs a CTA's takes past U
 (kept so that any number of takes is right; the preheader's spills land after the last
 copy, so U is one more than the items a CTA is expected to run).
+
+PROBE_STATIC_ITEM (``Build.probe`` "static_item", a lab experiment: docs/whatif/
+ticket_k1.md, "The experiment, built") keeps every take and this code, but the item a
+CTA runs for its m-th take is the one the static placement gives it as its m-th task: a
+CTA takes once a static task and once past them, R * 96 + NPROG takes in all, as here,
+and the one that returns the last ticket resets the counter. The placement is static, the
+code path the ticket build's.
 """
 
 from __future__ import annotations
@@ -59,6 +66,34 @@ def _take(counter, m, tr, TRACE: tl.constexpr, INTERP: tl.constexpr):
             tr = _ev(tr, base + TAKE_ISSUE, t0)
             tr = _ev(tr, base + TAKE_RETURN, t1)
         tr = _ev(tr, base + TAKE_TICKET, t)
+    return t, tr
+
+
+@triton.jit
+def _take_item(
+    counter,
+    pid,
+    m,
+    tr,
+    items,
+    NPROG: tl.constexpr,
+    KDA0: tl.constexpr,
+    TRACE: tl.constexpr,
+    INTERP: tl.constexpr,
+    PROBE_STATIC_ITEM: tl.constexpr,
+):
+    """Take m of this CTA (``_take``) and the item it runs: the ticket; under
+    PROBE_STATIC_ITEM the task the static placement gives this CTA as its m-th (task i on
+    CTA (i + KDA0) mod NPROG; past the items once it has run them all), made to depend on
+    the ticket (never negative) so that it is known when the take returns, as a ticket
+    is; there the launch's last taker resets the counter, as the loop's end does without
+    the probe (where the item past a CTA's last need not be the last ticket)."""
+    t, tr = _take(counter, m, tr, TRACE, INTERP)
+    if PROBE_STATIC_ITEM:
+        if t == items + NPROG - 1:
+            tl.store(counter, 0)
+        i = ((pid - KDA0) % NPROG + NPROG) % NPROG + m * NPROG
+        t = tl.where(t >= 0, i, t)
     return t, tr
 
 
@@ -108,13 +143,18 @@ def _kda_ticket_loop(
     QUIET: tl.constexpr,
     JITTER_NS: tl.constexpr,
     UNROLL: tl.constexpr = 0,
+    KDA0: tl.constexpr = 0,
+    PROBE_STATIC_ITEM: tl.constexpr = False,
 ):
     """Take tickets until one is past the items, running task t for each ticket t below
     them (the first ``UNROLL`` in unrolled copies, the rest in the loop); returns the
-    record, the watchdog's flag and the tasks this CTA ran."""
+    record, the watchdog's flag and the tasks this CTA ran. PROBE_STATIC_ITEM: t is the
+    static placement's item for the take instead (``_take_item``)."""
     items = R * TASKS_A_REQ
     ntask = pid * 0
-    t, tr = _take(counter, ntask, tr, TRACE, INTERP)
+    t, tr = _take_item(
+        counter, pid, ntask, tr, items, NPROG, KDA0, TRACE, INTERP, PROBE_STATIC_ITEM
+    )
     for u in tl.static_range(UNROLL):
         if t < items:
             _warp_jitter(JITTER_NS, INTERP)
@@ -162,7 +202,9 @@ def _kda_ticket_loop(
                 QUIET,
             )
             ntask += 1
-            t, tr = _take(counter, ntask, tr, TRACE, INTERP)
+            t, tr = _take_item(
+                counter, pid, ntask, tr, items, NPROG, KDA0, TRACE, INTERP, PROBE_STATIC_ITEM
+            )
     while t < items:
         _warp_jitter(JITTER_NS, INTERP)
         slot = tl.where(ntask < TICKET_TASK_SLOTS, ntask, _NO_SLOT)
@@ -210,9 +252,12 @@ def _kda_ticket_loop(
             QUIET,
         )
         ntask += 1
-        t, tr = _take(counter, ntask, tr, TRACE, INTERP)
-    if t == items + NPROG - 1:  # the last take of the launch: every CTA has seen the end
-        tl.store(counter, 0)
+        t, tr = _take_item(
+            counter, pid, ntask, tr, items, NPROG, KDA0, TRACE, INTERP, PROBE_STATIC_ITEM
+        )
+    if not PROBE_STATIC_ITEM:  # noqa: SIM102 (a compile-time if; under it _take_item resets)
+        if t == items + NPROG - 1:  # the last take of the launch: every CTA has seen the end
+            tl.store(counter, 0)
     if TRACE:
         tr = _ev(tr, EV_NTAKE, ntask + 1)
     return tr, dead, ntask

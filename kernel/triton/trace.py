@@ -161,6 +161,7 @@ def decode(
     onw_first: bool = False,
     kda_tickets: bool = False,
     ticket_unroll: int = 0,
+    probe_take: bool = False,
 ) -> Timeline:
     """One launch's widened records (int64 [BLOCKS, NEV], ``widen``) -> a measured
     Timeline. ``gate_local``: the build's (``Build.gate_local``), whose record has no gate;
@@ -168,8 +169,11 @@ def decode(
     (``Build.cfg``), which the meta carries to the model. Under ``kda_tickets`` the meta's
     ``extra`` holds the takes (``ticket_takes``: [cta, issue ns, return ns, ticket], each
     CTA's in order) and what the record had no slot for (``ticket_unrecorded``: tasks and
-    takes, counted)."""
-    buf = _records(buf, R, kda_tickets)
+    takes, counted). ``probe_take``: the static build with a take before each task
+    (``Build.probe`` "take"), its record the ticket build's layout: its takes go to
+    ``ticket_takes`` too (one a task, the tickets 0 .. R * 96 - 1)."""
+    takes_rec = kda_tickets or probe_take
+    buf = _records(buf, R, takes_rec)
     if tag is not None:
         stale = np.nonzero(buf[:, T.EV_TAG] != tag)[0]
         if stale.size:
@@ -196,15 +200,15 @@ def decode(
                 tr.stages.append(StageSpan(name, -1, bounds[k], bounds[k + 1]))
             tr.polls.append(_poll("load_x", -1, "XRDY", NA, w, T.EV_RPOLL, t0))
         ntask = int(w[T.EV_NTASK])
-        if kda_tickets:
-            takes += _takes(cta, w, t0, ntask, unrecorded)
-        else:
+        if takes_rec:
+            takes += _takes(cta, w, t0, ntask, unrecorded, past=kda_tickets)
+        if not kda_tickets:
             expect = sum(
                 1 for n in range(T.max_tasks(R)) if ((cta - kda0) % BLOCKS) + n * BLOCKS < R * 96
             )
             if ntask != expect:
                 raise TraceError(f"CTA {cta} ran {ntask} kda tasks, the mapping gives {expect}")
-        for n in range(min(ntask, T.task_slots(R, tickets=kda_tickets))):
+        for n in range(min(ntask, T.task_slots(R, tickets=takes_rec))):
             base = T.EV_TASK0 + n * T.TASK_STRIDE
             task = int(w[base + T.TASK_ID])
             tb = [float(w[base + T.TASK_T + k] - t0) for k in range(T.N_TASK_T)]
@@ -220,10 +224,12 @@ def decode(
         ctas.append(tr)
     extra = dict(extra or {})
     params: dict[str, Any] = {}
-    if kda_tickets:
-        _check_tickets(takes, unrecorded, R, sum(int(w[T.EV_NTASK]) for w in buf))
+    if takes_rec:
+        ran = sum(int(w[T.EV_NTASK]) for w in buf)
+        _check_tickets(takes, unrecorded, R, ran, BLOCKS if kda_tickets else 0)
         extra["ticket_takes"] = takes
         extra["ticket_unrecorded"] = unrecorded
+    if kda_tickets:
         params["kda_tickets"] = True
         if ticket_unroll:
             params["ticket_unroll"] = ticket_unroll
@@ -246,13 +252,16 @@ def decode(
 
 
 def _takes(
-    cta: int, w: np.ndarray, t0: int, ntask: int, unrecorded: dict[str, int]
+    cta: int, w: np.ndarray, t0: int, ntask: int, unrecorded: dict[str, int], past: bool = True
 ) -> list[list[int]]:
-    """A kda_tickets CTA's recorded takes, [cta, issue, return, ticket] (ns from t0); the
-    tasks and takes past the record's slots are counted into ``unrecorded``."""
+    """A CTA's recorded takes, [cta, issue, return, ticket] (ns from t0); the tasks and
+    takes past the record's slots are counted into ``unrecorded``. ``past``: a
+    kda_tickets CTA, which ends on one take past the items (the "take" probe makes one a
+    task, none past)."""
     ntake = int(w[T.EV_NTAKE])
-    if ntake != ntask + 1:
-        raise TraceError(f"CTA {cta} made {ntake} takes for {ntask} kda tasks, want one more")
+    if ntake != ntask + past:
+        want = "one more" if past else "as many"
+        raise TraceError(f"CTA {cta} made {ntake} takes for {ntask} kda tasks, want {want}")
     unrecorded["tasks"] += max(0, ntask - T.TICKET_TASK_SLOTS)
     unrecorded["takes"] += max(0, ntake - T.TICKET_TAKE_SLOTS)
     out = []
@@ -263,18 +272,21 @@ def _takes(
     return out
 
 
-def _check_tickets(takes: list[list[int]], unrecorded: dict[str, int], R: int, ran: int) -> None:
+def _check_tickets(
+    takes: list[list[int]], unrecorded: dict[str, int], R: int, ran: int, past: int = BLOCKS
+) -> None:
     """Every kda task ran once and every CTA ended on one ticket past the items: the
     tasks counted make R * 96 and no recorded ticket repeats (with every take recorded,
-    the tickets are exactly 0 .. R * 96 + BLOCKS - 1)."""
+    the tickets are exactly 0 .. R * 96 + ``past`` - 1: ``past`` takes past the items,
+    one a CTA under kda_tickets, none under the "take" probe)."""
     items = R * 96
     if ran != items:
         raise TraceError(f"the CTAs ran {ran} kda tasks, want {items}")
     tickets = [t[3] for t in takes]
     if len(set(tickets)) != len(tickets):
         raise TraceError("a ticket was taken twice")
-    if not unrecorded["takes"] and sorted(tickets) != list(range(items + BLOCKS)):
-        raise TraceError(f"the tickets taken are not 0 .. {items + BLOCKS - 1}")
+    if not unrecorded["takes"] and sorted(tickets) != list(range(items + past)):
+        raise TraceError(f"the tickets taken are not 0 .. {items + past - 1}")
 
 
 def environment() -> dict[str, Any]:

@@ -31,3 +31,21 @@ def test_without_a_gpu_record_exits_2_with_the_reason(
     assert main(["record", "--shapes", "1x1", "--launches", "1", "--dir", str(tmp_path)]) == 2
     assert "no CUDA GPU" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("flags", "what"),
+    [
+        (["--probe", "static_item"], "kda_tickets build"),
+        (["--kda-tickets", "--probe", "take"], "static build"),
+    ],
+)
+def test_a_probe_on_the_wrong_schedule_is_named_before_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], what: str
+) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "s"
+    assert main(["record", "--shapes", "1x1", "--launches", "1", "--dir", str(out), *flags]) == 2
+    err = capsys.readouterr().err
+    assert "probe" in err and what in err and "no CUDA GPU" not in err
+    assert not out.exists()

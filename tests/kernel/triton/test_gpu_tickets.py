@@ -93,3 +93,48 @@ def test_kda_tickets_graph_replays_reset_the_counter() -> None:
     res = run(tickets(2, 2), check=True, graph=True)
     record("kda_tickets graph R=2 L=2", res)
     assert res["counter_after"] == 0
+
+
+# Build.probe's lab experiments (docs/whatif/ticket_k1.md, "The experiment, built"): the
+# static build with a take before each task, the unrolled ticket build running the static
+# placement's item for each take
+PROBES = (({}, "take"), ({"kda_tickets": True, "ticket_unroll": 3}, "static_item"))
+
+
+@pytest.mark.parametrize(("variants", "probe"), PROBES, ids=[p for _, p in PROBES])
+@pytest.mark.parametrize(("R", "L"), [(1, 1), (2, 2), (4, 4)])
+def test_probe_builds_match_reference_and_reset_the_counter(
+    R: int, L: int, variants: dict[str, Any], probe: str
+) -> None:
+    """A captured step replayed 20 times, each replay against the reference: the counter,
+    reset only by the kernel, is 0 after them (a replay that found it non-zero would
+    record wrong tickets, or under static_item never reset it)."""
+    from kda_kernel.triton.run import run
+
+    cfg = default_config(R, L, 8, **variants)
+    res = run(cfg, check=True, graph=True, build={"probe": probe})
+    record(f"probe {probe} graph R={R} L={L}", res)
+    assert res["counter_after"] == 0, res
+
+
+@pytest.mark.parametrize(("variants", "probe"), PROBES, ids=[p for _, p in PROBES])
+def test_probe_trace_runs_the_static_placement(variants: dict[str, Any], probe: str) -> None:
+    """A traced launch at 2x2 after a warm-up step: each task on the CTA the static
+    placement gives it, its takes recorded (one a task under "take", R * 96 + 256 under
+    "static_item")."""
+    from kda_kernel.triton.run import run
+    from kda_sim.importers.chrome import read_kernel_trace
+
+    R, L = 2, 2
+    path = OUT / f"trace_probe_{probe}_R{R}_L{L}.json"
+    res = run(
+        default_config(R, L, 8, **variants), trace_path=path, warmup=1, build={"probe": probe}
+    )
+    record(f"probe {probe} trace R={R} L={L}", res)
+    tl = read_kernel_trace(path)
+    where = {(s.task, c.cta) for c in tl.ctas for s in c.stages if s.name == "k.norm"}
+    assert where == {(i, i % 256) for i in range(R * 96)}  # kda0 = 0
+    takes = tl.meta.extra["ticket_takes"]
+    want = R * 96 + (256 if probe == "static_item" else 0)
+    assert sorted(t[3] for t in takes) == list(range(want))
+    assert tl.meta.extra["build"] == {"probe": probe}

@@ -81,3 +81,24 @@ def test_an_unknown_group_is_refused_by_name() -> None:
     cmd = [sys.executable, "-m", "kda_kernel.triton.interp_check", "atn"]
     out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
     assert out.returncode == 2 and "unknown group 'atn'" in out.stderr
+
+
+def test_probe_builds_run_every_task_where_the_static_placement_puts_it() -> None:
+    """``Build.probe``'s experiments, two launches each on one workspace (the counter never
+    cleared by the host), at 1x1 over 16 programs and 2x2 over 32, the placement from
+    kda0 = 3: "take" (the static placement, a take before each task) and "static_item"
+    (the unrolled ticket loop, each take running the static placement's task). Each
+    launch: the reference's outputs, every program's tasks the placement's, each ticket
+    once, the counter back to 0."""
+    got = _run("probe")
+    assert len(got) == 4, sorted(got)
+    for name, launches in got.items():
+        for launch, r in launches.items():
+            where = (name, launch, r)
+            assert r["core_finite"], where
+            assert r["core_rel"] < 1e-3 and r["conv_rel"] < 1e-6, where
+            assert r["rstate_rel"] < 1e-5, where
+            assert r["placed_static"] and r["tickets_each_once"], where
+            assert r["counter_after"] == 0, where
+        if name.startswith("static"):  # one take a task, none past them
+            assert all(n == 6 for n in launches["launch 0"]["takes_by_program"]), name

@@ -176,3 +176,34 @@ def test_the_ticket_counter_has_a_line_of_its_own_zeroed_once() -> None:
     off = ws.counter.data_ptr() - ws.epoch.data_ptr()
     assert off == COUNTER_WORD * 4 and off % 128 == 0  # the epoch's line is another
     assert int(ws.counter.item()) == 0 and len(ctrl) == CTRL_WORDS * 4
+
+
+def test_the_probes_are_lab_options_each_on_its_own_build() -> None:
+    # Build.probe: not a LaunchConfig field (the configuration and the model know nothing
+    # of it); off, the kernel gets both flags off and the record it had
+    take = Build.default(4, 2, trace=True, probe="take").validate()
+    item = Build.default(4, 2, kda_tickets=True, ticket_unroll=3, probe="static_item").validate()
+    assert take.cfg == Build.default(4, 2).cfg and options_only({"probe": "take"})
+    cx, ci = take.constexprs(), item.constexprs()
+    assert (cx["PROBE_TAKE"], cx["PROBE_STATIC_ITEM"], cx["KDA_TICKETS"]) == (True, False, False)
+    assert (ci["PROBE_TAKE"], ci["PROBE_STATIC_ITEM"], ci["KDA_TICKETS"]) == (False, True, True)
+    assert cx["NEV"] == T.record_words(4, tickets=True)  # the takes' slots
+    assert take.takes and item.takes and not Build.default(4, 2).takes
+    plain = Build.default(4, 2, trace=True).constexprs()
+    assert not plain["PROBE_TAKE"] and not plain["PROBE_STATIC_ITEM"] and plain["NEV"] == 64
+    ws = Workspace.create([Build.default(1, 1), take], "cpu")
+    assert ws.trace.shape[1] == T.record_words(4, tickets=True)
+
+
+@pytest.mark.parametrize(
+    ("fields", "match"),
+    [
+        ({"probe": "take", "kda_tickets": True}, "static build"),
+        ({"probe": "static_item"}, "kda_tickets build"),
+        ({"probe": "tkae"}, "one of"),
+    ],
+)
+def test_a_probe_on_the_wrong_build_is_refused_naming_it(fields: dict, match: str) -> None:
+    with pytest.raises(Unsupported, match=match) as e:
+        Build.default(1, 1, **fields).validate()
+    assert e.value.what == "probe"

@@ -263,9 +263,16 @@ def test_compare_reads_a_gate_local_trace_against_its_simulation(
     assert d["comparison"]["matched"] > 500
 
 
-def synthetic_tickets(R: int, per_cta: dict[int, list[int]], t0: int = 10**12) -> np.ndarray:
+def synthetic_tickets(
+    R: int,
+    per_cta: dict[int, list[int]],
+    t0: int = 10**12,
+    tickets_of: dict[int, list[int]] | None = None,
+) -> np.ndarray:
     """A kda_tickets launch: roles as ``synthetic``, then each CTA's tasks (``per_cta``) and
-    its takes (one a task and the last, past the items: ticket 96 R + CTA)."""
+    its takes (one a task and the last, past the items: ticket 96 R + CTA). With
+    ``tickets_of`` (the "take" probe: a CTA's tickets, one a task) no take past the items,
+    and a task is its CTA's, not its ticket."""
     buf = synthetic(R, 1, t0=t0)
     out = np.zeros((BLOCKS, T.record_words(R, tickets=True)), dtype=np.int64)
     head = T.EV_TASK0
@@ -274,7 +281,7 @@ def synthetic_tickets(R: int, per_cta: dict[int, list[int]], t0: int = 10**12) -
         w = out[cta]
         t = int(w[T.EV_ROLE + T.N_ROLE_STAGES - 1])
         tasks = per_cta.get(cta, [])
-        tickets = [*tasks, R * 96 + cta]
+        tickets = [*tasks, R * 96 + cta] if tickets_of is None else tickets_of.get(cta, [])
         for m, ticket in enumerate(tickets):
             if m < T.TICKET_TAKE_SLOTS:
                 b = T.EV_TAKE0 + m * T.TAKE_STRIDE
@@ -284,16 +291,53 @@ def synthetic_tickets(R: int, per_cta: dict[int, list[int]], t0: int = 10**12) -
                 break
             if m < T.TICKET_TASK_SLOTS:
                 base = T.EV_TASK0 + m * T.TASK_STRIDE
-                w[base + T.TASK_ID] = ticket
+                w[base + T.TASK_ID] = tasks[m]
                 for k in range(T.N_TASK_T):
                     w[base + T.TASK_T + k] = t + 100 * k
                 for k in range(T.N_TASK_POLL):
                     at = base + T.TASK_POLL + 3 * k
                     w[at : at + 3] = (t + 100 * k + 10, t + 100 * k + 50, k)
             t += 100 * T.N_TASK_T
-        w[T.EV_NTASK], w[T.EV_NTAKE] = len(tasks), len(tasks) + 1
+        w[T.EV_NTASK], w[T.EV_NTAKE] = len(tasks), len(tickets)
         w[T.EV_END] = t + 5
     return out
+
+
+def _static_with_takes(R: int, kda0: int = 0) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """The static placement's tasks a CTA and, for the "take" probe, its tickets: the
+    launch's R * 96 tickets in a shuffled order, one a task."""
+    per: dict[int, list[int]] = {}
+    for i in range(R * 96):
+        per.setdefault((i + kda0) % BLOCKS, []).append(i)
+    order = [int(x) for x in np.random.default_rng(R).permutation(R * 96)]
+    tickets = {c: [order.pop() for _ in ts] for c, ts in per.items()}
+    return per, tickets
+
+
+@pytest.mark.parametrize(("R", "kda0"), [(1, 0), (4, 7)])
+def test_a_take_probe_record_keeps_the_static_placement_and_gives_its_takes(
+    R: int, kda0: int
+) -> None:
+    # Build.probe "take": the static build with a take before each task, in the ticket
+    # build's record layout; the tasks are the placement's whatever the tickets
+    per, tickets = _static_with_takes(R, kda0)
+    buf = synthetic_tickets(R, per, tickets_of=tickets)
+    wide = ktrace.widen(narrow(buf), R=R, tickets=True)
+    tl = ktrace.decode(wide, R=R, L=1, nb=8, kda0=kda0, tag=777, probe_take=True)
+    where = {(s.task, c.cta) for c in tl.ctas for s in c.stages if s.name == "k.norm"}
+    assert where == {(i, c) for c, ts in per.items() for i in ts}
+    takes = tl.meta.extra["ticket_takes"]
+    assert sorted(t[3] for t in takes) == list(range(R * 96))
+    assert all(ret - issue == 30 for _, issue, ret, _ in takes)
+    assert tl.meta.config() == LaunchConfig(R, 1, kda0=kda0)  # not kda_tickets
+
+
+def test_a_take_probe_record_with_a_take_past_the_tasks_is_refused() -> None:
+    per, tickets = _static_with_takes(1)
+    tickets[0] = [*tickets[0], 96]  # a kda_tickets CTA's last take, which the probe never makes
+    buf = synthetic_tickets(1, per, tickets_of=tickets)
+    with pytest.raises(ktrace.TraceError, match="want as many"):
+        ktrace.decode(buf, R=1, L=1, nb=8, tag=777, probe_take=True)
 
 
 def test_a_kda_tickets_record_gives_who_ran_each_task_and_every_take() -> None:
