@@ -186,11 +186,12 @@ def test_isa_has_the_seeds_numerics(builds: dict, key: tuple[int, int, str]) -> 
     assert isa.count("buffer_store_short") == b.cfg.SL + 1
 
 
-def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
+def test_x_rows_over_the_seeds_limit_are_refused_on_both_targets(tmp_path: Path) -> None:
     from kda_kernel.flydsl.k1 import build_k1
 
-    with pytest.raises(ValueError, match="LDS"):
-        build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
+    for arch in ("gfx942", "gfx950"):  # S = 10: 140 KiB of x rows > the seed's 136 KiB
+        with pytest.raises(ValueError, match="seed's 136 KiB"):
+            build_k1(LaunchConfig(5, 2), arch, tmp_path / arch)
 
 
 # the seed's builds besides the default, both archs each: (R, L, variants, build options)
