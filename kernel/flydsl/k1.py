@@ -34,7 +34,7 @@ from kda_kernel.flydsl.k1_attn import stage_gate, stage_mix, stage_slice
 from kda_kernel.flydsl.k1_ctx import Ctx, Record, Recorder
 from kda_kernel.flydsl.k1_gemv import gemv_role
 from kda_kernel.flydsl.k1_kda import kda_task
-from kda_kernel.flydsl.k1_lds import STAMPS, lds_layout, refusal
+from kda_kernel.flydsl.k1_lds import STAMPS, lds_layout, refusal, x_window
 from kda_kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -96,10 +96,13 @@ def make_kernel(
     recorder: Recorder,
     bounded: bool = False,
     has_delta: bool = False,
+    x_rows: int | None = None,
 ):
+    """``x_rows``: token rows of x the gemv holds in LDS at once (``k1_lds.x_window``;
+    all S when None)."""
     space = CellSpace.of(cfg)
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
-    lds_at = lds_layout(cfg, layout.width if timeline else 0)
+    lds_at = lds_layout(cfg, layout.width if timeline else 0, x_rows)
     name = f"k1_kda_pre_R{cfg.R}_L{cfg.L}_nb{cfg.nb}_k{cfg.kda0}" + "".join(
         tail for on, tail in ((timeline, "_tl"), (bounded, "_bw"), (has_delta, "_d"),
                               (cfg.gate_local, "_gl")) if on
@@ -157,7 +160,7 @@ def make_kernel(
             dsl.barrier()
             c.stamp(layout.role("start"))
         dsl.when(bid < NA, lambda: _attn(c, bid))
-        dsl.when((bid >= GEMV0) & (bid < GEMV0 + N_GEMV), lambda: gemv_role(c, bid))
+        dsl.when((bid >= GEMV0) & (bid < GEMV0 + N_GEMV), lambda: gemv_role(c, bid, x_rows))
         # the kda arrays alias the attn / gemv ones: every wave past the role's last access
         dsl.barrier()
         first = (bid - cfg.kda0 + cfg.blocks) % cfg.blocks
@@ -215,13 +218,14 @@ def build_k1(
         raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")
     cfg.validate()
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
-    why = refusal(cfg, arch, layout.width if timeline else 0)
+    stamp_width = layout.width if timeline else 0
+    why = refusal(cfg, arch, stamp_width)
     if why is not None:
         raise ValueError(why)
     recorder = Recorder()
     kernel, layout = make_kernel(
         cfg, timeline=timeline, markers=markers, recorder=recorder, bounded=bounded,
-        has_delta=delta,
+        has_delta=delta, x_rows=x_window(cfg, arch, stamp_width),
     )  # fmt: skip
 
     @flyc.jit

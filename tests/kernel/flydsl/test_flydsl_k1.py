@@ -186,11 +186,12 @@ def test_isa_has_the_seeds_numerics(builds: dict, key: tuple[int, int, str]) -> 
     assert isa.count("buffer_store_short") == b.cfg.SL + 1
 
 
-def test_x_rows_over_the_targets_lds_are_refused(tmp_path: Path) -> None:
+def test_x_rows_over_the_seeds_limit_are_refused_on_both_targets(tmp_path: Path) -> None:
     from kda_kernel.flydsl.k1 import build_k1
 
-    with pytest.raises(ValueError, match="LDS"):
-        build_k1(LaunchConfig(4, 2), "gfx942", tmp_path)  # S = 8: 112 KiB of x rows > 64 KiB
+    for arch in ("gfx942", "gfx950"):  # S = 10: 140 KiB of x rows > the seed's 136 KiB
+        with pytest.raises(ValueError, match="seed's 136 KiB"):
+            build_k1(LaunchConfig(5, 2), arch, tmp_path / arch)
 
 
 # the seed's builds besides the default, both archs each: (R, L, variants, build options)
@@ -201,6 +202,9 @@ VARIANTS = [
     (1, 2, "gfx950", {"gate_local": True}, {}),
     (2, 1, "gfx942", {}, {"delta": True}),
     (1, 2, "gfx950", {}, {"delta": True, "bounded": True}),
+    # gfx942 at S = 4: the windowed gemv in the debug + delta and the gate_local builds
+    (2, 2, "gfx942", {}, {"delta": True, "bounded": True}),
+    (2, 2, "gfx942", {"gate_local": True}, {}),
 ]
 
 
@@ -266,7 +270,7 @@ def test_the_default_build_is_unbounded_and_the_isa_check_says_so(builds: dict) 
     assert [f.kind for f in report.findings] == ["poll_unbounded"] * len(polls)
 
 
-@pytest.mark.parametrize("n", [0, 1, 5])
+@pytest.mark.parametrize("n", [0, 1, 5, 6])
 def test_bounded_builds_write_give_up_records(variants: list, n: int) -> None:
     """The give-up path: health is read (the abort word), claimed by a compare-and-swap
     (one record a CTA) and written; a build without the bound never touches health."""
@@ -277,7 +281,7 @@ def test_bounded_builds_write_give_up_records(variants: list, n: int) -> None:
     assert "health" not in _args_touched(variants[2])
 
 
-@pytest.mark.parametrize("n", [4, 5])
+@pytest.mark.parametrize("n", [4, 5, 6])
 def test_delta_builds_write_the_prefix_back(variants: list, builds: dict, n: int) -> None:
     """With delta: delta is read and the prefix written back (the seed's prefix out);
     without, neither."""

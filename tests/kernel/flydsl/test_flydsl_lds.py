@@ -1,5 +1,5 @@
-"""The FlyDSL K1's LDS: the per-role union's layout and the seed's budget rule (pure
-Python), and a compile-only build whose ISA allocates the union."""
+"""The FlyDSL K1's LDS: the per-role union's layout, the gemv's x window and the seed's
+budget rule (pure Python), and compile-only builds whose ISA allocates the union."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from kda_kernel.flydsl.k1_lds import (
     lds_layout,
     lds_words,
     refusal,
+    windows,
+    x_window,
 )
 from kda_kernel.flydsl.stamps import StampLayout, tasks_per_cta
 from kda_kernel.flydsl.toolchain import missing
@@ -52,15 +54,43 @@ def test_gfx950_refuses_exactly_what_the_seed_refuses(timeline: bool) -> None:
             assert "seed's 136 KiB" in why and "S <= 9" in why
 
 
-def test_gfx942_takes_s_up_to_3_and_names_the_windowed_gemv_above() -> None:
+@pytest.mark.parametrize("timeline", [True, False])
+def test_gfx942_refuses_exactly_what_the_seed_refuses(timeline: bool) -> None:
     for cfg in shapes():
-        why = refusal(cfg, "gfx942", width(cfg))
-        if cfg.S <= 3:
-            assert why is None, (cfg.label(), why)
-        elif seed_allows(cfg):  # S 4..9: the seed's rule allows it, 64 KiB does not
-            assert why is not None and "windowed gemv" in why and "gfx942's 64 KiB" in why
-        else:
-            assert why is not None and "seed's 136 KiB" in why
+        why = refusal(cfg, "gfx942", width(cfg) if timeline else 0)
+        assert (why is None) == seed_allows(cfg) == (cfg.S <= 9), (cfg.label(), why)
+
+
+@pytest.mark.parametrize("cfg", shapes(9), ids=lambda c: c.label())
+def test_gfx942_windows_the_x_rows_from_s_4(cfg: LaunchConfig) -> None:
+    """All S rows while the gemv role fits 64 KiB (S <= 3), else a 3-row window: 3 rows
+    (43056 B) + the 8 KiB reduction array + the stamps fit, 4 rows (57408 B) do not.
+    gfx950 holds every S."""
+    w = width(cfg)
+    rows = x_window(cfg, "gfx942", w)
+    assert rows == (cfg.S if cfg.S <= 3 else 3)
+    assert lds_layout(cfg, w, rows).total <= LDS_LIMIT["gfx942"]
+    assert lds_layout(cfg, w, rows + 1).total > LDS_LIMIT["gfx942"] or rows == cfg.S
+    assert x_window(cfg, "gfx950", w) == cfg.S
+    assert lds_layout(cfg, w, cfg.S) == lds_layout(cfg, w)
+
+
+@pytest.mark.parametrize("s", range(1, 10))
+@pytest.mark.parametrize("rows", range(1, 10))
+def test_windows_cover_every_token_once_in_order(s: int, rows: int) -> None:
+    wins = windows(s, rows)
+    tokens = [t for first, n in wins for t in range(first, first + n)]
+    assert tokens == list(range(s))
+    assert all(0 < n <= rows for _, n in wins) and len(wins) == -(-s // rows)
+
+
+def test_a_role_over_the_target_is_refused_by_name() -> None:
+    """nb = 31 at S = 9: the attn role's sources (9 x 32 x 128 f32, 144 KiB) exceed
+    gfx942's 64 KiB whatever the gemv's window; gfx950's 160 KiB holds them."""
+    cfg = LaunchConfig(9, 1, nb=31).validate()
+    why = refusal(cfg, "gfx942", width(cfg)) or ""
+    assert "attn role's arrays" in why and "gfx942's 64 KiB" in why, why
+    assert refusal(cfg, "gfx950", width(cfg)) is None
 
 
 def test_shapes_that_fit_the_target_are_refused_by_the_seeds_rule() -> None:
@@ -102,5 +132,7 @@ def test_a_build_allocates_the_union_and_refuses_by_the_rule(tmp_path: Path) -> 
     assert k.lds_bytes == lds_layout(cfg, width(cfg)).total < every - 19_000
     with pytest.raises(ValueError, match="seed's 136 KiB"):
         build_k1(LaunchConfig(2, 5), "gfx950", tmp_path / "c")  # S = 10
-    with pytest.raises(ValueError, match="windowed gemv"):
-        build_k1(LaunchConfig(2, 2), "gfx942", tmp_path / "d")
+    w = width(LaunchConfig(2, 2))  # S = 4 on gfx942: a 3-row window of x
+    b = build_k1(LaunchConfig(2, 2), "gfx942", tmp_path / "d")
+    [k] = parse(b.built.isa.read_text()).kernels
+    assert k.lds_bytes == lds_layout(LaunchConfig(2, 2), w, 3).total <= LDS_LIMIT["gfx942"]
