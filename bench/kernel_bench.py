@@ -301,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nb", type=int, default=8)
     ap.add_argument(
         "--variants",
-        help="JSON list of dicts of LaunchConfig variants and Build options to time first",
+        help="JSON list of dicts of LaunchConfig variants and Build options to time first "
+        '(a lab probe too: {"probe": "take"}; see Build.probe)',
     )
     ap.add_argument("--variant-shapes", help="shapes for --variants (default: the first)")
     ap.add_argument(

@@ -14,7 +14,10 @@ their warm traced launches (``DIR/BUILD/warm/k1_R*_L*_*.json``) and their untrac
 * the gemv CTAs' busy time in gemv0 and gemv1 (us): the stage's span less the waits of
   the polls it holds, median over the CTAs;
 * a take's round trip (ns, issue to return, median over the takes) in the builds that
-  take.
+  take;
+
+and the experiment's two readings of each: the take's (static_take less static) and the
+placement's (tickets less tickets_static).
 
 Medians over every launch of a shape pooled. ``--json OUT`` writes the same figures.
 
@@ -164,6 +167,20 @@ def _f(x: float | None, fmt: str) -> str:
     return "-" if x is None else format(x, fmt)
 
 
+# the experiment's two readings of a figure: what the take adds to the static build, and
+# what the ticket build loses to the static build's placement (docs/whatif/ticket_k1.md)
+EFFECTS = (("take", "static_take", "static"), ("placement", "tickets", "tickets_static"))
+
+
+def effects(row: dict[str, Any], key: str) -> dict[str, float | None]:
+    """A shape's figure ``key``: each effect's difference (build less its reference)."""
+    out: dict[str, float | None] = {}
+    for name, build, base in EFFECTS:
+        a, b = row.get(build, {}).get(key), row.get(base, {}).get(key)
+        out[name] = None if a is None or b is None else a - b
+    return out
+
+
 def tables(rep: dict[str, Any]) -> str:
     out = []
     for title, key, fmt in FIGURES:
@@ -174,6 +191,22 @@ def tables(rep: dict[str, Any]) -> str:
             cells = [_f(r.get(b, {}).get(key), fmt) for b in BUILDS]
             out.append(f"| {name.replace('x', ' x ')} | " + " | ".join(cells) + " |")
         out.append("")
+    names = [e[0] for e in EFFECTS]
+    read = [f for f in FIGURES if f[1] != "take_ns"]  # a static build has no take to less
+    out.append(
+        "the readings: take = static_take - static, placement = tickets - tickets_static "
+        "(each figure's units as above):\n"
+    )
+    out.append(
+        "| R x L | " + " | ".join(f"{key}: {' / '.join(names)}" for _, key, _ in read) + " |"
+    )
+    out.append("|" + "---|" * (len(read) + 1))
+    for name, r in rep["shapes"].items():
+        cells = []
+        for _, key, fmt in read:
+            e = effects(r, key)
+            cells.append(" / ".join(_f(e[n], "+" + fmt) for n in names))
+        out.append(f"| {name.replace('x', ' x ')} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

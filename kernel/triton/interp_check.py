@@ -413,8 +413,10 @@ def check_kda_static(
 # Every configuration a group runs: (name, check, args, kwargs, core). The core ones cover
 # every form of each role (the slice and mix by source and by token, both layouts,
 # gate-local, every projection form, the kda exchange at L = 1 and L = 2, tickets over
-# two launches) and are what the tests run, about 180 s of CPU; ``--full`` adds the wider
-# shapes and the other orders (443 s in all: the attn and kda cases cost 8 to 43 s each).
+# two launches) and are what the tests run, about 180 s of CPU, and the probes'
+# (``Build.probe``) 180 s more (25 to 63 s a case); ``--full`` adds the wider shapes and
+# the other orders (443 s in all without the probes: the attn and kda cases cost 8 to
+# 43 s each).
 Case = tuple[str, Any, tuple[Any, ...], dict[str, Any], bool]
 
 

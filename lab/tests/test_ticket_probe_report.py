@@ -19,6 +19,7 @@ from lab.ticket_probe_report import (
     bench_us,
     build_of,
     busy_ns,
+    effects,
     first_kstage_ns,
     main,
     report,
@@ -94,6 +95,11 @@ def test_report_sets_the_builds_apart_shape_by_shape(tmp_path: Path) -> None:
     out = tables(rep)
     assert "| 2 x 2 | 57.80 | 58.10 | 60.10 | 59.00 |" in out
     assert f"| 2 x 2 | {want:.0f} | {want + 400:.0f} | - | - |" in out
+    # the readings: the take's (static_take - static), the placement's (tickets -
+    # tickets_static: timed only, so k.stage has none)
+    assert effects(r, "kstage_attn_ns") == {"take": pytest.approx(400.0), "placement": None}
+    assert effects(r, "untraced_us") == pytest.approx({"take": 0.3, "placement": 1.1})
+    assert "| 2 x 2 | +0.30 / +1.10 | +400 / - |" in out
 
 
 def test_the_k1_report_leaves_the_probe_rows_out(tmp_path: Path) -> None:
