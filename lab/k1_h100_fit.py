@@ -57,19 +57,25 @@ KEYS: tuple[str, ...] = (
 SHARED: tuple[str, ...] = ("gemv", "k.recur")
 
 
-def h100_base(base: GpuProfile, train: list | None = None, frac: float | None = None) -> GpuProfile:
+def h100_base(
+    base: GpuProfile,
+    train: list | None = None,
+    frac: float | None = None,
+    peak: float = H100_HBM_PEAK,
+) -> GpuProfile:
     """``base`` (an H200 fit) with its HBM bandwidth moved to the H100's: ``frac`` of the
     H100's datasheet peak, by default the fraction of the H200's that ``base`` has
-    (``hbm_peak_bytes_per_ns``); with ``train`` (prepared traces), the ``SHARED`` stages
-    shared on a unit by the factor they show (:func:`kda_sim.compare.starts.share_start`,
-    a measurement, not fitted)."""
+    (``hbm_peak_bytes_per_ns``); ``peak``: the card's datasheet peak (B/ns; the H100's by
+    default, the H200's 4800 to fit an H200 run's static traces); with ``train``
+    (prepared traces), the ``SHARED`` stages shared on a unit by the factor they show
+    (:func:`kda_sim.compare.starts.share_start`, a measurement, not fitted)."""
     if frac is None:
         if base.hbm_peak_bytes_per_ns is None:
             raise InvalidInput(f"{base.name} names no HBM peak to scale from", what="base")
         frac = base.hbm_bytes_per_ns / base.hbm_peak_bytes_per_ns
     if not 0.0 < frac <= 1.0:
         raise InvalidInput(f"--hbm-fracs: {frac} is not in (0, 1]", what="--hbm-fracs")
-    prof = base.with_params(hbm_bytes_per_ns=frac * H100_HBM_PEAK)
+    prof = base.with_params(hbm_bytes_per_ns=frac * peak)
     if train:
         prof = share_start(replace(prof, unit_shared=SHARED), train)
     return prof
@@ -85,6 +91,7 @@ def fit(
     share: bool = True,
     log=print,
     fracs: tuple[float, ...] = (),
+    peak: float = H100_HBM_PEAK,
 ) -> tuple[Any, GpuProfile, list, dict[str, Any]]:
     """The all-shape fit (its result, the base it started from, the training traces) and
     the report (each shape's traced makespan error, held out where asked). ``fracs``: HBM
@@ -97,7 +104,7 @@ def fit(
     scan = []
     for frac in fracs or (None,):
         t1 = time.perf_counter()
-        base_f = h100_base(load_profile(base_name), train if share else None, frac)
+        base_f = h100_base(load_profile(base_name), train if share else None, frac, peak)
         res_f = fit_costs(base_f, train, KEYS, passes=passes)
         # a pass is kept only where it lowers the loss: the fit's is the least of them
         scan.append((min(res_f.history), base_f.hbm_bytes_per_ns, base_f, res_f))
@@ -108,7 +115,7 @@ def fit(
             f"{time.perf_counter() - t1:.0f} s"
         )
     _, _, base, res = min(scan, key=lambda x: x[0])
-    hbm_frac = base.hbm_bytes_per_ns / H100_HBM_PEAK
+    hbm_frac = base.hbm_bytes_per_ns / peak
     rows = []
     for (R, L), trs in by_shape.items():
         row: dict[str, Any] = {
@@ -162,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
         help="HBM bandwidths to try, fractions of the H100's 3.35 TB/s (e.g. 0.75,0.85,0.95); "
         "the best-fitting is kept",
     )
+    ap.add_argument(
+        "--peak",
+        type=float,
+        default=H100_HBM_PEAK,
+        help="the card's HBM datasheet peak, B/ns (default the H100's 3350; an H200 run: 4800)",
+    )
     ap.add_argument("--no-share", action="store_true", help="leave unit sharing off (SHARED)")
     ap.add_argument("--out", type=Path, help="write the all-shape fit here, as an overlay")
     ap.add_argument("--json", type=Path)
@@ -170,18 +183,29 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.launches < 1 or a.passes < 1:
             raise InvalidInput("--launches and --passes: at least 1", what="arguments")
+        if not 0.0 < a.peak < 1e6:
+            raise InvalidInput(f"--peak {a.peak}: a bandwidth in B/ns above 0", what="--peak")
         try:
             fracs = tuple(float(x) for x in a.hbm_fracs.split(",") if x.strip())
         except ValueError as e:
             raise InvalidInput(f"--hbm-fracs {a.hbm_fracs!r}: {e}", what="--hbm-fracs") from e
         res, base, train, rep = fit(
-            a.dir, a.start, a.launches, a.base, a.passes, a.holdout, not a.no_share, say, fracs
+            a.dir,
+            a.start,
+            a.launches,
+            a.base,
+            a.passes,
+            a.holdout,
+            not a.no_share,
+            say,
+            fracs,
+            a.peak,
         )
         if a.out:
             d = fitted_overlay(res, base, train, out=a.out)
             d["provenance"]["detail"] = (
                 f"lab/k1_h100_fit.py: {a.base} with hbm_bytes_per_ns "
-                f"{base.hbm_bytes_per_ns:.1f} (of the H100's 3.35 TB/s: "
+                f"{base.hbm_bytes_per_ns:.1f} (of a {a.peak:.0f} B/ns peak: "
                 + (f"the best fit of {a.hbm_fracs}" if fracs else "the H200 fit's fraction")
                 + f"), unit_shared {list(base.unit_shared)} at unit_share "
                 f"{base.unit_share:.3f} (share_start on the traces), then "

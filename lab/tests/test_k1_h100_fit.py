@@ -48,3 +48,16 @@ def test_a_fraction_out_of_range_is_refused(capsys) -> None:
         h100_base(load_profile("h200-k1"), frac=1.5)
     assert main(["--dir", "/nonexistent", "--hbm-fracs", "0.9,x"]) == 2
     assert "--hbm-fracs" in capsys.readouterr().err
+
+
+def test_another_cards_peak_moves_the_bandwidth(capsys) -> None:
+    """``--peak``: the same fraction of another card's datasheet peak (an H200 run's
+    static traces fit at the H200's 4800 B/ns); a peak of 0 is refused, exit 2."""
+    base = load_profile("h200-k1")
+    frac = base.hbm_bytes_per_ns / base.hbm_peak_bytes_per_ns
+    h200 = h100_base(base, peak=4800.0)
+    assert h200.hbm_bytes_per_ns == pytest.approx(base.hbm_bytes_per_ns)
+    assert h100_base(base, frac=0.5, peak=4800.0).hbm_bytes_per_ns == pytest.approx(2400.0)
+    assert h100_base(base).hbm_bytes_per_ns == pytest.approx(frac * H100_HBM_PEAK)
+    assert main(["--dir", "nowhere", "--peak", "0"]) == 2
+    assert "--peak 0.0" in capsys.readouterr().err
