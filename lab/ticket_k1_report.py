@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.compare.spread import launches_by_shape
+from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
 
@@ -30,8 +31,18 @@ SCHEDULES = ("static", "kda_tickets")
 STARTS = ("cold", "warm")
 
 
-def _median(xs: list[float]) -> float | None:
+def median(xs: list[float]) -> float | None:
+    """The median, None of nothing (a figure a shape lacks)."""
     return float(statistics.median(xs)) if xs else None
+
+
+def variant_rows(path: Path) -> list[dict[str, Any]]:
+    """A kernel_bench file's ``variants`` rows (each build's untraced time a shape);
+    anything else is refused naming the file."""
+    try:
+        return list(json.loads(path.read_text())["variants"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InvalidInput(f"not a kernel_bench file with variants: {e}", where=str(path)) from e
 
 
 def takes_ns(tl: Timeline) -> list[float]:
@@ -60,7 +71,7 @@ def bench_us(path: Path, unroll: int | None = None) -> dict[tuple[int, int, str]
     unrolled one): ``unroll`` picks the one whose ``ticket_unroll`` it is (0: the loop
     build); None takes the file's only ticket build and refuses a file with several."""
     # a lab probe's rows (Build.probe: lab.ticket_probe_report reads them) are neither
-    rows = [r for r in json.loads(path.read_text())["variants"] if not r["variant"].get("probe")]
+    rows = [r for r in variant_rows(path) if not r["variant"].get("probe")]
     builds = {r["variant"].get("ticket_unroll", 0) for r in rows if r["variant"].get("kda_tickets")}
     if unroll is None:
         if len(builds) > 1:
@@ -89,21 +100,22 @@ def report(
             for (R, L), paths in launches_by_shape(d).items():
                 row = shapes.setdefault(f"{R}x{L}", {"R": R, "L": L})
                 tls = [read_kernel_trace(p) for p in paths]
-                row[f"{sched}_{start}_makespan_us"] = _median(
+                row[f"{sched}_{start}_makespan_us"] = median(
                     [(t.makespan or 0.0) / 1e3 for t in tls]
                 )
-                row[f"{sched}_{start}_kda_own_us"] = _median(
+                row[f"{sched}_{start}_kda_own_us"] = median(
                     [x / 1e3 for t in tls for x in kda_own_ns(t)]
                 )
                 if sched == "kda_tickets":
-                    row[f"take_{start}_ns"] = _median([x for t in tls for x in takes_ns(t)])
+                    row[f"take_{start}_ns"] = median([x for t in tls for x in takes_ns(t)])
     for row in shapes.values():
         for sched in SCHEDULES:
             row[f"{sched}_untraced_us"] = untraced.get((row["R"], row["L"], sched))
     return {"shapes": shapes}
 
 
-def _f(x: float | None, fmt: str) -> str:
+def cell(x: float | None, fmt: str) -> str:
+    """A table cell: ``x`` formatted, "-" where there is none."""
     return "-" if x is None else format(x, fmt)
 
 
@@ -118,12 +130,13 @@ def table(rep: dict[str, Any]) -> str:
         s, t = r.get("static_untraced_us"), r.get("kda_tickets_untraced_us")
         diff = None if s is None or t is None else t - s
         lines.append(
-            f"| {name.replace('x', ' x ')} | {_f(s, '.2f')} | {_f(t, '.2f')} | {_f(diff, '+.2f')} "
-            f"| {_f(r.get('static_warm_makespan_us'), '.1f')} / "
-            f"{_f(r.get('kda_tickets_warm_makespan_us'), '.1f')} "
-            f"| {_f(r.get('take_warm_ns'), '.0f')} "
-            f"| {_f(r.get('static_warm_kda_own_us'), '.2f')} / "
-            f"{_f(r.get('kda_tickets_warm_kda_own_us'), '.2f')} |"
+            f"| {name.replace('x', ' x ')} | {cell(s, '.2f')} | {cell(t, '.2f')} "
+            f"| {cell(diff, '+.2f')} "
+            f"| {cell(r.get('static_warm_makespan_us'), '.1f')} / "
+            f"{cell(r.get('kda_tickets_warm_makespan_us'), '.1f')} "
+            f"| {cell(r.get('take_warm_ns'), '.0f')} "
+            f"| {cell(r.get('static_warm_kda_own_us'), '.2f')} / "
+            f"{cell(r.get('kda_tickets_warm_kda_own_us'), '.2f')} |"
         )
     return "\n".join(lines)
 

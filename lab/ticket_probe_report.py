@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -38,7 +37,7 @@ from kda_sim.compare.spread import launches_by_shape
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
-from lab.ticket_k1_report import takes_ns
+from lab.ticket_k1_report import cell, median, takes_ns, variant_rows
 
 # the run's builds, by their folder under DIR: the variant dict bench.kernel_bench times
 TICKETS = {"kda_tickets": True, "ticket_unroll": 3}
@@ -51,10 +50,6 @@ BUILDS: dict[str, dict[str, Any]] = {
 ROLES = ("attn", "gemv")
 GEMV_STAGES = ("gemv0", "gemv1")
 START = "warm"
-
-
-def _median(xs: list[float]) -> float | None:
-    return float(statistics.median(xs)) if xs else None
 
 
 def build_of(variant: dict[str, Any]) -> str | None:
@@ -96,10 +91,7 @@ def bench_us(path: Path) -> dict[tuple[int, int, str], float]:
     """The untraced per-launch time (us) of each (R, L, build) in a kernel_bench file (its
     ``variants`` rows: the median of the alternating rounds, CUDA-graph replays); rows of
     other builds are left out."""
-    try:
-        rows = json.loads(path.read_text())["variants"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise InvalidInput(f"not a kernel_bench file with variants: {e}", where=str(path)) from e
+    rows = variant_rows(path)
     out: dict[tuple[int, int, str], float] = {}
     for r in rows:
         name = build_of(r["variant"])
@@ -119,10 +111,10 @@ def shape_figures(tls: list[Timeline]) -> dict[str, float | None]:
         for g in GEMV_STAGES:
             busy[g] += [x / 1e3 for x in busy_ns(tl, g)]
         takes += takes_ns(tl)
-    out: dict[str, float | None] = {f"kstage_{r}_ns": _median(ks[r]) for r in ROLES}
-    out |= {f"{g}_busy_us": _median(busy[g]) for g in GEMV_STAGES}
-    out["take_ns"] = _median(takes)
-    out["makespan_us"] = _median([(t.makespan or 0.0) / 1e3 for t in tls])
+    out: dict[str, float | None] = {f"kstage_{r}_ns": median(ks[r]) for r in ROLES}
+    out |= {f"{g}_busy_us": median(busy[g]) for g in GEMV_STAGES}
+    out["take_ns"] = median(takes)
+    out["makespan_us"] = median([(t.makespan or 0.0) / 1e3 for t in tls])
     out["launches"] = len(tls)
     return out
 
@@ -163,10 +155,6 @@ FIGURES = (
 )
 
 
-def _f(x: float | None, fmt: str) -> str:
-    return "-" if x is None else format(x, fmt)
-
-
 # the experiment's two readings of a figure: what the take adds to the static build, and
 # what the ticket build loses to the static build's placement (docs/whatif/ticket_k1.md)
 EFFECTS = (("take", "static_take", "static"), ("placement", "tickets", "tickets_static"))
@@ -188,7 +176,7 @@ def tables(rep: dict[str, Any]) -> str:
         out.append("| R x L | " + " | ".join(BUILDS) + " |")
         out.append("|" + "---|" * (len(BUILDS) + 1))
         for name, r in rep["shapes"].items():
-            cells = [_f(r.get(b, {}).get(key), fmt) for b in BUILDS]
+            cells = [cell(r.get(b, {}).get(key), fmt) for b in BUILDS]
             out.append(f"| {name.replace('x', ' x ')} | " + " | ".join(cells) + " |")
         out.append("")
     names = [e[0] for e in EFFECTS]
@@ -205,7 +193,7 @@ def tables(rep: dict[str, Any]) -> str:
         cells = []
         for _, key, fmt in read:
             e = effects(r, key)
-            cells.append(" / ".join(_f(e[n], "+" + fmt) for n in names))
+            cells.append(" / ".join(cell(e[n], "+" + fmt) for n in names))
         out.append(f"| {name.replace('x', ' x ')} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
