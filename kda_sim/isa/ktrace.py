@@ -12,21 +12,23 @@ module attribute, ``flydsl.expr.ktrace_common.name_table()`` after the build), w
 caller may pass in.
 
 An event is read only where its timestamp and both stores share a basic block and its
-packed word is a constant defined in that block; an event whose word is not is reported,
-not guessed. Ranges pair in text order (pop with the innermost open push, stop with the
+packed word is a constant there: defined in that block, or the same constant on every
+path into it (LLVM hoists a word that several records share, such as a push's, out of
+their blocks), followed through LLVM's SGPR spills to VGPR lanes (``v_writelane_b32`` /
+``v_readlane_b32``); an event whose word is not is reported, not guessed. Ranges pair in text order (pop with the innermost open push, stop with the
 open start of the same id): FlyDSL emits a range's begin and end around structured code,
 which LLVM lays out between them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from kda_sim.errors import InvalidInput
 from kda_sim.isa.cfg import Cfg
 from kda_sim.isa.conds import sgprs
-from kda_sim.isa.parser import Kernel
+from kda_sim.isa.parser import Instr, Kernel
 
 # FlyDSL's event kinds (flydsl.expr.ktrace.KIND_*) and the packed word's fields
 # (flydsl/runtime/device_runtime/rocm_ktrace_buffer.py reads them back the same way)
@@ -78,21 +80,94 @@ def _literal(operand: str) -> int | None:
         return None
 
 
-def _constant(kernel: Kernel, cfg: Cfg, store: int, reg: int) -> int | None:
-    """The constant SGPR ``reg`` holds at ``store``, when its last write in the store's
-    block is a constant op; else None (defined elsewhere, or not a constant)."""
-    start = cfg.blocks[cfg.block_of[store]].start
-    for i in range(store - 1, start - 1, -1):
-        ins = kernel.instrs[i]
+Def = Callable[[Instr], "tuple[bool, int | None]"]
+MAX_HOPS = 4  # SGPR -> VGPR-lane spill -> SGPR ...: a word followed through this many
+
+
+def _sgpr_def(kernel: Kernel, cfg: Cfg, reg: int, hops: int) -> Def:
+    """Whether an instruction writes SGPR ``reg``, and the constant it writes (None where
+    it is not one): a constant op's literal, or, for a reload from a VGPR lane
+    (``v_readlane_b32``, how LLVM spills SGPRs), the constant spilled to that lane."""
+
+    def match(ins: Instr) -> tuple[bool, int | None]:
         if not ins.operands or ins.mnemonic.startswith(_NO_DEST) or "_store" in ins.mnemonic:
-            continue
+            return False, None
         dest = sgprs(ins.operands[0])
         if dest is None or reg not in dest:
-            continue
+            return False, None
+        if ins.mnemonic == "v_readlane_b32" and len(ins.operands) == 3 and hops < MAX_HOPS:
+            vreg, lane = ins.operands[1], ins.operands[2]
+            return True, _reaching(kernel, cfg, ins.index, _lane_def(kernel, cfg, vreg, lane, hops))
         op = _CONSTANT_OPS.get(ins.mnemonic)
         value = _literal(ins.operands[1]) if op and len(ins.operands) == 2 else None
-        return None if value is None else op(value)
-    return None
+        return True, None if value is None else op(value)
+
+    return match
+
+
+def _lane_def(kernel: Kernel, cfg: Cfg, vreg: str, lane: str, hops: int) -> Def:
+    """Whether an instruction writes lane ``lane`` of ``vreg`` (``v_writelane_b32``: the
+    constant its SGPR holds there; any other write of ``vreg``: None)."""
+
+    def match(ins: Instr) -> tuple[bool, int | None]:
+        if not ins.operands or ins.operands[0] != vreg:
+            return False, None
+        if ins.mnemonic == "v_writelane_b32" and len(ins.operands) == 3:
+            if ins.operands[2] != lane:
+                return False, None
+            src = sgprs(ins.operands[1])
+            if src is None or len(src) != 1:
+                return True, None
+            (r,) = src
+            return True, _reaching(kernel, cfg, ins.index, _sgpr_def(kernel, cfg, r, hops + 1))
+        return ("_store" not in ins.mnemonic and not ins.mnemonic.startswith("v_readlane")), None
+
+    return match
+
+
+def _reaching(kernel: Kernel, cfg: Cfg, at: int, defines: Def) -> int | None:
+    """The constant that the writes ``defines`` recognises give at instruction ``at``: the
+    last one before it in its block, else those that reach the block's start along every
+    path into it (the compiler hoists a packed word that several records share out of
+    their blocks), where all are the same constant; else None (not a constant, differing
+    constants, or no write on some path: a kernel argument)."""
+
+    def last(lo: int, hi: int) -> tuple[bool, int | None]:
+        for i in range(hi - 1, lo - 1, -1):
+            found, value = defines(kernel.instrs[i])
+            if found:
+                return True, value
+        return False, None
+
+    b = cfg.block_of[at]
+    found, value = last(cfg.blocks[b].start, at)
+    if found:
+        return value
+    values: set[int | None] = set()
+    seen = {b}
+    todo = list(cfg.blocks[b].preds) or [None]
+    while todo:
+        p = todo.pop()
+        if p is None:
+            return None  # the entry block: the register is an argument
+        if p in seen:
+            continue
+        seen.add(p)
+        blk = cfg.blocks[p]
+        found, value = last(blk.start, blk.end)
+        if found:
+            values.add(value)
+        else:
+            todo += blk.preds or [None]
+        if None in values or len(values) > 1:
+            return None
+    return values.pop() if len(values) == 1 else None
+
+
+def _constant(kernel: Kernel, cfg: Cfg, store: int, reg: int) -> int | None:
+    """The constant SGPR ``reg`` holds at ``store`` (:func:`_reaching`), followed through
+    SGPR spills to VGPR lanes; None where it is not one."""
+    return _reaching(kernel, cfg, store, _sgpr_def(kernel, cfg, reg, 0))
 
 
 def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:

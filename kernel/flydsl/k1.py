@@ -19,12 +19,14 @@ poll / publish traced is returned with the build.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import flydsl.compiler as flyc
 import flydsl.expr as fx
 from flydsl._mlir.dialects import arith
+from flydsl.compiler.kernel_function import CompilationContext
 from flydsl._mlir.extras import types as T
 
 from kda_kernel.flydsl import dsl
@@ -36,6 +38,7 @@ from kda_kernel.flydsl.k1_gemv import gemv_role
 from kda_kernel.flydsl.k1_kda import kda_task
 from kda_kernel.flydsl.k1_lds import STAMPS, lds_layout, refusal, x_window
 from kda_kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
+from kda_sim.isa.analyze import KTRACE_NAMES_SUFFIX
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import (
@@ -65,6 +68,10 @@ class K1Build:
     launcher: Callable[..., None]
     bounded: bool = False  # the bounded-wait (health / alarm) debug build
     delta: bool = False  # the prefix + delta build
+    ktrace: bool = False  # the ktrace build: FlyDSL ktrace events at each stage, poll, put
+    # the ktrace build's name table (event name -> id), also written beside the ISA
+    # (``<isa>.ktrace.json``, where ``kda-sim isa`` reads it); empty without ktrace
+    ktrace_names: dict[str, int] = field(default_factory=dict)
 
 
 def step_tag(epoch: fx.Int32, slot: fx.Int32) -> fx.Int32:
@@ -97,6 +104,7 @@ def make_kernel(
     bounded: bool = False,
     has_delta: bool = False,
     x_rows: int | None = None,
+    ktrace: bool = False,
 ):
     """``x_rows``: token rows of x the gemv holds in LDS at once (``k1_lds.x_window``;
     all S when None)."""
@@ -105,7 +113,7 @@ def make_kernel(
     lds_at = lds_layout(cfg, layout.width if timeline else 0, x_rows)
     name = f"k1_kda_pre_R{cfg.R}_L{cfg.L}_nb{cfg.nb}_k{cfg.kda0}" + "".join(
         tail for on, tail in ((timeline, "_tl"), (bounded, "_bw"), (has_delta, "_d"),
-                              (cfg.gate_local, "_gl")) if on
+                              (cfg.gate_local, "_gl"), (ktrace, "_kt")) if on
     )  # fmt: skip
 
     @flyc.kernel(name=name)
@@ -148,7 +156,7 @@ def make_kernel(
         rs = {k: dsl.rsrc(p) for k, p in args.items()}
         tag = step_tag(dsl.uniform(dsl.load(rs["epoch"], 0)), slot)
         c = Ctx(cfg, space, layout, tid, tid % WAVE_LANES, tid // WAVE_LANES, bid, rs, lds, tag,
-                recorder, timeline, markers, has_delta)  # fmt: skip
+                recorder, timeline, markers, has_delta, ktrace=ktrace)  # fmt: skip
         if fx.const_expr(bounded):
             c.bound = dsl.Bound(rs["health"], health_layout.ABORT, alarm)
         if fx.const_expr(timeline):
@@ -208,12 +216,16 @@ def build_k1(
     markers: bool = True,
     bounded: bool = False,
     delta: bool = False,
+    ktrace: bool = False,
 ) -> K1Build:
     """Trace and compile K1 for ``cfg`` on ``arch`` (compile-only); its ISA and record.
     ``bounded``: the debug build whose every poll gives up after ``alarm`` ticks and
     writes a give-up record to ``health`` (:mod:`kda_kernel.flydsl.health`); ``delta``:
     the prefix + delta build (the slice adds ``delta`` to the prefix, rounds to bf16 and
-    writes the prefix back); without, ``delta`` is never read."""
+    writes the prefix back); without, ``delta`` is never read; ``ktrace``: FlyDSL's ktrace
+    events at every stage, poll and put site (:class:`~kda_kernel.flydsl.k1_ctx.Ctx`
+    says which), with FlyDSL's trace buffer as the kernel's last argument. The ``ktrace``
+    compile hint is given either way, so ``FLYDSL_KTRACE_ENABLE`` does not change a build."""
     if cfg.blocks != BLOCKS:
         raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")
     cfg.validate()
@@ -225,7 +237,7 @@ def build_k1(
     recorder = Recorder()
     kernel, layout = make_kernel(
         cfg, timeline=timeline, markers=markers, recorder=recorder, bounded=bounded,
-        has_delta=delta, x_rows=x_window(cfg, arch, stamp_width),
+        has_delta=delta, x_rows=x_window(cfg, arch, stamp_width), ktrace=ktrace,
     )  # fmt: skip
 
     @flyc.jit
@@ -248,5 +260,23 @@ def build_k1(
         ptrs = iter([flyc.from_c_void_p(fx.Int32, 0) for _ in POINTERS])
         launch(*[0 if cls == "scalar" else next(ptrs) for _, cls in K1_ARGS])
 
-    built = compile_isa(run, arch, dump_dir)
-    return K1Build(cfg, built, tuple(recorder.records), layout, launch, bounded, delta)
+    with CompilationContext.compile_hints({"ktrace": ktrace}):
+        built = compile_isa(run, arch, dump_dir)
+    names: dict[str, int] = {}
+    if ktrace:
+        names = _ktrace_names(launch)
+        table = built.isa.with_name(built.isa.name + KTRACE_NAMES_SUFFIX)
+        table.write_text(json.dumps(names, indent=1, sort_keys=True) + "\n")
+    return K1Build(
+        cfg, built, tuple(recorder.records), layout, launch, bounded, delta, ktrace, names
+    )
+
+
+def _ktrace_names(launch: object) -> dict[str, int]:
+    """The event name table FlyDSL compiled into the launcher's last build (the
+    ``fly_ktrace.event_names`` module attribute it keeps on the artifact)."""
+    last = getattr(launch, "_last_compiled", None)
+    names = getattr(last[1], "_ktrace_names", None) if last else None
+    if not names:
+        raise RuntimeError("FlyDSL kept no ktrace name table for the ktrace build")
+    return dict(names)

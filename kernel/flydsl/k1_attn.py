@@ -97,7 +97,9 @@ def stage_slice(c: Ctx, a: object) -> list[fx.Float32] | None:
             v[0] * w[0] * q[0] + v[1] * w[1] * q[1] + v[2] * w[2] * q[2] + v[3] * w[3] * q[3]
         )
         at = idx.part(dsl.i32(a), t, src * 2, s, ns)
-        c.put(Region.PART, [(at, bits_of(sq)), (at + 1, bits_of(dt))], live & (c.lane % 32 == 0))
+        last = i == (n + THREADS - 1) // THREADS - 1  # the site's ktrace mark: after its last
+        cond = live & (c.lane % 32 == 0)
+        c.put(Region.PART, [(at, bits_of(sq)), (at + 1, bits_of(dt))], cond, mark=last)
     dsl.barrier()
     return wn
 
@@ -105,10 +107,12 @@ def stage_slice(c: Ctx, a: object) -> list[fx.Float32] | None:
 GATE_SCRATCH = 1024  # red's words from here: gate_local's partials (the mix uses < 1024)
 
 
-def gate_weights(c: Ctx, t: object, scratch: int) -> tuple[fx.Float32, fx.Float32]:
+def gate_weights(
+    c: Ctx, t: object, scratch: int, opens: bool = True, closes: bool = True
+) -> tuple[fx.Float32, fx.Float32]:
     """Token t: the 56 slices' partials (PART, polled) -> this lane's softmax weight
     (lanes < NS) and their sum, in every wave; ``scratch``: the words of ``red`` its
-    partial sums go through."""
+    partial sums go through; ``opens`` / ``closes``: as :meth:`Ctx.poll`'s."""
     s, ns = c.cfg.S, c.cfg.NS
     nq = ns * 2
     red = c.lds["red"] + scratch
@@ -117,7 +121,7 @@ def gate_weights(c: Ctx, t: object, scratch: int) -> tuple[fx.Float32, fx.Float3
     cells = [c.cell(Region.PART, idx.gate_part(me, k, t, s, ns)) for k in range(GSL)]
 
     def gather() -> None:
-        got = c.poll("PART", cells)
+        got = c.poll("PART", cells, opens=opens, closes=closes)
         total = fx.Float32(0.0)
         for v in got:
             total = total + f32_of(v)
@@ -145,6 +149,7 @@ def stage_gate(c: Ctx, t: object) -> None:
         Region.WGT,
         [(idx.wgt(dsl.i32(t), imin(c.lane, ns - 1), ns), bits_of(ex))],
         wave0 & (c.lane < ns),
+        mark=False,  # one site with the sum's put, marked after it
     )
     c.put(Region.WGT, [(idx.wgt(dsl.i32(t), ns, ns), bits_of(den))], wave0 & (c.lane == 0))
     dsl.barrier()
@@ -156,7 +161,8 @@ def local_gate(c: Ctx) -> None:
     ns = c.cfg.NS
     red = c.lds["red"]
     for t in fx.range_constexpr(c.cfg.S):
-        ex, den = gate_weights(c, t, GATE_SCRATCH)
+        # one PART poll site over the tokens (the model's): its ktrace range spans them
+        ex, den = gate_weights(c, t, GATE_SCRATCH, opens=t == 0, closes=t == c.cfg.S - 1)
         wave0 = c.wave == 0
         at = idx.wgt(t, 0, ns)
         dsl.when(wave0 & (c.lane < ns), lambda ex=ex, at=at: fx.ptr_store(ex, red + (at + c.lane)))

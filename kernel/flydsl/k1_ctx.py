@@ -1,7 +1,16 @@
 """What every K1 stage shares while the kernel is traced: indices, buffer resources,
 LDS, the launch's tag, the put / poll / publish helpers (which also keep the
-(stage, region, kind) record the protocol model is checked against) and the
-timeline stamps."""
+(stage, region, kind) record the protocol model is checked against), the
+timeline stamps and, in the ktrace build, the ktrace events.
+
+The ktrace build (``ktrace=True``) records the events
+:func:`kda_sim.kernels.k1.ktrace.expected_events` names: a range a stage (a kda stage's
+payload: its task) and a mark ``put <REGION>`` a put or publish site after its last
+store (where the CTA puts anything), both at wave-uniform code, so in every wave; a range ``poll <LABEL>`` a poll site
+from before its first try to after its satisfaction, in the waves that poll it (a site's
+threads are its first ones, so wave 0 always does). Wave 0 thus records every event of
+its CTA's program, the other waves a part of them, in the same order; the reader merges
+a CTA's waves (a poll's first issue the earliest, its satisfaction the latest)."""
 
 from __future__ import annotations
 
@@ -11,12 +20,14 @@ from dataclasses import dataclass, field
 
 import flydsl.expr as fx
 from flydsl._mlir.dialects import arith
+from flydsl.expr import ktrace
 from flydsl._mlir.extras import types as T
 
 from kda_kernel.flydsl import dsl, health
 from kda_kernel.flydsl.stamps import StampLayout
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import POLL_MAX
+from kda_sim.kernels.k1.ktrace import event_name
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.protocol.space import CellSpace
 
@@ -56,12 +67,23 @@ class Ctx:
     has_delta: bool = False  # the prefix + delta build (the slice writes the prefix back)
     bound: dsl.Bound | None = None  # the bounded-wait build's (health, alarm)
     task: object = health.NO_TASK  # the kda task being traced (give-up records name it)
+    ktrace: bool = False  # the ktrace build: events at each stage, poll and put site
 
     def cell(self, region: Region, index: object) -> fx.Int32:
         return dsl.i32(index) + self.space.offsets[region]
 
-    def put(self, region: Region, items: Sequence[tuple[object, object]], cond: object) -> None:
-        """Pairs (index in region, f32 value) put by the threads where ``cond`` holds."""
+    def put(
+        self,
+        region: Region,
+        items: Sequence[tuple[object, object]],
+        cond: object,
+        *,
+        mark: object = True,
+    ) -> None:
+        """Pairs (index in region, f32 value) put by the threads where ``cond`` holds.
+        ``mark``: where this call ends the site (a site put by several calls marks at its
+        last; a CTA-uniform condition where some CTAs put nothing), the ktrace build's
+        mark after the stores (:meth:`put_mark`)."""
         self.rec.note(region.name, "put")
 
         def body() -> None:
@@ -69,12 +91,30 @@ class Ctx:
                 dsl.put(self.rs["scratch"], self.cell(region, index), value, self.tag)
 
         dsl.when(cond, body)
+        self.put_mark(region, mark)
 
-    def poll(self, label: str, cells: Sequence[object]) -> list[fx.Int32]:
-        """One thread's poll: its cells (global ids) in batches of at most POLL_MAX."""
+    def put_mark(self, region: Region, when: object = True) -> None:
+        """The ktrace mark of a put site, where ``when`` (False, True or a CTA-uniform
+        condition) holds; called at wave-uniform code, so every wave records it."""
+        if not self.ktrace or when is False:
+            return
+        name = event_name("put", region.name)
+        if when is True:
+            ktrace.mark(name)
+        else:
+            dsl.when(when, lambda: ktrace.mark(name))
+
+    def poll(
+        self, label: str, cells: Sequence[object], *, opens: bool = True, closes: bool = True
+    ) -> list[fx.Int32]:
+        """One thread's poll: its cells (global ids) in batches of at most POLL_MAX.
+        ``opens`` / ``closes``: whether this call begins / ends the site's ktrace range (a
+        site polled by several calls spans from its first to its last)."""
         self.rec.note(label, "poll")
         if self.markers:
             dsl.marker(f"poll {self.rec.stage} {label}")
+        if self.ktrace and opens:
+            ktrace.range_push(event_name("poll", label))
         got: list[fx.Int32] = []
         for lo in range(0, len(cells), POLL_MAX):
             batch = cells[lo : lo + POLL_MAX]
@@ -84,6 +124,8 @@ class Ctx:
             polled = dsl.bounded_poll(self.rs["scratch"], batch, self.tag, self.bound)
             self._give_up(health.site(self.rec.stage, label), batch, polled)
             got += polled.values
+        if self.ktrace and closes:
+            ktrace.range_pop()
         return got
 
     def _give_up(self, site: int, cells: Sequence[object], polled: dsl.Polled) -> None:
@@ -143,6 +185,7 @@ class Ctx:
         if self.markers:
             dsl.marker(f"publish {self.rec.stage} {region.name}")
         dsl.when(cond, lambda: dsl.put(self.rs["scratch"], self.cell(region, index), 1, self.tag))
+        self.put_mark(region)
 
     def stamp(self, column: object) -> None:
         if not self.timeline:
@@ -152,11 +195,16 @@ class Ctx:
 
     @contextmanager
     def stage(self, name: str, column: object | None = None) -> Iterator[None]:
-        """Record ops under ``name``; stamp ``column`` when the stage ends."""
+        """Record ops under ``name``; stamp ``column`` when the stage ends. The ktrace
+        build's range of the stage spans the body (a kda stage's payload: its task)."""
         outer, self.rec.stage = self.rec.stage, name
+        if self.ktrace:
+            ktrace.range_push(name, self.task if name.startswith("k.") else None)
         try:
             yield
         finally:
+            if self.ktrace:
+                ktrace.range_pop()
             self.rec.stage = outer
             if column is not None:
                 self.stamp(column)

@@ -84,12 +84,15 @@ def _put_words(xl: fx.Pointer, at: object, v: object) -> None:
         fx.ptr_store(dsl.element(v, j), xl + (dsl.i32(at) + j))
 
 
-def stage_gemv(c: Ctx, rg: object, ops: Operands, first: int = 0, rows: int = 0) -> None:
+def stage_gemv(
+    c: Ctx, rg: object, ops: Operands, first: int = 0, rows: int = 0, last: bool = True
+) -> None:
     """Rows 16 rg .. of in_proj against the LDS x -> PROJ (bf16-rounded f32), by MFMA:
     A = this wave's weights (row lane % 16), B = x (token lane % 16), as the seed.
     ``first``, ``rows``: the LDS holds tokens first .. first + rows - 1 (all S when
     rows is 0) and only their sums are put; a lane of another token reads a row of the
-    window (its column is not put)."""
+    window (its column is not put). ``last``: the group's last window, after whose put
+    the ktrace build marks the site (where the group is one of in_proj's)."""
     s = c.cfg.S
     whole = rows == 0 or (first == 0 and rows == s)  # the seed's: every row in LDS
     end = s if whole else first + rows
@@ -116,7 +119,11 @@ def stage_gemv(c: Ctx, rg: object, ops: Operands, first: int = 0, rows: int = 0)
     live = (c.tid < ROWS * end) & (dsl.i32(rg) < GEMV_TASKS)
     if not whole:  # this window's tokens only
         live = live & (c.tid >= ROWS * first)
-    c.put(Region.PROJ, [(idx.gemv_put(c.tid, dsl.i32(rg), s), bits_of(bf16r(total)))], live)
+    # past the end a group puts nothing (no mark); the compare only where it is used
+    mark = last and c.ktrace and (dsl.i32(rg) < GEMV_TASKS)
+    c.put(
+        Region.PROJ, [(idx.gemv_put(c.tid, dsl.i32(rg), s), bits_of(bf16r(total)))], live, mark=mark
+    )
     dsl.barrier()
 
 
@@ -125,7 +132,7 @@ def gemv_windows(c: Ctx, rg: object, ops: Operands, wins: list[tuple[int, int]])
     for n, (first, rows) in enumerate(wins):
         if n:
             copy_x(c, first, rows)
-        stage_gemv(c, rg, ops, first, rows)
+        stage_gemv(c, rg, ops, first, rows, last=n == len(wins) - 1)
 
 
 def gemv_role(c: Ctx, cta: object, x_rows: int | None = None) -> None:

@@ -146,11 +146,12 @@ def kda_conv(c: Ctx, k: Task, st: dict[str, object]) -> None:
         items = [
             (idx.qk(k.req, k.h, j, imin(k.part, 1), lane, L), bits_of(outs[j])) for j in range(L)
         ]
-        c.put(Region.QK, items, k.part < 2)
+        c.put(Region.QK, items, k.part < 2, mark=False)  # marked by every wave, below
         for j in range(L):
             dsl.when(k.part == 2, lambda j=j: fx.ptr_store(outs[j], vloc + (j * VCH + c.tid % VCH)))
 
     dsl.when(c.tid < 3 * VCH, owned)
+    c.put_mark(Region.QK)
     dsl.barrier()
 
 

@@ -14,6 +14,10 @@ follows; events with other names are counted in ``meta.extra["ignored"]``):
 A CTA is workgroup x; its waves are merged: a stage spans from the earliest wave's
 begin to the latest wave's end, the k-th poll (put) of a stage from the waves' k-th;
 its ``unit`` and ``xcd`` are its waves' CU's.
+
+:func:`expected_events` is what this reader takes from one CTA of a launch: its program's
+stages, polls and puts as the events above (FlyDSL's K1 built with ``ktrace=True``
+records exactly these, in every wave).
 """
 
 from __future__ import annotations
@@ -30,6 +34,36 @@ from kda_sim.kernels.k1.program import role_of
 from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.model import CtaTrack, Meta, PollRecord, PutRecord, StageSpan, Timeline
 from kda_sim.timeline.schema import MAX_COUNT
+
+POLL_PREFIX = "poll "  # a range "poll <LABEL>": a poll site, first issue to satisfied
+PUT_PREFIX = "put "  # an instant "put <REGION>": a put (or publish) site
+# FlyDSL's event kinds as a CTA's expected events name them (flydsl.expr.ktrace.KIND_*)
+MARK, PUSH, POP = "mark", "push", "pop"
+
+
+def event_name(kind: str, what: str) -> str:
+    """The event name of a poll (``kind`` "poll", ``what`` its label) or a put ("put",
+    its region's name), as this reader reads it."""
+    return {"poll": POLL_PREFIX, "put": PUT_PREFIX}[kind] + what
+
+
+def expected_events(program: Any, space: Any) -> list[tuple[str, str]]:
+    """The (kind, name) events one CTA's ``program`` (a protocol program of the launch
+    whose cells ``space`` names) leaves in each traced wave, in order: a range a stage
+    and a poll, a mark a put or publish."""
+    from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
+
+    out: list[tuple[str, str]] = []
+    for op in program.ops:
+        if isinstance(op, Begin):
+            out.append((PUSH, op.stage))
+        elif isinstance(op, End):
+            out.append((POP, op.stage))
+        elif isinstance(op, Poll):
+            out += [(PUSH, event_name("poll", op.label)), (POP, event_name("poll", op.label))]
+        elif isinstance(op, Put | Publish):
+            out.append((MARK, event_name("put", space.name(op.region))))
+    return out
 
 
 def _int_payload(v: Any, what: str, where: str, lo: int = 0) -> int:
@@ -97,13 +131,13 @@ def to_timeline(
             for s in sorted(log.spans, key=lambda s: s.start):
                 if s.name in stage_set or s.name == "Wave Span":
                     continue
-                if not s.name.startswith("poll "):
+                if not s.name.startswith(POLL_PREFIX):
                     ignored += 1
                     continue
-                label = s.name[5:]
+                label = s.name[len(POLL_PREFIX) :]
                 stage, task = enclosing(s.start)
-                n = count[(stage, task, "poll " + label)]
-                count[(stage, task, "poll " + label)] += 1
+                n = count[(stage, task, s.name)]
+                count[(stage, task, s.name)] += 1
                 retries = None if s.payload is None else _int_payload(s.payload, s.name, rec)
                 key3 = (stage + "|" + label, task, n)
                 p = polls.get(key3)
@@ -118,10 +152,10 @@ def to_timeline(
                     if retries is not None:
                         p.retries = max(p.retries or 0, retries)
             for t, name, payload in sorted(log.instants, key=lambda i: i[0]):
-                if not name.startswith("put "):
+                if not name.startswith(PUT_PREFIX):
                     ignored += 1
                     continue
-                region = name[4:]
+                region = name[len(PUT_PREFIX) :]
                 stage, task = enclosing(t)
                 n = count[(stage, task, name)]
                 count[(stage, task, name)] += 1
