@@ -15,10 +15,10 @@ An event is read only where its timestamp and both stores share a basic block an
 packed word is a constant there: defined in that block, or the same constant on every
 path into it (LLVM hoists a word that several records share, such as a push's, out of
 their blocks), followed through LLVM's SGPR spills to VGPR lanes (``v_writelane_b32`` /
-``v_readlane_b32``); an event whose word is not is reported, not guessed. Ranges pair in text order (pop with the innermost open push, stop with the
-open start of the same id): FlyDSL emits a range's begin and end around structured code,
-which LLVM lays out between them.
-"""
+``v_readlane_b32``); an event whose word is not is reported, not guessed. Ranges pair in
+text order (pop with the innermost open push, stop with the open start of the same id):
+FlyDSL emits a range's begin and end around structured code, which LLVM lays out between
+them."""
 
 from __future__ import annotations
 

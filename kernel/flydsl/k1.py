@@ -18,16 +18,16 @@ poll / publish traced is returned with the build.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import flydsl.compiler as flyc
 import flydsl.expr as fx
 from flydsl._mlir.dialects import arith
-from flydsl.compiler.kernel_function import CompilationContext
 from flydsl._mlir.extras import types as T
+from flydsl.compiler.kernel_function import CompilationContext
 
 from kda_kernel.flydsl import dsl
 from kda_kernel.flydsl import health as health_layout

@@ -6,11 +6,12 @@ timeline stamps and, in the ktrace build, the ktrace events.
 The ktrace build (``ktrace=True``) records the events
 :func:`kda_sim.kernels.k1.ktrace.expected_events` names: a range a stage (a kda stage's
 payload: its task) and a mark ``put <REGION>`` a put or publish site after its last
-store (where the CTA puts anything), both at wave-uniform code, so in every wave; a range ``poll <LABEL>`` a poll site
-from before its first try to after its satisfaction, in the waves that poll it (a site's
-threads are its first ones, so wave 0 always does). Wave 0 thus records every event of
-its CTA's program, the other waves a part of them, in the same order; the reader merges
-a CTA's waves (a poll's first issue the earliest, its satisfaction the latest)."""
+store (where the CTA puts anything), both at wave-uniform code, so in every wave; a
+range ``poll <LABEL>`` a poll site from before its first try to after its satisfaction,
+in the waves that poll it (a site's threads are its first ones, so wave 0 always does).
+Wave 0 thus records every event of its CTA's program, the other waves a part of them, in
+the same order; the reader merges a CTA's waves (a poll's first issue the earliest, its
+satisfaction the latest)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from dataclasses import dataclass, field
 
 import flydsl.expr as fx
 from flydsl._mlir.dialects import arith
-from flydsl.expr import ktrace
 from flydsl._mlir.extras import types as T
+from flydsl.expr import ktrace
 
 from kda_kernel.flydsl import dsl, health
 from kda_kernel.flydsl.stamps import StampLayout

@@ -45,16 +45,18 @@ def tick(ns: float) -> int:
 
 
 def wave_events(c: CtaTrack, wave: int) -> list[tuple[int, int, str, int | None]]:
-    """(tick, kind, name, payload) of one wave, in record order; wave > 0 records only
-    its stage ranges, a little later / earlier than wave 0 (waves are merged)."""
+    """(tick, kind, name, payload) of one wave, in record order, as the FlyDSL K1's
+    ktrace build records them (``kernel/flydsl/k1_ctx.py``): every wave its stage ranges
+    and put marks, wave 0 its polls too; wave > 0 a little later / earlier than wave 0
+    (waves are merged)."""
     assert c.start is not None and c.end is not None
     skew = 3 * wave
     ev: list[tuple[int, int, str, int | None]] = [(tick(c.start), KIND_MARK, "cta start", None)]
     for s in c.stages:
         task = s.task if s.name.startswith("k.") else None
         ev.append((tick(s.start) + skew, KIND_PUSH, s.name, task))
+        inner: list[tuple[float, int, list]] = []
         if wave == 0:
-            inner: list[tuple[float, int, list]] = []
             for p in c.polls:
                 if p.stage == s.name and p.task == s.task and p.satisfied is not None:
                     inner.append(
@@ -67,13 +69,14 @@ def wave_events(c: CtaTrack, wave: int) -> list[tuple[int, int, str, int | None]
                             ],
                         )
                     )
-            for u in c.puts:
-                if u.stage == s.name and u.task == s.task:
-                    inner.append(
-                        (u.time, 1, [(tick(u.time), KIND_MARK, f"put {u.region}", u.first)])
-                    )
-            for _, _, recs in sorted(inner, key=lambda x: (x[0], x[1])):
-                ev += recs
+        lo = tick(s.start) + skew
+        hi = max(tick(s.end) - skew, lo)
+        for u in c.puts:
+            if u.stage == s.name and u.task == s.task:
+                at = min(max(tick(u.time), lo), hi)  # inside this wave's stage range
+                inner.append((u.time, 1, [(at, KIND_MARK, f"put {u.region}", u.first)]))
+        for _, _, recs in sorted(inner, key=lambda x: (x[0], x[1])):
+            ev += recs
         ev.append((max(tick(s.end) - skew, ev[-1][0]), KIND_POP, "", None))
     ev.append((max(tick(c.end), ev[-1][0]), KIND_MARK, "cta end", None))
     return ev
