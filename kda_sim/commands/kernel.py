@@ -33,6 +33,7 @@ from kda_sim.commands.common import (
     write_output,
 )
 from kda_sim.errors import InvalidInput
+from kda_sim.importers.ktrace import SUFFIX as KTRACE_SUFFIX
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import RealBackends, hook
 
@@ -72,7 +73,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--nb", type=int, default=8, help="AttnRes blocks")
     r.add_argument("--kda0", type=int, default=0, help="CTA of kda task 0")
     r.add_argument("--trace", type=Path, help="write the measured timeline (traces/*.json)")
-    r.add_argument("--force", action="store_true", help="overwrite an existing --trace file")
+    r.add_argument(
+        "--ktrace",
+        type=Path,
+        help="with --backend flydsl: run the ktrace build and write the measured step's "
+        "FlyDSL ktrace file (.pftrace.gz; read it with compare / load_trace)",
+    )
+    r.add_argument(
+        "--force", action="store_true", help="overwrite an existing --trace / --ktrace file"
+    )
     r.add_argument("--check", action="store_true", help="compare with the torch reference")
     r.add_argument("--graph", action="store_true", help="replay a 3-launch step in a CUDA graph")
     r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
@@ -184,6 +193,13 @@ def run(args: argparse.Namespace) -> int:
         )
     no_kernel_flags(args)
     refuse_overwrite(args.trace, args.force, "--trace")  # before any GPU work
+    refuse_overwrite(args.ktrace, args.force, "--ktrace")
+    if args.ktrace is not None and not args.ktrace.name.endswith(KTRACE_SUFFIX):
+        raise InvalidInput(
+            f"{args.ktrace}: a ktrace file ends in {KTRACE_SUFFIX} (how compare and "
+            "load_trace know its kind)",
+            what="--ktrace",
+        )
     sched = {k: True for k in real_kernel()[1].schedules if getattr(args, k, False)}
     spec.config_type(args.R, args.L, args.nb, args.kda0, **sched).validate()  # InvalidInput: exit 2
     try:
@@ -209,6 +225,15 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.arch is not None:
         request["arch"] = args.arch
+    if args.ktrace is not None:
+        if not getattr(backend, "ktrace", False):  # a backend that builds ktrace says so
+            print(
+                f"kda-sim kernel run: --ktrace is not served by the {backend.name} backend "
+                "(FlyDSL's ktrace: --backend flydsl)",
+                file=sys.stderr,
+            )
+            return 2
+        request["ktrace_path"] = args.ktrace
     try:
         res = run_backend(backend, cfg, request, args.trace, args.force)
     except InvalidInput:

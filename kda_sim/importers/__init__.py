@@ -27,6 +27,7 @@ from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers.chrome import read_kernel_trace
+from kda_sim.importers.ktrace import SUFFIX as KTRACE_SUFFIX
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline.model import Timeline
@@ -36,7 +37,7 @@ __all__ = ["decoder_for", "kind_of", "load_trace", "read_kernel_trace"]
 
 def kind_of(path: str | Path) -> str:
     name = Path(path).name
-    if name.endswith(".pftrace.gz") or name.endswith(".pftrace"):
+    if name.endswith((KTRACE_SUFFIX, ".pftrace")):
         return "ktrace"
     if name.endswith((".json", ".json.gz")):
         return "chrome"

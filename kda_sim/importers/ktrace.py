@@ -39,6 +39,7 @@ from kda_sim.importers.protowire import (
 )
 from kda_sim.timeline.schema import MAX_ABS_NS
 
+SUFFIX = ".pftrace.gz"  # what FlyDSL's writer names a ktrace file
 SLICE_BEGIN, SLICE_END, INSTANT = 1, 2, 3
 # the values a CU label's SE, SH and CU take, as HW_ID packs them (2, 1 and 4 bits): the
 # unit is ((xcd SE + se) SH + sh) CU + cu, so a field past its bound gives two CUs one unit

@@ -20,6 +20,7 @@ class FlydslBackend:
 
     name = "flydsl"
     faults: tuple[str, ...] = ()
+    ktrace = True  # builds K1 with FlyDSL ktrace events (kernel run --ktrace)
 
     def available(self) -> tuple[bool, str]:
         from kda_kernel.flydsl.run import unavailable_reason

@@ -6,8 +6,11 @@ K1 for the device's arch (the bounded-wait build under ``watchdog_ms``), runs th
 pre-flight on the compiled kernel's resources and the CU count (refusing a launch whose
 256 CTAs cannot all be resident), launches through FlyDSL's runtime, reads the give-up
 records of a bounded-wait launch (:mod:`kda_kernel.flydsl.health`), checks against the
-reference (the Triton runner's tolerances) and writes the stamps' timeline.
-Every step but the launch goes through a :class:`Runtime`: tests replace the device.
+reference (the Triton runner's tolerances) and writes the stamps' timeline; with
+``ktrace_path``, the ktrace build (``build_k1(..., ktrace=True)``), whose measured step's
+FlyDSL ktrace file is written there and read back into the timeline type (its CTAs and
+any mismatch with the launch in the result). Every step but the launch goes through a
+:class:`Runtime`: tests replace the device.
 
 Nothing here has run on AMD hardware: the first MI355X run is its first test.
 """
@@ -16,13 +19,14 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from kda_sim.errors import InvalidInput
-from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.errors import InvalidInput, KdaSimError
+from kda_sim.kernels.k1.config import VARIANTS, LaunchConfig
 from kda_sim.protocol.space import CellSpace
 
 KFD = Path("/dev/kfd")
@@ -76,10 +80,19 @@ class Runtime(Protocol):
     def arch(self) -> str: ...
     def cus(self) -> int: ...
     def build(
-        self, cfg: LaunchConfig, arch: str, dump_dir: Path, *, bounded: bool, delta: bool
+        self,
+        cfg: LaunchConfig,
+        arch: str,
+        dump_dir: Path,
+        *,
+        bounded: bool,
+        delta: bool,
+        ktrace: bool = False,
     ) -> Any: ...
     def launch(self, build: Any, args: list[Any]) -> None: ...
     def synchronize(self) -> None: ...
+    def ktrace_clear(self) -> None: ...
+    def ktrace_export(self, out_dir: Path, kernel: str) -> Path: ...
 
 
 class RocmRuntime:
@@ -101,11 +114,18 @@ class RocmRuntime:
         return int(torch.cuda.get_device_properties(0).multi_processor_count)
 
     def build(
-        self, cfg: LaunchConfig, arch: str, dump_dir: Path, *, bounded: bool, delta: bool
+        self,
+        cfg: LaunchConfig,
+        arch: str,
+        dump_dir: Path,
+        *,
+        bounded: bool,
+        delta: bool,
+        ktrace: bool = False,
     ) -> Any:
         from kda_kernel.flydsl.k1 import build_k1
 
-        return build_k1(cfg, arch, dump_dir, bounded=bounded, delta=delta)
+        return build_k1(cfg, arch, dump_dir, bounded=bounded, delta=delta, ktrace=ktrace)
 
     def launch(self, build: Any, args: list[Any]) -> None:
         import flydsl.compiler as flyc
@@ -120,12 +140,33 @@ class RocmRuntime:
             else a
             for a in args
         ]
-        build.launcher(*ptrs)
+        from flydsl.compiler.kernel_function import CompilationContext
+
+        # the launcher traces the kernel again: under the build's ktrace hint, so that it
+        # compiles the kernel built (FlyDSL then passes its trace buffer itself)
+        with CompilationContext.compile_hints({"ktrace": bool(getattr(build, "ktrace", False))}):
+            build.launcher(*ptrs)
 
     def synchronize(self) -> None:
         import torch
 
         torch.cuda.synchronize()
+
+    def ktrace_clear(self) -> None:
+        """Drop the records of the launches so far (FlyDSL's buffer holds a few launches
+        of 256 x 8 waves; a run that needs more is refused, not truncated)."""
+        from flydsl.expr import ktrace
+
+        ktrace.capture().clear()
+
+    def ktrace_export(self, out_dir: Path, kernel: str) -> Path:
+        """The records since the last clear, as FlyDSL writes them (``.pftrace.gz``)."""
+        from flydsl.expr import ktrace
+
+        path = ktrace.collect(kernel=kernel, out_dir=str(out_dir))
+        if path is None:
+            raise RuntimeError("the ktrace build's launch left no ktrace records")
+        return Path(path)
 
 
 def refuse_unsupported(
@@ -167,12 +208,14 @@ def run(
     arch: str | None = None,
     runtime: Runtime | None = None,
     dump_dir: Path | None = None,
+    ktrace_path: str | Path | None = None,
 ) -> dict[str, Any]:
     """One step (after ``warmup`` eager ones) of K1 at ``cfg``; what happened. Raises
     :class:`NoRocmGpu` where it cannot run, ``InvalidInput`` for a flag it does not serve,
     ``preflight.UnsafeLaunch`` for a launch that could not finish, ``health.KernelStuck``
     when a bounded wait (``watchdog_ms``) gave up, ``CheckFailed`` when ``check`` finds a
-    difference. ``replays`` belongs to ``--graph`` (refused)."""
+    difference. ``replays`` belongs to ``--graph`` (refused). ``ktrace_path``: run the
+    ktrace build and write the measured step's ktrace file there."""
     refuse_unsupported(
         graph=graph, watchdog_ms=watchdog_ms, inject=inject, build=build, warmup=warmup, arch=arch
     )
@@ -213,7 +256,9 @@ def run(
 
     t = time.perf_counter()
     dump = dump_dir or Path(tempfile.mkdtemp(prefix="kda_flydsl_"))
-    built = rt.build(cfg, dev_arch, dump, bounded=bounded, delta=has_delta)
+    traced = ktrace_path is not None
+    built = rt.build(cfg, dev_arch, dump, bounded=bounded, delta=has_delta, ktrace=traced)
+    result["ktrace_build"] = traced
     result["compile_s"] = round(time.perf_counter() - t, 2)
     res = residency.of_isa(built.built.isa, dev_arch, rt.cus())
     result["resources"] = {
@@ -231,6 +276,8 @@ def run(
     for _ in range(warmup + 1):
         ws.epoch.add_(1)
         ws.stamps.zero_()
+        if traced:  # the buffer keeps only this step's records: the last is the file's
+            rt.ktrace_clear()
         rt.launch(built, args)
         if bounded:  # every step's records: a warm-up step that gave up is named too
             rt.synchronize()
@@ -257,4 +304,26 @@ def run(
         write_chrome(tl, p)
         result["trace"] = str(p)
         result["makespan_us"] = (tl.makespan or 0.0) / 1000.0
+    if ktrace_path is not None:
+        result |= _ktrace_file(rt, cfg, dump, Path(ktrace_path), PROFILE[dev_arch])
     return result
+
+
+def _ktrace_file(rt: Runtime, cfg: LaunchConfig, dump: Path, dest: Path, gpu: str) -> dict:
+    """The measured step's ktrace file, moved to ``dest`` and read back as the launch it
+    is of: the CTAs it recorded, or why it is not that launch (kept, not raised: the
+    file is the record to bring back either way)."""
+    from kda_sim.importers.claimed_launch import check_claimed_launch
+    from kda_sim.kernels.k1.ktrace import read_ktrace
+
+    made = rt.ktrace_export(dump / "ktrace", f"k1_R{cfg.R}_L{cfg.L}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(made, dest)
+    out: dict[str, Any] = {"ktrace": str(dest)}
+    variants = {k: True for k in VARIANTS if getattr(cfg, k, False)}
+    try:
+        tl = read_ktrace(dest, R=cfg.R, L=cfg.L, nb=cfg.nb, kda0=cfg.kda0, gpu=gpu, **variants)
+        check_claimed_launch(tl, str(dest))
+    except KdaSimError as e:
+        return out | {"ktrace_error": str(e)}
+    return out | {"ktrace_ctas": len(tl.meta.extra["ctas_recorded"])}

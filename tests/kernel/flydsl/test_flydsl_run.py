@@ -24,6 +24,7 @@ from kda_kernel.reference import kda_pre_reference
 from kda_kernel.triton.launch import step_tag
 from kda_kernel.triton.run import CheckFailed
 from kda_sim.errors import InvalidInput
+from kda_sim.importers import load_trace
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.isa.parser import parse
 from kda_sim.isa.presets import K1_ARGS
@@ -31,6 +32,23 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BLOCKS, TAG_SLOTS
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "isa"
+IMPORTERS = Path(__file__).resolve().parents[2] / "importers"
+
+
+def ktrace_dump(out_dir: Path, **kw: Any) -> Path:
+    """``make_ktrace_fixture.build``: a simulated launch as a FlyDSL ktrace file (needs
+    flydsl's writer)."""
+    pytest.importorskip("flydsl")
+    import sys
+
+    sys.path.insert(0, str(IMPORTERS))
+    try:
+        from make_ktrace_fixture import build
+    finally:
+        sys.path.pop(0)
+    return build(out_dir, **kw)
+
+
 NAMES = [n for n, _ in K1_ARGS]
 
 
@@ -70,10 +88,14 @@ class FakeRuntime:
         cus: int = 256,
         corrupt: bool = False,
         missing: Missing | None = None,
+        ktrace_shape: tuple[int, int] | None = None,
     ) -> None:
         self._arch, self._cus, self.corrupt, self.missing = arch, cus, corrupt, missing
         self.epochs: list[int] = []
         self.builds: list[dict[str, bool]] = []
+        self.cleared = 0  # ktrace buffer clears
+        self.ktrace_shape = ktrace_shape  # the launch the ktrace file is of (default: run's)
+        self.cfg: LaunchConfig | None = None
 
     def unavailable(self) -> str | None:
         return None
@@ -85,9 +107,16 @@ class FakeRuntime:
         return self._cus
 
     def build(
-        self, cfg: LaunchConfig, arch: str, dump_dir: Path, *, bounded: bool, delta: bool
+        self,
+        cfg: LaunchConfig,
+        arch: str,
+        dump_dir: Path,
+        *,
+        bounded: bool,
+        delta: bool,
+        ktrace: bool = False,
     ) -> Any:
-        self.builds.append({"bounded": bounded, "delta": delta})
+        self.builds.append({"bounded": bounded, "delta": delta, "ktrace": ktrace})
         return RecordedBuild(Recorded(DOCS / f"k1_{arch}.s"))
 
     def launch(self, build: Any, args: list[Any]) -> None:
@@ -97,6 +126,7 @@ class FakeRuntime:
         assert isinstance(a["alarm"], int) and a["alarm"] >= 0
         assert not a["stamps"].any(), "stamps are zeroed before every launch"
         self.epochs.append(int(a["epoch"][0]))
+        self.cfg = cfg
         if self.missing is not None:
             # without the bound (alarm 0: not the bounded-wait build) the kernel would hang
             assert a["alarm"] > 0, "a missing put without the bounded-wait build hangs"
@@ -135,6 +165,17 @@ class FakeRuntime:
     def synchronize(self) -> None:
         pass
 
+    def ktrace_clear(self) -> None:
+        self.cleared += 1
+
+    def ktrace_export(self, out_dir: Path, kernel: str) -> Path:
+        """The ktrace file of the launch's shape (or ``ktrace_shape``'s) as FlyDSL writes
+        it from the records the K1's ktrace build leaves: the simulated launch laid out
+        in the buffer (tests/importers/make_ktrace_fixture.py)."""
+        assert self.cfg is not None
+        r, l_ = self.ktrace_shape or (self.cfg.R, self.cfg.L)
+        return ktrace_dump(out_dir, all_ctas=True, R=r, L=l_)
+
 
 SHAPES = [(1, 1), (2, 2), (3, 1)]  # (3, 1): CTAs 0..31 run two kda tasks
 
@@ -146,13 +187,58 @@ def test_a_step_is_checked_and_traced(tmp_path: Path, R: int, L: int) -> None:
     out = run(cfg, tmp_path / "t.json", check=True, warmup=1, runtime=rt, dump_dir=tmp_path)
     assert rt.epochs == [1, 2] and out["steps"] == 2  # one epoch a step
     # the Triton path's inputs, delta included: the prefix + delta build, no bound
-    assert rt.builds == [{"bounded": False, "delta": True}] and out["delta"]
+    assert rt.builds == [{"bounded": False, "delta": True, "ktrace": False}] and out["delta"]
+    assert rt.cleared == 0 and not out["ktrace_build"] and "ktrace" not in out
     assert not out["bounded_wait"] and "alarm_ticks" not in out
     assert all(e < 1e-6 for e in out["errors"].values()), out["errors"]
     assert out["preflight"].startswith("safe") and out["resources"]["ctas_per_cu"] >= 1
     tl = read_kernel_trace(tmp_path / "t.json")
     norms = [s.task for c in tl.ctas for s in c.stages if s.name == "k.norm"]
     assert sorted(norms) == list(range(cfg.n_tasks))  # every task of every CTA
+
+
+def test_ktrace_runs_the_ktrace_build_and_reads_its_file(tmp_path: Path) -> None:
+    """``ktrace_path``: the ktrace build, the buffer cleared before every step (it keeps
+    only the measured one), the file moved where asked and read back as the launch:
+    every CTA, every task."""
+    pytest.importorskip("flydsl")
+    cfg, dest = LaunchConfig(2, 1), tmp_path / "out" / "k1.pftrace.gz"
+    rt = FakeRuntime()
+    out = run(cfg, check=True, warmup=2, runtime=rt, dump_dir=tmp_path / "d", ktrace_path=dest)
+    assert rt.builds == [{"bounded": False, "delta": True, "ktrace": True}]
+    assert rt.cleared == 3 and rt.epochs == [1, 2, 3] and out["ktrace_build"]
+    assert out["ktrace"] == str(dest) and out["ktrace_ctas"] == BLOCKS
+    assert "ktrace_error" not in out
+    tl = load_trace(dest, R=2, L=1)
+    norms = [s.task for c in tl.ctas for s in c.stages if s.name == "k.norm"]
+    assert sorted(norms) == list(range(cfg.n_tasks))
+
+
+def test_a_ktrace_file_of_another_launch_is_named_in_the_result(tmp_path: Path) -> None:
+    """A file that is not the launch run (here: R = 1's, run at R = 2) is kept and the
+    mismatch named, not raised: the file is the record either way."""
+    pytest.importorskip("flydsl")
+    dest = tmp_path / "k1.pftrace.gz"
+    rt = FakeRuntime(ktrace_shape=(1, 1))
+    out = run(LaunchConfig(2, 1), runtime=rt, dump_dir=tmp_path / "d", ktrace_path=dest)
+    assert dest.is_file() and "ktrace_ctas" not in out
+    assert "not the launch its header names" in out["ktrace_error"]
+
+
+def test_the_cli_refuses_ktrace_by_name(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """--ktrace: a .pftrace.gz name, an existing file kept unless --force, the flydsl
+    backend only: each refused with exit 2 before any GPU work."""
+    from kda_sim.cli import main
+
+    assert main(["kernel", "run", "--ktrace", str(tmp_path / "k.json")]) == 2
+    assert "a ktrace file ends in .pftrace.gz" in capsys.readouterr().err
+    there = tmp_path / "k.pftrace.gz"
+    there.write_bytes(b"")
+    assert main(["kernel", "run", "--backend", "flydsl", "--ktrace", str(there)]) == 2
+    assert "--ktrace" in capsys.readouterr().err
+    free = str(tmp_path / "new.pftrace.gz")
+    assert main(["kernel", "run", "--backend", "torch", "--ktrace", free]) == 2
+    assert "--ktrace is not served by the torch backend" in capsys.readouterr().err
 
 
 def test_a_wrong_output_fails_the_check(tmp_path: Path) -> None:
@@ -246,7 +332,7 @@ def test_the_watchdog_runs_the_bounded_wait_build(tmp_path: Path) -> None:
     ``alarm``; a clean launch leaves no record and passes the check."""
     rt = FakeRuntime()
     out = run(LaunchConfig(2, 1), check=True, watchdog_ms=5.0, runtime=rt, dump_dir=tmp_path)
-    assert rt.builds == [{"bounded": True, "delta": True}]
+    assert rt.builds == [{"bounded": True, "delta": True, "ktrace": False}]
     assert out["bounded_wait"] and out["alarm_ticks"] == 5 * health.TICKS_PER_MS
 
 
@@ -300,13 +386,17 @@ def test_residency_of_the_recorded_isa() -> None:
 
 
 @pytest.mark.flydsl
-@pytest.mark.parametrize(("arch", "watchdog_ms"), [("gfx942", None), ("gfx950", 50.0)])
+@pytest.mark.parametrize(
+    ("arch", "watchdog_ms", "ktrace"),
+    [("gfx942", None, False), ("gfx950", 50.0, False), ("gfx950", None, True)],
+)
 def test_a_real_build_reaches_the_fake_launch(
-    tmp_path: Path, arch: str, watchdog_ms: float | None
+    tmp_path: Path, arch: str, watchdog_ms: float | None, ktrace: bool
 ) -> None:
-    """The build the runner would launch, compiled (the prefix + delta build, and the
-    bounded-wait one under --watchdog-ms), passes the ISA checks: no finding, and with
-    the bound, every poll loop bounded (kda-sim isa --bounded)."""
+    """The build the runner would launch, compiled (the prefix + delta build, the
+    bounded-wait one under --watchdog-ms, the ktrace one under --ktrace), passes the ISA
+    checks: no finding, with the bound every poll loop bounded (kda-sim isa --bounded),
+    with ktrace every poll in its ktrace range (the name table beside the ISA)."""
     from kda_kernel.flydsl.toolchain import missing
     from kda_sim.cli import main
 
@@ -317,13 +407,16 @@ def test_a_real_build_reaches_the_fake_launch(
     class Built(FakeRuntime):
         def build(self, cfg: LaunchConfig, arch: str, dump_dir: Path, **kw: bool) -> Any:
             b = frun.RocmRuntime().build(cfg, arch, dump_dir, **kw)
-            assert (b.bounded, b.delta) == (kw["bounded"], kw["delta"])
+            assert (b.bounded, b.delta, b.ktrace) == (kw["bounded"], kw["delta"], kw["ktrace"])
             isas.append(b.built.isa)
             return b
 
     rt = Built(arch=arch)
+    kt = tmp_path / "k1.pftrace.gz" if ktrace else None
     out = run(LaunchConfig(1, 1), check=True, watchdog_ms=watchdog_ms, runtime=rt,
-              dump_dir=tmp_path)  # fmt: skip
+              dump_dir=tmp_path, ktrace_path=kt)  # fmt: skip
     assert out["resources"]["lds_bytes"] > 0 and rt.epochs == [1]
     bounded = ["--bounded"] if watchdog_ms is not None else []
     assert main(["isa", "--preset", "k1", *bounded, str(isas[0])]) == 0
+    if ktrace:
+        assert Path(f"{isas[0]}.ktrace.json").is_file() and out["ktrace_ctas"] == BLOCKS
