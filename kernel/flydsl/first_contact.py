@@ -1,8 +1,10 @@
 """The first run of the FlyDSL K1 on an MI355X, recorded once: every shape the build
 allows (R, L in {1, 2, 4}), first a bounded-wait launch (``--watchdog-ms``: a wait that
 never ends gives up and names itself), then a cold and a warm launch each with its
-stamps' timeline and the reference check, then a fit of the mi355x profile on the warm
-traces (``kda-sim calibrate``); one folder (and a tarball beside it) to bring back.
+stamps' timeline and the reference check, then a warm launch of the ktrace build
+(``--ktrace``: FlyDSL's ktrace file of the step, read back as the launch), then a fit of
+the mi355x profile on the warm traces (``kda-sim calibrate``); one folder (and a tarball
+beside it) to bring back.
 
 ``scripts/first_contact_mi355x.sh`` runs ``python -m kda_kernel.flydsl.first_contact``.
 Every step is a ``kda-sim`` (or probe) subprocess with a time limit, its output logged and
@@ -16,12 +18,14 @@ refuses a launch whose CTAs could not all be resident (exit 2).
 The folder::
 
     manifest.json        what was asked, the shapes run and refused (with the build's
-                         reason), what is not recorded (ktrace) and every step's outcome
+                         reason), what the ktrace files are and every step's outcome
     steps.jsonl          one line a step: name, argv, rc, seconds, timed_out, skipped
     logs/NN_<step>.out   its stdout (kernel runs: the result as JSON)
     logs/NN_<step>.err   its stderr (a bounded-wait launch that gave up: its records)
     results/<shape>_<cold|warm>.json   a launch's result (resources, pre-flight, errors)
     traces/<shape>_<cold|warm>.json    its timeline (the stamps of every task)
+    ktrace/<shape>_ktrace.pftrace.gz   the ktrace build's warm step (results/<shape>_ktrace.json
+                         names the CTAs it recorded, or why it is not the launch)
     fit/mi355x_fit.json  the fitted overlay; fit/report.json the fit's report
 
 Nothing here has run on AMD hardware.
@@ -54,9 +58,12 @@ WARMUP = 3  # eager steps before a warm launch
 WATCHDOG_MS = 2000.0  # the bounded-wait launch's bound: far above any step's time
 GAVE_UP = "FlyDSL K1 watchdog:"  # how the runner's give-up error begins (health.KernelStuck)
 KTRACE = (
-    "not recorded: the FlyDSL K1 makes no ktrace calls yet (issue 35); the stamps "
-    "(every task of every CTA) are the timeline"
+    "ktrace/<shape>_ktrace.pftrace.gz: a warm launch of the ktrace build (FlyDSL ktrace "
+    "events at every stage, poll and put site; kda-sim compare FILE --R R --L L reads it). "
+    "Its records are scalar stores that move the schedule they record: the cold and warm "
+    "launches' stamps are the untraced timeline"
 )
+NO_KTRACE = "not recorded (--no-ktrace)"
 UNTESTED = "nothing of the FlyDSL K1 has run on AMD hardware before this record"
 KILL_GRACE_S = 10.0  # SIGTERM, then SIGKILL after this long
 
@@ -220,6 +227,16 @@ def record(args: argparse.Namespace) -> int:
                 _keep_result(rec, step, name)
                 if kind == "warm":
                     warm_traces.append((cfg, trace))
+        if args.ktrace:
+            name = f"{shape_name(cfg)}_ktrace"
+            if gave_up:
+                rec.skip(name, "its bounded-wait launch gave up (see its log): this one would hang")
+                continue
+            kt = rec.path("ktrace", f"{name}.pftrace.gz")
+            argv = [*base, "--warmup", str(args.warmup), "--check", "--json", "--ktrace", str(kt)]
+            step = rec.run(name, argv, args.timeout, launches=True)
+            if step.rc == 0:
+                _keep_result(rec, step, name)
 
     fit_rc = _fit(rec, kda, warm_traces, gpu, args)
     finished = datetime.now(UTC).isoformat(timespec="seconds")
@@ -235,7 +252,7 @@ def record(args: argparse.Namespace) -> int:
         "watchdog_ms": args.watchdog_ms,
         "shapes": [shape_name(c) for c in shapes],
         "refused_by_the_build": refused,
-        "ktrace": KTRACE,
+        "ktrace": KTRACE if args.ktrace else NO_KTRACE,
         "launch_hung": rec.launch_hung,
         "fit": fit_rc,
         "steps": [asdict(s) for s in rec.steps],
@@ -329,6 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fit-budget", type=int, default=60, help="calibrate's --budget")
     p.add_argument("--kda-sim", default="", help="the kda-sim command (default: this python's)")
     p.add_argument("--no-tar", action="store_true", help="no tarball beside the folder")
+    p.add_argument(
+        "--no-ktrace",
+        dest="ktrace",
+        action="store_false",
+        help="no launch of the ktrace build (default: one warm launch a shape)",
+    )
     args = p.parse_args(argv)
     if args.out is None:
         args.out = Path(f"first_contact_{datetime.now(UTC):%Y%m%dT%H%M%SZ}")

@@ -51,7 +51,7 @@ def test_the_default_shapes_are_the_builds() -> None:
 
 
 def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
-    rc, out = record(tmp_path, {"FAKE_WRONG": "1,2"}, "--shapes", "1x1,1x2,4x4")
+    rc, out = record(tmp_path, {"FAKE_WRONG": "1,2"}, "--shapes", "1x1,1x2,4x4", "--no-ktrace")
     assert rc == 1  # a step failed
     s = steps(out)
     assert s["R1L2_cold"]["rc"] == 1 and s["R1L2_warm"]["rc"] == 1  # the check failed
@@ -70,7 +70,8 @@ def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
     assert not (out / "results" / "R1L2_warm.json").exists()
     m = json.loads((out / "manifest.json").read_text())
     assert m["shapes"] == ["R1L1", "R1L2"] and "seed's 136 KiB" in m["refused_by_the_build"]["R4L4"]
-    assert "no ktrace" in m["ktrace"] and m["fit"]["train"] == ["R1L1_warm.json"]
+    assert m["ktrace"] == "not recorded (--no-ktrace)" and m["fit"]["train"] == ["R1L1_warm.json"]
+    assert not (out / "ktrace").exists()
     fit = json.loads((out / "fit" / "mi355x_fit.json").read_text())
     assert fit  # the overlay calibrate wrote
     with tarfile.open(out.with_name("fc.tar.gz")) as t:
@@ -79,7 +80,9 @@ def test_a_record_with_a_failed_step(tmp_path: Path) -> None:
 
 def test_a_launch_that_never_returns_stops_the_launches(tmp_path: Path) -> None:
     rc, out = record(
-        tmp_path, {"FAKE_HANG": "1,1,0"}, "--shapes", "1x1,2x1", "--timeout", "20", "--no-tar"
+        tmp_path,
+        {"FAKE_HANG": "1,1,0"},
+        *("--shapes", "1x1,2x1", "--timeout", "20", "--no-tar", "--no-ktrace"),
     )
     assert rc == 1
     s = steps(out)
@@ -98,7 +101,9 @@ def test_a_launch_that_never_returns_stops_the_launches(tmp_path: Path) -> None:
 def test_a_bounded_launch_that_gives_up_keeps_its_shape_from_hanging(tmp_path: Path) -> None:
     """A put that never lands at 1x1: the bounded-wait launch gives up (exit 1, its
     records in the log), the unbounded 1x1 launches are not made, 2x1 runs on."""
-    rc, out = record(tmp_path, {"FAKE_MISSING": "1,1"}, "--shapes", "1x1,2x1", "--no-tar")
+    rc, out = record(
+        tmp_path, {"FAKE_MISSING": "1,1"}, "--shapes", "1x1,2x1", "--no-tar", "--no-ktrace"
+    )
     assert rc == 1
     s = steps(out)
     assert s["R1L1_watchdog"]["rc"] == 1 and not s["R1L1_watchdog"]["timed_out"]
@@ -108,3 +113,26 @@ def test_a_bounded_launch_that_gives_up_keeps_its_shape_from_hanging(tmp_path: P
     assert s["R2L1_watchdog"]["rc"] == s["R2L1_cold"]["rc"] == s["R2L1_warm"]["rc"] == 0
     m = json.loads((out / "manifest.json").read_text())
     assert not m["launch_hung"] and m["watchdog_ms"] == 2000.0
+
+
+def test_the_ktrace_launch_is_recorded(tmp_path: Path) -> None:
+    """By default a warm launch of the ktrace build a shape, after the stamps' launches:
+    its file in ktrace/ and its result naming the CTAs read back; a failed one (1x2's
+    check) logged like the others. The fake writes the file with flydsl's writer."""
+    pytest.importorskip("flydsl")
+    rc, out = record(tmp_path, {"FAKE_WRONG": "1,2"}, "--shapes", "1x1,1x2", "--no-tar")
+    assert rc == 1
+    s = steps(out)
+    names = list(s)
+    assert names.index("R1L1_warm") < names.index("R1L1_ktrace") < names.index("R1L2_watchdog")
+    argv = s["R1L1_ktrace"]["argv"]
+    assert s["R1L1_ktrace"]["rc"] == 0 and argv[argv.index("--ktrace") + 1].endswith(
+        "ktrace/R1L1_ktrace.pftrace.gz"
+    )
+    assert s["R1L2_ktrace"]["rc"] == 1 and "core_out" in (out / s["R1L2_ktrace"]["err"]).read_text()
+    res = json.loads((out / "results" / "R1L1_ktrace.json").read_text())
+    assert res["ktrace_build"] and res["ktrace_ctas"] == 256 and "ktrace_error" not in res
+    assert (out / "ktrace" / "R1L1_ktrace.pftrace.gz").is_file()
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["ktrace"].startswith("ktrace/<shape>_ktrace.pftrace.gz: a warm launch")
+    assert m["fit"]["train"] == ["R1L1_warm.json"]  # the fit reads the stamps' traces only
