@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The first run of the FlyDSL K1 on an MI355X, recorded once (kernel/flydsl/README.md,
 # "On an MI355X"): every shape the build allows (R, L in 1, 2, 4), a cold and a warm
-# launch each with its stamps' timeline and the reference check, and a fit of the mi355x
-# profile on the traces; one folder and its .tar.gz to bring back. Each step has a time
+# launch each with its stamps' timeline and the reference check, a warm launch of the
+# ktrace build with its ktrace file, and a fit of the mi355x profile on the traces; one
+# folder and its .tar.gz to bring back. Each step has a time
 # limit and a log; a failed step does not stop the others. Flags: --out DIR, --shapes
-# RxL,.., --warmup N, --timeout S (a launch), --help for the rest.
+# RxL,.., --warmup N, --timeout S (a launch), --no-ktrace, --help for the rest.
 # The logic is kernel/flydsl/first_contact.py (tested in CI against a fake device).
 # Nothing of the FlyDSL K1 has run on AMD hardware before this script's first run.
 # Needs kda-sim installed (pip install -e . in the repository) on a ROCm torch with flydsl
