@@ -142,11 +142,16 @@ def build(
     R: int = 1,
     L: int = 1,
     source: Path | None = None,
+    timeline: Timeline | None = None,
 ) -> Path:
+    """The ktrace file of the launch at R, L (simulated), of ``source`` (a Chrome trace)
+    or of ``timeline``; every CTA with ``all_ctas`` or a given timeline, else a few."""
     from flydsl.compiler.backends import _rocm_ktrace_trace as writer
     from flydsl.runtime.device_runtime.rocm_ktrace_buffer import decode_records
 
-    if source is not None:
+    if timeline is not None:
+        tl, all_ctas = timeline, True
+    elif source is not None:
         tl = read_kernel_trace(source)
     elif all_ctas:
         tl = simulate(LaunchConfig(R, L), load_profile("mi355x")).timeline

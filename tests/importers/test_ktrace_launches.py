@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from kda_sim.cli import main
+from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.importers.ktrace import launch_waves
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.ktrace import read_ktrace, to_timeline
+from kda_sim.machine.profile import load_profile
 from kda_sim.protocol.handoffs import handoffs_of
 from kda_sim.protocol.ops import Begin, Poll, Publish, Put
 
@@ -87,3 +89,16 @@ def test_a_dump_of_fewer_ctas_is_partial_and_one_of_more_is_refused(dumps: dict,
     waves = launch_waves(small.read_bytes(), 1, "small")
     with pytest.raises(TraceFormatError, match="workgroup 252 is outside the launch's 200 CTAs"):
         to_timeline(waves, LaunchConfig(1, 1, blocks=200), "mi355x", "small")
+
+
+def test_a_dump_missing_a_stage_is_refused_naming_it(tmp_path: Path, capsys) -> None:
+    """A CTA that recorded no span of a stage its program runs (its k.stage range
+    deleted, a stage with no poll or put: a dump of another build, or a lost range) is
+    not the launch: refused, exit 2, naming the CTA and the stage."""
+    tl = simulate(LaunchConfig(1, 1), load_profile("mi355x")).timeline
+    c = tl.ctas[60]
+    c.stages = [s for s in c.stages if s.name != "k.stage"]
+    path = build(tmp_path, timeline=tl)
+    rc = main(["compare", str(path), "--R", "1", "--L", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "CTA 60" in err and "k.stage" in err, err
