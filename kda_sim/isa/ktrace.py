@@ -82,6 +82,9 @@ def _literal(operand: str) -> int | None:
 
 Def = Callable[[Instr], "tuple[bool, int | None]"]
 MAX_HOPS = 4  # SGPR -> VGPR-lane spill -> SGPR ...: a word followed through this many
+# blocks walked back from a record for its word: a bound on the work a record costs (an
+# input file is not trusted), far above the K1's (its words are a few blocks away)
+MAX_BLOCKS = 512
 
 
 def _sgpr_def(kernel: Kernel, cfg: Cfg, reg: int, hops: int) -> Def:
@@ -130,7 +133,8 @@ def _reaching(kernel: Kernel, cfg: Cfg, at: int, defines: Def) -> int | None:
     last one before it in its block, else those that reach the block's start along every
     path into it (the compiler hoists a packed word that several records share out of
     their blocks), where all are the same constant; else None (not a constant, differing
-    constants, or no write on some path: a kernel argument)."""
+    constants, or no write on some path: a kernel argument; or past :data:`MAX_BLOCKS`
+    blocks back)."""
 
     def last(lo: int, hi: int) -> tuple[bool, int | None]:
         for i in range(hi - 1, lo - 1, -1):
@@ -152,6 +156,8 @@ def _reaching(kernel: Kernel, cfg: Cfg, at: int, defines: Def) -> int | None:
             return None  # the entry block: the register is an argument
         if p in seen:
             continue
+        if len(seen) >= MAX_BLOCKS:
+            return None  # not followed this far: noted, not guessed
         seen.add(p)
         blk = cfg.blocks[p]
         found, value = last(blk.start, blk.end)

@@ -137,6 +137,21 @@ def test_an_event_word_of_two_paths_or_none_is_noted_not_guessed() -> None:
         assert any("its event word is not a constant" in n for n in r.notes)
 
 
+def test_an_event_word_too_many_blocks_back_is_noted() -> None:
+    """The walk back from a record is bounded (an input is not trusted): a word set
+    more than MAX_BLOCKS blocks before its record is noted, one within is read."""
+    from kda_sim.isa.ktrace import MAX_BLOCKS
+
+    def chain(n: int) -> str:
+        blocks = "".join(f".LBB0_{i}:\n\ts_nop 0\n" for i in range(n))
+        return HEAD + "\ts_mov_b32 s14, 0x1000003\n" + blocks + _event("s[16:17]", "")
+
+    near = analyze_text(chain(MAX_BLOCKS - 2) + _event("s[16:17]", "\ts_brev_b32 s14, 64\n"))
+    assert [x.event_id for x in near.kernels[0].ktrace_ranges] == [3]
+    far = analyze_text(chain(MAX_BLOCKS + 10) + "\ts_endpgm\n")
+    assert any("its event word is not a constant" in n for n in far.notes)
+
+
 def test_an_event_word_spilled_to_a_vgpr_lane_is_followed() -> None:
     """Under SGPR pressure LLVM spills the word to a VGPR lane (``v_writelane_b32``) and
     reloads it (``v_readlane_b32``) before the store: the constant spilled is read; a
