@@ -46,6 +46,16 @@ def f32(x: torch.Tensor) -> torch.Tensor:
     return x.to(torch.float32)
 
 
+def attn_weights(
+    srcs: torch.Tensor, ares_nw: torch.Tensor, ares_qk: torch.Tensor, eps: float
+) -> torch.Tensor:
+    """The AttnRes gate's softmax weights [S, NS] of the sources ``srcs`` [S, NS, H]."""
+    wq = f32(ares_nw) * f32(ares_qk)
+    rstd = torch.rsqrt(srcs.pow(2).mean(-1) + eps)  # [S, NS]
+    logit = (srcs * wq).sum(-1) * rstd
+    return torch.softmax(logit, dim=-1)
+
+
 def attn_res(
     prefix: torch.Tensor,
     delta: torch.Tensor | None,
@@ -61,10 +71,7 @@ def attn_res(
     if delta is not None:
         p = bf16r(p + f32(delta))
     srcs = torch.cat([f32(blocks), p[:, None, :]], dim=1)  # [S, NS, H], prefix last
-    wq = f32(ares_nw) * f32(ares_qk)
-    rstd = torch.rsqrt(srcs.pow(2).mean(-1) + eps)  # [S, NS]
-    logit = (srcs * wq).sum(-1) * rstd
-    w = torch.softmax(logit, dim=-1)
+    w = attn_weights(srcs, ares_nw, ares_qk, eps)
     mixed = (w[..., None] * srcs).sum(1)  # not rounded (MATH.md 1)
     x = bf16r(mixed * torch.rsqrt(mixed.pow(2).mean(-1, keepdim=True) + out_eps) * f32(in_nw))
     return p, x

@@ -30,6 +30,25 @@ constraints, solved as two linear programs (``scipy.optimize.linprog``, HiGHS):
    R=2 L=2, jitter seed 1, offsets seed 0, as ``tests/compare/test_clocks.py``):
    median error 27 ns, largest 182 ns.
 
+   - *per-XCD* clocks (``group="xcd"``, AMD; a per-unit clock kind): every XCD at the
+     centre of its **bracket**. A hand-off p -> u bounds ``e_u <= e_p + m_pu - F`` and one
+     u -> q bounds ``e_u >= e_q - m_uq + F``, ``m`` the tightest gap of the ordered pair
+     (over every hand-off, waited or not) and ``F`` the cross-XCD hand-off latency's
+     floor; the centre of ``[max lo, min hi]`` does not depend on ``F``. The offsets are
+     the fixed point of those centres (swept, 8 XCDs settle in a few sweeps); an XCD
+     with hand-offs one way only sits ``F`` (estimated as the smallest half bracket)
+     from its tightest one; the nearest offsets that keep every hand-off causal (with
+     phase 1's slack) are taken after. **Assumption**: one cross-XCD latency floor, the
+     same both ways and between every pair of XCDs (the profiles' single
+     ``visibility_cross_xcd``); a faster pair of XCDs reads as an offset of half the
+     difference. The roles make the hand-off graph one-sided (at R=1 L=2 XCD 7's puts
+     end 38 to 41 waits on each other XCD, 3 to 7 of its own are ended by each of five),
+     so pairwise NTP estimates (the smallest gap each way) are few and loose; the floor
+     is what ties the pairs together. Measured
+     (``scripts/xcd_clock_recovery.py``, docs/calibration.md): errors of 2 to 13 ns
+     with exact latencies, 24 to 81 ns with latencies jittered +-15 %, whose brackets
+     are 47 to 185 ns wide on median.
+
 Per-unit offsets are defined up to a constant: they sum to zero. A unit with no
 hand-off to another gets 0.
 """
@@ -48,6 +67,10 @@ from kda_sim.timeline.model import Timeline
 # 100 MHz counter); s_memtime / clock64 are per unit
 GLOBAL_CLOCKS = ("globaltimer", "memrealtime")
 _RESOLUTION_BY_CLOCK = (("globaltimer", 32.0), ("memrealtime", 10.0), ("simulated", 0.0))
+# the per-XCD bracket centre's sweeps (in units of the largest gap: 1e-7 of 10 us is 1 ps);
+# 8 XCDs settle in 6 to 13 sweeps on the simulated launches of docs/calibration.md
+MAX_SWEEPS = 1000
+SWEEP_TOL = 1e-7
 
 
 def clock_resolution(tl: Timeline) -> float:
@@ -242,6 +265,19 @@ def fit_clocks(
         fit = _result(units, offsets, cta_unit, slack, scale, p, q, mm2, res, mv, same_bad, mode)
         fit.group = group
         return fit
+    if group == "xcd":
+        e = _bracket_centre(n, p, q, mm2)
+        # the centre keeps every hand-off's causality where the brackets are not inverted;
+        # the nearest offsets that keep it (with phase 1's slack) in any case
+        e = e + _least_correction(n, p, q, mm2 - (e[q] - e[p]))
+        involved = np.zeros(n, dtype=bool)
+        involved[p] = involved[q] = True
+        offsets = e * scale
+        offsets -= offsets[involved].mean()
+        offsets[~involved] = 0.0
+        fit = _result(units, offsets, cta_unit, slack, scale, p, q, mm2, res, mv, same_bad, mode)
+        fit.group = group
+        return fit
     # phase 2: x = [e (n), t (n), d+ (w), d- (w)]
     # a) every unit's smallest margin t_u (capped) -- the centring, weight eps;
     # b) polls that waited (retried): their tightest hand-off is the one they spun on,
@@ -299,6 +335,44 @@ def fit_clocks(
     fit = _result(units, offsets, cta_unit, slack, scale, p, q, mm2, res, mv, same_bad, mode)
     fit.group = group
     return fit
+
+
+def _bracket_centre(n: int, p: np.ndarray, q: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per-XCD offsets, each at the centre of the bracket its tightest hand-offs leave it
+    (module docstring): the fixed point of ``e_u = (min_in(e_p + m_pu) + max_out(e_q -
+    m_uq)) / 2``, swept until no offset moves by ``SWEEP_TOL`` of the largest gap. A
+    unit with hand-offs one way only sits the floor ``F`` (the smallest half bracket)
+    from its tightest one."""
+    into = [np.nonzero(q == u)[0] for u in range(n)]
+    outof = [np.nonzero(p == u)[0] for u in range(n)]
+    both = [u for u in range(n) if into[u].size and outof[u].size]
+    e = np.zeros(n)
+
+    def bracket(u: int) -> tuple[float, float]:
+        i, o = into[u], outof[u]
+        hi = float((e[p[i]] + m[i]).min()) if i.size else np.inf
+        lo = float((e[q[o]] - m[o]).max()) if o.size else -np.inf
+        return hi, lo
+
+    for _ in range(MAX_SWEEPS):
+        moved = 0.0
+        for u in both:
+            hi, lo = bracket(u)
+            c = 0.5 * (hi + lo)
+            moved = max(moved, abs(c - e[u]))
+            e[u] = c
+        if both:
+            e[both] -= e[both].mean()
+        if moved < SWEEP_TOL:
+            break
+    half = [0.5 * (hi - lo) for hi, lo in map(bracket, both)]
+    floor = max(0.0, min(half)) if half else 0.0
+    for u in range(n):
+        if u in both or not (into[u].size or outof[u].size):
+            continue
+        hi, lo = bracket(u)
+        e[u] = hi - floor if into[u].size else lo + floor
+    return e
 
 
 def _least_correction(n: int, p: np.ndarray, q: np.ndarray, mm2: np.ndarray) -> np.ndarray:

@@ -5,6 +5,11 @@ the ``s_load`` that read it from the kernarg segment; its offset names the argum
 The search takes the nearest earlier definition in layout order, not per path: the
 compiler materialises a resource once near its first use, and a wrong answer only
 costs a class (the cache bits still classify the load).
+
+Under SGPR pressure the compiler spills SGPRs into VGPR lanes: ``v_writelane_b32 vN,
+sK, L`` saves sK in lane L of vN, ``v_readlane_b32 sJ, vN, L`` restores it. A restored
+SGPR is followed to the SGPR that lane last saved (the debug + delta + gate_local K1
+restores most of its kernarg pointers that way).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ _RANGE = re.compile(r"^s(?:\[(\d+):(\d+)\]|(\d+))$")
 MAX_HOPS = 16
 _FOLLOW_FIRST_SOURCE = (
     "s_mov_b32",
+    "s_mov_b64",
     "s_add_u32",
     "s_add_i32",
     "s_sub_u32",
@@ -38,13 +44,27 @@ def sgpr_range(operand: str) -> tuple[int, int] | None:
 def _writer(kernel: Kernel, before: int, sgpr: int) -> Instr | None:
     for i in range(before - 1, -1, -1):
         ins = kernel.instrs[i]
-        if not ins.operands or not ins.mnemonic.startswith("s_"):
+        if not ins.operands or not ins.mnemonic.startswith(("s_", "v_readlane_b32")):
             continue
         dst = sgpr_range(ins.operands[0])
         if (
             dst
             and dst[0] <= sgpr <= dst[1]
             and not ins.mnemonic.startswith(("s_cmp", "s_store", "s_buffer_store"))
+        ):
+            return ins
+    return None
+
+
+def _lane_saver(kernel: Kernel, before: int, vgpr: str, lane: str) -> Instr | None:
+    """The nearest earlier ``v_writelane_b32`` into lane ``lane`` of ``vgpr``."""
+    for i in range(before - 1, -1, -1):
+        ins = kernel.instrs[i]
+        if (
+            ins.mnemonic == "v_writelane_b32"
+            and len(ins.operands) >= 3
+            and ins.operands[0] == vgpr
+            and ins.operands[2] == lane
         ):
             return ins
     return None
@@ -67,6 +87,13 @@ def kernarg_offset(kernel: Kernel, at: int, sgpr: int) -> int | None:
             except ValueError:
                 return None
             return offset + 4 * (sgpr - dst[0])
+        if ins.mnemonic == "v_readlane_b32" and len(ins.operands) >= 3:
+            saver = _lane_saver(kernel, ins.index, ins.operands[1], ins.operands[2])
+            src = sgpr_range(saver.operands[1]) if saver is not None else None
+            if saver is None or src is None or src[0] != src[1]:
+                return None
+            at, sgpr = saver.index, src[0]
+            continue
         if ins.mnemonic in _FOLLOW_FIRST_SOURCE and len(ins.operands) >= 2:
             src = sgpr_range(ins.operands[1])
             if src is None:

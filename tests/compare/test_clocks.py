@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from kda_sim.compare.clocks import aligned, clock_resolution, fit_clocks, unit_keys
 from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.model import model_view
+from kda_sim.timeline.model import Timeline
 
 
 def test_recovers_known_offsets(real22) -> None:
@@ -82,22 +86,51 @@ def test_device_wide_clock_is_left_alone_unless_causality_says_otherwise(sim22) 
     assert check_conformance(bad, fit).conforms
 
 
-def test_per_xcd_offsets_on_amd() -> None:
-    from kda_sim.engine import simulate
-    from kda_sim.kernels.k1.config import LaunchConfig
-    from kda_sim.machine.profile import load_profile
+def _recovery():
+    """scripts/xcd_clock_recovery.py: simulated MI355X launches on per-XCD clocks."""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "xcd_clock_recovery.py"
+    spec = importlib.util.spec_from_file_location("xcd_clock_recovery", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
-    tl = simulate(LaunchConfig(1, 2), load_profile("mi355x"), seed=4).timeline
-    keys = unit_keys(tl, "xcd")
-    assert len(set(keys)) == 8
-    true = {x: 3000.0 * (x - 3.5) for x in range(8)}  # XCD x's clock off by -10.5 .. 10.5 us
-    skewed = copy.deepcopy(tl)
-    from kda_sim.compare.model import shifted
 
-    skewed = shifted(skewed, -np.array([true[k] for k in keys]))
+def _xcd_error(skewed: Timeline) -> float:
+    """The fit's largest per-XCD offset error in ns; one clock an XCD, all consistent."""
     fit = fit_clocks(skewed)
-    assert fit.group == "xcd" and len(fit.units) == 8
-    est = np.array([fit.offset_of(x) for x in range(8)])
-    tru = np.array([true[x] for x in range(8)])
-    err = np.abs((est - est.mean()) - (tru - tru.mean()))
-    assert err.max() < 300.0
+    assert fit.group == "xcd" and fit.units == list(range(8)) and fit.residual_ns == 0.0
+    return _recovery().error(skewed)
+
+
+def test_per_xcd_offsets_within_a_tick_at_exact_latencies() -> None:
+    """R=1 L=2 on per-XCD clocks off by -10.5 .. 10.5 us, latencies as the profile gives
+    them (no jitter), every time in s_memrealtime's 10 ns steps: each XCD's offset comes
+    back within one step (measured: 1.5 ns)."""
+    rec = _recovery()
+    _, skewed = rec.launch(1, 2, None)
+    as_amd = replace(skewed, meta=replace(skewed.meta, clock="s_memrealtime"))
+    assert clock_resolution(as_amd) == rec.TICK_NS == 10.0
+    assert _xcd_error(skewed) <= rec.TICK_NS
+
+
+def test_per_xcd_offsets_on_amd_with_jitter() -> None:
+    """The same launch with latencies jittered +-15 % (seed 4): measured 52 ns (the L1 fit
+    before: 149 ns). Not a tick: the hand-offs leave an XCD's offset free within its
+    bracket, wider than a tick (docs/calibration.md, Clock alignment)."""
+    rec = _recovery()
+    true_time, skewed = rec.launch(1, 2, 4)
+    err = _xcd_error(skewed)
+    assert err < 100.0
+    br = rec.brackets(true_time)
+    # no estimator can promise better than half the widest bracket; ours stays within it
+    assert err <= 0.5 * br.max()
+    assert np.median(br) > 2 * rec.TICK_NS  # why a tick is out of reach here
+
+
+def test_brackets_of_exact_latencies_are_within_a_tick() -> None:
+    """Without jitter the cross-XCD hand-offs meet one floor: every XCD's bracket is
+    narrower than a tick, which is why the fit can reach one there."""
+    rec = _recovery()
+    true_time, _ = rec.launch(1, 2, None)
+    assert rec.brackets(true_time).max() < rec.TICK_NS

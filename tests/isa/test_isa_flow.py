@@ -118,6 +118,39 @@ def test_provenance_follows_moves_to_the_kernarg_load() -> None:
     assert kernarg_offset(k, 8, 12) == 8
 
 
+# the kernarg pointers spilled to VGPR lanes and restored (SGPR pressure: the debug +
+# delta + gate_local FlyDSL K1 does this), then moved as a pair into the resource
+SPILLED = """\
+\ts_load_dwordx4 s[8:11], s[0:1], 0x0
+\ts_waitcnt lgkmcnt(0)
+\tv_writelane_b32 v40, s8, 2
+\tv_writelane_b32 v40, s9, 3
+\tv_writelane_b32 v40, s10, 4
+\tv_writelane_b32 v40, s11, 5
+\ts_mov_b32 s8, 0
+\ts_mov_b32 s10, 0
+\tv_readlane_b32 s36, v40, 4
+\tv_readlane_b32 s37, v40, 5
+\ts_mov_b64 s[12:13], s[36:37]
+\ts_mov_b32 s14, -1
+\ts_mov_b32 s15, 0x27000
+\tbuffer_load_dwordx2 v[8:9], v10, s[12:15], 0 offen sc1
+\ts_endpgm
+"""
+
+
+def test_provenance_follows_lane_spills_and_pair_moves() -> None:
+    k = parse(kernel(SPILLED)).kernels[0]
+    load = next(i for i in k.instrs if i.mnemonic.startswith("buffer_load"))
+    # s12 <- s36 (s_mov_b64) <- lane 4 of v40 <- s10 <- dword 2 of the segment: flags,
+    # though s10 itself was overwritten after the spill
+    assert kernarg_offset(k, load.index, 12) == 8
+    # a lane nobody saved into names nothing
+    unsaved = kernel(SPILLED.replace("v_readlane_b32 s36, v40, 4", "v_readlane_b32 s36, v40, 9"))
+    k2 = parse(unsaved).kernels[0]
+    assert kernarg_offset(k2, load.index, 12) is None
+
+
 def test_cache_bits_classify_without_names() -> None:
     r = analyze_text(kernel(BRANCHY))
     [poll] = r.kernels[0].polls

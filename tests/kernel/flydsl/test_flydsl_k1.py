@@ -205,6 +205,8 @@ VARIANTS = [
     # gfx942 at S = 4: the windowed gemv in the debug + delta and the gate_local builds
     (2, 2, "gfx942", {}, {"delta": True, "bounded": True}),
     (2, 2, "gfx942", {"gate_local": True}, {}),
+    # all three at once: SGPR pressure spills the kernarg pointers to VGPR lanes
+    (1, 2, "gfx950", {"gate_local": True}, {"delta": True, "bounded": True}),
 ]
 
 
@@ -234,6 +236,25 @@ def _args_touched(b: object) -> dict[str, set[str]]:
         if arg is not None:
             out[names[kernel.args.index(arg)]].add(str(op.kind))
     return out
+
+
+@pytest.mark.parametrize("n", range(len(VARIANTS)))
+def test_every_memory_op_of_a_variant_names_its_argument(variants: list, n: int) -> None:
+    """The analyzer traces every load and store back to a kernel argument (through
+    SGPR spills to VGPR lanes too), so each is classed by what it touches."""
+    from kda_sim.isa.memops import mem_op
+    from kda_sim.isa.parser import parse
+    from kda_sim.isa.provenance import argument
+
+    [kernel] = parse(variants[n].built.isa.read_text()).kernels
+    lost = [
+        (ins.index, ins.mnemonic)
+        for ins in kernel.instrs
+        if (op := mem_op(ins)) is not None
+        and op.resource is not None
+        and argument(kernel, ins.index, op.resource) not in kernel.args
+    ]
+    assert lost == []
 
 
 @pytest.mark.parametrize("n", range(len(VARIANTS)))
