@@ -9,16 +9,19 @@ Three points of a launch, each from its origin (the earliest CTA start):
 * ``makespan``: the last CTA's end;
 
 and between them the kda phase (``kda_end - gemv_end``: the items left once the
-weights are through). Per shape and build, the median over the run's warm traced launches
+weights are through) and the tail (``makespan - kda_end``: a ticket CTA's take past the
+items, a CTA's last stores). Per shape and build, the median over the run's warm traced launches
 (``DIR/{static,kda_tickets}/warm``); then each point's difference (tickets less static),
 real and predicted: the static build on ``--base``, the unrolled ticket build (items from
 the counter) on ``--base`` with the take's round trip and the item's prologue measured on
 the run's ticket traces (the medians over every shape, as ``ticket_k1_fit --take
 --prologue`` sets them per fold), each with its build's recorded resources, two CTAs an SM.
 Also the gemv CTAs' busy time in gemv0 (span less poll waits, median): the ticket build's
-code, which the model gives the static build's costs.
+code, which the model gives the static build's costs. With ``--bench`` (the run's
+kernel_bench_tickets.json) each row also has the untraced difference, which the traced
+launches' need not follow (a traced build records more, the ticket build its takes too).
 
-    python -m lab.ticket_gap --dir S --base h200-warm.json [--json OUT]
+    python -m lab.ticket_gap --dir S --base h200-warm.json [--bench B] [--json OUT]
 """
 
 from __future__ import annotations
@@ -41,12 +44,12 @@ from kda_sim.machine import load_profile
 from kda_sim.protocol.tickets import TAKE_ITEM
 from kda_sim.timeline import Timeline
 from lab.ticket_k1_fit import prologues_ns
-from lab.ticket_k1_report import median, takes_ns
+from lab.ticket_k1_report import bench_us, cell, median, takes_ns
 from lab.ticket_probe_report import busy_ns
 
 OCCUPANCY = 2  # the Triton K1's, limited by registers (128 a thread)
 BUILDS = ("static", "kda_tickets")
-POINTS = ("gemv_end", "kda_end", "kda_phase", "makespan")
+POINTS = ("gemv_end", "kda_end", "kda_phase", "makespan", "tail")
 GEMV = ("gemv0", "gemv1")
 
 
@@ -60,6 +63,7 @@ def points_us(tl: Timeline) -> dict[str, float]:
     out = {"gemv_end": max(gemv) / 1e3, "kda_end": max(kda) / 1e3}
     out["kda_phase"] = out["kda_end"] - out["gemv_end"]
     out["makespan"] = (tl.makespan if tl.makespan is not None else max(ends)) / 1e3
+    out["tail"] = out["makespan"] - out["kda_end"]
     gemv0 = busy_ns(tl, "gemv0")
     out["gemv0_busy"] = statistics.median(gemv0) / 1e3 if gemv0 else float("nan")
     return out
@@ -122,12 +126,26 @@ def model(folder: Path, base: str, shapes: list[tuple[int, int]]) -> dict:
     return {"shapes": out, "atomic_ns": rt, "ticket_item_ns": pro}
 
 
-def report(folder: Path, base: str) -> dict[str, Any]:
+def untraced_diffs(bench: Path, folder: Path) -> dict[tuple[int, int], float]:
+    """Each shape's untraced difference (us, tickets less static) of the ticket build that
+    ran the traces (its ``ticket_unroll``, from the first ticket trace)."""
+    first = next(iter(launches_by_shape(folder / "kda_tickets" / "warm").values()))[0]
+    unroll = int(read_kernel_trace(first).meta.params.get("ticket_unroll", 0))
+    us = bench_us(bench, unroll)
+    return {
+        (R, L): us[(R, L, "kda_tickets")] - t
+        for (R, L, b), t in us.items()
+        if b == "static" and (R, L, "kda_tickets") in us
+    }
+
+
+def report(folder: Path, base: str, bench: Path | None = None) -> dict[str, Any]:
     r = real(folder)
     m = model(folder, base, sorted(r))
+    untraced = untraced_diffs(bench, folder) if bench is not None else {}
     rows = []
     for shape in sorted(r):
-        row: dict[str, Any] = {"R": shape[0], "L": shape[1]}
+        row: dict[str, Any] = {"R": shape[0], "L": shape[1], "untraced_diff": untraced.get(shape)}
         for k in (*POINTS, "gemv0_busy"):
             rs, rt = r[shape]["static"][k], r[shape]["kda_tickets"][k]
             ms, mt = m["shapes"][shape]["static"][k], m["shapes"][shape]["kda_tickets"][k]
@@ -149,13 +167,12 @@ def report(folder: Path, base: str) -> dict[str, Any]:
 def table(rep: dict[str, Any]) -> str:
     keys = (*POINTS, "gemv0_busy")
     out = [
-        "| R x L | "
-        + " | ".join(f"{k}: real / model, tickets less static (us)" for k in keys)
-        + " |",
-        "|" + "---|" * (1 + len(keys)),
+        "| R x L | untraced (us) | " + " | ".join(f"{k}: traced / model (us)" for k in keys) + " |",
+        "|" + "---|" * (2 + len(keys)),
     ]
     for r in rep["rows"]:
-        cells = [f"{r[k]['real_diff']:+.2f} / {r[k]['model_diff']:+.2f}" for k in keys]
+        cells = [cell(r["untraced_diff"], "+.2f")]
+        cells += [f"{r[k]['real_diff']:+.2f} / {r[k]['model_diff']:+.2f}" for k in keys]
         out.append(f"| {r['R']} x {r['L']} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -164,14 +181,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, required=True, help="the run's s/ folder of traces")
     ap.add_argument("--base", default="h200-k1", help="the static build's profile or overlay")
+    ap.add_argument("--bench", type=Path, help="the run's kernel_bench_tickets.json")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     try:
-        rep = report(a.dir, a.base)
+        rep = report(a.dir, a.base, a.bench)
     except InvalidInput as e:
         print(f"ticket_gap: {e}", file=sys.stderr)
         return 2
     print(f"take {rep['atomic_ns']:.0f} ns, prologue {rep['ticket_item_ns']:.0f} ns (measured)")
+    print("each figure: the ticket build less the static one")
     print(table(rep))
     if a.json:
         a.json.write_text(json.dumps(rep, indent=1) + "\n")

@@ -41,6 +41,7 @@ from kda_kernel.triton.defaults import default_config
 from kda_sim.compare.launch import with_resources
 from kda_sim.compare.spread import launches_by_shape
 from kda_sim.engine import simulate
+from kda_sim.engine.sampler import Sampler
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -154,10 +155,11 @@ def run(folder: Path, bench: Path, base: str, nominal_take: bool = False) -> dic
             row[f"{name}_measured_us"] = None if ma is None or mb is None else ma - mb
         rows.append(row)
         print(f"{R}x{L}: " + ", ".join(f"{b} {v:.2f}" for b, v in pred.items()), file=sys.stderr)
+    lat = Sampler(prof)  # the latencies the engine runs with (atomic: the poll's if unset)
     return {
         "base": base,
-        "atomic_ns": prof.latency_ns.get("atomic"),
-        "ticket_item_ns": prof.latency_ns.get(TAKE_ITEM, 0.0),
+        "atomic_ns": lat.latency("atomic"),
+        "ticket_item_ns": lat.latency(TAKE_ITEM),
         "measured_take_ns": rt,
         "measured_prologue_ns": pro,
         "rows": rows,

@@ -44,7 +44,15 @@ def _run_dir(tmp_path: Path) -> Path:
 
 
 def test_the_builds_points_real_and_predicted(tmp_path: Path) -> None:
-    rep = report(_run_dir(tmp_path), "h200-k1")
+    s = _run_dir(tmp_path)
+    bench = tmp_path / "kernel_bench_tickets.json"
+    rows = [
+        {"R": 2, "L": 2, "variant": {}, "us": 57.8},
+        {"R": 2, "L": 2, "variant": {"kda_tickets": True, "ticket_unroll": 3}, "us": 59.3},
+        {"R": 2, "L": 2, "variant": {"kda_tickets": True}, "us": 66.0},  # the loop build
+    ]
+    bench.write_text(json.dumps({"variants": rows}))
+    rep = report(s, "h200-k1", bench)
     assert rep["atomic_ns"] == 336.0 and rep["ticket_item_ns"] == 64.0  # measured
     (row,) = rep["rows"]
     for k in POINTS:
@@ -52,7 +60,9 @@ def test_the_builds_points_real_and_predicted(tmp_path: Path) -> None:
     # the model: the same gemv phase (the same roles and costs), the items later by takes
     assert row["gemv_end"]["model_diff"] == pytest.approx(0.0, abs=0.01)
     assert row["kda_end"]["model_diff"] > 0.3
-    assert "| 2 x 2 | +0.00 / " in table(rep)
+    assert row["untraced_diff"] == pytest.approx(1.5)  # the unrolled build's, which traced
+    assert row["tail"]["real_diff"] == 0.0
+    assert "| 2 x 2 | +1.50 | +0.00 / " in table(rep)
 
 
 def test_bad_input_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
