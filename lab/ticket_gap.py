@@ -34,6 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from kda_kernel.triton.defaults import default_config
 from kda_sim.compare.launch import with_resources
 from kda_sim.compare.spread import launches_by_shape
 from kda_sim.engine import simulate
@@ -46,8 +47,8 @@ from kda_sim.timeline import Timeline
 from lab.ticket_k1_fit import prologues_ns
 from lab.ticket_k1_report import bench_us, cell, median, takes_ns
 from lab.ticket_probe_report import busy_ns
+from lab.ticket_unroll_predict import OCCUPANCY
 
-OCCUPANCY = 2  # the Triton K1's, limited by registers (128 a thread)
 BUILDS = ("static", "kda_tickets")
 POINTS = ("gemv_end", "kda_end", "kda_phase", "makespan", "tail")
 GEMV = ("gemv0", "gemv1")
@@ -100,8 +101,6 @@ def measured_take(folder: Path) -> tuple[float, float]:
 
 def model(folder: Path, base: str, shapes: list[tuple[int, int]]) -> dict:
     """{shape: {build: points}} as the model predicts them (module docstring)."""
-    from kda_kernel.triton.defaults import default_config
-
     prof = load_profile(base)
     rt, pro = measured_take(folder)
     taken = replace(prof, latency_ns={**prof.latency_ns, "atomic": rt, TAKE_ITEM: pro})

@@ -56,8 +56,8 @@ from kda_sim.protocol.tickets import TAKE_ITEM, TicketLoop
 from lab.ticket_k1_fit import prologues_ns
 from lab.ticket_k1_report import cell, median, takes_ns
 from lab.ticket_probe_report import BUILDS, EFFECTS, START, bench_us
+from lab.ticket_unroll_predict import OCCUPANCY
 
-OCCUPANCY = 2  # the Triton K1's, limited by registers (128 a thread)
 UNROLL = BUILDS["tickets"]["ticket_unroll"]
 # the readings: ticket_probe_report's two, and what is left between them
 READINGS = (*EFFECTS, ("code", "tickets_static", "static_take"))
