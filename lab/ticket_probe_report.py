@@ -11,6 +11,8 @@ their warm traced launches (``DIR/BUILD/warm/k1_R*_L*_*.json``) and their untrac
 * the untraced per-launch time (us);
 * k.stage's span (ns) of each CTA's first kda task, median over the attn CTAs and over
   the gemv CTAs apart (an attn CTA's first task follows its mix, a gemv CTA's its gemv);
+* the attn CTAs' time from their mix's end to their first k.stage's end (ns, median): a
+  take issued before the mix ends and the stage after it, whole;
 * the gemv CTAs' busy time in gemv0 and gemv1 (us): the stage's span less the waits of
   the polls it holds, median over the CTAs;
 * a take's round trip (ns, issue to return, median over the takes) in the builds that
@@ -72,6 +74,19 @@ def first_kstage_ns(tl: Timeline) -> dict[str, list[float]]:
     return out
 
 
+def after_mix_ns(tl: Timeline) -> list[float]:
+    """Each attn CTA's time from its mix's end to its first kda task's k.stage end: the
+    stage's span and whatever runs before it (a take's wait, the item's prologue), so
+    that builds whose take is issued before the mix ends compare whole."""
+    out = []
+    for c in tl.ctas:
+        mix = [s for s in c.stages if s.name == "mix"]
+        spans = [s for s in c.stages if s.name == "k.stage" and s.task >= 0]
+        if c.role == "attn" and mix and spans:
+            out.append(min(spans, key=lambda s: s.start).end - mix[0].end)
+    return out
+
+
 def busy_ns(tl: Timeline, stage: str) -> list[float]:
     """Each gemv CTA's busy time in role stage ``stage``: its span less the waits of the
     polls it holds."""
@@ -105,13 +120,16 @@ def shape_figures(tls: list[Timeline]) -> dict[str, float | None]:
     ks: dict[str, list[float]] = {r: [] for r in ROLES}
     busy: dict[str, list[float]] = {g: [] for g in GEMV_STAGES}
     takes: list[float] = []
+    after: list[float] = []
     for tl in tls:
+        after += after_mix_ns(tl)
         for role, xs in first_kstage_ns(tl).items():
             ks[role] += xs
         for g in GEMV_STAGES:
             busy[g] += [x / 1e3 for x in busy_ns(tl, g)]
         takes += takes_ns(tl)
     out: dict[str, float | None] = {f"kstage_{r}_ns": median(ks[r]) for r in ROLES}
+    out["after_mix_ns"] = median(after)
     out |= {f"{g}_busy_us": median(busy[g]) for g in GEMV_STAGES}
     out["take_ns"] = median(takes)
     out["makespan_us"] = median([(t.makespan or 0.0) / 1e3 for t in tls])
@@ -149,6 +167,7 @@ FIGURES = (
     ("untraced per-launch time (us)", "untraced_us", ".2f"),
     ("k.stage of a CTA's first task, attn CTAs (ns, median)", "kstage_attn_ns", ".0f"),
     ("k.stage of a CTA's first task, gemv CTAs (ns, median)", "kstage_gemv_ns", ".0f"),
+    ("attn CTAs, mix's end to the first k.stage's end (ns, median)", "after_mix_ns", ".0f"),
     ("gemv0 busy, span less poll waits (us, median over gemv CTAs)", "gemv0_busy_us", ".2f"),
     ("gemv1 busy, span less poll waits (us, median over gemv CTAs)", "gemv1_busy_us", ".2f"),
     ("take round trip (ns, median)", "take_ns", ".0f"),

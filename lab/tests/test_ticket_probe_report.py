@@ -16,6 +16,7 @@ from kda_sim.timeline import Timeline
 from lab.ticket_k1_report import bench_us as k1_bench_us
 from lab.ticket_probe_report import (
     BUILDS,
+    after_mix_ns,
     bench_us,
     build_of,
     busy_ns,
@@ -130,3 +131,11 @@ def test_bad_input_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["--dir", str(s), "--json", str(out)]) == 0
     assert json.loads(out.read_text())["shapes"]["2x2"]["static"]["launches"] == 2
     assert main(["--dir", str(s), "--json", str(out)]) == 2  # not overwritten
+
+
+def test_the_time_after_mix_counts_what_runs_before_the_stage() -> None:
+    tl = read_kernel_trace(TRACE)
+    base = after_mix_ns(tl)
+    assert len(base) == 56 and all(x > 0 for x in base)
+    slower = after_mix_ns(_slower_first_kstage(read_kernel_trace(TRACE), 400.0))
+    assert [b - a for a, b in zip(base, slower, strict=True)] == [400.0] * 56

@@ -12,7 +12,7 @@ from kda_sim.engine import simulate
 from kda_sim.kernels.spec import Kernel
 from kda_sim.machine import load_profile
 from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
-from kda_sim.protocol.ops import Compute, Poll, Put
+from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Poll, Put, Use
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import ticket_loop
@@ -158,3 +158,99 @@ def test_a_cta_reads_its_own_write_of_a_word_at_once() -> None:
     assert res.deadlock and res.final.stale_waits == []
     (stuck,) = res.timeline.stuck
     assert "it reads 3" in stuck.reason
+
+
+# -- a taken item's first loads wait for its take -----------------------------------------
+@dataclasses.dataclass(frozen=True)
+class StagedCfg:
+    items: int = 6
+
+
+def _staged_regions(cfg: StagedCfg) -> dict[str, int]:
+    return {"T": 1}
+
+
+def _staged_build(cfg: StagedCfg) -> Launch:
+    """Two CTAs take items after roles of different lengths; an item's first stage loads
+    its input (its address is the item's index, known only when the take returns),
+    computes and uses it."""
+    space = CellSpace.from_sizes(_staged_regions(cfg))
+
+    def body(i: int) -> list:
+        return [
+            Begin("s", i),
+            Load("in", LoadKind.STAGING, 4096, f"the input of item {i}"),
+            Compute("c"),
+            Use(("in",)),
+            End("s", i),
+        ]
+
+    loop = ticket_loop("items", 0, int(space.gid(0, 0)), cfg.items, body, takers=2)
+    return Launch(
+        cfg,
+        space,
+        (
+            CtaProgram(0, "w", (), (Compute("r0"), loop)),
+            CtaProgram(1, "w", (), (Compute("r1"), loop)),
+        ),
+    )
+
+
+STAGED = Kernel(
+    "staged-items-test", StagedCfg, _staged_build, _staged_regions, ("w",), ("s",),
+    default_costs={"c": (500.0, 0.0), "r0": (1000.0, 0.0), "r1": (3000.0, 0.0)},
+)  # fmt: skip
+
+
+def _staged(monkeypatch: pytest.MonkeyPatch | None = None, **lat: float):
+    """The staged launch on the H200 with latencies ``lat``; with ``monkeypatch``, run by
+    the reference engine (tests/engine/engine_reference.py) instead."""
+    import importlib
+
+    from kda_sim.kernels.registry import register
+
+    register(STAGED, "test")
+    prof = load_profile("h200")
+    prof = dataclasses.replace(prof, latency_ns={**prof.latency_ns, **lat})
+    if monkeypatch is None:
+        return simulate(StagedCfg(), prof).timeline
+    from engine_reference import ReferenceBandwidth, ReferenceCtaRun, ReferenceWorld
+
+    sim_module = importlib.import_module("kda_sim.engine.simulate")
+    with monkeypatch.context() as m:
+        m.setattr(sim_module, "CtaRun", ReferenceCtaRun)
+        m.setattr(sim_module, "SharedBandwidth", ReferenceBandwidth)
+        m.setattr(sim_module, "World", ReferenceWorld)
+        return simulate(StagedCfg(), prof, fold_events=False).timeline
+
+
+def _first_loads(tl) -> dict[int, tuple[float, float]]:
+    """Item -> (its take's return, its first load's issue), on the CTA that took it."""
+    loads = {(c.cta, ld.task): ld.issue for c in tl.ctas for ld in c.loads if ld.stage == "s"}
+    return {
+        int(t): (ret, loads[(int(cta), int(t))])
+        for cta, _issue, ret, t in tl.meta.extra["ticket_takes"]
+        if t < StagedCfg().items
+    }
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_an_items_first_load_issues_when_its_take_returns(
+    monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """A take blocks its CTA until the atomic returns: the item's first stage, and the
+    loads it issues (addressed by the item's index), start then, plus the item's
+    prologue; never at the stage's own turn before it (docs/whatif/ticket_k1.md, "The
+    take's round trip in the engine")."""
+    patch = monkeypatch if engine == "reference" else None
+    tl = _staged(patch, ticket_item=40.0)
+    first = _first_loads(tl)
+    assert sorted(first) == list(range(StagedCfg().items))
+    for ret, issue in first.values():
+        assert issue == pytest.approx(ret + 40.0)
+    # a slower take delays the first item's load by the round trip's difference: CTA 0
+    # takes it alone at its role's end (1000 ns), nothing else in flight
+    slow = _first_loads(_staged(patch, ticket_item=40.0, atomic=900.0))
+    fast = _first_loads(_staged(patch, ticket_item=40.0, atomic=300.0))
+    assert slow[0][1] - fast[0][1] == pytest.approx(600.0)
+    assert fast[0][1] == pytest.approx(1000.0 + 300.0 + 40.0)

@@ -127,3 +127,38 @@ def test_an_unrolled_build_uses_the_static_costs() -> None:
 
     assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True)) == "kda_tickets"
     assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2)) == ""
+
+
+def test_an_items_k_stage_loads_issue_when_its_take_returns() -> None:
+    """Every kda item's k.stage loads issue at its take's return plus the item's prologue,
+    in the loop and with the items placed where that run took them (the atomic's return is
+    half a round trip after its serialization, the put on TICKET the run records); the
+    static placement's tasks take nothing (docs/whatif/ticket_k1.md, "The take's round
+    trip in the engine")."""
+    from dataclasses import replace
+
+    from kda_sim.kernels.k1.spec import KERNEL
+    from kda_sim.protocol.tickets import takes_of
+
+    prof = load_profile("h200-k1").with_params(ticket_item=64.0)
+    prof = replace(prof, latency_ns={**prof.latency_ns, "atomic": 400.0})
+    half = 200.0
+    cfg = LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=3)
+    tl = simulate(cfg, prof, occupancy=2).timeline
+    first = {(c.cta, ld.task): ld.issue for c in tl.ctas for ld in c.loads if ld.stage == "k.stage"}
+    records = tl.meta.extra["ticket_takes"]
+    items = [(int(c), ret, int(t)) for c, _i, ret, t in records if t < cfg.n_tasks]
+    assert len(items) == cfg.n_tasks
+    for cta, ret, t in items:
+        assert first[(cta, t)] == pytest.approx(ret + 64.0)
+    placed = KERNEL.place_takes(cfg, takes_of(records, cfg.blocks))
+    ptl = simulate(placed, prof, occupancy=2).timeline
+    for c in ptl.ctas:
+        takes = sorted(p.time for p in c.puts if p.region == TICKET_NAME)
+        for ld in (ld for ld in c.loads if ld.stage == "k.stage"):
+            # the take before it: the last serialized before the load's issue
+            at = max(s for s in takes if s < ld.issue)
+            assert ld.issue == pytest.approx(at + half + 64.0)
+    static = simulate(LaunchConfig(1, 1), prof, occupancy=2).timeline
+    assert "ticket_takes" not in static.meta.extra
+    assert not any(p.region == TICKET_NAME for c in static.ctas for p in c.puts)
