@@ -3,9 +3,10 @@ its retries, its span, and what else was going on when it was issued.
 
 Per poll (``first issue -> satisfied``, ``retries``):
 
-* the site's code (``kernel/triton``): the poll tensor's lanes a thread (a try counts the
-  stale pairs one register slot at a time, a CTA barrier each) and its back-off
-  (``nanosleep`` of ``Build.sleep_ns`` between tries, or none), in ``SITES``;
+* the site's code (``kernel/triton``, as ``kda_sim.kernels.k1.poll_sites`` holds it): the
+  poll tensor's pairs a thread (a try counts the stale pairs one register slot at a time,
+  a CTA barrier each) and its back-off (``nanosleep`` of ``Build.sleep_ns`` between tries,
+  or none);
 * the HBM stream's state: how many gemv CTAs were inside gemv0 / gemv1 (streaming their
   weights) at the first issue, and that count averaged over the poll's span;
 * the SM and its TPC: whether the CTA sharing the SM, and those on the TPC's other SM,
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -41,44 +41,41 @@ import numpy as np
 from kda_sim.compare.counterpart import read_k1_trace
 from kda_sim.compare.diff import annotate_producers
 from kda_sim.compare.model import model_view
+from kda_sim.kernels.k1 import poll_sites as sites
+from kda_sim.kernels.k1.constants import HD
 from kda_sim.timeline.model import Timeline
 
 ROOT = Path(__file__).resolve().parent.parent
 SHAPES = ("R1_L1", "R1_L2", "R1_L4", "R2_L1", "R2_L2", "R2_L4", "R4_L1", "R4_L2", "R4_L4")
 GEMV_STAGES = ("gemv0", "gemv1")
 SLEEP_NS = 128  # kernel/triton/launch.py Build.sleep_ns: the long polls' back-off
-THREADS = 256  # the traced build's threads a CTA
-RMAX = 4  # Build.rmax: MSQ's tensor is [64, next_pow2(min(RMAX L, 16))]
-
-
-def _pow2(n: int) -> int:
-    return 1 << max(0, math.ceil(math.log2(max(1, n))))
 
 
 def site_code(stage: str, label: str, n_cells: int, L: int) -> tuple[str, int, int]:
-    """(site name, lanes a thread, back-off ns) of a poll, from kernel/triton's code: the
-    tensor each site polls (a tensor smaller than the CTA is replicated: one lane a thread)
-    and the SLEEP_NS it passes to ``_poll``."""
-    lp = _pow2(L)
-    if label == "PART":  # attn.py: [64 slices, 16 sources, 2], no back-off
-        return "gate PART", 64 * 16 * 2 // THREADS, 0
-    if label == "WGT":  # [16 tokens, 16 sources]
-        return "mix WGT", 1, 0
-    if label == "MSQ":  # [64 slices, MSQ_SP]
-        return "mix MSQ", max(1, 64 * _pow2(min(RMAX * L, 16)) // THREADS), 0
-    if label == "XRDY":  # gemv.py: the 56 flags, read once a CTA (QUIET), ACQ
-        return "load_x XRDY", 1, SLEEP_NS
-    if stage == "k.conv":  # kda.py: [64 channels, LP]
-        return "k.conv PROJ", 1, SLEEP_NS
-    if stage == "k.gates" and label == "PROJ":
-        if n_cells >= 128:  # f_a: [16, HD]
-            return "k.gates PROJ f_a", 16 * 128 // THREADS, SLEEP_NS
-        return "k.gates PROJ beta", 1, 0  # [16], L live
-    if label == "QK":  # [2 LP, HD]
-        return "k.gates QK", max(1, 2 * lp * 128 // THREADS), 0
-    if label == "ONRM+PROJ":  # [LP, 32]
-        return "k.norm ONRM+PROJ", 1, 0
-    return f"{stage} {label}", 1, 0
+    """(site name, pairs a thread, back-off ns) of a recorded poll: the model's facts of
+    the Triton K1's sites (``kda_sim.kernels.k1.poll_sites``), told apart by stage, label
+    and, for k.gates' two PROJ polls, size (f_a polls L HD cells, beta L)."""
+    if label == "PART":
+        name, site = "gate PART", sites.PART
+    elif label == "WGT":
+        name, site = "mix WGT", sites.WGT
+    elif label == "MSQ":
+        name, site = "mix MSQ", sites.msq(L)
+    elif label == "XRDY":
+        name, site = "load_x XRDY", sites.XRDY
+    elif stage == "k.conv":
+        name, site = "k.conv PROJ", sites.CONV
+    elif stage == "k.gates" and label == "PROJ" and n_cells >= HD:
+        name, site = "k.gates PROJ f_a", sites.GATES_FA
+    elif stage == "k.gates" and label == "PROJ":
+        name, site = "k.gates PROJ beta", sites.GATES_BETA
+    elif label == "QK":
+        name, site = "k.gates QK", sites.qk(L)
+    elif label == "ONRM+PROJ":
+        name, site = "k.norm ONRM+PROJ", sites.NORM
+    else:
+        return f"{stage} {label}", 1, 0
+    return name, site.lanes, SLEEP_NS if site.backoff else 0
 
 
 def _inside(stages: list[tuple[float, float]], t: float) -> bool:
@@ -231,6 +228,22 @@ def regression(rows: list[dict[str, Any]], exclude: Sequence[str] = ()) -> dict[
     return out
 
 
+PRICE_EXCLUDE = ("k.norm ONRM+PROJ",)  # its first try is slow for a reason the code does not say
+
+
+def try_prices(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The profile's poll figures from the polls' retries: a retry's cost regressed on the
+    code's facts, ``a + b sleep_ns + c lanes``, is a try (poll + (lanes - 1) poll_lane)
+    and its back-off (backoff where the site sleeps): poll = a + c, poll_lane = c,
+    backoff = b SLEEP_NS. k.norm's ONRM+PROJ is left out (``PRICE_EXCLUDE``)."""
+    ts = [r for r in try_costs(rows) if r["site"] not in PRICE_EXCLUDE]
+    y = np.array([r["try_ns"] for r in ts], float)
+    sleep = np.array([r["sleep_ns"] for r in ts], float)
+    lanes = np.array([r["lanes"] for r in ts], float)
+    fit, (a, b, c) = r2(y, [sleep, lanes])
+    return {"poll": a + c, "poll_lane": c, "backoff": b * SLEEP_NS, "r2": fit, "polls": len(ts)}
+
+
 def mate_effect(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Polls that passed at once (one try), by whether the CTA sharing the SM was
     streaming weights at the first issue: the poll-behind-weight-loads hypothesis."""
@@ -248,7 +261,14 @@ def _fmt(v: float | None) -> str:
     return "-" if v is None else f"{v:.0f}"
 
 
-def markdown(sites: list[dict[str, Any]], reg: dict[str, Any], mates: list[dict[str, Any]]) -> str:
+def markdown(
+    sites: list[dict[str, Any]],
+    reg: dict[str, Any],
+    bare: dict[str, Any],
+    mates: list[dict[str, Any]],
+) -> str:
+    """The three tables: per site; a retry's cost against each covariate, over every site
+    and without k.norm's (``bare``); one try beside a weight stream and not."""
     lines = [
         "| site | polls | retried | lanes a thread | back-off (ns) | one try, passed at once (ns) "
         "| a retry (ns) | a retry, range of the traces' medians (ns) | put to seen, polls that "
@@ -263,11 +283,27 @@ def markdown(sites: list[dict[str, Any]], reg: dict[str, Any], mates: list[dict[
             f"| {_fmt(s['try_ns'])} | {'-' if rng is None else f'{rng[0]:.0f} to {rng[1]:.0f}'} "
             f"| {_fmt(s['put_to_seen_ns'])} |"
         )
-    lines += ["", "| covariate of a retry's cost | R^2 alone | slope |", "|---|---|---|"]
+    lines += [
+        "",
+        f"| covariate of a retry's cost | R^2 alone, all sites ({reg['polls']} polls) | slope "
+        f"| R^2 alone, without k.norm ({bare['polls']} polls) | slope | together, without "
+        "k.norm: coefficient |",
+        "|---|---|---|---|---|---|",
+    ]
     for c, v in reg["alone"].items():
-        lines.append(f"| {c} | {v['r2']:.3f} | {v['slope']:+.1f} |")
-    lines.append(f"| all six together | {reg['all']['r2']:.3f} | |")
-    lines.append(f"| the site alone (its mean) | {reg['site_alone_r2']:.3f} | |")
+        w = bare["alone"][c]
+        lines.append(
+            f"| {c} | {v['r2']:.3f} | {v['slope']:+.1f} | {w['r2']:.3f} | {w['slope']:+.1f} "
+            f"| {bare['all']['coef'][c]:+.2f} |"
+        )
+    lines.append(
+        f"| all six together | {reg['all']['r2']:.3f} | | {bare['all']['r2']:.3f} | "
+        f"| intercept {bare['all']['coef']['intercept']:.0f} |"
+    )
+    lines.append(
+        f"| the site alone (its mean) | {reg['site_alone_r2']:.3f} | | "
+        f"{bare['site_alone_r2']:.3f} | | |"
+    )
     lines += [
         "",
         "| site (one try, passed at once) | SM's other CTA not streaming (ns) | streaming (ns) "
@@ -292,16 +328,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     reg = regression(rows)
     reg_no_norm = regression(rows, exclude=("k.norm ONRM+PROJ",))
     mates = mate_effect(rows)
-    print(markdown(sites, reg, mates))
+    prices = try_prices(rows)
+    print(markdown(sites, reg, reg_no_norm, mates))
     print(
-        f"\nwithout k.norm's ONRM+PROJ: R^2 all {reg_no_norm['all']['r2']:.3f}, "
-        f"site alone {reg_no_norm['site_alone_r2']:.3f} ({reg_no_norm['polls']} polls)"
+        f"\nprices (R^2 {prices['r2']:.2f}, {prices['polls']} polls): "
+        + " ".join(f"--pin {k}={prices[k]:.0f}" for k in ("poll", "poll_lane", "backoff"))
     )
     if a.json:
         a.json.write_text(
             json.dumps(
                 {
                     "sites": sites,
+                    "prices": prices,
                     "regression": reg,
                     "regression_without_knorm": reg_no_norm,
                     "sm_mate": mates,

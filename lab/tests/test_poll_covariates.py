@@ -73,3 +73,20 @@ def test_one_bundled_trace_every_poll_with_its_covariates() -> None:
     sites = {s["site"]: s for s in pc.site_table(rows)}
     assert sites["k.conv PROJ"]["sleep_ns"] == pc.SLEEP_NS
     assert sites["mix WGT"]["try_ns"] is not None
+
+
+def test_prices_recover_a_try_and_a_back_off_laid_into_the_polls() -> None:
+    # tries of 350 ns a round trip, 30 ns a pair a thread past the first, 250 ns a back-off
+    rows = []
+    for shape in ("1x1", "2x2"):
+        for site, lanes, sleep in (("a", 1, 0), ("b", 8, 0), ("c", 1, 128), ("d", 8, 128)):
+            lat = 350 + 30 * (lanes - 1)
+            gap = 250 if sleep else 0
+            common = {"lanes": lanes, "sleep_ns": sleep}
+            rows.append(_row(shape, site, lat, 0, **common))
+            for n in (1, 2, 5):
+                rows.append(_row(shape, site, lat + n * (lat + gap), n, **common))
+    p = pc.try_prices(rows)
+    assert p["poll"] == pytest.approx(350)
+    assert p["poll_lane"] == pytest.approx(30)
+    assert p["backoff"] == pytest.approx(250)
