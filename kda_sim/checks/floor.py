@@ -25,7 +25,17 @@ from kda_sim.timeline.critical import critical_path
 
 # the latencies the figures do not set (none measured on the H200 here): 0 at that rung,
 # the most optimistic
-OTHERS = ("hbm_load", "l2_load", "store_ack", "barrier", "retry", "dispatch", "cold_code")
+OTHERS = (
+    "hbm_load",
+    "l2_load",
+    "store_ack",
+    "barrier",
+    "retry",
+    "dispatch",
+    "cold_code",
+    "poll_lane",
+    "backoff",
+)
 HANDOFF = "(hand-off latency)"  # critical_path's name for time between a put and its poll
 
 

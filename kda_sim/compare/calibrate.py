@@ -86,10 +86,15 @@ PARAMS: tuple[tuple[str, str], ...] = (
     ("retry", "add"),
     ("cost_gemv", "log"),  # load-bound: left out of the cost correction
     ("cold_code", "add"),  # stages of a CTA's later kda tasks (0 by default)
+    ("poll_lane", "add"),  # a try's cost a pair a thread beyond the first (0 by default)
+    ("backoff", "add"),  # a retry's back-off where the poll site sleeps (0 by default)
 )
 # the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
-# in a Triton loop): searched only on request; the training shapes rarely pin it down
-DEFAULT_SEARCH: tuple[str, ...] = tuple(n for n, _ in PARAMS if n != "retry")
+# in a Triton loop): searched only on request; the training shapes rarely pin it down.
+# poll_lane and backoff are read from the traces' polls (lab.poll_covariates) and pinned
+DEFAULT_SEARCH: tuple[str, ...] = tuple(
+    n for n, _ in PARAMS if n not in ("retry", "poll_lane", "backoff")
+)
 MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way
 ADD_BOUND = 2000.0

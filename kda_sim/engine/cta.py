@@ -102,6 +102,8 @@ class CtaRun(CounterOps):
         )
         self._put_fields = put_fields(world.handoffs)
         self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+        lat = prof.latency_ns
+        self._priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
         self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
         self._latest = world.latest_on(xcd)  # World.latest_visible's, by set, this XCD's
         self.stage = ""
@@ -360,6 +362,10 @@ class CtaRun(CounterOps):
         )
         self.track.polls.append(rec)
         lat = self.latency("poll")
+        # a try's CTA-wide count, a barrier each pair a thread; read only where the profile
+        # prices it, so a run without it draws no more jitter than before
+        if op.lanes > 1 and self._priced[0]:
+            lat += (op.lanes - 1) * self.latency("poll_lane")
         first_return = t0 + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
@@ -402,6 +408,8 @@ class CtaRun(CounterOps):
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = self.latency("retry")
+        if op.backoff and self._priced[1]:
+            retry += self.latency("backoff")
         if visible <= t0:
             tries, issue = 0, t0
         else:

@@ -47,6 +47,13 @@ OPTIONAL_LATENCIES = (
     # (the item's indices, what the build keeps on its stack); K1's kda_tickets build's
     # figures are in docs/whatif/ticket_k1.md
     "ticket_item",
+    # a poll try's cost beyond the round trip, priced by the kernel's poll site (Poll.lanes,
+    # Poll.backoff): ns a try for each pair a thread beyond the first (the CTA-wide stale
+    # count's barrier a register slot), and ns a back-off (a sleep between tries) adds to
+    # a retry. In the Triton K1's H200 traces 26 and 270 (docs/calibration.md, "What a
+    # poll's time is made of")
+    "poll_lane",
+    "backoff",
 )
 
 

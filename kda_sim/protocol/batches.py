@@ -23,10 +23,18 @@ def split_rows(rows: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate(parts, axis=0)
 
 
-def poll(label: str, *row_blocks: np.ndarray, width: int, tag: TagExpr | None = None) -> Poll:
+def poll(
+    label: str,
+    *row_blocks: np.ndarray,
+    width: int,
+    tag: TagExpr | None = None,
+    lanes: int = 1,
+    backoff: bool = False,
+) -> Poll:
     """A poll site from the threads' rows of global cell ids, each split at ``width``
     pairs (several blocks may differ in width; they are padded to one), waiting for the
-    tag ``tag`` computes (None: the kernel does not say)."""
+    tag ``tag`` computes (None: the kernel does not say); ``lanes`` and ``backoff`` are
+    :class:`Poll`'s."""
     blocks = [split_rows(b, width) for b in row_blocks]
     width = max(b.shape[1] for b in blocks)
     if len(blocks) == 1:
@@ -51,4 +59,4 @@ def poll(label: str, *row_blocks: np.ndarray, width: int, tag: TagExpr | None = 
         cells = flat.copy()
     batches.setflags(write=False)
     cells.setflags(write=False)
-    return Poll(label, batches, cells, tag)
+    return Poll(label, batches, cells, tag, lanes, backoff)

@@ -107,6 +107,12 @@ class Poll:
     batches: np.ndarray = field(compare=False)  # [n_batches, width] global cell ids
     cells: np.ndarray = field(compare=False)  # unique cells, sorted
     tag: TagExpr | None = None  # the tag it waits for (None: the kernel does not say)
+    # what a try costs beyond the round trip, as the kernel's code writes the poll: the
+    # pairs each thread holds (a try counts the stale ones CTA-wide one register slot at a
+    # time, a barrier each) and whether the loop backs off (sleeps) between tries. The
+    # profile's latency_ns.poll_lane and .backoff price them (0 unless fitted)
+    lanes: int = 1
+    backoff: bool = False
 
     def without(self, drop: np.ndarray | int) -> Poll:
         """This poll with the pairs ``drop`` left out of every thread's batch (-1 where
@@ -115,7 +121,7 @@ class Poll:
         batches.setflags(write=False)
         cells = self.cells[~np.isin(self.cells, drop)]
         cells.setflags(write=False)
-        return Poll(self.label, batches, cells, self.tag)
+        return Poll(self.label, batches, cells, self.tag, self.lanes, self.backoff)
 
 
 @dataclass(frozen=True, slots=True)

@@ -271,6 +271,8 @@ class ReferenceCtaRun(CounterOps):
         )
         self.track.polls.append(rec)
         lat = w.sampler.latency("poll")
+        if op.lanes > 1 and w.prof.latency_ns.get("poll_lane", 0.0) > 0.0:
+            lat += (op.lanes - 1) * w.sampler.latency("poll_lane")
         first_return = t0 + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
@@ -307,6 +309,8 @@ class ReferenceCtaRun(CounterOps):
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = w.sampler.latency("retry")
+        if op.backoff and w.prof.latency_ns.get("backoff", 0.0) > 0.0:
+            retry += w.sampler.latency("backoff")
         if visible <= t0:
             tries, issue = 0, t0
         else:

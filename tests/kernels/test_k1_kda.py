@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from kda_sim.kernels.k1 import kda
+from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.regions import regions
@@ -31,11 +32,11 @@ def test_every_task_equals_its_formulas(cfg: LaunchConfig) -> None:
         req, h, ch = kda.task_coords(i)
         fa, qk, beta = kda.gates_rows(req, h, cfg, space)
         want_polls = [
-            poll("PROJ", kda.conv_rows(req, h, ch, cfg, space)),
-            poll("PROJ", fa),
-            poll("QK", qk),
-            poll("PROJ", beta),
-            poll("ONRM+PROJ", kda.norm_rows(req, h, ch, cfg, space)),
+            poll("PROJ", kda.conv_rows(req, h, ch, cfg, space), site=sites.CONV),
+            poll("PROJ", fa, site=sites.GATES_FA),
+            poll("QK", qk, site=sites.qk(cfg.L)),
+            poll("PROJ", beta, site=sites.GATES_BETA),
+            poll("ONRM+PROJ", kda.norm_rows(req, h, ch, cfg, space), site=sites.NORM),
         ]
         want_puts = [kda.qk_put(req, h, ch, cfg, space), kda.onrm_put(req, h, ch, cfg, space)]
         ops = kda.kda_program(i, cfg, space)
@@ -45,6 +46,7 @@ def test_every_task_equals_its_formulas(cfg: LaunchConfig) -> None:
         for got, want in zip(polls, want_polls, strict=True):
             assert _same(got.batches, want.batches) and _same(got.cells, want.cells), (i, got)
             assert not got.cells.flags.writeable and not got.batches.flags.writeable
+            assert (got.lanes, got.backoff) == (want.lanes, want.backoff), (i, got.label)
         for got, want in zip(puts, want_puts, strict=True):
             assert _same(got.cells, want), (i, got)
         # a stage reads the very arrays its polls loaded (the checks key on them)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BF16, COLS, GSL, NA, TAG_EXPR
@@ -52,7 +53,7 @@ def msq_rows(cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
 
 
 def gate_poll(cfg: LaunchConfig, space: CellSpace, tokens: range) -> Poll:
-    return poll("PART", *(gate_rows(cfg, space, t) for t in tokens))
+    return poll("PART", *(gate_rows(cfg, space, t) for t in tokens), site=sites.PART)
 
 
 def _in_nw() -> Load:
@@ -117,9 +118,9 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         weights = gate_poll(cfg, space, range(s))
         ops += [weights, Barrier(), Compute("gate", ns * s, reads=weights.cells)]
     else:
-        weights = poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None]))
+        weights = poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None]), site=sites.WGT)
         ops += [weights, Barrier()]
-    msq = poll("MSQ", msq_rows(cfg, space))
+    msq = poll("MSQ", msq_rows(cfg, space), site=sites.msq(cfg.L))
     ops += [
         Compute("mix", s * ns, reads=weights.cells),
         Put(

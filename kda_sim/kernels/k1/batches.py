@@ -1,14 +1,17 @@
 """K1's poll batches: a polling thread's list split at POLL_MAX pairs, waiting for K1's
-tag (``TAG_EXPR``)."""
+tag (``TAG_EXPR``), with the site's pairs a thread and back-off (``poll_sites``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from kda_sim.kernels.k1.constants import POLL_MAX, TAG_EXPR
+from kda_sim.kernels.k1.poll_sites import Site
 from kda_sim.protocol import batches
 from kda_sim.protocol.ops import Poll
 
 
-def poll(label: str, *row_blocks: np.ndarray) -> Poll:
-    return batches.poll(label, *row_blocks, width=POLL_MAX, tag=TAG_EXPR)
+def poll(label: str, *row_blocks: np.ndarray, site: Site) -> Poll:
+    return batches.poll(
+        label, *row_blocks, width=POLL_MAX, tag=TAG_EXPR, lanes=site.lanes, backoff=site.backoff
+    )

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import (
@@ -80,7 +81,7 @@ def x_cells(space: CellSpace) -> tuple[int, ...]:
 @lru_cache(maxsize=16)
 def _xrdy_poll(space: CellSpace) -> Poll:
     """The XRDY poll, the same for every gemv CTA of a launch."""
-    return poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None]))
+    return poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None]), site=sites.XRDY)
 
 
 def _frozen_copy(a: np.ndarray) -> np.ndarray:
@@ -98,7 +99,14 @@ def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     xrdy = _xrdy_poll(space)
     return [
         Begin("load_x"),
-        Poll(xrdy.label, _frozen_copy(xrdy.batches), _frozen_copy(xrdy.cells), xrdy.tag),
+        Poll(
+            xrdy.label,
+            _frozen_copy(xrdy.batches),
+            _frozen_copy(xrdy.cells),
+            xrdy.tag,
+            xrdy.lanes,
+            xrdy.backoff,
+        ),
         Barrier(),
         Load("x", LoadKind.FLAGGED, cfg.S * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
         Use(("x",)),

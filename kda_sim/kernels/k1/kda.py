@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import (
@@ -173,6 +174,7 @@ class _ShiftedPoll:
         """``blocks``: the template poll's row blocks (as given to :func:`poll`), each
         shifted alike."""
         self.label, self.tag = template.label, template.tag
+        self.lanes, self.backoff = template.lanes, template.backoff
         if len(blocks) == 1:
             self.batches, self.cells = _Shifted(template.batches), _Shifted(template.cells)
             return
@@ -183,7 +185,14 @@ class _ShiftedPoll:
         self.cells = _Shifted(template.cells, _blocks(template.cells, edges))
 
     def at(self, shifts: tuple[int, ...]) -> Poll:
-        return Poll(self.label, self.batches.at(shifts), self.cells.at(shifts), self.tag)
+        return Poll(
+            self.label,
+            self.batches.at(shifts),
+            self.cells.at(shifts),
+            self.tag,
+            self.lanes,
+            self.backoff,
+        )
 
 
 def _blocks(values: np.ndarray, edges: list[tuple[int, int]]) -> np.ndarray:
@@ -200,13 +209,19 @@ class KdaTemplate:
         fa, qk, beta = gates_rows(0, 0, cfg, space)
         conv = conv_rows(0, 0, 0, cfg, space)
         norm = norm_rows(0, 0, 0, cfg, space)
-        self.conv = _ShiftedPoll(poll("PROJ", conv), (conv,))
+        self.conv = _ShiftedPoll(poll("PROJ", conv, site=sites.CONV), (conv,))
         self.gates = tuple(
-            _ShiftedPoll(poll(label, rows), (rows,))
-            for label, rows in (("PROJ", fa), ("QK", qk), ("PROJ", beta))
+            _ShiftedPoll(poll(label, rows, site=site), (rows,))
+            for label, rows, site in (
+                ("PROJ", fa, sites.GATES_FA),
+                ("QK", qk, sites.qk(cfg.L)),
+                ("PROJ", beta, sites.GATES_BETA),
+            )
         )
         # norm: its ONRM columns, then the g2 column (PROJ)
-        self.norm = _ShiftedPoll(poll("ONRM+PROJ", norm), (norm[:, :-1], norm[:, -1:]))
+        self.norm = _ShiftedPoll(
+            poll("ONRM+PROJ", norm, site=sites.NORM), (norm[:, :-1], norm[:, -1:])
+        )
         self.qk_put = _Shifted(qk_put(0, 0, 0, cfg, space), frozen=False)
         self.onrm_put = _Shifted(onrm_put(0, 0, 0, cfg, space), frozen=False)
 

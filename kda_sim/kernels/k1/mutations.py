@@ -25,6 +25,7 @@ from kda_sim.checks.mutations import (
 from kda_sim.checks.tags.analysis import Policy
 from kda_sim.checks.tags.faults import Side, TagFault, with_tag_fault
 from kda_sim.checks.tags.schemes import FrozenEpoch, TagScheme
+from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import GEMV0, HD, NA, TAG_SLOTS, WAVES
@@ -91,7 +92,7 @@ def poll_unput_region(cfg: LaunchConfig, prof: GpuProfile) -> Case:
     cfg = replace(cfg, gate_local=True)
     base = build_launch(cfg)
     n_wgt = cfg.S * (cfg.NS + 1)
-    wgt = poll("WGT", base.space.gid(Region.WGT, np.arange(n_wgt)[:, None]))
+    wgt = poll("WGT", base.space.gid(Region.WGT, np.arange(n_wgt)[:, None]), site=sites.WGT)
     changes = {}
     for a in range(cfg.blocks):
         p = base.programs[a]
