@@ -170,6 +170,14 @@ def _print(report: dict, conf, cmp) -> None:
         f"{clk.residual_ns:.0f} ns, smallest margin {clk.margin_ns:.0f} ns, offsets "
         f"{clk.offsets.min():.0f} .. {clk.offsets.max():.0f} ns"
     )
+    est = clk.summary()["estimate_ns"]
+    if est and not conf.partial:  # a device-wide clock on AMD: what per-XCD clocks need
+        # (a partial trace's few hand-offs pin no XCD: its estimate is not printed)
+        per = ", ".join(f"XCD {u} {fmt_ns(o, signed=True)}" for u, o in est.items())
+        print(
+            f"per-XCD offsets the hand-offs point to (not applied; --clock-mode per_unit "
+            f"applies them): {per}"
+        )
     if conf.partial:  # what it lacks was not checked: never "conforms"
         broke = any(f.kind != "skew" for f in conf.findings)
         found = "breaks the order" if broke else "no finding"

@@ -17,7 +17,11 @@ constraints, solved as two linear programs (``scipy.optimize.linprog``, HiGHS):
    (``meta.clock``):
 
    - a *device-wide* clock (``globaltimer``, ``s_memrealtime``): the offsets nearest
-     0 (L1) -- the clocks agree unless causality proves they do not;
+     0 (L1) -- the clocks agree unless causality proves they do not; on AMD (``group=
+     "xcd"``) the per-XCD offsets below are estimated too and reported, not applied
+     (``ClockFit.estimate``): ktrace takes ``s_memrealtime`` as one clock, ROCm's
+     TransferBench says each XCC's may be slightly uncoordinated, and only a trace
+     tells which (``--clock-mode per_unit`` applies them);
    - a *per-unit* clock (``clock64``, ``s_memtime``, anything else): a poll that
      retried was spinning on its last producer, so its tightest hand-off took about
      the hand-off latency ``lam``; minimise ``sum |gap - lam|`` over those polls,
@@ -123,6 +127,10 @@ class ClockFit:
     same_unit_violations: int = 0
     mode: str = "per_unit"
     group: str = "unit"
+    # per-XCD clocks read as device-wide (``s_memrealtime``): the bracket-centre offsets
+    # the hand-offs point to, reported and not applied (empty otherwise); ROCm's
+    # TransferBench warns that each XCC's wall clock may be slightly uncoordinated
+    estimate: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def offset_of(self, unit: int) -> float:
         return float(self.offsets[self.units.index(unit)])
@@ -142,6 +150,15 @@ class ClockFit:
             "same_unit_violations": self.same_unit_violations,
             "mode": self.mode,
             "group": self.group,
+            "estimate_ns": (
+                {
+                    str(u): float(o)
+                    for u, o in zip(self.units, self.estimate, strict=True)
+                    if u >= 0  # a CTA that recorded no XCD has no XCD's clock
+                }
+                if self.estimate.size
+                else {}
+            ),
         }
 
 
@@ -264,17 +281,11 @@ def fit_clocks(
         offsets = _least_correction(n, p, q, mm2) * scale
         fit = _result(units, offsets, cta_unit, slack, scale, p, q, mm2, res, mv, same_bad, mode)
         fit.group = group
+        if group == "xcd":
+            fit.estimate = _xcd_offsets(n, p, q, mm2) * scale
         return fit
     if group == "xcd":
-        e = _bracket_centre(n, p, q, mm2)
-        # the centre keeps every hand-off's causality where the brackets are not inverted;
-        # the nearest offsets that keep it (with phase 1's slack) in any case
-        e = e + _least_correction(n, p, q, mm2 - (e[q] - e[p]))
-        involved = np.zeros(n, dtype=bool)
-        involved[p] = involved[q] = True
-        offsets = e * scale
-        offsets -= offsets[involved].mean()
-        offsets[~involved] = 0.0
+        offsets = _xcd_offsets(n, p, q, mm2) * scale
         fit = _result(units, offsets, cta_unit, slack, scale, p, q, mm2, res, mv, same_bad, mode)
         fit.group = group
         return fit
@@ -335,6 +346,19 @@ def fit_clocks(
     fit = _result(units, offsets, cta_unit, slack, scale, p, q, mm2, res, mv, same_bad, mode)
     fit.group = group
     return fit
+
+
+def _xcd_offsets(n: int, p: np.ndarray, q: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per-XCD offsets in units of the gaps ``m``: the brackets' centres, then the nearest
+    offsets that keep every hand-off causal (the centre keeps it where no bracket is
+    inverted), summing to zero over the XCDs with hand-offs."""
+    e = _bracket_centre(n, p, q, m)
+    e = e + _least_correction(n, p, q, m - (e[q] - e[p]))
+    involved = np.zeros(n, dtype=bool)
+    involved[p] = involved[q] = True
+    e -= e[involved].mean()
+    e[~involved] = 0.0
+    return e
 
 
 def _bracket_centre(n: int, p: np.ndarray, q: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -134,3 +134,34 @@ def test_brackets_of_exact_latencies_are_within_a_tick() -> None:
     rec = _recovery()
     true_time, _ = rec.launch(1, 2, None)
     assert rec.brackets(true_time).max() < rec.TICK_NS
+
+
+def test_device_wide_amd_clock_reports_the_per_xcd_estimate_without_applying_it() -> None:
+    """An s_memrealtime trace is taken as one clock (offsets 0 while causality holds), but
+    the per-XCD offsets its hand-offs point to are reported: XCDs off by -140 .. 140 ns,
+    less than a cross-XCD hand-off, so no hand-off runs backwards and only the estimate
+    can show them (within a tick, latencies exact)."""
+    from kda_sim.compare.model import shifted
+    from kda_sim.engine import simulate
+    from kda_sim.kernels.k1.config import LaunchConfig
+    from kda_sim.machine.profile import load_profile
+
+    rec = _recovery()
+    tl = simulate(LaunchConfig(1, 2), load_profile("mi355x")).timeline
+    true = 40.0 * (np.arange(8) - 3.5)
+    skewed = rec.in_ticks(shifted(tl, -true[unit_keys(tl, "xcd")]))
+    skewed = replace(skewed, meta=replace(skewed.meta, clock="s_memrealtime 100 MHz"))
+    fit = fit_clocks(skewed)
+    assert fit.mode == "global" and fit.group == "xcd"
+    assert not fit.offsets.any()  # nothing applied: the clock is device-wide
+    err = np.abs((fit.estimate - fit.estimate.mean()) - (true - true.mean()))
+    assert err.max() <= rec.TICK_NS
+    assert set(fit.summary()["estimate_ns"]) == {str(x) for x in range(8)}
+
+
+def test_no_per_xcd_estimate_off_amd(sim22) -> None:
+    t = copy.deepcopy(sim22)
+    t.meta.clock = "globaltimer"
+    fit = fit_clocks(t)
+    assert fit.group == "unit" and fit.estimate.size == 0
+    assert fit.summary()["estimate_ns"] == {}

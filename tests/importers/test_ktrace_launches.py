@@ -7,6 +7,7 @@ exit 2, naming the mismatch."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -102,3 +103,13 @@ def test_a_dump_missing_a_stage_is_refused_naming_it(tmp_path: Path, capsys) -> 
     rc = main(["compare", str(path), "--R", "1", "--L", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and "CTA 60" in err and "k.stage" in err, err
+
+
+def test_compare_reports_the_per_xcd_estimate_of_a_whole_launch(dumps: dict, capsys) -> None:
+    """s_memrealtime is taken as one clock, and the per-XCD offsets the hand-offs point
+    to are printed beside it, one an XCD (not applied)."""
+    rc = main(["compare", str(dumps[(1, 1)]), "--R", "1", "--L", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    line = next(s for s in out.splitlines() if s.startswith("per-XCD offsets"))
+    assert "not applied" in line and len(re.findall(r"XCD \d+ [+-]?\d", line)) == 8
