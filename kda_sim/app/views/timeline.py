@@ -15,10 +15,7 @@ from kda_sim.app.views.common import (
     figure_cached,
     filter_controls,
     longest_chain,
-    partner_table,
     show_chart,
-    slot_table,
-    stage_table,
     us,
 )
 from kda_sim.timeline.critical import CriticalPath
@@ -102,6 +99,9 @@ def render(ctx: Ctx) -> None:
 
 
 def _stage_tables(run: Run) -> None:
+    # imported here: pandas is about a second of a first render that draws no table
+    from kda_sim.app.stage_tables import partner_table, slot_table, stage_table
+
     st.dataframe(stage_table(run.real, run.sim), hide_index=True, width="stretch")
     extra = (
         (
