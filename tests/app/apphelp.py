@@ -50,6 +50,15 @@ def no_failure(at: AppTest) -> AppTest:
     return at
 
 
+def stage_tables(at: AppTest) -> AppTest:
+    """The timeline's stage tables: drawn only once their expander is opened (a rerun)."""
+    from kda_sim.app.views.timeline import TABLES
+
+    at.session_state[TABLES] = True
+    at.run()
+    return no_failure(at)
+
+
 def goto(at: AppTest, view: str) -> AppTest:
     at.sidebar.radio(key="view").set_value(view).run()
     return no_failure(at)

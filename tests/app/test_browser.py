@@ -127,6 +127,7 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
         SHOT.parent.mkdir(exist_ok=True)
         assert driver.save_screenshot(str(SHOT))
         assert SHOT.stat().st_size > 20_000
+        _stage_tables_open_on_demand(driver)
     finally:
         driver.quit()
 
@@ -179,3 +180,23 @@ def _margins_not_pushed(driver) -> None:
     got = driver.execute_script(MARGINS_JS)
     for side, drawn, asked in zip("lrtb", got["drawn"], got["asked"], strict=True):
         assert abs(drawn - asked) <= 1, f"margin {side} pushed from {asked} to {drawn}: {got}"
+
+
+def _stage_tables_open_on_demand(driver) -> None:
+    """The stage tables below the chart are not on the first render; opening their
+    expander reruns the script, which draws them."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from kda_sim.app.views.timeline import TABLES_LABEL
+
+    grids = "[data-testid='stDataFrame']"
+    assert not driver.find_elements(By.CSS_SELECTOR, grids), "drawn before being opened"
+    summary = next(
+        e
+        for e in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary")
+        if TABLES_LABEL in e.text
+    )
+    driver.execute_script("arguments[0].scrollIntoView(); arguments[0].click();", summary)
+    WebDriverWait(driver, DRAW_S).until(lambda d: d.find_elements(By.CSS_SELECTOR, grids))
+    assert driver.find_elements(By.CSS_SELECTOR, f"{grids} canvas"), "a grid without cells"

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from apphelp import figure_of, goto, no_failure, texts
+from apphelp import figure_of, goto, no_failure, stage_tables, texts
 from streamlit.testing.v1 import AppTest
 
 from kda_sim.app.views import safety
+from kda_sim.app.views.timeline import TABLES_LABEL
 
 
 def test_opens_on_a_simulation_and_says_so(empty_traces: Path, make_app) -> None:
@@ -30,7 +31,9 @@ def test_opens_on_a_simulation_and_says_so(empty_traces: Path, make_app) -> None
     # the hover names stage, task, cells, retries and producer
     for word in ("k.conv", "task", "PROJ[", "retries", "released by CTA"):
         assert word in hover
-    table = at.dataframe[0].value
+    assert not at.dataframe, "the stage tables are drawn when their expander is opened"
+    assert [e.label for e in at.expander] == [TABLES_LABEL]
+    table = stage_tables(at).dataframe[0].value
     assert {"slice", "k.norm"} <= set(table["stage"])
 
 
@@ -68,7 +71,7 @@ def test_opens_on_the_bundled_trace_overlaid(one_trace: Path, make_app) -> None:
     fig = figure_of(at)
     assert "xaxis2" in fig["layout"]
     assert any(d.get("xaxis") == "x2" for d in fig["data"])
-    assert "sim error %" in at.dataframe[0].value.columns
+    assert "sim error %" in stage_tables(at).dataframe[0].value.columns
 
 
 def test_follow_a_handoff(empty_traces: Path, make_app) -> None:
@@ -491,7 +494,7 @@ def test_a_run_whose_ctas_run_two_kda_tasks_shows_them_by_slot(
     d.mkdir()
     (d / "h200_R4_L1.json").write_text(json.dumps(to_chrome(measured_like(R=4, L=1))))
     monkeypatch.setenv("KDA_SIM_TRACES", str(d))
-    at = make_app()
+    at = stage_tables(make_app())
     assert len(at.dataframe) == 3  # the stages, by task slot, by what shares the SM
     slots = at.dataframe[1].value
     second = slots[slots["task slot"] == 2]
@@ -501,13 +504,13 @@ def test_a_run_whose_ctas_run_two_kda_tasks_shows_them_by_slot(
 
 
 def test_one_task_a_cta_shows_no_slot_table(empty_traces: Path, make_app) -> None:
-    at = make_app()
+    at = stage_tables(make_app())
     assert len(at.dataframe) == 2  # the stages, and by what shares the SM: one task a CTA
     assert "by task slot" not in texts(at.caption)
 
 
 def test_role_stages_show_by_what_shares_the_sm(one_trace: Path, make_app) -> None:
-    at = make_app()
+    at = stage_tables(make_app())
     assert "what shares the CTA's SM" in texts(at.caption)
     table = at.dataframe[-1].value.set_index(["stage", "beside"])
     # the measured trace and its simulation, a row for gemv CTAs beside each kind of CTA

@@ -1,4 +1,7 @@
-"""What every view shares: the page context, the filter controls, cached figure builds."""
+"""What every view shares: the page context, the filter controls, cached figure builds.
+
+No pandas here: the first render (the timeline view) draws no table, and pandas is a
+second of its imports; the tables are in kda_sim.app.stage_tables."""
 
 from __future__ import annotations
 
@@ -6,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -23,7 +25,6 @@ from kda_sim.app.outcome import Outcome, guarded
 from kda_sim.machine.profile import bundled_names
 from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chain
 from kda_sim.timeline.model import StuckWait, Timeline
-from kda_sim.timeline.summary import partners_side_by_side, slots_side_by_side, stage_stats
 
 CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}
 
@@ -143,68 +144,6 @@ def filter_controls(tl: Timeline, prefix: str) -> Filter:
     lo, hi = b.slider("CTAs", 0, top, key=f"{prefix}_ctas")
     pick_stages = c.multiselect("Stages", stages, key=f"{prefix}_stages")
     return Filter(tuple(pick_roles), int(lo), int(hi), tuple(pick_stages))
-
-
-def stage_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame:
-    """Per-stage means side by side; with both runs, the simulation's relative error."""
-    rows: dict[str, dict[str, float | int | str]] = {}
-    for label, tl in (("real", real), ("sim", sim)):
-        if tl is None:
-            continue
-        for s in stage_stats(tl):
-            r = rows.setdefault(s.stage, {"stage": s.stage})
-            r[f"{label} count"] = s.count
-            r[f"{label} mean us"] = round(s.mean_ns / 1e3, 3)
-            r[f"{label} max us"] = round(s.max_ns / 1e3, 3)
-            r[f"{label} poll wait us"] = round(s.poll_wait_ns / 1e3, 3)
-            r[f"{label} retries"] = s.retries
-    if real is not None and sim is not None:
-        for r in rows.values():
-            a, b = r.get("real mean us"), r.get("sim mean us")
-            if isinstance(a, float) and isinstance(b, float) and a > 0:
-                r["sim error %"] = round(100 * (b - a) / a, 1)
-    shown = next((tl for tl in (real, sim) if tl is not None), None)
-    names = [str(r["stage"]) for r in rows.values()]
-    order = {s: i for i, s in enumerate(stage_order(shown, names) if shown else names)}
-    return pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(str(r["stage"]), 99)))
-
-
-def slot_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame | None:
-    """kda stages' medians by task slot, real and simulated side by side; None where no
-    CTA runs a second task (nothing to tell apart)."""
-    rows = slots_side_by_side({"real": real, "sim": sim})
-    if not rows:
-        return None
-    out = []
-    for r in rows:
-        row: dict[str, float | int | str] = {"stage": r["stage"], "task slot": r["slot"] + 1}
-        for label in ("real", "sim"):
-            if f"{label}_count" in r:
-                row[f"{label} count"] = r[f"{label}_count"]
-                row[f"{label} median us"] = round(r[f"dur_{label}_median_ns"] / 1e3, 3)
-        out.append(row)
-    return pd.DataFrame(out)
-
-
-def partner_table(real: Timeline | None, sim: Timeline | None) -> pd.DataFrame | None:
-    """Role stages' medians by what shares the CTA's unit (SM / CU), real and simulated
-    side by side; None where every CTA of a stage has the same company."""
-    rows = partners_side_by_side({"real": real, "sim": sim})
-    if not rows:
-        return None
-    out = []
-    for r in rows:
-        row: dict[str, float | int | str] = {
-            "stage": r["stage"],
-            "beside": r["partners"] or "alone",
-        }
-        for label in ("real", "sim"):
-            if f"{label}_count" in r:
-                row[f"{label} count"] = r[f"{label}_count"]
-                row[f"{label} median us"] = round(r[f"dur_{label}_median_ns"] / 1e3, 3)
-                row[f"{label} max us"] = round(r[f"dur_{label}_max_ns"] / 1e3, 3)
-        out.append(row)
-    return pd.DataFrame(out)
 
 
 def us(ns: float | None) -> str:

@@ -14,7 +14,8 @@ import streamlit as st
 
 from kda_sim.app.figures import Filter, heatmap_figure, poll_wait_matrix, rows_of, stage_order
 from kda_sim.app.outcome import plain
-from kda_sim.app.views.common import Ctx, cached_call, show_chart, stage_table
+from kda_sim.app.stage_tables import stage_table
+from kda_sim.app.views.common import Ctx, cached_call, show_chart
 from kda_sim.compare.clocks import clock_offsets
 from kda_sim.compare.conformance import conformance
 from kda_sim.compare.diff import compare

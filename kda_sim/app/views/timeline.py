@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from kda_sim.app.bands import grouped_figure, roles_of
+from kda_sim.app.data import Run
 from kda_sim.app.figures import Layer, horizon
 from kda_sim.app.views.common import (
     Ctx,
@@ -14,16 +15,15 @@ from kda_sim.app.views.common import (
     figure_cached,
     filter_controls,
     longest_chain,
-    partner_table,
     show_chart,
-    slot_table,
-    stage_table,
     us,
 )
 from kda_sim.timeline.critical import CriticalPath
 
 LAYOUTS = ("overlay", "side by side", "real only", "simulated only")
 ROWS = ("a row a CTA", "by role")
+TABLES = "tl_tables"  # the stage tables' expander (session state: True when open)
+TABLES_LABEL = "Stage tables: real and simulated"
 
 
 def layers_of(ctx: Ctx, layout: str) -> tuple[Layer, ...]:
@@ -90,7 +90,18 @@ def render(ctx: Ctx) -> None:
         if grouped:
             st.caption("The stuck bars and wait-for lines are drawn with *a row a CTA*.")
     show_chart(fig, "timeline_chart")
-    st.subheader("Stages")
+    # below the chart, off the first screen: drawn when opened (a rerun), so the first
+    # render pays neither the three data grids nor their tables (bench/README.md)
+    tables = st.expander(TABLES_LABEL, key=TABLES, on_change="rerun")
+    if tables.open:
+        with tables:
+            _stage_tables(run)
+
+
+def _stage_tables(run: Run) -> None:
+    # imported here: pandas is about a second of a first render that draws no table
+    from kda_sim.app.stage_tables import partner_table, slot_table, stage_table
+
     st.dataframe(stage_table(run.real, run.sim), hide_index=True, width="stretch")
     extra = (
         (
