@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.run_summary import RunSummary, summarize
 from kda_sim.engine import SimResult, simulate
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.parallel import Workers
@@ -43,11 +44,17 @@ def extremes(prof: GpuProfile) -> dict[str, GpuProfile]:
 @dataclass
 class Run:
     label: str
-    result: SimResult
+    summary: RunSummary
 
     @property
     def finishes(self) -> bool:
-        return not self.result.deadlock
+        return not self.summary.deadlock
+
+    @property
+    def result(self) -> SimResult | None:
+        """The whole run where this process made it (always the nominal run, the first;
+        every run with one job), None where a worker did (:mod:`run_summary`)."""
+        return self.summary.result
 
 
 @dataclass
@@ -59,7 +66,14 @@ class DynamicVerdict:
 
     @property
     def makespan(self) -> float | None:
-        return self.runs[0].result.timeline.makespan if self.runs else None
+        return self.runs[0].summary.makespan if self.runs else None
+
+    @property
+    def nominal(self) -> SimResult:
+        """The nominal run, whole (made in this process whatever the workers)."""
+        res = self.runs[0].result
+        assert res is not None, "check_dynamic runs the nominal run in this process"
+        return res
 
 
 def check_dynamic(
@@ -81,14 +95,16 @@ def check_dynamic(
     if extreme:
         plan += [(name, p, None) for name, p in extremes(prof).items()]
     one = partial(run_one, cfg, occupancy, jitter, order, launch)
-    results = (workers or Workers(1)).map(one, [(p, seed) for _label, p, seed in plan])
+    # the nominal run here: the role rule and the report's sections read it whole
+    items = [(p, seed) for _label, p, seed in plan]
+    results = (workers or Workers(1)).map(one, items, here=(0,))
     runs = [Run(label, res) for (label, _p, _s), res in zip(plan, results, strict=True)]
     bad = [r for r in runs if not r.finishes]
     v = DynamicVerdict(not bad, assumption, runs)
     if bad:
         r = bad[0]
-        tl = r.result.timeline
-        first = next((s for s in tl.stuck if s.region), tl.stuck[0] if tl.stuck else None)
+        stuck = r.summary.stuck
+        first = next((s for s in stuck if s.region), stuck[0] if stuck else None)
         where = ""
         if first is not None:
             task = f" (task {first.task})" if first.task >= 0 else ""
@@ -103,10 +119,10 @@ def check_dynamic(
             Finding(
                 Category.DEADLOCK,
                 Severity.FAIL,
-                f"the engine ({r.label}, {assumption}) stops with {len(tl.stuck)} CTAs "
+                f"the engine ({r.label}, {assumption}) stops with {len(stuck)} CTAs "
                 f"waiting.{where}{timing}",
-                _unplaced_fix(r.result, prof) or _finished_fix(r.result, launch or cfg),
-                details={"run": r.label, "stuck": len(tl.stuck), "runs": len(runs)},
+                _unplaced_fix(r.summary, prof) or _finished_fix(r.summary, launch or cfg),
+                details={"run": r.label, "stuck": len(stuck), "runs": len(runs)},
             )
         )
     return v
@@ -119,20 +135,22 @@ def run_one(
     order: Sequence[int] | None,
     launch: Launch | None,
     run: tuple[GpuProfile, int | None],
-) -> SimResult:
+) -> RunSummary:
     """One engine run of the plan, on its profile with its seed (None: nominal): what a
-    worker process runs."""
+    worker process runs, and what it sends back (the summary, not the whole run)."""
     prof, seed = run
-    return simulate(
-        cfg, prof, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
+    return summarize(
+        simulate(
+            cfg, prof, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
+        )
     )
 
 
-def _unplaced_fix(res: SimResult, prof: GpuProfile) -> str:
+def _unplaced_fix(res: RunSummary, prof: GpuProfile) -> str:
     """The fix of a hang where some CTAs never got a slot while the resident ones wait:
     a grid no larger than the GPU holds at once ("" when every CTA was resident)."""
-    ctas = res.timeline.ctas
-    unplaced = sum(c.start is None for c in ctas)
+    ctas = res.spans
+    unplaced = sum(start is None for start, _end in ctas)
     if not unplaced:
         return ""
     r = res.residency
@@ -143,14 +161,13 @@ def _unplaced_fix(res: SimResult, prof: GpuProfile) -> str:
     )
 
 
-def _finished_fix(res: SimResult, launch: Any) -> str:
+def _finished_fix(res: RunSummary, launch: Any) -> str:
     """The fix of a hang on a count some CTAs finished without adding enough to: every CTA
     was resident, some finished, the rest wait on a word only positive adds write ("" else:
     a word also reset or exchanged has its own finding, the ABA check's)."""
-    tl = res.timeline
-    first = next((s for s in tl.stuck if s.region), None)
-    done = sum(c.start is not None and c.end is not None for c in tl.ctas)
-    if first is None or not done or any(c.start is None for c in tl.ctas):
+    first = next((s for s in res.stuck if s.region), None)
+    done = sum(start is not None and end is not None for start, end in res.spans)
+    if first is None or not done or any(start is None for start, _end in res.spans):
         return ""
     if not isinstance(launch, Launch):
         from kda_sim.kernels.registry import spec_for
@@ -168,7 +185,7 @@ def _finished_fix(res: SimResult, launch: Any) -> str:
                 return ""
     word = f"{first.region}[{first.index}]"
     return (
-        f"{done} of {len(tl.ctas)} CTAs finished while the rest wait on {word}: make every "
+        f"{done} of {len(res.spans)} CTAs finished while the rest wait on {word}: make every "
         "CTA reach each wait the others count on (as many arrivals in every CTA, padding "
         "with extra syncs), or wait only for what the launch writes"
     )

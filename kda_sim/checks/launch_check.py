@@ -140,7 +140,7 @@ def _check_launch(
     vis = check_visibility(
         cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds, workers=workers
     )
-    role = check_role_rule(dyn.runs[0].result, prof)
+    role = check_role_rule(dyn.nominal, prof)
     findings: list[Finding] = []
     findings += static.findings
     if static.finishes is not None and dyn.finishes != static.finishes:
@@ -182,7 +182,7 @@ def _check_launch(
             cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan
         )
         findings += notes
-    inp = CheckInput(cfg, prof, occupancy, launch, dyn.runs[0].result, built)
+    inp = CheckInput(cfg, prof, occupancy, launch, dyn.nominal, built)
     sections = [s for s in (check(inp) for check in SECTIONS) if s is not None]
     for s in sections:
         findings += s.findings
@@ -212,7 +212,7 @@ def findings_text(fs: list[Finding]) -> list[str]:
 def launch_text(rep: LaunchReport) -> str:
     spec = rep.kernel
     dyn = rep.dynamic
-    res = dyn.runs[0].result.residency
+    res = dyn.runs[0].summary.residency
     lines = [
         f"{rep.gpu}  {spec.label(rep.cfg)}  occupancy {res.per_unit} ({res.slots} slots, "
         f"by {res.limited_by})",
@@ -276,7 +276,7 @@ def launch_json(rep: LaunchReport) -> dict[str, Any]:
                     {
                         "run": r.label,
                         "finishes": r.finishes,
-                        "makespan_ns": r.result.timeline.makespan,
+                        "makespan_ns": r.summary.makespan,
                     }
                     for r in dyn.runs
                 ],

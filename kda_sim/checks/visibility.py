@@ -18,6 +18,7 @@ from typing import Any
 
 from kda_sim.checks.deadlock_dynamic import run_one
 from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.run_summary import RunSummary
 from kda_sim.engine import SimResult, StaleRead
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import FlaggedData, hook
@@ -94,7 +95,7 @@ def check_visibility(
     launch: Launch | None = None,
     seeds: Sequence[int] = (1,),
     jitter: float = 0.5,
-    results: Sequence[SimResult] = (),
+    results: Sequence[SimResult | RunSummary] = (),
     workers: Workers | None = None,
 ) -> VisibilityVerdict:
     """``results``: runs already made (e.g. by the deadlock check) to look at as well;
@@ -102,7 +103,8 @@ def check_visibility(
     adv = adversarial(prof)
     one = partial(run_one, cfg, occupancy, jitter, None, launch)
     plan: list[tuple[GpuProfile, int | None]] = [(adv, None), *((adv, s) for s in seeds)]
-    runs = list(results) + (workers or Workers(1)).map(one, plan)
+    made = (workers or Workers(1)).map(one, plan)
+    runs: list[SimResult | RunSummary] = [*results, *made]
     stale = [r for res in runs for r in res.stale_reads]
     built = launch if launch is not None else handoffs_of(cfg).launch  # the engine's, cached
     flagged = sum(isinstance(op, Load) and bool(op.reads) for p in built.programs for op in p.ops)
