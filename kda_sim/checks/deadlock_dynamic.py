@@ -77,6 +77,22 @@ class DynamicVerdict:
         return res
 
 
+# one engine run of a check's plan: its profile, its seed (None: nominal latencies) and
+# the jitter a seed draws with
+EngineRun = tuple[GpuProfile, int | None, float]
+
+
+def dynamic_plan(
+    prof: GpuProfile, seeds: Sequence[int], jitter: float, extreme: bool
+) -> list[tuple[str, EngineRun]]:
+    """The deadlock check's runs, labelled, the nominal one first."""
+    plan: list[tuple[str, EngineRun]] = [("nominal", (prof, None, jitter))]
+    plan += [(f"seed {s}, jitter {jitter}", (prof, s, jitter)) for s in seeds]
+    if extreme:
+        plan += [(name, (p, None, jitter)) for name, p in extremes(prof).items()]
+    return plan
+
+
 def check_dynamic(
     cfg: Any,  # the kernel's configuration
     prof: GpuProfile,
@@ -89,17 +105,17 @@ def check_dynamic(
     extreme: bool = True,
     assumption: str = "in-order block dispatch",
     workers: Workers | None = None,
+    made: Sequence[RunSummary] | None = None,
 ) -> DynamicVerdict:
-    """``workers``: the processes the runs are shared among (None: this one)."""
-    plan: list[tuple[str, GpuProfile, int | None]] = [("nominal", prof, None)]
-    plan += [(f"seed {s}, jitter {jitter}", prof, s) for s in seeds]
-    if extreme:
-        plan += [(name, p, None) for name, p in extremes(prof).items()]
-    one = partial(run_one, cfg, occupancy, jitter, order, launch)
-    # the nominal run here: the role rule and the report's sections read it whole
-    items = [(p, seed) for _label, p, seed in plan]
-    results = (workers or Workers(1)).map(one, items, here=(0,))
-    runs = [Run(label, res) for (label, _p, _s), res in zip(plan, results, strict=True)]
+    """``workers``: the processes the runs are shared among (None: this one); ``made``:
+    the runs of :func:`dynamic_plan` already made, in its order (the nominal one whole),
+    by a caller that shares them with other checks' runs."""
+    plan = dynamic_plan(prof, seeds, jitter, extreme)
+    if made is None:
+        # the nominal run here: the role rule and the report's sections read it whole
+        one = partial(run_one, cfg, occupancy, order, launch)
+        made = (workers or Workers(1)).map(one, [run for _label, run in plan], here=(0,))
+    runs = [Run(label, res) for (label, _run), res in zip(plan, made, strict=True)]
     for r in runs[1:]:
         # kept whole: the nominal run and a hang (the app charts the first); a finished
         # run's records (a K1 run's 100,000 objects) are dropped now, not carried by the
@@ -138,14 +154,13 @@ def check_dynamic(
 def run_one(
     cfg: Any,
     occupancy: int | None,
-    jitter: float,
     order: Sequence[int] | None,
     launch: Launch | None,
-    run: tuple[GpuProfile, int | None],
+    run: EngineRun,
 ) -> RunSummary:
-    """One engine run of the plan, on its profile with its seed (None: nominal): what a
+    """One engine run of a plan, on its profile with its seed (None: nominal): what a
     worker process runs, and what it sends back (the summary, not the whole run)."""
-    prof, seed = run
+    prof, seed, jitter = run
     return summarize(
         simulate(
             cfg, prof, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
