@@ -17,8 +17,9 @@ there (``PYTHONPATH=.``), or another tree's to measure it.
 
 ``--jobs 1,2`` times the check with each ``--jobs`` in turn, alternating (one check of
 each a round, ``--repeat`` rounds, every report compared), so that each sees the same
-load; CPU time is then this process's and its workers' together, and the load average
-is printed before and after.
+load; CPU time is then this process's and its workers' together (and this process's
+alone: with a free core for each worker, the wall time of its share), and the load
+average is printed before and after.
 """
 
 from __future__ import annotations
@@ -81,14 +82,21 @@ def children_cpu_s() -> float:
 def timed_check(argv: list[str]) -> tuple[float, float, str]:
     """Wall and CPU seconds of ``kda-sim ARGV`` in this process (its workers' CPU
     included), and what it printed."""
+    wall, here, workers, text = timed_check_parts(argv)
+    return wall, here + workers, text
+
+
+def timed_check_parts(argv: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds of ``kda-sim ARGV`` in this process, the CPU seconds of this process
+    and of its workers, and what it printed."""
     from kda_sim.cli import main
 
     out = io.StringIO()
     t, c, k = time.perf_counter(), time.process_time(), children_cpu_s()
     with contextlib.redirect_stdout(out):
         main(argv)
-    cpu = time.process_time() - c + children_cpu_s() - k
-    return time.perf_counter() - t, cpu, out.getvalue()
+    here, workers = time.process_time() - c, children_cpu_s() - k
+    return time.perf_counter() - t, here, workers, out.getvalue()
 
 
 def load_text() -> str:
@@ -102,12 +110,14 @@ def compare_jobs(argv: list[str], jobs: list[int], repeat: int) -> None:
     first = timed_check(argv)[2]  # cold: the protocol built, outside the comparison
     walls: dict[int, list[float]] = {j: [] for j in jobs}
     cpus: dict[int, list[float]] = {j: [] for j in jobs}
+    heres: dict[int, list[float]] = {j: [] for j in jobs}
     for _ in range(repeat):
         for j in jobs:
-            wall, cpu, text = timed_check([*argv, "--jobs", str(j)])
+            wall, here, workers, text = timed_check_parts([*argv, "--jobs", str(j)])
             assert text == first, f"--jobs {j} printed another report"
             walls[j].append(wall)
-            cpus[j].append(cpu)
+            cpus[j].append(here + workers)
+            heres[j].append(here)
     print(f"after: {load_text()}")
     print(f"kda-sim {' '.join(argv)}, {repeat} rounds alternating, every report the same:")
     for j in jobs:
@@ -115,7 +125,8 @@ def compare_jobs(argv: list[str], jobs: list[int], repeat: int) -> None:
         print(
             f"  --jobs {j}: wall {', '.join(f'{x:.2f}' for x in w)} s (best {min(w):.2f}, "
             f"median {statistics.median(w):.2f}); CPU with workers "
-            f"{', '.join(f'{x:.2f}' for x in c)} s (best {min(c):.2f})"
+            f"{', '.join(f'{x:.2f}' for x in c)} s (best {min(c):.2f}), this process's "
+            f"{', '.join(f'{x:.2f}' for x in heres[j])} s"
         )
     base = jobs[0]
     for j in jobs[1:]:

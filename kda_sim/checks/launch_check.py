@@ -189,7 +189,7 @@ def _check_launch(
     late: list[LateLoad] = []
     if advice and dyn.finishes:
         late, notes = check_late_loads(
-            cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan
+            cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan, workers=workers
         )
         findings += notes
     inp = CheckInput(cfg, prof, occupancy, launch, dyn.nominal, built)
