@@ -41,6 +41,14 @@ GOAL_S = 1.0
 # (module, function, where else it is imported by name): the parts --breakdown times;
 # a name a tree lacks is left out (an older tree measured for comparison)
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # one engine run of the deadlock or visibility check (a tree where the checks map
+    # their runs themselves times them inside check_dynamic and check_visibility)
+    (
+        "kda_sim.checks.deadlock_dynamic",
+        "run_one",
+        ("kda_sim.checks.launch_check", "kda_sim.checks.visibility"),
+    ),
+    ("kda_sim.checks.late_loads", "makespan_early", ()),
     ("kda_sim.checks.deadlock_dynamic", "check_dynamic", ("kda_sim.checks.launch_check",)),
     ("kda_sim.checks.visibility", "check_visibility", ("kda_sim.checks.launch_check",)),
     ("kda_sim.checks.late_loads", "check_late_loads", ("kda_sim.checks.launch_check",)),
