@@ -129,8 +129,8 @@ def _check_launch(
     vis_plan = visibility_plan(prof, seeds, VISIBILITY_JITTER)
     one = partial(run_one, cfg, occupancy, None, launch)
     made = (workers or Workers(1)).map(one, [run for _label, run in dyn_plan] + vis_plan, here=(0,))
-    for s in made[len(dyn_plan) :]:  # the visibility check reads their stale reads only
-        s.result = None
+    for summary in made[len(dyn_plan) :]:  # the visibility check reads their stale reads only
+        summary.result = None
     dyn = check_dynamic(
         cfg,
         prof,
