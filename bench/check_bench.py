@@ -2,7 +2,7 @@
 launch and SimPy's bare event rate measured in the same run.
 
     PYTHONPATH=. python bench/check_bench.py [--gpu h200 --R 4 --L 2 --seeds 3 --repeat 3]
-                                              [--breakdown]
+                                              [--breakdown] [--jobs 1,2]
 
 Prints the first check in the process (cold: the protocol, its hand-off table and access
 rows built too) and the best and median of ``--repeat`` later ones (those cached, as in
@@ -14,6 +14,12 @@ against the bare rate. ``--breakdown`` splits the last check into its parts (eac
 run, the static checks, the data-flow section, the hand-off tables derived). The goal is
 a check in under 1 s. It imports the ``kda_sim`` first on the path: put the checkout
 there (``PYTHONPATH=.``), or another tree's to measure it.
+
+``--jobs 1,2`` times the check with each ``--jobs`` in turn, alternating (one check of
+each a round, ``--repeat`` rounds, every report compared), so that each sees the same
+load; CPU time is then this process's and its workers' together (and this process's
+alone: with a free core for each worker, the wall time of its share), and the load
+average is printed before and after.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import argparse
 import contextlib
 import importlib
 import io
+import os
+import resource
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -33,6 +41,14 @@ GOAL_S = 1.0
 # (module, function, where else it is imported by name): the parts --breakdown times;
 # a name a tree lacks is left out (an older tree measured for comparison)
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    # one engine run of the deadlock or visibility check (a tree where the checks map
+    # their runs themselves times them inside check_dynamic and check_visibility)
+    (
+        "kda_sim.checks.deadlock_dynamic",
+        "run_one",
+        ("kda_sim.checks.launch_check", "kda_sim.checks.visibility"),
+    ),
+    ("kda_sim.checks.late_loads", "makespan_early", ()),
     ("kda_sim.checks.deadlock_dynamic", "check_dynamic", ("kda_sim.checks.launch_check",)),
     ("kda_sim.checks.visibility", "check_visibility", ("kda_sim.checks.launch_check",)),
     ("kda_sim.checks.late_loads", "check_late_loads", ("kda_sim.checks.launch_check",)),
@@ -65,15 +81,69 @@ def check_argv(a: argparse.Namespace) -> list[str]:
     return ["check", "--gpu", a.gpu, "--R", str(a.R), "--L", str(a.L), "--seeds", str(a.seeds)]
 
 
+def children_cpu_s() -> float:
+    """CPU seconds of this process's ended children (a check's workers, once joined)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def timed_check(argv: list[str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds of ``kda-sim ARGV`` in this process, and what it printed."""
+    """Wall and CPU seconds of ``kda-sim ARGV`` in this process (its workers' CPU
+    included), and what it printed."""
+    wall, here, workers, text = timed_check_parts(argv)
+    return wall, here + workers, text
+
+
+def timed_check_parts(argv: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds of ``kda-sim ARGV`` in this process, the CPU seconds of this process
+    and of its workers, and what it printed."""
     from kda_sim.cli import main
 
     out = io.StringIO()
-    t, c = time.perf_counter(), time.process_time()
+    t, c, k = time.perf_counter(), time.process_time(), children_cpu_s()
     with contextlib.redirect_stdout(out):
         main(argv)
-    return time.perf_counter() - t, time.process_time() - c, out.getvalue()
+    here, workers = time.process_time() - c, children_cpu_s() - k
+    return time.perf_counter() - t, here, workers, out.getvalue()
+
+
+def load_text() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def compare_jobs(argv: list[str], jobs: list[int], repeat: int) -> None:
+    """The cached check with each ``--jobs`` of ``jobs``, alternating, ``repeat`` rounds."""
+    print(f"before: {load_text()}")
+    first = timed_check(argv)[2]  # cold: the protocol built, outside the comparison
+    walls: dict[int, list[float]] = {j: [] for j in jobs}
+    cpus: dict[int, list[float]] = {j: [] for j in jobs}
+    heres: dict[int, list[float]] = {j: [] for j in jobs}
+    for _ in range(repeat):
+        for j in jobs:
+            wall, here, workers, text = timed_check_parts([*argv, "--jobs", str(j)])
+            assert text == first, f"--jobs {j} printed another report"
+            walls[j].append(wall)
+            cpus[j].append(here + workers)
+            heres[j].append(here)
+    print(f"after: {load_text()}")
+    print(f"kda-sim {' '.join(argv)}, {repeat} rounds alternating, every report the same:")
+    for j in jobs:
+        w, c = walls[j], cpus[j]
+        print(
+            f"  --jobs {j}: wall {', '.join(f'{x:.2f}' for x in w)} s (best {min(w):.2f}, "
+            f"median {statistics.median(w):.2f}); CPU with workers "
+            f"{', '.join(f'{x:.2f}' for x in c)} s (best {min(c):.2f}), this process's "
+            f"{', '.join(f'{x:.2f}' for x in heres[j])} s"
+        )
+    base = jobs[0]
+    for j in jobs[1:]:
+        ratios = [a / b for a, b in zip(walls[j], walls[base], strict=True)]
+        print(
+            f"  --jobs {j} / --jobs {base}, round by round: wall "
+            f"{', '.join(f'{x:.2f}' for x in ratios)}; median CPU "
+            f"{statistics.median(cpus[j]) / statistics.median(cpus[base]):.2f}"
+        )
 
 
 @contextlib.contextmanager
@@ -122,6 +192,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--breakdown", action="store_true")
+    ap.add_argument("--jobs", default=None, help="compare these --jobs, alternating (e.g. 1,2)")
     a = ap.parse_args()
 
     import kda_sim
@@ -137,6 +208,9 @@ def main() -> None:
     spec = get(DEFAULT_KERNEL)
     cfg = spec.config_from_dict({"R": a.R, "L": a.L})
     prof = load_profile(a.gpu)
+    if a.jobs is not None:
+        compare_jobs(argv, [int(j) for j in a.jobs.split(",")], a.repeat)
+        return
     cold_wall, cold_cpu, first = timed_check(argv)
     walls, cpus, launches, bares = [], [], [], []
     for _ in range(a.repeat):

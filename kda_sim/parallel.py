@@ -37,7 +37,7 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from multiprocessing import get_context
@@ -206,27 +206,31 @@ class Workers(Closing):
         items: Iterable[T],
         *,
         cost: Callable[[T], float] | None = None,
+        here: Collection[int] = (),
     ) -> list[R]:
         """``[fn(x) for x in items]``; for the workers, ``fn`` and the items must pickle
         (a module-level function, or a ``functools.partial`` of one). ``cost``: the items
         handed out the largest first, so that no process is left with a long one at the
-        end."""
+        end. ``here``: the indexes of items this process runs itself, first (a result the
+        caller needs as this process made it, not as it pickles), whatever ``jobs``."""
         todo = list(items)
         self._count(len(todo))
-        if self.in_process or (self.cluster is None and len(todo) <= 1) or not todo:
+        order = [i for i in range(len(todo)) if i not in here]
+        if self.in_process or (self.cluster is None and len(todo) <= 1) or not order:
             return [self._here(fn, x) for x in todo]
-        order = list(range(len(todo)))
         if cost is not None:
             order.sort(key=lambda i: -cost(todo[i]))
         if self.cluster is None and start_method() == "fork":
-            return self._forked_map(fn, todo, order)
-        pool = self._start(len(todo) - 1)
+            return self._forked_map(fn, todo, order, here)
+        pool = self._start(max(1, len(order) - (0 if here else 1)))
         # the pool starts its workers as items are submitted (spawn: on demand)
         with main_hidden(not _of_main(fn)):
             futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
-        return self._collect(fn, todo, order, futs)
+        return self._collect(fn, todo, order, futs, here)
 
-    def _forked_map(self, fn: Callable[[T], R], todo: list[T], order: list[int]) -> list[R]:
+    def _forked_map(
+        self, fn: Callable[[T], R], todo: list[T], order: list[int], here: Collection[int]
+    ) -> list[R]:
         """The map on workers forked for it: they have ``fn`` (and this process's
         initializer's work) already, so only the items and results cross; the pool ends
         with the map (a later map's function is another)."""
@@ -237,24 +241,34 @@ class Workers(Closing):
             initializer(*initargs)
             self._initialized = True
         _FORKED_FN = fn
+        # this process takes an item of ``order`` too unless it has its own (``here``)
         pool = ProcessPoolExecutor(
-            min(self.jobs - 1, len(todo) - 1), mp_context=get_context("fork")
+            min(self.jobs - 1, max(1, len(order) - (0 if here else 1))),
+            mp_context=get_context("fork"),
         )
         try:
             futs: dict[int, Future[R]] = {i: pool.submit(_forked_call, todo[i]) for i in order}
-            return self._collect(fn, todo, order, futs)
+            return self._collect(fn, todo, order, futs, here)
         finally:
             pool.shutdown(cancel_futures=True)
             _FORKED_FN = None
 
     def _collect(
-        self, fn: Callable[[T], R], todo: list[T], order: list[int], futs: dict[int, Future[R]]
+        self,
+        fn: Callable[[T], R],
+        todo: list[T],
+        order: list[int],
+        futs: dict[int, Future[R]],
+        here: Collection[int] = (),
     ) -> list[R]:
-        """The results in the items' order: this process takes items from the end while the
-        workers take theirs."""
+        """The results in the items' order: this process runs its own items (``here``),
+        then takes items from the end while the workers take theirs."""
         out: dict[int, R] = {}
         ticked: set[int] = set()
         try:
+            for i in here:
+                out[i] = self._here(fn, todo[i])
+                ticked.add(i)
             # this process takes items from the end the workers reach last (the smallest),
             # while they start; a future a worker already holds cannot be cancelled, nor
             # can any before it (the pool hands them out in order). A cluster's workers

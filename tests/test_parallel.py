@@ -43,6 +43,16 @@ def test_this_process_and_a_worker_share_the_items(start: str) -> None:
     assert os.getpid() in pids and len(set(pids)) == 2
 
 
+def test_items_named_here_run_in_this_process(start: str) -> None:
+    """``here``: items this process runs itself whatever the workers (a result wanted as
+    made, not as it pickles), the rest shared; the results in the items' order."""
+    with Workers(2, progress=False) as w:
+        pids = w.map(_pid_after, [0.05] * 6, here=(0, 3))
+        alone = w.map(_pid_after, [0.0, 0.0], here=(0, 1))  # every item here: no pool
+    assert pids[0] == pids[3] == os.getpid() and len(set(pids)) == 2
+    assert alone == [os.getpid()] * 2
+
+
 def test_one_pool_serves_every_map_of_a_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Spawned workers cost an interpreter's start each: one pool serves every map."""
     monkeypatch.setattr(parallel, "start_method", lambda: "spawn")

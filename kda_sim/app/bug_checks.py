@@ -87,7 +87,9 @@ def _first_bad(launches: list[Shown]) -> int:
 def _launch_shown(rep: LaunchReport) -> list[Shown]:
     """The engine run the counterexample is: the first that deadlocks, else the nominal one."""
     runs = rep.dynamic.runs
-    run = next((r for r in runs if r.result.deadlock), runs[0])
+    run = next((r for r in runs if not r.finishes), runs[0])
+    # kept whole where the app checks, in its own process: the nominal run and a hang
+    assert run.result is not None
     return [Shown(f"the launch ({run.label} engine run)", run.result.timeline)]
 
 

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.run_summary import RunSummary, summarize
 from kda_sim.engine import SimResult, simulate
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.parallel import Workers
@@ -43,11 +44,18 @@ def extremes(prof: GpuProfile) -> dict[str, GpuProfile]:
 @dataclass
 class Run:
     label: str
-    result: SimResult
+    summary: RunSummary
 
     @property
     def finishes(self) -> bool:
-        return not self.result.deadlock
+        return not self.summary.deadlock
+
+    @property
+    def result(self) -> SimResult | None:
+        """The whole run: the nominal one (the first) and any that does not finish, where
+        this process made it (always the nominal one: every run with one job); else None
+        (a worker's, a finished one's: :mod:`kda_sim.checks.run_summary`)."""
+        return self.summary.result
 
 
 @dataclass
@@ -59,7 +67,30 @@ class DynamicVerdict:
 
     @property
     def makespan(self) -> float | None:
-        return self.runs[0].result.timeline.makespan if self.runs else None
+        return self.runs[0].summary.makespan if self.runs else None
+
+    @property
+    def nominal(self) -> SimResult:
+        """The nominal run, whole (made in this process whatever the workers)."""
+        res = self.runs[0].result
+        assert res is not None, "check_dynamic runs the nominal run in this process"
+        return res
+
+
+# one engine run of a check's plan: its profile, its seed (None: nominal latencies) and
+# the jitter a seed draws with
+EngineRun = tuple[GpuProfile, int | None, float]
+
+
+def dynamic_plan(
+    prof: GpuProfile, seeds: Sequence[int], jitter: float, extreme: bool
+) -> list[tuple[str, EngineRun]]:
+    """The deadlock check's runs, labelled, the nominal one first."""
+    plan: list[tuple[str, EngineRun]] = [("nominal", (prof, None, jitter))]
+    plan += [(f"seed {s}, jitter {jitter}", (prof, s, jitter)) for s in seeds]
+    if extreme:
+        plan += [(name, (p, None, jitter)) for name, p in extremes(prof).items()]
+    return plan
 
 
 def check_dynamic(
@@ -74,21 +105,29 @@ def check_dynamic(
     extreme: bool = True,
     assumption: str = "in-order block dispatch",
     workers: Workers | None = None,
+    made: Sequence[RunSummary] | None = None,
 ) -> DynamicVerdict:
-    """``workers``: the processes the runs are shared among (None: this one)."""
-    plan: list[tuple[str, GpuProfile, int | None]] = [("nominal", prof, None)]
-    plan += [(f"seed {s}, jitter {jitter}", prof, s) for s in seeds]
-    if extreme:
-        plan += [(name, p, None) for name, p in extremes(prof).items()]
-    one = partial(run_one, cfg, occupancy, jitter, order, launch)
-    results = (workers or Workers(1)).map(one, [(p, seed) for _label, p, seed in plan])
-    runs = [Run(label, res) for (label, _p, _s), res in zip(plan, results, strict=True)]
+    """``workers``: the processes the runs are shared among (None: this one); ``made``:
+    the runs of :func:`dynamic_plan` already made, in its order (the nominal one whole),
+    by a caller that shares them with other checks' runs."""
+    plan = dynamic_plan(prof, seeds, jitter, extreme)
+    if made is None:
+        # the nominal run here: the role rule and the report's sections read it whole
+        one = partial(run_one, cfg, occupancy, order, launch)
+        made = (workers or Workers(1)).map(one, [run for _label, run in plan], here=(0,))
+    runs = [Run(label, res) for (label, _run), res in zip(plan, made, strict=True)]
+    for r in runs[1:]:
+        # kept whole: the nominal run and a hang (the app charts the first); a finished
+        # run's records (a K1 run's 100,000 objects) are dropped now, not carried by the
+        # report and walked by the collector once the check ends
+        if r.finishes:
+            r.summary.result = None
     bad = [r for r in runs if not r.finishes]
     v = DynamicVerdict(not bad, assumption, runs)
     if bad:
         r = bad[0]
-        tl = r.result.timeline
-        first = next((s for s in tl.stuck if s.region), tl.stuck[0] if tl.stuck else None)
+        stuck = r.summary.stuck
+        first = next((s for s in stuck if s.region), stuck[0] if stuck else None)
         where = ""
         if first is not None:
             task = f" (task {first.task})" if first.task >= 0 else ""
@@ -103,10 +142,10 @@ def check_dynamic(
             Finding(
                 Category.DEADLOCK,
                 Severity.FAIL,
-                f"the engine ({r.label}, {assumption}) stops with {len(tl.stuck)} CTAs "
+                f"the engine ({r.label}, {assumption}) stops with {len(stuck)} CTAs "
                 f"waiting.{where}{timing}",
-                _unplaced_fix(r.result, prof) or _finished_fix(r.result, launch or cfg),
-                details={"run": r.label, "stuck": len(tl.stuck), "runs": len(runs)},
+                _unplaced_fix(r.summary, prof) or _finished_fix(r.summary, launch or cfg),
+                details={"run": r.label, "stuck": len(stuck), "runs": len(runs)},
             )
         )
     return v
@@ -115,24 +154,25 @@ def check_dynamic(
 def run_one(
     cfg: Any,
     occupancy: int | None,
-    jitter: float,
     order: Sequence[int] | None,
     launch: Launch | None,
-    run: tuple[GpuProfile, int | None],
-) -> SimResult:
-    """One engine run of the plan, on its profile with its seed (None: nominal): what a
-    worker process runs."""
-    prof, seed = run
-    return simulate(
-        cfg, prof, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
+    run: EngineRun,
+) -> RunSummary:
+    """One engine run of a plan, on its profile with its seed (None: nominal): what a
+    worker process runs, and what it sends back (the summary, not the whole run)."""
+    prof, seed, jitter = run
+    return summarize(
+        simulate(
+            cfg, prof, occupancy=occupancy, seed=seed, jitter=jitter, order=order, launch=launch
+        )
     )
 
 
-def _unplaced_fix(res: SimResult, prof: GpuProfile) -> str:
+def _unplaced_fix(res: RunSummary, prof: GpuProfile) -> str:
     """The fix of a hang where some CTAs never got a slot while the resident ones wait:
     a grid no larger than the GPU holds at once ("" when every CTA was resident)."""
-    ctas = res.timeline.ctas
-    unplaced = sum(c.start is None for c in ctas)
+    ctas = res.spans
+    unplaced = sum(start is None for start, _end in ctas)
     if not unplaced:
         return ""
     r = res.residency
@@ -143,14 +183,13 @@ def _unplaced_fix(res: SimResult, prof: GpuProfile) -> str:
     )
 
 
-def _finished_fix(res: SimResult, launch: Any) -> str:
+def _finished_fix(res: RunSummary, launch: Any) -> str:
     """The fix of a hang on a count some CTAs finished without adding enough to: every CTA
     was resident, some finished, the rest wait on a word only positive adds write ("" else:
     a word also reset or exchanged has its own finding, the ABA check's)."""
-    tl = res.timeline
-    first = next((s for s in tl.stuck if s.region), None)
-    done = sum(c.start is not None and c.end is not None for c in tl.ctas)
-    if first is None or not done or any(c.start is None for c in tl.ctas):
+    first = next((s for s in res.stuck if s.region), None)
+    done = sum(start is not None and end is not None for start, end in res.spans)
+    if first is None or not done or any(start is None for start, _end in res.spans):
         return ""
     if not isinstance(launch, Launch):
         from kda_sim.kernels.registry import spec_for
@@ -168,7 +207,7 @@ def _finished_fix(res: SimResult, launch: Any) -> str:
                 return ""
     word = f"{first.region}[{first.index}]"
     return (
-        f"{done} of {len(tl.ctas)} CTAs finished while the rest wait on {word}: make every "
+        f"{done} of {len(res.spans)} CTAs finished while the rest wait on {word}: make every "
         "CTA reach each wait the others count on (as many arrivals in every CTA, padding "
         "with extra syncs), or wait only for what the launch writes"
     )

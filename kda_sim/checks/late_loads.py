@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from kda_sim.checks.findings import Category, Finding, Severity
@@ -23,6 +24,7 @@ from kda_sim.engine import simulate
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
+from kda_sim.parallel import Workers
 from kda_sim.protocol.ops import Begin, Load, LoadKind, Op, Poll
 from kda_sim.protocol.program import CtaProgram, Launch
 
@@ -94,9 +96,11 @@ def check_late_loads(
     occupancy: int | None = None,
     launch: Launch | None = None,
     makespan: float | None = None,
+    workers: Workers | None = None,
 ) -> tuple[list[LateLoad], list[Finding]]:
     """Every late staging load with what moving it saves; ``makespan``: the launch's
-    nominal makespan where the caller has it (saves one simulation)."""
+    nominal makespan where the caller has it (saves one simulation); ``workers``: the
+    processes the runs with a load moved are shared among (None: this one)."""
     spec = spec_for(cfg)
     base = launch if launch is not None else spec.build(cfg)
     late = late_loads(base)
@@ -107,13 +111,23 @@ def check_late_loads(
     switches = hook(spec, "load_switches") or {}
     out: list[LateLoad] = []
     findings: list[Finding] = []
-    for name, (stage, after, ctas) in late.items():
-        early = simulate(cfg, prof, occupancy=occupancy, launch=issued_early(base, name))
-        span = early.timeline.makespan
+    # the names cross to a worker, not the moved launches (20,000 ops each for K1)
+    early = partial(makespan_early, cfg, prof, occupancy, base)
+    spans = (workers or Workers(1)).map(early, list(late))
+    for (name, (stage, after, ctas)), span in zip(late.items(), spans, strict=True):
         saved = None if makespan is None or span is None else makespan - span
         out.append(LateLoad(name, stage, after, ctas, saved))
         findings.append(_finding(out[-1], prof.name, switches))
     return out, findings
+
+
+def makespan_early(
+    cfg: Any, prof: GpuProfile, occupancy: int | None, launch: Launch, name: str
+) -> float | None:
+    """The nominal makespan of ``launch`` with load ``name`` issued early (None: it does
+    not finish): what a worker runs."""
+    moved = issued_early(launch, name)
+    return simulate(cfg, prof, occupancy=occupancy, launch=moved).timeline.makespan
 
 
 def _finding(ll: LateLoad, gpu: str, switches: Mapping[str, str]) -> Finding:

@@ -6,9 +6,10 @@ reports (:func:`launch_text`, :func:`launch_json`)."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
-from kda_sim.checks.deadlock_dynamic import DynamicVerdict, check_dynamic
+from kda_sim.checks.deadlock_dynamic import DynamicVerdict, check_dynamic, dynamic_plan, run_one
 from kda_sim.checks.deadlock_static import (
     ANY_ORDER,
     IN_ORDER,
@@ -22,7 +23,8 @@ from kda_sim.checks.findings import Category, Finding, Severity, verdict
 from kda_sim.checks.late_loads import LateLoad, check_late_loads
 from kda_sim.checks.role_rule import RoleVerdict, check_role_rule
 from kda_sim.checks.sections import SECTIONS, CheckInput, Section
-from kda_sim.checks.visibility import VisibilityVerdict, check_visibility
+from kda_sim.checks.visibility import JITTER as VISIBILITY_JITTER
+from kda_sim.checks.visibility import VisibilityVerdict, check_visibility, visibility_plan
 from kda_sim.checks.waitgraph import build_waitgraph, waitgraph_of
 from kda_sim.checks.words import uses_words
 from kda_sim.engine import simulate
@@ -119,6 +121,16 @@ def _check_launch(
         if fixes and launch is None and not static.finishes and static.findings:
             static.findings[0].fix = suggest_fix(cfg, prof, slots, static)
         anyo = any_order(g, slots, static)
+    # the deadlock and visibility checks' runs in one map: with workers, one pool and
+    # one wait for the last run, not one each; the nominal run here (read whole below)
+    dyn_plan = dynamic_plan(prof, seeds, jitter, extreme)
+    # every jittered seed the user asked for (``--seeds``), as the dynamic deadlock check:
+    # a missing drain shows only where a seed's timing lets a reader outrun the stores
+    vis_plan = visibility_plan(prof, seeds, VISIBILITY_JITTER)
+    one = partial(run_one, cfg, occupancy, None, launch)
+    made = (workers or Workers(1)).map(one, [run for _label, run in dyn_plan] + vis_plan, here=(0,))
+    for summary in made[len(dyn_plan) :]:  # the visibility check reads their stale reads only
+        summary.result = None
     dyn = check_dynamic(
         cfg,
         prof,
@@ -127,7 +139,7 @@ def _check_launch(
         seeds=seeds,
         jitter=jitter,
         extreme=extreme,
-        workers=workers,
+        made=made[: len(dyn_plan)],
     )
     # the static any-order witness, replayed in the engine: the two must agree
     if anyo.finishes is False and anyo.order is not None and static.finishes:
@@ -135,12 +147,10 @@ def _check_launch(
         anyo_engine: bool | None = not replay.deadlock
     else:
         anyo_engine = None
-    # every jittered seed the user asked for (``--seeds``), as the dynamic deadlock check:
-    # a missing drain shows only where a seed's timing lets a reader outrun the stores
     vis = check_visibility(
-        cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds, workers=workers
+        cfg, prof, occupancy=occupancy, launch=launch, seeds=seeds, made=made[len(dyn_plan) :]
     )
-    role = check_role_rule(dyn.runs[0].result, prof)
+    role = check_role_rule(dyn.nominal, prof)
     findings: list[Finding] = []
     findings += static.findings
     if static.finishes is not None and dyn.finishes != static.finishes:
@@ -179,10 +189,10 @@ def _check_launch(
     late: list[LateLoad] = []
     if advice and dyn.finishes:
         late, notes = check_late_loads(
-            cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan
+            cfg, prof, occupancy=occupancy, launch=launch, makespan=dyn.makespan, workers=workers
         )
         findings += notes
-    inp = CheckInput(cfg, prof, occupancy, launch, dyn.runs[0].result, built)
+    inp = CheckInput(cfg, prof, occupancy, launch, dyn.nominal, built)
     sections = [s for s in (check(inp) for check in SECTIONS) if s is not None]
     for s in sections:
         findings += s.findings
@@ -212,7 +222,7 @@ def findings_text(fs: list[Finding]) -> list[str]:
 def launch_text(rep: LaunchReport) -> str:
     spec = rep.kernel
     dyn = rep.dynamic
-    res = dyn.runs[0].result.residency
+    res = dyn.runs[0].summary.residency
     lines = [
         f"{rep.gpu}  {spec.label(rep.cfg)}  occupancy {res.per_unit} ({res.slots} slots, "
         f"by {res.limited_by})",
@@ -276,7 +286,7 @@ def launch_json(rep: LaunchReport) -> dict[str, Any]:
                     {
                         "run": r.label,
                         "finishes": r.finishes,
-                        "makespan_ns": r.result.timeline.makespan,
+                        "makespan_ns": r.summary.makespan,
                     }
                     for r in dyn.runs
                 ],

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from kda_sim.checks.deadlock_dynamic import run_one
+from kda_sim.checks.deadlock_dynamic import EngineRun, run_one
 from kda_sim.checks.findings import Category, Finding, Severity
+from kda_sim.checks.run_summary import RunSummary
 from kda_sim.engine import SimResult, StaleRead
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import FlaggedData, hook
@@ -28,6 +29,7 @@ from kda_sim.protocol.ops import Load, Publish, Store
 from kda_sim.protocol.program import Launch
 
 STORE_SLOW = 50.0
+JITTER = 0.5  # the seeded runs' jitter
 
 
 def adversarial(prof: GpuProfile) -> GpuProfile:
@@ -86,6 +88,12 @@ def name_flagged(cfg: Any, launch: Launch, read: StaleRead) -> FlaggedData:
     )
 
 
+def visibility_plan(prof: GpuProfile, seeds: Sequence[int], jitter: float) -> list[EngineRun]:
+    """The check's runs: the adversarial store model, nominal and with each seed."""
+    adv = adversarial(prof)
+    return [(adv, None, jitter), *((adv, s, jitter) for s in seeds)]
+
+
 def check_visibility(
     cfg: Any,
     prof: GpuProfile,
@@ -93,16 +101,19 @@ def check_visibility(
     occupancy: int | None = None,
     launch: Launch | None = None,
     seeds: Sequence[int] = (1,),
-    jitter: float = 0.5,
-    results: Sequence[SimResult] = (),
+    jitter: float = JITTER,
+    results: Sequence[SimResult | RunSummary] = (),
     workers: Workers | None = None,
+    made: Sequence[RunSummary] | None = None,
 ) -> VisibilityVerdict:
     """``results``: runs already made (e.g. by the deadlock check) to look at as well;
-    ``workers``: the processes the runs are shared among (None: this one)."""
-    adv = adversarial(prof)
-    one = partial(run_one, cfg, occupancy, jitter, None, launch)
-    plan: list[tuple[GpuProfile, int | None]] = [(adv, None), *((adv, s) for s in seeds)]
-    runs = list(results) + (workers or Workers(1)).map(one, plan)
+    ``workers``: the processes the runs are shared among (None: this one); ``made``: the
+    runs of :func:`visibility_plan` already made, by a caller that shares them with
+    other checks' runs."""
+    if made is None:
+        one = partial(run_one, cfg, occupancy, None, launch)
+        made = (workers or Workers(1)).map(one, visibility_plan(prof, seeds, jitter))
+    runs: list[SimResult | RunSummary] = [*results, *made]
     stale = [r for res in runs for r in res.stale_reads]
     built = launch if launch is not None else handoffs_of(cfg).launch  # the engine's, cached
     flagged = sum(isinstance(op, Load) and bool(op.reads) for p in built.programs for op in p.ops)

@@ -60,8 +60,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--jitter", type=JITTER, default=0.9, help="their jitter (default 0.9)")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
-    # one job by default: a launch's nine engine runs take less than starting a worker
-    # (R 4 L 2 on h200: 1.55-1.69 s with 1 job, 2.16-2.48 s with 2, on 2 idle cores)
+    # one job by default: on the loaded 2-core machine the 1 s goal is measured on, a
+    # worker made the check slower (bench/README.md, "A check's engine runs on workers")
     add_jobs_flag(p, "the engine runs of the deadlock and visibility checks", default=1)
     p.add_argument(
         "--mutant",

@@ -27,3 +27,11 @@ def test_parts_are_timed_while_it_runs_and_restored_after() -> None:
     assert len(times["uses_words"]) == 1 and times["uses_words"][0] >= 0
     assert lc.uses_words is before_words and before_sections == sections.SECTIONS
     assert before_sections == lc.SECTIONS
+
+
+def test_jobs_are_compared_alternating_on_the_same_report(capsys) -> None:
+    B.compare_jobs(["check", "--kernel", "pingpong"], [1, 2], 2)
+    out = capsys.readouterr().out
+    assert "2 rounds alternating, every report the same" in out
+    assert "--jobs 1: wall" in out and "--jobs 2: wall" in out
+    assert "--jobs 2 / --jobs 1, round by round: wall" in out and out.count("load average") == 2

@@ -24,3 +24,24 @@ def test_check_reports_as_before(name: str) -> None:
     rc, text = run_check(CASES[name])
     assert text == GOLDEN[name]["stdout"]
     assert rc == GOLDEN[name]["rc"]
+
+
+# text and JSON; a hang (tickets, the bug kernel), stale reads (no-drain), every run's
+# makespan (seeds5): what a worker sends back covers each
+JOBS_CASES = (
+    "k1_h200_R4_L2",
+    "k1_mi300x_R1_L2_seeds5",
+    "k1_mutant_no_drain_json",
+    "k1_h200_R1_L1_kda_tickets",
+    "bug_flashmoe_h20",
+    "bug_flashmoe_h20_json",
+)
+
+
+@pytest.mark.parametrize("name", JOBS_CASES)
+def test_check_reports_the_same_for_two_jobs(name: str) -> None:
+    """``--jobs 2``: the engine runs shared with a worker, which sends back their
+    summaries; the report is the one job's (the fixture), byte for byte."""
+    one = run_check(CASES[name])
+    two = run_check([*CASES[name], "--jobs", "2"])
+    assert two == one == (GOLDEN[name]["rc"], GOLDEN[name]["stdout"])
