@@ -159,22 +159,29 @@ class _Shifted:
         self.pad = bool(block is None and base.size and base.min() < 0)
         self.frozen = frozen
 
-    def every(self, shifts: np.ndarray) -> np.ndarray:
-        """Each task's array, stacked: ``shifts`` is [tasks] (one block) or [tasks, blocks];
-        row t is task t's array (a view; read-only where the arrays are frozen)."""
+    def every(self, shifts: np.ndarray) -> list[np.ndarray]:
+        """Each task's array: ``shifts`` is [tasks] (one block) or [tasks, blocks]. A
+        frozen (read-only) array is made once a distinct shift and shared by the tasks
+        that have it (a gates poll's f_a rows are one request's, the same for its 96
+        tasks: 80 % of the kda polls' cells), a put's once a task."""
+        if self.frozen:
+            distinct, which = np.unique(shifts, axis=0, return_inverse=True)
+        else:
+            distinct, which = shifts, None
         if self.block is not None:
-            table = np.zeros((shifts.shape[0], shifts.shape[1] + 1), dtype=np.int64)
-            table[:, :-1] = shifts
+            table = np.zeros((distinct.shape[0], distinct.shape[1] + 1), dtype=np.int64)
+            table[:, :-1] = distinct
             out = self.base + table[:, self.block]
         else:
             # in the base's dtype, as a task's int shift added to it keeps it
-            moves = shifts.astype(self.base.dtype, copy=False)
+            moves = distinct.astype(self.base.dtype, copy=False)
             out = self.base + moves.reshape((-1,) + (1,) * self.base.ndim)
             if self.pad:
                 out[:, self.base < 0] = -1
         if self.frozen:
             out.setflags(write=False)
-        return out
+        rows = list(out)  # row t a view of the stack
+        return rows if which is None else [rows[j] for j in which.ravel().tolist()]
 
 
 class _ShiftedPoll:
