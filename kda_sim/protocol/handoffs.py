@@ -181,14 +181,22 @@ def derive(launch: Launch) -> Handoffs:
 
 
 def _cell_sets(polls: list[tuple[OpRef, Poll]]) -> tuple[list[np.ndarray], list[int]]:
-    """The polls' distinct cell sets (flat int64, first seen first) and each poll's."""
-    arrays = [np.asarray(op.cells, dtype=np.int64).ravel() for _, op in polls]
+    """The polls' distinct cell sets (flat int64, first seen first) and each poll's: an
+    array object held by several polls (a kernel shares read-only arrays) is compared by
+    its bytes once."""
     distinct: dict[bytes, int] = {}
-    of = [distinct.setdefault(c.tobytes(), len(distinct)) for c in arrays]
-    firsts: dict[int, np.ndarray] = {}
-    for i, d in enumerate(of):
-        firsts.setdefault(d, arrays[i])
-    return list(firsts.values()), of
+    by_id: dict[int, int] = {}  # the polls hold every array alive while this runs
+    sets: list[np.ndarray] = []
+    of: list[int] = []
+    for _, op in polls:
+        d = by_id.get(id(op.cells))
+        if d is None:
+            c = np.asarray(op.cells, dtype=np.int64).ravel()
+            d = by_id[id(op.cells)] = distinct.setdefault(c.tobytes(), len(distinct))
+            if d == len(sets):
+                sets.append(c)
+        of.append(d)
+    return sets, of
 
 
 def _producers(
