@@ -163,7 +163,7 @@ class _Shifted:
         """Each task's array: ``shifts`` is [tasks] (one block) or [tasks, blocks]. A
         frozen (read-only) array is made once a distinct shift and shared by the tasks
         that have it (a gates poll's f_a rows are one request's, the same for its 96
-        tasks: 80 % of the kda polls' cells), a put's once a task."""
+        tasks; its QK and beta rows one head's), a put's once a task."""
         if self.frozen:
             distinct, which = np.unique(shifts, axis=0, return_inverse=True)
         else:
