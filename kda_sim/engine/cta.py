@@ -640,15 +640,17 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
+    # one dict lookup an op by its type in C (map), then only the loads and the ops whose
+    # type is not itself a kind looked at in Python (a launch's 20,000 ops, made once)
     kind_of, flagged = _KIND_OF, LoadKind.FLAGGED
-    out = []
-    for op in ops:
-        kind = kind_of.get(type(op))
-        if kind == _LOAD and op.kind is flagged:
-            kind = _FLAGGED
+    out = list(map(kind_of.get, map(type, ops)))
+    for i, kind in enumerate(out):
+        if kind == _LOAD:
+            if ops[i].kind is flagged:
+                out[i] = _FLAGGED
         elif kind is None:  # not an op type itself: a flagged load's subclass, else unknown
-            kind = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
-        out.append(kind)
+            op = ops[i]
+            out[i] = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
     return tuple(out)
 
 

@@ -49,19 +49,41 @@ def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
 
 
 def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
-    """Every poll's plan; the ranges of all in a few numpy calls, not several a poll."""
+    """Every poll's plan; the ranges of all in a few numpy calls, not several a poll, and
+    once a distinct cell set (polls of one set share its ranges: a record copies them)."""
     polls = ho.polls
     if not polls:
         return {}
+    ranges, counts = _set_ranges(ho)
+    sets: dict[tuple[OpRef, ...], int] = {}
+    # polls of one cell set share its producers' tuple (Handoffs): known by identity, a
+    # set is hashed (a tuple of up to 56 pairs, its hash not kept) once, not once a poll
+    seen: dict[int, int] = {}
+    out: dict[OpRef, PollPlan] = {}
+    producers_of, unput = ho.producers, ho.unput
+    for (ref, poll), d in zip(polls, ho.poll_set, strict=True):
+        producers = producers_of[ref]
+        key = seen.get(id(producers))
+        if key is None:
+            key = seen[id(producers)] = sets.setdefault(producers, len(sets))
+        out[ref] = PollPlan(
+            ranges[d], counts[d], int(poll.batches.shape[0]), producers, unput[ref], key
+        )
+    return out
+
+
+def _set_ranges(ho: Handoffs) -> tuple[list[list[CellRange]], list[int]]:
+    """Each distinct cell set's ranges (one a region it reads, in region order) and its
+    number of cells."""
     space = ho.launch.space
-    cells = [np.asarray(p.cells, dtype=np.int64).ravel() for _, p in polls]
+    cells = ho.cell_sets
     sizes = np.fromiter((c.size for c in cells), np.int64, len(cells))
     flat = np.concatenate(cells)
     some = sizes > 0
     starts = (np.cumsum(sizes) - sizes)[some]
-    lo = np.zeros(len(polls), dtype=np.int64)
-    hi = np.zeros(len(polls), dtype=np.int64)
-    if flat.size:  # empty polls take no part in the segments (their starts repeat)
+    lo = np.zeros(len(cells), dtype=np.int64)
+    hi = np.zeros(len(cells), dtype=np.int64)
+    if flat.size:  # empty sets take no part in the segments (their starts repeat)
         lo[some] = np.minimum.reduceat(flat, starts)
         hi[some] = np.maximum.reduceat(flat, starts)
     offsets = np.asarray(space.offsets, dtype=np.int64)
@@ -72,29 +94,18 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     lasts = (hi - offsets[r_lo]).tolist()
     regions = r_lo.tolist()
     counts = sizes.tolist()
-    sets: dict[tuple[OpRef, ...], int] = {}
-    # polls of one cell set share its producers' tuple (Handoffs): known by identity, a
-    # set is hashed (a tuple of up to 56 pairs, its hash not kept) once, not once a poll
-    seen: dict[int, int] = {}
-    out: dict[OpRef, PollPlan] = {}
-    several = [i for i in range(len(polls)) if counts[i] and not one[i]]
-    split = dict(zip(several, _split(ho, [cells[i] for i in several]), strict=True))
-    for i, (ref, poll) in enumerate(polls):
-        if not counts[i]:
-            ranges: list[CellRange] = []
-        elif one[i]:  # regions are contiguous: lowest and highest in one, every cell is
-            r = regions[i]
-            ranges = [CellRange(space.name(r), firsts[i], lasts[i], counts[i])]
+    several = [d for d in range(len(cells)) if counts[d] and not one[d]]
+    split = dict(zip(several, _split(ho, [cells[d] for d in several]), strict=True))
+    ranges: list[list[CellRange]] = []
+    for d in range(len(cells)):
+        if not counts[d]:
+            ranges.append([])
+        elif one[d]:  # regions are contiguous: lowest and highest in one, every cell is
+            r = regions[d]
+            ranges.append([CellRange(space.name(r), firsts[d], lasts[d], counts[d])])
         else:
-            ranges = split[i]
-        producers = ho.producers[ref]
-        key = seen.get(id(producers))
-        if key is None:
-            key = seen[id(producers)] = sets.setdefault(producers, len(sets))
-        out[ref] = PollPlan(
-            ranges, counts[i], int(poll.batches.shape[0]), producers, ho.unput[ref], key
-        )
-    return out
+            ranges.append(split[d])
+    return ranges, counts
 
 
 def _split(ho: Handoffs, polls: list[np.ndarray]) -> list[list[CellRange]]:

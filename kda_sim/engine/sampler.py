@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -19,7 +20,7 @@ class Sampler:
     def __init__(self, prof: GpuProfile, seed: int | None = None, jitter: float = 0.0) -> None:
         self.prof = prof
         self.jitter = jitter if seed is not None else 0.0
-        self.rng = np.random.default_rng(seed)
+        self._seed = seed
         # a profile made in code may leave the optional latencies out: they are then 0
         self._lat = {**dict.fromkeys(OPTIONAL_LATENCIES, 0.0), **prof.latency_ns}
         # a profile without atomic latencies: the polls our profiles time are atomics
@@ -29,6 +30,13 @@ class Sampler:
         self._same = self._lat["visibility_same_xcd"]
         self._cross = self._lat["visibility_cross_xcd"]
         self._drawn: list[float] = []  # the next factors, last first (popped from the end)
+
+    @functools.cached_property
+    def rng(self) -> np.random.Generator:
+        """The seed's generator, made when a jittered run first draws: a nominal run
+        draws nothing, and the first ``default_rng`` of a process imports numpy.random
+        (about 10 ms of a cold launch)."""
+        return np.random.default_rng(self._seed)
 
     def _scale(self) -> float:
         if self.jitter <= 0.0:

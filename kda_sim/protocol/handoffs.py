@@ -44,6 +44,11 @@ class Handoffs:
     unput: dict[OpRef, bool] = field(repr=False)  # a poll waits on a pair nobody puts
     # a ticket loop's counter cell -> its number in item references (first seen first)
     loops: dict[int, int] = field(default_factory=dict, repr=False)
+    # the distinct cell sets the polls wait on (each once, a flat int64 array) and each
+    # poll's set, in ``polls`` order: what depends on a poll's cells alone is made once a
+    # set (K1 R=4 L=2: 879 sets for 2,237 polls)
+    cell_sets: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)
+    poll_set: tuple[int, ...] = field(default=(), repr=False, compare=False)
     # what the engine derives once a poll and keeps with the launch (engine.world.plan)
     poll_cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -168,23 +173,43 @@ def derive(launch: Launch) -> Handoffs:
         opi[op.cells] = k
     # keys stay >= 0 with item references' negative "CTAs" shifted up
     shift = len(loops) - ITEM_CTA0
-    producers, unput = _producers(polls, count, (cta + shift) * _OP_SPAN + opi, shift)
-    return Handoffs(launch, count, cta, opi, tuple(polls), producers, unput, loops)
+    sets, of = _cell_sets(polls)
+    producers, unput = _producers(polls, sets, of, count, (cta + shift) * _OP_SPAN + opi, shift)
+    return Handoffs(
+        launch, count, cta, opi, tuple(polls), producers, unput, loops, tuple(sets), tuple(of)
+    )
+
+
+def _cell_sets(polls: list[tuple[OpRef, Poll]]) -> tuple[list[np.ndarray], list[int]]:
+    """The polls' distinct cell sets (flat int64, first seen first) and each poll's: an
+    array object held by several polls (a kernel shares read-only arrays) is compared by
+    its bytes once."""
+    distinct: dict[bytes, int] = {}
+    by_id: dict[int, int] = {}  # the polls hold every array alive while this runs
+    sets: list[np.ndarray] = []
+    of: list[int] = []
+    for _, op in polls:
+        d = by_id.get(id(op.cells))
+        if d is None:
+            c = np.asarray(op.cells, dtype=np.int64).ravel()
+            d = by_id[id(op.cells)] = distinct.setdefault(c.tobytes(), len(distinct))
+            if d == len(sets):
+                sets.append(c)
+        of.append(d)
+    return sets, of
 
 
 def _producers(
-    polls: list[tuple[OpRef, Poll]], count: np.ndarray, put_key: np.ndarray, shift: int
+    polls: list[tuple[OpRef, Poll]],
+    sets: list[np.ndarray],
+    of: list[int],
+    count: np.ndarray,
+    put_key: np.ndarray,
+    shift: int,
 ) -> tuple[dict[OpRef, tuple[OpRef, ...]], dict[OpRef, bool]]:
     """Each poll's put ops (sorted by (cta, op)) and whether it waits on a pair nobody
     puts: every poll at once (a numpy call a poll was the cost), each distinct cell set
     once (K1 R=4 L=2: 2,237 polls, 879 sets; 400,024 cells, 89,644 in distinct sets)."""
-    arrays = [np.asarray(op.cells, dtype=np.int64).ravel() for _, op in polls]
-    distinct: dict[bytes, int] = {}
-    of = [distinct.setdefault(c.tobytes(), len(distinct)) for c in arrays]
-    firsts: dict[int, np.ndarray] = {}
-    for i, d in enumerate(of):
-        firsts.setdefault(d, arrays[i])
-    sets = list(firsts.values())
     sizes = np.array([c.size for c in sets], dtype=np.int64)
     cells = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
     which = np.repeat(np.arange(len(sets), dtype=np.int64), sizes)

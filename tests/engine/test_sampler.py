@@ -47,3 +47,14 @@ def test_drawn_blocks_are_the_generators_scalar_draws_in_order() -> None:
             else:
                 lat = PROF.latency_ns["visibility_cross_xcd"]
                 assert s.visibility(0, 1) == lat * scale
+
+
+def test_a_nominal_sampler_makes_no_generator() -> None:
+    # its generator is made when a jittered run first draws (a process's first one
+    # imports numpy.random); a nominal one never draws
+    nominal = Sampler(PROF)
+    nominal.latency("poll"), nominal.cost(next(iter(PROF.costs)), 2.0), nominal.visibility(0, 1)
+    assert "rng" not in vars(nominal)
+    seeded = Sampler(PROF, seed=3, jitter=0.1)
+    seeded.latency("poll")
+    assert "rng" in vars(seeded)

@@ -12,6 +12,7 @@ from kda_sim.kernels.k1 import kda
 from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.constants import NH, NVCH
 from kda_sim.kernels.k1.regions import regions
 from kda_sim.protocol.ops import Compute, Poll, Put
 from kda_sim.protocol.space import CellSpace
@@ -55,3 +56,18 @@ def test_every_task_equals_its_formulas(cfg: LaunchConfig) -> None:
         assert computes[1].reads is conv.cells and computes[4].reads is norm.cells
         assert all(a is g.cells for a, g in zip(computes[2].reads, gates, strict=True))
         assert puts[0].reads is conv.cells
+
+
+def test_equal_poll_arrays_are_shared_and_read_only() -> None:
+    # a gates poll's f_a rows are one request's: its 96 tasks hold the one read-only
+    # array; a put's arrays are each task's own
+    cfg = LaunchConfig(2, 2)
+    space = CellSpace.from_sizes(regions(cfg))
+    per_req = NH * NVCH
+    a, b, c = (kda.kda_program(i, cfg, space) for i in (0, per_req - 1, per_req))
+    fa = [[op for op in ops if isinstance(op, Poll)][1] for ops in (a, b, c)]
+    assert fa[0].cells is fa[1].cells and fa[0].batches is fa[1].batches
+    assert fa[2].cells is not fa[0].cells and not np.array_equal(fa[2].cells, fa[0].cells)
+    assert not fa[0].cells.flags.writeable
+    puts = [next(op for op in ops if isinstance(op, Put)) for ops in (a, b)]
+    assert puts[0].cells is not puts[1].cells

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
-from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.batches import own_copy, poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BF16, COLS, GSL, NA, TAG_EXPR
 from kda_sim.kernels.k1.regions import Region
@@ -56,6 +58,19 @@ def gate_poll(cfg: LaunchConfig, space: CellSpace, tokens: range) -> Poll:
     return poll("PART", *(gate_rows(cfg, space, t) for t in tokens), site=sites.PART)
 
 
+@lru_cache(maxsize=16)
+def _mix_polls(cfg: LaunchConfig, space: CellSpace) -> tuple[Poll, Poll]:
+    """The mix stage's polls, the same for every attn CTA of a launch (batched once,
+    each CTA given its own copy): its weights (WGT, or under ``gate_local`` every token's
+    PART), then MSQ."""
+    if cfg.gate_local:
+        weights = gate_poll(cfg, space, range(cfg.S))
+    else:
+        n_wgt = cfg.S * (cfg.NS + 1)
+        weights = poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None]), site=sites.WGT)
+    return weights, poll("MSQ", msq_rows(cfg, space), site=sites.msq(cfg.L))
+
+
 def _in_nw() -> Load:
     """The x rows' RMSNorm weights, used by the norm after the MSQ poll. Served from L2,
     as on_w is: the same 14 KB every launch, and the weight stream that would evict it
@@ -93,7 +108,6 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Barrier(),
         End("slice"),
     ]
-    n_wgt = s * (ns + 1)
     # K1's threads consume the values their polls load: a stage's reads are its polls'
     # cells (the same arrays, held once), and its put depends on them
     if not cfg.gate_local and a < s:
@@ -113,14 +127,12 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
             End("gate"),
         ]
     ops.append(Begin("mix"))
+    weights, msq = (own_copy(p) for p in _mix_polls(cfg, space))
     if cfg.gate_local:
         # every attn CTA reduces every token's partials itself: no WGT hand-off
-        weights = gate_poll(cfg, space, range(s))
         ops += [weights, Barrier(), Compute("gate", ns * s, reads=weights.cells)]
     else:
-        weights = poll("WGT", space.gid(Region.WGT, np.arange(n_wgt)[:, None]), site=sites.WGT)
         ops += [weights, Barrier()]
-    msq = poll("MSQ", msq_rows(cfg, space), site=sites.msq(cfg.L))
     ops += [
         Compute("mix", s * ns, reads=weights.cells),
         Put(

@@ -15,3 +15,13 @@ def poll(label: str, *row_blocks: np.ndarray, site: Site) -> Poll:
     return batches.poll(
         label, *row_blocks, width=POLL_MAX, tag=TAG_EXPR, lanes=site.lanes, backoff=site.backoff
     )
+
+
+def own_copy(p: Poll) -> Poll:
+    """``p`` with arrays of its own (read-only copies): a poll the same for every CTA of a
+    launch is batched once, and each CTA's ops hold their own arrays, as built from the
+    formulas (the checks key a read on the very array a poll loaded), for a copy's cost."""
+    batches, cells = p.batches.copy(), p.cells.copy()
+    batches.setflags(write=False)
+    cells.setflags(write=False)
+    return Poll(p.label, batches, cells, p.tag, p.lanes, p.backoff)

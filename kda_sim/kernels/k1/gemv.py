@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
-from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.batches import own_copy, poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import (
     BF16,
@@ -84,29 +84,15 @@ def _xrdy_poll(space: CellSpace) -> Poll:
     return poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None]), site=sites.XRDY)
 
 
-def _frozen_copy(a: np.ndarray) -> np.ndarray:
-    out = a.copy()
-    out.setflags(write=False)
-    return out
-
-
 def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     """The x rows: their 56 XRDY flags polled, then the rows read (from L2). Each CTA's
     ops hold arrays and tuples of their own, as built from the formulas (the checks key
     a read on the very array a poll loaded): copies of the launch's one XRDY poll, a
     copy's cost, not the batching's."""
     xcells = tuple(list(x_cells(space)))
-    xrdy = _xrdy_poll(space)
     return [
         Begin("load_x"),
-        Poll(
-            xrdy.label,
-            _frozen_copy(xrdy.batches),
-            _frozen_copy(xrdy.cells),
-            xrdy.tag,
-            xrdy.lanes,
-            xrdy.backoff,
-        ),
+        own_copy(_xrdy_poll(space)),
         Barrier(),
         Load("x", LoadKind.FLAGGED, cfg.S * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
         Use(("x",)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -143,8 +144,9 @@ class _Shifted:
     same base), so task (req, h, ch)'s array is task 0's with each cell moved by its
     block's shift, and its padding (-1) kept. Moving a sorted, unique cell list keeps it
     sorted and unique: a block's cells move together and stay in their region, and the
-    blocks of one poll lie in different regions. Two or three numpy calls a poll instead
-    of some twenty (K1 builds 2,237 polls a launch, 1,920 of them kda's);
+    blocks of one poll lie in different regions. Every task's array is made in one numpy
+    call for all of them (:meth:`every`, a task's is a row of it) instead of some twenty
+    a poll (K1 builds 2,237 polls a launch, 1,920 of them kda's);
     tests/kernels/test_k1_kda.py checks every task against the formulas."""
 
     def __init__(
@@ -157,16 +159,29 @@ class _Shifted:
         self.pad = bool(block is None and base.size and base.min() < 0)
         self.frozen = frozen
 
-    def at(self, shifts: tuple[int, ...]) -> np.ndarray:
-        if self.block is not None:
-            out = self.base + np.array((*shifts, 0), dtype=np.int64)[self.block]
+    def every(self, shifts: np.ndarray) -> list[np.ndarray]:
+        """Each task's array: ``shifts`` is [tasks] (one block) or [tasks, blocks]. A
+        frozen (read-only) array is made once a distinct shift and shared by the tasks
+        that have it (a gates poll's f_a rows are one request's, the same for its 96
+        tasks; its QK and beta rows one head's), a put's once a task."""
+        if self.frozen:
+            distinct, which = np.unique(shifts, axis=0, return_inverse=True)
         else:
-            out = self.base + shifts[0]
+            distinct, which = shifts, None
+        if self.block is not None:
+            table = np.zeros((distinct.shape[0], distinct.shape[1] + 1), dtype=np.int64)
+            table[:, :-1] = distinct
+            out = self.base + table[:, self.block]
+        else:
+            # in the base's dtype, as a task's int shift added to it keeps it
+            moves = distinct.astype(self.base.dtype, copy=False)
+            out = self.base + moves.reshape((-1,) + (1,) * self.base.ndim)
             if self.pad:
-                out[self.base < 0] = -1
+                out[:, self.base < 0] = -1
         if self.frozen:
             out.setflags(write=False)
-        return out
+        rows = list(out)  # row t a view of the stack
+        return rows if which is None else [rows[j] for j in which.ravel().tolist()]
 
 
 class _ShiftedPoll:
@@ -184,15 +199,13 @@ class _ShiftedPoll:
         self.batches = _Shifted(template.batches, _blocks(template.batches, edges))
         self.cells = _Shifted(template.cells, _blocks(template.cells, edges))
 
-    def at(self, shifts: tuple[int, ...]) -> Poll:
-        return Poll(
-            self.label,
-            self.batches.at(shifts),
-            self.cells.at(shifts),
-            self.tag,
-            self.lanes,
-            self.backoff,
-        )
+    def every(self, shifts: np.ndarray) -> list[Poll]:
+        """Each task's poll (``shifts`` as :meth:`_Shifted.every` takes them)."""
+        label, tag, lanes, backoff = self.label, self.tag, self.lanes, self.backoff
+        return [
+            Poll(label, b, c, tag, lanes, backoff)
+            for b, c in zip(self.batches.every(shifts), self.cells.every(shifts), strict=True)
+        ]
 
 
 def _blocks(values: np.ndarray, edges: list[tuple[int, int]]) -> np.ndarray:
@@ -202,10 +215,23 @@ def _blocks(values: np.ndarray, edges: list[tuple[int, int]]) -> np.ndarray:
     return out
 
 
+class _Task:
+    """One kda task's polls (conv, the three gates, norm) and put arrays (QK, ONRM)."""
+
+    __slots__ = ("conv", "gates", "norm", "onrm_put", "qk_put")
+
+    def __init__(
+        self, conv: Poll, gates: tuple[Poll, ...], norm: Poll, qk: np.ndarray, onrm: np.ndarray
+    ) -> None:
+        self.conv, self.gates, self.norm = conv, gates, norm
+        self.qk_put, self.onrm_put = qk, onrm
+
+
 class KdaTemplate:
     """Task (0, 0, 0)'s polls and puts, from which every kda task's are shifted."""
 
     def __init__(self, cfg: LaunchConfig, space: CellSpace) -> None:
+        self.cfg = cfg
         fa, qk, beta = gates_rows(0, 0, cfg, space)
         conv = conv_rows(0, 0, 0, cfg, space)
         norm = norm_rows(0, 0, 0, cfg, space)
@@ -224,12 +250,35 @@ class KdaTemplate:
         )
         self.qk_put = _Shifted(qk_put(0, 0, 0, cfg, space), frozen=False)
         self.onrm_put = _Shifted(onrm_put(0, 0, 0, cfg, space), frozen=False)
+        self._tasks: list[_Task] | None = None
+
+    def task(self, i: int) -> _Task:
+        """Task ``i``'s polls and puts; every task's are made together the first time."""
+        if self._tasks is None:
+            self._tasks = self._every()
+        return self._tasks[i]
+
+    def _every(self) -> list[_Task]:
+        cfg = self.cfg
+        i = np.arange(cfg.n_tasks, dtype=np.int64)
+        req, h, ch = task_coords(i)  # type: ignore[arg-type]  # elementwise on arrays
+        s = self.shifts(req, h, ch, cfg)
+        conv = self.conv.every(s["conv"])
+        gates = [g.every(s[k]) for g, k in zip(self.gates, ("fa", "qk", "beta"), strict=True)]
+        norm = self.norm.every(np.stack((s["norm"], s["g2"]), axis=1))
+        qk = self.qk_put.every(s["qk_put"])
+        onrm = self.onrm_put.every(s["onrm_put"])
+        return [
+            _Task(conv[t], (gates[0][t], gates[1][t], gates[2][t]), norm[t], qk[t], onrm[t])
+            for t in range(cfg.n_tasks)
+        ]
 
     @staticmethod
-    def shifts(req: int, h: int, ch: int, cfg: LaunchConfig) -> dict[str, int]:
+    def shifts(req: Any, h: Any, ch: Any, cfg: LaunchConfig) -> dict[str, Any]:
         """Each array's move from task (0, 0, 0) to (req, h, ch), in its region's index:
         the terms of (req, h, ch) in :func:`conv_rows`, :func:`gates_rows`,
-        :func:`norm_rows`, :func:`qk_put` and :func:`onrm_put`."""
+        :func:`norm_rows`, :func:`qk_put` and :func:`onrm_put` (ints, or arrays of
+        tasks elementwise)."""
         proj = req * cfg.L * NPROJ  # a request's L token rows of PROJ
         qk = (req * NH + h) * cfg.L * 2 * HD  # QK[req][h]
         onrm = (req * NH + h) * cfg.L * NVCH  # ONRM[req][h]
@@ -257,20 +306,17 @@ KDA_TASK_OPS = 37
 
 
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
-    req, h, ch = task_coords(i)
+    h = task_coords(i)[1]
     L = cfg.L
     sl = cfg.SL
     hbm, l2 = staging_bytes(cfg)
-    t = kda_template(cfg, space)
-    s = t.shifts(req, h, ch, cfg)
+    t = kda_template(cfg, space).task(i)
     on_w = Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False)
     # a stage reads what its polls load (the same arrays, held once); the recurrence's
     # ONRM is computed from the conv's q / k / v and the gates' inputs
-    conv = t.conv.at((s["conv"],))
-    gates = tuple(g.at((s[k],)) for g, k in zip(t.gates, ("fa", "qk", "beta"), strict=True))
+    conv, gates, norm = t.conv, t.gates, t.norm
     gated = tuple(g.cells for g in gates)
     recur = (conv.cells, *gated)
-    norm = t.norm.at((s["norm"], s["g2"]))
     return [
         Begin("k.stage", i),
         Load("k.in", LoadKind.STAGING, hbm, f"state rows / conv window of task {i}"),
@@ -283,7 +329,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Use(("k.in",)),
         Compute("k.conv", L, reads=conv.cells),
         Store("conv_state", 3 * VCH * sl * BF16),
-        Put(Region.QK, t.qk_put.at((s["qk_put"],)), reads=conv.cells, tag=TAG_EXPR),
+        Put(Region.QK, t.qk_put, reads=conv.cells, tag=TAG_EXPR),
         Barrier(),
         End("k.conv", i),
         Begin("k.gates", i),
@@ -297,7 +343,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         Compute("k.recur", L),
         Store("rstate", L * VCH * HD * F32),
         Barrier(),
-        Put(Region.ONRM, t.onrm_put.at((s["onrm_put"],)), reads=recur, tag=TAG_EXPR),
+        Put(Region.ONRM, t.onrm_put, reads=recur, tag=TAG_EXPR),
         Barrier(),
         End("k.recur", i),
         Begin("k.norm", i),
