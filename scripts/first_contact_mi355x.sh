@@ -13,4 +13,10 @@
 set -u
 # the compile-only environment (flydsl_env.sh --print-env) makes the runner refuse to launch
 unset COMPILE_ONLY
-exec "${PYTHON:-python3}" -m kda_kernel.flydsl.first_contact "$@"
+PY="${PYTHON:-python3}"
+if ! "$PY" -c "import kda_kernel.flydsl.first_contact" 2>/dev/null; then
+    echo "first_contact: $PY cannot import kda-sim (pip install -e . in the repository, on a" \
+        "ROCm torch; or PYTHON=the python that has it)" >&2
+    exit 2
+fi
+exec "$PY" -m kda_kernel.flydsl.first_contact "$@"
