@@ -323,10 +323,13 @@ def _fit(
     return {"rc": step.rc, "train": [p.name for p in train], "holdout": [p.name for p in hold]}
 
 
-# what ran it: python, torch (HIP or not), flydsl, the GPU torch sees
+# what ran it: python, the ROCm / HIP / FlyDSL environment, torch (HIP or not), flydsl,
+# the GPU torch sees
 _VERSIONS = """
-import json, platform, sys
+import json, os, platform, sys
 out = {"python": sys.version.split()[0], "platform": platform.platform()}
+out["env"] = {k: v for k, v in os.environ.items()
+              if k.startswith(("ROCM", "HIP", "HSA", "FLYDSL", "KDA_")) or k in ("ARCH", "COMPILE_ONLY")}
 try:
     import torch
     out["torch"] = torch.__version__

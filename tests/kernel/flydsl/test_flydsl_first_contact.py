@@ -181,3 +181,19 @@ def test_a_gpu_of_another_arch_is_named(
     monkeypatch.setattr(fc, "missing", lambda: "flydsl is not installed; run ...")
     assert fc.main(["--out", str(tmp_path / "fc")]) == 2
     assert "flydsl is not installed" in capsys.readouterr().err
+
+
+def test_a_linker_only_rocm_path_is_not_the_runs(tmp_path: Path) -> None:
+    """``flydsl_env.sh --print-env`` exports ROCM_PATH at a root holding only a linker:
+    the script unsets it (a ROCm install's, with lib/, is kept), and the record's
+    versions step keeps the environment the launches saw."""
+    linker_only, rocm = tmp_path / "linker_only", tmp_path / "rocm"
+    (linker_only / "llvm" / "bin").mkdir(parents=True)
+    (rocm / "lib").mkdir(parents=True)
+    for root, kept in ((linker_only, None), (rocm, str(rocm))):
+        run_dir = tmp_path / f"run_{root.name}"
+        run_dir.mkdir()
+        rc, out = record(run_dir, {"ROCM_PATH": str(root)}, "--shapes", "4x4", "--no-tar")
+        env = json.loads((out / steps(out)["versions"]["out"]).read_text())["env"]
+        assert env.get("ROCM_PATH") == kept and "COMPILE_ONLY" not in env
+
