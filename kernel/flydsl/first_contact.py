@@ -209,7 +209,8 @@ def record(args: argparse.Namespace) -> int:
     # --kda-sim command's device is its own to refuse, step by step)
     why = None if args.kda_sim else not_ready(args.arch)
     if why is not None:
-        print(f"first_contact: no launch can be made here: {why}; nothing recorded", file=sys.stderr)
+        msg = f"first_contact: no launch can be made here: {why}; nothing recorded"
+        print(msg, file=sys.stderr)
         return 2
     rec = Record(root)
     kda = shlex.split(args.kda_sim) if args.kda_sim else [sys.executable, "-m", "kda_sim.cli"]
@@ -329,7 +330,8 @@ _VERSIONS = """
 import json, os, platform, sys
 out = {"python": sys.version.split()[0], "platform": platform.platform()}
 out["env"] = {k: v for k, v in os.environ.items()
-              if k.startswith(("ROCM", "HIP", "HSA", "FLYDSL", "KDA_")) or k in ("ARCH", "COMPILE_ONLY")}
+              if k.startswith(("ROCM", "HIP", "HSA", "FLYDSL", "KDA_"))
+              or k in ("ARCH", "COMPILE_ONLY")}
 try:
     import torch
     out["torch"] = torch.__version__

@@ -155,4 +155,3 @@ def test_rows_other_than_the_launchs_ctas_are_refused(rows: int) -> None:
     arr = np.concatenate([arr, arr[:1]]) if rows > len(arr) else arr[:rows]
     with pytest.raises(TraceFormatError, match=f"{rows} rows \\(CTAs\\); the FlyDSL K1 is one"):
         decode(cfg, arr)
-

@@ -24,8 +24,9 @@ T = max(1, ceil(R 96 / blocks)) the most kda tasks a CTA runs: columns 0..14 as 
 twin's, then 15 the CTA's end, 16 its id, 17 the kda tasks it ran, and ``18 + 5 n + p``
 point p (k.stage .. k.norm) of its n-th task. Every task's spans are decoded (nothing is
 lost), and a tensor that is not the launch it is said to be is refused: rows other
-than the launch's 256 CTAs, its width for the claimed R, a row holding another CTA's stamps, a CTA whose task count is not the
-claimed launch's (R, kda0), a last-task copy (7..11) that is not its last task's.
+than the launch's 256 CTAs, its width for the claimed R, a row holding another CTA's
+stamps, a CTA whose task count is not the claimed launch's (R, kda0), a last-task copy
+(7..11) that is not its last task's.
 L and nb leave no mark in either layout (every L and nb runs the same stages on the same
 CTAs, and the stamps hold times only), so a tensor read at another L or nb decodes, as
 that launch: the runner's trace (``kda-sim kernel run --trace``) names its shape.

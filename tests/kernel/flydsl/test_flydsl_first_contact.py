@@ -193,7 +193,6 @@ def test_a_linker_only_rocm_path_is_not_the_runs(tmp_path: Path) -> None:
     for root, kept in ((linker_only, None), (rocm, str(rocm))):
         run_dir = tmp_path / f"run_{root.name}"
         run_dir.mkdir()
-        rc, out = record(run_dir, {"ROCM_PATH": str(root)}, "--shapes", "4x4", "--no-tar")
+        _, out = record(run_dir, {"ROCM_PATH": str(root)}, "--shapes", "4x4", "--no-tar")
         env = json.loads((out / steps(out)["versions"]["out"]).read_text())["env"]
         assert env.get("ROCM_PATH") == kept and "COMPILE_ONLY" not in env
-
