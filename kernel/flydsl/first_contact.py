@@ -188,7 +188,10 @@ def not_ready(arch: str) -> str | None:
     """Why this machine can make no launch of the record, or None: no ROCm GPU (or a
     torch that is not ROCm's, or sees none), no FlyDSL or linker, a GPU of another arch.
     Asked before the folder is written, so a wrong machine costs no record."""
-    why = unavailable_reason() or missing()
+    try:
+        why = unavailable_reason() or missing()
+    except ImportError as e:  # no torch at all
+        return f"{e.name or e} is not installed (a ROCm build of torch is needed)"
     if why is not None:
         return why
     gpu = RocmRuntime().arch()

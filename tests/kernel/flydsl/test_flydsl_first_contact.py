@@ -182,6 +182,13 @@ def test_a_gpu_of_another_arch_is_named(
     assert fc.main(["--out", str(tmp_path / "fc")]) == 2
     assert "flydsl is not installed" in capsys.readouterr().err
 
+    def no_torch() -> None:
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    monkeypatch.setattr(fc, "unavailable_reason", no_torch)
+    assert fc.main(["--out", str(tmp_path / "fc")]) == 2
+    assert "torch is not installed" in capsys.readouterr().err
+
 
 def test_a_linker_only_rocm_path_is_not_the_runs(tmp_path: Path) -> None:
     """``flydsl_env.sh --print-env`` exports ROCM_PATH at a root holding only a linker:
