@@ -13,4 +13,15 @@
 set -u
 # the compile-only environment (flydsl_env.sh --print-env) makes the runner refuse to launch
 unset COMPILE_ONLY
-exec "${PYTHON:-python3}" -m kda_kernel.flydsl.first_contact "$@"
+# and its ROCM_PATH is a linker-only root (no lib/): the launches need this machine's ROCm
+if [[ -n "${ROCM_PATH:-}" && ! -d "$ROCM_PATH/lib" ]]; then
+    echo "first_contact: ROCM_PATH=$ROCM_PATH holds no ROCm (no lib/): unset for this run" >&2
+    unset ROCM_PATH
+fi
+PY="${PYTHON:-python3}"
+if ! "$PY" -c "import kda_kernel.flydsl.first_contact" 2>/dev/null; then
+    echo "first_contact: $PY cannot import kda-sim (pip install -e . in the repository, on a" \
+        "ROCm torch; or PYTHON=the python that has it)" >&2
+    exit 2
+fi
+exec "$PY" -m kda_kernel.flydsl.first_contact "$@"

@@ -84,7 +84,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     r.add_argument("--check", action="store_true", help="compare with the torch reference")
     r.add_argument("--graph", action="store_true", help="replay a 3-launch step in a CUDA graph")
-    r.add_argument("--replays", type=int, default=20, help="graph replays with --graph")
+    r.add_argument(
+        "--replays",
+        type=int,
+        default=None,
+        help="graph replays with --graph (the backend's default: 20 for Triton)",
+    )
     r.add_argument(
         "--warmup",
         type=int,
@@ -200,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
             "load_trace know its kind)",
             what="--ktrace",
         )
+    if args.replays is not None and not args.graph:  # never silently unused
+        raise InvalidInput("--replays counts --graph's replays: give --graph too", what="--replays")
     sched = {k: True for k in real_kernel()[1].schedules if getattr(args, k, False)}
     spec.config_type(args.R, args.L, args.nb, args.kda0, **sched).validate()  # InvalidInput: exit 2
     try:
@@ -212,17 +219,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     cfg = launch_config(backend, args).validate()
     if args.inject is not None and args.inject not in backend.faults:
-        print(f"kda-sim kernel run: backend {backend.name} plants no faults", file=sys.stderr)
+        print(
+            f"kda-sim kernel run: --inject is not served by the {backend.name} backend: it "
+            "plants no faults",
+            file=sys.stderr,
+        )
         return 2
     request: dict[str, Any] = {
         "check": args.check,
         "graph": args.graph,
         "watchdog_ms": args.watchdog_ms,
         "inject": args.inject,
-        "replays": args.replays,
         "warmup": args.warmup,
         "build": build_options(args) or None,
     }
+    if args.replays is not None:  # else the backend's own default
+        request["replays"] = args.replays
     if args.arch is not None:
         request["arch"] = args.arch
     if args.ktrace is not None:

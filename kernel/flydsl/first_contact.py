@@ -47,8 +47,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kda_kernel.flydsl.k1_lds import refusal
-from kda_kernel.flydsl.run import ARCHES, PROFILE
+from kda_kernel.flydsl.run import ARCHES, PROFILE, RocmRuntime, unavailable_reason
 from kda_kernel.flydsl.stamps import StampLayout, tasks_per_cta
+from kda_kernel.flydsl.toolchain import missing
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 
@@ -183,11 +184,36 @@ def parse_pairs(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def not_ready(arch: str) -> str | None:
+    """Why this machine can make no launch of the record, or None: no ROCm GPU (or a
+    torch that is not ROCm's, or sees none), no FlyDSL or linker, a GPU of another arch.
+    Asked before the folder is written, so a wrong machine costs no record."""
+    try:
+        why = unavailable_reason() or missing()
+    except ImportError as e:  # no torch at all
+        return f"{e.name or e} is not installed (a ROCm build of torch is needed)"
+    if why is not None:
+        return why
+    gpu = RocmRuntime().arch()
+    if gpu == arch:
+        return None
+    if gpu in ARCHES:
+        return f"this GPU is {gpu}, not {arch}: pass --arch {gpu}"
+    return f"this GPU is {gpu}; the FlyDSL K1 builds for {', '.join(ARCHES)}"
+
+
 def record(args: argparse.Namespace) -> int:
     """Write the folder; 0 when every step that ran exited 0, else 1."""
     root: Path = args.out
     if root.exists() and any(root.iterdir()):
         print(f"first_contact: {root} exists and is not empty", file=sys.stderr)
+        return 2
+    # launches by this python's kda-sim run on this machine: check it first (a
+    # --kda-sim command's device is its own to refuse, step by step)
+    why = None if args.kda_sim else not_ready(args.arch)
+    if why is not None:
+        msg = f"first_contact: no launch can be made here: {why}; nothing recorded"
+        print(msg, file=sys.stderr)
         return 2
     rec = Record(root)
     kda = shlex.split(args.kda_sim) if args.kda_sim else [sys.executable, "-m", "kda_sim.cli"]
@@ -301,10 +327,14 @@ def _fit(
     return {"rc": step.rc, "train": [p.name for p in train], "holdout": [p.name for p in hold]}
 
 
-# what ran it: python, torch (HIP or not), flydsl, the GPU torch sees
+# what ran it: python, the ROCm / HIP / FlyDSL environment, torch (HIP or not), flydsl,
+# the GPU torch sees
 _VERSIONS = """
-import json, platform, sys
+import json, os, platform, sys
 out = {"python": sys.version.split()[0], "platform": platform.platform()}
+out["env"] = {k: v for k, v in os.environ.items()
+              if k.startswith(("ROCM", "HIP", "HSA", "FLYDSL", "KDA_"))
+              or k in ("ARCH", "COMPILE_ONLY")}
 try:
     import torch
     out["torch"] = torch.__version__
@@ -344,7 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--probe-timeout", type=float, default=120.0, help="seconds a probe step")
     p.add_argument("--fit-timeout", type=float, default=3600.0, help="seconds for the fit")
     p.add_argument("--fit-budget", type=int, default=60, help="calibrate's --budget")
-    p.add_argument("--kda-sim", default="", help="the kda-sim command (default: this python's)")
+    p.add_argument(
+        "--kda-sim",
+        default="",
+        help="the kda-sim command (default: this python's, whose machine is checked for a "
+        "ROCm GPU of --arch, FlyDSL and a linker before anything is recorded)",
+    )
     p.add_argument("--no-tar", action="store_true", help="no tarball beside the folder")
     p.add_argument(
         "--no-ktrace",

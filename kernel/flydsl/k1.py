@@ -228,6 +228,8 @@ def build_k1(
     compile hint is given either way, so ``FLYDSL_KTRACE_ENABLE`` does not change a build."""
     if cfg.blocks != BLOCKS:
         raise ValueError(f"K1 is one CTA a CU: blocks must be {BLOCKS}")
+    if cfg.kda_tickets or cfg.gemv_tickets:  # never a static kernel for a ticket launch
+        raise ValueError("the FlyDSL K1 builds the static placement only (no ticket counter)")
     cfg.validate()
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
     stamp_width = layout.width if timeline else 0

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kda_sim.errors import InvalidInput, KdaSimError
-from kda_sim.kernels.k1.config import VARIANTS, LaunchConfig
+from kda_sim.kernels.k1.config import SCHEDULES, VARIANTS, LaunchConfig
 from kda_sim.protocol.space import CellSpace
 
 KFD = Path("/dev/kfd")
@@ -177,9 +177,17 @@ def refuse_unsupported(
     build: dict[str, Any] | None,
     warmup: int,
     arch: str | None,
+    cfg: LaunchConfig | None = None,
 ) -> None:
     """Every ``kernel run`` flag this backend does not serve, refused by name (exit 2)."""
     no = {
+        # the FlyDSL K1 is the seed's static placement: a ticket launch is not built
+        **{
+            "--" + k.replace("_", "-"): cfg is not None
+            and getattr(cfg, k)
+            and "the FlyDSL K1 builds the static placement only (no ticket counter)"
+            for k in reversed(SCHEDULES)  # --gemv-tickets (implying kda) named first
+        },
         "--graph": graph and "the FlyDSL runner launches eagerly (no HIP graph capture)",
         "--inject": inject is not None and "the FlyDSL K1 plants no faults",
         "--prefetch-weights": bool(build) and f"a Triton build option ({sorted(build or {})})",
@@ -217,7 +225,13 @@ def run(
     difference. ``replays`` belongs to ``--graph`` (refused). ``ktrace_path``: run the
     ktrace build and write the measured step's ktrace file there."""
     refuse_unsupported(
-        graph=graph, watchdog_ms=watchdog_ms, inject=inject, build=build, warmup=warmup, arch=arch
+        graph=graph,
+        watchdog_ms=watchdog_ms,
+        inject=inject,
+        build=build,
+        warmup=warmup,
+        arch=arch,
+        cfg=cfg,
     )
     from kda_kernel.flydsl import health
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 ARCHES: tuple[str, ...] = ("gfx942", "gfx950")
 MIN_LLD_MAJOR = 16  # the first LLD that knows code object v6
+ROCM_INSTALL = "/opt/rocm"  # where ROCm installs itself, its LLVM's ld.lld included
 SETUP_HINT = "run `bash scripts/flydsl_env.sh` (pip flydsl==0.5.0, apt lld-19 or PyPI ziglang)"
 
 
@@ -23,10 +24,12 @@ def default_root() -> Path:
 
 
 def rocm_root() -> Path:
-    """The root FlyDSL will link under: ROCM_PATH if it holds a linker, else ours."""
-    env = os.environ.get("ROCM_PATH")
-    if env and (Path(env) / "llvm" / "bin" / "ld.lld").exists():
-        return Path(env)
+    """The root FlyDSL will link under: ROCM_PATH if it holds a linker, else a ROCm
+    install's (``/opt/rocm``: on a ROCm machine nothing need be set or installed), else
+    ours."""
+    for root in (os.environ.get("ROCM_PATH"), ROCM_INSTALL):
+        if root and (Path(root) / "llvm" / "bin" / "ld.lld").exists():
+            return Path(root)
     return default_root()
 
 

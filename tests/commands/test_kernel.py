@@ -148,3 +148,11 @@ def test_a_run_that_fails_leaves_no_trace(tmp_path: Path, backend) -> None:
 def test_without_trace_the_backend_is_asked_for_none(backend, capsys) -> None:
     assert main(["kernel", "run", "--json"]) == 0
     assert "trace_path" not in backend.calls[0]
+
+
+def test_replays_without_graph_is_refused_by_name(backend, capsys) -> None:
+    """--replays counts --graph's replays: alone it would be silently unused."""
+    assert main(["kernel", "run", "--replays", "5"]) == 2
+    assert "--replays" in capsys.readouterr().err and backend.calls == []
+    assert main(["kernel", "run", "--json"]) == 0
+    assert "replays" not in backend.calls[0]  # the backend's own default

@@ -144,3 +144,14 @@ def test_compare_loads_it_and_refuses_another_launch(tmp_path, capsys) -> None:
     capsys.readouterr()
     assert main(["compare", str(tmp_path / "s.npy"), "--R", "1", "--L", "1"]) == 2
     assert "the FlyDSL K1 at R=1 on 256 CTAs writes 23" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("rows", [255, 128, 257])
+def test_rows_other_than_the_launchs_ctas_are_refused(rows: int) -> None:
+    """The FlyDSL K1 is 256 CTAs: a tensor cut (or padded) to another count is not its
+    launch, even where the configuration would take that many blocks."""
+    cfg = LaunchConfig(2, 1)
+    arr = flydsl_stamps_of(simulate(cfg, load_profile("mi355x")).timeline, cfg)
+    arr = np.concatenate([arr, arr[:1]]) if rows > len(arr) else arr[:rows]
+    with pytest.raises(TraceFormatError, match=f"{rows} rows \\(CTAs\\); the FlyDSL K1 is one"):
+        decode(cfg, arr)

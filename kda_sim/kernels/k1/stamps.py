@@ -23,9 +23,13 @@ The FlyDSL K1's timeline build (``kernel/flydsl/``) writes [blocks, 18 + 5 T],
 T = max(1, ceil(R 96 / blocks)) the most kda tasks a CTA runs: columns 0..14 as the
 twin's, then 15 the CTA's end, 16 its id, 17 the kda tasks it ran, and ``18 + 5 n + p``
 point p (k.stage .. k.norm) of its n-th task. Every task's spans are decoded (nothing is
-lost), and a tensor that is not the launch it is said to be is refused: its width for
-the claimed R, a row holding another CTA's stamps, a CTA whose task count is not the
-claimed launch's (R, kda0), a last-task copy (7..11) that is not its last task's.
+lost), and a tensor that is not the launch it is said to be is refused: rows other
+than the launch's 256 CTAs, its width for the claimed R, a row holding another CTA's
+stamps, a CTA whose task count is not the claimed launch's (R, kda0), a last-task copy
+(7..11) that is not its last task's.
+L and nb leave no mark in either layout (every L and nb runs the same stages on the same
+CTAs, and the stamps hold times only), so a tensor read at another L or nb decodes, as
+that launch: the runner's trace (``kda-sim kernel run --trace``) names its shape.
 
 In either layout a CTA stamps its points in program order (start <= each stage's end
 <= its end); a point earlier than the one before it is refused, naming CTA and point.
@@ -42,6 +46,7 @@ from kda_sim.errors import InvalidInput, TraceFormatError
 from kda_sim.importers.caps import check_count, check_ctas
 from kda_sim.importers.stamps import load_stamp_array
 from kda_sim.kernels.k1.config import LaunchConfig, variants_of
+from kda_sim.kernels.k1.constants import BLOCKS
 from kda_sim.kernels.k1.kda import tasks_of
 from kda_sim.kernels.k1.program import Role, role_of
 from kda_sim.kernels.k1.spec import STAGES
@@ -96,6 +101,12 @@ def stamps_timeline(
     blocks = int(full.shape[0])
     check_count(blocks, "CTAs (stamp rows)", source)
     check_ctas(blocks, source)
+    if full.shape[1] != POINTS and blocks != BLOCKS:  # build_k1 builds no other launch
+        raise TraceFormatError(
+            f"{blocks} rows (CTAs); the FlyDSL K1 is one launch of {BLOCKS} CTAs, a row each",
+            what="CTA count",
+            where=source,
+        )
     cfg = _config(R, L, nb, kda0, blocks, variants, source)
     extended = full.shape[1] != POINTS
     if extended and full.shape[1] != ext_width(cfg.n_tasks, blocks):

@@ -136,3 +136,70 @@ def test_the_ktrace_launch_is_recorded(tmp_path: Path) -> None:
     m = json.loads((out / "manifest.json").read_text())
     assert m["ktrace"].startswith("ktrace/<shape>_ktrace.pftrace.gz: a warm launch")
     assert m["fit"]["train"] == ["R1L1_warm.json"]  # the fit reads the stamps' traces only
+
+
+def test_a_machine_that_cannot_launch_is_refused_before_the_folder(tmp_path: Path) -> None:
+    """Without --kda-sim the launches are this machine's: here (no ROCm GPU) the script
+    stops at once, exit 2, naming why, and writes no folder."""
+    from kda_kernel.flydsl.run import rocm_gpu_present
+
+    if rocm_gpu_present():
+        pytest.skip("this machine has a ROCm GPU")
+    out = tmp_path / "fc"
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "first_contact_mi355x.sh"), "--out", str(out)],
+        env=os.environ | {"PYTHON": sys.executable, "COMPILE_ONLY": "1"},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "no launch can be made here: no ROCm GPU here" in proc.stderr
+    assert "COMPILE_ONLY" not in proc.stderr  # the script unsets it: not the reason
+    assert not out.exists()
+    proc = subprocess.run(  # a python without kda-sim: named, before anything runs
+        ["bash", str(ROOT / "scripts" / "first_contact_mi355x.sh"), "--out", str(out)],
+        env=os.environ | {"PYTHON": "false"}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "false cannot import kda-sim" in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("gpu", "said"),
+    [("gfx942", "this GPU is gfx942, not gfx950: pass --arch gfx942"),
+     ("gfx90a", "this GPU is gfx90a; the FlyDSL K1 builds for gfx942, gfx950")],
+)  # fmt: skip
+def test_a_gpu_of_another_arch_is_named(
+    gpu: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from kda_kernel.flydsl import first_contact as fc
+
+    monkeypatch.setattr(fc, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(fc, "missing", lambda: None)
+    monkeypatch.setattr(fc.RocmRuntime, "arch", lambda self: gpu)
+    assert fc.main(["--out", str(tmp_path / "fc")]) == 2
+    assert said in capsys.readouterr().err and not (tmp_path / "fc").exists()
+    monkeypatch.setattr(fc, "missing", lambda: "flydsl is not installed; run ...")
+    assert fc.main(["--out", str(tmp_path / "fc")]) == 2
+    assert "flydsl is not installed" in capsys.readouterr().err
+
+    def no_torch() -> None:
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    monkeypatch.setattr(fc, "unavailable_reason", no_torch)
+    assert fc.main(["--out", str(tmp_path / "fc")]) == 2
+    assert "torch is not installed" in capsys.readouterr().err
+
+
+def test_a_linker_only_rocm_path_is_not_the_runs(tmp_path: Path) -> None:
+    """``flydsl_env.sh --print-env`` exports ROCM_PATH at a root holding only a linker:
+    the script unsets it (a ROCm install's, with lib/, is kept), and the record's
+    versions step keeps the environment the launches saw."""
+    linker_only, rocm = tmp_path / "linker_only", tmp_path / "rocm"
+    (linker_only / "llvm" / "bin").mkdir(parents=True)
+    (rocm / "lib").mkdir(parents=True)
+    for root, kept in ((linker_only, None), (rocm, str(rocm))):
+        run_dir = tmp_path / f"run_{root.name}"
+        run_dir.mkdir()
+        _, out = record(run_dir, {"ROCM_PATH": str(root)}, "--shapes", "4x4", "--no-tar")
+        env = json.loads((out / steps(out)["versions"]["out"]).read_text())["env"]
+        assert env.get("ROCM_PATH") == kept and "COMPILE_ONLY" not in env

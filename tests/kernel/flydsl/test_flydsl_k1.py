@@ -370,3 +370,13 @@ def test_onw_first_asks_for_on_w_before_the_kda_polls(
     # (which test_traced_record_equals_the_protocol_model checks at R = 1; at R = 3 the
     # loop body is traced once, the model lists a two-task CTA's both tasks)
     assert first.records == seed.records
+
+
+@pytest.mark.parametrize("schedule", ["kda_tickets", "gemv_tickets"])
+def test_a_ticket_launch_is_not_built(schedule: str, tmp_path: Path) -> None:
+    """The static placement is all the FlyDSL K1 builds: never silently for tickets."""
+    from kda_kernel.flydsl.k1 import build_k1
+
+    with pytest.raises(ValueError, match="static placement only"):
+        build_k1(LaunchConfig(1, 1, **{schedule: True}), "gfx950", tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -275,6 +275,37 @@ def test_unserved_flags_are_refused_by_name(flag: str, request_: dict) -> None:
     assert rt.epochs == []
 
 
+@pytest.mark.parametrize("schedule", ["kda_tickets", "gemv_tickets"])
+def test_a_ticket_launch_is_refused_by_name(schedule: str) -> None:
+    """The FlyDSL K1 is the static placement: a ticket config must not run it."""
+    rt = FakeRuntime()
+    flag = "--" + schedule.replace("_", "-")
+    with pytest.raises(InvalidInput, match=f"{flag} is not served by the flydsl backend"):
+        run(LaunchConfig(1, 1, **{schedule: True}), runtime=rt)
+    assert rt.epochs == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--kda-tickets"],
+        ["--gemv-tickets"],
+        ["--inject", "drop"],
+        ["--replays", "5"],  # without --graph, it would count nothing
+        ["--prefetch-weights", "1"],
+        ["--arch", "gfx90a"],
+        ["--watchdog-ms", "30000"],
+    ],
+)
+def test_the_cli_names_each_refused_flag(argv: list[str], capsys: pytest.CaptureFixture) -> None:
+    """Refused by name before the machine is asked (here: no ROCm GPU), exit 2."""
+    from kda_sim.cli import main
+
+    assert main(["kernel", "run", "--backend", "flydsl", *argv]) == 2
+    err = capsys.readouterr().err
+    assert argv[0] in err and "no ROCm GPU" not in err
+
+
 def test_an_arch_other_than_the_gpus_is_refused() -> None:
     with pytest.raises(InvalidInput, match="--arch gfx942: this GPU is gfx950"):
         run(LaunchConfig(1, 1), arch="gfx942", runtime=FakeRuntime())
