@@ -44,8 +44,8 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import load_profile
 from kda_sim.protocol.tickets import TAKE_ITEM
 from kda_sim.timeline import Timeline
-from lab.ticket_k1_fit import prologues_ns
-from lab.ticket_k1_report import bench_us, cell, median, takes_ns
+from lab.ticket_k1_fit import measured_take
+from lab.ticket_k1_report import bench_us, cell
 from lab.ticket_probe_report import busy_ns
 from lab.ticket_unroll_predict import OCCUPANCY
 
@@ -87,22 +87,10 @@ def real(folder: Path) -> dict[tuple[int, int], dict[str, dict[str, float]]]:
     return both
 
 
-def measured_take(folder: Path) -> tuple[float, float]:
-    """The take's round trip and the item's prologue (ns), medians over every warm ticket
-    launch of the run."""
-    d = folder / "kda_tickets" / "warm"
-    tls = [read_kernel_trace(p) for ps in launches_by_shape(d).values() for p in ps]
-    rt = median([x for tl in tls for x in takes_ns(tl)])
-    pro = median([x for tl in tls for x in prologues_ns(tl)])
-    if rt is None or pro is None:
-        raise InvalidInput("no take recorded in the ticket traces", where=str(d))
-    return rt, pro
-
-
 def model(folder: Path, base: str, shapes: list[tuple[int, int]]) -> dict:
     """{shape: {build: points}} as the model predicts them (module docstring)."""
     prof = load_profile(base)
-    rt, pro = measured_take(folder)
+    rt, pro = measured_take(folder / "kda_tickets" / "warm", "ticket")
     taken = replace(prof, latency_ns={**prof.latency_ns, "atomic": rt, TAKE_ITEM: pro})
     out: dict[tuple[int, int], dict[str, dict[str, float]]] = {}
     for R, L in shapes:

@@ -52,7 +52,7 @@ from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.machine import load_profile
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline import Timeline
-from lab.ticket_k1_report import bench_us
+from lab.ticket_k1_report import bench_us, median, takes_ns
 
 # the stages of a kda task: the loop's code is the ticket build's own (its spills)
 KDA_KEYS: tuple[str, ...] = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
@@ -101,10 +101,15 @@ def with_prologue(base: GpuProfile, train: list[Trace]) -> GpuProfile:
     return base.with_params(ticket_item=float(statistics.median(xs)))
 
 
-def takes_ns(tl: Timeline) -> list[float]:
-    """Each take's round trip in a traced ticket launch: its issue to its return stamp,
-    on the CTA that took it (the atomic, the ticket's broadcast to the CTA, the stamps)."""
-    return [float(ret - issue) for _cta, issue, ret, _t in tl.meta.extra.get("ticket_takes", ())]
+def measured_take(folder: Path, what: str) -> tuple[float, float]:
+    """The take's round trip and the item's prologue (ns): the medians over every take of
+    the traced launches in ``folder`` (``what`` names them in the refusal)."""
+    tls = [read_kernel_trace(p) for ps in launches_by_shape(folder).values() for p in ps]
+    rt = median([x for tl in tls for x in takes_ns(tl)])
+    pro = median([x for tl in tls for x in prologues_ns(tl)])
+    if rt is None or pro is None:
+        raise InvalidInput(f"no take recorded in the {what} traces", where=str(folder))
+    return rt, pro
 
 
 def with_take(base: GpuProfile, train: list[Trace]) -> GpuProfile:

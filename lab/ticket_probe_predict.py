@@ -53,8 +53,8 @@ from kda_sim.protocol.counters import Atomic, AtomicKind
 from kda_sim.protocol.ops import Op
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import TAKE_ITEM, TicketLoop
-from lab.ticket_k1_fit import prologues_ns
-from lab.ticket_k1_report import cell, median, takes_ns
+from lab.ticket_k1_fit import measured_take
+from lab.ticket_k1_report import cell
 from lab.ticket_probe_report import BUILDS, EFFECTS, START, bench_us
 from lab.ticket_unroll_predict import OCCUPANCY
 
@@ -93,18 +93,6 @@ def take_before_each_task(cfg: LaunchConfig) -> Launch:
     return Launch(cfg, launch.space, tuple(out))
 
 
-def measured_take(folder: Path) -> tuple[float, float]:
-    """The take's round trip and the item's prologue (ns): the medians over every take of
-    the run's static_take traces."""
-    d = folder / "static_take" / START
-    tls = [read_kernel_trace(p) for paths in launches_by_shape(d).values() for p in paths]
-    rt = median([x for tl in tls for x in takes_ns(tl)])
-    pro = median([x for tl in tls for x in prologues_ns(tl)])
-    if rt is None or pro is None:
-        raise InvalidInput("no take recorded in the static_take traces", where=str(d))
-    return rt, pro
-
-
 def resources_of(folder: Path, build: str, shape: tuple[int, int]) -> dict[str, Any]:
     """The build's resources (threads, registers, shared memory) its first trace of the
     shape recorded."""
@@ -139,7 +127,7 @@ def predict(folder: Path, R: int, L: int, prof: GpuProfile) -> dict[str, float]:
 
 def run(folder: Path, bench: Path, base: str, nominal_take: bool = False) -> dict[str, Any]:
     prof = load_profile(base)
-    rt, pro = measured_take(folder)
+    rt, pro = measured_take(folder / "static_take" / START, "static_take")
     if not nominal_take:
         prof = replace(prof, latency_ns={**prof.latency_ns, "atomic": rt, TAKE_ITEM: pro})
     measured = bench_us(bench)
