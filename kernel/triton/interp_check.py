@@ -203,22 +203,43 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     }
 
 
+def _kda_setup(b: Build) -> tuple[dict[str, Any], torch.Tensor, Any, Workspace]:
+    """A kda check's inputs, the projections its tasks poll, the reference and a CPU
+    workspace for build ``b``."""
+    inp = make_inputs(b.cfg, seed=2 * b.cfg.R + b.cfg.L, pad=(1,) if b.cfg.R > 1 else ())
+    _, _, proj = front_of(inp)
+    return inp, proj, kda_pre_reference(**inp, L=b.cfg.L), Workspace.create([b], "cpu")
+
+
+def _kda_launch(
+    b: Build, ws: Workspace, inp: dict[str, Any], proj: torch.Tensor, epoch: int
+) -> tuple[dict[str, Any], torch.Tensor]:
+    """One launch's epoch, the projections put under its tag, fresh copies of the inputs
+    the tasks write and the output (NaN until written)."""
+    ws.epoch.fill_(epoch)
+    off, tag = b.offsets(), step_tag(epoch, SLOT)
+    ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
+    core = torch.full((b.cfg.S, PROJ), float("nan"), dtype=torch.bfloat16)
+    return clone_inputs(inp), core
+
+
+def _kda_errors(k: dict[str, Any], core: torch.Tensor, ref: Any) -> dict[str, Any]:
+    """The kda outputs (core, conv state, recurrent state) against the reference."""
+    return {
+        "core_rel": _rel(core.float(), ref[1].float()),
+        "core_finite": bool(torch.isfinite(core.float()).all()),
+        "conv_rel": _rel(k["conv_state"].float(), ref[2].float()),
+        "rstate_rel": _rel(k["rstate"], ref[3]),
+    }
+
+
 def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import kda_only
 
-    sh = LaunchConfig(R, L, nb)
-    inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
-    _, _, proj = front_of(inp)
-    ref = kda_pre_reference(**inp, L=L)
     b = Build.default(R, L, nb, **build).validate()
-    ws = Workspace.create([b], "cpu")
-    ws.epoch.fill_(EPOCH)
-    off, tag = b.offsets(), step_tag(EPOCH, SLOT)
-    ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
-    k = clone_inputs(inp)
-    core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
-    cs, rs = k["conv_state"], k["rstate"]
+    inp, proj, ref, ws = _kda_setup(b)
+    k, core = _kda_launch(b, ws, inp, proj, EPOCH)
     run_threaded(
         kda_only,
         R * 96,
@@ -234,12 +255,7 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
         NEV=64,
         ALIGN=b.align,
     )
-    return {
-        "core_rel": _rel(core.float(), ref[1].float()),
-        "core_finite": bool(torch.isfinite(core.float()).all()),
-        "conv_rel": _rel(cs.float(), ref[2].float()),
-        "rstate_rel": _rel(rs, ref[3]),
-    }
+    return _kda_errors(k, core, ref)
 
 
 def check_kda_tickets(
@@ -257,20 +273,11 @@ def check_kda_tickets(
     from kda_kernel.triton.stage_kernels import kda_tickets_only
 
     b = Build.default(R, L, nb, kda_tickets=True, ticket_unroll=unroll, probe=probe).validate()
-    sh = b.cfg
-    inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
-    _, _, proj = front_of(inp)
-    ref = kda_pre_reference(**inp, L=L)
-    ws = Workspace.create([b], "cpu")
+    inp, proj, ref, ws = _kda_setup(b)
     nev = T.record_words(R, tickets=True)
     out: dict[str, Any] = {}
     for launch in range(2):
-        ws.epoch.fill_(EPOCH + launch)
-        off, tag = b.offsets(), step_tag(EPOCH + launch, SLOT)
-        ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
-        k = clone_inputs(inp)
-        core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
-        cs, rs = k["conv_state"], k["rstate"]
+        k, core = _kda_launch(b, ws, inp, proj, EPOCH + launch)
         trace = torch.zeros(nprog, nev, dtype=torch.int32)
         run_threaded(
             kda_tickets_only,
@@ -305,10 +312,7 @@ def check_kda_tickets(
             for m in range(min(int(tr[p, T.EV_NTAKE]), T.TICKET_TAKE_SLOTS))
         )
         out[f"launch {launch}"] = {
-            "core_rel": _rel(core.float(), ref[1].float()),
-            "core_finite": bool(torch.isfinite(core.float()).all()),
-            "conv_rel": _rel(cs.float(), ref[2].float()),
-            "rstate_rel": _rel(rs, ref[3]),
+            **_kda_errors(k, core, ref),
             "tasks_run": int(ntask.sum()),
             "tasks_each_once": ran == list(range(R * 96)) if ntask.max() <= 8 else None,
             "tickets_each_once": tickets == list(range(R * 96 + nprog))
@@ -354,21 +358,12 @@ def check_kda_static(
     from kda_kernel.triton.stage_kernels import kda_static_only
 
     b = Build.default(R, L, nb, probe=probe).validate()
-    sh = b.cfg
-    inp = make_inputs(sh, seed=2 * R + L, pad=(1,) if R > 1 else ())
-    _, _, proj = front_of(inp)
-    ref = kda_pre_reference(**inp, L=L)
-    ws = Workspace.create([b], "cpu")
+    inp, proj, ref, ws = _kda_setup(b)
     nev = T.record_words(R, tickets=True)
     maxt = -(-R * 96 // nprog)
     out: dict[str, Any] = {}
     for launch in range(2):
-        ws.epoch.fill_(EPOCH + launch)
-        off, tag = b.offsets(), step_tag(EPOCH + launch, SLOT)
-        ws.scratch[off["PROJ"] : off["PROJ"] + proj.numel()] = _pairs(proj, tag)
-        k = clone_inputs(inp)
-        core = torch.full((sh.S, PROJ), float("nan"), dtype=torch.bfloat16)
-        cs, rs = k["conv_state"], k["rstate"]
+        k, core = _kda_launch(b, ws, inp, proj, EPOCH + launch)
         trace = torch.zeros(nprog, nev, dtype=torch.int32)
         run_threaded(
             kda_static_only,
@@ -397,10 +392,7 @@ def check_kda_static(
             for m in range(min(int(w[T.EV_NTAKE]), T.TICKET_TAKE_SLOTS))
         )
         out[f"launch {launch}"] = {
-            "core_rel": _rel(core.float(), ref[1].float()),
-            "core_finite": bool(torch.isfinite(core.float()).all()),
-            "conv_rel": _rel(cs.float(), ref[2].float()),
-            "rstate_rel": _rel(rs, ref[3]),
+            **_kda_errors(k, core, ref),
             "tasks_run": int(tr[:, T.EV_NTASK].sum()),
             "placed_static": _task_ids(tr) == _static_tasks(R, nprog, kda0),
             "takes_by_program": [int(w[T.EV_NTAKE]) for w in tr],
