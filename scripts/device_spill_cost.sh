@@ -6,7 +6,7 @@
 # replays; each row records the build's registers and spills) at the nine shapes. The
 # builds are compiled in parallel first (R is a run-time argument: 4 compiles a variant).
 # On the device machine, in the repository root, with .whl/ carried; under $OUT.
-# Bounded: compile 200 s, bench 300 s. PHASE=warm or PHASE=bench runs one of the two (a
+# Bounded: compile WARM_S (200) s, bench BENCH_S (300) s. PHASE=warm or PHASE=bench runs one of the two (a
 # warm machine keeps the compiled builds in /tmp/tc between two calls).
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
@@ -30,12 +30,12 @@ if __name__ == "__main__":
             print(line, flush=True)
     print(f"warm: {time.perf_counter() - t0:.1f} s", flush=True)
 PY
-timeout 200 python3 /tmp/warm_spill.py > "$OUT/warm_spill.log" 2>&1
+timeout ${WARM_S:-200} python3 /tmp/warm_spill.py > "$OUT/warm_spill.log" 2>&1
 echo "warm rc=$?"; tail -n 20 "$OUT/warm_spill.log"
 fi
 [ "$PHASE" = warm ] && exit 0
 TK='"kda_tickets": true, "ticket_unroll": 3'
-timeout 300 python3 -m bench.kernel_bench --out "$OUT/kernel_bench_spill.json" --shapes "" \
+timeout ${BENCH_S:-300} python3 -m bench.kernel_bench --out "$OUT/kernel_bench_spill.json" --shapes "" \
     --variants "[{}, {\"maxnreg\": 112}, {\"maxnreg\": 96}, {$TK}]" \
     --variant-shapes 1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4 > "$OUT/kernel_bench_spill.log" 2>&1
 echo "bench rc=$?"; tail -n 5 "$OUT/kernel_bench_spill.log"
