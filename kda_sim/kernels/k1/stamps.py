@@ -269,5 +269,6 @@ def _every_task(
 
 def read_stamps(path: str | Path, **cfg: Any) -> Timeline:
     """A ``.pt`` / ``.npy`` stamp tensor -> :class:`Timeline`; ``cfg``: R, L, nb, kda0,
-    gpu and the protocol variants (the tensor does not record them)."""
+    gpu and the protocol variants: the launch it is said to be (the twin's tensor records
+    none of them; the FlyDSL K1's launch record must match them)."""
     return stamps_timeline(load_stamp_array(path), source=str(path), **cfg)
