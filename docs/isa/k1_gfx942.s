@@ -12,39 +12,39 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_and_b32 s5, s69, 0xffff
 	s_mov_b32 s4, s68
 	buffer_load_dword v1, off, s[4:7], 0
-	v_cmp_gt_u32_e64 s[6:7], 23, v0
+	v_cmp_gt_u32_e64 s[4:5], 23, v0
 	s_waitcnt vmcnt(0)
-	v_readfirstlane_b32 s10, v1
-	s_and_saveexec_b64 s[4:5], s[6:7]
+	v_readfirstlane_b32 s8, v1
+	s_and_saveexec_b64 s[6:7], s[4:5]
 	v_lshlrev_b32_e32 v1, 3, v0
 	v_mov_b64_e32 v[2:3], 0
 	ds_write_b64 v1, v[2:3]
-	s_or_b64 exec, exec, s[4:5]
-	v_cmp_eq_u32_e64 s[4:5], 0, v0
+	s_or_b64 exec, exec, s[6:7]
+	v_cmp_eq_u32_e64 s[22:23], 0, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_4
-	s_memrealtime s[12:13]
+	s_memrealtime s[10:11]
 	v_mov_b32_e32 v1, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[2:3], s[12:13]
+	v_mov_b64_e32 v[2:3], s[10:11]
 	ds_write_b64 v1, v[2:3]
 .LBB0_4:
-	s_or_b64 exec, exec, s[8:9]
-	s_ashr_i32 s9, s10, 31
+	s_or_b64 exec, exec, s[6:7]
+	s_ashr_i32 s7, s8, 31
 	s_load_dwordx16 s[36:51], s[0:1], 0x0
 	s_load_dwordx16 s[52:67], s[0:1], 0x40
-	s_load_dword s8, s[0:1], 0x90
-	s_lshr_b32 s9, s9, 10
-	s_add_i32 s9, s10, s9
-	s_and_b32 s9, s9, 0xc00000
-	s_sub_i32 s9, s10, s9
-	s_lshl_b32 s9, s9, 8
+	s_load_dword s6, s[0:1], 0x90
+	s_lshr_b32 s7, s7, 10
+	s_add_i32 s7, s8, s7
+	s_and_b32 s7, s7, 0xc00000
+	s_sub_i32 s7, s8, s7
+	s_lshl_b32 s7, s7, 8
 	s_waitcnt lgkmcnt(0)
-	s_add_i32 s33, s8, s9
+	s_add_i32 s33, s6, s7
 	s_ashr_i32 s3, s2, 31
-	s_and_b32 s21, s65, 0xffff
+	s_and_b32 s25, s65, 0xffff
 	s_and_b32 s73, s67, 0xffff
 	s_add_i32 s33, s33, 1
 	v_lshrrev_b32_e32 v1, 6, v0
@@ -58,10 +58,10 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_min_u32_e32 v1, 0x11f, v0
 	v_lshrrev_b32_e32 v10, 5, v1
 	v_lshlrev_b32_e32 v1, 2, v1
-	s_lshl_b32 s20, s2, 7
+	s_lshl_b32 s6, s2, 7
 	v_and_b32_e32 v11, 0x7c, v1
 	v_min_u32_e32 v2, 7, v10
-	v_or_b32_e32 v1, s20, v11
+	v_or_b32_e32 v1, s6, v11
 	v_mul_u32_u24_e32 v2, 0x1c00, v2
 	s_and_b32 s9, s37, 0xffff
 	s_mov_b32 s8, s36
@@ -77,33 +77,33 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx2 v[2:3], v2, s[12:15], 0 offen
 	s_and_b32 s17, s41, 0xffff
 	buffer_load_dwordx2 v[4:5], v1, s[8:11], 0 offen
-	v_or_b32_e32 v1, s20, v16
+	v_or_b32_e32 v1, s6, v16
 	s_mov_b32 s16, s40
 	s_mov_b32 s18, s74
 	s_mov_b32 s19, s75
 	v_lshlrev_b32_e32 v1, 1, v1
-	s_and_b32 s25, s43, 0xffff
-	s_mov_b32 s24, s42
-	s_mov_b32 s26, s74
-	s_mov_b32 s27, s75
+	s_and_b32 s37, s43, 0xffff
+	s_mov_b32 s36, s42
+	s_mov_b32 s38, s74
+	s_mov_b32 s39, s75
 	buffer_load_dwordx2 v[8:9], v1, s[16:19], 0 offen
-	buffer_load_dwordx2 v[6:7], v1, s[24:27], 0 offen
-	s_movk_i32 s8, 0x120
-	v_cmp_gt_u32_e32 vcc, s8, v0
-	v_cmp_eq_u32_e64 s[8:9], 8, v10
+	buffer_load_dwordx2 v[6:7], v1, s[36:39], 0 offen
+	s_movk_i32 s6, 0x120
+	v_cmp_gt_u32_e32 vcc, s6, v0
+	v_cmp_eq_u32_e64 s[6:7], 8, v10
 	s_waitcnt vmcnt(2)
 	s_nop 0
-	v_cndmask_b32_e64 v3, v3, v5, s[8:9]
-	v_cndmask_b32_e64 v2, v2, v4, s[8:9]
+	v_cndmask_b32_e64 v3, v3, v5, s[6:7]
+	v_cndmask_b32_e64 v2, v2, v4, s[6:7]
 	v_and_b32_e32 v5, 0xffff0000, v3
 	v_lshlrev_b32_e32 v4, 16, v3
 	v_and_b32_e32 v3, 0xffff0000, v2
 	v_lshlrev_b32_e32 v2, 16, v2
-	s_and_saveexec_b64 s[8:9], vcc
+	s_and_saveexec_b64 s[6:7], vcc
 	v_lshlrev_b32_e32 v11, 2, v11
 	v_lshl_or_b32 v11, v10, 9, v11
 	ds_write_b128 v11, v[2:5] offset:8384
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_pk_mul_f32 v[18:19], v[2:3], v[2:3]
 	v_pk_mul_f32 v[14:15], v[4:5], v[4:5]
 	v_add_f32_e32 v11, v18, v19
@@ -155,47 +155,47 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v6, v3, v4
 	ds_swizzle_b32 v4, v6 offset:swizzle(SWAP,1)
 	v_and_b32_e32 v3, 31, v0
-	v_cmp_eq_u32_e64 s[8:9], 0, v3
-	s_and_b64 s[10:11], vcc, s[8:9]
-	s_and_saveexec_b64 s[8:9], s[10:11]
+	v_cmp_eq_u32_e64 s[6:7], 0, v3
+	s_and_b64 s[8:9], vcc, s[6:7]
+	s_and_saveexec_b64 s[6:7], s[8:9]
 	s_cbranch_execz .LBB0_9
 	v_mov_b32_e32 v7, v2
 	s_waitcnt lgkmcnt(0)
 	v_pk_add_f32 v[4:5], v[6:7], v[4:5]
-	s_mul_i32 s10, s2, 0x90
+	s_mul_i32 s8, s2, 0x90
 	v_mov_b32_e32 v3, s33
 	v_mov_b32_e32 v2, v5
-	v_lshl_add_u32 v6, v10, 4, s10
+	v_lshl_add_u32 v6, v10, 4, s8
 	s_mov_b32 s72, s66
 	v_mov_b32_e32 v5, s33
 	buffer_store_dwordx4 v[2:5], v6, s[72:75], 0 offen sc1
 .LBB0_9:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_11
-	s_memrealtime s[10:11]
+	s_memrealtime s[8:9]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[10:11]
+	v_mov_b64_e32 v[4:5], s[8:9]
 	ds_write_b64 v2, v[4:5] offset:8
 .LBB0_11:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_cmp_gt_i32 s2, 0
 	s_cbranch_scc0 .LBB0_115
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_14
 .LBB0_13:
-	s_memrealtime s[10:11]
+	s_memrealtime s[8:9]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[10:11]
+	v_mov_b64_e32 v[4:5], s[8:9]
 	ds_write_b64 v2, v[4:5] offset:16
 .LBB0_14:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_cmp_gt_u32_e32 vcc, 10, v0
-	s_and_saveexec_b64 s[8:9], vcc
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_20
 	v_lshlrev_b32_e32 v4, 3, v0
 	v_or_b32_e32 v2, 0x1000, v4
@@ -206,25 +206,25 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_load_dwordx2 v[2:3], v2, s[72:75], 0 offen offset:3968 sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_ne_u32_e32 vcc, s33, v3
-	s_and_saveexec_b64 s[10:11], vcc
+	s_and_saveexec_b64 s[8:9], vcc
 	s_cbranch_execz .LBB0_19
 	v_or_b32_e32 v4, 0x1f80, v4
-	s_mov_b64 s[12:13], 0
+	s_mov_b64 s[10:11], 0
 	s_mov_b32 s72, s66
 .LBB0_17:
 	s_sleep 1
 	buffer_load_dwordx2 v[2:3], v4, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v3
-	s_or_b64 s[12:13], vcc, s[12:13]
-	s_andn2_b64 exec, exec, s[12:13]
+	s_or_b64 s[10:11], vcc, s[10:11]
+	s_andn2_b64 exec, exec, s[10:11]
 	s_cbranch_execnz .LBB0_17
-	s_or_b64 exec, exec, s[12:13]
-.LBB0_19:
 	s_or_b64 exec, exec, s[10:11]
+.LBB0_19:
+	s_or_b64 exec, exec, s[8:9]
 	ds_write_b32 v21, v2 offset:192
 .LBB0_20:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_lshlrev_b32_e32 v38, 2, v16
 	s_waitcnt lgkmcnt(0)
 	s_barrier
@@ -317,7 +317,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_pk_mul_f32 v[4:5], v[34:35], v[4:5] op_sel_hi:[0,1]
 	v_pk_add_f32 v[4:5], v[10:11], v[4:5]
 	v_mov_b32_e32 v32, v31
-	v_div_scale_f32 v8, s[8:9], v35, v35, v5
+	v_div_scale_f32 v8, s[6:7], v35, v35, v5
 	v_rcp_f32_e32 v9, v8
 	v_pk_mul_f32 v[6:7], v[34:35], v[32:33] op_sel_hi:[0,1]
 	v_pk_add_f32 v[6:7], v[2:3], v[6:7]
@@ -328,7 +328,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_fma_f32 v10, -v8, v3, v2
 	v_fmac_f32_e32 v3, v10, v9
 	v_fma_f32 v2, -v8, v3, v2
-	v_div_scale_f32 v8, s[8:9], v35, v35, v4
+	v_div_scale_f32 v8, s[6:7], v35, v35, v4
 	v_rcp_f32_e32 v10, v8
 	v_div_fmas_f32 v2, v2, v9, v3
 	v_div_fixup_f32 v3, v2, v35, v5
@@ -339,7 +339,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_fma_f32 v9, -v8, v5, v2
 	v_fmac_f32_e32 v5, v9, v10
 	v_fma_f32 v2, -v8, v5, v2
-	v_div_scale_f32 v8, s[8:9], v35, v35, v7
+	v_div_scale_f32 v8, s[6:7], v35, v35, v7
 	v_rcp_f32_e32 v9, v8
 	v_div_fmas_f32 v2, v2, v10, v5
 	v_div_fixup_f32 v2, v2, v35, v4
@@ -350,7 +350,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_fma_f32 v10, -v8, v5, v4
 	v_fmac_f32_e32 v5, v10, v9
 	v_fma_f32 v4, -v8, v5, v4
-	v_div_scale_f32 v8, s[8:9], v35, v35, v6
+	v_div_scale_f32 v8, s[6:7], v35, v35, v6
 	v_rcp_f32_e32 v10, v8
 	v_div_fmas_f32 v4, v4, v9, v5
 	v_div_fixup_f32 v5, v4, v35, v7
@@ -385,21 +385,21 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	ds_swizzle_b32 v7, v6 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_22
-	s_lshl3_add_u32 s10, s2, 0x1000
+	s_lshl3_add_u32 s8, s2, 0x1000
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	v_mov_b32_e32 v7, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v8, s10
+	v_mov_b32_e32 v8, s8
 	buffer_store_dwordx2 v[6:7], v8, s[72:75], 0 offen offset:4048 sc1
 .LBB0_22:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_cmp_gt_u32_e32 vcc, 8, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[22:23], vcc
+	s_and_saveexec_b64 s[18:19], vcc
 	s_cbranch_execz .LBB0_28
 	v_min_i32_e32 v22, 7, v0
 	v_mov_b32_e32 v7, 0x1fd0
@@ -416,17 +416,17 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mov_b32_e32 v7, 0x1ff8
 	v_mad_u32_u24 v28, v22, 56, v7
 	v_or_b32_e32 v29, 0x2000, v6
-	s_mov_b64 s[24:25], 0
+	s_mov_b64 s[20:21], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll mix MSQ
 	;;#ASMEND
 	s_branch .LBB0_25
 .LBB0_24:
-	s_or_b64 exec, exec, s[8:9]
-	s_and_b64 s[8:9], exec, s[26:27]
-	s_or_b64 s[24:25], s[8:9], s[24:25]
-	s_andn2_b64 exec, exec, s[24:25]
+	s_or_b64 exec, exec, s[6:7]
+	s_and_b64 s[6:7], exec, s[26:27]
+	s_or_b64 s[20:21], s[6:7], s[20:21]
+	s_andn2_b64 exec, exec, s[20:21]
 	s_cbranch_execz .LBB0_27
 .LBB0_25:
 	buffer_load_dwordx2 v[6:7], v23, s[72:75], 0 offen sc1
@@ -440,30 +440,30 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v7
 	s_waitcnt vmcnt(5)
-	v_cmp_ne_u32_e64 s[8:9], s33, v9
+	v_cmp_ne_u32_e64 s[6:7], s33, v9
 	s_waitcnt vmcnt(4)
-	v_cmp_ne_u32_e64 s[10:11], s33, v11
-	s_or_b64 s[8:9], vcc, s[8:9]
+	v_cmp_ne_u32_e64 s[8:9], s33, v11
+	s_or_b64 s[6:7], vcc, s[6:7]
 	s_waitcnt vmcnt(3)
-	v_cmp_ne_u32_e64 s[12:13], s33, v13
-	s_or_b64 s[8:9], s[8:9], s[10:11]
+	v_cmp_ne_u32_e64 s[10:11], s33, v13
+	s_or_b64 s[6:7], s[6:7], s[8:9]
 	s_waitcnt vmcnt(2)
-	v_cmp_ne_u32_e64 s[14:15], s33, v15
-	s_or_b64 s[8:9], s[8:9], s[12:13]
+	v_cmp_ne_u32_e64 s[12:13], s33, v15
+	s_or_b64 s[6:7], s[6:7], s[10:11]
 	s_waitcnt vmcnt(1)
-	v_cmp_ne_u32_e64 s[16:17], s33, v17
-	s_or_b64 s[8:9], s[8:9], s[14:15]
+	v_cmp_ne_u32_e64 s[14:15], s33, v17
+	s_or_b64 s[6:7], s[6:7], s[12:13]
 	s_waitcnt vmcnt(0)
-	v_cmp_ne_u32_e64 s[18:19], s33, v19
-	s_or_b64 s[8:9], s[8:9], s[16:17]
-	s_or_b64 s[10:11], s[8:9], s[18:19]
-	s_and_saveexec_b64 s[8:9], s[10:11]
+	v_cmp_ne_u32_e64 s[16:17], s33, v19
+	s_or_b64 s[6:7], s[6:7], s[14:15]
+	s_or_b64 s[8:9], s[6:7], s[16:17]
+	s_and_saveexec_b64 s[6:7], s[8:9]
 	s_cbranch_execz .LBB0_24
 	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
 	s_branch .LBB0_24
 .LBB0_27:
-	s_or_b64 exec, exec, s[24:25]
+	s_or_b64 exec, exec, s[20:21]
 	v_add_f32_e32 v6, 0, v6
 	v_add_f32_e32 v6, v6, v8
 	v_add_f32_e32 v6, v6, v10
@@ -474,23 +474,23 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v7, 2, v22
 	ds_write_b32 v7, v6 offset:704
 .LBB0_28:
-	s_or_b64 exec, exec, s[22:23]
+	s_or_b64 exec, exec, s[18:19]
 	v_cmp_gt_u32_e32 vcc, 32, v0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], vcc
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_30
-	s_and_b32 s13, s45, 0xffff
-	s_mov_b32 s15, 0x27000
-	s_mov_b32 s14, -1
-	s_mov_b32 s12, s44
-	buffer_load_dwordx2 v[14:15], v1, s[12:15], 0 offen
+	s_and_b32 s9, s45, 0xffff
+	s_mov_b32 s11, 0x27000
+	s_mov_b32 s10, -1
+	s_mov_b32 s8, s44
+	buffer_load_dwordx2 v[14:15], v1, s[8:11], 0 offen
 	v_mov_b32_e32 v10, 0
 	ds_read_b128 v[6:9], v10 offset:704
 	ds_read_b128 v[10:13], v10 offset:720
-	s_movk_i32 s10, 0x7fff
-	s_mov_b32 s20, s64
-	s_mov_b32 s22, s74
+	s_movk_i32 s8, 0x7fff
+	s_mov_b32 s24, s64
+	s_mov_b32 s26, s74
 	s_waitcnt lgkmcnt(1)
 	v_add_f32_e32 v6, v6, v7
 	v_add_f32_e32 v6, v6, v8
@@ -503,7 +503,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mul_f32_e32 v6, 0x39124925, v6
 	v_add_f32_e32 v6, 0x3727c5ac, v6
 	v_rsq_f32_e32 v6, v6
-	s_mov_b32 s23, s75
+	s_mov_b32 s27, s75
 	v_pk_mul_f32 v[4:5], v[4:5], v[6:7] op_sel_hi:[1,0]
 	v_pk_mul_f32 v[2:3], v[2:3], v[6:7] op_sel_hi:[1,0]
 	s_waitcnt vmcnt(0)
@@ -516,20 +516,20 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_pk_mul_f32 v[2:3], v[2:3], v[8:9]
 	v_or_b32_e32 v7, 0x400000, v4
 	v_bfe_u32 v8, v5, 16, 1
-	v_add3_u32 v6, v6, v4, s10
+	v_add3_u32 v6, v6, v4, s8
 	v_cmp_u_f32_e32 vcc, v4, v4
 	v_or_b32_e32 v9, 0x400000, v5
 	v_bfe_u32 v10, v3, 16, 1
-	v_add3_u32 v8, v8, v5, s10
+	v_add3_u32 v8, v8, v5, s8
 	v_cndmask_b32_e32 v4, v6, v7, vcc
 	v_cmp_u_f32_e32 vcc, v5, v5
 	v_or_b32_e32 v11, 0x400000, v3
 	v_bfe_u32 v12, v2, 16, 1
-	v_add3_u32 v10, v10, v3, s10
+	v_add3_u32 v10, v10, v3, s8
 	v_cndmask_b32_e32 v5, v8, v9, vcc
 	v_cmp_u_f32_e32 vcc, v3, v3
 	v_or_b32_e32 v13, 0x400000, v2
-	v_add3_u32 v12, v12, v2, s10
+	v_add3_u32 v12, v12, v2, s8
 	v_cndmask_b32_e32 v3, v10, v11, vcc
 	v_cmp_u_f32_e32 vcc, v2, v2
 	v_and_b32_e32 v5, 0xffff0000, v5
@@ -537,93 +537,93 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_cndmask_b32_e32 v2, v12, v13, vcc
 	v_or_b32_sdwa v3, v5, v3 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
 	v_or_b32_sdwa v2, v4, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:WORD_1
-	buffer_store_dwordx2 v[2:3], v1, s[20:23], 0 offen sc1
+	buffer_store_dwordx2 v[2:3], v1, s[24:27], 0 offen sc1
 .LBB0_30:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_waitcnt vmcnt(0)
 	s_barrier
 	;;#ASMSTART
 	; kda-sim: publish mix XRDY
 	;;#ASMEND
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_32
-	s_lshl3_add_u32 s10, s2, 0x2000
+	s_lshl3_add_u32 s8, s2, 0x2000
 	v_mov_b32_e32 v2, 1
 	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v1, s10
+	v_mov_b32_e32 v1, s8
 	buffer_store_dwordx2 v[2:3], v1, s[72:75], 0 offen offset:400 sc1
 .LBB0_32:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_34
-	s_memrealtime s[10:11]
+	s_memrealtime s[8:9]
 	v_mov_b32_e32 v1, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[2:3], s[10:11]
+	v_mov_b64_e32 v[2:3], s[8:9]
 	ds_write_b64 v1, v[2:3] offset:24
 .LBB0_34:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 .LBB0_35:
-	s_sub_i32 s16, s2, 56
-	s_cmpk_gt_u32 s16, 0xc4
+	s_sub_i32 s14, s2, 56
+	s_cmpk_gt_u32 s14, 0xc4
 	v_and_b32_e32 v1, 15, v0
 	s_cbranch_scc1 .LBB0_53
 	v_lshrrev_b32_e32 v3, 1, v0
-	v_lshl_or_b32 v2, s16, 5, v1
+	v_lshl_or_b32 v2, s14, 5, v1
 	v_and_b32_e32 v3, 24, v3
-	s_movk_i32 s8, 0x1c00
+	s_movk_i32 s6, 0x1c00
 	v_lshl_or_b32 v7, s28, 7, v3
-	v_mul_lo_u32 v2, v2, s8
+	v_mul_lo_u32 v2, v2, s6
 	v_or_b32_e32 v3, v2, v7
-	s_mov_b32 s15, 0x27000
-	s_mov_b32 s14, -1
-	s_and_b32 s13, s47, 0xffff
-	s_mov_b32 s12, s46
+	s_mov_b32 s11, 0x27000
+	s_mov_b32 s10, -1
+	s_and_b32 s9, s47, 0xffff
+	s_mov_b32 s8, s46
 	v_lshlrev_b32_e32 v3, 1, v3
 	v_or_b32_e32 v8, 0x400, v7
-	buffer_load_dwordx4 v[122:125], v3, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[118:121], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[114:117], v3, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[12:15], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[122:125], v3, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[118:121], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[114:117], v3, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[12:15], v3, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v8, 1
 	v_or_b32_e32 v9, 0x800, v7
-	buffer_load_dwordx4 v[110:113], v3, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[106:109], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[102:105], v3, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[94:97], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[110:113], v3, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[106:109], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[102:105], v3, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[94:97], v3, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v9, 1
 	v_or_b32_e32 v10, 0xc00, v7
-	buffer_load_dwordx4 v[98:101], v3, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[90:93], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[86:89], v3, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[16:19], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[98:101], v3, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[90:93], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[86:89], v3, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[16:19], v3, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v10, 1
 	v_or_b32_e32 v6, 0x1000, v7
-	buffer_load_dwordx4 v[82:85], v3, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[78:81], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[74:77], v3, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[66:69], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[82:85], v3, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[78:81], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[74:77], v3, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[66:69], v3, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v6, 1
 	v_or_b32_e32 v4, 0x1400, v7
-	buffer_load_dwordx4 v[70:73], v3, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[62:65], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[58:61], v3, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[54:57], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[70:73], v3, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[62:65], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[58:61], v3, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[54:57], v3, s[8:11], 0 offen offset:192 nt
 	v_add_lshl_u32 v3, v2, v4, 1
-	buffer_load_dwordx4 v[50:53], v3, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[46:49], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[42:45], v3, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[38:41], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[50:53], v3, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[46:49], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[42:45], v3, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[38:41], v3, s[8:11], 0 offen offset:192 nt
 	v_or_b32_e32 v3, 0x1800, v7
 	v_add_lshl_u32 v2, v2, v3, 1
-	buffer_load_dwordx4 v[34:37], v2, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[30:33], v2, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[26:29], v2, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[22:25], v2, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[34:37], v2, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[30:33], v2, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[26:29], v2, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[22:25], v2, s[8:11], 0 offen offset:192 nt
 	v_cmp_gt_u32_e32 vcc, 56, v0
-	s_and_saveexec_b64 s[8:9], vcc
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_40
 	v_lshlrev_b32_e32 v2, 3, v0
 	v_or_b32_e32 v5, 0x2000, v2
@@ -637,59 +637,59 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_and_b64 exec, exec, vcc
 	s_cbranch_execz .LBB0_40
 	v_add_u32_e32 v2, 0x2194, v2
-	s_mov_b64 s[10:11], 0
+	s_mov_b64 s[12:13], 0
 	s_mov_b32 s72, s66
 .LBB0_39:
 	s_sleep 1
 	buffer_load_dword v5, v2, s[72:75], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	v_cmp_eq_u32_e32 vcc, s33, v5
-	s_or_b64 s[10:11], vcc, s[10:11]
-	s_andn2_b64 exec, exec, s[10:11]
+	s_or_b64 s[12:13], vcc, s[12:13]
+	s_andn2_b64 exec, exec, s[12:13]
 	s_cbranch_execnz .LBB0_39
 .LBB0_40:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_lshlrev_b32_e32 v2, 4, v0
-	s_mov_b32 s20, s64
-	s_mov_b32 s22, s74
-	s_mov_b32 s23, s75
+	s_mov_b32 s24, s64
+	s_mov_b32 s26, s74
+	s_mov_b32 s27, s75
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	buffer_load_dwordx4 v[126:129], v2, s[20:23], 0 offen sc1
+	buffer_load_dwordx4 v[126:129], v2, s[24:27], 0 offen sc1
 	v_or_b32_e32 v5, 0x200, v0
-	s_movk_i32 s8, 0x380
-	v_cmp_gt_u32_e32 vcc, s8, v5
+	s_movk_i32 s6, 0x380
+	v_cmp_gt_u32_e32 vcc, s6, v5
 	s_waitcnt vmcnt(0)
 	ds_write_b128 v2, v[126:129] offset:8384
-	s_and_saveexec_b64 s[8:9], vcc
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_42
 	v_lshlrev_b32_e32 v5, 4, v5
-	buffer_load_dwordx4 v[126:129], v5, s[20:23], 0 offen sc1
+	buffer_load_dwordx4 v[126:129], v5, s[24:27], 0 offen sc1
 	s_waitcnt vmcnt(0)
 	ds_write_b128 v2, v[126:129] offset:16576
 .LBB0_42:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_44
-	s_memrealtime s[10:11]
+	s_memrealtime s[12:13]
 	v_mov_b32_e32 v5, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[126:127], s[10:11]
+	v_mov_b64_e32 v[126:127], s[12:13]
 	ds_write_b64 v5, v[126:127] offset:32
 .LBB0_44:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_lshlrev_b32_e32 v5, 1, v7
 	ds_read_b128 v[128:131], v5 offset:8384
 	ds_read_b128 v[132:135], v5 offset:8448
 	v_lshlrev_b32_e32 v11, 1, v4
-	s_lshl_b32 s17, s16, 1
-	s_or_b32 s17, s17, 1
+	s_lshl_b32 s15, s14, 1
+	s_or_b32 s15, s15, 1
 	s_waitcnt lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[126:129], v[122:123], v[128:129], 0
-	s_min_u32 s8, s17, 0x188
-	s_mov_b32 s12, s46
+	s_min_u32 s6, s15, 0x188
+	s_mov_b32 s8, s46
 	v_cmp_gt_u32_e32 vcc, 16, v0
 	v_mfma_f32_16x16x16_bf16 v[122:125], v[124:125], v[130:131], v[126:129]
 	s_waitcnt lgkmcnt(0)
@@ -747,7 +747,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v16, 1, v6
 	ds_read_b128 v[94:97], v16 offset:8384
 	v_mfma_f32_16x16x16_bf16 v[86:89], v[18:19], v[100:101], v[86:89]
-	v_lshl_or_b32 v17, s8, 4, v1
+	v_lshl_or_b32 v17, s6, 4, v1
 	v_mul_u32_u24_e32 v17, 0x1c00, v17
 	v_or_b32_e32 v7, v17, v7
 	s_waitcnt lgkmcnt(1)
@@ -760,7 +760,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_read_b128 v[86:89], v5 offset:14592
 	ds_read_b128 v[90:93], v5 offset:14656
 	v_lshlrev_b32_e32 v7, 1, v7
-	s_movk_i32 s8, 0x300
+	s_movk_i32 s6, 0x300
 	s_waitcnt lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[82:85], v[78:79], v[86:87], v[82:85]
 	v_mfma_f32_16x16x16_bf16 v[78:81], v[80:81], v[88:89], v[82:85]
@@ -786,8 +786,8 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[62:65], v[58:59], v[66:67], v[62:65]
 	v_mfma_f32_16x16x16_bf16 v[58:61], v[60:61], v[68:69], v[62:65]
-	buffer_load_dwordx4 v[74:77], v8, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[66:69], v8, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[74:77], v8, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[66:69], v8, s[8:11], 0 offen offset:64 nt
 	s_nop 3
 	ds_read_b128 v[62:65], v12 offset:8384
 	s_waitcnt lgkmcnt(1)
@@ -816,46 +816,46 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mfma_f32_16x16x16_bf16 v[38:41], v[40:41], v[52:53], v[42:45]
 	v_mfma_f32_16x16x16_bf16 v[38:41], v[34:35], v[62:63], v[38:41]
 	v_mfma_f32_16x16x16_bf16 v[34:37], v[36:37], v[64:65], v[38:41]
-	buffer_load_dwordx4 v[70:73], v8, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[62:65], v8, s[12:15], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[58:61], v9, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[54:57], v9, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[70:73], v8, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[62:65], v8, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[58:61], v9, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[54:57], v9, s[8:11], 0 offen offset:64 nt
 	v_lshlrev_b32_e32 v8, 6, v0
 	s_waitcnt lgkmcnt(0)
 	v_mfma_f32_16x16x16_bf16 v[34:37], v[30:31], v[46:47], v[34:37]
 	v_mfma_f32_16x16x16_bf16 v[30:33], v[32:33], v[48:49], v[34:37]
-	buffer_load_dwordx4 v[50:53], v9, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[46:49], v9, s[12:15], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[42:45], v10, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[50:53], v9, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[46:49], v9, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[42:45], v10, s[8:11], 0 offen nt
 	s_nop 2
-	buffer_load_dwordx4 v[34:37], v10, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[34:37], v10, s[8:11], 0 offen offset:64 nt
 	v_mfma_f32_16x16x16_bf16 v[78:81], v[26:27], v[88:89], v[30:33]
-	buffer_load_dwordx4 v[38:41], v10, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[38:41], v10, s[8:11], 0 offen offset:128 nt
 	s_nop 1
-	buffer_load_dwordx4 v[30:33], v10, s[12:15], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[86:89], v7, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[82:85], v7, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[30:33], v10, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[86:89], v7, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[82:85], v7, s[8:11], 0 offen offset:64 nt
 	v_mfma_f32_16x16x16_bf16 v[90:93], v[28:29], v[90:91], v[78:81]
 	s_nop 2
-	buffer_load_dwordx4 v[78:81], v7, s[12:15], 0 offen offset:128 nt
-	buffer_load_dwordx4 v[26:29], v7, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[78:81], v7, s[8:11], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[26:29], v7, s[8:11], 0 offen offset:192 nt
 	v_and_b32_e32 v7, 3, v0
 	v_lshlrev_b32_e32 v7, 2, v7
 	v_mfma_f32_16x16x16_bf16 v[90:93], v[22:23], v[94:95], v[90:93]
-	v_and_or_b32 v7, v8, s8, v7
+	v_and_or_b32 v7, v8, s6, v7
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[24:25], v[96:97], v[90:93]
 	s_nop 6
 	ds_write_b128 v2, v[22:25] offset:192
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[10:11], vcc
+	s_and_saveexec_b64 s[12:13], vcc
 	s_cbranch_execz .LBB0_46
 	v_add_u32_e32 v10, 0xc0, v7
 	ds_read2st64_b32 v[8:9], v10 offset1:4
 	ds_read2st64_b32 v[18:19], v10 offset0:8 offset1:12
 	ds_read2st64_b32 v[22:23], v10 offset0:16 offset1:20
 	ds_read2st64_b32 v[24:25], v10 offset0:24 offset1:28
-	s_movk_i32 s8, 0x7fff
+	s_movk_i32 s6, 0x7fff
 	s_mov_b32 s72, s66
 	s_waitcnt lgkmcnt(3)
 	v_add_f32_e32 v8, 0, v8
@@ -870,41 +870,40 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v8, v8, v24
 	v_add_f32_e32 v8, v8, v25
 	v_bfe_u32 v9, v8, 16, 1
-	v_add3_u32 v9, v9, v8, s8
+	v_add3_u32 v9, v9, v8, s6
 	v_or_b32_e32 v10, 0x400000, v8
-	v_cmp_u_f32_e64 s[8:9], v8, v8
+	v_cmp_u_f32_e64 s[6:7], v8, v8
 	s_nop 1
-	v_cndmask_b32_e64 v8, v9, v10, s[8:9]
-	s_lshl_b32 s8, s16, 8
-	s_addk_i32 s8, 0x2350
+	v_cndmask_b32_e64 v8, v9, v10, s[6:7]
+	s_lshl_b32 s6, s14, 8
+	s_addk_i32 s6, 0x2350
 	v_and_b32_e32 v8, 0xffff0000, v8
 	v_mov_b32_e32 v9, s33
-	v_lshl_add_u32 v10, v0, 3, s8
+	v_lshl_add_u32 v10, v0, 3, s6
 	buffer_store_dwordx2 v[8:9], v10, s[72:75], 0 offen sc1
 .LBB0_46:
-	s_or_b64 exec, exec, s[10:11]
+	s_or_b64 exec, exec, s[12:13]
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_48
-	s_memrealtime s[10:11]
+	s_memrealtime s[12:13]
 	v_mov_b32_e32 v8, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[18:19], s[10:11]
+	v_mov_b64_e32 v[18:19], s[12:13]
 	ds_write_b64 v8, v[18:19] offset:40
 .LBB0_48:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	ds_read_b128 v[90:93], v5 offset:8384
 	ds_read_b128 v[94:97], v5 offset:8448
 	v_add_lshl_u32 v6, v17, v6, 1
-	s_mov_b32 s12, s46
+	s_mov_b32 s8, s46
 	v_add_lshl_u32 v4, v17, v4, 1
 	s_waitcnt vmcnt(3) lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[86:87], v[90:91], 0
 	v_add_lshl_u32 v3, v17, v3, 1
-	s_cmpk_lt_u32 s17, 0x189
-	s_cselect_b64 s[8:9], -1, 0
+	s_cmpk_lt_u32 s15, 0x189
+	s_cselect_b64 s[6:7], -1, 0
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[88:89], v[92:93], v[22:25]
-	s_and_b64 s[10:11], vcc, s[8:9]
 	s_waitcnt vmcnt(2) lgkmcnt(0)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[82:83], v[94:95], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[84:85], v[96:97], v[22:25]
@@ -963,16 +962,16 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(2)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[42:43], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[40:41], v[44:45], v[22:25]
-	buffer_load_dwordx4 v[38:41], v6, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[38:41], v6, s[8:11], 0 offen nt
 	s_waitcnt lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[30:31], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[32:33], v[28:29], v[22:25]
-	buffer_load_dwordx4 v[26:29], v6, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[30:33], v6, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[26:29], v6, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[30:33], v6, s[8:11], 0 offen offset:128 nt
 	s_waitcnt vmcnt(2)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[46:47], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[40:41], v[48:49], v[22:25]
-	buffer_load_dwordx4 v[38:41], v6, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[38:41], v6, s[8:11], 0 offen offset:192 nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[26:27], v[34:35], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[28:29], v[36:37], v[22:25]
@@ -981,8 +980,8 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(1) lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[30:31], v[26:27], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[32:33], v[28:29], v[22:25]
-	buffer_load_dwordx4 v[26:29], v4, s[12:15], 0 offen nt
-	buffer_load_dwordx4 v[30:33], v4, s[12:15], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[26:29], v4, s[8:11], 0 offen nt
+	buffer_load_dwordx4 v[30:33], v4, s[8:11], 0 offen offset:64 nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[38:39], v[34:35], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[22:25], v[40:41], v[36:37], v[22:25]
@@ -991,15 +990,15 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(1) lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[26:27], v[34:35], v[22:25]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[28:29], v[36:37], v[8:11]
-	buffer_load_dwordx4 v[34:37], v4, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[34:37], v4, s[8:11], 0 offen offset:128 nt
 	s_nop 0
 	ds_read_b128 v[22:25], v5 offset:18688
 	ds_read_b128 v[26:29], v5 offset:18752
 	s_waitcnt vmcnt(1) lgkmcnt(1)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[30:31], v[22:23], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[32:33], v[24:25], v[8:11]
-	buffer_load_dwordx4 v[22:25], v4, s[12:15], 0 offen offset:192 nt
-	buffer_load_dwordx4 v[30:33], v3, s[12:15], 0 offen nt
+	buffer_load_dwordx4 v[22:25], v4, s[8:11], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[30:33], v3, s[8:11], 0 offen nt
 	s_waitcnt vmcnt(2) lgkmcnt(0)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[34:35], v[26:27], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[36:37], v[28:29], v[8:11]
@@ -1007,12 +1006,13 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(1) lgkmcnt(0)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[22:23], v[26:27], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[24:25], v[28:29], v[8:11]
-	buffer_load_dwordx4 v[22:25], v3, s[12:15], 0 offen offset:64 nt
-	buffer_load_dwordx4 v[26:29], v3, s[12:15], 0 offen offset:192 nt
+	buffer_load_dwordx4 v[22:25], v3, s[8:11], 0 offen offset:64 nt
+	buffer_load_dwordx4 v[26:29], v3, s[8:11], 0 offen offset:192 nt
 	s_waitcnt vmcnt(2)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[30:31], v[12:13], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[32:33], v[14:15], v[8:11]
-	buffer_load_dwordx4 v[12:15], v3, s[12:15], 0 offen offset:128 nt
+	buffer_load_dwordx4 v[12:15], v3, s[8:11], 0 offen offset:128 nt
+	s_and_b64 s[8:9], vcc, s[6:7]
 	s_waitcnt vmcnt(2)
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[22:23], v[16:17], v[8:11]
 	v_mfma_f32_16x16x16_bf16 v[8:11], v[24:25], v[18:19], v[8:11]
@@ -1028,14 +1028,14 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_write_b128 v2, v[8:11] offset:192
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[10:11]
+	s_and_saveexec_b64 s[6:7], s[8:9]
 	s_cbranch_execz .LBB0_50
 	v_add_u32_e32 v8, 0xc0, v7
 	ds_read2st64_b32 v[2:3], v8 offset1:4
 	ds_read2st64_b32 v[4:5], v8 offset0:8 offset1:12
 	ds_read2st64_b32 v[6:7], v8 offset0:16 offset1:20
 	ds_read2st64_b32 v[8:9], v8 offset0:24 offset1:28
-	s_movk_i32 s10, 0x7fff
+	s_movk_i32 s8, 0x7fff
 	s_mov_b32 s72, s66
 	s_waitcnt lgkmcnt(3)
 	v_add_f32_e32 v2, 0, v2
@@ -1050,38 +1050,38 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_f32_e32 v2, v2, v8
 	v_add_f32_e32 v2, v2, v9
 	v_bfe_u32 v3, v2, 16, 1
-	v_add3_u32 v3, v3, v2, s10
+	v_add3_u32 v3, v3, v2, s8
 	v_or_b32_e32 v4, 0x400000, v2
 	v_cmp_u_f32_e32 vcc, v2, v2
-	s_lshl_b32 s10, s17, 7
-	s_addk_i32 s10, 0x2350
+	s_lshl_b32 s8, s15, 7
+	s_addk_i32 s8, 0x2350
 	v_cndmask_b32_e32 v2, v3, v4, vcc
 	v_and_b32_e32 v2, 0xffff0000, v2
 	v_mov_b32_e32 v3, s33
-	v_lshl_add_u32 v4, v0, 3, s10
+	v_lshl_add_u32 v4, v0, 3, s8
 	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen sc1
 .LBB0_50:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execz .LBB0_52
-	s_memrealtime s[10:11]
+	s_memrealtime s[8:9]
 	v_mov_b32_e32 v2, 0
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[4:5], s[10:11]
+	v_mov_b64_e32 v[4:5], s[8:9]
 	ds_write_b64 v2, v[4:5] offset:48
 .LBB0_52:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 .LBB0_53:
-	s_add_i32 s8, s2, 0x100
-	s_ashr_i32 s9, s8, 31
-	s_lshr_b32 s9, s9, 24
-	s_add_i32 s9, s8, s9
-	s_and_b32 s9, s9, 0xffffff00
-	s_sub_i32 s65, s8, s9
-	s_sub_i32 s8, 0x15f, s65
-	s_movk_i32 s14, 0x100
-	s_lshr_b32 s64, s8, 8
+	s_add_i32 s6, s2, 0x100
+	s_ashr_i32 s7, s6, 31
+	s_lshr_b32 s7, s7, 24
+	s_add_i32 s7, s6, s7
+	s_and_b32 s7, s7, 0xffffff00
+	s_sub_i32 s65, s6, s7
+	s_sub_i32 s6, 0x15f, s65
+	s_movk_i32 s12, 0x100
+	s_lshr_b32 s64, s6, 8
 	s_mov_b32 s67, 0
 	s_waitcnt lgkmcnt(0)
 	s_barrier
@@ -1093,9 +1093,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_mad_u32_u24 v27, v4, s0, v3
 	v_lshlrev_b32_e32 v3, 1, v0
 	v_lshl_or_b32 v34, v4, 7, v1
-	v_cmp_eq_u32_e64 s[10:11], 2, v4
+	v_cmp_eq_u32_e64 s[8:9], 2, v4
 	v_min_i32_e32 v4, 0x17f, v0
-	s_min_i32 s18, s28, 1
+	s_min_i32 s16, s28, 1
 	s_and_b32 s49, s49, 0xffff
 	s_and_b32 s81, s51, 0xffff
 	s_and_b32 s53, s53, 0xffff
@@ -1109,15 +1109,15 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_and_b32 s77, s47, 0xffff
 	v_and_b32_e32 v3, 0x60, v3
 	v_and_b32_e32 v5, 0x7f, v4
-	s_movk_i32 s12, 0x80
-	s_lshl_b32 s24, s18, 9
+	s_movk_i32 s10, 0x80
+	s_lshl_b32 s24, s16, 9
 	v_lshlrev_b32_e32 v2, 2, v20
 	v_lshrrev_b32_e32 v30, 5, v0
 	v_and_b32_e32 v31, 0x7c, v21
 	v_lshlrev_b32_e32 v33, 1, v3
 	v_lshlrev_b32_e32 v35, 2, v1
 	v_or_b32_e32 v26, 0x1800, v5
-	v_subrev_co_u32_e64 v5, s[12:13], s12, v0
+	v_subrev_co_u32_e64 v5, s[10:11], s10, v0
 	v_lshlrev_b32_e32 v39, 2, v3
 	s_cmp_eq_u32 s28, 0
 	v_and_b32_e32 v3, 31, v0
@@ -1130,18 +1130,18 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s76, s46
 	v_lshl_or_b32 v32, s28, 4, v1
 	v_cmp_gt_u32_e64 s[0:1], 48, v0
-	v_cmp_gt_u32_e64 s[8:9], 32, v0
+	v_cmp_gt_u32_e64 s[6:7], 32, v0
 	v_lshrrev_b32_e32 v36, 7, v4
 	v_add_u32_e32 v37, 0xffffff80, v4
 	v_lshlrev_b32_e32 v38, 2, v4
-	v_cmp_gt_u32_e64 s[14:15], s14, v5
-	v_cmp_gt_u32_e64 s[16:17], 16, v20
+	v_cmp_gt_u32_e64 s[12:13], s12, v5
+	v_cmp_gt_u32_e64 s[14:15], 16, v20
 	v_lshl_or_b32 v40, s28, 6, v35
-	s_cselect_b64 s[18:19], -1, 0
+	s_cselect_b64 s[16:17], -1, 0
 	v_lshlrev_b32_e32 v41, 2, v31
 	v_lshlrev_b32_e32 v42, 2, v30
-	v_cmp_eq_u32_e64 s[20:21], 0, v3
-	v_cmp_gt_u32_e64 s[22:23], 16, v0
+	v_cmp_eq_u32_e64 s[18:19], 0, v3
+	v_cmp_gt_u32_e64 s[20:21], 16, v0
 	v_xor_b32_e32 v43, 0x80, v2
 	v_mov_b32_e32 v44, 0
 	s_movk_i32 s68, 0x1890
@@ -1256,7 +1256,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_nop 0
 	buffer_load_dword v50, v29, s[56:59], 0 offen
 	s_mul_i32 s58, s67, 5
-	s_and_saveexec_b64 s[24:25], s[4:5]
+	s_and_saveexec_b64 s[24:25], s[22:23]
 	s_cbranch_execz .LBB0_58
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
@@ -1346,7 +1346,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_nop 1
 	v_cndmask_b32_e32 v22, v23, v24, vcc
 	v_and_b32_e32 v22, 0xffff0000, v22
-	s_and_saveexec_b64 s[28:29], s[8:9]
+	s_and_saveexec_b64 s[28:29], s[6:7]
 	s_cbranch_execz .LBB0_67
 	s_add_i32 s30, s40, s35
 	s_lshl_b32 s30, s30, 8
@@ -1358,13 +1358,13 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	buffer_store_dwordx2 v[22:23], v24, s[72:75], 0 offen offset:2000 sc1
 .LBB0_67:
 	s_or_b64 exec, exec, s[28:29]
-	s_and_b64 exec, exec, s[10:11]
+	s_and_b64 exec, exec, s[8:9]
 	ds_write_b32 v35, v22 offset:192
 .LBB0_69:
 	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[26:27], s[4:5]
+	s_and_saveexec_b64 s[26:27], s[22:23]
 	s_cbranch_execz .LBB0_71
 	s_memrealtime s[28:29]
 	s_lshl_b32 s30, s58, 3
@@ -1446,13 +1446,13 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 exec, exec, s[28:29]
 .LBB0_79:
 	s_or_b64 exec, exec, s[26:27]
-	s_and_saveexec_b64 s[26:27], s[12:13]
+	s_and_saveexec_b64 s[26:27], s[10:11]
 	ds_write_b32 v38, v22 offset:256
 	s_or_b64 exec, exec, s[26:27]
-	s_and_saveexec_b64 s[26:27], s[14:15]
+	s_and_saveexec_b64 s[26:27], s[12:13]
 	ds_write_b32 v38, v24 offset:256
 	s_or_b64 exec, exec, s[26:27]
-	s_and_saveexec_b64 s[26:27], s[4:5]
+	s_and_saveexec_b64 s[26:27], s[22:23]
 	s_cbranch_execz .LBB0_88
 	s_add_i32 s28, s35, s39
 	s_lshl_b32 s28, s28, 3
@@ -1602,7 +1602,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
 	ds_bpermute_b32 v7, v43, v6
-	s_and_saveexec_b64 s[26:27], s[16:17]
+	s_and_saveexec_b64 s[26:27], s[14:15]
 	s_cbranch_execz .LBB0_90
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v6, v6, v7
@@ -1660,7 +1660,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
 	ds_swizzle_b32 v9, v8 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[26:27], s[12:13]
+	s_and_saveexec_b64 s[26:27], s[10:11]
 	s_cbranch_execz .LBB0_92
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v8, v8, v9
@@ -1668,7 +1668,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_rsq_f32_e32 v8, v8
 	s_nop 0
 	v_mul_f32_e32 v9, 0x3db504f3, v8
-	v_cndmask_b32_e64 v8, v8, v9, s[18:19]
+	v_cndmask_b32_e64 v8, v8, v9, s[16:17]
 	v_mul_f32_e32 v6, v6, v8
 	v_mul_f32_e32 v7, v7, v8
 	ds_write2st64_b32 v46, v6, v7 offset0:3 offset1:4
@@ -1676,7 +1676,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[26:27], s[4:5]
+	s_and_saveexec_b64 s[26:27], s[22:23]
 	s_cbranch_execz .LBB0_94
 	s_memrealtime s[28:29]
 	s_lshl_b32 s39, s58, 3
@@ -1763,7 +1763,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_mov_b32 s63, s79
 	buffer_store_dwordx4 v[2:5], v8, s[60:63], 0 offen
 .LBB0_96:
-	s_and_saveexec_b64 s[26:27], s[20:21]
+	s_and_saveexec_b64 s[26:27], s[18:19]
 	s_cbranch_execz .LBB0_98
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v2, v6, v7
@@ -1780,7 +1780,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 exec, exec, s[26:27]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[24:25], s[4:5]
+	s_and_saveexec_b64 s[24:25], s[22:23]
 	s_cbranch_execz .LBB0_100
 	ds_read_b128 v[2:5], v44 offset:2368
 	ds_read_b128 v[6:9], v44 offset:2352
@@ -1825,7 +1825,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 .LBB0_100:
 	s_or_b64 exec, exec, s[24:25]
 	s_barrier
-	s_and_saveexec_b64 s[24:25], s[4:5]
+	s_and_saveexec_b64 s[24:25], s[22:23]
 	s_cbranch_execz .LBB0_102
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
@@ -1839,7 +1839,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_write_b64 v44, v[2:3] offset:80
 .LBB0_102:
 	s_or_b64 exec, exec, s[24:25]
-	s_and_saveexec_b64 s[46:47], s[22:23]
+	s_and_saveexec_b64 s[46:47], s[20:21]
 	s_cbranch_execz .LBB0_108
 	s_add_i32 s24, s30, s95
 	v_or_b32_e32 v20, s34, v1
@@ -1979,7 +1979,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_or_b64 exec, exec, s[46:47]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[24:25], s[4:5]
+	s_and_saveexec_b64 s[24:25], s[22:23]
 	s_cbranch_execz .LBB0_55
 	s_memrealtime s[26:27]
 	s_lshl_b32 s28, s58, 3
@@ -1993,21 +1993,28 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	ds_write_b64 v44, v[2:3] offset:88
 	s_branch .LBB0_55
 .LBB0_110:
-	s_and_saveexec_b64 s[0:1], s[4:5]
+	s_and_saveexec_b64 s[0:1], s[22:23]
 	s_cbranch_execz .LBB0_112
-	s_memrealtime s[4:5]
-	v_mov_b32_e32 v3, 0
-	v_mov_b64_e32 v[4:5], s[2:3]
-	v_mov_b32_e32 v2, s64
+	s_memrealtime s[6:7]
+	v_mov_b32_e32 v2, s2
+	v_mov_b32_e32 v3, s3
+	v_mov_b32_e32 v4, s64
+	v_mov_b32_e32 v5, 0
+	ds_write_b128 v5, v[2:5] offset:128
+	v_mov_b32_e32 v4, 0x6b310001
+	v_mov_b32_e32 v6, 0x10001
+	v_mov_b32_e32 v7, 8
+	ds_write_b128 v5, v[4:7] offset:96
 	s_waitcnt lgkmcnt(0)
-	v_mov_b64_e32 v[6:7], s[4:5]
-	ds_write2_b64 v3, v[6:7], v[4:5] offset0:15 offset1:16
-	ds_write_b64 v3, v[2:3] offset:136
+	v_mov_b32_e32 v6, s6
+	v_mov_b32_e32 v7, s7
+	v_mov_b32_e32 v4, v5
+	ds_write_b128 v5, v[4:7] offset:112
 .LBB0_112:
 	s_or_b64 exec, exec, s[0:1]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[0:1], s[6:7]
+	s_and_saveexec_b64 s[0:1], s[4:5]
 	s_cbranch_execz .LBB0_114
 	v_lshlrev_b32_e32 v1, 3, v0
 	ds_read_b64 v[2:3], v1
@@ -2022,9 +2029,9 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 .LBB0_114:
 	s_endpgm
 .LBB0_115:
-	s_movk_i32 s8, 0x90
-	v_cmp_gt_u32_e32 vcc, s8, v0
-	s_and_saveexec_b64 s[22:23], vcc
+	s_movk_i32 s6, 0x90
+	v_cmp_gt_u32_e32 vcc, s6, v0
+	s_and_saveexec_b64 s[18:19], vcc
 	s_cbranch_execz .LBB0_121
 	v_min_u32_e32 v17, 0x8f, v0
 	v_mul_lo_u16_e32 v2, 57, v17
@@ -2042,17 +2049,17 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_add_u32_e32 v24, 0xfffffe50, v18
 	v_add_u32_e32 v25, 0xfffffee0, v18
 	v_add_u32_e32 v26, 0xffffff70, v18
-	s_mov_b64 s[24:25], 0
+	s_mov_b64 s[20:21], 0
 	s_mov_b32 s72, s66
 	;;#ASMSTART
 	; kda-sim: poll gate PART
 	;;#ASMEND
 	s_branch .LBB0_118
 .LBB0_117:
-	s_or_b64 exec, exec, s[8:9]
-	s_and_b64 s[8:9], exec, s[26:27]
-	s_or_b64 s[24:25], s[8:9], s[24:25]
-	s_andn2_b64 exec, exec, s[24:25]
+	s_or_b64 exec, exec, s[6:7]
+	s_and_b64 s[6:7], exec, s[26:27]
+	s_or_b64 s[20:21], s[6:7], s[20:21]
+	s_andn2_b64 exec, exec, s[20:21]
 	s_cbranch_execz .LBB0_120
 .LBB0_118:
 	buffer_load_dwordx2 v[2:3], v19, s[72:75], 0 offen sc1
@@ -2066,30 +2073,30 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt vmcnt(6)
 	v_cmp_ne_u32_e32 vcc, s33, v3
 	s_waitcnt vmcnt(5)
-	v_cmp_ne_u32_e64 s[8:9], s33, v5
+	v_cmp_ne_u32_e64 s[6:7], s33, v5
 	s_waitcnt vmcnt(4)
-	v_cmp_ne_u32_e64 s[10:11], s33, v7
-	s_or_b64 s[8:9], vcc, s[8:9]
+	v_cmp_ne_u32_e64 s[8:9], s33, v7
+	s_or_b64 s[6:7], vcc, s[6:7]
 	s_waitcnt vmcnt(3)
-	v_cmp_ne_u32_e64 s[12:13], s33, v9
-	s_or_b64 s[8:9], s[8:9], s[10:11]
+	v_cmp_ne_u32_e64 s[10:11], s33, v9
+	s_or_b64 s[6:7], s[6:7], s[8:9]
 	s_waitcnt vmcnt(2)
-	v_cmp_ne_u32_e64 s[14:15], s33, v11
-	s_or_b64 s[8:9], s[8:9], s[12:13]
+	v_cmp_ne_u32_e64 s[12:13], s33, v11
+	s_or_b64 s[6:7], s[6:7], s[10:11]
 	s_waitcnt vmcnt(1)
-	v_cmp_ne_u32_e64 s[16:17], s33, v13
-	s_or_b64 s[8:9], s[8:9], s[14:15]
+	v_cmp_ne_u32_e64 s[14:15], s33, v13
+	s_or_b64 s[6:7], s[6:7], s[12:13]
 	s_waitcnt vmcnt(0)
-	v_cmp_ne_u32_e64 s[18:19], s33, v15
-	s_or_b64 s[8:9], s[8:9], s[16:17]
-	s_or_b64 s[10:11], s[8:9], s[18:19]
-	s_and_saveexec_b64 s[8:9], s[10:11]
+	v_cmp_ne_u32_e64 s[16:17], s33, v15
+	s_or_b64 s[6:7], s[6:7], s[14:15]
+	s_or_b64 s[8:9], s[6:7], s[16:17]
+	s_and_saveexec_b64 s[6:7], s[8:9]
 	s_cbranch_execz .LBB0_117
 	s_andn2_b64 s[26:27], s[26:27], exec
 	s_sleep 1
 	s_branch .LBB0_117
 .LBB0_120:
-	s_or_b64 exec, exec, s[24:25]
+	s_or_b64 exec, exec, s[20:21]
 	v_add_f32_e32 v2, 0, v2
 	v_add_f32_e32 v2, v2, v4
 	v_add_f32_e32 v2, v2, v6
@@ -2100,7 +2107,7 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_lshlrev_b32_e32 v3, 2, v17
 	ds_write_b32 v3, v2 offset:192
 .LBB0_121:
-	s_or_b64 exec, exec, s[22:23]
+	s_or_b64 exec, exec, s[18:19]
 	v_min_i32_e32 v2, 8, v20
 	v_lshlrev_b32_e32 v3, 3, v2
 	s_waitcnt lgkmcnt(0)
@@ -2137,38 +2144,38 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	v_xor_b32_e32 v5, 0x80, v4
 	ds_bpermute_b32 v4, v5, v3
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v3, v4
+	v_cmp_lt_f32_e64 s[6:7], v3, v4
 	s_nop 1
-	v_cndmask_b32_e64 v4, v3, v4, s[8:9]
+	v_cndmask_b32_e64 v4, v3, v4, s[6:7]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,16)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v4, v6
+	v_cmp_lt_f32_e64 s[6:7], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
+	v_cndmask_b32_e64 v4, v4, v6, s[6:7]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,8)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v4, v6
+	v_cmp_lt_f32_e64 s[6:7], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
+	v_cndmask_b32_e64 v4, v4, v6, s[6:7]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,4)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v4, v6
+	v_cmp_lt_f32_e64 s[6:7], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
+	v_cndmask_b32_e64 v4, v4, v6, s[6:7]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,2)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v4, v6
+	v_cmp_lt_f32_e64 s[6:7], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
+	v_cndmask_b32_e64 v4, v4, v6, s[6:7]
 	ds_swizzle_b32 v6, v4 offset:swizzle(SWAP,1)
 	s_waitcnt lgkmcnt(0)
-	v_cmp_lt_f32_e64 s[8:9], v4, v6
+	v_cmp_lt_f32_e64 s[6:7], v4, v6
 	s_nop 1
-	v_cndmask_b32_e64 v4, v4, v6, s[8:9]
+	v_cndmask_b32_e64 v4, v4, v6, s[6:7]
 	v_sub_f32_e32 v3, v3, v4
 	v_exp_f32_e32 v3, v3
-	s_cselect_b64 s[8:9], -1, 0
-	s_and_b64 s[10:11], s[8:9], vcc
+	s_cselect_b64 s[6:7], -1, 0
+	s_and_b64 s[8:9], s[6:7], vcc
 	v_cndmask_b32_e32 v4, 0, v3, vcc
 	ds_bpermute_b32 v3, v5, v4
 	s_waitcnt lgkmcnt(0)
@@ -2186,33 +2193,33 @@ k1_kda_pre_R1_L1_nb8_k0_tl:
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v3, v3, v5
 	ds_swizzle_b32 v6, v3 offset:swizzle(SWAP,1)
-	s_and_saveexec_b64 s[8:9], s[10:11]
+	s_and_saveexec_b64 s[6:7], s[8:9]
 	s_cbranch_execz .LBB0_123
-	v_mad_u64_u32 v[8:9], s[10:11], s2, 10, v[2:3]
+	v_mad_u64_u32 v[8:9], s[8:9], s2, 10, v[2:3]
 	v_mov_b32_e32 v2, 0x1000
 	v_lshl_add_u32 v2, v8, 3, v2
 	v_mov_b32_e32 v5, s33
 	s_mov_b32 s72, s66
 	buffer_store_dwordx2 v[4:5], v2, s[72:75], 0 offen offset:3968 sc1
 .LBB0_123:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	v_or_b32_e32 v2, s28, v20
 	v_cmp_eq_u32_e32 vcc, 0, v2
-	s_and_saveexec_b64 s[8:9], vcc
+	s_and_saveexec_b64 s[6:7], vcc
 	s_cbranch_execz .LBB0_125
-	s_mul_i32 s10, s2, 0x50
-	s_addk_i32 s10, 0x1000
+	s_mul_i32 s8, s2, 0x50
+	s_addk_i32 s8, 0x1000
 	s_waitcnt lgkmcnt(0)
 	v_add_f32_e32 v2, v3, v6
 	v_mov_b32_e32 v3, s33
 	s_mov_b32 s72, s66
-	v_mov_b32_e32 v4, s10
+	v_mov_b32_e32 v4, s8
 	buffer_store_dwordx2 v[2:3], v4, s[72:75], 0 offen offset:4040 sc1
 .LBB0_125:
-	s_or_b64 exec, exec, s[8:9]
+	s_or_b64 exec, exec, s[6:7]
 	s_waitcnt lgkmcnt(0)
 	s_barrier
-	s_and_saveexec_b64 s[8:9], s[4:5]
+	s_and_saveexec_b64 s[6:7], s[22:23]
 	s_cbranch_execnz .LBB0_13
 	s_branch .LBB0_14
 .Lfunc_end0:

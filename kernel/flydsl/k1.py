@@ -37,7 +37,15 @@ from kda_kernel.flydsl.k1_ctx import Ctx, Record, Recorder
 from kda_kernel.flydsl.k1_gemv import gemv_role
 from kda_kernel.flydsl.k1_kda import kda_task
 from kda_kernel.flydsl.k1_lds import STAMPS, lds_layout, refusal, x_window
-from kda_kernel.flydsl.stamps import CTA_ID, END, TASKS_RUN, StampLayout, tasks_per_cta
+from kda_kernel.flydsl.stamps import (
+    CTA_ID,
+    END,
+    RECORD,
+    TASKS_RUN,
+    StampLayout,
+    launch_record,
+    tasks_per_cta,
+)
 from kda_sim.isa.analyze import KTRACE_NAMES_SUFFIX
 from kda_sim.isa.presets import K1_ARGS
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -183,6 +191,10 @@ def make_kernel(
                 fx.ptr_store(
                     fx.Int64(arith.extsi(T.i64(), dsl.ir_of(mine))), lds["stamps"] + TASKS_RUN
                 )
+                # constants of the build, in every CTA's own row: a row of another launch
+                # (another L or nb, whose stamps are the same times) is refused row by row
+                for col, value in zip(RECORD, launch_record(cfg), strict=True):
+                    fx.ptr_store(fx.Int64(value), lds["stamps"] + col)
 
             dsl.when(tid == 0, ids)
             dsl.barrier()

@@ -2,15 +2,17 @@
 (100 MHz), written to LDS as the CTA goes and flushed to global memory once at the end
 (a global store per stamp would sit on every later vmcnt wait).
 
-Columns 0..14 are the public twin's [256, 15] layout exactly, so the project's importer
-(:mod:`kda_sim.kernels.k1.stamps`) reads ``stamps[:, :15]`` as it reads the twin's:
+Columns 0..11 are the public twin's [256, 15] layout exactly, and 12..14, which the twin
+never stamps, hold the launch, so the project's importer (:mod:`kda_sim.kernels.k1.stamps`)
+reads ``stamps[:, :15]`` as it reads the twin's and refuses it read as another launch:
 
 ====  =====================================================================
 0     start (kernel entry)
 1..6  as the CTA leaves slice, gate, mix (attn CTAs; gate by every attn CTA,
       right after slice where it has no gate work), load_x, gemv0, gemv1
 7..11 as it leaves k.stage .. k.norm of its LAST kda task
-12-14 never stamped (0), as the twin
+12-14 the launch record (R, L, nb, kda0, variants, format;
+      :mod:`kda_sim.kernels.k1.stamp_launch`), written with 16 and 17
 ====  =====================================================================
 
 Our extension from column 15 covers EVERY kda task:
@@ -35,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from kda_sim.kernels.k1.config import LaunchConfig
+from kda_sim.kernels.k1.stamp_launch import COLUMNS as RECORD
+from kda_sim.kernels.k1.stamp_launch import launch_record
 from kda_sim.kernels.k1.stamps import CTA_ID, END, EXT_BASE, POINTS, TASKS_RUN, stamps_timeline
 from kda_sim.timeline.model import Timeline
 
@@ -42,7 +46,17 @@ ROLE_POINTS: tuple[str, ...] = ("start", "slice", "gate", "mix", "load_x", "gemv
 KDA_POINTS: tuple[str, ...] = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
 TWIN_POINTS: tuple[str, ...] = ROLE_POINTS + KDA_POINTS
 TWIN_WIDTH = POINTS
-__all__ = ["CTA_ID", "END", "EXT_BASE", "TASKS_RUN", "StampLayout", "tasks_per_cta", "timeline"]
+__all__ = [
+    "CTA_ID",
+    "END",
+    "EXT_BASE",
+    "RECORD",
+    "TASKS_RUN",
+    "StampLayout",
+    "launch_record",
+    "tasks_per_cta",
+    "timeline",
+]
 
 
 @dataclass(frozen=True)

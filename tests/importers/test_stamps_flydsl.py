@@ -11,6 +11,8 @@ from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.kda import tasks_of
+from kda_sim.kernels.k1.stamp_launch import COLUMNS as RECORD
+from kda_sim.kernels.k1.stamp_launch import FORMAT, launch_record
 from kda_sim.kernels.k1.stamps import (
     CTA_ID,
     END,
@@ -51,6 +53,7 @@ def flydsl_stamps_of(tl: Timeline, cfg: LaunchConfig) -> np.ndarray:
             row[2] = row[1]  # every attn CTA stamps the gate point
         row[END] = max(row[:POINTS].max(), row[EXT_BASE:].max()) + 1
         row[CTA_ID], row[TASKS_RUN] = c.cta, len(tasks)
+        row[list(RECORD)] = launch_record(cfg)
     return arr
 
 
@@ -67,8 +70,8 @@ def launch(request: pytest.FixtureRequest) -> tuple[LaunchConfig, Timeline, np.n
 
 
 def decode(cfg: LaunchConfig, arr: np.ndarray, **claim: int) -> Timeline:
-    R, kda0 = claim.get("R", cfg.R), claim.get("kda0", cfg.kda0)
-    return stamps_timeline(arr, R=R, L=cfg.L, nb=cfg.nb, kda0=kda0)
+    shape = {k: claim.get(k, getattr(cfg, k)) for k in ("R", "L", "nb", "kda0")}
+    return stamps_timeline(arr, **shape)
 
 
 def test_every_task_of_every_cta_is_decoded(launch) -> None:
@@ -93,9 +96,13 @@ def test_a_tensor_of_another_launch_is_refused(launch) -> None:
     cfg, _, arr = launch
     with pytest.raises(TraceFormatError, match=r"columns; the FlyDSL K1 at R=\d+"):
         decode(cfg, arr, R=1 if cfg.R > 2 else 3)  # another task count a CTA: another width
-    if cfg.kda0 != 0:
+    if cfg.kda0 != 0:  # the same width, other CTAs run the extra tasks
+        with pytest.raises(TraceFormatError, match=f"at kda0={cfg.kda0}, read as kda0=0"):
+            decode(cfg, arr, kda0=0)
+        arr = arr.copy()
+        arr[:, RECORD[-1]] = 0  # the record's kda0 blanked: the task counts still tell
         with pytest.raises(TraceFormatError, match="kda0=0 runs"):
-            decode(cfg, arr, kda0=0)  # the same width, other CTAs run the extra tasks
+            decode(cfg, arr, kda0=0)
 
 
 @pytest.mark.parametrize(
@@ -155,3 +162,84 @@ def test_rows_other_than_the_launchs_ctas_are_refused(rows: int) -> None:
     arr = np.concatenate([arr, arr[:1]]) if rows > len(arr) else arr[:rows]
     with pytest.raises(TraceFormatError, match=f"{rows} rows \\(CTAs\\); the FlyDSL K1 is one"):
         decode(cfg, arr)
+
+
+# --- the launch record (columns 12..14): L and nb, which the stamps' times cannot tell --
+
+
+@pytest.fixture(scope="module")
+def r2l1() -> tuple[LaunchConfig, np.ndarray]:
+    cfg = LaunchConfig(2, 1)
+    return cfg, flydsl_stamps_of(simulate(cfg, load_profile("mi355x")).timeline, cfg)
+
+
+@pytest.mark.parametrize(
+    ("claim", "said"),
+    [
+        ({"L": 2}, "a launch at L=1, read as L=2"),
+        ({"nb": 4}, "a launch at nb=8, read as nb=4"),
+        ({"L": 2, "nb": 4}, "a launch at L=1 nb=8, read as L=2 nb=4"),
+    ],
+)
+def test_a_tensor_read_at_another_L_or_nb_is_refused(r2l1, claim: dict, said: str) -> None:
+    cfg, arr = r2l1
+    with pytest.raises(TraceFormatError) as e:
+        decode(cfg, arr, **claim)
+    assert str(e.value) == f"stamps: CTA 0: the stamps record {said}"
+    assert e.value.what == next(iter(claim))
+
+
+def test_a_variant_the_launch_did_not_run_is_refused(r2l1) -> None:
+    _, arr = r2l1
+    with pytest.raises(TraceFormatError, match="at onw_first=off, read as onw_first=on"):
+        stamps_timeline(arr, R=2, L=1, onw_first=True)
+
+
+def test_rows_of_two_launches_are_refused_row_by_row(r2l1) -> None:
+    cfg, arr = r2l1
+    other = LaunchConfig(2, 2)
+    mixed = arr.copy()
+    mixed[128:] = flydsl_stamps_of(simulate(other, load_profile("mi355x")).timeline, other)[128:]
+    for claim, first in ((cfg, 128), (other, 0)):
+        with pytest.raises(TraceFormatError) as e:
+            decode(claim, mixed)
+        assert f"CTA {first}: " in str(e.value) and "rows of more than one launch" in str(e.value)
+
+
+def test_a_row_without_its_record_is_refused(r2l1) -> None:
+    cfg, arr = r2l1
+    old = arr.copy()
+    old[:, list(RECORD)] = 0  # as the build wrote before it recorded its launch
+    with pytest.raises(TraceFormatError, match=r"CTA 0: no launch record in columns 12\.\.14"):
+        decode(cfg, old)
+    one = arr.copy()
+    one[77, RECORD[0]] = 5
+    with pytest.raises(TraceFormatError, match="CTA 77: column 12 holds 5, not a launch record"):
+        decode(cfg, one)
+    one[77, RECORD[0]] = FORMAT + 1  # a later record format: not read as this one
+    with pytest.raises(TraceFormatError, match="CTA 77: a launch record of format 2; this"):
+        decode(cfg, one)
+    never = arr.copy()
+    never[100] = 0  # never flushed (a CTA that never ran): no record asked of it
+    assert decode(cfg, never).ctas[100].start is None
+
+
+def test_a_cut_to_the_twins_columns_keeps_its_record(r2l1) -> None:
+    cfg, arr = r2l1
+    assert decode(cfg, arr[:, :POINTS]).meta.extra["only_last_task"] is True
+    with pytest.raises(TraceFormatError, match="a launch at L=1, read as L=2"):
+        decode(cfg, arr[:, :POINTS], L=2)
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"), [(["--L", "2"], "L=1, read as L=2"), (["--nb", "4"], "nb=8, read as nb=4")]
+)
+def test_compare_refuses_another_shape_naming_it(r2l1, tmp_path, capsys, flags, said) -> None:
+    from kda_sim.cli import main
+
+    np.save(tmp_path / "s.npy", r2l1[1])
+    shape = {"--R": "2", "--L": "1"} | dict(zip(flags[::2], flags[1::2], strict=True))
+    args = [a for kv in shape.items() for a in kv]
+    assert main(["compare", str(tmp_path / "s.npy"), *args]) == 2
+    assert f"the stamps record a launch at {said}" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "s.npy"), "--R", "2", "--L", "1", "--json"]) == 0

@@ -20,16 +20,19 @@ CTA listed in ``meta.extra["k_stage_start_lost"]``. The stamps carry no CU id, s
 ``unit`` is ``None`` (clock alignment then treats each CTA as its own clock).
 
 The FlyDSL K1's timeline build (``kernel/flydsl/``) writes [blocks, 18 + 5 T],
-T = max(1, ceil(R 96 / blocks)) the most kda tasks a CTA runs: columns 0..14 as the
-twin's, then 15 the CTA's end, 16 its id, 17 the kda tasks it ran, and ``18 + 5 n + p``
-point p (k.stage .. k.norm) of its n-th task. Every task's spans are decoded (nothing is
-lost), and a tensor that is not the launch it is said to be is refused: rows other
-than the launch's 256 CTAs, its width for the claimed R, a row holding another CTA's
-stamps, a CTA whose task count is not the claimed launch's (R, kda0), a last-task copy
-(7..11) that is not its last task's.
-L and nb leave no mark in either layout (every L and nb runs the same stages on the same
-CTAs, and the stamps hold times only), so a tensor read at another L or nb decodes, as
-that launch: the runner's trace (``kda-sim kernel run --trace``) names its shape.
+T = max(1, ceil(R 96 / blocks)) the most kda tasks a CTA runs: columns 0..11 as the
+twin's, 12..14 its launch record (R, L, nb, kda0, the variants and the record's
+format: :mod:`kda_sim.kernels.k1.stamp_launch`), then 15 the CTA's end, 16 its id, 17
+the kda tasks it ran, and ``18 + 5 n + p`` point p (k.stage .. k.norm) of its n-th task.
+Every task's spans are decoded (nothing is lost), and a tensor that is not the launch
+it is said to be is refused: rows other than the launch's 256 CTAs, its width for the
+claimed R, a flushed row with no launch record or another launch's (another L or nb
+too: the stamps hold times only, and every L and nb runs the same stages on the same
+CTAs), a row holding another CTA's stamps, a CTA whose task count is not the claimed
+launch's (R, kda0), a last-task copy (7..11) that is not its last task's. A FlyDSL
+tensor cut to the twin's 15 columns keeps its record, checked the same; the twin's own
+tensor records no launch (12..14 stay 0), so one read at another L or nb decodes as
+that launch.
 
 In either layout a CTA stamps its points in program order (start <= each stage's end
 <= its end); a point earlier than the one before it is refused, naming CTA and point.
@@ -50,12 +53,12 @@ from kda_sim.kernels.k1.constants import BLOCKS
 from kda_sim.kernels.k1.kda import tasks_of
 from kda_sim.kernels.k1.program import Role, role_of
 from kda_sim.kernels.k1.spec import STAGES
+from kda_sim.kernels.k1.stamp_launch import check_launch_records
 from kda_sim.timeline.model import CtaTrack, Meta, StageSpan, Timeline
 
 POINTS = 15
 TICK_NS = 10.0  # s_memrealtime runs at 100 MHz
 NAMES = ("start", *STAGES)  # the twin's 12 stamp points: the start, then every stage
-UNUSED = (12, 13, 14)
 ATTN_POINTS = (1, 2, 3)
 GEMV_POINTS = (4, 5, 6)
 KDA_POINTS = (7, 8, 9, 10, 11)
@@ -115,6 +118,7 @@ def stamps_timeline(
             f"{ext_width(cfg.n_tasks, blocks)} (18 + 5 x the most tasks a CTA runs)",
             where=source,
         )
+    check_launch_records(full, cfg, required=extended, source=source)
     arr = full[:, :POINTS]
     if (full < 0).any():
         cta, col = (int(v) for v in np.argwhere(full < 0)[0])
@@ -143,13 +147,6 @@ def stamps_timeline(
         role = role_of(b)
         tasks = tasks_of(b, cfg)
         track = CtaTrack(b, role.value)
-        used = [c for c in UNUSED if row[c] != 0]
-        if used:
-            raise TraceFormatError(
-                f"point {used[0]} is stamped ({int(row[used[0]])}); the build never stamps "
-                f"points 12..14",
-                where=f"{source}: CTA {b}",
-            )
         if row[0] == 0:
             ctas.append(track)  # never started (or its record was never flushed)
             continue
@@ -272,5 +269,6 @@ def _every_task(
 
 def read_stamps(path: str | Path, **cfg: Any) -> Timeline:
     """A ``.pt`` / ``.npy`` stamp tensor -> :class:`Timeline`; ``cfg``: R, L, nb, kda0,
-    gpu and the protocol variants (the tensor does not record them)."""
+    gpu and the protocol variants: the launch it is said to be (the twin's tensor records
+    none of them; the FlyDSL K1's launch record must match them)."""
     return stamps_timeline(load_stamp_array(path), source=str(path), **cfg)

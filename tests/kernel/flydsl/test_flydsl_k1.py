@@ -142,6 +142,17 @@ def test_stamps_are_flushed_once_after_the_last_stamp(
 
 
 @pytest.mark.parametrize("key", SHAPES)
+def test_every_build_writes_its_launch_record(builds: dict, key: tuple[int, int, str]) -> None:
+    """The record (stamp_launch) is constants of the build: its format word and the low
+    dword of its R | L << 16 | nb << 32 word are literals of the ISA."""
+    from kda_sim.kernels.k1.stamp_launch import launch_record
+
+    isa = builds[key].built.isa.read_text()
+    mark, shape, _ = launch_record(builds[key].cfg)
+    assert f", {mark:#x}\n" in isa and f", {shape & 0xFFFFFFFF:#x}\n" in isa
+
+
+@pytest.mark.parametrize("key", SHAPES)
 def test_pairs_and_x_rows_are_device_scope(builds: dict, key: tuple[int, int, str]) -> None:
     """The seed's scope: every load and store of the mailbox pairs (scratch) and of the
     flagged x rows (xbuf) carries sc1 and not sc0, agent scope by LLVM's AMDGPU memory

@@ -10,10 +10,12 @@ import pytest
 from kda_kernel.flydsl.stamps import (
     CTA_ID,
     END,
+    RECORD,
     TASKS_RUN,
     TWIN_POINTS,
     TWIN_WIDTH,
     StampLayout,
+    launch_record,
     tasks_per_cta,
     timeline,
 )
@@ -39,7 +41,8 @@ def test_every_task_of_a_cta_has_its_columns(r: int, per_cta: int) -> None:
 
 def stamped_like_the_kernel(cfg: LaunchConfig) -> np.ndarray:
     """What k1.py writes, one tick a point: start, role points (gate on every attn CTA),
-    each task's five points (and the last task's copy in 7..11), end, id, count."""
+    each task's five points (and the last task's copy in 7..11), end, id, count and the
+    launch record."""
     layout = StampLayout(tasks_per_cta(cfg.n_tasks, cfg.blocks))
     out = np.zeros((cfg.blocks, layout.width), dtype=np.int64)
     for cta in range(cfg.blocks):
@@ -57,6 +60,7 @@ def stamped_like_the_kernel(cfg: LaunchConfig) -> np.ndarray:
                 row[layout.task_base(n) + p] = t
                 row[7 + p] = t
         row[END], row[CTA_ID], row[TASKS_RUN] = t + 1, cta, len(tasks)
+        row[list(RECORD)] = launch_record(cfg)
     return out
 
 
@@ -79,11 +83,14 @@ def test_the_projects_importer_reads_every_task() -> None:
     assert tl.meta.extra["only_last_task"] is False
 
 
-def test_a_column_the_twin_never_stamps_is_refused() -> None:
+def test_the_columns_the_twin_never_stamps_hold_the_launch() -> None:
     cfg = LaunchConfig(1, 1)
+    assert RECORD == (12, 13, 14) and TWIN_WIDTH == 15
     arr = stamped_like_the_kernel(cfg)
-    arr[5, 12] = 1234  # the importer reads columns 0..14 as the twin's
-    with pytest.raises(TraceFormatError, match="point 12"):
+    with pytest.raises(TraceFormatError, match="CTA 0: the stamps record a launch at L=1, read"):
+        timeline(arr, LaunchConfig(1, 2))  # the same stamps, the same width: only the record
+    arr[5, 12] = 1234
+    with pytest.raises(TraceFormatError, match="CTA 5: column 12 holds 1234, not a launch"):
         timeline(arr, cfg)
 
 
