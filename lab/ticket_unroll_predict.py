@@ -8,11 +8,7 @@ copies (default 3: one more than the busiest CTA's items at R = 4, ``max_tasks(4
 so the loop after them, whose preheader spills, runs only past them.
 
     python -m lab.ticket_unroll_predict [--gpu h200-k1 | --profile OVERLAY.json] [--unroll 3]
-        [--tickets-occupancy 1] [--json OUT] [--bench kernel_bench_tickets.json]
-
-``--tickets-occupancy 1``: the ticket build at one CTA an SM (a build given more than 128
-registers a thread, ``Build.maxnreg``, which the ticket protocol can run at 132 resident
-CTAs and the static placement cannot), against the static K1 at two.
+        [--json OUT] [--bench kernel_bench_tickets.json]
 
 With ``--bench`` (a run of ``UNROLL=3 scripts/device_ticket_k1.sh``) the table adds the
 measured untraced times and the prediction's error against issue 39's bar.
@@ -42,32 +38,20 @@ OCCUPANCY = 2  # the Triton K1's, limited by registers (128 a thread)
 UNROLL = max_tasks(4) + 1  # one more than the busiest CTA's items at the largest R
 
 
-def makespan_us(cfg: LaunchConfig, prof: GpuProfile, occupancy: int = OCCUPANCY) -> float:
-    out = simulate(cfg, prof, occupancy=occupancy)
+def makespan_us(cfg: LaunchConfig, prof: GpuProfile) -> float:
+    out = simulate(cfg, prof, occupancy=OCCUPANCY)
     if out.deadlock or out.timeline.makespan is None:
         raise SystemExit(f"{cfg.label()}: the model deadlocks")
     return out.timeline.makespan / 1e3
 
 
-def rows(
-    prof: GpuProfile, unroll: int = UNROLL, occupancy: int = OCCUPANCY
-) -> list[dict[str, Any]]:
-    """Each shape's static K1 (two CTAs an SM) and ticket build (``occupancy`` an SM)."""
+def rows(prof: GpuProfile, unroll: int = UNROLL) -> list[dict[str, Any]]:
     out = []
     for R, L in SHAPES:
         static = default_config(R, L, 8)
         tickets = default_config(R, L, 8, kda_tickets=True, ticket_unroll=unroll)
-        ps, pt = makespan_us(static, prof), makespan_us(tickets, prof, occupancy)
-        out.append(
-            {
-                "R": R,
-                "L": L,
-                "unroll": unroll,
-                "occupancy": occupancy,
-                "static_us": ps,
-                "tickets_us": pt,
-            }
-        )
+        ps, pt = makespan_us(static, prof), makespan_us(tickets, prof)
+        out.append({"R": R, "L": L, "unroll": unroll, "static_us": ps, "tickets_us": pt})
         print(f"{R}x{L}: static {ps:.2f} us, unrolled tickets {pt:.2f} us", file=sys.stderr)
     return out
 
@@ -116,17 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         help="a profile name or an overlay file (run 97's H100: python -m lab.k1_h100_fit)",
     )
     ap.add_argument("--unroll", type=int, default=UNROLL)
-    ap.add_argument(
-        "--tickets-occupancy",
-        type=int,
-        choices=(1, 2),
-        default=OCCUPANCY,
-        help="the ticket build's CTAs an SM (the static build runs at 2)",
-    )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--bench", type=Path, default=None, help="the run's kernel bench JSON")
     a = ap.parse_args(argv)
-    rs = rows(load_profile(a.gpu), a.unroll, a.tickets_occupancy)
+    rs = rows(load_profile(a.gpu), a.unroll)
     if a.bench is not None:
         measure(rs, a.bench)
     print(table(rs))
