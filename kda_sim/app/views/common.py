@@ -139,28 +139,11 @@ def filter_controls(tl: Timeline, prefix: str) -> Filter:
     fresh(f"{prefix}_roles", roles, roles)
     fresh(f"{prefix}_stages", stages, stages)
     fresh(f"{prefix}_ctas", top, (0, top))
-    a, b = st.columns([3, 7], vertical_alignment="bottom")
-    # the role and stage pickers in a popover: the browser mounts its content only when
-    # it is opened, and a multiselect's chip a pick is much of the page's widget cost
-    # (bench/README.md); the script still draws them on every run, so the picks persist
-    label = filter_label(
-        len(st.session_state[f"{prefix}_roles"]),
-        len(roles),
-        len(st.session_state[f"{prefix}_stages"]),
-        len(stages),
-    )
-    with a.popover(label, key=f"{prefix}_filters", width="stretch"):
-        pick_roles = st.multiselect("Roles", roles, key=f"{prefix}_roles")
-        pick_stages = st.multiselect("Stages", stages, key=f"{prefix}_stages")
+    a, b, c = st.columns([2, 3, 5])
+    pick_roles = a.multiselect("Roles", roles, key=f"{prefix}_roles")
     lo, hi = b.slider("CTAs", 0, top, key=f"{prefix}_ctas")
+    pick_stages = c.multiselect("Stages", stages, key=f"{prefix}_stages")
     return Filter(tuple(pick_roles), int(lo), int(hi), tuple(pick_stages))
-
-
-def filter_label(n_roles: int, of_roles: int, n_stages: int, of_stages: int) -> str:
-    """The role and stage pickers' button: what they keep, at a glance."""
-    if n_roles == of_roles and n_stages == of_stages:
-        return f"Roles and stages: all ({of_roles} and {of_stages})"
-    return f"Roles: {n_roles} of {of_roles} · stages: {n_stages} of {of_stages}"
 
 
 def us(ns: float | None) -> str:
