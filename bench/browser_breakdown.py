@@ -27,6 +27,7 @@ trees in one run with ``browser_bench.py --baseline``.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import pstats
@@ -39,12 +40,25 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_bench import FLOOR_APP, ROOT, browser, complete_render, server
+from browser_bench import BARS, FLOOR_APP, ROOT, browser, complete_render, server
 
 # Performance.getMetrics names: seconds of the renderer's main thread by kind
 MAIN_THREAD = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
 SAMPLE_US = 200  # the CDP profiler's sampling interval
+SETTLE_S = 1.5  # a visit is over when no bar was drawn again for this long
+SETTLE_MAX_S = 20.0
+# counts, from the page's start, each time a bar's path is drawn (its ``d`` set): a
+# draw of the whole chart sets it once a bar
+DRAWS_JS = """
+window.__kdaBarDraws = 0;
+new MutationObserver(ms => { for (const m of ms) { const p = m.target.parentNode;
+  if (p && p.classList && p.classList.contains("point")) window.__kdaBarDraws++; } })
+  .observe(document, {attributes: true, attributeFilter: ["d"], subtree: true});
+"""
+BAR_DRAWS = "return [window.__kdaBarDraws || 0, document.querySelectorAll(arguments[0]).length]"
 # cProfile rows kept: the app's own code and Streamlit's element calls
 PROFILED = ("kda_sim/", "streamlit/elements/", "plotly/", "<frozen importlib._bootstrap>")
 
@@ -148,8 +162,8 @@ def figure_bytes(spec: str) -> dict[str, Any]:
         for k, v in tr.items():
             fields[k] += len(json.dumps(v))
         xs = tr.get("x")
-        if isinstance(xs, dict):  # plotly's typed array: {"dtype", "bdata", "shape"}
-            points += int(str(xs.get("shape", "0")).split(",")[0])
+        if isinstance(xs, dict):  # plotly's typed array: {"dtype", "bdata"}
+            points += len(base64.b64decode(xs["bdata"])) // np.dtype(xs["dtype"]).itemsize
         elif isinstance(xs, list):
             points += len(xs)
     return {
@@ -226,8 +240,22 @@ def self_time_by_script(profile: dict[str, Any]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in out.most_common(10)}
 
 
+def _settled(driver: Any) -> tuple[int, int]:
+    """(bar paths drawn, bars) once the chart stopped drawing: Streamlit's chart may draw
+    again after the page is complete, and that CPU belongs to the visit."""
+    seen, quiet_since, t_end = -1, time.monotonic(), time.monotonic() + SETTLE_MAX_S
+    while time.monotonic() < t_end:
+        draws, bars = driver.execute_script(BAR_DRAWS, BARS)
+        if draws != seen:
+            seen, quiet_since = draws, time.monotonic()
+        elif time.monotonic() - quiet_since >= SETTLE_S:
+            break
+        time.sleep(0.1)
+    return seen, bars
+
+
 def visit(driver: Any, url: str, srv_pid: int) -> dict[str, Any]:
-    """One visit, timed and broken down."""
+    """One visit, timed and broken down (its CPU until the chart settled)."""
     drv_pid = driver.service.process.pid
     driver.execute_cdp_cmd("Performance.enable", {})
     driver.execute_cdp_cmd("Profiler.enable", {})
@@ -235,10 +263,13 @@ def visit(driver: Any, url: str, srv_pid: int) -> dict[str, Any]:
     m0, c0 = _metrics(driver), cpu_by_process(srv_pid, drv_pid)
     driver.execute_cdp_cmd("Profiler.start", {})
     wall = complete_render(driver, url)
+    draws, bars = _settled(driver)
     profile = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
     m1, c1 = _metrics(driver), cpu_by_process(srv_pid, drv_pid)
     return {
         "wall_s": round(wall, 3),
+        "bars": bars,
+        "chart_draws": round(draws / bars, 2) if bars else 0,
         "cpu_s": {k: round(c1.get(k, 0.0) - c0.get(k, 0.0), 3) for k in c1},
         # a navigation may start a fresh renderer (its counters from zero): then the
         # figures are since it started, which is this visit
@@ -256,6 +287,7 @@ def browser_visits(traces: Path, app: Path = ROOT / "app.py") -> dict[str, Any]:
         with server(traces, app, store=Path(store)) as srv, browser() as driver:
             complete_render(driver, srv.url)  # fills the run store, as browser_bench does
         with server(traces, app, store=Path(store)) as srv, browser() as driver:
+            driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": DRAWS_JS})
             first = visit(driver, srv.url, srv.pid)
             later = visit(driver, srv.url, srv.pid)
     return {"first_visitor": first, "later_visitor": later}
