@@ -1,27 +1,31 @@
 """Where the app's first render goes: server, payload and browser, one part at a time.
 
-    PYTHONPATH=. python bench/browser_breakdown.py [--traces DIR] [--top N] [--json FILE]
+    PYTHONPATH=. python bench/browser_breakdown.py [--floor] [--top N] [--json FILE]
+                                                   [--no-browser] [--traces DIR]
 
 A companion to ``browser_bench.py`` (which times the whole page): this one says what the
 time is spent on, for the default view (the first bundled trace overlaid on its
 simulation).
 
-1. **The server's script run** (``streamlit.testing.v1.AppTest`` on ``app.py``, an empty
-   run store): CPU seconds of a first run (the page's imports, the run built, the
-   figure) and of a later one (the caches warm), each under ``cProfile``: the app's
-   functions and Streamlit's element calls by cumulative time.
+1. **The server's script run** (``streamlit.testing.v1.AppTest`` on ``app.py``, its run
+   store filled first by another process: a restarted server): CPU seconds of a first
+   run (the page's imports, the run read back, the figure) and of a later one (the
+   caches warm), each under ``cProfile`` in the script's thread: the app's functions,
+   Streamlit's element calls, plotly and the imports by cumulative time.
 2. **The payload**: each element's message as the browser gets it (its protobuf bytes),
-   and the timeline figure's JSON by trace and by field (hover texts, coordinates).
+   and the timeline figure's JSON by field (hover texts, coordinates) with its points.
 3. **The browser** (``streamlit run app.py`` in a fresh headless Chromium, as
-   ``browser_bench.py`` runs it): a first and a later visit; for each, CPU seconds by
-   process (the server; Chromium's browser, renderer, GPU and utility processes, from
-   ``/proc``), the renderer's main-thread time by kind (Chromium's
-   ``Performance.getMetrics``: script, layout, style) and its JavaScript's self time
-   by script file (the CDP sampling profiler: plotly.js's chunk is the chart, the main
-   chunk Streamlit's React elements and the message decoding).
+   ``browser_bench.py`` runs it): a first and a later visit, each until the chart
+   stopped drawing; for each, CPU seconds by process (the server; Chromium's browser,
+   renderer, GPU, utility and zygote processes; from ``/proc``), the renderer's
+   JavaScript self time by script file (the CDP sampling profiler: plotly.js's chunk is
+   the chart, the others Streamlit's elements and shell) and how many times the chart
+   was drawn (each bar's path set, counted in the page). ``--floor``: the same for
+   ``browser_bench.py``'s one-chart page.
 
-The figures move with the machine's load: run it on a quiet machine, or compare two
-trees in one run with ``browser_bench.py --baseline``.
+The sampling profiler adds to the renderer's CPU. The figures move with the machine's
+load: run it on a quiet machine, or compare two trees with ``browser_bench.py
+--baseline``.
 """
 
 from __future__ import annotations
@@ -45,8 +49,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_bench import BARS, FLOOR_APP, ROOT, browser, complete_render, server
 
-# Performance.getMetrics names: seconds of the renderer's main thread by kind
-MAIN_THREAD = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
 SAMPLE_US = 200  # the CDP profiler's sampling interval
 SETTLE_S = 1.5  # a visit is over when no bar was drawn again for this long
 SETTLE_MAX_S = 20.0
@@ -220,11 +222,6 @@ def _subtree(root: int, tree: dict[int, list[int]], cpu: dict[int, float]) -> fl
     return total
 
 
-def _metrics(driver: Any) -> dict[str, float]:
-    got = driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
-    return {m["name"]: m["value"] for m in got if m["name"] in MAIN_THREAD}
-
-
 def self_time_by_script(profile: dict[str, Any]) -> dict[str, float]:
     """Seconds of JavaScript self time by script file (the CDP profile's samples)."""
     where = {}
@@ -257,26 +254,19 @@ def _settled(driver: Any) -> tuple[int, int]:
 def visit(driver: Any, url: str, srv_pid: int) -> dict[str, Any]:
     """One visit, timed and broken down (its CPU until the chart settled)."""
     drv_pid = driver.service.process.pid
-    driver.execute_cdp_cmd("Performance.enable", {})
     driver.execute_cdp_cmd("Profiler.enable", {})
     driver.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": SAMPLE_US})
-    m0, c0 = _metrics(driver), cpu_by_process(srv_pid, drv_pid)
+    c0 = cpu_by_process(srv_pid, drv_pid)
     driver.execute_cdp_cmd("Profiler.start", {})
     wall = complete_render(driver, url)
     draws, bars = _settled(driver)
     profile = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
-    m1, c1 = _metrics(driver), cpu_by_process(srv_pid, drv_pid)
+    c1 = cpu_by_process(srv_pid, drv_pid)
     return {
         "wall_s": round(wall, 3),
         "bars": bars,
         "chart_draws": round(draws / bars, 2) if bars else 0,
         "cpu_s": {k: round(c1.get(k, 0.0) - c0.get(k, 0.0), 3) for k in c1},
-        # a navigation may start a fresh renderer (its counters from zero): then the
-        # figures are since it started, which is this visit
-        "main_thread_s": {
-            k: round(m1.get(k, 0.0) - (m0.get(k, 0.0) if m1.get(k, 0) >= m0.get(k, 0) else 0), 3)
-            for k in MAIN_THREAD
-        },
         "js_self_s": self_time_by_script(profile),
     }
 
