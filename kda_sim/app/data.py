@@ -151,11 +151,14 @@ def profile_id(gpu: str, kernel: str = DEFAULT_KERNEL) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _profile_id(gpu: str, kernel: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
-    del stamp  # part of the memo's key only
-    try:
-        return load_profile(gpu, kernel=kernel).identity()
-    except KdaSimError as e:
-        return f"error: {e}"
+    def load() -> str:
+        try:
+            return load_profile(gpu, kernel=kernel).identity()
+        except KdaSimError as e:
+            return f"error: {e}"
+
+    # kept on disk by the files' stamp: a restarted server need not load the profile
+    return run_store.profile_identity(gpu, kernel, stamp, load)
 
 
 def costs_said(gpu: str, kernel: str = DEFAULT_KERNEL) -> str:

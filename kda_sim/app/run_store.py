@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 RUNS = "app-runs"  # the cache folder's sub-folder of these entries
 HEADS = "app-trace-heads"  # a trace's launch as the profile lookup needs it (small JSON)
+IDENTITIES = "app-profile-ids"  # a profile's identity by the stamp of its files
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,26 @@ def head_of(digest: str, read: Callable[[], Head]) -> Head:
     head = read()
     _write(path, json.dumps({"gpu": head.gpu, "build": head.build, "kernel": head.kernel}).encode())
     return head
+
+
+def profile_identity(
+    gpu: str, kernel: str, stamp: tuple[tuple[str, int, int], ...], load: Callable[[], str]
+) -> str:
+    """The identity of the profile ``gpu`` with ``kernel``'s costs while its files have
+    ``stamp`` (each one's path, modification time and size): from the cache folder,
+    else ``load()`` (then kept). Loading a profile to learn its identity is about 0.35 s
+    of a restarted server's first visit (bench/README.md); a file changed since has
+    another stamp, so the identity is loaded again. A failure (``error: ...``) is not
+    kept: the next visit tries again."""
+    path = cache.cache_dir() / IDENTITIES / f"{cache.key('profile', gpu, kernel, stamp)}.json"
+    try:
+        return str(json.loads(path.read_text())["identity"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    ident = load()
+    if not ident.startswith("error:"):
+        _write(path, json.dumps({"identity": ident}).encode())
+    return ident
 
 
 def run_entry(digest: str, name: str, kind: str, profile: str) -> Path:

@@ -153,3 +153,53 @@ def test_a_trace_rewritten_while_read_is_refused_not_kept(trace: Path) -> None:
 
     with pytest.raises(TraceFormatError, match="changed while it was read"):
         data._read_hashed(trace, "0" * 64)  # the digest of other bytes than the file's
+
+
+STAMP = (("profiles/h200.json", 1, 2),)
+
+
+def test_a_profile_identity_is_kept_by_its_files_stamp(store: Path) -> None:
+    loads: list[str] = []
+
+    def load() -> str:
+        loads.append("loaded")
+        return "identity A"
+
+    assert run_store.profile_identity("h200", "k1", STAMP, load) == "identity A"
+    # a restarted server: read back, the profile not loaded again
+    assert run_store.profile_identity("h200", "k1", STAMP, lambda: "not asked") == "identity A"
+    assert loads == ["loaded"]
+    assert list((store / run_store.IDENTITIES).glob("*.json"))
+
+
+def test_a_changed_profile_file_loads_the_identity_again(store: Path) -> None:
+    run_store.profile_identity("h200", "k1", STAMP, lambda: "identity A")
+    touched = (("profiles/h200.json", 3, 2),)  # another modification time
+    assert run_store.profile_identity("h200", "k1", touched, lambda: "identity B") == "identity B"
+    # another kernel's costs of the same files: its own identity
+    assert run_store.profile_identity("h200", "ticket", STAMP, lambda: "identity C") == "identity C"
+
+
+def test_a_profile_that_does_not_load_is_not_kept(store: Path) -> None:
+    assert run_store.profile_identity("h200", "k1", STAMP, lambda: "error: no costs") == (
+        "error: no costs"
+    )
+    assert run_store.profile_identity("h200", "k1", STAMP, lambda: "identity A") == "identity A"
+
+
+def test_the_page_keeps_the_bundled_profile_identity(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """data.profile_id through the store: a fresh server (its memo emptied) does not load
+    the profile it has the identity of."""
+    data._profile_id.cache_clear()
+    first = data.profile_id("h200", "k1")
+    assert not first.startswith("error")
+    data._profile_id.cache_clear()
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the profile was loaded again")
+
+    monkeypatch.setattr(data, "load_profile", no_load)
+    assert data.profile_id("h200", "k1") == first
+    data._profile_id.cache_clear()
