@@ -60,6 +60,9 @@ GRID = 256
 GO = tl.constexpr(0)  # retry's go flags / fanin's ready flags: round r at GO + 256 r + i
 CELLS = tl.constexpr(65536)  # the polled pairs start here (a round's: CELLS + r x ROUND)
 ROUND_MAX = 64 * 256 * 8  # a round's pairs at most: retry's 64 pollers at 8 a thread
+STOP = tl.constexpr(60000)  # the streaming CTAs stop when this cell holds the launch's tag
+CHUNK = 4096  # words a streaming CTA loads at once (16 KB, a gemv CTA's chunk of rg0)
+WEIGHT_WORDS = 1 << 26  # 256 MB of weights streamed: past the L2, from HBM
 
 
 @triton.jit
@@ -112,6 +115,27 @@ def _keep(rec, k, r, a, b, c, d):
     return tl.where(k == 4 * r + 3, d, rec)
 
 
+@triton.jit
+def _stream(scratch, weights, n_chunks, pid, tag):
+    """A gemv CTA's weight stream: 16 KB loads from HBM, chunk after chunk, until the stop
+    cell holds the tag. Returns the sum (stored, so the loads are not dropped)."""
+    s = tl.arange(0, 4096)
+    acc = tl.zeros([4096], tl.float32)
+    i = pid
+    stop = tl.load(scratch + STOP, volatile=True)
+    while (stop >> 32).to(tl.int32) != tag:
+        acc += tl.load(weights + (i % n_chunks) * 4096 + s)
+        i += 256
+        stop = tl.load(scratch + STOP, volatile=True)
+    return tl.sum(acc)
+
+
+@triton.jit
+def _stop(scratch, tag):
+    """Stop the streaming CTAs (release: after this CTA's own stamps are made)."""
+    tl.atomic_xchg(scratch + STOP, tag.to(tl.int64) << 32, sem="release", scope="gpu")
+
+
 @triton.jit(do_not_specialize=["tag"])
 def try_probe(scratch, stamps, tag, ROUNDS: tl.constexpr, P: tl.constexpr):
     """Pollers 0 .. NPOLL-1 re-poll their own P x 256 pairs, which hold the tag already."""
@@ -139,9 +163,9 @@ def retry_probe(
     P: tl.constexpr,
     SLEEP_NS: tl.constexpr,
 ):
-    """Poller i raises its go flag and polls P x 256 pairs that releaser i puts delay_ns
-    after it saw the flag. Poller rows: (t0, t1, retries, -); releaser rows: (saw go, put
-    begun, put issued, -)."""
+    """Poller i raises its go flag and polls P x 256 pairs that releaser i puts (i % 4 + 1)
+    delay_ns / 2 after it saw the flag. Poller rows: (t0, t1, retries, -); releaser rows:
+    (saw go, put begun, put issued, -)."""
     pid = tl.program_id(0)
     tr = tl.zeros([16], tl.int32)
     k = tl.arange(0, 4 * ROUNDS)
@@ -162,7 +186,8 @@ def retry_probe(
         for r in range(ROUNDS):
             _wait(scratch, GO + 256 * r + i + one, one < 1, tag, tr, 0)
             t_go = _now(False)
-            t_put = _spin_until(t_go + delay_ns)
+            # delays of 0.5, 1, 1.5 and 2 delay_ns, so retries spread and fit a slope
+            t_put = _spin_until(t_go + (delay_ns * (1 + i % 4)) // 2)
             _put_pairs(scratch, CELLS + (64 * 256 * P) * r + i * 256 * P + a, a >= 0, tag)
             t_done = _now(False)
             rec = _keep(rec, k, r, t_go, t_put, t_done, 0)
@@ -174,13 +199,17 @@ def traffic_probe(
     scratch,
     work,
     stamps,
+    weights,
+    n_chunks,
     tag,
     ROUNDS: tl.constexpr,
     STORE_W: tl.constexpr,
     LOAD_W: tl.constexpr,
+    STREAM: tl.constexpr,
 ):
     """The ``try`` poll (one pair a thread) right after STORE_W words of the CTA's own
-    stores or LOAD_W words of loads used only after the poll (0: neither)."""
+    stores or LOAD_W words of loads used only after the poll (0: neither); with STREAM
+    the other 192 CTAs stream weights meanwhile, as the gemv CTAs do."""
     pid = tl.program_id(0)
     tr = tl.zeros([16], tl.int32)
     k = tl.arange(0, 4 * ROUNDS)
@@ -203,6 +232,11 @@ def traffic_probe(
             rec = _keep(rec, k, r, t0, t1, nr.to(tl.int64), 0)
         if LOAD_W > 0:  # the loads are used, after every poll: they cannot be dropped
             rec = tl.where(k == 3, acc.to(tl.int64, bitcast=False), rec)
+        if STREAM:  # noqa: SIM102 (a constexpr branch: Triton folds it on its own)
+            if pid == 0:
+                _stop(scratch, tag)
+    elif STREAM:
+        rec = tl.where(k == 3, _stream(scratch, weights, n_chunks, pid, tag).to(tl.int64), rec)
     tl.store(stamps + pid * (4 * ROUNDS) + k, rec)
 
 
@@ -210,16 +244,20 @@ def traffic_probe(
 def fanin_probe(
     scratch,
     stamps,
+    weights,
+    n_chunks,
     tag,
     n_prod,
     lead_ns,
     ROUNDS: tl.constexpr,
     S: tl.constexpr,
+    STREAM: tl.constexpr,
 ):
     """PART's hand-off. Consumer c (CTA CONSUMER0 + c, c < S) raises its ready flag and
     polls token c's pairs of every producer; producer p (CTA p < n_prod) waits for the S
-    ready flags, then lead_ns more, and puts its S x 32 pairs in one store. Consumer rows:
-    (t0, seen, retries, -); producer rows: (saw ready, put begun, put issued, -)."""
+    ready flags, then lead_ns more, and puts its S x 32 pairs in one store; with STREAM the
+    other CTAs stream weights meanwhile. Consumer rows: (t0, seen, retries, -); producer
+    rows: (saw ready, put begun, put issued, -)."""
     pid = tl.program_id(0)
     tr = tl.zeros([16], tl.int32)
     k = tl.arange(0, 4 * ROUNDS)
@@ -237,6 +275,9 @@ def fanin_probe(
             _, nr = _wait(scratch, g, (src < n_prod) & (q >= 0), tag, tr, 0)
             t1 = _now(False)
             rec = _keep(rec, k, r, t0, t1, nr.to(tl.int64), 0)
+        if STREAM:  # noqa: SIM102 (a constexpr branch: Triton folds it on its own)
+            if c == 0:
+                _stop(scratch, tag)
     elif pid < n_prod:
         for r in range(ROUNDS):
             _wait(scratch, GO + 256 * r + one, one < S, tag, tr, 0)
@@ -245,6 +286,8 @@ def fanin_probe(
             _put_pairs(scratch, CELLS + (64 * S * 32) * r + pid * S * 32 + w, w < S * 32, tag)
             t_done = _now(False)
             rec = _keep(rec, k, r, t_go, t_put, t_done, 0)
+    elif STREAM:
+        rec = tl.where(k == 3, _stream(scratch, weights, n_chunks, pid, tag).to(tl.int64), rec)
     tl.store(stamps + pid * (4 * ROUNDS) + k, rec)
 
 
@@ -327,6 +370,8 @@ def run(rounds: int, launches: int, delay_ns: int, lead_ns: int) -> list[dict[st
 
     scratch = torch.zeros(CELLS.value + ROUND_MAX * rounds, dtype=torch.int64, device="cuda")
     work = torch.ones(64 * 8192, dtype=torch.float32, device="cuda")
+    weights = torch.ones(WEIGHT_WORDS, dtype=torch.float32, device="cuda")
+    n_chunks = WEIGHT_WORDS // CHUNK
     stamps = torch.zeros(GRID, 4 * rounds, dtype=torch.int64, device="cuda")
     tag = 1
     rows: list[dict[str, Any]] = []
@@ -374,29 +419,41 @@ def run(rounds: int, launches: int, delay_ns: int, lead_ns: int) -> list[dict[st
                 ),
                 lambda h: read_retry(h, rounds),
             )
-    for kind, kb in TRAFFIC:
-        sw = kb * 256 if kind == "stores" else 0
-        lw = kb * 256 if kind == "loads" else 0
-        each(
-            {"experiment": "traffic", "kind": kind, "kib": kb},
-            lambda tg, sw=sw, lw=lw: _launch(
-                traffic_probe,
-                (scratch, work, stamps, tg),
-                ROUNDS=rounds,
-                STORE_W=sw,
-                LOAD_W=lw,
-            ),
-            lambda h: read_try(h, rounds),
-        )
-    for s in TOKENS:
-        for n in PRODUCERS:
+    for stream in (0, 1):  # the other CTAs idle, or streaming weights as the gemv CTAs do
+        for kind, kb in TRAFFIC:
+            sw = kb * 256 if kind == "stores" else 0
+            lw = kb * 256 if kind == "loads" else 0
             each(
-                {"experiment": "fanin", "producers": n, "tokens": s, "lead_ns": lead_ns},
-                lambda tg, n=n, s=s: _launch(
-                    fanin_probe, (scratch, stamps, tg, n, lead_ns), ROUNDS=rounds, S=s
+                {"experiment": "traffic", "kind": kind, "kib": kb, "stream": stream},
+                lambda tg, sw=sw, lw=lw, st=stream: _launch(
+                    traffic_probe,
+                    (scratch, work, stamps, weights, n_chunks, tg),
+                    ROUNDS=rounds,
+                    STORE_W=sw,
+                    LOAD_W=lw,
+                    STREAM=st,
                 ),
-                lambda h, n=n, s=s: read_fanin(h, rounds, n, s),
+                lambda h: read_try(h, rounds),
             )
+        for s in TOKENS:
+            for n in PRODUCERS:
+                each(
+                    {
+                        "experiment": "fanin",
+                        "producers": n,
+                        "tokens": s,
+                        "lead_ns": lead_ns,
+                        "stream": stream,
+                    },
+                    lambda tg, n=n, s=s, st=stream: _launch(
+                        fanin_probe,
+                        (scratch, stamps, weights, n_chunks, tg, n, lead_ns),
+                        ROUNDS=rounds,
+                        S=s,
+                        STREAM=st,
+                    ),
+                    lambda h, n=n, s=s: read_fanin(h, rounds, n, s),
+                )
     return rows
 
 
@@ -409,24 +466,36 @@ def report(doc: dict[str, Any]) -> str:
         if r["experiment"] == "try":
             s = r["span"]
             out.append(f"  {r['pairs']} | {s['median']} ({s['p10']}..{s['p90']}) n={s['n']}")
-    out.append("\nretry: pairs, sleep | retries median | per retry (fit) | put to seen median")
+    once = {r["pairs"]: r["span"]["median"] for r in rows if r["experiment"] == "try"}
+    out.append(
+        "\nretry: pairs, sleep | retries median | per retry (fit) | per retry ((span - "
+        "one try) / retries, medians) | put to seen median"
+    )
     for r in rows:
         if r["experiment"] == "retry":
             f = r.get("retry_fit") or {}
+            per = "-"
+            if r["pairs"] in once and r["retries"]["median"]:
+                per = round((r["span"]["median"] - once[r["pairs"]]) / r["retries"]["median"], 1)
             out.append(
                 f"  {r['pairs']}, {r['sleep_ns']} | {r['retries']['median']} | "
-                f"{f.get('per_retry', '-')} | {r['put_to_seen']['median']}"
+                f"{f.get('per_retry', '-')} | {per} | {r['put_to_seen']['median']}"
             )
-    out.append("\ntraffic before a try: kind KiB | span median (p10..p90)")
+    out.append("\ntraffic before a try: kind KiB, others | span median (p10..p90)")
+    others = ("idle", "streaming")
     for r in rows:
         if r["experiment"] == "traffic":
             s = r["span"]
-            out.append(f"  {r['kind']} {r['kib']} | {s['median']} ({s['p10']}..{s['p90']})")
-    out.append("\nfanin: producers x tokens | last put to seen | producers' skew | span | retries")
+            o = others[r.get("stream", 0)]
+            out.append(f"  {r['kind']} {r['kib']}, {o} | {s['median']} ({s['p10']}..{s['p90']})")
+    out.append(
+        "\nfanin: producers x tokens, others | last put to seen | producers' skew | span | retries"
+    )
     for r in rows:
         if r["experiment"] == "fanin":
+            o = others[r.get("stream", 0)]
             out.append(
-                f"  {r['producers']} x {r['tokens']} | {r['last_put_to_seen']['median']} | "
+                f"  {r['producers']} x {r['tokens']}, {o} | {r['last_put_to_seen']['median']} | "
                 f"{r['producer_skew']['median']} | {r['span']['median']} | "
                 f"{r['retries']['median']}"
             )

@@ -17,10 +17,19 @@ from lab import poll_probe as pp
 SIGS = {
     "try_probe": {"scratch": "*i64", "stamps": "*i64", "tag": "i32"},
     "retry_probe": {"scratch": "*i64", "stamps": "*i64", "tag": "i32", "delay_ns": "i32"},
-    "traffic_probe": {"scratch": "*i64", "work": "*fp32", "stamps": "*i64", "tag": "i32"},
+    "traffic_probe": {
+        "scratch": "*i64",
+        "work": "*fp32",
+        "stamps": "*i64",
+        "weights": "*fp32",
+        "n_chunks": "i32",
+        "tag": "i32",
+    },
     "fanin_probe": {
         "scratch": "*i64",
         "stamps": "*i64",
+        "weights": "*fp32",
+        "n_chunks": "i32",
         "tag": "i32",
         "n_prod": "i32",
         "lead_ns": "i32",
@@ -60,7 +69,7 @@ def test_retry_sleeps_only_when_asked(sleep: int) -> None:
 
 
 def test_traffic_issues_its_loads_before_the_timed_poll() -> None:
-    ptx = _ptx("traffic_probe", ROUNDS=8, STORE_W=0, LOAD_W=4096)
+    ptx = _ptx("traffic_probe", ROUNDS=8, STORE_W=0, LOAD_W=4096, STREAM=0)
     loop = ptx[ptx.index("Loop Header") :]
     first_poll = loop.index("ld.relaxed.gpu.global.b64")
     assert loop.index("ld.global") < loop.index("%globaltimer;") < first_poll
@@ -68,15 +77,25 @@ def test_traffic_issues_its_loads_before_the_timed_poll() -> None:
 
 
 def test_traffic_issues_its_stores_before_the_timed_poll() -> None:
-    ptx = _ptx("traffic_probe", ROUNDS=8, STORE_W=4096, LOAD_W=0)
+    ptx = _ptx("traffic_probe", ROUNDS=8, STORE_W=4096, LOAD_W=0, STREAM=0)
     loop = ptx[ptx.index("Loop Header") :]
     assert loop.index("st.global") < loop.index("%globaltimer;") < loop.index("ld.relaxed")
 
 
 def test_fanin_consumer_polls_part_shape() -> None:
-    ptx = _ptx("fanin_probe", ROUNDS=8, S=4)
+    ptx = _ptx("fanin_probe", ROUNDS=8, S=4, STREAM=0)
     # [64 producers, 32 pairs] is 8 slots; the producer's ready poll 1
     assert ptx.count("bar.red.popc") == 2 * 8 + 2
+    assert "atom" not in ptx  # no stop flag without streaming CTAs
+
+
+@pytest.mark.parametrize("name", ["traffic_probe", "fanin_probe"])
+def test_streaming_ctas_load_weights_until_stopped(name: str) -> None:
+    cx = {"STORE_W": 4096, "LOAD_W": 0} if name == "traffic_probe" else {"S": 4}
+    ptx = _ptx(name, ROUNDS=8, STREAM=1, **cx)
+    assert ptx.count("atom.global.gpu.release.exch.b64") == 1  # the one stop
+    assert "ld.volatile.global.b64" in ptx  # the streams re-read the stop cell
+    assert "ld.global.v4" in ptx or ptx.count("ld.global.b32") >= 16  # the 16 KB chunks
 
 
 def _stamps(rounds: int, rows: dict[int, list[tuple[int, int, int, int]]]) -> np.ndarray:
@@ -131,7 +150,7 @@ def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
     f.write_text(json.dumps(doc))
     assert pp.main(["--report", str(f)]) == 0
     out = capsys.readouterr().out
-    assert "  1 | 510.0" in out and "stores 8 | 900.0" in out
+    assert "  1 | 510.0" in out and "stores 8, idle | 900.0" in out
     bad = tmp_path / "other.json"
     bad.write_text("{}")
     assert pp.main(["--report", str(bad)]) == 2
