@@ -14,8 +14,10 @@ caller may pass in.
 An event is read only where its timestamp and both stores share a basic block and its
 packed word is a constant there: defined in that block, or the same constant on every
 path into it (LLVM hoists a word that several records share, such as a push's, out of
-their blocks), followed through LLVM's SGPR spills to VGPR lanes (``v_writelane_b32`` /
-``v_readlane_b32``); an event whose word is not is reported, not guessed. Ranges pair in
+their blocks), followed through LLVM's copies between SGPRs (``s_mov_b32``, or
+``s_mov_b64`` of the pair it sits in) and its SGPR spills to VGPR lanes
+(``v_writelane_b32`` / ``v_readlane_b32``); an event whose word is not is reported, not
+guessed, and a range it would close is then reported as never closing. Ranges pair in
 text order (pop with the innermost open push, stop with the open start of the same id):
 FlyDSL emits a range's begin and end around structured code, which LLVM lays out between
 them."""
@@ -81,99 +83,128 @@ def _literal(operand: str) -> int | None:
 
 
 Def = Callable[[Instr], "tuple[bool, int | None]"]
-MAX_HOPS = 4  # SGPR -> VGPR-lane spill -> SGPR ...: a word followed through this many
+# SGPR -> copy or VGPR-lane spill -> SGPR ...: a word followed through this many moves
+MAX_HOPS = 8
 # blocks walked back from a record for its word: a bound on the work a record costs (an
 # input file is not trusted), far above the K1's (its words are a few blocks away)
 MAX_BLOCKS = 512
+# register-to-register moves LLVM copies a word with (a 64-bit one moves the pair it sits in)
+_COPY_OPS = ("s_mov_b32", "s_mov_b64")
 
 
-def _sgpr_def(kernel: Kernel, cfg: Cfg, reg: int, hops: int) -> Def:
-    """Whether an instruction writes SGPR ``reg``, and the constant it writes (None where
-    it is not one): a constant op's literal, or, for a reload from a VGPR lane
-    (``v_readlane_b32``, how LLVM spills SGPRs), the constant spilled to that lane."""
+class _Words:
+    """The constants SGPRs hold at an instruction, followed back through copies and
+    spills. Memoised by (register or lane, instruction, hops): every lookup walks at most
+    :data:`MAX_BLOCKS` blocks, so a file's cost is bounded by its size, not by the paths
+    a chain of copies could branch into."""
 
-    def match(ins: Instr) -> tuple[bool, int | None]:
-        if not ins.operands or ins.mnemonic.startswith(_NO_DEST) or "_store" in ins.mnemonic:
-            return False, None
-        dest = sgprs(ins.operands[0])
-        if dest is None or reg not in dest:
-            return False, None
-        if ins.mnemonic == "v_readlane_b32" and len(ins.operands) == 3 and hops < MAX_HOPS:
-            vreg, lane = ins.operands[1], ins.operands[2]
-            return True, _reaching(kernel, cfg, ins.index, _lane_def(kernel, cfg, vreg, lane, hops))
-        op = _CONSTANT_OPS.get(ins.mnemonic)
-        value = _literal(ins.operands[1]) if op and len(ins.operands) == 2 else None
-        return True, None if value is None else op(value)
+    def __init__(self, kernel: Kernel, cfg: Cfg) -> None:
+        self.kernel, self.cfg = kernel, cfg
+        self.memo: dict[tuple[str, str, int, int], int | None] = {}
 
-    return match
+    def sgpr(self, at: int, reg: int, hops: int = 0) -> int | None:
+        """The constant SGPR ``reg`` holds at instruction ``at`` (None where it is not one)."""
+        key = ("s", str(reg), at, hops)
+        if key not in self.memo:
+            self.memo[key] = self._reaching(at, self._sgpr_def(reg, hops))
+        return self.memo[key]
 
+    def lane(self, at: int, vreg: str, lane: str, hops: int) -> int | None:
+        """The constant lane ``lane`` of ``vreg`` holds at instruction ``at``."""
+        key = ("v", f"{vreg}:{lane}", at, hops)
+        if key not in self.memo:
+            self.memo[key] = self._reaching(at, self._lane_def(vreg, lane, hops))
+        return self.memo[key]
 
-def _lane_def(kernel: Kernel, cfg: Cfg, vreg: str, lane: str, hops: int) -> Def:
-    """Whether an instruction writes lane ``lane`` of ``vreg`` (``v_writelane_b32``: the
-    constant its SGPR holds there; any other write of ``vreg``: None)."""
+    def _sgpr_def(self, reg: int, hops: int) -> Def:
+        """Whether an instruction writes SGPR ``reg``, and the constant it writes (None
+        where it is not one): a constant op's literal; for a copy from another SGPR (LLVM
+        moves a word, or the pair it sits in, between registers), what that one holds
+        there; for a reload from a VGPR lane (``v_readlane_b32``, how LLVM spills SGPRs),
+        the constant spilled to that lane."""
 
-    def match(ins: Instr) -> tuple[bool, int | None]:
-        if not ins.operands or ins.operands[0] != vreg:
-            return False, None
-        if ins.mnemonic == "v_writelane_b32" and len(ins.operands) == 3:
-            if ins.operands[2] != lane:
+        def match(ins: Instr) -> tuple[bool, int | None]:
+            if not ins.operands or ins.mnemonic.startswith(_NO_DEST) or "_store" in ins.mnemonic:
                 return False, None
-            src = sgprs(ins.operands[1])
-            if src is None or len(src) != 1:
-                return True, None
-            (r,) = src
-            return True, _reaching(kernel, cfg, ins.index, _sgpr_def(kernel, cfg, r, hops + 1))
-        return ("_store" not in ins.mnemonic and not ins.mnemonic.startswith("v_readlane")), None
+            dest = sgprs(ins.operands[0])
+            if dest is None or reg not in dest:
+                return False, None
+            if ins.mnemonic == "v_readlane_b32" and len(ins.operands) == 3 and hops < MAX_HOPS:
+                vreg, lane = ins.operands[1], ins.operands[2]
+                return True, self.lane(ins.index, vreg, lane, hops)
+            if ins.mnemonic in _COPY_OPS and len(ins.operands) == 2:
+                src = sgprs(ins.operands[1])
+                if src is not None:
+                    if len(src) != len(dest) or hops >= MAX_HOPS:
+                        return True, None
+                    return True, self.sgpr(ins.index, min(src) + reg - min(dest), hops + 1)
+            op = _CONSTANT_OPS.get(ins.mnemonic)
+            value = _literal(ins.operands[1]) if op and len(ins.operands) == 2 else None
+            return True, None if value is None else op(value)
 
-    return match
+        return match
 
+    def _lane_def(self, vreg: str, lane: str, hops: int) -> Def:
+        """Whether an instruction writes lane ``lane`` of ``vreg`` (``v_writelane_b32``:
+        the constant its SGPR holds there; any other write of ``vreg``: None)."""
 
-def _reaching(kernel: Kernel, cfg: Cfg, at: int, defines: Def) -> int | None:
-    """The constant that the writes ``defines`` recognises give at instruction ``at``: the
-    last one before it in its block, else those that reach the block's start along every
-    path into it (the compiler hoists a packed word that several records share out of
-    their blocks), where all are the same constant; else None (not a constant, differing
-    constants, or no write on some path: a kernel argument; or past :data:`MAX_BLOCKS`
-    blocks back)."""
+        def match(ins: Instr) -> tuple[bool, int | None]:
+            if not ins.operands or ins.operands[0] != vreg:
+                return False, None
+            if ins.mnemonic == "v_writelane_b32" and len(ins.operands) == 3:
+                if ins.operands[2] != lane:
+                    return False, None
+                src = sgprs(ins.operands[1])
+                if src is None or len(src) != 1:
+                    return True, None
+                (r,) = src
+                return True, self.sgpr(ins.index, r, hops + 1)
+            writes = "_store" not in ins.mnemonic and not ins.mnemonic.startswith("v_readlane")
+            return writes, None
 
-    def last(lo: int, hi: int) -> tuple[bool, int | None]:
-        for i in range(hi - 1, lo - 1, -1):
-            found, value = defines(kernel.instrs[i])
-            if found:
-                return True, value
-        return False, None
+        return match
 
-    b = cfg.block_of[at]
-    found, value = last(cfg.blocks[b].start, at)
-    if found:
-        return value
-    values: set[int | None] = set()
-    seen = {b}
-    todo = list(cfg.blocks[b].preds) or [None]
-    while todo:
-        p = todo.pop()
-        if p is None:
-            return None  # the entry block: the register is an argument
-        if p in seen:
-            continue
-        if len(seen) >= MAX_BLOCKS:
-            return None  # not followed this far: noted, not guessed
-        seen.add(p)
-        blk = cfg.blocks[p]
-        found, value = last(blk.start, blk.end)
+    def _reaching(self, at: int, defines: Def) -> int | None:
+        """The constant that the writes ``defines`` recognises give at instruction
+        ``at``: the last one before it in its block, else those that reach the block's
+        start along every path into it (the compiler hoists a packed word that several
+        records share out of their blocks), where all are the same constant; else None
+        (not a constant, differing constants, or no write on some path: a kernel
+        argument; or past :data:`MAX_BLOCKS` blocks back)."""
+        kernel, cfg = self.kernel, self.cfg
+
+        def last(lo: int, hi: int) -> tuple[bool, int | None]:
+            for i in range(hi - 1, lo - 1, -1):
+                found, value = defines(kernel.instrs[i])
+                if found:
+                    return True, value
+            return False, None
+
+        b = cfg.block_of[at]
+        found, value = last(cfg.blocks[b].start, at)
         if found:
-            values.add(value)
-        else:
-            todo += blk.preds or [None]
-        if None in values or len(values) > 1:
-            return None
-    return values.pop() if len(values) == 1 else None
-
-
-def _constant(kernel: Kernel, cfg: Cfg, store: int, reg: int) -> int | None:
-    """The constant SGPR ``reg`` holds at ``store`` (:func:`_reaching`), followed through
-    SGPR spills to VGPR lanes; None where it is not one."""
-    return _reaching(kernel, cfg, store, _sgpr_def(kernel, cfg, reg, 0))
+            return value
+        values: set[int | None] = set()
+        seen = {b}
+        todo = list(cfg.blocks[b].preds) or [None]
+        while todo:
+            p = todo.pop()
+            if p is None:
+                return None  # the entry block: the register is an argument
+            if p in seen:
+                continue
+            if len(seen) >= MAX_BLOCKS:
+                return None  # not followed this far: noted, not guessed
+            seen.add(p)
+            blk = cfg.blocks[p]
+            found, value = last(blk.start, blk.end)
+            if found:
+                values.add(value)
+            else:
+                todo += blk.preds or [None]
+            if None in values or len(values) > 1:
+                return None
+        return values.pop() if len(values) == 1 else None
 
 
 def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
@@ -181,6 +212,7 @@ def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
     out: list[Event] = []
     notes: list[str] = []
     instrs = kernel.instrs
+    words = _Words(kernel, cfg)
     for i, ins in enumerate(instrs):
         if ins.mnemonic != TIMESTAMP or not ins.operands:
             continue
@@ -193,7 +225,7 @@ def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
         if half is None or len(half) != 4:
             continue
         store = instrs[stores[1]]
-        word = _constant(kernel, cfg, stores[1], min(half) + PACKED_DWORD)
+        word = words.sgpr(stores[1], min(half) + PACKED_DWORD)
         kind = None if word is None else (word >> KIND_SHIFT) & KIND_MASK
         if word is None or kind is None or kind > KIND_RANGE_STOP:
             notes.append(

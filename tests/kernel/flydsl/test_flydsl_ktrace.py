@@ -30,24 +30,31 @@ from kda_sim.protocol.space import CellSpace
 
 pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
 
-# (R, L, arch, gate_local): both archs, gfx942's windowed gemv (S = 4), two tasks a CTA
-# (R = 4), gate_local's one PART poll over the tokens
+# (R, L, arch, gate_local, bounded): both archs, gfx942's windowed gemv (S = 4), two tasks
+# a CTA (R = 4), gate_local's one PART poll over the tokens, and the build `kernel run
+# --watchdog-ms --ktrace` launches (bounded-wait + delta: LLVM moves the pop's event word
+# between SGPR pairs on its way to the records there)
 SHAPES = [
-    (1, 1, "gfx942", False),
-    (2, 1, "gfx950", False),
-    (1, 4, "gfx942", False),
-    (4, 1, "gfx950", False),
-    (2, 2, "gfx950", True),
+    (1, 1, "gfx942", False, False),
+    (2, 1, "gfx950", False, False),
+    (1, 4, "gfx942", False, False),
+    (4, 1, "gfx950", False, False),
+    (2, 2, "gfx950", True, False),
+    (1, 1, "gfx950", False, True),
 ]
 RECORD_STORES = 2  # a ktrace record: one s_memrealtime, two s_buffer_store_dwordx4
 HEADER_STORES = 2  # the wave's header slot, written once at the kernel's start
 EVENTS_PER_WAVE = 255  # flydsl's EVENTS_PER_WAVE less the wave's header slot
 
 
-def _build(tmp: Path, r: int, l_: int, arch: str, gate_local: bool, **kw: bool):
+def _build(
+    tmp: Path, r: int, l_: int, arch: str, gate_local: bool, bounded: bool = False, **kw: bool
+):
     from kda_kernel.flydsl.k1 import build_k1
 
     cfg = LaunchConfig(r, l_, gate_local=gate_local)
+    if bounded:
+        kw |= {"bounded": True, "delta": True}
     return build_k1(cfg, arch, tmp / f"{arch}_R{r}_L{l_}_{gate_local}_{sorted(kw.items())}", **kw)
 
 
@@ -96,7 +103,9 @@ def test_every_site_has_a_record_and_isa_passes(builds: dict, shape: tuple) -> N
     evs = isa_events(b)
     assert text.count("s_memrealtime") >= len(evs)  # the stamps read it too
     assert text.count("s_buffer_store_dwordx4") == RECORD_STORES * len(evs) + HEADER_STORES
-    report = analyze_path(b.built.isa, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg))
+    report = analyze_path(
+        b.built.isa, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg), bounded=b.bounded
+    )
     assert report.findings == [], report.render()
     assert not [n for n in report.notes if "ktrace" in n]
     [kernel] = report.kernels
@@ -134,7 +143,7 @@ def test_each_ctas_events_are_what_the_reader_expects(builds: dict, shape: tuple
 
 def test_counts_per_cta(builds: dict) -> None:
     """The counts the reader takes of a CTA, at R = 4 (two tasks on CTAs 0 .. 127)."""
-    b = builds[(4, 1, "gfx950", False)]
+    b = builds[(4, 1, "gfx950", False, False)]
     space = CellSpace.of(b.cfg)
     progs = handoffs_of(b.cfg).launch.programs
     counts = Counter(kind for kind, _ in expected_events(progs[0], space))
