@@ -82,39 +82,73 @@ def _literal(operand: str) -> int | None:
         return None
 
 
-Def = Callable[[Instr], "tuple[bool, int | None]"]
+Def = Callable[[Instr], "tuple[bool, int | _Cycle | None]"]
 # SGPR -> copy or VGPR-lane spill -> SGPR ...: a word followed through this many moves
 MAX_HOPS = 8
 # blocks walked back from a record for its word: a bound on the work a record costs (an
 # input file is not trusted), far above the K1's (its words are a few blocks away)
 MAX_BLOCKS = 512
+# blocks one record's lookups visit in all (copies and spills chained, cycles not
+# memoised): a bound on the work a record costs, far above the K1's
+MAX_VISITS = 16 * MAX_BLOCKS
+_NO_CYCLE = 1 << 30  # _Words.low where no cycle is pending
 # register-to-register moves LLVM copies a word with (a 64-bit one moves the pair it sits in)
 _COPY_OPS = ("s_mov_b32", "s_mov_b64")
 
 
+class _Cycle:
+    """A lookup that comes back to one still open (a copy saved and restored around a
+    loop, as LLVM does with a word live across the K1's task loop): it adds no value of
+    its own, the open one collects every other."""
+
+
+CYCLE = _Cycle()
+
+
 class _Words:
     """The constants SGPRs hold at an instruction, followed back through copies and
-    spills. Memoised by (register or lane, instruction, hops): every lookup walks at most
-    :data:`MAX_BLOCKS` blocks, so a file's cost is bounded by its size, not by the paths
-    a chain of copies could branch into."""
+    spills. A lookup that returns to one still open is a cycle (:data:`CYCLE`, no value
+    of its own); results are memoised by (register or lane, instruction, hops) unless
+    they leaned on a cycle through a lookup still open above them (not final yet). Each
+    record's lookups together visit at most :data:`MAX_VISITS` blocks, each at most
+    :data:`MAX_BLOCKS`: the work a record costs is bounded whatever the file holds."""
 
     def __init__(self, kernel: Kernel, cfg: Cfg) -> None:
         self.kernel, self.cfg = kernel, cfg
-        self.memo: dict[tuple[str, str, int, int], int | None] = {}
+        self.memo: dict[tuple[tuple[str, str, int], int], int | _Cycle | None] = {}
+        self.open: dict[tuple[str, str, int], int] = {}  # lookups under way: their depth
+        self.low = _NO_CYCLE  # the shallowest open lookup a cycle came back to
+        self.visits = 0
 
-    def sgpr(self, at: int, reg: int, hops: int = 0) -> int | None:
-        """The constant SGPR ``reg`` holds at instruction ``at`` (None where it is not one)."""
-        key = ("s", str(reg), at, hops)
-        if key not in self.memo:
-            self.memo[key] = self._reaching(at, self._sgpr_def(reg, hops))
-        return self.memo[key]
+    def word(self, at: int, reg: int) -> int | None:
+        """The constant SGPR ``reg`` holds at ``at`` (a record's store), else None."""
+        self.visits, self.low = 0, _NO_CYCLE
+        value = self.sgpr(at, reg)
+        return None if isinstance(value, _Cycle) else value
 
-    def lane(self, at: int, vreg: str, lane: str, hops: int) -> int | None:
-        """The constant lane ``lane`` of ``vreg`` holds at instruction ``at``."""
-        key = ("v", f"{vreg}:{lane}", at, hops)
-        if key not in self.memo:
-            self.memo[key] = self._reaching(at, self._lane_def(vreg, lane, hops))
-        return self.memo[key]
+    def sgpr(self, at: int, reg: int, hops: int = 0) -> int | _Cycle | None:
+        """What SGPR ``reg`` holds at instruction ``at``: a constant, None, or CYCLE."""
+        return self._lookup(("s", str(reg), at), hops, self._sgpr_def(reg, hops))
+
+    def lane(self, at: int, vreg: str, lane: str, hops: int) -> int | _Cycle | None:
+        """What lane ``lane`` of ``vreg`` holds at instruction ``at``."""
+        return self._lookup(("v", f"{vreg}:{lane}", at), hops, self._lane_def(vreg, lane, hops))
+
+    def _lookup(self, key: tuple[str, str, int], hops: int, defines: Def) -> int | _Cycle | None:
+        if (key, hops) in self.memo:
+            return self.memo[key, hops]
+        if key in self.open:
+            self.low = min(self.low, self.open[key])
+            return CYCLE
+        depth = self.open[key] = len(self.open)
+        try:
+            value = self._reaching(key[2], defines)
+        finally:
+            del self.open[key]
+        if self.low >= depth:  # final: no cycle through a lookup open above this one
+            self.low = _NO_CYCLE
+            self.memo[key, hops] = value
+        return value
 
     def _sgpr_def(self, reg: int, hops: int) -> Def:
         """Whether an instruction writes SGPR ``reg``, and the constant it writes (None
@@ -164,16 +198,17 @@ class _Words:
 
         return match
 
-    def _reaching(self, at: int, defines: Def) -> int | None:
+    def _reaching(self, at: int, defines: Def) -> int | _Cycle | None:
         """The constant that the writes ``defines`` recognises give at instruction
         ``at``: the last one before it in its block, else those that reach the block's
         start along every path into it (the compiler hoists a packed word that several
-        records share out of their blocks), where all are the same constant; else None
-        (not a constant, differing constants, or no write on some path: a kernel
-        argument; or past :data:`MAX_BLOCKS` blocks back)."""
+        records share out of their blocks), where all are the same constant (a cycle's
+        adds none; CYCLE where there is no other); else None (not a constant, differing
+        constants, or no write on some path: a kernel argument; or past
+        :data:`MAX_BLOCKS` blocks back, or the record's :data:`MAX_VISITS`)."""
         kernel, cfg = self.kernel, self.cfg
 
-        def last(lo: int, hi: int) -> tuple[bool, int | None]:
+        def last(lo: int, hi: int) -> tuple[bool, int | _Cycle | None]:
             for i in range(hi - 1, lo - 1, -1):
                 found, value = defines(kernel.instrs[i])
                 if found:
@@ -185,7 +220,9 @@ class _Words:
         if found:
             return value
         values: set[int | None] = set()
-        seen = {b}
+        # the record's own block too, where a back edge reaches it (a one-block loop):
+        # its last write then comes round to its start
+        seen: set[int] = set()
         todo = list(cfg.blocks[b].preds) or [None]
         while todo:
             p = todo.pop()
@@ -193,18 +230,19 @@ class _Words:
                 return None  # the entry block: the register is an argument
             if p in seen:
                 continue
-            if len(seen) >= MAX_BLOCKS:
+            self.visits += 1
+            if len(seen) >= MAX_BLOCKS or self.visits > MAX_VISITS:
                 return None  # not followed this far: noted, not guessed
             seen.add(p)
             blk = cfg.blocks[p]
             found, value = last(blk.start, blk.end)
-            if found:
-                values.add(value)
-            else:
+            if not found:
                 todo += blk.preds or [None]
+            elif not isinstance(value, _Cycle):
+                values.add(value)
             if None in values or len(values) > 1:
                 return None
-        return values.pop() if len(values) == 1 else None
+        return values.pop() if values else CYCLE
 
 
 def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
@@ -225,7 +263,7 @@ def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
         if half is None or len(half) != 4:
             continue
         store = instrs[stores[1]]
-        word = words.sgpr(stores[1], min(half) + PACKED_DWORD)
+        word = words.word(stores[1], min(half) + PACKED_DWORD)
         kind = None if word is None else (word >> KIND_SHIFT) & KIND_MASK
         if word is None or kind is None or kind > KIND_RANGE_STOP:
             notes.append(

@@ -45,6 +45,7 @@ SHAPES = [
 RECORD_STORES = 2  # a ktrace record: one s_memrealtime, two s_buffer_store_dwordx4
 HEADER_STORES = 2  # the wave's header slot, written once at the kernel's start
 EVENTS_PER_WAVE = 255  # flydsl's EVENTS_PER_WAVE less the wave's header slot
+PAYLOAD_INT64 = 1 << 31 | 1 << 27  # a packed word's payload bit and type 1 (int64)
 
 
 def _build(
@@ -115,6 +116,10 @@ def test_every_site_has_a_record_and_isa_passes(builds: dict, shape: tuple) -> N
     )
     table = json.loads(Path(f"{b.built.isa}.ktrace.json").read_text())
     assert table == b.ktrace_names
+    # a retries mark carries its count (packed word: mark, int64 payload, payload bit)
+    for name, ident in b.ktrace_names.items():
+        if name.startswith("retries "):
+            assert f"0x{ident | PAYLOAD_INT64:x}" in text, name
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -127,8 +132,9 @@ def test_each_ctas_events_are_what_the_reader_expects(builds: dict, shape: tuple
     stages = by_stage(isa_events(b))
     space = CellSpace.of(b.cfg)
     programs = handoffs_of(b.cfg).launch.programs
+    calls = {"PART": b.cfg.S} if b.cfg.gate_local else {}  # one PART poll a token
     for cta, prog in enumerate(programs):
-        want = expected_events(prog, space)
+        want = expected_events(prog, space, calls)
         past_end = cta >= GEMV0 and 2 * (cta - NA) + 1 >= GEMV_TASKS  # its rg1
         got: list[tuple[str, str]] = []
         for kind, name in want:
@@ -147,8 +153,10 @@ def test_counts_per_cta(builds: dict) -> None:
     space = CellSpace.of(b.cfg)
     progs = handoffs_of(b.cfg).launch.programs
     counts = Counter(kind for kind, _ in expected_events(progs[0], space))
-    # attn: 3 stages, 3 polls, 4 puts; a task: 5 stages, 5 polls, 2 puts; two tasks
-    assert counts == {PUSH: 3 + 3 + 2 * (5 + 5), POP: 3 + 3 + 2 * (5 + 5), MARK: 4 + 2 * 2}
+    # attn: 3 stages, 3 polls, 4 puts; a task: 5 stages, 5 polls, 2 puts; two tasks; a
+    # poll's retries a mark of its own
+    polls = 3 + 2 * 5
+    assert counts == {PUSH: 3 + polls + 2 * 5, POP: 3 + polls + 2 * 5, MARK: 4 + 2 * 2 + polls}
 
 
 def test_default_build_has_no_ktrace_even_with_the_env(tmp_path: Path) -> None:
