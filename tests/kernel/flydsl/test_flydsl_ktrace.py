@@ -117,9 +117,10 @@ def test_every_site_has_a_record_and_isa_passes(builds: dict, shape: tuple) -> N
     table = json.loads(Path(f"{b.built.isa}.ktrace.json").read_text())
     assert table == b.ktrace_names
     # a retries mark carries its count (packed word: mark, int64 payload, payload bit)
-    for name, ident in b.ktrace_names.items():
-        if name.startswith("retries "):
-            assert f"0x{ident | PAYLOAD_INT64:x}" in text, name
+    retries = {n for _, kind, n in evs if kind == MARK and n.startswith("retries ")}
+    assert retries == {f"retries {p.label.split(' ', 1)[1]}" for p in kernel.polls}
+    for name in retries:
+        assert f"0x{b.ktrace_names[name] | PAYLOAD_INT64:x}" in text, name
 
 
 @pytest.mark.parametrize("shape", SHAPES)
