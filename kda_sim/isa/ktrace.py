@@ -147,6 +147,8 @@ class _Words:
             del self.open[key]
         if self.low >= depth:  # final: no cycle through a lookup open above this one
             self.low = _NO_CYCLE
+            if isinstance(value, _Cycle):
+                value = None  # nothing but itself reaches it: no constant
             self.memo[key, hops] = value
         return value
 
