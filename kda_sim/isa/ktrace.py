@@ -14,8 +14,10 @@ caller may pass in.
 An event is read only where its timestamp and both stores share a basic block and its
 packed word is a constant there: defined in that block, or the same constant on every
 path into it (LLVM hoists a word that several records share, such as a push's, out of
-their blocks), followed through LLVM's SGPR spills to VGPR lanes (``v_writelane_b32`` /
-``v_readlane_b32``); an event whose word is not is reported, not guessed. Ranges pair in
+their blocks), followed through LLVM's copies between SGPRs (``s_mov_b32``, or
+``s_mov_b64`` of the pair it sits in) and its SGPR spills to VGPR lanes
+(``v_writelane_b32`` / ``v_readlane_b32``); an event whose word is not is reported, not
+guessed, and a range it would close is then reported as never closing. Ranges pair in
 text order (pop with the innermost open push, stop with the open start of the same id):
 FlyDSL emits a range's begin and end around structured code, which LLVM lays out between
 them."""
@@ -80,100 +82,169 @@ def _literal(operand: str) -> int | None:
         return None
 
 
-Def = Callable[[Instr], "tuple[bool, int | None]"]
-MAX_HOPS = 4  # SGPR -> VGPR-lane spill -> SGPR ...: a word followed through this many
+Def = Callable[[Instr], "tuple[bool, int | _Cycle | None]"]
+# SGPR -> copy or VGPR-lane spill -> SGPR ...: a word followed through this many moves
+MAX_HOPS = 8
 # blocks walked back from a record for its word: a bound on the work a record costs (an
 # input file is not trusted), far above the K1's (its words are a few blocks away)
 MAX_BLOCKS = 512
+# blocks one record's lookups visit in all (copies and spills chained, cycles not
+# memoised): a bound on the work a record costs, far above the K1's
+MAX_VISITS = 16 * MAX_BLOCKS
+_NO_CYCLE = 1 << 30  # _Words.low where no cycle is pending
+# register-to-register moves LLVM copies a word with (a 64-bit one moves the pair it sits in)
+_COPY_OPS = ("s_mov_b32", "s_mov_b64")
 
 
-def _sgpr_def(kernel: Kernel, cfg: Cfg, reg: int, hops: int) -> Def:
-    """Whether an instruction writes SGPR ``reg``, and the constant it writes (None where
-    it is not one): a constant op's literal, or, for a reload from a VGPR lane
-    (``v_readlane_b32``, how LLVM spills SGPRs), the constant spilled to that lane."""
-
-    def match(ins: Instr) -> tuple[bool, int | None]:
-        if not ins.operands or ins.mnemonic.startswith(_NO_DEST) or "_store" in ins.mnemonic:
-            return False, None
-        dest = sgprs(ins.operands[0])
-        if dest is None or reg not in dest:
-            return False, None
-        if ins.mnemonic == "v_readlane_b32" and len(ins.operands) == 3 and hops < MAX_HOPS:
-            vreg, lane = ins.operands[1], ins.operands[2]
-            return True, _reaching(kernel, cfg, ins.index, _lane_def(kernel, cfg, vreg, lane, hops))
-        op = _CONSTANT_OPS.get(ins.mnemonic)
-        value = _literal(ins.operands[1]) if op and len(ins.operands) == 2 else None
-        return True, None if value is None else op(value)
-
-    return match
+class _Cycle:
+    """A lookup that comes back to one still open (a copy saved and restored around a
+    loop, as LLVM does with a word live across the K1's task loop): it adds no value of
+    its own, the open one collects every other."""
 
 
-def _lane_def(kernel: Kernel, cfg: Cfg, vreg: str, lane: str, hops: int) -> Def:
-    """Whether an instruction writes lane ``lane`` of ``vreg`` (``v_writelane_b32``: the
-    constant its SGPR holds there; any other write of ``vreg``: None)."""
-
-    def match(ins: Instr) -> tuple[bool, int | None]:
-        if not ins.operands or ins.operands[0] != vreg:
-            return False, None
-        if ins.mnemonic == "v_writelane_b32" and len(ins.operands) == 3:
-            if ins.operands[2] != lane:
-                return False, None
-            src = sgprs(ins.operands[1])
-            if src is None or len(src) != 1:
-                return True, None
-            (r,) = src
-            return True, _reaching(kernel, cfg, ins.index, _sgpr_def(kernel, cfg, r, hops + 1))
-        return ("_store" not in ins.mnemonic and not ins.mnemonic.startswith("v_readlane")), None
-
-    return match
+CYCLE = _Cycle()
 
 
-def _reaching(kernel: Kernel, cfg: Cfg, at: int, defines: Def) -> int | None:
-    """The constant that the writes ``defines`` recognises give at instruction ``at``: the
-    last one before it in its block, else those that reach the block's start along every
-    path into it (the compiler hoists a packed word that several records share out of
-    their blocks), where all are the same constant; else None (not a constant, differing
-    constants, or no write on some path: a kernel argument; or past :data:`MAX_BLOCKS`
-    blocks back)."""
+class _Words:
+    """The constants SGPRs hold at an instruction, followed back through copies and
+    spills. A lookup that returns to one still open is a cycle (:data:`CYCLE`, no value
+    of its own); results are memoised by (register or lane, instruction, hops) unless
+    they leaned on a cycle through a lookup still open above them (not final yet). Each
+    record's lookups together visit at most :data:`MAX_VISITS` blocks, each at most
+    :data:`MAX_BLOCKS`: the work a record costs is bounded whatever the file holds."""
 
-    def last(lo: int, hi: int) -> tuple[bool, int | None]:
-        for i in range(hi - 1, lo - 1, -1):
-            found, value = defines(kernel.instrs[i])
-            if found:
-                return True, value
-        return False, None
+    def __init__(self, kernel: Kernel, cfg: Cfg) -> None:
+        self.kernel, self.cfg = kernel, cfg
+        self.memo: dict[tuple[tuple[str, str, int], int], int | _Cycle | None] = {}
+        self.open: dict[tuple[str, str, int], int] = {}  # lookups under way: their depth
+        self.low = _NO_CYCLE  # the shallowest open lookup a cycle came back to
+        self.visits = 0
 
-    b = cfg.block_of[at]
-    found, value = last(cfg.blocks[b].start, at)
-    if found:
+    def word(self, at: int, reg: int) -> int | None:
+        """The constant SGPR ``reg`` holds at ``at`` (a record's store), else None."""
+        self.visits, self.low = 0, _NO_CYCLE
+        value = self.sgpr(at, reg)
+        return None if isinstance(value, _Cycle) else value
+
+    def sgpr(self, at: int, reg: int, hops: int = 0) -> int | _Cycle | None:
+        """What SGPR ``reg`` holds at instruction ``at``: a constant, None, or CYCLE."""
+        return self._lookup(("s", str(reg), at), hops, self._sgpr_def(reg, hops))
+
+    def lane(self, at: int, vreg: str, lane: str, hops: int) -> int | _Cycle | None:
+        """What lane ``lane`` of ``vreg`` holds at instruction ``at``."""
+        return self._lookup(("v", f"{vreg}:{lane}", at), hops, self._lane_def(vreg, lane, hops))
+
+    def _lookup(self, key: tuple[str, str, int], hops: int, defines: Def) -> int | _Cycle | None:
+        if (key, hops) in self.memo:
+            return self.memo[key, hops]
+        if key in self.open:
+            self.low = min(self.low, self.open[key])
+            return CYCLE
+        depth = self.open[key] = len(self.open)
+        try:
+            value = self._reaching(key[2], defines)
+        finally:
+            del self.open[key]
+        if self.low >= depth:  # final: no cycle through a lookup open above this one
+            self.low = _NO_CYCLE
+            if isinstance(value, _Cycle):
+                value = None  # nothing but itself reaches it: no constant
+            self.memo[key, hops] = value
         return value
-    values: set[int | None] = set()
-    seen = {b}
-    todo = list(cfg.blocks[b].preds) or [None]
-    while todo:
-        p = todo.pop()
-        if p is None:
-            return None  # the entry block: the register is an argument
-        if p in seen:
-            continue
-        if len(seen) >= MAX_BLOCKS:
-            return None  # not followed this far: noted, not guessed
-        seen.add(p)
-        blk = cfg.blocks[p]
-        found, value = last(blk.start, blk.end)
+
+    def _sgpr_def(self, reg: int, hops: int) -> Def:
+        """Whether an instruction writes SGPR ``reg``, and the constant it writes (None
+        where it is not one): a constant op's literal; for a copy from another SGPR (LLVM
+        moves a word, or the pair it sits in, between registers), what that one holds
+        there; for a reload from a VGPR lane (``v_readlane_b32``, how LLVM spills SGPRs),
+        the constant spilled to that lane."""
+
+        def match(ins: Instr) -> tuple[bool, int | None]:
+            if not ins.operands or ins.mnemonic.startswith(_NO_DEST) or "_store" in ins.mnemonic:
+                return False, None
+            dest = sgprs(ins.operands[0])
+            if dest is None or reg not in dest:
+                return False, None
+            if ins.mnemonic == "v_readlane_b32" and len(ins.operands) == 3 and hops < MAX_HOPS:
+                vreg, lane = ins.operands[1], ins.operands[2]
+                return True, self.lane(ins.index, vreg, lane, hops)
+            if ins.mnemonic in _COPY_OPS and len(ins.operands) == 2:
+                src = sgprs(ins.operands[1])
+                if src is not None:
+                    if len(src) != len(dest) or hops >= MAX_HOPS:
+                        return True, None
+                    return True, self.sgpr(ins.index, min(src) + reg - min(dest), hops + 1)
+            op = _CONSTANT_OPS.get(ins.mnemonic)
+            value = _literal(ins.operands[1]) if op and len(ins.operands) == 2 else None
+            return True, None if value is None else op(value)
+
+        return match
+
+    def _lane_def(self, vreg: str, lane: str, hops: int) -> Def:
+        """Whether an instruction writes lane ``lane`` of ``vreg`` (``v_writelane_b32``:
+        the constant its SGPR holds there; any other write of ``vreg``: None)."""
+
+        def match(ins: Instr) -> tuple[bool, int | None]:
+            if not ins.operands or ins.operands[0] != vreg:
+                return False, None
+            if ins.mnemonic == "v_writelane_b32" and len(ins.operands) == 3:
+                if ins.operands[2] != lane:
+                    return False, None
+                src = sgprs(ins.operands[1])
+                if src is None or len(src) != 1:
+                    return True, None
+                (r,) = src
+                return True, self.sgpr(ins.index, r, hops + 1)
+            writes = "_store" not in ins.mnemonic and not ins.mnemonic.startswith("v_readlane")
+            return writes, None
+
+        return match
+
+    def _reaching(self, at: int, defines: Def) -> int | _Cycle | None:
+        """The constant that the writes ``defines`` recognises give at instruction
+        ``at``: the last one before it in its block, else those that reach the block's
+        start along every path into it (the compiler hoists a packed word that several
+        records share out of their blocks), where all are the same constant (a cycle's
+        adds none; CYCLE where there is no other); else None (not a constant, differing
+        constants, or no write on some path: a kernel argument; or past
+        :data:`MAX_BLOCKS` blocks back, or the record's :data:`MAX_VISITS`)."""
+        kernel, cfg = self.kernel, self.cfg
+
+        def last(lo: int, hi: int) -> tuple[bool, int | _Cycle | None]:
+            for i in range(hi - 1, lo - 1, -1):
+                found, value = defines(kernel.instrs[i])
+                if found:
+                    return True, value
+            return False, None
+
+        b = cfg.block_of[at]
+        found, value = last(cfg.blocks[b].start, at)
         if found:
-            values.add(value)
-        else:
-            todo += blk.preds or [None]
-        if None in values or len(values) > 1:
-            return None
-    return values.pop() if len(values) == 1 else None
-
-
-def _constant(kernel: Kernel, cfg: Cfg, store: int, reg: int) -> int | None:
-    """The constant SGPR ``reg`` holds at ``store`` (:func:`_reaching`), followed through
-    SGPR spills to VGPR lanes; None where it is not one."""
-    return _reaching(kernel, cfg, store, _sgpr_def(kernel, cfg, reg, 0))
+            return value
+        values: set[int | None] = set()
+        # the record's own block too, where a back edge reaches it (a one-block loop):
+        # its last write then comes round to its start
+        seen: set[int] = set()
+        todo = list(cfg.blocks[b].preds) or [None]
+        while todo:
+            p = todo.pop()
+            if p is None:
+                return None  # the entry block: the register is an argument
+            if p in seen:
+                continue
+            self.visits += 1
+            if len(seen) >= MAX_BLOCKS or self.visits > MAX_VISITS:
+                return None  # not followed this far: noted, not guessed
+            seen.add(p)
+            blk = cfg.blocks[p]
+            found, value = last(blk.start, blk.end)
+            if not found:
+                todo += blk.preds or [None]
+            elif not isinstance(value, _Cycle):
+                values.add(value)
+            if None in values or len(values) > 1:
+                return None
+        return values.pop() if values else CYCLE
 
 
 def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
@@ -181,6 +252,7 @@ def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
     out: list[Event] = []
     notes: list[str] = []
     instrs = kernel.instrs
+    words = _Words(kernel, cfg)
     for i, ins in enumerate(instrs):
         if ins.mnemonic != TIMESTAMP or not ins.operands:
             continue
@@ -193,7 +265,7 @@ def events(kernel: Kernel, cfg: Cfg) -> tuple[list[Event], list[str]]:
         if half is None or len(half) != 4:
             continue
         store = instrs[stores[1]]
-        word = _constant(kernel, cfg, stores[1], min(half) + PACKED_DWORD)
+        word = words.word(stores[1], min(half) + PACKED_DWORD)
         kind = None if word is None else (word >> KIND_SHIFT) & KIND_MASK
         if word is None or kind is None or kind > KIND_RANGE_STOP:
             notes.append(

@@ -112,6 +112,15 @@ def realtime() -> fx.Int64:
     return fx.Int64(llvm.call_intrinsic(T.i64(), "llvm.amdgcn.s.memrealtime", [], [], []))
 
 
+def wave_max(v: object) -> fx.Int32:
+    """The largest (unsigned) of ``v`` over the wave's active lanes, the same in each:
+    LLVM's ``wave.reduce.umax`` (a wave-uniform value, as a ktrace payload must be)."""
+    strategy = ir_of(0)  # the default lowering: LLVM picks it
+    return fx.Int32(
+        llvm.call_intrinsic(T.i32(), "llvm.amdgcn.wave.reduce.umax", [ir_of(v), strategy], [], [])
+    )
+
+
 def barrier() -> None:
     fx.gpu.barrier()
 
@@ -140,6 +149,12 @@ def poll_pairs(
     return _poll_loop(rs, cells, tag, None, sleep_between).values
 
 
+def counted_poll(rs: ir.Value, cells: Sequence[object], tag: object) -> Polled:
+    """:func:`poll_pairs` that also counts the thread's retries (``Polled.retries``: a
+    loop-carried counter, so only the builds that want it carry one)."""
+    return _poll_loop(rs, cells, tag, None, True, count=True)
+
+
 @dataclass(frozen=True)
 class Bound:
     """What makes a poll give up (the bounded-wait build): after ``alarm`` ticks of
@@ -156,23 +171,32 @@ class Polled:
     values: list[fx.Int32]
     tags: list[fx.Int32]  # as last loaded: a pair whose tag is not this launch's is stale
     released: fx.Boolean | None  # the abort word held the tag (bounded polls only)
+    retries: fx.Int32 | None = None  # this thread's tries after the first (counted polls)
 
 
-def bounded_poll(rs: ir.Value, cells: Sequence[object], tag: object, bound: Bound) -> Polled:
+def bounded_poll(
+    rs: ir.Value, cells: Sequence[object], tag: object, bound: Bound, *, count: bool = False
+) -> Polled:
     """:func:`poll_pairs` that gives up after ``bound``: the values and tags as last
     loaded (a stale tag says it gave up) and whether it was released."""
-    return _poll_loop(rs, cells, tag, bound, True)
+    return _poll_loop(rs, cells, tag, bound, True, count)
 
 
 def _poll_loop(
-    rs: ir.Value, cells: Sequence[object], tag: object, bound: Bound | None, sleep_between: bool
+    rs: ir.Value,
+    cells: Sequence[object],
+    tag: object,
+    bound: Bound | None,
+    sleep_between: bool,
+    count: bool = False,
 ) -> Polled:
     n = len(cells)
-    extra = 1 if bound is not None else 0
-    types = [T.i32()] * (2 * n + extra)  # values, tags (, released)
+    extra = (1 if bound is not None else 0) + (1 if count else 0)
+    types = [T.i32()] * (2 * n + extra)  # values, tags (, released) (, retries)
     t0 = realtime() if bound is not None else None
-    while_op = scf.WhileOp(types, [])
-    before = while_op.regions[0].blocks.append()
+    inits = [ir_of(0)] if count else []  # the retry counter, carried through both regions
+    while_op = scf.WhileOp(types, inits)
+    before = while_op.regions[0].blocks.append(*([T.i32()] if count else []))
     after = while_op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(before):
         got = [load(rs, i32(c) * 2, width=2, aux=CM_DEV) for c in cells]
@@ -189,14 +213,16 @@ def _poll_loop(
             late = waited > fx.Int64(arith.extsi(T.i64(), ir_of(bound.alarm)))
             go_on = go_on & ~released & ~late
             carried.append(ir_of(released.select(fx.Int32(1), fx.Int32(0))))
+        if count:
+            carried.append(before.arguments[0])
         scf.ConditionOp(ir_of(go_on), carried)
     with ir.InsertionPoint(after):
         if sleep_between:
             sleep(1)
-        scf.YieldOp([])
+        scf.YieldOp([ir_of(fx.Int32(after.arguments[len(types) - 1]) + 1)] if count else [])
     res = [fx.Int32(r) for r in while_op.results]
     rel = (res[2 * n] != 0) if bound is not None else None
-    return Polled(res[:n], res[n : 2 * n], rel)
+    return Polled(res[:n], res[n : 2 * n], rel, res[-1] if count else None)
 
 
 def atomic_cmpswap(rs: ir.Value, dword: object, cmp: object, new: object) -> fx.Int32:

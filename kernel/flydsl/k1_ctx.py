@@ -8,7 +8,10 @@ The ktrace build (``ktrace=True``) records the events
 payload: its task) and a mark ``put <REGION>`` a put or publish site after its last
 store (where the CTA puts anything), both at wave-uniform code, so in every wave; a
 range ``poll <LABEL>`` a poll site from before its first try to after its satisfaction,
-in the waves that poll it (a site's threads are its first ones, so wave 0 always does).
+in the waves that poll it (a site's threads are its first ones, so wave 0 always does),
+with a mark ``retries <LABEL>`` inside it after each call's loop whose payload is the
+wave's retries (its slowest thread's; FlyDSL's trace file keeps a range's opening
+payload only, so the count, known at the close, is a mark of its own).
 Wave 0 thus records every event of its CTA's program, the other waves a part of them, in
 the same order; the reader merges a CTA's waves (a poll's first issue the earliest, its
 satisfaction the latest)."""
@@ -117,14 +120,25 @@ class Ctx:
         if self.ktrace and opens:
             ktrace.range_push(event_name("poll", label))
         got: list[fx.Int32] = []
+        retries: fx.Int32 | None = None  # the thread's, over this call's batches (ktrace)
         for lo in range(0, len(cells), POLL_MAX):
             batch = cells[lo : lo + POLL_MAX]
-            if self.bound is None:
+            if self.bound is None and not self.ktrace:
                 got += dsl.poll_pairs(self.rs["scratch"], batch, self.tag)
                 continue
-            polled = dsl.bounded_poll(self.rs["scratch"], batch, self.tag, self.bound)
-            self._give_up(health.site(self.rec.stage, label), batch, polled)
+            if self.bound is None:
+                polled = dsl.counted_poll(self.rs["scratch"], batch, self.tag)
+            else:
+                polled = dsl.bounded_poll(
+                    self.rs["scratch"], batch, self.tag, self.bound, count=self.ktrace
+                )
+                self._give_up(health.site(self.rec.stage, label), batch, polled)
             got += polled.values
+            if polled.retries is not None:
+                retries = polled.retries if retries is None else retries + polled.retries
+        if retries is not None:
+            # the wave's retries (its slowest thread's): the marks of a site's calls add up
+            ktrace.mark(event_name("retries", label), dsl.wave_max(retries))
         if self.ktrace and closes:
             ktrace.range_pop()
         return got

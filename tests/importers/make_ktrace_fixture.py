@@ -47,7 +47,8 @@ def tick(ns: float) -> int:
 def wave_events(c: CtaTrack, wave: int) -> list[tuple[int, int, str, int | None]]:
     """(tick, kind, name, payload) of one wave, in record order, as the FlyDSL K1's
     ktrace build records them (``kernel/flydsl/k1_ctx.py``): every wave its stage ranges
-    and put marks, wave 0 its polls too; wave > 0 a little later / earlier than wave 0
+    and put marks, wave 0 its polls too (a poll's retries a mark ``retries <LABEL>``
+    before its range's pop); wave > 0 a little later / earlier than wave 0
     (waves are merged)."""
     assert c.start is not None and c.end is not None
     skew = 3 * wave
@@ -59,16 +60,11 @@ def wave_events(c: CtaTrack, wave: int) -> list[tuple[int, int, str, int | None]
         if wave == 0:
             for p in c.polls:
                 if p.stage == s.name and p.task == s.task and p.satisfied is not None:
-                    inner.append(
-                        (
-                            p.first_issue,
-                            0,
-                            [
-                                (tick(p.first_issue), KIND_PUSH, f"poll {p.label}", p.retries),
-                                (tick(p.satisfied), KIND_POP, "", None),
-                            ],
-                        )
-                    )
+                    recs = [(tick(p.first_issue), KIND_PUSH, f"poll {p.label}", None)]
+                    if p.retries is not None:  # known at the close: a mark before the pop
+                        recs.append((tick(p.satisfied), KIND_MARK, f"retries {p.label}", p.retries))
+                    recs.append((tick(p.satisfied), KIND_POP, "", None))
+                    inner.append((p.first_issue, 0, recs))
         lo = tick(s.start) + skew
         hi = max(tick(s.end) - skew, lo)
         for u in c.puts:

@@ -91,6 +91,43 @@ def test_fixture_agrees_with_its_source_launch() -> None:
             assert (a.name, a.task) == (s.name, s.task)
             assert a.start == pytest.approx(s.start - o, abs=10)
             assert a.end == pytest.approx(s.end - o, abs=10)
+    # a poll's retries come from its "retries <LABEL>" mark (the K1 records them at the
+    # close, a payload FlyDSL's file keeps only on marks and range openings)
+    for b in (0, 1, 55, 56, 57, 252, 253):
+        got = [(p.label, p.retries) for p in tl.ctas[b].polls]
+        assert got == [(p.label, p.retries) for p in sim.ctas[b].polls], f"CTA {b}"
+        assert all(r is not None for _, r in got)
+
+
+def _poll_wave(marks: list[tuple[int, str, object]]) -> dict:
+    """One wave of CTA 0 at R = L = 1: its gate stage with one PART poll range (ticks
+    100 .. 200) and the instants ``marks``."""
+    from kda_sim.importers.ktrace import Span, WaveLog
+
+    spans = [
+        Span("Wave Span", 0, 1000, None),
+        Span("gate", 50, 500, None),
+        Span("poll PART", 100, 200, None),
+    ]
+    return {(0, "w0"): WaveLog(spans, marks, unit=0, xcd=0)}
+
+
+def test_retries_marks_in_a_poll_range_add_up_and_strays_are_ignored() -> None:
+    """A site polled in several calls (gate_local's PART, once a token) leaves a mark a
+    call: the range's retries are their sum; a mark outside every range of its label,
+    or without a payload, is counted as ignored, not read."""
+    from kda_sim.kernels.k1.config import LaunchConfig
+    from kda_sim.kernels.k1.ktrace import to_timeline
+
+    cfg = LaunchConfig(1, 1)
+    marks = [(120, "retries PART", 3), (200, "retries PART", 4)]
+    [p] = to_timeline(_poll_wave(marks), cfg, "mi355x", "t").ctas[0].polls
+    assert (p.label, p.first_issue, p.satisfied, p.retries) == ("PART", 100.0, 200.0, 7)
+    strays = [(90, "retries PART", 3), (150, "retries WGT", 1), (150, "retries PART", None)]
+    tl = to_timeline(_poll_wave(strays), cfg, "mi355x", "t")
+    assert tl.ctas[0].polls[0].retries is None and tl.meta.extra["ignored"] == 3
+    with pytest.raises(TraceFormatError, match="retries PART: payload -1 is outside 0"):
+        to_timeline(_poll_wave([(150, "retries PART", -1)]), cfg, "mi355x", "t")
 
 
 def test_launch_and_config_errors() -> None:

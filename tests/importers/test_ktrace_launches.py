@@ -47,12 +47,15 @@ def test_every_task_of_every_cta_is_read(dumps: dict, R: int, L: int) -> None:
     programs = handoffs_of(cfg).launch.programs
     assert tl.meta.extra["ctas_recorded"] == list(range(cfg.blocks))
     tasks = set()
-    for c, prog in zip(tl.ctas, programs, strict=True):
+    sim = simulate(cfg, load_profile("mi355x")).timeline  # the launch the dump was made of
+    for c, prog, s in zip(tl.ctas, programs, sim.ctas, strict=True):
         want = [(op.stage, op.task) for op in prog.ops if isinstance(op, Begin)]
         assert [(s.name, s.task) for s in c.stages] == want, f"CTA {c.cta}"
         assert len(c.polls) == sum(isinstance(op, Poll) for op in prog.ops)
         assert len(c.puts) == sum(isinstance(op, Put | Publish) for op in prog.ops)
         assert all(p.satisfied is not None and p.satisfied >= p.first_issue for p in c.polls)
+        # each poll's retries, from its "retries <LABEL>" mark
+        assert [p.retries for p in c.polls] == [p.retries for p in s.polls], f"CTA {c.cta}"
         assert c.start is not None and c.end is not None and c.unit is not None
         tasks |= {s.task for s in c.stages if s.name.startswith("k.")}
     assert tasks == set(range(cfg.n_tasks))

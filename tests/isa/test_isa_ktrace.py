@@ -176,6 +176,81 @@ def test_an_event_word_spilled_to_a_vgpr_lane_is_followed() -> None:
     assert any("its event word is not a constant" in n for n in r.notes)
 
 
+def test_an_event_word_copied_between_sgprs_is_followed() -> None:
+    """LLVM copies a word, or the pair it sits in, to another SGPR (``s_mov_b64
+    s[14:15], s[30:31]`` in the K1's bounded-wait ktrace build): the constant copied is
+    read, through a copy of a copy; a copy of a register that holds no constant is not."""
+
+    def copied(source: str) -> str:
+        return (
+            HEAD
+            + _event("s[16:17]", "\ts_mov_b32 s14, 0x1000005\n")  # push of event 5
+            + source
+            + "\ts_mov_b64 s[40:41], s[30:31]\n"
+            + "\ts_mov_b32 s30, 0\n"  # the source reused after the copy
+            + ".LBB0_1:\n"
+            + "\ts_mov_b64 s[14:15], s[40:41]\n"
+            + _event("s[16:17]", "")  # the pop, its word s14 <- s40 <- s30
+            + "\ts_endpgm\n"
+        )
+
+    r = analyze_text(copied("\ts_brev_b32 s30, 64\n"))
+    assert [(x.event_id, x.begin_line, x.end_line) for x in r.kernels[0].ktrace_ranges] == [
+        (5, 9, 18)
+    ]
+    assert not any("ktrace" in n for n in r.notes)
+    r = analyze_text(copied("\ts_load_dword s30, s[0:1], 0x0\n"))
+    assert r.kernels[0].ktrace_ranges == []
+    assert any("its event word is not a constant" in n for n in r.notes)
+    assert any("ktrace range #5 opened at line 9 never closes" in n for n in r.notes)
+
+
+def test_an_event_word_saved_and_restored_around_a_loop_is_read() -> None:
+    """LLVM keeps a push's word live across a loop, saving it to another pair while the
+    loop's own records use the register and restoring it before the back edge (the K1's
+    ktrace build, gfx942 1 x 4): the walk back comes round to itself, which adds nothing,
+    so the word that enters the loop is read; a restore from a pair that holds another
+    constant is noted."""
+
+    def looped(restore: str) -> str:
+        return (
+            HEAD
+            + "\ts_mov_b32 s14, 0x1000005\n"  # push of event 5, set before the loop
+            + "\ts_mov_b32 s30, 0x1000006\n"
+            + ".LBB0_1:\n"
+            + _event("s[16:17]", "")  # the loop's push of event 5
+            + "\ts_mov_b64 s[40:41], s[14:15]\n"  # saved
+            + _event("s[16:17]", "\ts_brev_b32 s14, 64\n")  # its pop
+            + f"\ts_mov_b64 s[14:15], {restore}\n"
+            + "\ts_cbranch_scc1 .LBB0_1\n"
+            + "\ts_endpgm\n"
+        )
+
+    r = analyze_text(looped("s[40:41]"))
+    assert [x.event_id for x in r.kernels[0].ktrace_ranges] == [5]
+    assert not any("ktrace" in n for n in r.notes)
+    r = analyze_text(looped("s[30:31]"))  # event 6's word comes round the back edge
+    assert r.kernels[0].ktrace_ranges == []
+    assert any("its event word is not a constant" in n for n in r.notes)
+
+
+def test_a_range_left_open_is_reported() -> None:
+    """A push whose pop is on no path (every record read) is a range that never closes:
+    noted, with the line it opened at; its pair of the same id still closes."""
+    text = (
+        HEAD
+        + _event("s[16:17]", "\ts_mov_b32 s14, 0x1000005\n")  # push of event 5
+        + _event("s[16:17]", "\ts_mov_b32 s14, 0x1000006\n")  # push of event 6
+        + _event("s[16:17]", "\ts_brev_b32 s14, 64\n")  # pop (of 6)
+        + "\ts_endpgm\n"
+    )
+    r = analyze_text(text)
+    assert [x.event_id for x in r.kernels[0].ktrace_ranges] == [6]
+    assert [n for n in r.notes if "ktrace" in n] == [
+        "k: ktrace range #5 opened at line 9 never closes"
+    ]
+
+
 def test_a_start_pairs_with_the_stop_of_its_id() -> None:
     text = (
         HEAD

@@ -8,7 +8,10 @@ follows; events with other names are counted in ``meta.extra["ignored"]``):
 - a range named after a stage (``slice`` .. ``k.norm``) is that stage; for kda stages
   the payload is the task index;
 - a range ``poll <LABEL>`` (LABEL as the model names the poll site, e.g. ``ONRM+PROJ``)
-  is a poll: first issue at its start, satisfied at its end, payload = retries;
+  is a poll: first issue at its start, satisfied at its end; its retries are the sum of
+  the payloads of the instants ``retries <LABEL>`` inside it (one a call of the site's
+  poll in the kernel: a wave's retries, known only at the close, whose payload FlyDSL's
+  trace file drops), or its own payload where it has one;
 - an instant ``put <REGION>`` is a put, payload = its first cell index.
 
 A CTA is workgroup x; its waves are merged: a stage spans from the earliest wave's
@@ -23,6 +26,7 @@ records exactly these, in every wave).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +41,25 @@ from kda_sim.timeline.schema import MAX_COUNT
 
 POLL_PREFIX = "poll "  # a range "poll <LABEL>": a poll site, first issue to satisfied
 PUT_PREFIX = "put "  # an instant "put <REGION>": a put (or publish) site
+RETRIES_PREFIX = "retries "  # an instant "retries <LABEL>" in a poll's range: its retries
 # FlyDSL's event kinds as a CTA's expected events name them (flydsl.expr.ktrace.KIND_*)
 MARK, PUSH, POP = "mark", "push", "pop"
 
 
 def event_name(kind: str, what: str) -> str:
-    """The event name of a poll (``kind`` "poll", ``what`` its label) or a put ("put",
-    its region's name), as this reader reads it."""
-    return {"poll": POLL_PREFIX, "put": PUT_PREFIX}[kind] + what
+    """The event name of a poll (``kind`` "poll", ``what`` its label), a poll's retries
+    ("retries", its label) or a put ("put", its region's name), as this reader reads it."""
+    return {"poll": POLL_PREFIX, "retries": RETRIES_PREFIX, "put": PUT_PREFIX}[kind] + what
 
 
-def expected_events(program: Any, space: Any) -> list[tuple[str, str]]:
+def expected_events(
+    program: Any, space: Any, calls: Mapping[str, int] | None = None
+) -> list[tuple[str, str]]:
     """The (kind, name) events one CTA's ``program`` (a protocol program of the launch
     whose cells ``space`` names) leaves in each traced wave, in order: a range a stage
-    and a poll, a mark a put or publish."""
+    and a poll, a mark a put or publish, and in a poll's range a mark of its retries for
+    each call of the site's poll (``calls``: by label where the kernel polls a site in
+    more than one call, as gate_local's PART, once a token)."""
     from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
 
     out: list[tuple[str, str]] = []
@@ -60,7 +69,10 @@ def expected_events(program: Any, space: Any) -> list[tuple[str, str]]:
         elif isinstance(op, End):
             out.append((POP, op.stage))
         elif isinstance(op, Poll):
-            out += [(PUSH, event_name("poll", op.label)), (POP, event_name("poll", op.label))]
+            n = (calls or {}).get(op.label, 1)
+            out += [(PUSH, event_name("poll", op.label))]
+            out += [(MARK, event_name("retries", op.label))] * n
+            out += [(POP, event_name("poll", op.label))]
         elif isinstance(op, Put | Publish):
             out.append((MARK, event_name("put", space.name(op.region))))
     return out
@@ -128,6 +140,7 @@ def to_timeline(
                 task = s.payload if s.name.startswith("k.") else -1
                 return s.name, int(task)
 
+            wave_polls: list[tuple[Span, tuple[str, int, int]]] = []
             for s in sorted(log.spans, key=lambda s: s.start):
                 if s.name in stage_set or s.name == "Wave Span":
                     continue
@@ -140,6 +153,7 @@ def to_timeline(
                 count[(stage, task, s.name)] += 1
                 retries = None if s.payload is None else _int_payload(s.payload, s.name, rec)
                 key3 = (stage + "|" + label, task, n)
+                wave_polls.append((s, key3))
                 p = polls.get(key3)
                 sat = float(s.end) if s.closed else None
                 if p is None:
@@ -151,7 +165,21 @@ def to_timeline(
                     )
                     if retries is not None:
                         p.retries = max(p.retries or 0, retries)
+            wave_retries: dict[tuple[str, int, int], int] = defaultdict(int)
             for t, name, payload in sorted(log.instants, key=lambda i: i[0]):
+                if name.startswith(RETRIES_PREFIX) and payload is not None:
+                    # the poll range of its label that holds it (the earliest, where a
+                    # range closes on the tick the next opens: a mark precedes its pop)
+                    poll = POLL_PREFIX + name[len(RETRIES_PREFIX) :]
+                    owner = next(
+                        (k for s, k in wave_polls if s.name == poll and s.start <= t <= s.end),
+                        None,
+                    )
+                    if owner is None:
+                        ignored += 1
+                    else:
+                        wave_retries[owner] += _int_payload(payload, name, rec)
+                    continue
                 if not name.startswith(PUT_PREFIX):
                     ignored += 1
                     continue
@@ -166,6 +194,10 @@ def to_timeline(
                     puts[key3] = PutRecord(stage, task, region, 0, first, float(t))
                 else:
                     u.time = max(u.time, t)
+            for key3, n_retries in wave_retries.items():
+                # a CTA's retries are its slowest wave's, as its satisfaction is
+                p = polls[key3]
+                p.retries = max(p.retries or 0, min(n_retries, MAX_COUNT))
         track.stages = sorted(stages.values(), key=lambda s: (s.start, s.end))
         track.polls = sorted(polls.values(), key=lambda p: p.first_issue)
         track.puts = sorted(puts.values(), key=lambda u: u.time)

@@ -30,24 +30,32 @@ from kda_sim.protocol.space import CellSpace
 
 pytestmark = [pytest.mark.flydsl, pytest.mark.skipif(missing() is not None, reason=str(missing()))]
 
-# (R, L, arch, gate_local): both archs, gfx942's windowed gemv (S = 4), two tasks a CTA
-# (R = 4), gate_local's one PART poll over the tokens
+# (R, L, arch, gate_local, bounded): both archs, gfx942's windowed gemv (S = 4), two tasks
+# a CTA (R = 4), gate_local's one PART poll over the tokens, and the build `kernel run
+# --watchdog-ms --ktrace` launches (bounded-wait + delta: LLVM moves the pop's event word
+# between SGPR pairs on its way to the records there)
 SHAPES = [
-    (1, 1, "gfx942", False),
-    (2, 1, "gfx950", False),
-    (1, 4, "gfx942", False),
-    (4, 1, "gfx950", False),
-    (2, 2, "gfx950", True),
+    (1, 1, "gfx942", False, False),
+    (2, 1, "gfx950", False, False),
+    (1, 4, "gfx942", False, False),
+    (4, 1, "gfx950", False, False),
+    (2, 2, "gfx950", True, False),
+    (1, 1, "gfx950", False, True),
 ]
 RECORD_STORES = 2  # a ktrace record: one s_memrealtime, two s_buffer_store_dwordx4
 HEADER_STORES = 2  # the wave's header slot, written once at the kernel's start
 EVENTS_PER_WAVE = 255  # flydsl's EVENTS_PER_WAVE less the wave's header slot
+PAYLOAD_INT64 = 1 << 31 | 1 << 27  # a packed word's payload bit and type 1 (int64)
 
 
-def _build(tmp: Path, r: int, l_: int, arch: str, gate_local: bool, **kw: bool):
+def _build(
+    tmp: Path, r: int, l_: int, arch: str, gate_local: bool, bounded: bool = False, **kw: bool
+):
     from kda_kernel.flydsl.k1 import build_k1
 
     cfg = LaunchConfig(r, l_, gate_local=gate_local)
+    if bounded:
+        kw |= {"bounded": True, "delta": True}
     return build_k1(cfg, arch, tmp / f"{arch}_R{r}_L{l_}_{gate_local}_{sorted(kw.items())}", **kw)
 
 
@@ -96,7 +104,9 @@ def test_every_site_has_a_record_and_isa_passes(builds: dict, shape: tuple) -> N
     evs = isa_events(b)
     assert text.count("s_memrealtime") >= len(evs)  # the stamps read it too
     assert text.count("s_buffer_store_dwordx4") == RECORD_STORES * len(evs) + HEADER_STORES
-    report = analyze_path(b.built.isa, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg))
+    report = analyze_path(
+        b.built.isa, arg_layout=K1_ARGS, accept=polls_behind_weights(b.cfg), bounded=b.bounded
+    )
     assert report.findings == [], report.render()
     assert not [n for n in report.notes if "ktrace" in n]
     [kernel] = report.kernels
@@ -106,6 +116,11 @@ def test_every_site_has_a_record_and_isa_passes(builds: dict, shape: tuple) -> N
     )
     table = json.loads(Path(f"{b.built.isa}.ktrace.json").read_text())
     assert table == b.ktrace_names
+    # a retries mark carries its count (packed word: mark, int64 payload, payload bit)
+    retries = {n for _, kind, n in evs if kind == MARK and n.startswith("retries ")}
+    assert retries == {f"retries {p.label.split(' ', 1)[1]}" for p in kernel.polls}
+    for name in retries:
+        assert f"0x{b.ktrace_names[name] | PAYLOAD_INT64:x}" in text, name
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -118,8 +133,9 @@ def test_each_ctas_events_are_what_the_reader_expects(builds: dict, shape: tuple
     stages = by_stage(isa_events(b))
     space = CellSpace.of(b.cfg)
     programs = handoffs_of(b.cfg).launch.programs
+    calls = {"PART": b.cfg.S} if b.cfg.gate_local else {}  # one PART poll a token
     for cta, prog in enumerate(programs):
-        want = expected_events(prog, space)
+        want = expected_events(prog, space, calls)
         past_end = cta >= GEMV0 and 2 * (cta - NA) + 1 >= GEMV_TASKS  # its rg1
         got: list[tuple[str, str]] = []
         for kind, name in want:
@@ -134,12 +150,14 @@ def test_each_ctas_events_are_what_the_reader_expects(builds: dict, shape: tuple
 
 def test_counts_per_cta(builds: dict) -> None:
     """The counts the reader takes of a CTA, at R = 4 (two tasks on CTAs 0 .. 127)."""
-    b = builds[(4, 1, "gfx950", False)]
+    b = builds[(4, 1, "gfx950", False, False)]
     space = CellSpace.of(b.cfg)
     progs = handoffs_of(b.cfg).launch.programs
     counts = Counter(kind for kind, _ in expected_events(progs[0], space))
-    # attn: 3 stages, 3 polls, 4 puts; a task: 5 stages, 5 polls, 2 puts; two tasks
-    assert counts == {PUSH: 3 + 3 + 2 * (5 + 5), POP: 3 + 3 + 2 * (5 + 5), MARK: 4 + 2 * 2}
+    # attn: 3 stages, 3 polls, 4 puts; a task: 5 stages, 5 polls, 2 puts; two tasks; a
+    # poll's retries a mark of its own
+    polls = 3 + 2 * 5
+    assert counts == {PUSH: 3 + polls + 2 * 5, POP: 3 + polls + 2 * 5, MARK: 4 + 2 * 2 + polls}
 
 
 def test_default_build_has_no_ktrace_even_with_the_env(tmp_path: Path) -> None:

@@ -419,7 +419,12 @@ def test_residency_of_the_recorded_isa() -> None:
 @pytest.mark.flydsl
 @pytest.mark.parametrize(
     ("arch", "watchdog_ms", "ktrace"),
-    [("gfx942", None, False), ("gfx950", 50.0, False), ("gfx950", None, True)],
+    [
+        ("gfx942", None, False),
+        ("gfx950", 50.0, False),
+        ("gfx950", None, True),
+        ("gfx950", 50.0, True),  # both: LLVM copies the pops' event words between SGPRs
+    ],
 )
 def test_a_real_build_reaches_the_fake_launch(
     tmp_path: Path, arch: str, watchdog_ms: float | None, ktrace: bool
@@ -451,3 +456,7 @@ def test_a_real_build_reaches_the_fake_launch(
     assert main(["isa", "--preset", "k1", *bounded, str(isas[0])]) == 0
     if ktrace:
         assert Path(f"{isas[0]}.ktrace.json").is_file() and out["ktrace_ctas"] == BLOCKS
+        from kda_sim.isa import analyze_path
+
+        notes = analyze_path(isas[0], bounded=watchdog_ms is not None).notes
+        assert not [n for n in notes if "ktrace" in n], notes  # every range read and closed
