@@ -13,7 +13,9 @@ import itertools
 from collections.abc import Callable
 
 import simpy
-from simpy.events import Event, Timeout
+from simpy.events import Event
+
+from kda_sim.engine.timers import Timer, at_time
 
 
 class SharedBandwidth:
@@ -69,12 +71,18 @@ class SharedBandwidth:
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._wake_at = at
-        Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))
+        self._arm(now, at)
 
-    def _wake(self, at: float) -> None:
+    def _arm(self, now: float, at: float) -> None:
+        """A timer for ``at``, scheduled where SimPy's ``Timeout(at - now)`` would land
+        (``now + (at - now)``, with the same event number), without the Timeout's frames
+        and a closure: a timer a join or a wake that re-arms (2,400 a K1 launch)."""
+        at_time(self.env, now + (at - now), self._wake).at = at
+
+    def _wake(self, timer: Timer) -> None:
         """Advance the virtual clock, finish every stream it has served, re-arm (as in
         ``_join``)."""
-        if self._wake_at != at:
+        if self._wake_at != timer.at:
             return  # superseded by an earlier timer
         self._wake_at = None
         now = self.env._now
@@ -97,4 +105,5 @@ class SharedBandwidth:
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._wake_at = at
-        Timeout(self.env, at - now).callbacks.append(lambda _ev: self._wake(at))
+        self._arm(now, at)
+

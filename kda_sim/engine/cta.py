@@ -5,14 +5,14 @@ from __future__ import annotations
 import weakref
 from collections.abc import Generator
 from functools import cached_property
-from heapq import heappush
 from typing import Any
 
 import simpy
-from simpy.events import NORMAL, PENDING, Event, Timeout
+from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
+from kda_sim.engine.timers import at_time, schedule
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
@@ -151,7 +151,7 @@ class CtaRun(CounterOps):
             hbm.stream(nbytes, done)
 
         c = self.clock
-        _at(env, c + (span.issue - c + self.latency("hbm_load"))).callbacks.append(start)
+        at_time(env, c + (span.issue - c + self.latency("hbm_load")), start)
 
     def _landed(self) -> None:
         """One more of what a folded CTA waits for has landed; the last wakes it."""
@@ -229,7 +229,7 @@ class CtaRun(CounterOps):
                 hbm.transfer(nbytes).callbacks.append(acked)
 
         c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
-        _at(env, c + (t - c + self.latency("store_ack"))).callbacks.append(start)
+        at_time(env, c + (t - c + self.latency("store_ack")), start)
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
@@ -332,7 +332,7 @@ class CtaRun(CounterOps):
             c = self.clock
             if self.fold:  # the put's event itself at the put's time (no timer before it)
                 ev._ok, ev._value = True, None
-                _schedule(env, ev, c + (t - c) if t > c else c)
+                schedule(env, ev, c + (t - c) if t > c else c)
             elif t <= c:
                 ev.succeed()
             else:
@@ -473,7 +473,7 @@ class CtaRun(CounterOps):
         c = self.clock
         at = c + (t - c) if t > c else c
         if at > env._now:
-            yield _at(env, at)
+            yield at_time(env, at)
             self.clock = env._now
 
     # -- stages -------------------------------------------------------------------------
@@ -663,20 +663,6 @@ def behind_loads(rec: PollRecord, outstanding: list[Pending]) -> None:
     behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
     rec.behind_loads = len(behind)
     rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
-
-
-def _schedule(env: simpy.Environment, ev: simpy.Event, when: float) -> None:
-    """Schedule triggered ``ev`` at time ``when`` exactly (``env.schedule`` takes a delay
-    from now, and ``now + (when - now)`` may round away from ``when``)."""
-    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
-
-
-def _at(env: simpy.Environment, when: float) -> simpy.Event:
-    """A timeout at ``when`` exactly (see ``_schedule``)."""
-    ev = Event(env)
-    ev._ok, ev._value = True, None
-    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
-    return ev
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

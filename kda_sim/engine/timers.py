@@ -1,0 +1,37 @@
+"""Events scheduled at an exact time, made without SimPy's ``Event`` and ``Timeout``
+frames: the engine schedules thousands a launch (a CTA's wakes, the HBM server's timers,
+the starts of transfers), and SimPy's loop asks of each only ``callbacks`` and ``_ok``
+(a process that yields one, ``_value`` too)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from heapq import heappush
+from typing import Any
+
+import simpy
+from simpy.events import NORMAL
+
+
+class Timer:
+    """A scheduled event, triggered (ok, no value) when made; ``at`` is free for its
+    callbacks (the HBM server keeps the time it was armed for there)."""
+
+    __slots__ = ("at", "callbacks")
+    _ok = True
+    _value = None
+
+
+def at_time(env: simpy.Environment, when: float, *callbacks: Callable[[Any], object]) -> Timer:
+    """A timer at ``when`` exactly (``env.schedule`` takes a delay from now, and ``now +
+    (when - now)`` may round away from ``when``), calling ``callbacks`` there; one event
+    number, as a Timeout takes."""
+    timer = Timer()
+    timer.callbacks = list(callbacks)
+    heappush(env._queue, (when, NORMAL, next(env._eid), timer))
+    return timer
+
+
+def schedule(env: simpy.Environment, ev: simpy.Event, when: float) -> None:
+    """Schedule triggered ``ev`` at time ``when`` exactly (see ``at_time``)."""
+    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
