@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Generator
 from functools import cached_property
+from itertools import repeat
 from typing import Any
 
 import simpy
@@ -39,6 +40,7 @@ from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, St
 
 _WEIGHT = LoadKind.WEIGHT
 _WEIGHT_KIND = LoadKind.WEIGHT.value  # a LoadSpan's kind (an enum lookup a span cost)
+_INF = float("inf")
 
 
 class Pending:
@@ -102,6 +104,8 @@ class CtaRun(CounterOps):
         )
         self._put_fields = put_fields(world.handoffs)
         self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+        # the profile's flags a poll reads (vmcnt: loads retire in order, and count stores)
+        self._in_order, self._vmcnt_stores = prof.in_order_loads, prof.stores_in_vmcnt
         lat = prof.latency_ns
         self._priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
         self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
@@ -180,17 +184,23 @@ class CtaRun(CounterOps):
         self.loads[op.name] = self.inflight[op.name] = pending
 
     def _check_flagged(self, op: Load) -> None:
-        now = self.w.env.now
+        w = self.w
+        now = w.env._now
+        visible = w.data_visible
+        # every cell visible by now (a K1 flagged load reads 56): one scan in C, the
+        # cells looked at one by one only where one is not
+        if not op.reads or max(map(visible.get, op.reads, repeat(_INF))) <= now:
+            return
         for cell in op.reads:
-            vis = self.w.data_visible.get(cell)
+            vis = visible.get(cell)
             if vis is None or vis > now:
-                self.w.stale_reads.append(
+                w.stale_reads.append(
                     StaleRead(
                         self.prog.cta,
                         self.stage,
                         now,
-                        self.w.data_writer.get(cell, -1),
-                        float("inf") if vis is None else vis,
+                        w.data_writer.get(cell, -1),
+                        _INF if vis is None else vis,
                         cell,
                     )
                 )
@@ -305,28 +315,22 @@ class CtaRun(CounterOps):
         return self.clock
 
     # -- hand-offs ----------------------------------------------------------------------
-    def _ref(self, k: int) -> tuple[int, int]:
-        """The hand-off reference of op ``k`` of what runs now: the program's, or the body
-        of the item taken (``self.loop``, ``self.item``)."""
-        if self.loop < 0:
-            return self.prog.cta, k
-        return item_ref(self.loop, self.item, k)
-
     def _put(self, k: int, op: Put | Publish, t: float) -> None:
         """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
         that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
         a waiting one is woken at ``t``."""
         w = self.w
         env = w.env
-        ref = self._ref(k)
+        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
         fields = self._put_fields.get(ref)
         if fields is None:
             space = w.handoffs.launch.space
             first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
             fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
         name, n, first = fields
-        self.track.puts.append(PutRecord(self.stage, self.task, name, n, first, t))
-        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
+        puts = self.track.puts
+        puts.append(PutRecord(self.stage, self.task, name, n, first, t))
+        w.put_done[ref] = PutDone(t, self.xcd, len(puts) - 1, self.prog.cta)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
@@ -346,7 +350,7 @@ class CtaRun(CounterOps):
         w = self.w
         env = w.env
         sampler = w.sampler
-        outstanding = self._outstanding(t0)
+        outstanding = self._outstanding(t0) if self.inflight else []
         ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
         plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
@@ -367,14 +371,14 @@ class CtaRun(CounterOps):
         if op.lanes > 1 and self._priced[0]:
             lat += (op.lanes - 1) * self.latency("poll_lane")
         first_return = t0 + lat
-        if w.prof.in_order_loads and outstanding:
+        if self._in_order and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
             done_at = yield from self._wait_loads(outstanding)
             if done_at > first_return:  # max(), the first on a tie, without the call
                 first_return = done_at
         # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
         if (
-            w.prof.stores_in_vmcnt
+            self._vmcnt_stores
             and (self.unacked if self.fold else self.stores)  # (no generator for nothing)
             and (yield from self._drain())
             and self.clock > first_return
@@ -387,7 +391,11 @@ class CtaRun(CounterOps):
             producers, unput, key = plan.producers, plan.unput, plan.key
         if unput:
             yield w.never  # a pair nobody in this launch puts: waits forever
-        joined = w.join(producers, key)
+        joined = w.joins.get(key)  # World.join's look-up first (most sets are joined)
+        if joined is None:
+            joined = w.join(producers, key)
+        elif joined._value is not PENDING:
+            joined = None  # triggered: every put of the set has happened
         if joined is not None:
             yield joined
             self.clock = env._now
@@ -524,8 +532,8 @@ class CtaRun(CounterOps):
                 if op.task >= 0 and op.task != self.task:
                     slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                 self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
-                self.open = StageSpan(op.stage, op.task, t, t)
-                stages.append(self.open)
+                self.open = span = StageSpan(op.stage, op.task, t, t)
+                stages.append(span)
                 # the stage's code runs here for the first time (``cold``: a ticket item
                 # in an unrolled copy of the task code)
                 if (slot > 0 and not looped) or cold:
@@ -567,7 +575,14 @@ class CtaRun(CounterOps):
                         wanted = t if held else None
                     else:
                         wanted = None
-                    pending = [p for p in map(loads.__getitem__, op.names) if not p.done_by(t)]
+                    # the loads not done by t (Pending.done_by, inlined; a loop, not a
+                    # comprehension's frame, for the one or two names a Use has)
+                    pending = []
+                    for n in op.names:
+                        p = loads[n]
+                        done = p.span.done
+                        if done is None or (not p.hbm and done > t):
+                            pending.append(p)
                     if pending:
                         done_at = yield from self._wait_loads(pending)
                         if done_at > t:
