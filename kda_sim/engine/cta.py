@@ -52,12 +52,12 @@ class Pending:
     makes none and wakes a CTA that waits through ``CtaRun._landed``."""
 
     __slots__ = ("event", "hbm", "span", "waited")
+    event: simpy.Event | None
+    span: LoadSpan
+    hbm: bool
+    waited: bool  # folded: the CTA waits for this load now
 
-    def __init__(self, event: simpy.Event | None, span: LoadSpan, hbm: bool) -> None:
-        self.event = event
-        self.span = span
-        self.hbm = hbm
-        self.waited = False  # folded: the CTA waits for this load now
+    # made by ``CtaRun._issue``, which sets every field (no ``__init__``: no frame a load)
 
     def done_by(self, now: float) -> bool:
         done = self.span.done
@@ -172,15 +172,17 @@ class CtaRun(CounterOps):
         # ``_value_`` is what ``.value`` returns, without the enum's property lookup
         span = LoadSpan(op.name, op.kind._value_, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
+        pending = Pending()  # (its fields set here: no __init__ frame a load)
+        pending.span, pending.waited, pending.event = span, False, None
         if op.hbm:
+            pending.hbm = True
             if self.fold:
-                pending = Pending(None, span, True)
                 self._hbm_load_folded(op, pending)
             else:
-                pending = Pending(self._hbm_load(op, span), span, True)
+                pending.event = self._hbm_load(op, span)
         else:
             span.done = t + self.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
-            pending = Pending(None, span, False)
+            pending.hbm = False
         self.loads[op.name] = self.inflight[op.name] = pending
 
     def _check_flagged(self, op: Load) -> None:
@@ -271,15 +273,18 @@ class CtaRun(CounterOps):
         inflight = self.inflight
         if not inflight:
             return []
-        # Pending.done_by, inlined: a scan a poll
-        gone = [
-            n
-            for n, p in inflight.items()
-            if p.span.done is not None and (p.hbm or p.span.done <= t)
-        ]
+        # Pending.done_by, inlined: one scan a poll, in a loop (no comprehension's frame)
+        out: list[Pending] = []
+        gone: list[str] = []
+        for n, p in inflight.items():
+            done = p.span.done
+            if done is not None and (p.hbm or done <= t):
+                gone.append(n)
+            else:
+                out.append(p)
         for n in gone:
             del inflight[n]
-        return list(inflight.values())
+        return out
 
     def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, float]:
         """Wait until every load of ``pending`` is done; the time they all are, or the
@@ -287,11 +292,13 @@ class CtaRun(CounterOps):
         (``ahead``) takes it as its time without meeting the clock there."""
         env = self.w.env
         if self.fold:
-            waiting = [p for p in pending if p.hbm and p.span.done is None]
-            if waiting:
-                for p in waiting:
+            waiting = 0
+            for p in pending:
+                if p.hbm and p.span.done is None:
                     p.waited = True
-                self.left = len(waiting)
+                    waiting += 1
+            if waiting:
+                self.left = waiting
                 self.waker = Event(env)
                 yield self.waker
                 self.clock = env._now
@@ -302,8 +309,10 @@ class CtaRun(CounterOps):
                 self.clock = env._now
         until = 0.0  # the last L2 load's end (max() over a generator cost more)
         for p in pending:
-            if not p.hbm and (p.span.done or 0.0) > until:
-                until = p.span.done or 0.0
+            if not p.hbm:
+                done = p.span.done or 0.0
+                if done > until:
+                    until = done
         now = self.clock
         if until <= now:
             return now
@@ -362,7 +371,10 @@ class CtaRun(CounterOps):
             t0,
             None,
             None,
-            cells=list(plan.ranges),  # the ranges themselves: no record changes one
+            None,
+            None,
+            None,
+            list(plan.ranges),  # cells: the ranges themselves (no record changes one)
         )
         self.track.polls.append(rec)
         lat = self.latency("poll")
