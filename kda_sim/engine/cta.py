@@ -319,7 +319,7 @@ class CtaRun(CounterOps):
         if self.ahead:
             self.clock = now + (until - now)  # where the Timeout below would land
             return self.clock
-        yield Timeout(env, until - now)
+        yield at_time(env, env._now + (until - now))  # Timeout(until - now), frameless
         self.clock = env._now
         return self.clock
 
@@ -456,7 +456,7 @@ class CtaRun(CounterOps):
         elif self.ahead:
             t = self.clock = c + (satisfied - c)  # where the Timeout below would land
         else:
-            yield Timeout(env, satisfied - c)
+            yield at_time(env, env._now + (satisfied - c))  # Timeout(satisfied - c)
             t = self.clock = env._now
         if not outstanding:
             rec.behind_loads = rec.behind_weight_bytes = 0
@@ -613,7 +613,7 @@ class CtaRun(CounterOps):
                         self._check_flagged(op)
                     elif op.drain:  # a publish
                         yield from self._drain()
-                        yield Timeout(env, latency("barrier"))
+                        yield at_time(env, env._now + latency("barrier"))  # a Timeout's
                         self.clock = env._now
                     t = self.clock
                     if kind == _PUBLISH:
