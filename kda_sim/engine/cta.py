@@ -13,7 +13,7 @@ from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
-from kda_sim.engine.timers import at_time, schedule
+from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
@@ -83,7 +83,7 @@ class CtaRun(CounterOps):
         self.fold = world.fold
         self.unacked = 0
         self.left = 0
-        self.waker: simpy.Event | None = None
+        self.waker: Wake | None = None
         self.draining = False  # folded: the CTA waits for its stores' acks now
         # the clock as an unfolded run would read it here: the time this CTA last woke.
         # A CTA that runs ahead (below) moves it where it would have slept to, so each
@@ -164,7 +164,7 @@ class CtaRun(CounterOps):
             waker = self.waker
             self.waker = None
             assert waker is not None
-            waker.succeed()
+            fire(self.w.env, waker)
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
@@ -249,7 +249,7 @@ class CtaRun(CounterOps):
             if not self.unacked:
                 return False
             self.left, self.draining = self.unacked, True
-            self.waker = Event(self.w.env)
+            self.waker = wake()
             yield self.waker
             self.draining = False
             self.clock = self.w.env._now
@@ -299,7 +299,7 @@ class CtaRun(CounterOps):
                     waiting += 1
             if waiting:
                 self.left = waiting
-                self.waker = Event(env)
+                self.waker = wake()
                 yield self.waker
                 self.clock = env._now
         else:

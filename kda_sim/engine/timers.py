@@ -22,6 +22,27 @@ class Timer:
     _value = None
 
 
+class Wake:
+    """An event one process waits on, triggered by ``fire``: a CTA's wake when the last of
+    what it waits for lands (2,000 a K1 launch), without ``Event``'s and ``succeed``'s
+    frames. Made empty (``wake``); ``_ok`` and ``_value`` are set when it fires."""
+
+    __slots__ = ("_ok", "_value", "callbacks")
+
+
+def wake() -> Wake:
+    ev = Wake()
+    ev.callbacks = []
+    return ev
+
+
+def fire(env: simpy.Environment, ev: Wake) -> None:
+    """Trigger ``ev`` now, as ``Event.succeed`` does: scheduled at ``now + 0`` (SimPy's
+    delay of 0, kept for the time's type), normal priority, the next event number."""
+    ev._ok, ev._value = True, None
+    heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), ev))
+
+
 def at_time(env: simpy.Environment, when: float, *callbacks: Callable[[Any], object]) -> Timer:
     """A timer at ``when`` exactly (``env.schedule`` takes a delay from now, and ``now +
     (when - now)`` may round away from ``when``), calling ``callbacks`` there; one event
