@@ -56,12 +56,7 @@ class Pending:
     span: LoadSpan
     hbm: bool
     waited: bool  # folded: the CTA waits for this load now
-
     # made by ``CtaRun._issue``, which sets every field (no ``__init__``: no frame a load)
-
-    def done_by(self, now: float) -> bool:
-        done = self.span.done
-        return done is not None and (self.hbm or done <= now)
 
 
 class CtaRun(CounterOps):
@@ -273,7 +268,8 @@ class CtaRun(CounterOps):
         inflight = self.inflight
         if not inflight:
             return []
-        # Pending.done_by, inlined: one scan a poll, in a loop (no comprehension's frame)
+        # done by t: an HBM load once its span has ended, an L2 load once that end is t or
+        # before; one scan a poll, in a loop (no comprehension's frame)
         out: list[Pending] = []
         gone: list[str] = []
         for n, p in inflight.items():
@@ -592,7 +588,7 @@ class CtaRun(CounterOps):
                         wanted = t if held else None
                     else:
                         wanted = None
-                    # the loads not done by t (Pending.done_by, inlined; a loop, not a
+                    # the loads not done by t (as _outstanding tells them; a loop, not a
                     # comprehension's frame, for the one or two names a Use has)
                     pending = []
                     for n in op.names:
