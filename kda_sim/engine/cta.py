@@ -5,14 +5,15 @@ from __future__ import annotations
 import weakref
 from collections.abc import Generator
 from functools import cached_property
-from heapq import heappush
+from itertools import repeat
 from typing import Any
 
 import simpy
-from simpy.events import NORMAL, PENDING, Event, Timeout
+from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
+from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
@@ -39,6 +40,7 @@ from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, St
 
 _WEIGHT = LoadKind.WEIGHT
 _WEIGHT_KIND = LoadKind.WEIGHT.value  # a LoadSpan's kind (an enum lookup a span cost)
+_INF = float("inf")
 
 
 class Pending:
@@ -50,16 +52,11 @@ class Pending:
     makes none and wakes a CTA that waits through ``CtaRun._landed``."""
 
     __slots__ = ("event", "hbm", "span", "waited")
-
-    def __init__(self, event: simpy.Event | None, span: LoadSpan, hbm: bool) -> None:
-        self.event = event
-        self.span = span
-        self.hbm = hbm
-        self.waited = False  # folded: the CTA waits for this load now
-
-    def done_by(self, now: float) -> bool:
-        done = self.span.done
-        return done is not None and (self.hbm or done <= now)
+    event: simpy.Event | None
+    span: LoadSpan
+    hbm: bool
+    waited: bool  # folded: the CTA waits for this load now
+    # made by ``CtaRun._issue``, which sets every field (no ``__init__``: no frame a load)
 
 
 class CtaRun(CounterOps):
@@ -81,7 +78,7 @@ class CtaRun(CounterOps):
         self.fold = world.fold
         self.unacked = 0
         self.left = 0
-        self.waker: simpy.Event | None = None
+        self.waker: Wake | None = None
         self.draining = False  # folded: the CTA waits for its stores' acks now
         # the clock as an unfolded run would read it here: the time this CTA last woke.
         # A CTA that runs ahead (below) moves it where it would have slept to, so each
@@ -102,6 +99,8 @@ class CtaRun(CounterOps):
         )
         self._put_fields = put_fields(world.handoffs)
         self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+        # the profile's flags a poll reads (vmcnt: loads retire in order, and count stores)
+        self._in_order, self._vmcnt_stores = prof.in_order_loads, prof.stores_in_vmcnt
         lat = prof.latency_ns
         self._priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
         self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
@@ -151,7 +150,7 @@ class CtaRun(CounterOps):
             hbm.stream(nbytes, done)
 
         c = self.clock
-        _at(env, c + (span.issue - c + self.latency("hbm_load"))).callbacks.append(start)
+        at_time(env, c + (span.issue - c + self.latency("hbm_load")), start)
 
     def _landed(self) -> None:
         """One more of what a folded CTA waits for has landed; the last wakes it."""
@@ -160,7 +159,7 @@ class CtaRun(CounterOps):
             waker = self.waker
             self.waker = None
             assert waker is not None
-            waker.succeed()
+            fire(self.w.env, waker)
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
@@ -168,29 +167,37 @@ class CtaRun(CounterOps):
         # ``_value_`` is what ``.value`` returns, without the enum's property lookup
         span = LoadSpan(op.name, op.kind._value_, op.nbytes, t, None, self.stage, self.task)
         self.track.loads.append(span)
+        pending = Pending()  # (its fields set here: no __init__ frame a load)
+        pending.span, pending.waited, pending.event = span, False, None
         if op.hbm:
+            pending.hbm = True
             if self.fold:
-                pending = Pending(None, span, True)
                 self._hbm_load_folded(op, pending)
             else:
-                pending = Pending(self._hbm_load(op, span), span, True)
+                pending.event = self._hbm_load(op, span)
         else:
             span.done = t + self.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
-            pending = Pending(None, span, False)
+            pending.hbm = False
         self.loads[op.name] = self.inflight[op.name] = pending
 
     def _check_flagged(self, op: Load) -> None:
-        now = self.w.env.now
+        w = self.w
+        now = w.env._now
+        visible = w.data_visible
+        # every cell visible by now (a K1 flagged load reads 56): one scan in C, the
+        # cells looked at one by one only where one is not
+        if not op.reads or max(map(visible.get, op.reads, repeat(_INF))) <= now:
+            return
         for cell in op.reads:
-            vis = self.w.data_visible.get(cell)
+            vis = visible.get(cell)
             if vis is None or vis > now:
-                self.w.stale_reads.append(
+                w.stale_reads.append(
                     StaleRead(
                         self.prog.cta,
                         self.stage,
                         now,
-                        self.w.data_writer.get(cell, -1),
-                        float("inf") if vis is None else vis,
+                        w.data_writer.get(cell, -1),
+                        _INF if vis is None else vis,
                         cell,
                     )
                 )
@@ -229,7 +236,7 @@ class CtaRun(CounterOps):
                 hbm.transfer(nbytes).callbacks.append(acked)
 
         c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
-        _at(env, c + (t - c + self.latency("store_ack"))).callbacks.append(start)
+        at_time(env, c + (t - c + self.latency("store_ack")), start)
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
@@ -237,7 +244,7 @@ class CtaRun(CounterOps):
             if not self.unacked:
                 return False
             self.left, self.draining = self.unacked, True
-            self.waker = Event(self.w.env)
+            self.waker = wake()
             yield self.waker
             self.draining = False
             self.clock = self.w.env._now
@@ -261,15 +268,19 @@ class CtaRun(CounterOps):
         inflight = self.inflight
         if not inflight:
             return []
-        # Pending.done_by, inlined: a scan a poll
-        gone = [
-            n
-            for n, p in inflight.items()
-            if p.span.done is not None and (p.hbm or p.span.done <= t)
-        ]
+        # done by t: an HBM load once its span has ended, an L2 load once that end is t or
+        # before; one scan a poll, in a loop (no comprehension's frame)
+        out: list[Pending] = []
+        gone: list[str] = []
+        for n, p in inflight.items():
+            done = p.span.done
+            if done is not None and (p.hbm or done <= t):
+                gone.append(n)
+            else:
+                out.append(p)
         for n in gone:
             del inflight[n]
-        return list(inflight.values())
+        return out
 
     def _wait_loads(self, pending: list[Pending]) -> Generator[Any, Any, float]:
         """Wait until every load of ``pending`` is done; the time they all are, or the
@@ -277,12 +288,14 @@ class CtaRun(CounterOps):
         (``ahead``) takes it as its time without meeting the clock there."""
         env = self.w.env
         if self.fold:
-            waiting = [p for p in pending if p.hbm and p.span.done is None]
-            if waiting:
-                for p in waiting:
+            waiting = 0
+            for p in pending:
+                if p.hbm and p.span.done is None:
                     p.waited = True
-                self.left = len(waiting)
-                self.waker = Event(env)
+                    waiting += 1
+            if waiting:
+                self.left = waiting
+                self.waker = wake()
                 yield self.waker
                 self.clock = env._now
         else:
@@ -292,47 +305,43 @@ class CtaRun(CounterOps):
                 self.clock = env._now
         until = 0.0  # the last L2 load's end (max() over a generator cost more)
         for p in pending:
-            if not p.hbm and (p.span.done or 0.0) > until:
-                until = p.span.done or 0.0
+            if not p.hbm:
+                done = p.span.done or 0.0
+                if done > until:
+                    until = done
         now = self.clock
         if until <= now:
             return now
         if self.ahead:
             self.clock = now + (until - now)  # where the Timeout below would land
             return self.clock
-        yield Timeout(env, until - now)
+        yield at_time(env, env._now + (until - now))  # Timeout(until - now), frameless
         self.clock = env._now
         return self.clock
 
     # -- hand-offs ----------------------------------------------------------------------
-    def _ref(self, k: int) -> tuple[int, int]:
-        """The hand-off reference of op ``k`` of what runs now: the program's, or the body
-        of the item taken (``self.loop``, ``self.item``)."""
-        if self.loop < 0:
-            return self.prog.cta, k
-        return item_ref(self.loop, self.item, k)
-
     def _put(self, k: int, op: Put | Publish, t: float) -> None:
         """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
         that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
         a waiting one is woken at ``t``."""
         w = self.w
         env = w.env
-        ref = self._ref(k)
+        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
         fields = self._put_fields.get(ref)
         if fields is None:
             space = w.handoffs.launch.space
             first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
             fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
         name, n, first = fields
-        self.track.puts.append(PutRecord(self.stage, self.task, name, n, first, t))
-        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
+        puts = self.track.puts
+        puts.append(PutRecord(self.stage, self.task, name, n, first, t))
+        w.put_done[ref] = PutDone(t, self.xcd, len(puts) - 1, self.prog.cta)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
             if self.fold:  # the put's event itself at the put's time (no timer before it)
                 ev._ok, ev._value = True, None
-                _schedule(env, ev, c + (t - c) if t > c else c)
+                schedule(env, ev, c + (t - c) if t > c else c)
             elif t <= c:
                 ev.succeed()
             else:
@@ -346,7 +355,7 @@ class CtaRun(CounterOps):
         w = self.w
         env = w.env
         sampler = w.sampler
-        outstanding = self._outstanding(t0)
+        outstanding = self._outstanding(t0) if self.inflight else []
         ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
         plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
@@ -358,7 +367,10 @@ class CtaRun(CounterOps):
             t0,
             None,
             None,
-            cells=list(plan.ranges),  # the ranges themselves: no record changes one
+            None,
+            None,
+            None,
+            list(plan.ranges),  # cells: the ranges themselves (no record changes one)
         )
         self.track.polls.append(rec)
         lat = self.latency("poll")
@@ -367,14 +379,14 @@ class CtaRun(CounterOps):
         if op.lanes > 1 and self._priced[0]:
             lat += (op.lanes - 1) * self.latency("poll_lane")
         first_return = t0 + lat
-        if w.prof.in_order_loads and outstanding:
+        if self._in_order and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
             done_at = yield from self._wait_loads(outstanding)
             if done_at > first_return:  # max(), the first on a tie, without the call
                 first_return = done_at
         # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
         if (
-            w.prof.stores_in_vmcnt
+            self._vmcnt_stores
             and (self.unacked if self.fold else self.stores)  # (no generator for nothing)
             and (yield from self._drain())
             and self.clock > first_return
@@ -387,7 +399,11 @@ class CtaRun(CounterOps):
             producers, unput, key = plan.producers, plan.unput, plan.key
         if unput:
             yield w.never  # a pair nobody in this launch puts: waits forever
-        joined = w.join(producers, key)
+        joined = w.joins.get(key)  # World.join's look-up first (most sets are joined)
+        if joined is None:
+            joined = w.join(producers, key)
+        elif joined._value is not PENDING:
+            joined = None  # triggered: every put of the set has happened
         if joined is not None:
             yield joined
             self.clock = env._now
@@ -436,7 +452,7 @@ class CtaRun(CounterOps):
         elif self.ahead:
             t = self.clock = c + (satisfied - c)  # where the Timeout below would land
         else:
-            yield Timeout(env, satisfied - c)
+            yield at_time(env, env._now + (satisfied - c))  # Timeout(satisfied - c)
             t = self.clock = env._now
         if not outstanding:
             rec.behind_loads = rec.behind_weight_bytes = 0
@@ -473,7 +489,7 @@ class CtaRun(CounterOps):
         c = self.clock
         at = c + (t - c) if t > c else c
         if at > env._now:
-            yield _at(env, at)
+            yield at_time(env, at)
             self.clock = env._now
 
     # -- stages -------------------------------------------------------------------------
@@ -518,41 +534,46 @@ class CtaRun(CounterOps):
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
         for k, op in enumerate(ops):
             kind = kinds[k]
-            if kind == _BARRIER:
-                t += latency("barrier")
-            elif kind == _BEGIN:
-                if op.task >= 0 and op.task != self.task:
-                    slot += 1  # a kda task begins: its slot on this CTA (0: the first)
-                self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
-                self.open = StageSpan(op.stage, op.task, t, t)
-                stages.append(self.open)
-                # the stage's code runs here for the first time (``cold``: a ticket item
-                # in an unrolled copy of the task code)
-                if (slot > 0 and not looped) or cold:
-                    t += latency("cold_code")
-            elif kind == _END:
-                if self.open is not None:
-                    self.open.end = t
-                self.open = None
-            elif kind == _COMPUTE:
-                cost = cost_of(op.cost, op.units)
-                if op.cost in shared:
-                    cost *= self._share(op.cost)
-                if wanted is None:
-                    t += cost
-                else:  # the compute ran alongside the stream it waited for
-                    if wanted + cost > t:
-                        t = wanted + cost
-                    wanted = None
-            elif kind == _STORE:
-                self._store(op, t)
-            elif kind == _LOAD:
-                if streamed and op.kind is _WEIGHT:
-                    held_by[op.name] = op
-                else:
-                    self._issue(op, t)
-            elif kind == _PUT:
-                self._put(k, op, t)
+            # a tree on the kind's number, not a chain of compares (ops by kind in a K1
+            # launch: barriers, stage begins and ends, computes 11,500; stores, loads and
+            # puts 4,400; polls, uses and the rest 4,350)
+            if kind < _STORE:  # time alone: a barrier, a stage's begin or end, a compute
+                if kind == _BARRIER:
+                    t += latency("barrier")
+                elif kind == _BEGIN:
+                    if op.task >= 0 and op.task != self.task:
+                        slot += 1  # a kda task begins: its slot on this CTA (0: the first)
+                    self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
+                    self.open = span = StageSpan(op.stage, op.task, t, t)
+                    stages.append(span)
+                    # the stage's code runs here for the first time (``cold``: a ticket item
+                    # in an unrolled copy of the task code)
+                    if (slot > 0 and not looped) or cold:
+                        t += latency("cold_code")
+                elif kind == _END:
+                    if self.open is not None:
+                        self.open.end = t
+                    self.open = None
+                else:  # compute
+                    cost = cost_of(op.cost, op.units)
+                    if op.cost in shared:
+                        cost *= self._share(op.cost)
+                    if wanted is None:
+                        t += cost
+                    else:  # the compute ran alongside the stream it waited for
+                        if wanted + cost > t:
+                            t = wanted + cost
+                        wanted = None
+            elif kind < _POLL:  # a store, a load or a put issued at the CTA's own time
+                if kind == _STORE:
+                    self._store(op, t)
+                elif kind == _LOAD:
+                    if streamed and op.kind is _WEIGHT:
+                        held_by[op.name] = op
+                    else:
+                        self._issue(op, t)
+                else:  # a put
+                    self._put(k, op, t)
             else:
                 current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
@@ -567,7 +588,14 @@ class CtaRun(CounterOps):
                         wanted = t if held else None
                     else:
                         wanted = None
-                    pending = [p for p in map(loads.__getitem__, op.names) if not p.done_by(t)]
+                    # the loads not done by t (as _outstanding tells them; a loop, not a
+                    # comprehension's frame, for the one or two names a Use has)
+                    pending = []
+                    for n in op.names:
+                        p = loads[n]
+                        done = p.span.done
+                        if done is None or (not p.hbm and done > t):
+                            pending.append(p)
                     if pending:
                         done_at = yield from self._wait_loads(pending)
                         if done_at > t:
@@ -586,7 +614,7 @@ class CtaRun(CounterOps):
                         self._check_flagged(op)
                     elif op.drain:  # a publish
                         yield from self._drain()
-                        yield Timeout(env, latency("barrier"))
+                        yield at_time(env, env._now + latency("barrier"))  # a Timeout's
                         self.clock = env._now
                     t = self.clock
                     if kind == _PUBLISH:
@@ -603,6 +631,8 @@ class CtaRun(CounterOps):
         return t
 
 
+# ``CtaRun.run`` branches on ranges of these numbers (below _STORE: time alone; below
+# _POLL: issued at the CTA's own time; the rest meet the clock): keep their order
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
 # counter ops (and pair resets, plain stores the CTA does not wait for): kinds >= _ATOMIC
 _ATOMIC, _WAIT, _RESET, _TICKETS, _ON_OLD, _RESET_PAIRS = range(11, 17)
@@ -663,20 +693,6 @@ def behind_loads(rec: PollRecord, outstanding: list[Pending]) -> None:
     behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
     rec.behind_loads = len(behind)
     rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
-
-
-def _schedule(env: simpy.Environment, ev: simpy.Event, when: float) -> None:
-    """Schedule triggered ``ev`` at time ``when`` exactly (``env.schedule`` takes a delay
-    from now, and ``now + (when - now)`` may round away from ``when``)."""
-    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
-
-
-def _at(env: simpy.Environment, when: float) -> simpy.Event:
-    """A timeout at ``when`` exactly (see ``_schedule``)."""
-    ev = Event(env)
-    ev._ok, ev._value = True, None
-    heappush(env._queue, (when, NORMAL, next(env._eid), ev))
-    return ev
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

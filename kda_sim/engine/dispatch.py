@@ -56,11 +56,18 @@ class Units:
         if self.feet is not None:
             fit = [u for u in range(lo, lo + self.per_xcd) if self._fits(u, b)]
             return min(fit, key=lambda u: (self.held[u], u)) if fit else None
-        # equal footprints: a free slot is room (one scan, no call a unit: 132 units a
-        # block, 256 blocks a K1 launch)
+        # equal footprints: a free slot is room. The unit holding the fewest (the lowest on
+        # a tie), found in C, is the one if it has room (any other with room holds as many
+        # or more); it has unless none has (``take`` and ``release`` move a unit's room
+        # and its CTAs together). Else a scan (132 units a block, 256 blocks a K1 launch)
         free, held = self.free, self.held
+        hi = lo + self.per_xcd
+        some = held[lo:hi]
+        u = lo + some.index(min(some))
+        if free[u] > 0:
+            return u
         best, fewest = None, 0
-        for u in range(lo, lo + self.per_xcd):
+        for u in range(lo, hi):
             if free[u] > 0 and (best is None or held[u] < fewest):
                 best, fewest = u, held[u]
         return best

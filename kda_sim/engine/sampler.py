@@ -30,6 +30,7 @@ class Sampler:
         self._same = self._lat["visibility_same_xcd"]
         self._cross = self._lat["visibility_cross_xcd"]
         self._drawn: list[float] = []  # the next factors, last first (popped from the end)
+        self._draws = self.jitter > 0.0  # (a jitter of 0 or less draws nothing)
 
     @functools.cached_property
     def rng(self) -> np.random.Generator:
@@ -38,14 +39,9 @@ class Sampler:
         (about 10 ms of a cold launch)."""
         return np.random.default_rng(self._seed)
 
-    def _scale(self) -> float:
-        if self.jitter <= 0.0:
-            return 1.0
-        drawn = self._drawn
-        if not drawn:
-            block = self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter, DRAW_BLOCK)
-            drawn += block[::-1].tolist()
-        return drawn.pop()
+    def _refill(self) -> None:
+        block = self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter, DRAW_BLOCK)
+        self._drawn += block[::-1].tolist()
 
     def fixed(self) -> tuple[Callable[[str], float], Callable[[str, float], float]]:
         """``latency`` and ``cost`` as the hot loops call them: without jitter nothing is
@@ -54,16 +50,34 @@ class Sampler:
             return self.latency, self.cost
         return self._lat.__getitem__, self.prof.cost
 
+    # latency, cost and visibility draw their factor inline, the next of the block (a seeded K1
+    # launch draws some 40,000: a call each to draw it was a tenth of a seeded run); a
+    # jitter of 0 or less draws nothing and scales by 1.0
     def latency(self, kind: str) -> float:
+        if self._draws:
+            drawn = self._drawn
+            if not drawn:
+                self._refill()
+            return self._lat[kind] * drawn.pop()
         if not self.jitter:
             return self._lat[kind]
-        return self._lat[kind] * self._scale()
+        return self._lat[kind] * 1.0
 
     def cost(self, key: str, units: float) -> float:
-        return self.prof.cost(key, units) * self._scale()
+        base = self.prof.cost(key, units)
+        if not self._draws:
+            return base * 1.0
+        drawn = self._drawn
+        if not drawn:
+            self._refill()
+        return base * drawn.pop()
 
     def visibility(self, src_xcd: int, dst_xcd: int) -> float:
         if not self.jitter:
             return self._same if src_xcd == dst_xcd else self._cross
-        kind = "visibility_same_xcd" if src_xcd == dst_xcd else "visibility_cross_xcd"
-        return self.latency(kind)
+        if not self._draws:
+            return (self._same if src_xcd == dst_xcd else self._cross) * 1.0
+        drawn = self._drawn
+        if not drawn:
+            self._refill()
+        return (self._same if src_xcd == dst_xcd else self._cross) * drawn.pop()

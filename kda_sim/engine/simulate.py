@@ -8,6 +8,7 @@ from typing import Any
 
 import simpy
 
+from kda_sim.engine import timers
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.cta import CtaRun, behind_loads
 from kda_sim.engine.dispatch import Units, dispatcher
@@ -116,7 +117,7 @@ def simulate(
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
-    env.run()  # (the collector is paused over the whole of simulate: kda_sim.gcpause)
+    timers.run(env)  # (the collector is paused over the whole of simulate: kda_sim.gcpause)
     for rec, outstanding in world.behind_later:
         behind_loads(rec, outstanding)
     meta = Meta.for_launch(

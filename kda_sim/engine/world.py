@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import simpy
-from simpy.events import PENDING
+from simpy.events import PENDING, Event
 
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.initial import StalePoll
@@ -90,8 +90,14 @@ class World:
         ev = self.joins.get(key)
         if ev is not None:
             return ev if ev._value is PENDING else None  # triggered: all have happened
-        put_done = self.put_done
-        waiting = [self.put_event(p) for p in producers if p not in put_done]
+        put_done, events, env = self.put_done, self.put_events, self.env
+        waiting = []  # each put not done yet: its event (put_event, inlined)
+        for p in producers:
+            if p not in put_done:
+                put_ev = events.get(p)
+                if put_ev is None:
+                    put_ev = events[p] = Event(env)
+                waiting.append(put_ev)
         if not waiting:  # a put stays done: later polls of the set need not look again
             self.joins[key] = self._all_put
             return None

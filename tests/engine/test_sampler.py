@@ -58,3 +58,17 @@ def test_a_nominal_sampler_makes_no_generator() -> None:
     seeded = Sampler(PROF, seed=3, jitter=0.1)
     seeded.latency("poll")
     assert "rng" in vars(seeded)
+
+
+def test_a_jitter_of_zero_or_less_draws_nothing_even_with_a_seed() -> None:
+    # the factor is 1.0 and no draw is taken, so a seeded run of jitter 0 (or below) is
+    # the nominal one, value for value
+    nominal = Sampler(PROF)
+    key = next(iter(PROF.costs))
+    for jitter in (0.0, -0.2):
+        s = Sampler(PROF, seed=5, jitter=jitter)
+        assert s.latency("poll") == nominal.latency("poll")
+        assert s.cost(key, 2.0) == nominal.cost(key, 2.0)
+        assert s.visibility(0, 1) == nominal.visibility(0, 1)
+        assert s.visibility(2, 2) == nominal.visibility(2, 2)
+        assert "rng" not in vars(s)

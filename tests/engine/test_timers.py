@@ -1,0 +1,90 @@
+"""The engine's frameless events and its loop: a timer lands at the time asked for, a
+Wake fires as ``Event.succeed`` would, and ``timers.run`` processes a queue in the order
+SimPy's ``Environment.run`` does, raising a failed process's error as it does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+import pytest
+import simpy
+
+from kda_sim.engine import timers
+
+
+def test_a_timer_lands_at_the_time_asked_not_now_plus_a_delay() -> None:
+    env = simpy.Environment(initial_time=0.2)
+    when = 0.9  # 0.2 + (0.9 - 0.2) is 0.8999999999999999
+    assert env.now + (when - env.now) != when
+    seen: list[float] = []
+    timers.at_time(env, when, lambda _ev: seen.append(env.now))
+    timers.run(env)
+    assert seen == [when]
+
+
+def _script(env: simpy.Environment, log: list[str], *, ours: bool) -> None:
+    """Timers, timeouts, succeeded events and processes at tied and untied times, made
+    with the engine's helpers (``ours``) or SimPy's own; each records when it ran."""
+
+    def note(name: str) -> Callable[[Any], None]:
+        return lambda _ev: log.append(f"{name}@{env.now}")
+
+    def sleeper(name: str, delays: list[float]) -> Generator[Any, Any, None]:
+        for d in delays:
+            if ours:
+                yield timers.at_time(env, env.now + d)
+            else:
+                yield env.timeout(d)
+            log.append(f"{name}@{env.now}")
+
+    def waiter(name: str) -> Generator[Any, Any, None]:
+        ev: Any = timers.wake() if ours else env.event()
+        waiting.append(ev)
+        yield ev
+        log.append(f"{name} woken@{env.now}")
+
+    waiting: list[Any] = []
+    for i, d in enumerate((2.0, 1.0, 2.0, 0.0, 1.0)):
+        if ours:
+            timers.at_time(env, env.now + d, note(f"t{i}"))
+        else:
+            env.timeout(d).callbacks.append(note(f"t{i}"))
+    env.process(sleeper("a", [1.0, 1.0, 0.0]))
+    env.process(sleeper("b", [2.0, 0.5]))
+    env.process(waiter("w"))
+
+    def wake_all(_ev: object) -> None:
+        for ev in waiting:
+            if ours:
+                timers.fire(env, ev)
+            else:
+                ev.succeed()
+
+    env.timeout(1.0).callbacks.append(wake_all)
+
+
+def test_run_and_the_helpers_keep_simpy_order_and_event_numbers() -> None:
+    mine: list[str] = []
+    theirs: list[str] = []
+    env_a, env_b = simpy.Environment(), simpy.Environment()
+    _script(env_a, mine, ours=True)
+    timers.run(env_a)
+    _script(env_b, theirs, ours=False)
+    env_b.run()
+    assert mine == theirs
+    assert "w woken@1.0" in mine
+    assert next(env_a._eid) == next(env_b._eid)  # one event number each, as SimPy's
+
+
+def test_a_failed_process_raises_from_run_as_from_simpy() -> None:
+    def broken(env: simpy.Environment) -> Generator[Any, Any, None]:
+        yield env.timeout(1.0)
+        raise ValueError("bad op")
+
+    for runner in (timers.run, lambda env: env.run()):
+        env = simpy.Environment()
+        env.process(broken(env))
+        with pytest.raises(ValueError, match="bad op") as info:
+            runner(env)
+        assert isinstance(info.value.__cause__, ValueError)  # SimPy's copy of the failure
