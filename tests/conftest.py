@@ -18,11 +18,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _private_cache(tmp_path_factory: pytest.TempPathFactory):
+def _private_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str):
     """What the product caches (kda_sim.cache) goes to a folder of the test session's own,
-    never the user's ~/.cache."""
+    never the user's ~/.cache; one folder for all of the session's xdist workers (their
+    temporary folders' parent), so a counterpart one worker simulated the other reads: an
+    entry is keyed by all it was made from and takes its name in one step."""
+    if worker_id == "master":
+        folder = tmp_path_factory.mktemp("kda-sim-cache")
+    else:
+        folder = tmp_path_factory.getbasetemp().parent / "kda-sim-cache"
+        folder.mkdir(exist_ok=True)
     mp = pytest.MonkeyPatch()
-    mp.setenv("KDA_SIM_CACHE", str(tmp_path_factory.mktemp("kda-sim-cache")))
+    mp.setenv("KDA_SIM_CACHE", str(folder))
     yield
     mp.undo()
 

@@ -10,6 +10,7 @@ imported): ``TRITON_INTERPRET=1 python -m kda_kernel.triton.interp_check [GROUP 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -26,6 +27,29 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import NPROJ, PROJ
 
 EPOCH, SLOT = 5, 3
+
+
+@functools.cache
+def _drawn(R: int, L: int, nb: int, seed: int, pad: tuple[int, ...] = ()) -> dict[str, Any]:
+    """``make_inputs`` at (R, L, nb), drawn once a process: a group's cases share shapes
+    and seeds (gemv's 13 cases draw 6), and a draw costs a second or two of CPU (the
+    weights alone are NPROJ x HIDDEN normals). Never written: :func:`_inputs` copies it."""
+    return make_inputs(LaunchConfig(R, L, nb), seed=seed, pad=pad)
+
+
+def _inputs(R: int, L: int, nb: int, seed: int, pad: tuple[int, ...] = ()) -> dict[str, Any]:
+    """A fresh copy of the draw (a launch updates the prefix and the states in place)."""
+    return clone_inputs(_drawn(R, L, nb, seed, pad))
+
+
+@functools.cache
+def _kda_reference(R: int, L: int, nb: int) -> tuple[dict[str, Any], torch.Tensor, Any]:
+    """A kda check's inputs, the projections its tasks poll and the reference's outputs
+    at (R, L, nb), once a process (the kda_tickets and probe cases share shapes). Only
+    read: each launch takes its own copy of the inputs (:func:`_kda_launch`)."""
+    inp = _inputs(R, L, nb, 2 * R + L, (1,) if R > 1 else ())
+    _, _, proj = front_of(inp)
+    return inp, proj, kda_pre_reference(**inp, L=L)
 
 
 def _kda_args(k: dict[str, Any], core: torch.Tensor, ws: Any) -> list[Any]:
@@ -75,7 +99,7 @@ def _run_attn(
     from kda_kernel.triton.interp import run_threaded
     from kda_kernel.triton.stage_kernels import attn_only
 
-    inp = make_inputs(LaunchConfig(R, L, nb), seed=R + L + nb)
+    inp = _inputs(R, L, nb, R + L + nb)
     b = Build.default(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
     ws.epoch.fill_(EPOCH)
@@ -163,7 +187,7 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
     from kda_kernel.triton.stage_kernels import gemv_only
 
     sh = LaunchConfig(R, L, nb)
-    inp = make_inputs(sh, seed=R + L)
+    inp = _inputs(R, L, nb, R + L)
     _, x, proj = front_of(inp)
     b = Build.default(R, L, nb, **build).validate()
     ws = Workspace.create([b], "cpu")
@@ -206,9 +230,8 @@ def check_gemv(R: int, L: int, nb: int, g0: int = 190, **build: Any) -> dict[str
 def _kda_setup(b: Build) -> tuple[dict[str, Any], torch.Tensor, Any, Workspace]:
     """A kda check's inputs, the projections its tasks poll, the reference and a CPU
     workspace for build ``b``."""
-    inp = make_inputs(b.cfg, seed=2 * b.cfg.R + b.cfg.L, pad=(1,) if b.cfg.R > 1 else ())
-    _, _, proj = front_of(inp)
-    return inp, proj, kda_pre_reference(**inp, L=b.cfg.L), Workspace.create([b], "cpu")
+    inp, proj, ref = _kda_reference(b.cfg.R, b.cfg.L, b.cfg.nb)
+    return inp, proj, ref, Workspace.create([b], "cpu")
 
 
 def _kda_launch(
