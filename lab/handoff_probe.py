@@ -266,13 +266,16 @@ def handoff_probe(
     tl.store(stamps + pid * (4 * ROUNDS) + k, rec)
 
 
-def _q(xs: list[float]) -> dict[str, float]:
+def quantiles(xs: list[float], digits: int = 3) -> dict[str, float]:
+    """Median, p10, p90 (rounded to ``digits``) and count; a count alone for none."""
     xs = sorted(xs)
     n = len(xs)
+    if not n:
+        return {"n": 0}
     return {
-        "median": round(st.median(xs), 3),
-        "p10": round(xs[n // 10], 3),
-        "p90": round(xs[(9 * n) // 10], 3),
+        "median": round(st.median(xs), digits),
+        "p10": round(xs[n // 10], digits),
+        "p90": round(xs[(9 * n) // 10], digits),
         "n": n,
     }
 
@@ -339,7 +342,7 @@ def run(rounds: int, launches: int, sleep_ns: int) -> list[dict[str, Any]]:
             "pattern": pat,
             "shape": shp,
             "others": oth,
-            **{k: _q(v) for k, v in acc.items()},
+            **{k: quantiles(v) for k, v in acc.items()},
             "sms_of_ctas_0_1": sorted(sms),
         }
         print(json.dumps(row), flush=True)

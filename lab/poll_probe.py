@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics as st
 import sys
 import time
 from pathlib import Path
@@ -46,6 +45,7 @@ from kda_kernel.triton.machine import now as _now
 from kda_kernel.triton.mailbox import poll as _poll
 from kda_kernel.triton.mailbox import put as _put
 from kda_kernel.triton.trace import environment
+from lab.handoff_probe import quantiles
 
 PAIRS = (1, 2, 4, 8)  # pairs a thread (the K1's sites hold 1 to 8)
 SLEEPS = (0, 128)  # the K1's Build.sleep_ns and none
@@ -294,20 +294,6 @@ def fanin_probe(
 # --- reading the stamps (host, no GPU) -------------------------------------------------
 
 
-def q(xs: list[float]) -> dict[str, float]:
-    """Median, p10, p90 and count (ns)."""
-    xs = sorted(xs)
-    n = len(xs)
-    if not n:
-        return {"n": 0}
-    return {
-        "median": round(st.median(xs), 1),
-        "p10": round(xs[n // 10], 1),
-        "p90": round(xs[(9 * n) // 10], 1),
-        "n": n,
-    }
-
-
 def _rows(stamps: np.ndarray, ctas: range, rounds: int, skip: int) -> np.ndarray:
     """[ctas, rounds - skip, 4] of one launch's stamps (the first rounds warm up)."""
     return stamps[ctas.start : ctas.stop].reshape(len(ctas), rounds, 4)[:, skip:]
@@ -393,7 +379,7 @@ def run(rounds: int, launches: int, delay_ns: int, lead_ns: int) -> list[dict[st
             h = stamps.cpu().numpy()
             for key, vals in read(h).items():
                 acc.setdefault(key, []).extend(vals)
-        row = what | {k: q(v) for k, v in acc.items()}
+        row = what | {k: quantiles(v, 1) for k, v in acc.items()}
         if "retries" in acc and what["experiment"] in ("retry", "fanin"):
             row["retry_fit"] = retry_cost(acc["span"], acc["retries"])
         row["seconds"] = round(time.perf_counter() - t, 2)

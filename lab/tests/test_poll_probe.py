@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("triton")
 
 from lab import poll_probe as pp
+from lab.handoff_probe import quantiles
 
 SIGS = {
     "try_probe": {"scratch": "*i64", "stamps": "*i64", "tag": "i32"},
@@ -142,8 +143,8 @@ def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
         "rounds": 4,
         "launches": 1,
         "rows": [
-            {"experiment": "try", "pairs": 1, "span": pp.q([500.0, 520.0])},
-            {"experiment": "traffic", "kind": "stores", "kib": 8, "span": pp.q([900.0])},
+            {"experiment": "try", "pairs": 1, "span": quantiles([500.0, 520.0], 1)},
+            {"experiment": "traffic", "kind": "stores", "kib": 8, "span": quantiles([900.0], 1)},
         ],
     }
     f = tmp_path / "run.json"
