@@ -16,7 +16,7 @@ export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
 S=$OUT/s
 mkdir -p "$S"
 KDA_WARM_ONLY=variants KDA_WARM_LS=1,2,4 timeout 260 python3 -m kda_kernel.triton.warm \
-    '[{"trace": true}, {"trace": true, "tb": 2}, {"trace": true, "nw_first": false}, {"trace": true, "nw_first": false, "tb": 2}]' \
+    '[{"trace": true}, {"trace": true, "nw_first": false}]' \
     > "$OUT/warm.log" 2>&1
 SH=1x1,1x2,1x4,2x1,2x2,2x4,4x1,4x2,4x4
 timeout 120 python3 -m lab.trace_spread record --shapes $SH --launches 8 --dir "$S/cold" \

@@ -55,15 +55,24 @@ SPECS += [(2, 2, False, True, {"kda0": 200})]
 SPECS += [(L, L, True, False, {"gate_local": True}) for L in (1, 2, 4)]
 SPECS += [(2, 2, False, True, {"gate_local": True})]
 
+
+def variant_specs(kws: list[dict], ls: list[int]) -> list[tuple[int, int, bool, bool, dict]]:
+    """Extra builds: each dict of LaunchConfig variants and Build options (a variant left
+    unsaid: the recommended one, Build.default), untraced unless it says ``trace``, at each
+    L of ``ls``; at L = 1 at R = 1 and R = 2 both (Build.TB tells them apart there)."""
+    return [
+        (R, L, False, False, kw) for kw in kws for L in ls for R in ((1, 2) if L == 1 else (1,))
+    ]
+
+
 if __name__ == "__main__":
     import json
 
-    # extra builds: a JSON list of dicts of LaunchConfig variants and Build options (bench
-    # variants; a variant left unsaid: the recommended one, Build.default), warmed at each L
-    # of KDA_WARM_LS (default 1,2,4; an L outside the grid, such as 3, is a build of its own)
+    # extra builds: a JSON list of dicts (variant_specs), warmed at each L of KDA_WARM_LS
+    # (default 1,2,4; an L outside the grid, such as 3, is a build of its own)
     kws = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
     ls = [int(v) for v in os.environ.get("KDA_WARM_LS", "1,2,4").split(",")]
-    extra = [(1, L, False, False, kw) for kw in kws for L in ls]
+    extra = variant_specs(kws, ls)
     specs = SPECS + extra
     only = os.environ.get("KDA_WARM_ONLY")
     if only == "watchdog":  # a correctness-only session
