@@ -199,6 +199,7 @@ def main() -> None:
     from kda_sim.engine import simulate
     from kda_sim.kernels.registry import DEFAULT_KERNEL, get
     from kda_sim.machine import load_profile
+    from kda_sim.parallel import idle_jobs
 
     argv = check_argv(a)
     # the command's module imported first: the cold check times the protocol built, not
@@ -226,6 +227,7 @@ def main() -> None:
     launch, launch_cpu = min(w for w, _ in launches), min(c for _, c in launches)
     print(f"kda_sim from {kda_sim.__file__}")
     print(f"kda-sim {' '.join(argv)}: {first.splitlines()[-1]}")
+    print(f"its --jobs: the default, the cores idle now: {idle_jobs()}")
     print(
         f"cold (first in the process): {cold_wall:.2f} s wall, {cold_cpu:.2f} s CPU; later "
         f"(protocol cached), best of {a.repeat}: {best:.2f} s wall (median "

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import os
 import sys
 import threading
@@ -65,6 +66,19 @@ def default_jobs() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
+
+
+def idle_jobs() -> int:
+    """The cores idle over the last minute: :func:`default_jobs` less the 1-minute load
+    average, rounded up, at least 1. A worker on a core that other work keeps busy made a
+    check slower, not faster (bench/README.md, "A check's engine runs on workers"), while
+    on an idle machine it takes a third off; this reads which of the two the machine is."""
+    cores = default_jobs()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # the platform keeps no load average: assume the cores are free
+        return cores
+    return max(1, min(cores, math.ceil(cores - load)))
 
 
 # the function a forked pool's workers call: set in this process before the pool forks, so

@@ -156,3 +156,24 @@ def test_a_kernel_file_gone_since_it_was_loaded_does_not_break_the_pool(tmp_path
     f.unlink()
     with Workers(2) as w:
         assert w.map(partial(pow, 2), range(6)) == [1, 2, 4, 8, 16, 32]
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "jobs"),
+    [(2, 0.0, 2), (2, 0.7, 2), (2, 1.2, 1), (2, 9.0, 1), (16, 3.5, 13), (4, 4.0, 1)],
+)
+def test_idle_jobs_are_the_cores_less_the_load_rounded_up(
+    monkeypatch: pytest.MonkeyPatch, cores: int, load: float, jobs: int
+) -> None:
+    monkeypatch.setattr(parallel, "default_jobs", lambda: cores)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    assert parallel.idle_jobs() == jobs
+
+
+def test_idle_jobs_without_a_load_average_are_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    def none() -> tuple[float, float, float]:
+        raise OSError("no load average")
+
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 3)
+    monkeypatch.setattr(parallel.os, "getloadavg", none)
+    assert parallel.idle_jobs() == 3

@@ -22,6 +22,7 @@ from kda_sim.checks.tags.device import in_range
 from kda_sim.checks.tags.footprint import Layout, tag_model
 from kda_sim.checks.tags.schemes import FAULTS, SCHEMES, check_slot_count, make_scheme
 from kda_sim.commands.common import (
+    IDLE_CORES,
     JITTER,
     add_jobs_flag,
     add_kernel_flag,
@@ -60,9 +61,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--jitter", type=JITTER, default=0.9, help="their jitter (default 0.9)")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
-    # one job by default: on the loaded 2-core machine the 1 s goal is measured on, a
-    # worker made the check slower (bench/README.md, "A check's engine runs on workers")
-    add_jobs_flag(p, "the engine runs of the deadlock and visibility checks", default=1)
+    # the idle cores by default: a worker takes a third off a check on an idle machine
+    # and makes it slower on a busy one (bench/README.md, "A check's engine runs on
+    # workers"); the report is the same either way
+    add_jobs_flag(p, "the engine runs of the deadlock and visibility checks", IDLE_CORES)
     p.add_argument(
         "--mutant",
         default=None,

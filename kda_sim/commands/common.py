@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import enum
 import functools
 import importlib
 import json
@@ -21,7 +22,7 @@ from kda_sim.importers import caps
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile, bundled_names, load_profile
-from kda_sim.parallel import MAX_JOBS, Jobs
+from kda_sim.parallel import MAX_JOBS, Jobs, idle_jobs
 
 
 class _LaunchFlags:
@@ -278,12 +279,31 @@ JITTER = float_type(0.0, 1.0, hi_open=True)  # relative jitter of the latencies:
 SEED = int_type(0, 2**32 - 1)  # numpy's seeds
 
 
-def add_jobs_flag(p: argparse.ArgumentParser, shared: str, default: int | None = None) -> None:
+class JobsDefault(enum.Enum):
+    """``--jobs``'s default where it is read at the start, not a number (not a string,
+    which argparse would pass through the flag's type)."""
+
+    IDLE = "the cores idle over the last minute, at least 1"  # parallel.idle_jobs
+
+
+IDLE_CORES = JobsDefault.IDLE
+
+
+def add_jobs_flag(
+    p: argparse.ArgumentParser, shared: str, default: int | JobsDefault | None = None
+) -> None:
     """``--jobs N``: the processes ``shared`` (the independent runs) are shared among;
-    ``default`` None is :func:`kda_sim.parallel.default_jobs`, the cores; 0 is refused
-    (exit 2). Or ``--cluster WHERE`` (not both): a Dask cluster's workers
-    (:mod:`kda_sim.cluster`); :func:`jobs_of` reads the two."""
-    said = "the cores this process may use" if default is None else str(default)
+    ``default`` None is :func:`kda_sim.parallel.default_jobs`, the cores, and
+    :data:`IDLE_CORES` :func:`kda_sim.parallel.idle_jobs`, the cores idle over the last
+    minute; 0 is refused (exit 2). Or ``--cluster WHERE`` (not both): a Dask cluster's
+    workers (:mod:`kda_sim.cluster`); :func:`jobs_of` reads the two."""
+    said = (
+        "the cores this process may use"
+        if default is None
+        else default.value
+        if isinstance(default, JobsDefault)
+        else str(default)
+    )
     where = p.add_mutually_exclusive_group()
     where.add_argument(
         "--jobs",
@@ -309,7 +329,7 @@ def jobs_of(args: argparse.Namespace) -> Jobs:
     connected now (exit 2 at once if it is not there, or the extra is missing)."""
     where = getattr(args, "cluster", None)
     if where is None:
-        return args.jobs
+        return idle_jobs() if args.jobs is IDLE_CORES else args.jobs
     try:
         cluster = importlib.import_module("kda_sim.cluster")
     except ImportError as e:

@@ -296,3 +296,20 @@ def test_an_unknown_mutant_or_site_exits_2_naming_it(mutant, message, capsys) ->
 def test_a_k1_catalogue_name_takes_no_site(capsys) -> None:
     assert main(["check", "--mutant", "poll-drops-a-cell@3"]) == 2
     assert "is a fault of k1's catalogue, at its own site" in capsys.readouterr().err
+
+
+def test_checks_default_jobs_are_the_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check`` without ``--jobs`` shares its runs among the cores idle at its start."""
+    import argparse
+
+    from kda_sim.commands import check as check_cmd
+    from kda_sim.commands import common
+
+    p = argparse.ArgumentParser()
+    check_cmd.add_parser(p.add_subparsers())
+    args = p.parse_args(["check"])
+    assert args.jobs == common.IDLE_CORES
+    for idle in (1, 2, 5):
+        monkeypatch.setattr(common, "idle_jobs", lambda idle=idle: idle)
+        assert common.jobs_of(args) == idle
+    assert common.jobs_of(p.parse_args(["check", "--jobs", "3"])) == 3
