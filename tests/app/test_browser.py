@@ -109,7 +109,7 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
         driver.get(server)
         wait = WebDriverWait(driver, DRAW_S)
         # the view opens on a picture of its chart, across the column
-        picture = wait.until(lambda d: d.execute_script(PICTURE_JS))
+        picture = wait.until(lambda d: d.execute_script(PICTURE_JS, _picture()))
         assert picture["width"] > 800 and picture["natural"] >= 2 * 800, picture
         assert not driver.find_elements(By.CSS_SELECTOR, "[data-testid='stPlotlyChart']")
         body = driver.find_element(By.TAG_NAME, "body").text
@@ -129,12 +129,19 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
         driver.quit()
 
 
-# the timeline's picture once decoded: its drawn (CSS) and its own width
+# the timeline's picture once decoded: its drawn (CSS) and its own width; Streamlit
+# gives a keyed container the class st-key-<key>
 PICTURE_JS = """
-const img = document.querySelector(".st-key-timeline_picture img");
+const img = document.querySelector(arguments[0]);
 if (!img || !img.complete || !img.naturalWidth) return null;
 return {width: img.getBoundingClientRect().width, natural: img.naturalWidth};
 """
+
+
+def _picture() -> str:
+    from kda_sim.app.views.common import PICTURE_KEY
+
+    return f".st-key-{PICTURE_KEY} img"
 
 
 def _interactive_chart(driver) -> None:
@@ -159,7 +166,7 @@ def _interactive_chart(driver) -> None:
     )
     bars = chart.find_elements(By.CSS_SELECTOR, ".barlayer .point")
     assert len(bars) > 1000, "the timeline should draw a bar per CTA stage"
-    assert not driver.find_elements(By.CSS_SELECTOR, ".st-key-timeline_picture img")
+    assert not driver.find_elements(By.CSS_SELECTOR, _picture())
     time.sleep(1.5)
     _margins_not_pushed(driver)
     _legend_clear_of_the_toolbars(driver)
