@@ -113,7 +113,7 @@ def picture_entry(run_key: str, view: str) -> Path:
 def stored_png(path: Path, make: Callable[[], bytes]) -> bytes:
     """The PNG kept at ``path`` (a :func:`picture_entry`), else ``make()``'s, then kept:
     a restarted server's first visitor neither builds the figure nor draws it (about
-    0.7 s of CPU, and matplotlib's import, bench/README.md)."""
+    0.5 CPU seconds, and 0.4 s of matplotlib's import: bench/README.md)."""
     try:
         blob = path.read_bytes()
     except OSError:
