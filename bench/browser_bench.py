@@ -6,11 +6,12 @@
 Each repeat starts ``streamlit run app.py`` headless on the bundled traces (``traces/``,
 or ``--traces``), waits for its health check, opens the page in a fresh headless Chromium
 (Debian's ``chromium`` and ``chromium-driver``, found as tests/app/test_browser.py finds
-them) and times from navigation to the first *complete* render: the timeline's bars
-drawn, no spinner left and the script run over (Streamlit's running indicator gone).
-That is the server's first visitor (the page's imports on the script thread, the trace
-read, its simulation, the figure). The same browser then loads the page again: a later
-visitor, with the server's caches warm. Server and browser start-up are not timed.
+them) and times from navigation to the first *complete* render: the timeline drawn (its
+picture loaded, or the chart's bars), no spinner left and the script run over
+(Streamlit's running indicator gone). That is the server's first visitor (the page's
+imports on the script thread, the trace read, its simulation, the figure and its
+picture). The same browser then loads the page again: a later visitor, with the server's
+caches warm. Server and browser start-up are not timed.
 
 The app keeps the default view's run on disk (kda_sim/app/run_store.py) in a cache folder
 of the benchmark's own (``KDA_SIM_CACHE``). By default one untimed visit fills it first:
@@ -55,11 +56,17 @@ START_S = 180  # a cold server on a loaded machine: imports before the health ch
 DRAW_S = 300
 GOAL_S = 2.0
 BARS = "[data-testid='stPlotlyChart'] .js-plotly-plot .barlayer .point"
-# the page is complete when the chart has bars, no spinner is left and the app says its
-# script is no longer running (Streamlit's data-test-script-state on the app's root)
+# the timeline view opens on a picture of its chart (kda_sim/app/views/common.py
+# PICTURE_KEY): drawn once the image is decoded
+PICTURE = ".st-key-timeline_picture img"
+# the page is complete when the chart has bars or the picture is loaded, no spinner is
+# left and the app says its script is no longer running (Streamlit's
+# data-test-script-state on the app's root)
 STATE_JS = """
 const app = document.querySelector("[data-testid='stApp']");
-return [document.querySelectorAll(arguments[0]).length > 0,
+const img = document.querySelector(arguments[1]);
+const picture = !!(img && img.complete && img.naturalWidth > 0);
+return [document.querySelectorAll(arguments[0]).length > 0 || picture,
         document.querySelectorAll("[data-testid='stSpinner']").length,
         app ? (app.dataset.testScriptState || "") : ""];
 """
@@ -205,8 +212,8 @@ def complete_render(driver: object, url: str) -> float:
     from selenium.webdriver.support.ui import WebDriverWait
 
     def done(d: object) -> bool:
-        bars, spinners, state = d.execute_script(STATE_JS, BARS)  # type: ignore[attr-defined]
-        return bool(bars) and not spinners and state != "running"
+        drawn, spinners, state = d.execute_script(STATE_JS, BARS, PICTURE)  # type: ignore[attr-defined]
+        return bool(drawn) and not spinners and state != "running"
 
     t = time.perf_counter()
     driver.get(url)  # type: ignore[attr-defined]

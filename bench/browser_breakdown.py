@@ -12,8 +12,10 @@ simulation).
    run (the page's imports, the run read back, the figure) and of a later one (the
    caches warm), each under ``cProfile`` in the script's thread: the app's functions,
    Streamlit's element calls, plotly and the imports by cumulative time.
-2. **The payload**: each element's message as the browser gets it (its protobuf bytes),
-   and the timeline figure's JSON by field (hover texts, coordinates) with its points.
+2. **The payload**: each element's message as the browser gets it (its protobuf bytes:
+   the timeline's picture is its image's), and where the page draws a chart (not the
+   timeline, which opens on a picture of it), the figure's JSON by field (hover texts,
+   coordinates) with its points.
 3. **The browser** (``streamlit run app.py`` in a fresh headless Chromium, as
    ``browser_bench.py`` runs it): a first and a later visit, each until the chart
    stopped drawing; for each, CPU seconds by process (the server; Chromium's browser,
@@ -114,7 +116,9 @@ def script_runs(top: int) -> dict[str, Any]:
             got = pstats.Stats(str(stats / f"run{i}.prof"))
             out[label] = {"cpu_s": round(cpu, 3), "functions": _top(got, top)}
         out["elements"] = element_bytes(at)
-        out["figure"] = figure_bytes(at.get("plotly_chart")[0].proto.spec)
+        # the timeline opens on a picture of its chart: no figure on the first render
+        charts = at.get("plotly_chart")
+        out["figure"] = figure_bytes(charts[0].proto.spec) if charts else None
     return out
 
 

@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 RUNS = "app-runs"  # the cache folder's sub-folder of these entries
 HEADS = "app-trace-heads"  # a trace's launch as the profile lookup needs it (small JSON)
 IDENTITIES = "app-profile-ids"  # a profile's identity by the stamp of its files
+PICTURES = "app-pictures"  # the timeline drawn as a PNG, by its run and what the view shows
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,28 @@ def stored_run(path: Path, make: Callable[[], Run]) -> Run:
     run = make()
     _write(path, pickle.dumps(run, protocol=pickle.HIGHEST_PROTOCOL))
     return run
+
+
+def picture_entry(run_key: str, view: str) -> Path:
+    """Where the picture of the run ``run_key`` (a key that names the run's content: a
+    bundled trace's, :func:`kda_sim.app.data.bundled_run`) as the view ``view`` (every
+    choice the figure is drawn from) is kept."""
+    return cache.cache_dir() / PICTURES / f"{cache.key('picture', run_key, view)}.png"
+
+
+def stored_png(path: Path, make: Callable[[], bytes]) -> bytes:
+    """The PNG kept at ``path`` (a :func:`picture_entry`), else ``make()``'s, then kept:
+    a restarted server's first visitor neither builds the figure nor draws it (about
+    0.5 CPU seconds, and 0.4 s of matplotlib's import: bench/README.md)."""
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        blob = b""
+    if blob.startswith(PNG_MAGIC):
+        return blob
+    blob = make()
+    _write(path, blob)
+    return blob
 
 
 def _is_run(obj: object) -> bool:

@@ -34,8 +34,16 @@ def measured_like(gpu: str = "h200", R: int = 2, L: int = 2, seed: int = 7) -> T
 
 
 def figure_of(at: AppTest, index: int = 0) -> dict:
-    """The plotly figure a chart element carries, as the browser gets it."""
+    """The plotly figure a chart element carries, as the browser gets it; on the
+    timeline view, which opens on a picture of its chart, the interactive chart's (the
+    view's toggle turned on: it stays on for the rest of the test)."""
+    from kda_sim.app.views.timeline import INTERACTIVE
+
     charts = at.get("plotly_chart")
+    if not charts and at.get("image") and at.toggle(key=INTERACTIVE).value is False:
+        at.toggle(key=INTERACTIVE).set_value(True).run()
+        no_failure(at)
+        charts = at.get("plotly_chart")
     assert charts, "no plotly chart on the page"
     return json.loads(charts[index].proto.spec)
 

@@ -1,5 +1,6 @@
 """The app in a real browser: headless Debian chromium loads the page, waits for the
-timeline chart to draw, and saves docs/screenshot.png (the README shows it).
+timeline's picture, saves docs/screenshot.png (the README shows it), then turns on the
+interactive chart and checks how it is drawn.
 
 Skipped cleanly without /usr/bin/chromium and chromedriver (CI installs Debian's
 ``chromium`` and ``chromium-driver``)."""
@@ -107,13 +108,10 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
     try:
         driver.get(server)
         wait = WebDriverWait(driver, DRAW_S)
-        chart = wait.until(
-            ec.presence_of_element_located(
-                (By.CSS_SELECTOR, "[data-testid='stPlotlyChart'] .js-plotly-plot .barlayer")
-            )
-        )
-        bars = chart.find_elements(By.CSS_SELECTOR, ".barlayer .point")
-        assert len(bars) > 1000, "the timeline should draw a bar per CTA stage"
+        # the view opens on a picture of its chart, across the column
+        picture = wait.until(lambda d: d.execute_script(PICTURE_JS, _picture()))
+        assert picture["width"] > 800 and picture["natural"] >= 2 * 800, picture
+        assert not driver.find_elements(By.CSS_SELECTOR, "[data-testid='stPlotlyChart']")
         body = driver.find_element(By.TAG_NAME, "body").text
         assert "simulated" in body or "trace" in body
         assert "Traceback" not in body
@@ -122,14 +120,56 @@ def test_page_draws_the_timeline_and_is_screenshotted(server: str, tmp_path: Pat
             ec.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stSpinner']"))
         )
         time.sleep(1.5)
-        _margins_not_pushed(driver)
-        _legend_clear_of_the_toolbars(driver)
         SHOT.parent.mkdir(exist_ok=True)
         assert driver.save_screenshot(str(SHOT))
         assert SHOT.stat().st_size > 20_000
+        _interactive_chart(driver)
         _stage_tables_open_on_demand(driver)
     finally:
         driver.quit()
+
+
+# the timeline's picture once decoded: its drawn (CSS) and its own width; Streamlit
+# gives a keyed container the class st-key-<key>
+PICTURE_JS = """
+const img = document.querySelector(arguments[0]);
+if (!img || !img.complete || !img.naturalWidth) return null;
+return {width: img.getBoundingClientRect().width, natural: img.naturalWidth};
+"""
+
+
+def _picture() -> str:
+    from kda_sim.app.views.common import PICTURE_KEY
+
+    return f".st-key-{PICTURE_KEY} img"
+
+
+def _interactive_chart(driver) -> None:
+    """The toggle swaps the picture for the interactive chart, a bar per CTA stage,
+    which Streamlit's theme draws with the figure's own margins."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    toggle = next(
+        e
+        for e in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stCheckbox'] label")
+        if e.text.strip().startswith("Interactive chart")
+    )
+    # a real click: the toggle (react-aria) ignores a click event sent from script
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", toggle)
+    toggle.click()
+    chart = WebDriverWait(driver, DRAW_S).until(
+        ec.presence_of_element_located(
+            (By.CSS_SELECTOR, "[data-testid='stPlotlyChart'] .js-plotly-plot .barlayer")
+        )
+    )
+    bars = chart.find_elements(By.CSS_SELECTOR, ".barlayer .point")
+    assert len(bars) > 1000, "the timeline should draw a bar per CTA stage"
+    assert not driver.find_elements(By.CSS_SELECTOR, _picture())
+    time.sleep(1.5)
+    _margins_not_pushed(driver)
+    _legend_clear_of_the_toolbars(driver)
 
 
 # the first chart's legend and the toolbars drawn over its top right corner: plotly's

@@ -10,7 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # what the timeline (the view the page opens on) does not need: the command line and the
 # ISA analyser (the bug corpus's), the comparison (Compare's), the tag check (Tags'); the
-# stage tables and pandas (drawn when the timeline's table expander is opened)
+# stage tables and pandas (drawn when the timeline's table expander is opened); matplotlib
+# (the timeline's picture is drawn with it, or read back from the run store)
 NOT_ON_FIRST_PAGE = (
     "kda_sim.cli",
     "kda_sim.isa",
@@ -18,7 +19,7 @@ NOT_ON_FIRST_PAGE = (
     "kda_sim.checks.tags",
     "kda_sim.app.stage_tables",
 )
-NOT_ON_FIRST_PAGE_LIBS = ("pandas", "pyarrow")
+NOT_ON_FIRST_PAGE_LIBS = ("pandas", "pyarrow", "matplotlib")
 
 
 def test_the_page_imports_only_the_view_it_opens_on() -> None:

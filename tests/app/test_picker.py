@@ -85,7 +85,8 @@ def test_the_kernels_flags_are_widgets_and_a_bad_value_is_its_message(
     at.sidebar.number_input(key="kc|ticketqueue|ctas").set_value(0).run()
     no_failure(at)
     assert "ctas = 0: at least 1" in texts(at.error)
-    assert not at.get("plotly_chart")  # nothing drawn for a launch that cannot run
+    # nothing drawn for a launch that cannot run: no chart, no picture of one
+    assert not at.get("plotly_chart") and not at.get("image")
 
 
 def test_a_ticket_wait_on_a_larger_ticket_shows_deadlock_with_its_chain(

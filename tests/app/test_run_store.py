@@ -203,3 +203,39 @@ def test_the_page_keeps_the_bundled_profile_identity(
     monkeypatch.setattr(data, "load_profile", no_load)
     assert data.profile_id("h200", "k1") == first
     data._profile_id.cache_clear()
+
+
+RUN_KEY = "bundled:digest|identity"
+PNG = run_store.PNG_MAGIC + b"a picture"
+
+
+def test_a_picture_is_drawn_once_and_found_by_a_restarted_server(store: Path) -> None:
+    drawn: list[str] = []
+
+    def draw() -> bytes:
+        drawn.append("drawn")
+        return PNG
+
+    entry = run_store.picture_entry(RUN_KEY, "overlay, every CTA")
+    assert run_store.stored_png(entry, draw) == PNG
+    assert entry.is_relative_to(store / run_store.PICTURES) and entry.read_bytes() == PNG
+    assert run_store.stored_png(entry, lambda: b"not asked") == PNG
+    assert drawn == ["drawn"]
+
+
+def test_another_view_run_or_code_is_another_picture(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = run_store.picture_entry(RUN_KEY, "overlay")
+    assert run_store.picture_entry(RUN_KEY, "side by side") != entry
+    assert run_store.picture_entry("bundled:other|identity", "overlay") != entry
+    monkeypatch.setattr(cache, "code_version", lambda: "another build")
+    assert run_store.picture_entry(RUN_KEY, "overlay") != entry
+
+
+def test_an_entry_that_is_no_png_is_drawn_again(store: Path) -> None:
+    entry = run_store.picture_entry(RUN_KEY, "overlay")
+    entry.parent.mkdir(parents=True)
+    entry.write_bytes(b"<html>not a picture</html>")
+    assert run_store.stored_png(entry, lambda: PNG) == PNG
+    assert entry.read_bytes() == PNG

@@ -12,7 +12,7 @@ from apphelp import figure_of, goto, no_failure, stage_tables, texts
 from streamlit.testing.v1 import AppTest
 
 from kda_sim.app.views import safety
-from kda_sim.app.views.timeline import TABLES_LABEL
+from kda_sim.app.views.timeline import INTERACTIVE, PICTURE_CAPTION, TABLES_LABEL
 
 
 def test_opens_on_a_simulation_and_says_so(empty_traces: Path, make_app) -> None:
@@ -72,6 +72,66 @@ def test_opens_on_the_bundled_trace_overlaid(one_trace: Path, make_app) -> None:
     assert "xaxis2" in fig["layout"]
     assert any(d.get("xaxis") == "x2" for d in fig["data"])
     assert "sim error %" in stage_tables(at).dataframe[0].value.columns
+
+
+def _picture_url(at: AppTest) -> str:
+    (image,) = at.get("image")
+    (img,) = image.proto.imgs
+    return img.url
+
+
+def test_the_timeline_opens_on_a_picture_of_its_chart(one_trace: Path, make_app) -> None:
+    at = make_app()
+    assert not at.get("plotly_chart"), "the interactive chart is a toggle away"
+    url = _picture_url(at)
+    png = base64.b64decode(url.removeprefix("data:image/png;base64,"))
+    assert url.startswith("data:image/png;base64,") and png.startswith(b"\x89PNG")
+    assert PICTURE_CAPTION in texts(at.caption)
+    at.toggle(key=INTERACTIVE).set_value(True).run()
+    assert not at.get("image") and figure_of(at)["data"]
+    # the choice stays while the user changes what is drawn
+    at.toggle(key="tl_polls").set_value(False).run()
+    names = [d["name"] for d in figure_of(at)["data"]]
+    assert not at.get("image") and "poll wait (real)" not in names
+    at.toggle(key=INTERACTIVE).set_value(False).run()
+    assert not at.get("plotly_chart") and _picture_url(at) != url  # drawn without the waits
+
+
+def test_a_bundled_traces_picture_is_kept_for_a_restarted_server(
+    one_trace: Path, make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kda_sim.app import data, figure_image, run_store
+    from kda_sim.app.views import common
+
+    def restart() -> None:  # what a restarted server forgets: its memory caches
+        for cached in (common._picture, common._figure, data._bundled_run):
+            cached.clear()
+
+    monkeypatch.setenv("KDA_SIM_CACHE", str(tmp_path / "cache"))
+    restart()
+    url = _picture_url(make_app())
+    assert list((tmp_path / "cache" / run_store.PICTURES).glob("*.png"))
+
+    def not_drawn(*args: object) -> bytes:
+        raise AssertionError("the picture was drawn again")
+
+    restart()
+    monkeypatch.setattr(figure_image, "png_of", not_drawn)
+    assert _picture_url(make_app()) == url
+    restart()
+
+
+def test_a_simulated_runs_picture_stays_in_memory(
+    empty_traces: Path, make_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kda_sim.app import run_store
+    from kda_sim.app.views import common
+
+    # a run named by its name, not its content: not kept across servers
+    monkeypatch.setenv("KDA_SIM_CACHE", str(tmp_path / "cache"))
+    common._picture.clear()
+    assert _picture_url(make_app())
+    assert not list((tmp_path / "cache").glob(f"{run_store.PICTURES}/*"))
 
 
 def test_follow_a_handoff(empty_traces: Path, make_app) -> None:
@@ -389,7 +449,7 @@ def test_upload_a_flydsl_ktrace(empty_traces: Path, make_app) -> None:
     # view names what it lacks, and Compare never calls it conforming
     for view in ("Timeline", "Follow a hand-off", "Compare"):
         goto(at, view)
-        assert at.get("plotly_chart"), view
+        assert at.get("plotly_chart") or at.get("image"), view  # the timeline's: a picture
         assert "248 of 256 CTAs recorded nothing" in texts(at.warning), view
     assert "conforms" not in texts(at.success)
     goto(at, "Bring a trace")

@@ -93,3 +93,12 @@ def test_a_baseline_without_an_app_is_refused(
         bb.main()
     assert e.value.code == 2
     assert f"--baseline {tmp_path}: no app.py there" in capsys.readouterr().err
+
+
+def test_a_page_is_drawn_once_the_timelines_picture_is_loaded() -> None:
+    # the timeline view opens on a picture of its chart, in a container keyed
+    # PICTURE_KEY (Streamlit's class st-key-<key>): the bench waits for its image
+    from kda_sim.app.views.common import PICTURE_KEY
+
+    assert f".st-key-{PICTURE_KEY} img" == bb.PICTURE
+    assert "arguments[1]" in bb.STATE_JS and "naturalWidth" in bb.STATE_JS

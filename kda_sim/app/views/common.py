@@ -5,6 +5,7 @@ second of its imports; the tables are in kda_sim.app.stage_tables."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
+from kda_sim.app import run_store
 from kda_sim.app.data import DEFAULT_GPU, Run, profile_name
 from kda_sim.app.figures import (
     Filter,
@@ -27,6 +29,7 @@ from kda_sim.timeline.critical import CriticalPath, critical_path, wait_for_chai
 from kda_sim.timeline.model import StuckWait, Timeline
 
 CHART_CONFIG = {"scrollZoom": True, "displaylogo": False, "responsive": True}
+PICTURE_KEY = "timeline_picture"  # the picture's container (CSS class st-key-timeline_picture)
 
 
 @dataclass
@@ -110,6 +113,32 @@ def figure_cached(
 
 def show_chart(fig: go.Figure, key: str) -> None:
     st.plotly_chart(fig, key=key, config=CHART_CONFIG, width="stretch")
+
+
+@st.cache_resource(max_entries=48, show_spinner=False)
+def _picture(run_key: str, view: str, on_disk: bool, _build: Callable[[], go.Figure]) -> bytes:
+    from kda_sim.app.figure_image import png_of
+
+    if not on_disk:
+        return png_of(_build())
+    entry = run_store.picture_entry(run_key, view)
+    return run_store.stored_png(entry, lambda: png_of(_build()))
+
+
+def picture_cached(run_key: str, view: str, build: Callable[[], go.Figure], on_disk: bool) -> bytes:
+    """The figure ``build()`` makes drawn as a PNG, once per (run, view): ``run_key``
+    names the run, ``view`` every choice the figure is drawn from; ``on_disk``: kept in
+    the run store too (a run key naming the run's content: a bundled trace's)."""
+    return _picture(run_key, view, on_disk, build)
+
+
+def show_picture(png: bytes, alt: str) -> None:
+    """``png`` across the column. As a data URL: given bytes, Streamlit opens each image
+    with PIL on every rerun and scales one wider than 1,460 px down (its own re-encode),
+    which would blur the picture's thin lanes (drawn at twice the CSS width)."""
+    url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    with st.container(key=PICTURE_KEY):
+        st.image(url, width="stretch", alt=alt)
 
 
 def pick_gpu(where: object, gpu: str, key: str) -> str:

@@ -3,6 +3,7 @@ run and its simulation in two lanes of each row."""
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from kda_sim.app.bands import grouped_figure, roles_of
@@ -15,7 +16,9 @@ from kda_sim.app.views.common import (
     figure_cached,
     filter_controls,
     longest_chain,
+    picture_cached,
     show_chart,
+    show_picture,
     us,
 )
 from kda_sim.timeline.critical import CriticalPath
@@ -24,6 +27,15 @@ LAYOUTS = ("overlay", "side by side", "real only", "simulated only")
 ROWS = ("a row a CTA", "by role")
 TABLES = "tl_tables"  # the stage tables' expander (session state: True when open)
 TABLES_LABEL = "Stage tables: real and simulated"
+# the view opens on a picture of the chart (one image, against an SVG element a bar and
+# plotly.js: most of the browser's first render, bench/README.md); the toggle's session
+# state keeps the user's choice across reruns
+INTERACTIVE = "tl_interactive"
+INTERACTIVE_HELP = (
+    "hover a bar for its times and polls, drag to zoom, pan; off: a picture of the same "
+    "chart, quicker to show"
+)
+PICTURE_CAPTION = "A picture of the chart: turn on *Interactive chart* to hover, zoom and pan."
 
 
 def layers_of(ctx: Ctx, layout: str) -> tuple[Layer, ...]:
@@ -55,31 +67,41 @@ def render(ctx: Ctx) -> None:
     layers = layers_of(ctx, layout)
     grouping, expand, window = _row_controls(ctx, layers)
     grouped = grouping == "by role" and layout != "side by side"
-    a, b, c = st.columns(3)
+    a, b, c, d = st.columns(4)
     per_cta = "drawn with a row a CTA" if grouped else None
     polls = a.toggle("Poll waits", value=True, key="tl_polls", disabled=grouped, help=per_cta)
     puts = b.toggle("Puts", value=False, key="tl_puts", disabled=grouped, help=per_cta)
     crit = c.toggle("Critical path", value=True, key="tl_crit")
+    live = d.toggle("Interactive chart", value=False, key=INTERACTIVE, help=INTERACTIVE_HELP)
 
     cp = critical_of(f"{ctx.run_key}|{layers[0].label}", layers[0].tl)
     _metrics(ctx, cp)
     cp = cp if crit else None
     chain = tuple(longest_chain(layers[0].tl)) if layers[0].tl.stuck else ()
-    with st.spinner("Drawing the timeline…"):
+
+    def figure() -> go.Figure:
         if grouped:
-            fig = grouped_figure(layers, flt, expand=expand, critical=cp, window_us=window)
+            return grouped_figure(layers, flt, expand=expand, critical=cp, window_us=window)
+        return figure_cached(
+            f"{ctx.run_key}|{layout}|{window}",
+            layers,
+            flt,
+            side_by_side=layout == "side by side",
+            polls=polls,
+            puts=puts,
+            critical=cp,
+            chain=chain,
+            window_us=window,
+        )
+
+    with st.spinner("Drawing the timeline…"):
+        if live:
+            fig = figure()
         else:
-            fig = figure_cached(
-                f"{ctx.run_key}|{layout}|{window}",
-                layers,
-                flt,
-                side_by_side=layout == "side by side",
-                polls=polls,
-                puts=puts,
-                critical=cp,
-                chain=chain,
-                window_us=window,
-            )
+            # every choice the figure is drawn from: the picture's name beside the run's
+            first = chain[0].cta if chain else None  # as figure_cached names a chain
+            view = repr((layout, grouped, expand, window, flt, polls, puts, crit, first))
+            png = picture_cached(ctx.run_key, view, figure, on_disk=run.kind == "bundled")
     if tl.deadlock:
         st.error(
             f"This run does not finish: {len(tl.stuck)} CTAs are stuck (red bars; faint red "
@@ -89,7 +111,11 @@ def render(ctx: Ctx) -> None:
             st.markdown(chain_lines(layers[0].tl, list(chain)))
         if grouped:
             st.caption("The stuck bars and wait-for lines are drawn with *a row a CTA*.")
-    show_chart(fig, "timeline_chart")
+    if live:
+        show_chart(fig, "timeline_chart")
+    else:
+        st.caption(PICTURE_CAPTION)
+        show_picture(png, f"the timeline of {run.name}")
     # below the chart, off the first screen: drawn when opened (a rerun), so the first
     # render pays neither the three data grids nor their tables (bench/README.md)
     tables = st.expander(TABLES_LABEL, key=TABLES, on_change="rerun")
