@@ -15,8 +15,10 @@ from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
+from kda_sim.machine.profile import FIRST_TRY, KIB
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
+    PAIR_BYTES,
     Atomic,
     Barrier,
     Begin,
@@ -103,6 +105,14 @@ class CtaRun(CounterOps):
         self._in_order, self._vmcnt_stores = prof.in_order_loads, prof.stores_in_vmcnt
         lat = prof.latency_ns
         self._priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
+        # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
+        # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
+        # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
+        fixed, per_store, per_load = (lat.get(n, 0.0) for n in FIRST_TRY)
+        self._first_try = (fixed, per_store / KIB, per_load / KIB)
+        self._behind = fixed > 0.0 or per_store > 0.0 or per_load > 0.0
+        self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
+        self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
         self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
         self._latest = world.latest_on(xcd)  # World.latest_visible's, by set, this XCD's
         self.stage = ""
@@ -179,6 +189,9 @@ class CtaRun(CounterOps):
             span.done = t + self.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
             pending.hbm = False
         self.loads[op.name] = self.inflight[op.name] = pending
+        if self._behind:
+            unused = self._unused
+            unused[op.name] = unused.get(op.name, 0) + op.nbytes
 
     def _check_flagged(self, op: Load) -> None:
         w = self.w
@@ -210,6 +223,8 @@ class CtaRun(CounterOps):
         hbm, nbytes = w.hbm, op.nbytes
         cta = self.prog.cta
         fold = self.fold
+        if self._behind:
+            self._store_bytes += nbytes
         if fold:
             self.unacked += 1
         else:
@@ -240,6 +255,7 @@ class CtaRun(CounterOps):
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
+        self._store_bytes = 0  # acked, so out of the SM's pipe: no poll waits behind them
         if self.fold:
             if not self.unacked:
                 return False
@@ -333,6 +349,8 @@ class CtaRun(CounterOps):
             first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
             fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
         name, n, first = fields
+        if self._behind:
+            self._store_bytes += n * PAIR_BYTES
         puts = self.track.puts
         puts.append(PutRecord(self.stage, self.task, name, n, first, t))
         w.put_done[ref] = PutDone(t, self.xcd, len(puts) - 1, self.prog.cta)
@@ -346,6 +364,31 @@ class CtaRun(CounterOps):
                 ev.succeed()
             else:
                 Timeout(env, t - c).callbacks.append(lambda _e: ev.succeed())
+
+    def _traffic_wait(self) -> float:
+        """How long a poll's first try waits behind the CTA's own memory traffic, which it
+        then has behind it (a later try, or a later poll, waits for none of it).
+
+        The traffic is counted in program order, not from the clock: the stores (plain
+        ones and put pairs) since the CTA's last drain or poll, and the loads issued and
+        neither used nor polled behind since. Not the engine's acks and load ends: a
+        folded CTA polls ahead of the clock, where those are not known yet (the count is
+        the same folded or not, and costs no event); and the engine issues a stage's
+        loads where the program asks for them (K1's k.stage: at the stage's start, 1 us
+        before k.conv's poll), where the H200's traces show k.conv's first try behind
+        them all the same (+239 ns after 42 KB; run 101's probe: 4.8 ns a KiB of loads
+        not yet used). Stores cost a fixed part where there are any (the probe's 80 ns)
+        and their bytes; stores and loads are one queue, so their parts add."""
+        fixed, per_store, per_load = self._first_try
+        wait = 0.0
+        if self._store_bytes:
+            wait = fixed + self._store_bytes * per_store
+            self._store_bytes = 0
+        unused = self._unused
+        if unused:
+            wait += sum(unused.values()) * per_load
+            unused.clear()
+        return wait
 
     def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, float]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock); returns
@@ -378,7 +421,9 @@ class CtaRun(CounterOps):
         # prices it, so a run without it draws no more jitter than before
         if op.lanes > 1 and self._priced[0]:
             lat += (op.lanes - 1) * self.latency("poll_lane")
-        first_return = t0 + lat
+        # the first try's load leaves the SM once the CTA's own traffic ahead of it has
+        start = t0 + self._traffic_wait() if self._behind else t0
+        first_return = start + lat
         if self._in_order and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
             done_at = yield from self._wait_loads(outstanding)
@@ -408,7 +453,7 @@ class CtaRun(CounterOps):
             yield joined
             self.clock = env._now
 
-        visible, last = t0, None
+        visible, last = start, None
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, sampler.visibility, self.xcd
             for p in producers:
@@ -419,15 +464,15 @@ class CtaRun(CounterOps):
         elif producers:
             hit = self._latest.get(key)
             latest, p = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
-            if latest >= t0:
+            if latest >= start:
                 visible, last = latest, p
-        # tries: the first issued at t0; each later one after the previous returned and
+        # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = self.latency("retry")
         if op.backoff and self._priced[1]:
             retry += self.latency("backoff")
-        if visible <= t0:
-            tries, issue = 0, t0
+        if visible <= start:
+            tries, issue = 0, start
         else:
             issue = first_return + retry
             tries = 1
@@ -588,6 +633,9 @@ class CtaRun(CounterOps):
                         wanted = t if held else None
                     else:
                         wanted = None
+                    if self._unused:  # used: a later poll no longer waits behind them
+                        for n in op.names:
+                            self._unused.pop(n, None)
                     # the loads not done by t (as _outstanding tells them; a loop, not a
                     # comprehension's frame, for the one or two names a Use has)
                     pending = []

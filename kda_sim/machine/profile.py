@@ -54,7 +54,17 @@ OPTIONAL_LATENCIES = (
     # poll's time is made of")
     "poll_lane",
     "backoff",
+    # a poll's first try waits behind the CTA's own memory traffic still in the SM's pipe
+    # (kda_sim.engine.cta, ``CtaRun._traffic_wait``): ns where stores are in flight, ns a
+    # KiB of those stores, and ns a KiB of loads issued and not yet used. Run 101's probe
+    # (an H100): 80 + 10.6 a KiB of stores, 4.8 a KiB of loads (docs/calibration.md, "A
+    # first try behind the CTA's own traffic")
+    "first_try_stores",
+    "first_try_store_kib",
+    "first_try_load_kib",
 )
+FIRST_TRY = ("first_try_stores", "first_try_store_kib", "first_try_load_kib")
+KIB = 1024  # bytes a KiB: first_try_store_kib and first_try_load_kib are ns a KiB
 
 
 # The physical ranges a profile's numbers may take, declared once and checked on load

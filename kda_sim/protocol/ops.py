@@ -83,6 +83,9 @@ class Compute:
     reads: Reads = field(default_factory=_no_cells, compare=False)
 
 
+PAIR_BYTES = 8  # a pair: a 64-bit (value, tag) word, what a put stores a cell
+
+
 @dataclass(frozen=True, slots=True)
 class Put:
     """Device-scope 64-bit (value, tag) stores of the pairs ``cells`` (global ids), the

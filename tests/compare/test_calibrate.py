@@ -20,13 +20,14 @@ from kda_sim.compare.calibrate import (
     fit_costs,
     fit_profile,
     fitted_overlay,
+    pinned,
     prepare,
     write_overlay,
 )
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import load_profile
+from kda_sim.machine.profile import FIRST_TRY, load_profile
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +103,18 @@ def test_search_parameters(h200) -> None:
     )
     with pytest.raises(InvalidInput, match="unknown search"):
         apply_search(h200, np.zeros(1), ("bogus",))
+
+
+def test_the_first_try_figures_are_pinned_not_searched(h200) -> None:
+    """A poll's first try behind the CTA's own traffic is read from the probe (the traces
+    record no loads): calibrate pins it where asked and leaves it out of the search."""
+    assert not set(FIRST_TRY) & set(DEFAULT_SEARCH)
+    pins = {"first_try_stores": 80.0, "first_try_store_kib": 10.6, "first_try_load_kib": 4.8}
+    prof, search = pinned(h200, pins)
+    assert {n: prof.latency_ns[n] for n in FIRST_TRY} == pins
+    assert search == list(DEFAULT_SEARCH)
+    with pytest.raises(InvalidInput, match=">= 0"):
+        pinned(h200, {"first_try_load_kib": -1.0})
 
 
 def test_unfinished_trace_is_refused(h200) -> None:

@@ -18,9 +18,11 @@ import simpy
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.world import PutDone, StaleRead, World
+from kda_sim.machine.profile import KIB
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.handoffs import OpRef
 from kda_sim.protocol.ops import (
+    PAIR_BYTES,
     Atomic,
     Barrier,
     Begin,
@@ -143,6 +145,21 @@ class ReferenceCtaRun(CounterOps):
         # the stage costs the ticket loop it runs now computes (its items'), empty outside
         self.loop_computes: frozenset[str] = frozenset()
         self.loop = -1  # the number of the loop whose body runs (handoffs.loops), -1 none
+        # added after the reference was taken: a poll's first try behind the CTA's own
+        # traffic (the engine's CtaRun._traffic_wait), counted in program order
+        self.store_bytes = 0  # stores and put pairs since the last drain or poll
+        self.unused: dict[str, int] = {}  # loads issued, neither used nor polled behind
+
+    def _traffic_wait(self) -> float:
+        lat = self.w.prof.latency_ns
+        wait = 0.0
+        if self.store_bytes:
+            wait = lat.get("first_try_stores", 0.0)
+            wait += self.store_bytes * lat.get("first_try_store_kib", 0.0) / KIB
+        wait += sum(self.unused.values()) * lat.get("first_try_load_kib", 0.0) / KIB
+        self.store_bytes = 0
+        self.unused = {}
+        return wait
 
     # -- loads and stores ---------------------------------------------------------------
     def _after(self, delay: float, fn: Callable[[], None]) -> None:
@@ -175,6 +192,7 @@ class ReferenceCtaRun(CounterOps):
             span.done = t + w.sampler.latency("l2_load") + op.nbytes / w.prof.unit_bytes_per_ns
             pending = Pending(None, span)
         self.loads[op.name] = self.inflight[op.name] = pending
+        self.unused[op.name] = self.unused.get(op.name, 0) + op.nbytes
 
     def _check_flagged(self, op: Load) -> None:
         now = self.w.env.now
@@ -198,6 +216,7 @@ class ReferenceCtaRun(CounterOps):
         w = self.w
         ev = w.env.event()
         self.stores.append(ev)
+        self.store_bytes += op.nbytes
         cta = self.prog.cta
 
         def acked(_ev: object) -> None:
@@ -243,6 +262,7 @@ class ReferenceCtaRun(CounterOps):
         space = w.handoffs.launch.space
         first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
         rec = PutRecord(self.stage, self.task, space.name(op.region), len(op.cells), first, t)
+        self.store_bytes += len(op.cells) * PAIR_BYTES
         self.track.puts.append(rec)
         ref = self._ref(k)
         w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
@@ -273,7 +293,8 @@ class ReferenceCtaRun(CounterOps):
         lat = w.sampler.latency("poll")
         if op.lanes > 1 and w.prof.latency_ns.get("poll_lane", 0.0) > 0.0:
             lat += (op.lanes - 1) * w.sampler.latency("poll_lane")
-        first_return = t0 + lat
+        start = t0 + self._traffic_wait()
+        first_return = start + lat
         if w.prof.in_order_loads and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
             yield from self._wait_loads(outstanding)
@@ -294,7 +315,7 @@ class ReferenceCtaRun(CounterOps):
         joined = w.join(producers)
         if joined is not None:
             yield joined
-        visible, last = t0, None
+        visible, last = start, None
         if w.sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
             for p in producers:
@@ -304,15 +325,15 @@ class ReferenceCtaRun(CounterOps):
                     visible, last = t, p
         elif producers:
             latest, p = w.latest_visible(producers, self.xcd)
-            if latest >= t0:
+            if latest >= start:
                 visible, last = latest, p
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = w.sampler.latency("retry")
         if op.backoff and w.prof.latency_ns.get("backoff", 0.0) > 0.0:
             retry += w.sampler.latency("backoff")
-        if visible <= t0:
-            tries, issue = 0, t0
+        if visible <= start:
+            tries, issue = 0, start
         else:
             issue = first_return + retry
             tries = 1
@@ -431,6 +452,8 @@ class ReferenceCtaRun(CounterOps):
                     for ld in held:
                         self._issue(ld, t)
                     wanted = t if held else None
+                    for n in op.names:
+                        self.unused.pop(n, None)
                     pending = [self.loads[n] for n in op.names if not self.loads[n].done_by(t)]
                     if pending:
                         yield from self._wait_loads(pending)
@@ -444,6 +467,7 @@ class ReferenceCtaRun(CounterOps):
                         self._issue(op, t)
                         self._check_flagged(op)
                     elif op.drain:  # a publish
+                        self.store_bytes = 0
                         pending = [e for e in self.stores if not e.triggered]
                         if pending:
                             yield _all(env, pending)

@@ -1,18 +1,37 @@
 """A CTA's poll: a try costs the round trip, plus ``latency_ns.poll_lane`` for each pair a
 thread beyond the first, and a retry the site's back-off (``latency_ns.backoff``) where
-the poll's code sleeps; a profile that prices neither runs every poll as before."""
+the poll's code sleeps; a profile that prices neither runs every poll as before. A poll's
+first try waits behind the CTA's own stores and loads not yet used
+(``latency_ns.first_try_*``), and a profile without them runs it at once."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kda_sim.engine import simulate
 from kda_sim.kernels.examples.pingpong import PingPongConfig
+from kda_sim.kernels.examples.pingpong import build as build_pingpong
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine import load_profile
-from kda_sim.protocol.ops import Poll
+from kda_sim.machine.profile import FIRST_TRY, KIB
+from kda_sim.protocol.ops import (
+    PAIR_BYTES,
+    Begin,
+    End,
+    Load,
+    LoadKind,
+    Poll,
+    Publish,
+    Put,
+    Store,
+    Use,
+)
+from kda_sim.protocol.program import CtaProgram, Launch
+from kda_sim.protocol.space import CellSpace
 from kda_sim.timeline.chrome import to_chrome
+from kda_sim.timeline.model import PollRecord
 
 K1 = load_profile("h200-k1")
 LANE, BACKOFF = 40.0, 300.0
@@ -68,3 +87,110 @@ def test_a_kernel_whose_polls_are_one_pair_a_thread_without_back_off_is_unchange
     a = simulate(cfg, prof).timeline
     b = simulate(cfg, priced).timeline
     assert to_chrome(a) == to_chrome(b)
+
+
+# a poll's first try behind the CTA's own traffic: run 101's probe's figures (an H100)
+FIXED, STORE_KIB, LOAD_KIB = 80.0, 10.6, 4.8
+PP = load_profile("h200", kernel="pingpong")
+BEHIND = PP.with_params(
+    first_try_stores=FIXED, first_try_store_kib=STORE_KIB, first_try_load_kib=LOAD_KIB
+)
+
+
+# pingpong's space and a region of 128 pairs nobody polls, for the consumer to put
+SPACE = CellSpace.from_sizes({"VAL": 1, "OUT": 128})
+
+
+def _consumer(*middle: object) -> list[PollRecord]:
+    """The pingpong consumer's polls where it polls its value (waiting for the producer),
+    runs ``middle``, polls the value again (there by then: one try) and once more; the
+    records of the three, run folded and unfolded (which must agree)."""
+    cfg = PingPongConfig(rounds=1)
+    base = build_pingpong(cfg)
+    val = next(op for op in base.programs[1].ops if isinstance(op, Poll))
+    ops = (Begin("consume"), val, *middle, val, val, End("consume"))
+    launch = Launch(cfg, SPACE, (base.programs[0], CtaProgram(1, "consumer", (), ops)))
+    out = []
+    for prof in (BEHIND, PP):
+        folded = simulate(cfg, prof, launch=launch).timeline.ctas[1]
+        unfolded = simulate(cfg, prof, launch=launch, fold_events=False).timeline.ctas[1]
+        assert folded == unfolded
+        out.append(folded.polls)
+    assert [_span(r) for r in out[1]][1:] == [PP.latency_ns["poll"]] * 2  # unset: at once
+    return out[0]
+
+
+def _span(rec: PollRecord) -> float:
+    return rec.satisfied - rec.first_issue
+
+
+def _stores(kib: int) -> Store:
+    return Store("s", kib * KIB)
+
+
+@pytest.mark.parametrize("kib", [8, 16, 32])
+def test_a_first_try_waits_behind_the_ctas_stores_at_the_set_rate(kib: int) -> None:
+    poll_ns = PP.latency_ns["poll"]
+    _, again, third = _consumer(_stores(kib))
+    assert again.retries == 0  # the value was there: one try, behind the stores
+    assert _span(again) == pytest.approx(poll_ns + FIXED + kib * STORE_KIB)
+    assert _span(third) == poll_ns  # the stores are behind the try before it
+
+
+def test_a_first_try_waits_behind_loads_not_yet_used_and_put_pairs() -> None:
+    poll_ns = PP.latency_ns["poll"]
+    unused = Load("l", LoadKind.STAGING, 16 * KIB, "loads used after the poll", hbm=False)
+    _, again, _ = _consumer(unused)
+    assert _span(again) == pytest.approx(poll_ns + 16 * LOAD_KIB)
+    _, used, _ = _consumer(unused, Use(("l",)))  # used before the poll: not waited behind
+    assert _span(used) == poll_ns
+    out = SPACE.gid(1, np.arange(128))
+    _, after_put, _ = _consumer(Put(1, out))  # 128 pairs: 1 KiB
+    assert _span(after_put) == pytest.approx(poll_ns + FIXED + 128 * PAIR_BYTES / KIB * STORE_KIB)
+    # a publish drains the stores before its flag: only the flag's pair is behind the try
+    _, published, _ = _consumer(_stores(32), Publish(1, out[:1]))
+    assert _span(published) == pytest.approx(poll_ns + FIXED + PAIR_BYTES / KIB * STORE_KIB)
+
+
+def test_without_the_first_try_figures_a_poll_after_traffic_is_one_round_trip() -> None:
+    assert all(PP.latency_ns[n] == 0.0 for n in FIRST_TRY)
+    cfg = PingPongConfig(rounds=1)
+    base = build_pingpong(cfg)
+    val = next(op for op in base.programs[1].ops if isinstance(op, Poll))
+    ops = (Begin("consume"), val, _stores(32), val, End("consume"))
+    launch = Launch(cfg, SPACE, (base.programs[0], CtaProgram(1, "consumer", (), ops)))
+    polls = simulate(cfg, PP, launch=launch).timeline.ctas[1].polls
+    assert _span(polls[1]) == PP.latency_ns["poll"]
+
+
+def test_only_the_first_try_waits_the_retries_keep_their_period() -> None:
+    """A poll that waits for its value, issued right after 32 KiB of stores: its first
+    try returns later by the wait; each retry after costs a try, as without it."""
+    cfg = PingPongConfig(rounds=1)
+    base = build_pingpong(cfg)
+    val = next(op for op in base.programs[1].ops if isinstance(op, Poll))
+    ops = (Begin("consume"), _stores(32), val, End("consume"))
+    launch = Launch(cfg, SPACE, (base.programs[0], CtaProgram(1, "consumer", (), ops)))
+    poll_ns, retry = PP.latency_ns["poll"], PP.latency_ns["retry"]
+    wait = FIXED + 32 * STORE_KIB
+    for prof, behind in ((BEHIND, wait), (PP, 0.0)):
+        (rec,) = simulate(cfg, prof, launch=launch).timeline.ctas[1].polls
+        assert rec.retries > 0  # it waited for the producer's put
+        assert _span(rec) == pytest.approx(behind + poll_ns + rec.retries * (poll_ns + retry))
+
+
+def test_the_first_try_wait_is_on_k1s_polls_after_k_stages_loads() -> None:
+    """K1's k.conv poll comes right after k.stage asked for its staging loads (used after
+    the poll): its first try waits behind their bytes, the first task's at least."""
+    cfg = LaunchConfig(1, 1)
+    prof = K1.with_params(first_try_load_kib=LOAD_KIB)
+    plain, behind = simulate(cfg, K1).timeline, simulate(cfg, prof).timeline
+    kib = sum(s.nbytes for s in behind.ctas[0].loads if s.stage == "k.stage") / KIB
+    grew = [
+        _span(b) - _span(a)
+        for ca, cb in zip(plain.ctas, behind.ctas, strict=True)
+        for a, b in zip(ca.polls, cb.polls, strict=True)
+        if b.stage == "k.conv" and a.retries == b.retries == 0
+    ]
+    assert grew  # polls that passed at once both ways
+    assert max(grew) == pytest.approx(kib * LOAD_KIB)

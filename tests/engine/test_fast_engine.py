@@ -112,6 +112,29 @@ def test_streamed_weights_and_shared_units_equal_the_reference(
     _assert_same(fast, ref)
 
 
+@pytest.mark.parametrize(
+    ("cfg", "seed"),
+    [
+        (LaunchConfig(2, 2), None),
+        (LaunchConfig(1, 4), 7),
+        (LaunchConfig(2, 2, kda_tickets=True), None),
+    ],
+    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
+)
+def test_a_first_try_behind_the_ctas_traffic_equals_the_reference(
+    monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
+) -> None:
+    """A poll's first try waits behind the CTA's own stores and unused loads (the
+    profile's first_try_*, which the bundled profiles leave at 0): counted in program
+    order, so folded and unfolded alike."""
+    base = load_profile("h200-k1")
+    prof = base.with_params(first_try_stores=80.0, first_try_store_kib=10.6, first_try_load_kib=4.8)
+    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
+    plain = simulate(cfg, base, seed=seed)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the wait took effect
+    _assert_same(fast, ref)
+
+
 def test_items_sharing_a_unit_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """CTAs in a ticket loop compute their items' stages: a unit shared by two of them
     slows k.recur alike in both engines."""

@@ -10,6 +10,7 @@ import pytest
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import bundled_names, check_fits, load_profile, residency
+from kda_sim.machine.profile import FIRST_TRY
 
 
 def test_bundled_profiles_state_the_issue_figures() -> None:
@@ -101,3 +102,21 @@ def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
         load_profile(str(f))
     f.write_text(json.dumps(d | {"hbm_bytes_per_ns": 5100.0, "hbm_peak_bytes_per_ns": None}))
     assert load_profile(str(f)).hbm_bytes_per_ns == 5100.0  # no datasheet figure: no bound
+
+
+def test_the_first_try_figures_default_to_0_round_trip_and_are_named(tmp_path: Path) -> None:
+    """A poll's first try behind the CTA's own traffic: 0 in every bundled profile (every
+    poll as before), a profile file's figures kept, a negative one refused by name."""
+    for name in bundled_names():
+        assert all(load_profile(name, kernel=None).latency_ns[n] == 0.0 for n in FIRST_TRY), name
+    d = load_profile("h200-stock").to_dict()
+    d["latency_ns"] |= {"first_try_stores": 80.0, "first_try_store_kib": 10.6}
+    f = tmp_path / "behind.json"
+    f.write_text(json.dumps(d))
+    lat = load_profile(str(f)).latency_ns
+    assert (lat["first_try_stores"], lat["first_try_store_kib"]) == (80.0, 10.6)
+    assert lat["first_try_load_kib"] == 0.0  # left out: 0
+    d["latency_ns"]["first_try_load_kib"] = -4.8
+    f.write_text(json.dumps(d))
+    with pytest.raises(InvalidInput, match="first_try_load_kib"):
+        load_profile(str(f))
