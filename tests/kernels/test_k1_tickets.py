@@ -122,11 +122,15 @@ def test_unrolled_copies_pay_cold_code_and_the_loop_does_not() -> None:
     assert span(one, cold) == span(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2), cold)
 
 
-def test_an_unrolled_build_uses_the_static_costs() -> None:
+def test_each_ticket_build_names_its_own_costs() -> None:
+    """The loop and the unrolled build are builds of their own (their code is not the
+    static build's: both spill); the static launch and its variants are not."""
     from kda_sim.kernels.k1.spec import KERNEL
 
     assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True)) == "kda_tickets"
-    assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2)) == ""
+    unrolled = LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2)
+    assert KERNEL.cost_build(unrolled) == "kda_tickets_unrolled"
+    assert KERNEL.cost_build(LaunchConfig(1, 1, onw_first=True)) == ""
 
 
 def test_an_items_k_stage_loads_issue_when_its_take_returns() -> None:

@@ -48,11 +48,13 @@ VARIANT_HELP: dict[str, str] = {
 
 
 def variants_of(given: dict[str, object]) -> dict[str, bool]:
-    """Keyword arguments naming protocol variants (or schedules), checked: an unknown name
-    is an error that lists the known ones (a typo would otherwise run the seed's protocol)."""
-    unknown = sorted(set(given) - set(VARIANTS) - set(SCHEDULES))
+    """Keyword arguments naming protocol variants (or schedules, or take_ahead), checked:
+    an unknown name is an error that lists the known ones (a typo would otherwise run the
+    seed's protocol)."""
+    switches = (*VARIANTS, *SCHEDULES, "take_ahead")  # every boolean switch (a flag each)
+    unknown = sorted(set(given) - set(switches))
     if unknown:
-        known = [*VARIANTS, *SCHEDULES]
+        known = list(switches)
         raise InvalidInput(f"not a protocol variant: {unknown} (known: {known})", what="variant")
     return dict(given)  # type: ignore[arg-type]
 

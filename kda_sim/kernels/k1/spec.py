@@ -194,10 +194,14 @@ class K1:
 
     def cost_build(self, cfg: LaunchConfig) -> str:
         """A ticket schedule is its own build (a loop over one copy of the task code,
-        compiled apart, and it spills), with its own costs; the variants are not, nor is a
-        loop whose items run unrolled copies of the task, as the static placement's
-        (``ticket_unroll``: the same code, so the same costs)."""
-        return cfg.schedule() if cfg.tickets and not cfg.ticket_unroll else ""
+        compiled apart, and it spills), with its own costs; so is the loop whose items
+        run unrolled copies of the task (``ticket_unroll``): the copies are the static
+        placement's code, but the kernel around them spills and runs slower (run 99 on
+        the H200, docs/whatif/ticket_k1.md), its own costs the static ones plus its code
+        share (code_share.py). The variants are no build of their own."""
+        if not cfg.tickets:
+            return ""
+        return f"{cfg.schedule()}_unrolled" if cfg.ticket_unroll else cfg.schedule()
 
     def resources(self, cfg: LaunchConfig, gpu: GpuProfile) -> KernelResources:
         """The build's threads and registers (the profile's, as the build on that GPU has
