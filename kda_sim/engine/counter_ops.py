@@ -105,8 +105,8 @@ class CounterOps:
 
     def _wait_ahead(self: CtaRun, cell: int, t: float) -> Generator[Any, Any, tuple]:
         """The take issued ahead of counter ``cell``, waited for from the CTA's own time
-        ``t``: (its ticket, its issue, the CTA's time once both it and the CTA are there:
-        the later of its return and ``t``), the clock brought there."""
+        ``t``: (its ticket, its issue, its return, the CTA's time once both it and the CTA
+        are there: the later of its return and ``t``), the clock brought there."""
         assert self.taken_ahead is not None
         issue, proc = self.taken_ahead.pop(cell)
         if not proc.triggered:
