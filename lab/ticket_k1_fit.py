@@ -52,7 +52,7 @@ from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.machine import load_profile
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline import Timeline
-from lab.ticket_k1_report import bench_us, median, takes_ns
+from lab.ticket_k1_report import bench_us, median, ready_takes_ns, takes_ns
 
 # the stages of a kda task: the loop's code is the ticket build's own (its spills)
 KDA_KEYS: tuple[str, ...] = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
@@ -101,11 +101,13 @@ def with_prologue(base: GpuProfile, train: list[Trace]) -> GpuProfile:
     return base.with_params(ticket_item=float(statistics.median(xs)))
 
 
-def measured_take(folder: Path, what: str) -> tuple[float, float]:
+def measured_take(folder: Path, what: str, ready: bool = False) -> tuple[float, float]:
     """The take's round trip and the item's prologue (ns): the medians over every take of
-    the traced launches in ``folder`` (``what`` names them in the refusal)."""
+    the traced launches in ``folder`` (``what`` names them in the refusal); with
+    ``ready``, each round trip from when its CTA could issue it (``ready_takes_ns``)."""
     tls = [read_kernel_trace(p) for ps in launches_by_shape(folder).values() for p in ps]
-    rt = median([x for tl in tls for x in takes_ns(tl)])
+    of = ready_takes_ns if ready else takes_ns
+    rt = median([x for tl in tls for x in of(tl)])
     pro = median([x for tl in tls for x in prologues_ns(tl)])
     if rt is None or pro is None:
         raise InvalidInput(f"no take recorded in the {what} traces", where=str(folder))

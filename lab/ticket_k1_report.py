@@ -50,6 +50,22 @@ def takes_ns(tl: Timeline) -> list[float]:
     return [float(ret - iss) for _, iss, ret, _ in tl.meta.extra.get("ticket_takes", ())]
 
 
+def ready_takes_ns(tl: Timeline) -> list[float]:
+    """Each take's round trip from when its CTA could issue it (ns): its return less the
+    later of its stamped issue and the end of the CTA's last stage before the return.
+    A CTA's first take after its role is issued by thread 0 after a CTA barrier, the role's
+    last hand-off done (kernel/triton/tickets.py, its SASS), but its issue stamp is
+    written by a warp that reaches the take's code without waiting for that hand-off:
+    the attn CTAs' read 256 to 352 ns before their mix's end (docs/whatif/ticket_k1.md,
+    "A take issued ahead?"), which ``takes_ns`` counts in the round trip."""
+    ends: dict[int, list[float]] = {c.cta: sorted(s.end for s in c.stages) for c in tl.ctas}
+    out = []
+    for cta, issue, ret, _ in tl.meta.extra.get("ticket_takes", ()):
+        before = [e for e in ends.get(int(cta), ()) if e <= ret]
+        out.append(float(ret - max(issue, before[-1] if before else issue)))
+    return out
+
+
 def kda_own_ns(tl: Timeline) -> list[float]:
     """Each kda task's own time: its stages' spans less the waits of the polls they hold."""
     own: dict[int, float] = defaultdict(float)

@@ -19,13 +19,18 @@ All four on ``--base`` (a profile or overlay: the static fit; the unrolled ticke
 has the static costs, ``cost_build``), two CTAs an SM, each with its build's resources
 as its traces recorded them, nominal latencies except ``atomic`` and ``ticket_item``:
 the take's round trip and the item's prologue, the medians of the run's static_take
-takes (measured, not fitted; ``--nominal-take`` leaves the profile's). The readings are
+takes (measured, not fitted; ``--nominal-take`` leaves the profile's; ``--ready-take``
+times each round trip from when its CTA could issue it, ``ticket_k1_report.ready_takes_ns``:
+a first take's issue stamp is written before the role's last hand-off ends, by a warp
+that does not wait for it). ``--take-ahead``: the builds that take issue each CTA's first
+take before its role's last hand-off (``LaunchConfig.take_ahead``; the Triton build does
+not: docs/whatif/ticket_k1.md, "A take issued ahead?"). The readings are
 ticket_probe_report's: take = static_take - static, placement = tickets - tickets_static,
 and code = tickets_static - static_take (what the ticket build's code and its takes past
 the tasks add to the same placement with a take before each task).
 
     python -m lab.ticket_probe_predict --dir S --bench kernel_bench_probe.json \\
-        --base h200-warm.json [--nominal-take] [--json OUT]
+        --base h200-warm.json [--nominal-take | --ready-take] [--take-ahead] [--json OUT]
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.counters import Atomic, AtomicKind
 from kda_sim.protocol.ops import Op
 from kda_sim.protocol.program import Launch
-from kda_sim.protocol.tickets import TAKE_ITEM, TicketLoop
+from kda_sim.protocol.tickets import TAKE_ITEM, TakeAhead, TicketLoop
 from lab.ticket_k1_fit import measured_take
 from lab.ticket_k1_report import cell
 from lab.ticket_probe_report import BUILDS, EFFECTS, START, bench_us
@@ -76,19 +81,22 @@ def take_before_each_task(cfg: LaunchConfig) -> Launch:
     its cell space holds the counter): each CTA runs, after its role, a take and then the
     task the static placement gives it, for each of its tasks, and nothing past them. A
     task's copies after a CTA's first run their code the first time (``cold_code``), as
-    the static placement's do."""
+    the static placement's do. With ``cfg.take_ahead`` a CTA with tasks issues its first
+    take ahead in its role (and one without none)."""
     launch = build_launch(cfg)
     out = []
     for prog in launch.programs:
         ops: list[Op] = []
+        tasks = tuple(tasks_of(prog.cta, cfg))
         for op in prog.ops:
+            if isinstance(op, TakeAhead) and not tasks:
+                continue
             if not isinstance(op, TicketLoop):
                 ops.append(op)
                 continue
             take = Atomic(op.region, op.cell, AtomicKind.ADD, 1, into=op.into, then=TAKE_ITEM)
-            for t in tasks_of(prog.cta, cfg):
+            for t in tasks:
                 ops += [take, *op.bodies[t]]
-        tasks = tuple(tasks_of(prog.cta, cfg))
         out.append(replace(prog, ops=tuple(ops), tasks=tasks, looped_tasks=False))
     return Launch(cfg, launch.space, tuple(out))
 
@@ -105,10 +113,14 @@ def resources_of(folder: Path, build: str, shape: tuple[int, int]) -> dict[str, 
     return res
 
 
-def predict(folder: Path, R: int, L: int, prof: GpuProfile) -> dict[str, float]:
-    """The four builds' makespans (us) at R x L on ``prof``."""
+def predict(
+    folder: Path, R: int, L: int, prof: GpuProfile, ahead: bool = False
+) -> dict[str, float]:
+    """The four builds' makespans (us) at R x L on ``prof``; with ``ahead`` the three that
+    take issue each CTA's first take before its role's last hand-off."""
     static = default_config(R, L, 8)
     tickets = default_config(R, L, 8, kda_tickets=True, ticket_unroll=UNROLL)
+    tickets = replace(tickets, take_ahead=ahead)
     runs: dict[str, tuple[LaunchConfig, Launch | None]] = {
         "static": (static, None),
         "static_take": (tickets, take_before_each_task(tickets)),
@@ -125,16 +137,23 @@ def predict(folder: Path, R: int, L: int, prof: GpuProfile) -> dict[str, float]:
     return out
 
 
-def run(folder: Path, bench: Path, base: str, nominal_take: bool = False) -> dict[str, Any]:
+def run(
+    folder: Path,
+    bench: Path,
+    base: str,
+    nominal_take: bool = False,
+    ready: bool = False,
+    ahead: bool = False,
+) -> dict[str, Any]:
     prof = load_profile(base)
-    rt, pro = measured_take(folder / "static_take" / START, "static_take")
+    rt, pro = measured_take(folder / "static_take" / START, "static_take", ready)
     if not nominal_take:
         prof = replace(prof, latency_ns={**prof.latency_ns, "atomic": rt, TAKE_ITEM: pro})
     measured = bench_us(bench)
     shapes = sorted({(R, L) for R, L, _ in measured})
     rows = []
     for R, L in shapes:
-        pred = predict(folder, R, L, prof)
+        pred = predict(folder, R, L, prof, ahead)
         meas = {b: measured.get((R, L, b)) for b in BUILDS}
         row: dict[str, Any] = {"R": R, "L": L, "predicted_us": pred, "measured_us": meas}
         for name, a, b in READINGS:
@@ -149,6 +168,8 @@ def run(folder: Path, bench: Path, base: str, nominal_take: bool = False) -> dic
         "atomic_ns": lat.latency("atomic"),
         "ticket_item_ns": lat.latency(TAKE_ITEM),
         "measured_take_ns": rt,
+        "ready_take": ready,
+        "take_ahead": ahead,
         "measured_prologue_ns": pro,
         "rows": rows,
     }
@@ -184,10 +205,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep the profile's atomic and ticket_item rather than the measured take",
     )
+    ap.add_argument(
+        "--ready-take",
+        action="store_true",
+        help="time each measured take from when its CTA could issue it (ready_takes_ns)",
+    )
+    ap.add_argument(
+        "--take-ahead",
+        action="store_true",
+        help="each CTA's first take issued before its role's last hand-off (take_ahead)",
+    )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     try:
-        rep = run(a.dir, a.bench, a.base, a.nominal_take)
+        if a.nominal_take and a.ready_take:
+            raise InvalidInput("--nominal-take and --ready-take: one or the other", what="take")
+        rep = run(a.dir, a.bench, a.base, a.nominal_take, a.ready_take, a.take_ahead)
     except InvalidInput as e:
         print(f"ticket_probe_predict: {e}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from kda_sim.engine.words import Waiting, Write
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait
 from kda_sim.protocol.pair_resets import ResetPairs
-from kda_sim.protocol.tickets import TicketLoop
+from kda_sim.protocol.tickets import TakeAhead, TicketLoop
 from kda_sim.timeline.model import CellRange, PollRecord, PutRecord
 
 if TYPE_CHECKING:
@@ -21,14 +21,25 @@ if TYPE_CHECKING:
 
 
 class CounterOps:
+    # counter -> (issue time, the take issued ahead of it, in flight or returned) that the
+    # CTA's next take of that counter waits for (TakeAhead); None until the CTA issues one
+    taken_ahead: dict[int, tuple[float, Any]] | None = None
+
     def words_op(self: CtaRun, k: int, op: Any, t: float) -> Generator[Any, Any, float]:
         """Run counter op ``op`` (op ``k``) from the CTA's own time ``t``; its time after."""
         # every word is in its region: checked once, when the hand-offs were derived
         if isinstance(op, Atomic):
-            old = yield from self._atomic(op.region, op.cell, op, t)
+            if self.taken_ahead and op.cell in self.taken_ahead:
+                old, _issue, _ret, t = yield from self._wait_ahead(op.cell, t)
+            else:
+                old = yield from self._atomic(op.region, op.cell, op, t)
+                t = self.w.env.now
             if op.into:
                 self.regs[op.into] = old
-            return self.w.env.now + (self.w.sampler.latency(op.then) if op.then else 0.0)
+            return t + (self.w.sampler.latency(op.then) if op.then else 0.0)
+        if isinstance(op, TakeAhead):
+            self._take_ahead(op, t)
+            return t
         if isinstance(op, Wait):
             return (yield from self._wait(op, t))
         if isinstance(op, Reset):
@@ -77,6 +88,34 @@ class CounterOps:
             )
         yield env.timeout(s + half - env.now)
         return old
+
+    def _take_ahead(self: CtaRun, op: TakeAhead, t: float) -> None:
+        """Issue the take at ``t`` as a process of its own: the CTA runs on; the return
+        (the ticket and its time) is the process's value."""
+        w = self.w
+        take = Atomic(op.region, op.cell, AtomicKind.ADD, 1)
+
+        def take_it() -> Generator[Any, Any, tuple[int, float]]:
+            item = yield from self._atomic(op.region, op.cell, take, t)
+            return item, w.env.now
+
+        if self.taken_ahead is None:
+            self.taken_ahead = {}
+        self.taken_ahead[op.cell] = (t, w.env.process(take_it()))
+
+    def _wait_ahead(self: CtaRun, cell: int, t: float) -> Generator[Any, Any, tuple]:
+        """The take issued ahead of counter ``cell``, waited for from the CTA's own time
+        ``t``: (its ticket, its issue, its return, the CTA's time once both it and the CTA
+        are there: the later of its return and ``t``), the clock brought there."""
+        assert self.taken_ahead is not None
+        issue, proc = self.taken_ahead.pop(cell)
+        if not proc.triggered:
+            yield proc
+        item, ret = proc.value
+        t = max(t, ret)
+        if t > self.w.env.now:
+            yield self.w.env.timeout(t - self.w.env.now)
+        return item, issue, ret, t
 
     def _reset(self: CtaRun, region: int, cell: int, t: float) -> None:
         w = self.w
@@ -183,10 +222,15 @@ class CounterOps:
         self.loop_computes = self.w.loop_computes(op)
         copy = 0  # which copy of the item code this CTA's next item runs
         while True:
-            issue = t
-            item = yield from self._atomic(op.region, op.cell, take, t)
-            t = self.w.env.now
-            self.w.ticket_takes.append([self.prog.cta, issue, t, item])
+            if self.taken_ahead and op.cell in self.taken_ahead:
+                # its first turn: the take issued ahead, its round trip overlapped with
+                # the ops since; the item starts once both it and the CTA are here
+                item, issue, ret, t = yield from self._wait_ahead(op.cell, t)
+            else:
+                issue = t
+                item = yield from self._atomic(op.region, op.cell, take, t)
+                t = ret = self.w.env.now
+            self.w.ticket_takes.append([self.prog.cta, issue, ret, item])
             if item >= op.n_items:
                 self.item = self.loop = -1
                 self.loop_computes = frozenset()

@@ -15,7 +15,7 @@ from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.tagexpr import TagExpr
-from kda_sim.protocol.tickets import TicketLoop
+from kda_sim.protocol.tickets import TakeAhead, TicketLoop
 
 
 class LoadKind(StrEnum):
@@ -167,6 +167,7 @@ Op = (
     | Wait
     | Reset
     | TicketLoop
+    | TakeAhead
     | OnOld
     | ResetPairs
 )

@@ -59,6 +59,22 @@ class TicketLoop:
         return self.n_items + self.takers - 1 if self.takers > 0 else -1
 
 
+@dataclass(frozen=True, slots=True)
+class TakeAhead:
+    """The CTA's next take of the ticket counter ``cell`` issued here, before the ops that
+    follow it, without waiting for its return: the CTA's next take of that counter (its
+    loop's first turn, or a placed take) waits for this one's return instead of issuing
+    its own, and its item starts at the later of that return and the CTA's own time there.
+    A kernel that hands its ticket to the CTA only where the index is first used (the
+    issuing warp not the one that drains the role's last hand-off) overlaps the round trip
+    with the ops between; what is taken and in which order is the loop's as before (one
+    take a turn), so the checks read the loop alone. Only in a CTA's program, before a
+    take of the same counter (``check_words``)."""
+
+    region: int  # the ticket counter's region
+    cell: int  # the ticket counter's global id
+
+
 # an item's op as a hand-off producer or poller: (ITEM_CTA0 - loop number, item x
 # BODY_SPAN + op), a "CTA" no program has, so it never meets a (CTA, op) of a program
 ITEM_CTA0 = -2
@@ -112,11 +128,12 @@ def ticket_loop(
                 f"{label}: item {i} has {len(ops)} ops, at most {BODY_SPAN}", what="ticket loop"
             )
         for k, op in enumerate(ops):
-            if isinstance(op, Publish | TicketLoop | OnOld):
+            if isinstance(op, Publish | TicketLoop | OnOld | TakeAhead):
                 raise InvalidInput(
                     f"{label}: item {i}, op {k} is a {type(op).__name__}: an item hands off "
                     "through puts, polls and counter or flag words; a flag after plain "
-                    "stores, a nested loop or a branch is not modelled in a body",
+                    "stores, a nested loop, a branch or a take ahead is not modelled in a "
+                    "body",
                     what="ticket loop",
                 )
     if unrolled < 0:
@@ -164,22 +181,46 @@ def walk(prog: CtaProgram, walked: set[int] | None = None) -> Iterator[tuple[Sit
 
 def check_words(launch: Launch) -> None:
     """Every word a counter op names (a ticket loop's bodies and clears included), and
-    every pair a pair reset names, is a cell of its region, or ``InvalidInput`` naming
-    the CTA or item and op. Checked once a launch, where its hand-offs are derived
+    every pair a pair reset names, is a cell of its region, and every take issued ahead
+    (:class:`TakeAhead`) has a take of its counter after it in its program (a loop or a
+    placed take) before another take ahead of it, or ``InvalidInput`` naming the CTA or
+    item and op. Checked once a launch, where its hand-offs are derived
     (:func:`kda_sim.protocol.handoffs.derive`), before anything runs it."""
-    from kda_sim.protocol.counters import Atomic, Reset, Wait, check_word
+    from kda_sim.protocol.counters import Atomic, AtomicKind, Reset, Wait, check_word
     from kda_sim.protocol.pair_resets import ResetPairs
 
     walked: set[int] = set()
     for prog in launch.programs:
+        ahead: dict[int, Site] = {}  # counter -> the take issued ahead not yet waited for
         for site, op in walk(prog, walked):
-            if isinstance(op, Atomic | Wait | Reset | TicketLoop | ResetPairs):
+            if isinstance(op, Atomic | Wait | Reset | TicketLoop | ResetPairs | TakeAhead):
                 for cell in op.cells if isinstance(op, Reset | ResetPairs) else (op.cell,):
                     check_word(launch.space, op.region, cell, site.text())
             if isinstance(op, TicketLoop):
                 for clear in op.clears:
                     for cell in clear.cells:
                         check_word(launch.space, clear.region, cell, f"{site.text()} (clears)")
+            if site.item >= 0 or site.branch:
+                continue
+            if isinstance(op, TakeAhead):
+                if op.cell in ahead:
+                    raise InvalidInput(
+                        f"{site.text()}: a take ahead of counter {op.cell} while "
+                        f"{ahead[op.cell].text()}'s is not yet waited for",
+                        what="take ahead",
+                    )
+                ahead[op.cell] = site
+            elif isinstance(op, TicketLoop) or (
+                isinstance(op, Atomic) and op.kind is AtomicKind.ADD and op.cell in ahead
+            ):
+                ahead.pop(op.cell, None)
+        if ahead:
+            first = min(ahead.values(), key=lambda s: s.index)
+            raise InvalidInput(
+                f"{first.text()}: a take ahead with no take of its counter after it (a "
+                "ticket loop or a placed take) to wait for it",
+                what="take ahead",
+            )
 
 
 # -- a run's takes, placed ---------------------------------------------------------------

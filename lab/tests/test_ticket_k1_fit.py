@@ -109,3 +109,29 @@ def test_the_take_is_timed_from_the_takes() -> None:
     got = with_take(base, [_Tr()])  # type: ignore[list-item]
     assert got.latency_ns["atomic"] == pytest.approx(sorted(xs)[len(xs) // 2], rel=0.01)
     assert "atomic" not in base.latency_ns  # the base is left as it was
+
+
+def test_a_ready_take_is_timed_from_the_roles_end() -> None:
+    """``ready_takes_ns``: a take issued once its CTA's role is done is its stamped round
+    trip; one stamped before the role's end (a take issued ahead, as the traces' first
+    takes read) is timed from that end: its return less the CTA's last stage's end."""
+    from dataclasses import replace
+
+    from lab.ticket_k1_report import ready_takes_ns
+
+    base = load_profile("h200-k1")
+    prof = replace(base, latency_ns={**base.latency_ns, "atomic": 900.0})
+    cfg = LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=3)
+    after = simulate(cfg, prof).timeline
+    assert ready_takes_ns(after) == pytest.approx([900.0] * (96 + 256))
+    ahead = simulate(replace(cfg, take_ahead=True), prof).timeline
+    ends = {c.cta: max(s.end for s in c.stages if s.task < 0) for c in ahead.ctas[:253]}
+    got = ready_takes_ns(ahead)
+    early = 0
+    for (cta, issue, ret, _t), rt in zip(ahead.meta.extra["ticket_takes"], got, strict=True):
+        if cta in ends and issue < ends[cta] < ret:  # a role CTA's first take
+            early += 1
+            assert rt == pytest.approx(ret - ends[cta]) and rt < 900.0
+        else:
+            assert rt == pytest.approx(ret - issue)
+    assert early == 253  # every attn and gemv CTA's

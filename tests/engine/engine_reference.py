@@ -41,7 +41,7 @@ from kda_sim.protocol.ops import (
 )
 from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import CtaProgram
-from kda_sim.protocol.tickets import item_ref
+from kda_sim.protocol.tickets import TakeAhead, item_ref
 from kda_sim.timeline.model import CellRange, CtaTrack, LoadSpan, PollRecord, PutRecord, StageSpan
 
 
@@ -497,6 +497,7 @@ _KIND_OF = {
     OnOld: _ON_OLD,
     ResetPairs: _RESET_PAIRS,
     Atomic: _ATOMIC,
+    TakeAhead: _ATOMIC,  # a take issued ahead: a counter op the CTA does not wait for
     Wait: _WAIT,
     Reset: _RESET,
     TicketLoop: _TICKETS,

@@ -15,7 +15,7 @@ from kda_sim.protocol.counters import Atomic, AtomicKind, Pred, Reset, Wait
 from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Poll, Put, Use
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
-from kda_sim.protocol.tickets import ticket_loop
+from kda_sim.protocol.tickets import TakeAhead, ticket_loop
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +164,8 @@ def test_a_cta_reads_its_own_write_of_a_word_at_once() -> None:
 @dataclasses.dataclass(frozen=True)
 class StagedCfg:
     items: int = 6
+    tail: bool = False  # each role ends on a 500 ns compute ("tail")
+    ahead: bool = False  # each CTA's first take is issued ahead of its role's tail
 
 
 def _staged_regions(cfg: StagedCfg) -> dict[str, int]:
@@ -185,24 +187,32 @@ def _staged_build(cfg: StagedCfg) -> Launch:
             End("s", i),
         ]
 
-    loop = ticket_loop("items", 0, int(space.gid(0, 0)), cfg.items, body, takers=2)
+    cell = int(space.gid(0, 0))
+    loop = ticket_loop("items", 0, cell, cfg.items, body, takers=2)
+    tail: tuple = (
+        (TakeAhead(0, cell),) * cfg.ahead + (Compute("tail"),) if cfg.tail or cfg.ahead else ()
+    )
     return Launch(
         cfg,
         space,
         (
-            CtaProgram(0, "w", (), (Compute("r0"), loop)),
-            CtaProgram(1, "w", (), (Compute("r1"), loop)),
+            CtaProgram(0, "w", (), (Compute("r0"), *tail, loop)),
+            CtaProgram(1, "w", (), (Compute("r1"), *tail, loop)),
         ),
     )
 
 
 STAGED = Kernel(
     "staged-items-test", StagedCfg, _staged_build, _staged_regions, ("w",), ("s",),
-    default_costs={"c": (500.0, 0.0), "r0": (1000.0, 0.0), "r1": (3000.0, 0.0)},
+    default_costs={
+        "c": (500.0, 0.0), "r0": (1000.0, 0.0), "r1": (3000.0, 0.0), "tail": (500.0, 0.0),
+    },
 )  # fmt: skip
 
 
-def _staged(monkeypatch: pytest.MonkeyPatch | None = None, **lat: float):
+def _staged(
+    monkeypatch: pytest.MonkeyPatch | None = None, cfg: StagedCfg | None = None, **lat: float
+):
     """The staged launch on the H200 with latencies ``lat``; with ``monkeypatch``, run by
     the reference engine (tests/engine/engine_reference.py) instead."""
     import importlib
@@ -212,8 +222,9 @@ def _staged(monkeypatch: pytest.MonkeyPatch | None = None, **lat: float):
     register(STAGED, "test")
     prof = load_profile("h200")
     prof = dataclasses.replace(prof, latency_ns={**prof.latency_ns, **lat})
+    cfg = cfg or StagedCfg()
     if monkeypatch is None:
-        return simulate(StagedCfg(), prof).timeline
+        return simulate(cfg, prof).timeline
     from engine_reference import ReferenceBandwidth, ReferenceCtaRun, ReferenceWorld
 
     sim_module = importlib.import_module("kda_sim.engine.simulate")
@@ -221,7 +232,7 @@ def _staged(monkeypatch: pytest.MonkeyPatch | None = None, **lat: float):
         m.setattr(sim_module, "CtaRun", ReferenceCtaRun)
         m.setattr(sim_module, "SharedBandwidth", ReferenceBandwidth)
         m.setattr(sim_module, "World", ReferenceWorld)
-        return simulate(StagedCfg(), prof, fold_events=False).timeline
+        return simulate(cfg, prof, fold_events=False).timeline
 
 
 def _first_loads(tl) -> dict[int, tuple[float, float]]:
@@ -254,3 +265,30 @@ def test_an_items_first_load_issues_when_its_take_returns(
     fast = _first_loads(_staged(patch, ticket_item=40.0, atomic=300.0))
     assert slow[0][1] - fast[0][1] == pytest.approx(600.0)
     assert fast[0][1] == pytest.approx(1000.0 + 300.0 + 40.0)
+
+
+@pytest.mark.parametrize("engine", ["fast", "reference"])
+def test_a_take_issued_ahead_overlaps_the_roles_tail(
+    monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """A take issued ahead of the role's 500 ns tail (TakeAhead) does not block the CTA:
+    the item's first load issues at the later of its return and the role's end, plus
+    the prologue. CTA 0's role ends at 1500 ns: a 300 ns round trip issued at 1000 is
+    hidden whole (1540, not 1840), a 900 ns one (back at 1900) by the tail's 500 ns."""
+    patch = monkeypatch if engine == "reference" else None
+    ahead, tail = StagedCfg(ahead=True), StagedCfg(tail=True)
+    for rt, load_at in ((300.0, 1500.0 + 40.0), (900.0, 1000.0 + 900.0 + 40.0)):
+        tl = _staged(patch, ahead, ticket_item=40.0, atomic=rt)
+        first = _first_loads(tl)
+        assert first[0] == (pytest.approx(1000.0 + rt), pytest.approx(load_at))
+        take0 = next(r for r in tl.meta.extra["ticket_takes"] if r[3] == 0)
+        assert take0[:3] == [0, pytest.approx(1000.0), pytest.approx(1000.0 + rt)]
+        # the same role with the take at its end: the round trip after the tail
+        blocked = _first_loads(_staged(patch, tail, ticket_item=40.0, atomic=rt))
+        assert blocked[0][1] == pytest.approx(1500.0 + rt + 40.0)
+        assert blocked[0][1] - first[0][1] == pytest.approx(min(rt, 500.0))
+        # a CTA's later takes (after an item) are the loop's own: the load after the take
+        firsts = {min(r[1] for r in tl.meta.extra["ticket_takes"] if r[0] == c) for c in (0, 1)}
+        for _cta, issue, ret, item in tl.meta.extra["ticket_takes"]:
+            if issue not in firsts and item < ahead.items:
+                assert first[item][1] == pytest.approx(ret + 40.0)

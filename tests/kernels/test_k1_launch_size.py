@@ -25,6 +25,8 @@ CONFIGS = [
     LaunchConfig(1, 2, blocks=300, kda0=299),
     LaunchConfig(2, 1, kda_tickets=True),
     LaunchConfig(1, 2, gemv_tickets=True, onw_first=True, blocks=253),
+    LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=3, take_ahead=True),
+    LaunchConfig(1, 1, gemv_tickets=True, take_ahead=True),
 ]
 
 

@@ -122,11 +122,15 @@ def test_unrolled_copies_pay_cold_code_and_the_loop_does_not() -> None:
     assert span(one, cold) == span(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2), cold)
 
 
-def test_an_unrolled_build_uses_the_static_costs() -> None:
+def test_each_ticket_build_names_its_own_costs() -> None:
+    """The loop and the unrolled build are builds of their own (their code is not the
+    static build's: both spill); the static launch and its variants are not."""
     from kda_sim.kernels.k1.spec import KERNEL
 
     assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True)) == "kda_tickets"
-    assert KERNEL.cost_build(LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2)) == ""
+    unrolled = LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=2)
+    assert KERNEL.cost_build(unrolled) == "kda_tickets_unrolled"
+    assert KERNEL.cost_build(LaunchConfig(1, 1, onw_first=True)) == ""
 
 
 def test_an_items_k_stage_loads_issue_when_its_take_returns() -> None:
@@ -162,3 +166,57 @@ def test_an_items_k_stage_loads_issue_when_its_take_returns() -> None:
     static = simulate(LaunchConfig(1, 1), prof, occupancy=2).timeline
     assert "ticket_takes" not in static.meta.extra
     assert not any(p.region == TICKET_NAME for c in static.ctas for p in c.puts)
+
+
+def test_take_ahead_parses_validates_and_round_trips() -> None:
+    from kda_sim.commands.common import kernel_config
+    from kda_sim.kernels.k1.spec import KERNEL
+
+    argv = ["--R", "1", "--L", "1", "--kda-tickets", "--ticket-unroll", "3", "--take-ahead"]
+    cfg = kernel_config(KERNEL, argv)
+    assert cfg.take_ahead and cfg.label().endswith("kda_tickets unroll 3 take ahead")
+    assert LaunchConfig.from_dict(cfg.to_dict()) == cfg
+    assert "take_ahead" not in LaunchConfig(1, 1, kda_tickets=True).to_dict()  # off: left out
+    with pytest.raises(InvalidInput, match=r"take_ahead .* needs kda_tickets or gemv_tickets"):
+        LaunchConfig(1, 1, take_ahead=True).validate()
+    with pytest.raises(InvalidInput, match="take_ahead must be true or false"):
+        LaunchConfig(1, 1, kda_tickets=True, take_ahead=1).validate()  # type: ignore[arg-type]
+
+
+def test_a_take_ahead_is_issued_before_the_roles_last_hand_off() -> None:
+    """Built: an attn CTA's take ahead just before its XRDY publish, a gemv CTA's before
+    its last PROJ put, none where a CTA has no role. Run: every role CTA's first take is
+    issued before its role ends, its first k.stage load at the later of the take's return
+    and the role's end, plus the prologue; off, the take issues at the role's end."""
+    from dataclasses import replace
+
+    from kda_sim.protocol.ops import Compute, Publish, Put
+    from kda_sim.protocol.tickets import TakeAhead
+
+    cfg = LaunchConfig(1, 1, kda_tickets=True, ticket_unroll=3, take_ahead=True)
+    progs = build_launch(cfg).programs
+    for c, nxt in ((0, Publish), (100, Put)):
+        ops = progs[c].ops
+        (k,) = [k for k, op in enumerate(ops) if isinstance(op, TakeAhead)]
+        assert isinstance(ops[k + 1], nxt) and not any(isinstance(op, Put) for op in ops[k + 2 :])
+    assert not any(isinstance(op, TakeAhead) for op in progs[BLOCKS - 1].ops)
+    # CTA 252's second group is past the 393: its last stage hands off nothing, so the
+    # take is issued after its compute
+    ops = progs[252].ops
+    (k,) = [k for k, op in enumerate(ops) if isinstance(op, TakeAhead)]
+    assert isinstance(ops[k - 1], Compute) and not any(isinstance(op, Put) for op in ops[k:])
+
+    prof = load_profile("h200-k1").with_params(ticket_item=64.0)
+    prof = replace(prof, latency_ns={**prof.latency_ns, "atomic": 400.0})
+    for ahead in (True, False):
+        tl = simulate(replace(cfg, take_ahead=ahead), prof, occupancy=2).timeline
+        first_take = {}
+        for cta, issue, ret, t in tl.meta.extra["ticket_takes"]:
+            if int(cta) not in first_take or issue < first_take[int(cta)][0]:
+                first_take[int(cta)] = (issue, ret, int(t))
+        for c in tl.ctas[: NA + 10]:
+            role_end = max(s.end for s in c.stages if s.task < 0)
+            issue, ret, t = first_take[c.cta]
+            assert (issue < role_end) if ahead else issue == pytest.approx(role_end)
+            loads = [ld.issue for ld in c.loads if ld.stage == "k.stage" and ld.task == t]
+            assert loads and min(loads) == pytest.approx(max(ret, role_end) + 64.0)

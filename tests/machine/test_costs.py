@@ -52,6 +52,7 @@ def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -
         "h200.fitted.json",
         "h200.json",
         "h200.kda_tickets.fitted.json",  # the ticket build's own (cost_build)
+        "h200.kda_tickets_unrolled.fitted.json",  # the unrolled one's: the static + its share
         "mi300x.json",
         "mi355x.json",
     ]
@@ -367,3 +368,20 @@ def test_k1s_ticket_build_has_its_own_fitted_costs() -> None:
     assert tickets.costs_from.startswith(
         "k1 (kda_tickets build) costs fitted on h200 by kda-sim calibrate ("
     )
+
+
+def test_k1s_unrolled_ticket_build_is_the_static_fit_plus_its_code_share() -> None:
+    """h200-k1-kda_tickets_unrolled (lab/ticket_code_fit.py, run 100's untraced times):
+    every cost and machine parameter h200-k1's, but gemv (+ a group's share, both forms)
+    and k.norm (+ an item's share, apart at L = 1 and L >= 2), labelled as fitted."""
+    static, unrolled = load_profile("h200-k1"), load_profile("h200-k1-kda_tickets_unrolled")
+    assert unrolled.latency_ns == static.latency_ns
+    assert unrolled.hbm_bytes_per_ns == static.hbm_bytes_per_ns
+    assert {k for k in static.costs if unrolled.costs[k] != static.costs[k]} == {"gemv", "k.norm"}
+    g = unrolled.cost("gemv", 1) - static.cost("gemv", 1)
+    assert g > 0 and unrolled.cost("gemv", 16) - static.cost("gemv", 16) == pytest.approx(g)
+    x1 = unrolled.cost("k.norm", 1) - static.cost("k.norm", 1)
+    x2 = unrolled.cost("k.norm", 2) - static.cost("k.norm", 2)
+    assert 0 < x1 < x2 == pytest.approx(unrolled.cost("k.norm", 4) - static.cost("k.norm", 4))
+    assert "fitted to untraced times" in unrolled.costs_from
+    assert unrolled.costs_from.startswith("k1 (kda_tickets_unrolled build) costs fitted on h200")

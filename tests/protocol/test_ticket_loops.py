@@ -123,3 +123,41 @@ def test_a_launch_without_a_loop_has_nothing_to_place() -> None:
     launch = Launch(None, space, (CtaProgram(0, "r", (), (Compute("c", 1.0),)),))
     with pytest.raises(InvalidInput, match="one ticket loop"):
         placed(launch, ((),))
+
+
+def _ahead(*ops) -> Launch:
+    """One CTA with ``ops`` (TakeAhead of the counter, the loop) in its program."""
+    space = CellSpace.from_sizes({"TICKET": 1})
+    return Launch(None, space, (CtaProgram(0, "r", (), tuple(ops)),))
+
+
+def test_a_take_ahead_needs_a_take_of_its_counter_after_it() -> None:
+    from kda_sim.protocol.tickets import TakeAhead, check_words
+
+    loop = ticket_loop("l", 0, 0, 2, lambda i: [Compute("c", 1.0)], takers=1)
+    check_words(_ahead(TakeAhead(0, 0), Compute("own", 1.0), loop))  # the loop waits for it
+    with pytest.raises(InvalidInput, match=r"CTA 0 \(op 0\): a take ahead with no take"):
+        check_words(_ahead(TakeAhead(0, 0), Compute("own", 1.0)))
+    with pytest.raises(InvalidInput, match=r"CTA 0 \(op 1\): a take ahead of counter 0 while"):
+        check_words(_ahead(TakeAhead(0, 0), TakeAhead(0, 0), loop))
+    with pytest.raises(InvalidInput, match="cell 3 is not in TICKET"):
+        check_words(_ahead(TakeAhead(0, 3), loop))
+    with pytest.raises(InvalidInput, match="item 1, op 0 is a TakeAhead"):
+        ticket_loop("l", 0, 0, 2, lambda i: [TakeAhead(0, 0)] if i else [])
+
+
+def test_a_placed_take_waits_for_the_take_issued_ahead() -> None:
+    """Placed, the role keeps its take ahead and the CTA's first take (an atomic add of
+    the counter) is the one that waits for it (the engine's rule); the check passes."""
+    from kda_sim.protocol.tickets import TakeAhead, check_words
+
+    loop = ticket_loop("l", 0, 0, 1, lambda i: [Compute("c", 1.0)], takers=1)
+    got = placed(_ahead(TakeAhead(0, 0), Compute("own", 1.0), loop), ((0, 1),))
+    assert [type(op).__name__ for op in got.programs[0].ops] == [
+        "TakeAhead",
+        "Compute",
+        *["Atomic", "Compute"],
+        "Atomic",
+        "Reset",
+    ]
+    check_words(got)

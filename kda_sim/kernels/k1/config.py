@@ -32,6 +32,7 @@ CONFIG_KEYS: tuple[str, ...] = (
     *VARIANTS,
     *SCHEDULES,
     "ticket_unroll",
+    "take_ahead",
     "placed",
 )
 # what each variant changes, as flags and the app say it
@@ -47,11 +48,13 @@ VARIANT_HELP: dict[str, str] = {
 
 
 def variants_of(given: dict[str, object]) -> dict[str, bool]:
-    """Keyword arguments naming protocol variants (or schedules), checked: an unknown name
-    is an error that lists the known ones (a typo would otherwise run the seed's protocol)."""
-    unknown = sorted(set(given) - set(VARIANTS) - set(SCHEDULES))
+    """Keyword arguments naming protocol variants (or schedules, or take_ahead), checked:
+    an unknown name is an error that lists the known ones (a typo would otherwise run the
+    seed's protocol)."""
+    switches = (*VARIANTS, *SCHEDULES, "take_ahead")  # every boolean switch (a flag each)
+    unknown = sorted(set(given) - set(switches))
     if unknown:
-        known = [*VARIANTS, *SCHEDULES]
+        known = list(switches)
         raise InvalidInput(f"not a protocol variant: {unknown} (known: {known})", what="variant")
     return dict(given)  # type: ignore[arg-type]
 
@@ -81,6 +84,12 @@ class LaunchConfig:
     # across it and spills on the H200 (kernel/triton/tickets.py); a copy runs its code
     # the first time, as the static placement's second task does (cold_code)
     ticket_unroll: int = 0
+    # each CTA with a role issues its first take before the role's last hand-off (the
+    # XRDY publish, the last PROJ put) and waits for it after the role, its round trip
+    # overlapped with the hand-off (kda_sim.protocol.tickets.TakeAhead). Off: the take
+    # after the role, as the Triton build issues it (a CTA barrier after the publish's
+    # release, then one thread's atomic: docs/whatif/ticket_k1.md, "A take issued ahead")
+    take_ahead: bool = False
     # a ticket launch's items placed as a run took them: CTA -> its tickets in take order
     # (kda_sim.protocol.tickets.placed); empty: taken from the counter as the launch runs
     placed: tuple[tuple[int, ...], ...] = ()
@@ -121,6 +130,7 @@ class LaunchConfig:
         variants = "".join(f" {v}" for v in self.variants())
         sched = "" if not self.tickets else f" {self.schedule()}"
         sched += f" unroll {self.ticket_unroll}" if self.ticket_unroll else ""
+        sched += " take ahead" if self.take_ahead else ""
         sched += " placed" if self.placed else ""
         return f"R={self.R} L={self.L} nb={self.nb} kda0={self.kda0}{variants}{sched}"
 
@@ -131,7 +141,7 @@ class LaunchConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         # off: left out (a static launch's as it was)
-        for name in (*SCHEDULES, "ticket_unroll", "placed"):
+        for name in (*SCHEDULES, "ticket_unroll", "take_ahead", "placed"):
             if not d[name]:
                 del d[name]
         if "placed" in d:
@@ -156,7 +166,7 @@ class LaunchConfig:
         for name in ("R", "L", "nb", "kda0", "blocks", "ticket_unroll"):
             if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be an integer", what=name)
-        for name in (*VARIANTS, *SCHEDULES):
+        for name in (*VARIANTS, *SCHEDULES, "take_ahead"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false", what=name)
         self._validate_placed()
@@ -208,6 +218,12 @@ class LaunchConfig:
                 "ticket_unroll",
                 f"ticket_unroll = {self.ticket_unroll} unrolls the kda_tickets loop: "
                 "it needs kda_tickets",
+            ),
+            (
+                not self.take_ahead or self.tickets,
+                "take_ahead",
+                "take_ahead issues a CTA's first ticket take before its role ends: it needs "
+                "kda_tickets or gemv_tickets",
             ),
             (
                 0 <= self.kda0 < self.blocks,

@@ -13,10 +13,10 @@ from kda_sim.kernels.k1.gemv import gemv_program
 from kda_sim.kernels.k1.kda import kda_program, tasks_of
 from kda_sim.kernels.k1.regions import regions
 from kda_sim.kernels.k1.tickets import k1_ticket_loop
-from kda_sim.protocol.ops import Op
+from kda_sim.protocol.ops import Begin, Compute, Op, Publish, Put
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
-from kda_sim.protocol.tickets import TicketLoop, placed
+from kda_sim.protocol.tickets import TakeAhead, TicketLoop, placed
 
 
 class Role(StrEnum):
@@ -46,11 +46,26 @@ def cta_program(
     elif role is Role.GEMV:
         ops += gemv_program(cta, cfg, space)
     if loop is not None:
+        if cfg.take_ahead and ops:
+            ops = take_ahead(ops, loop)
         return CtaProgram(cta, role, (), (*ops, loop))
     tasks = tasks_of(cta, cfg)
     for i in tasks:
         ops += kda_program(i, cfg, space)
     return CtaProgram(cta, role, tuple(tasks), tuple(ops))
+
+
+def take_ahead(role: list[Op], loop: TicketLoop) -> list[Op]:
+    """The role's ops with the CTA's first take issued before the hand-off that ends its
+    last stage (the attn CTAs' XRDY publish, whose drain waits for the x rows' stores;
+    a gemv CTA's second group's PROJ put), or, where that stage hands off nothing (CTA
+    252's second group is past the 393), after its last compute: as a kernel would whose
+    take is issued by a thread that does not hand off (LaunchConfig.take_ahead). The loop
+    waits for it after the role."""
+    stage = max(k for k, op in enumerate(role) if isinstance(op, Begin))
+    puts = [k for k in range(stage, len(role)) if isinstance(role[k], Put | Publish)]
+    at = puts[-1] if puts else max(k for k, op in enumerate(role) if isinstance(op, Compute)) + 1
+    return [*role[:at], TakeAhead(loop.region, loop.cell), *role[at:]]
 
 
 @lru_cache(maxsize=64)

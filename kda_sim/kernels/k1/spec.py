@@ -125,11 +125,14 @@ class K1:
         with its items placed holds a take a ticket and the last taker's reset besides.
         Every CTA of a static launch is a program built, empty or not: one op each."""
         from kda_sim.kernels.k1.attn import attn_ops
+        from kda_sim.kernels.k1.constants import N_GEMV, NA
         from kda_sim.kernels.k1.gemv import gemv_ops
         from kda_sim.kernels.k1.kda import KDA_TASK_OPS
         from kda_sim.kernels.k1.tickets import GEMV_ITEM_OPS, n_gemv_items
 
         work = attn_ops(cfg) + (0 if cfg.gemv_tickets else gemv_ops())
+        if cfg.take_ahead:  # a take ahead in each role: the attn CTAs' and the gemv CTAs'
+            work += NA + (0 if cfg.gemv_tickets else N_GEMV)
         work += KDA_TASK_OPS * cfg.n_tasks + GEMV_ITEM_OPS * n_gemv_items(cfg)
         takes = sum(len(t) for t in cfg.placed) + 1 if cfg.placed else 0
         return launch_terms({("R", "L"): work, ("blocks",): cfg.blocks, ("placed",): takes})
@@ -151,12 +154,19 @@ class K1:
             help="with --kda-tickets: a CTA's first N items run unrolled copies of the kda "
             "task before the loop's own (the build that does not spill; default 0)",
         )
+        parser.add_argument(
+            "--take-ahead",
+            action="store_true",
+            help="with a ticket schedule: a CTA's first take is issued before its role's "
+            "last hand-off and waited for after the role (the Triton build takes after it)",
+        )
 
     def config_from_args(self, args: argparse.Namespace) -> LaunchConfig:
         variants = {name: getattr(args, name) for name in (*VARIANTS, *SCHEDULES)}
         unroll = getattr(args, "ticket_unroll", 0)
+        ahead = bool(getattr(args, "take_ahead", False))
         return LaunchConfig(
-            args.R, args.L, args.nb, args.kda0, **variants, ticket_unroll=unroll
+            args.R, args.L, args.nb, args.kda0, **variants, ticket_unroll=unroll, take_ahead=ahead
         ).validate()
 
     def config_to_dict(self, cfg: LaunchConfig) -> dict[str, Any]:
@@ -184,10 +194,14 @@ class K1:
 
     def cost_build(self, cfg: LaunchConfig) -> str:
         """A ticket schedule is its own build (a loop over one copy of the task code,
-        compiled apart, and it spills), with its own costs; the variants are not, nor is a
-        loop whose items run unrolled copies of the task, as the static placement's
-        (``ticket_unroll``: the same code, so the same costs)."""
-        return cfg.schedule() if cfg.tickets and not cfg.ticket_unroll else ""
+        compiled apart, and it spills), with its own costs; so is the loop whose items
+        run unrolled copies of the task (``ticket_unroll``): the copies are the static
+        placement's code, but the kernel around them spills and runs slower (run 99 on
+        the H200, docs/whatif/ticket_k1.md), its own costs the static ones plus its code
+        share (code_share.py). The variants are no build of their own."""
+        if not cfg.tickets:
+            return ""
+        return f"{cfg.schedule()}_unrolled" if cfg.ticket_unroll else cfg.schedule()
 
     def resources(self, cfg: LaunchConfig, gpu: GpuProfile) -> KernelResources:
         """The build's threads and registers (the profile's, as the build on that GPU has
