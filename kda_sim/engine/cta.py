@@ -135,22 +135,19 @@ class CtaRun(CounterOps):
         return ev
 
     def _hbm_load_folded(self, op: Load, pending: Pending) -> None:
-        """As ``_hbm_load``, the transfer's end calling back into the CTA at once (no
-        event of its own, none for the load unless the CTA waits for it)."""
-        w = self.w
-        env = w.env
-        hbm, nbytes, span = w.hbm, op.nbytes, pending.span
+        """As ``_hbm_load``, the transfer joining the HBM server after its latency with no
+        timer (``join_at``) and its end calling back into the CTA at once (no event of its
+        own, none for the load unless the CTA waits for it)."""
+        env = self.w.env
+        span = pending.span
 
         def done() -> None:
             span.done = env._now
             if pending.waited:
                 self._landed()
 
-        def start(_ev: object) -> None:
-            hbm.stream(nbytes, done)
-
         c = self.clock
-        at_time(env, c + (span.issue - c + self.latency("hbm_load")), start)
+        self.w.hbm.join_at(c + (span.issue - c + self.latency("hbm_load")), op.nbytes, done)
 
     def _landed(self) -> None:
         """One more of what a folded CTA waits for has landed; the last wakes it."""
@@ -229,14 +226,16 @@ class CtaRun(CounterOps):
             if self.draining:
                 self._landed()
 
-        def start(_ev: object) -> None:
-            if fold:
-                hbm.stream(nbytes, acked)
-            else:
-                hbm.transfer(nbytes).callbacks.append(acked)
-
         c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
-        at_time(env, c + (t - c + self.latency("store_ack")), start)
+        at = c + (t - c + self.latency("store_ack"))
+        if fold:  # joins the server then, with no timer of its own
+            hbm.join_at(at, nbytes, acked)
+            return
+
+        def start(_ev: object) -> None:
+            hbm.transfer(nbytes).callbacks.append(acked)
+
+        at_time(env, at, start)
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
