@@ -14,19 +14,20 @@ from types import ModuleType
 from kda_sim.errors import KdaSimError
 
 # the subcommands, each a module of kda_sim.commands of its name, in the order --help
-# lists them
-COMMANDS = (
-    "simulate",
-    "check",
-    "sweep",
-    "kernel",
-    "compare",
-    "calibrate",
-    "isa",
-    "floor",
-    "spread",
-    "variants",
-)
+# lists them, and what each does (its line in --help: the top level's lists them without
+# importing a command's module)
+COMMANDS = {
+    "simulate": "simulate one launch",
+    "check": "check a launch (deadlock, visibility, role rule) or, with --tags, tag uniqueness",
+    "sweep": "safety map over R x L for one GPU",
+    "kernel": "run the real Triton K1 on a CUDA GPU",
+    "compare": "a real trace against the model",
+    "calibrate": "fit a kernel's costs on a GPU to real traces",
+    "isa": "analyze a kernel's ISA: polls behind loads, undrained flags",
+    "floor": "how fast the protocol could run: the model's costs taken away step by step",
+    "spread": "real launches of one shape against each other and against the model",
+    "variants": "a kernel bench's measured variant differences beside the model's",
+}
 
 
 def command_module(name: str) -> ModuleType:
@@ -43,18 +44,37 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or with ``only`` of that one alone: ``main`` given
     a subcommand imports no other's module (the commands' imports together take about
     twice what ``check``'s do: trace readers, the ISA analysis and its graph library)."""
-    parser = _Parser(prog="kda-sim", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser, sub = _top()
     for name in COMMANDS if only is None else (only,):
         command_module(name).add_parser(sub)
     return parser
 
 
+def top_parser() -> argparse.ArgumentParser:
+    """The top level alone: each subcommand named, with its line of help, and none of
+    its flags, so no command's module is imported (``kda-sim --help``: building every
+    command's parser imported them all, about a second of imports)."""
+    parser, sub = _top()
+    for name, line in COMMANDS.items():
+        sub.add_parser(name, help=line)
+    return parser
+
+
+def _top() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    parser = _Parser(prog="kda-sim", description=__doc__.splitlines()[0])
+    return parser, parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # a subcommand named first (the top level has no flag but --help): its parser alone
-    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
+    # a subcommand named first (the top level has no flag but --help): its parser alone;
+    # else the top level's (its help, or its error), and the command's parser where the
+    # command came later after all
+    parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else top_parser()
     args, rest = parser.parse_known_args(argv)
+    if not hasattr(args, "run"):
+        parser = build_parser(args.command)
+        args, rest = parser.parse_known_args(argv)
     if rest and not hasattr(args, "kernel"):
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     args.kernel_args = rest  # the flags of the kernel --kernel names

@@ -5,7 +5,7 @@ import ast
 import subprocess
 import sys
 
-from kda_sim.cli import COMMANDS, build_parser
+from kda_sim.cli import COMMANDS, build_parser, top_parser
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -46,3 +46,24 @@ def test_a_subcommand_imports_no_other_commands_module() -> None:
     loaded = set(ast.literal_eval(out.stdout))
     others = {f"kda_sim.commands.{n}" for n in COMMANDS} - {"kda_sim.commands.check"}
     assert "kda_sim.commands.check" in loaded and not loaded & others
+
+
+def test_the_top_level_helps_as_the_whole_parser_without_a_commands_module() -> None:
+    assert top_parser().format_help() == build_parser().format_help()
+
+
+def test_top_level_help_imports_no_command_and_nothing_heavy() -> None:
+    # `kda-sim --help` lists the commands from cli.COMMANDS: no command's module, so none
+    # of their imports (numpy, networkx, the ISA analysis, trace readers, the engine)
+    code = (
+        "import sys\nfrom kda_sim.cli import main\ntry:\n    main(['--help'])\n"
+        "except SystemExit as e:\n    assert e.code == 0\n"
+        "print(sorted(sys.modules), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "simulate one launch" in out.stdout
+    loaded = set(ast.literal_eval(out.stderr))
+    heavy = {"numpy", "networkx", "simpy", "kda_sim.isa", "kda_sim.importers", "kda_sim.engine"}
+    assert not {m for m in loaded if m.split(".")[0] in heavy or m in heavy}
+    assert not {m for m in loaded if m.startswith(("kda_sim.commands", "kda_sim.isa."))}
+    assert "kda_sim.cli" in loaded  # (the check itself sees what main imported)

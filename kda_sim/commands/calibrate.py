@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_jobs_flag,
     check_outputs,
@@ -35,7 +36,7 @@ from kda_sim.timeline.summary import missing_part
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("calibrate", help="fit a kernel's costs on a GPU to real traces")
+    p = sub.add_parser("calibrate", help=COMMANDS["calibrate"])
     p.add_argument("traces", nargs="+", type=Path, help="traces to fit on")
     p.add_argument(
         "--out",

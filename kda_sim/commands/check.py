@@ -21,6 +21,7 @@ from kda_sim.checks.tags.analysis import Policy, TagVerdict, analyse
 from kda_sim.checks.tags.device import in_range
 from kda_sim.checks.tags.footprint import Layout, tag_model
 from kda_sim.checks.tags.schemes import FAULTS, SCHEMES, check_slot_count, make_scheme
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     IDLE_CORES,
     JITTER,
@@ -49,7 +50,7 @@ from kda_sim.protocol.program import Launch
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
-        help="check a launch (deadlock, visibility, role rule) or, with --tags, tag uniqueness",
+        help=COMMANDS["check"],
         description=__doc__,
     )
     add_kernel_flag(p)

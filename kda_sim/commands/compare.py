@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_default_kernel_flags,
     add_input_caps,
@@ -89,7 +90,7 @@ def _read_any(path: Path, args: argparse.Namespace):
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("compare", help="a real trace against the model")
+    p = sub.add_parser("compare", help=COMMANDS["compare"])
     p.add_argument("real", type=Path, help="trace: .json, .pftrace.gz, .pt / .npy stamps")
     p.add_argument("--sim", type=Path, help="a simulated timeline (default: simulate it)")
     p.add_argument("--gpu", default=None, help="profile to simulate on (default: the trace's GPU)")

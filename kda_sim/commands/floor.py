@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kda_sim.checks.floor import Figures, ladder
 from kda_sim.checks.floor_report import plot, table
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_kernel_flag,
     add_launch_flags,
@@ -33,7 +34,7 @@ K1_GPU, OTHER_GPU = "h200-k1", "h200"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "floor",
-        help="how fast the protocol could run: the model's costs taken away step by step",
+        help=COMMANDS["floor"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

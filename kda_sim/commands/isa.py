@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import add_input_caps, add_kernel_flag, no_kernel_flags
 from kda_sim.errors import InvalidInput
 from kda_sim.isa import analyze_path
@@ -20,7 +21,7 @@ from kda_sim.kernels.spec import require_hook
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("isa", help="analyze a kernel's ISA: polls behind loads, undrained flags")
+    p = sub.add_parser("isa", help=COMMANDS["isa"])
     p.add_argument(
         "file", type=Path, help="a FlyDSL NN_final_isa.s, any AMDGPU .s, or a .hsaco/.co"
     )

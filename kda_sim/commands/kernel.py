@@ -25,6 +25,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_kernel_flag,
     float_type,
@@ -64,7 +65,7 @@ def load_backend(name: str) -> Any:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     offers = real_kernel()[1]
-    p = sub.add_parser("kernel", help="run the real Triton K1 on a CUDA GPU")
+    p = sub.add_parser("kernel", help=COMMANDS["kernel"])
     ksub = p.add_subparsers(dest="kernel_command", required=True)
     r = ksub.add_parser("run", help="one launch (or --graph: CUDA-graph steps) of K1")
     add_kernel_flag(r)

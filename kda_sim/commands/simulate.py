@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     JITTER,
     SEED,
@@ -38,7 +39,7 @@ from kda_sim.timeline.summary import format_table, stage_stats
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("simulate", help="simulate one launch")
+    p = sub.add_parser("simulate", help=COMMANDS["simulate"])
     add_kernel_flag(p)
     add_launch_flags(p)
     p.add_argument(

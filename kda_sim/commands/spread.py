@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_input_caps,
     add_trace_kernel_flag,
@@ -22,7 +23,7 @@ from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "spread",
-        help="real launches of one shape against each other and against the model",
+        help=COMMANDS["spread"],
         description=__doc__,
     )
     p.add_argument("dir", type=Path, help="a folder of k1_R*_L*_*.json traced launches")

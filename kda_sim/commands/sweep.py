@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.checks.sweep import DEADLOCK, format_table, save_png, sweep
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_jobs_flag,
     add_kernel_flag,
@@ -30,7 +31,7 @@ from kda_sim.machine.profile import load_profile
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="safety map over R x L for one GPU", description=__doc__)
+    p = sub.add_parser("sweep", help=COMMANDS["sweep"], description=__doc__)
     add_kernel_flag(p)
     add_launch_flags(p, shape=False)
     p.add_argument("--png", type=Path, help="write the map as a figure")

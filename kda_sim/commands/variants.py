@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_input_caps,
     add_trace_kernel_flag,
@@ -21,7 +22,7 @@ from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "variants",
-        help="a kernel bench's measured variant differences beside the model's",
+        help=COMMANDS["variants"],
         description=__doc__,
     )
     p.add_argument("bench", type=Path, help="kernel_bench JSON with --variants rows")

@@ -4,6 +4,12 @@ Each active stream gets ``min(cap, bandwidth / n)`` bytes a ns. With one cap for
 streams every stream advances at the same rate, so a single virtual clock (bytes
 served to any one stream since the start) orders all finishes: a join or a finish
 costs O(log n) and one timer, however many streams are in flight.
+
+Given a heap of calls (``timers.call_at``; a folded run's), the server keeps its timers
+there, not on SimPy's queue, and a stream can join at a later time without a timer of
+its own (``join_at``): each join and wake is numbered as the event it replaces, so it
+runs at the same place among the ties of its instant, and the server's float arithmetic
+runs in the same order with the same operands.
 """
 
 from __future__ import annotations
@@ -13,14 +19,23 @@ from collections.abc import Callable
 from heapq import heappop, heappush
 
 import simpy
-from simpy.events import Event
+from simpy.events import NORMAL, Event
 
-from kda_sim.engine.timers import Timer, at_time
+from kda_sim.engine.timers import Call, Timer, at_time, call_at
 
 
 class SharedBandwidth:
-    def __init__(self, env: simpy.Environment, bytes_per_ns: float, cap_per_stream: float) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        bytes_per_ns: float,
+        cap_per_stream: float,
+        calls: list[Call] | None = None,
+    ) -> None:
         self.env = env
+        # where the server's timers go: None, SimPy's queue (``Timer`` events); else this
+        # heap of calls (``timers.call_at``), which ``timers.run`` must be given
+        self.calls = calls
         self.bw = bytes_per_ns
         self.cap = cap_per_stream
         self._v = 0.0  # virtual bytes served to each active stream
@@ -40,6 +55,17 @@ class SharedBandwidth:
             return done
         self.stream(nbytes, done.succeed)
         return done
+
+    def join_at(self, when: float, nbytes: int, then: Callable[[], object]) -> None:
+        """``stream(nbytes, then)`` at ``when`` (a transfer's latency from now), numbered
+        as a timer made now for it would be, but no event (``timers.call_at``): the join
+        runs at that timer's place among the ties at ``when``, so the server applies its
+        joins and wakes in the order and with the operands an unfolded run does. Needs
+        the server's ``calls``."""
+        calls = self.calls
+        assert calls is not None, "join_at needs the server's calls (timers.run's)"
+        # timers.call_at, inlined (a frame less a transfer)
+        heappush(calls, (when, NORMAL, next(self.env._eid), self.stream, nbytes, then))
 
     def stream(self, nbytes: int, then: Callable[[], object]) -> None:
         """``then()`` is called when ``nbytes`` have streamed through, from the server's own
@@ -68,15 +94,25 @@ class SharedBandwidth:
         at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
-        self._wake_at = at
-        # a timer for ``at`` where SimPy's ``Timeout(at - now)`` would land (``now + (at -
-        # now)``, one event number), with no Timeout's frames and closure (2,400 a launch)
-        at_time(self.env, now + (at - now), self._wake).at = at
+        self._arm(now, at)
 
-    def _wake(self, timer: Timer) -> None:
+    def _arm(self, now: float, at: float) -> None:
+        """A timer for ``at`` where SimPy's ``Timeout(at - now)`` would land (``now + (at -
+        now)``, one event number), with no Timeout's frames and closure (2,400 a launch):
+        a ``Timer`` on SimPy's queue, or a call on the server's heap (``calls``)."""
+        self._wake_at = at
+        if self.calls is None:
+            at_time(self.env, now + (at - now), self._timer).at = at
+        else:
+            call_at(self.env, self.calls, now + (at - now), self._wake, at, None)
+
+    def _timer(self, timer: Timer) -> None:
+        self._wake(timer.at, None)
+
+    def _wake(self, at: float, _: object) -> None:
         """Advance the virtual clock, finish every stream it has served, re-arm (as in
-        ``stream``)."""
-        if self._wake_at != timer.at:
+        ``stream``); ``at``: the time the timer was armed for (``_arm``)."""
+        if self._wake_at != at:
             return  # superseded by an earlier timer
         self._wake_at = None
         now = self.env._now
@@ -98,5 +134,9 @@ class SharedBandwidth:
         at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
-        self._wake_at = at
-        at_time(self.env, now + (at - now), self._wake).at = at  # (as in ``stream``)
+        self._wake_at = at  # (``_arm``, inlined: a wake re-arms all but every time)
+        calls = self.calls
+        if calls is None:
+            at_time(self.env, now + (at - now), self._timer).at = at
+        else:
+            heappush(calls, (now + (at - now), NORMAL, next(self.env._eid), self._wake, at, None))

@@ -40,7 +40,10 @@ class SimResult:
     timeline: Timeline
     residency: Residency
     stale_reads: list[StaleRead] = field(default_factory=list)
-    events: int = 0
+    events: int = 0  # SimPy events scheduled
+    # event numbers taken by calls that are no event (timers.call_at: a folded run's HBM
+    # joins and wakes); with ``events``, what an engine scheduling one event each makes
+    calls: int = 0
     hbm_bytes: int = 0
     final: Final | None = None  # what memory holds after it (a launch given ``initial``)
 
@@ -101,7 +104,9 @@ def simulate(
         raise InvalidInput("a dispatch order must list every block once", what="order")
     env = simpy.Environment()
     tracks = [CtaTrack(p.cta, str(p.role)) for p in launch.programs]
-    hbm = SharedBandwidth(env, prof.hbm_bytes_per_ns, prof.unit_bytes_per_ns)
+    # folded: the HBM server's joins and wakes are calls, not SimPy events (timers.call_at)
+    calls: list[timers.Call] | None = [] if fold_events else None
+    hbm = SharedBandwidth(env, prof.hbm_bytes_per_ns, prof.unit_bytes_per_ns, calls)
     sampler = Sampler(prof, seed, jitter)
     world = World(env, prof, sampler, hbm, ho, tracks, never=env.event())
     world.fold = fold_events
@@ -117,7 +122,8 @@ def simulate(
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
-    timers.run(env)  # (the collector is paused over the whole of simulate: kda_sim.gcpause)
+    # (the collector is paused over the whole of simulate: kda_sim.gcpause)
+    made = timers.run(env, calls)
     for rec, outstanding in world.behind_later:
         behind_loads(rec, outstanding)
     meta = Meta.for_launch(
@@ -139,7 +145,14 @@ def simulate(
     )
     tl = Timeline(meta, tracks)
     tl.stuck = explain_stuck(world, units, res)
-    out = SimResult(tl, res, world.stale_reads, events=_scheduled(env), hbm_bytes=hbm.bytes_total)
+    out = SimResult(
+        tl,
+        res,
+        world.stale_reads,
+        events=_scheduled(env) - made,
+        hbm_bytes=hbm.bytes_total,
+        calls=made,
+    )
     if initial is not None:
         out.final = _final(world)
     return out

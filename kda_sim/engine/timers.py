@@ -1,7 +1,10 @@
 """Events scheduled at an exact time, made without SimPy's ``Event`` and ``Timeout``
-frames: the engine schedules thousands a launch (a CTA's wakes, the HBM server's timers,
-the starts of transfers), and SimPy's loop asks of each only ``callbacks`` and ``_ok``
-(a process that yields one, ``_value`` too)."""
+frames: the engine schedules thousands a launch (a CTA's wakes and sleeps), and SimPy's
+loop asks of each only ``callbacks`` and ``_ok`` (a process that yields one, ``_value``
+too). And calls at a time that are no event at all (``call_at``): the HBM server's joins
+and wakes (4,700 a K1 launch), each numbered as SimPy numbers an event, so that it takes
+the place among the ties of its instant that an event made there would, but kept on a
+heap of their own that ``run`` merges with SimPy's queue."""
 
 from __future__ import annotations
 
@@ -58,20 +61,58 @@ def schedule(env: simpy.Environment, ev: simpy.Event, when: float) -> None:
     heappush(env._queue, (when, NORMAL, next(env._eid), ev))
 
 
-def run(env: simpy.Environment) -> None:
+# a call made at a time with no event (``call_at``): (time, priority, event number, fn, a,
+# b), ``fn(a, b)`` called there; compared with SimPy's (time, priority, number, event) by
+# its first three, which no two entries share (the numbers are SimPy's own)
+Call = tuple[float, int, int, Callable[[Any, Any], object], Any, Any]
+
+
+def call_at(
+    env: simpy.Environment,
+    calls: list[Call],
+    when: float,
+    fn: Callable[[Any, Any], object],
+    a: Any,
+    b: Any,
+) -> None:
+    """``fn(a, b)`` at ``when`` exactly, where an event made now at ``when`` (``at_time``)
+    would be processed: the same event number, so the same place among the ties of that
+    instant, but no event (no ``Timer``, no callbacks list, no entry on SimPy's queue).
+    Only ``run`` given ``calls`` makes it."""
+    heappush(calls, (when, NORMAL, next(env._eid), fn, a, b))
+
+
+def run(env: simpy.Environment, calls: list[Call] | None = None) -> int:
     """``env.run()`` with no ``until``: SimPy's ``Environment.step`` inlined into its loop
     (one frame less an event, 8,000 a K1 launch), every event processed as ``step``
     processes it: popped in (time, priority, number) order, its callbacks called, and an
-    event that failed with no process to take its failure raised again."""
+    event that failed with no process to take its failure raised again. ``calls``
+    (``call_at``'s heap) are taken in the same order among the events: each before the
+    first event whose (time, priority, number) is greater. Returns how many calls it made
+    (event numbers that were no event)."""
     queue = env._queue
     pop = heappop
-    while queue:
-        env._now, _, _, event = pop(queue)
-        callbacks, event.callbacks = event.callbacks, None
-        for callback in callbacks:
-            callback(event)
-        if not event._ok and not hasattr(event, "_defused"):
-            # as step: a copy of the failure, with the original as its cause
-            exc = type(event._value)(*event._value.args)
-            exc.__cause__ = event._value
-            raise exc
+    if calls is None:
+        calls = []
+    made = 0
+    while True:
+        while queue:
+            if calls and calls[0] < queue[0]:
+                env._now, _, _, fn, a, b = pop(calls)
+                fn(a, b)
+                made += 1
+                continue
+            env._now, _, _, event = pop(queue)
+            callbacks, event.callbacks = event.callbacks, None
+            for callback in callbacks:
+                callback(event)
+            if not event._ok and not hasattr(event, "_defused"):
+                # as step: a copy of the failure, with the original as its cause
+                exc = type(event._value)(*event._value.args)
+                exc.__cause__ = event._value
+                raise exc
+        if not calls:
+            return made
+        env._now, _, _, fn, a, b = pop(calls)  # SimPy's queue is empty: the calls go on
+        fn(a, b)
+        made += 1

@@ -539,7 +539,14 @@ def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:
 
 
 class ReferenceBandwidth:
-    def __init__(self, env: simpy.Environment, bytes_per_ns: float, cap_per_stream: float) -> None:
+    def __init__(
+        self,
+        env: simpy.Environment,
+        bytes_per_ns: float,
+        cap_per_stream: float,
+        calls: None = None,  # the engine's heap of calls: an unfolded run (this one) has none
+    ) -> None:
+        assert calls is None
         self.env = env
         self.bw = bytes_per_ns
         self.cap = cap_per_stream

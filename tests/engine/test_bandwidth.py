@@ -1,11 +1,15 @@
 """The bandwidth server's two ways to stream: an event (``transfer``) and a callback
 (``stream``, the folded engine's) end every stream at the same time, with no event of the
-callback's own."""
+callback's own; and a stream joining later with no timer of its own (``join_at``, the
+server's timers kept as calls) ends where a timer's ``stream`` would, a join and a wake
+at one instant taken in the same order."""
 
 from __future__ import annotations
 
+import pytest
 import simpy
 
+from kda_sim.engine import timers
 from kda_sim.engine.bandwidth import SharedBandwidth
 
 # (join time ns, bytes): overlapping streams, so the shares change as they join and end
@@ -39,3 +43,53 @@ def test_a_stream_ends_when_the_same_transfer_does() -> None:
     assert ends[3] == 40.0  # nothing to stream: it ends as it joins
     assert ends[0] > 4096 / 40.0  # slowed by the streams that joined while it ran
     assert folded_events == events - len(STREAMS)  # no event a stream
+
+
+def _join_and_wake(*, calls: bool, join_first: bool) -> list[tuple[str, float]]:
+    """A alone would end at 2001 / 40 = 50.025 ns, where its first wake is armed; C joins
+    at 9 ns and slows it (64 B/ns shared by two), so that wake comes early, at the instant
+    B joins. B's join numbered before A's wake (made before A joined) or after it (made
+    by an event after A joined): the server applies them in that order. ``calls``: the
+    joins by ``join_at`` and the server's timers as calls; else a timer each, then
+    ``stream``, as the engine did before."""
+    env = simpy.Environment()
+    heap: list[timers.Call] | None = [] if calls else None
+    hbm = SharedBandwidth(env, bytes_per_ns=64.0, cap_per_stream=40.0, calls=heap)
+    ends: list[tuple[str, float]] = []
+
+    def join(at: float, nbytes: int, name: str) -> None:
+        def end() -> None:
+            ends.append((name, env.now))
+
+        if calls:
+            hbm.join_at(at, nbytes, end)
+        else:
+            timers.at_time(env, at, lambda _ev: hbm.stream(nbytes, end))
+
+    wake_at = 2001 / 40.0
+    if join_first:
+        join(wake_at, 1000, "B")
+    join(0.0, 2001, "A")
+    join(9.0, 3000, "C")
+    if not join_first:
+        timers.at_time(env, 0.0, lambda _ev: join(wake_at, 1000, "B"))
+    made = timers.run(env, heap)
+    # joins and wakes as calls: three joins and A's, B's and C's wakes (and the early one)
+    assert made >= 6 if calls else made == 0
+    return ends
+
+
+@pytest.mark.parametrize("join_first", [True, False])
+def test_a_join_without_a_timer_keeps_its_place_beside_a_wake(join_first: bool) -> None:
+    ends = _join_and_wake(calls=True, join_first=join_first)
+    assert ends == _join_and_wake(calls=False, join_first=join_first)
+    assert [name for name, _ in ends] == ["A", "B", "C"]
+
+
+def test_the_order_of_a_join_and_a_wake_at_one_instant_rounds_the_ends() -> None:
+    """Why joins keep their numbers: the two orders end the streams apart by an ulp."""
+    first = _join_and_wake(calls=True, join_first=True)
+    after = _join_and_wake(calls=True, join_first=False)
+    assert first != after
+    for (a, x), (b, y) in zip(first, after, strict=True):
+        assert a == b and x == pytest.approx(y, rel=1e-12)

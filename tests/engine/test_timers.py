@@ -77,6 +77,43 @@ def test_run_and_the_helpers_keep_simpy_order_and_event_numbers() -> None:
     assert next(env_a._eid) == next(env_b._eid)  # one event number each, as SimPy's
 
 
+def _calls_script(env: simpy.Environment, calls: list[timers.Call] | None) -> list[str]:
+    """Marks at tied and untied times, some made by others as they run, each a call on
+    ``calls`` (``call_at``) or, without it, an event (``at_time``)."""
+    log: list[str] = []
+
+    def mark(name: str, then: float | None) -> None:
+        log.append(f"{name}@{env.now}")
+        if then is not None:  # made while running, numbered after what came before
+            put(f"{name}'", env.now + then, None)
+
+    def put(name: str, when: float, then: float | None) -> None:
+        if calls is not None:
+            timers.call_at(env, calls, when, mark, name, then)
+        else:
+            timers.at_time(env, when, lambda _ev: mark(name, then))
+
+    for i, (when, then) in enumerate([(1.0, 0.0), (2.0, None), (1.0, 1.0), (0.0, 2.0)]):
+        put(f"c{i}", when, then)
+        timers.at_time(env, when, lambda _ev, i=i: log.append(f"e{i}@{env.now}"))
+    return log
+
+
+def test_calls_run_in_the_place_events_made_for_them_would() -> None:
+    """Calls and events at tied times: each call runs where an event made at its moment
+    would (its event number orders it among the ties), also once SimPy's queue is empty."""
+    env_a, env_b = simpy.Environment(), simpy.Environment()
+    calls: list[timers.Call] = []
+    mine, theirs = _calls_script(env_a, calls), _calls_script(env_b, None)
+    made = timers.run(env_a, calls)
+    assert timers.run(env_b) == 0
+    assert mine == theirs
+    assert made == 7 and not calls  # four calls, three made by calls
+    # made at 0 and at 1 for 2.0: after e1, made first; the queue empty by then
+    assert mine[-3:] == ["e1@2.0", "c3'@2.0", "c2'@2.0"]
+    assert next(env_a._eid) == next(env_b._eid)  # a number each, as an event's
+
+
 def test_a_failed_process_raises_from_run_as_from_simpy() -> None:
     def broken(env: simpy.Environment) -> Generator[Any, Any, None]:
         yield env.timeout(1.0)

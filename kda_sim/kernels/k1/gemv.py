@@ -84,20 +84,29 @@ def _xrdy_poll(space: CellSpace) -> Poll:
     return poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None]), site=sites.XRDY)
 
 
+# the gemv CTAs' ops that hold no array and depend on no configuration: ops are frozen
+# values, so every CTA's program holds these same ones (made at import, not a launch)
+_BARRIER = Barrier()
+_LOAD_X = (Begin("load_x"), Use(("x",)), End("load_x"))
+_GEMV0 = (Begin("gemv0"), Use(("w.rg0",)), End("gemv0"))
+_GEMV1 = (Begin("gemv1"), Use(("w.rg1a", "w.rg1b")), End("gemv1"))
+
+
 def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     """The x rows: their 56 XRDY flags polled, then the rows read (from L2). Each CTA's
-    ops hold arrays and tuples of their own, as built from the formulas (the checks key
-    a read on the very array a poll loaded): copies of the launch's one XRDY poll, a
-    copy's cost, not the batching's."""
+    ops that hold arrays and tuples hold their own, as built from the formulas (the
+    checks key a read on the very array a poll loaded): copies of the launch's one XRDY
+    poll, a copy's cost, not the batching's."""
     xcells = tuple(list(x_cells(space)))
+    begin, use, end = _LOAD_X
     return [
-        Begin("load_x"),
+        begin,
         own_copy(_xrdy_poll(space)),
-        Barrier(),
+        _BARRIER,
         Load("x", LoadKind.FLAGGED, cfg.S * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
-        Use(("x",)),
-        Barrier(),
-        End("load_x"),
+        use,
+        _BARRIER,
+        end,
     ]
 
 
@@ -111,24 +120,25 @@ def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     rg0, rg1 = groups_of(cta)
     s = cfg.S
     x = np.asarray(x_cells(space), dtype=np.int64)  # what each group's gemv reads
+    (begin0, use0, end0), (begin1, use1, end1) = _GEMV0, _GEMV1
     ops: list[Op] = [
         weight_load("w.rg0", rg0, PER_WAVE),
         *load_x(cfg, space),
         weight_load("w.rg1a", rg1, RG1_EARLY),
-        Begin("gemv0"),
-        Use(("w.rg0",)),
+        begin0,
+        use0,
         Compute("gemv", s, reads=x),
-        Barrier(),
+        _BARRIER,
         Put(Region.PROJ, group_put(rg0, cfg, space), reads=x, tag=TAG_EXPR),
-        Barrier(),
-        End("gemv0"),
+        _BARRIER,
+        end0,
         weight_load("w.rg1b", rg1, PER_WAVE - RG1_EARLY),
-        Begin("gemv1"),
-        Use(("w.rg1a", "w.rg1b")),
+        begin1,
+        use1,
         Compute("gemv", s, reads=x),
-        Barrier(),
+        _BARRIER,
     ]
     if rg1 < GEMV_TASKS:
         ops.append(Put(Region.PROJ, group_put(rg1, cfg, space), reads=x, tag=TAG_EXPR))
-    ops += [Barrier(), End("gemv1")]
+    ops += [_BARRIER, end1]
     return ops

@@ -251,6 +251,7 @@ class KdaTemplate:
         self.qk_put = _Shifted(qk_put(0, 0, 0, cfg, space), frozen=False)
         self.onrm_put = _Shifted(onrm_put(0, 0, 0, cfg, space), frozen=False)
         self._tasks: list[_Task] | None = None
+        self.same = _SameOps(cfg)
 
     def task(self, i: int) -> _Task:
         """Task ``i``'s polls and puts; every task's are made together the first time."""
@@ -305,13 +306,34 @@ def kda_template(cfg: LaunchConfig, space: CellSpace) -> KdaTemplate:
 KDA_TASK_OPS = 37
 
 
+class _SameOps:
+    """The ops every kda task of a launch has alike, made once a launch: ops are frozen
+    values, so one instance serves every task (a third of a task's 37 ops; making 14,000
+    frozen dataclasses one at a time was half of building K1's protocol)."""
+
+    def __init__(self, cfg: LaunchConfig) -> None:
+        L = cfg.L
+        self.hbm, l2 = staging_bytes(cfg)
+        self.on_w = Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False)
+        self.fb = [  # a head's f_b rows
+            Load("k.fb", LoadKind.STAGING, l2, f"f_b rows of head {h}", hbm=False)
+            for h in range(NH)
+        ]
+        self.barrier = Barrier()
+        self.stage = Compute("k.stage", 1)
+        self.use_in, self.use_fb, self.use_on_w = Use(("k.in",)), Use(("k.fb",)), Use(("k.on_w",))
+        self.conv_state = Store("conv_state", 3 * VCH * cfg.SL * BF16)
+        self.recur = Compute("k.recur", L)
+        self.rstate = Store("rstate", L * VCH * HD * F32)
+        self.core_out = Store("core_out", L * VCH * BF16)
+
+
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     h = task_coords(i)[1]
     L = cfg.L
-    sl = cfg.SL
-    hbm, l2 = staging_bytes(cfg)
-    t = kda_template(cfg, space).task(i)
-    on_w = Load("k.on_w", LoadKind.STAGING, VCH * BF16, "on_w", hbm=False)
+    template = kda_template(cfg, space)
+    t, same = template.task(i), template.same
+    on_w, barrier = same.on_w, same.barrier
     # a stage reads what its polls load (the same arrays, held once); the recurrence's
     # ONRM is computed from the conv's q / k / v and the gates' inputs
     conv, gates, norm = t.conv, t.gates, t.norm
@@ -319,39 +341,39 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     recur = (conv.cells, *gated)
     return [
         Begin("k.stage", i),
-        Load("k.in", LoadKind.STAGING, hbm, f"state rows / conv window of task {i}"),
-        Load("k.fb", LoadKind.STAGING, l2, f"f_b rows of head {h}", hbm=False),
+        Load("k.in", LoadKind.STAGING, same.hbm, f"state rows / conv window of task {i}"),
+        same.fb[h],
         *([on_w] if cfg.onw_first else []),  # LaunchConfig.onw_first
-        Compute("k.stage", 1),
+        same.stage,
         End("k.stage", i),
         Begin("k.conv", i),
         conv,
-        Use(("k.in",)),
+        same.use_in,
         Compute("k.conv", L, reads=conv.cells),
-        Store("conv_state", 3 * VCH * sl * BF16),
+        same.conv_state,
         Put(Region.QK, t.qk_put, reads=conv.cells, tag=TAG_EXPR),
-        Barrier(),
+        barrier,
         End("k.conv", i),
         Begin("k.gates", i),
         *gates,
-        Barrier(),
-        Use(("k.fb",)),
+        barrier,
+        same.use_fb,
         Compute("k.gates", L, reads=gated),
-        Barrier(),
+        barrier,
         End("k.gates", i),
         Begin("k.recur", i),
-        Compute("k.recur", L),
-        Store("rstate", L * VCH * HD * F32),
-        Barrier(),
+        same.recur,
+        same.rstate,
+        barrier,
         Put(Region.ONRM, t.onrm_put, reads=recur, tag=TAG_EXPR),
-        Barrier(),
+        barrier,
         End("k.recur", i),
         Begin("k.norm", i),
         norm,
         *([] if cfg.onw_first else [on_w]),
-        Use(("k.on_w",)),
+        same.use_on_w,
         Compute("k.norm", L, reads=norm.cells),
-        Store("core_out", L * VCH * BF16),
-        Barrier(),
+        same.core_out,
+        barrier,
         End("k.norm", i),
     ]
