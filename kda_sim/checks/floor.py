@@ -20,7 +20,7 @@ from typing import Any
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import spec_for
-from kda_sim.machine.profile import FIRST_TRY, MIN_POLL_NS, GpuProfile
+from kda_sim.machine.profile import FIRST_TRY, MIN_POLL_NS, PUT_BEHIND, GpuProfile
 from kda_sim.timeline.critical import critical_path
 
 # the latencies the figures do not set (none measured on the H200 here): 0 at that rung,
@@ -36,6 +36,7 @@ OTHERS = (
     "poll_lane",
     "backoff",
     *FIRST_TRY,
+    *PUT_BEHIND,
 )
 HANDOFF = "(hand-off latency)"  # critical_path's name for time between a put and its poll
 

@@ -72,6 +72,7 @@ from kda_sim.machine.costs import (
 )
 from kda_sim.machine.profile import (
     FIRST_TRY,
+    PUT_BEHIND,
     GpuProfile,
     gpu_names,
     load_gpu,
@@ -96,14 +97,16 @@ PARAMS: tuple[tuple[str, str], ...] = (
     ("backoff", "add"),  # a retry's back-off where the poll site sleeps (0 by default)
     # a poll's first try behind the CTA's own stores and loads in flight (0 by default)
     *((n, "add") for n in FIRST_TRY),
+    # a put's pairs behind the CTA's own stores ahead of them (0 by default)
+    *((n, "add") for n in PUT_BEHIND),
 )
 # the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
 # in a Triton loop): searched only on request; the training shapes rarely pin it down.
 # poll_lane and backoff are read from the traces' polls (lab.poll_covariates) and pinned;
-# the first try's wait behind the CTA's own traffic is read from the probe (lab.poll_probe:
-# the traces record neither loads nor put times) and pinned
+# the first try's wait behind the CTA's own traffic, and a put's, are read from the probe
+# (lab.poll_probe: the traces record neither loads nor put times) and pinned
 DEFAULT_SEARCH: tuple[str, ...] = tuple(
-    n for n, _ in PARAMS if n not in ("retry", "poll_lane", "backoff", *FIRST_TRY)
+    n for n, _ in PARAMS if n not in ("retry", "poll_lane", "backoff", *FIRST_TRY, *PUT_BEHIND)
 )
 MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way

@@ -15,7 +15,7 @@ from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
-from kda_sim.machine.profile import FIRST_TRY, KIB
+from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
@@ -111,6 +111,13 @@ class CtaRun(CounterOps):
         fixed, per_store, per_load = (lat.get(n, 0.0) for n in FIRST_TRY)
         self._first_try = (fixed, per_store / KIB, per_load / KIB)
         self._behind = fixed > 0.0 or per_store > 0.0 or per_load > 0.0
+        # a put's pairs wait behind the CTA's own stores ahead of them (``_put``): ns where
+        # there are any, ns a byte of them; nominal, as the first try's
+        fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
+        self._put_behind = (fixed, per_store / KIB)
+        self._puts_wait = fixed > 0.0 or per_store > 0.0
+        # the stores are counted where either prices them
+        self._count_stores = self._behind or self._puts_wait
         self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
         self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
         self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
@@ -220,7 +227,7 @@ class CtaRun(CounterOps):
         hbm, nbytes = w.hbm, op.nbytes
         cta = self.prog.cta
         fold = self.fold
-        if self._behind:
+        if self._count_stores:
             self._store_bytes += nbytes
         if fold:
             self.unacked += 1
@@ -338,7 +345,14 @@ class CtaRun(CounterOps):
     def _put(self, k: int, op: Put | Publish, t: float) -> None:
         """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
         that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
-        a waiting one is woken at ``t``."""
+        a waiting one is woken at ``t``.
+
+        Its pairs are plain stores (the Triton K1's ``_put``: no fence), so they leave the
+        SM behind the CTA's own stores ahead of them, counted in program order as a poll's
+        first try counts them (``_traffic_wait``): the plain stores and put pairs since
+        the last drain or poll. Where the profile sets ``put_stores`` / ``put_store_kib``
+        its pairs are visible that much later (``PutDone.behind``): K1's k.recur puts ONRM
+        right behind its 8 to 32 KiB of state."""
         w = self.w
         env = w.env
         ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
@@ -348,11 +362,16 @@ class CtaRun(CounterOps):
             first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
             fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
         name, n, first = fields
-        if self._behind:
-            self._store_bytes += n * PAIR_BYTES
+        behind = 0.0
+        if self._count_stores:
+            ahead = self._store_bytes
+            if ahead and self._puts_wait:
+                fixed, per_store = self._put_behind
+                behind = fixed + ahead * per_store
+            self._store_bytes = ahead + n * PAIR_BYTES
         puts = self.track.puts
         puts.append(PutRecord(self.stage, self.task, name, n, first, t))
-        w.put_done[ref] = PutDone(t, self.xcd, len(puts) - 1, self.prog.cta)
+        w.put_done[ref] = PutDone(t, self.xcd, len(puts) - 1, self.prog.cta, behind)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
@@ -421,7 +440,11 @@ class CtaRun(CounterOps):
         if op.lanes > 1 and self._priced[0]:
             lat += (op.lanes - 1) * self.latency("poll_lane")
         # the first try's load leaves the SM once the CTA's own traffic ahead of it has
-        start = t0 + self._traffic_wait() if self._behind else t0
+        if self._behind:
+            start = t0 + self._traffic_wait()
+        else:
+            start = t0
+            self._store_bytes = 0  # (counted for puts alone: the try left behind them)
         first_return = start + lat
         if self._in_order and outstanding:
             # vmcnt retires in issue order: the poll's load returns behind every earlier one
@@ -457,7 +480,7 @@ class CtaRun(CounterOps):
             put_done, vis, me = w.put_done, sampler.visibility, self.xcd
             for p in producers:
                 done = put_done[p]
-                t = done.time + vis(done.xcd, me)
+                t = done.time + done.behind + vis(done.xcd, me)
                 if t >= visible:
                     visible, last = t, p
         elif producers:

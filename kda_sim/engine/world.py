@@ -25,6 +25,9 @@ class PutDone:
     xcd: int
     put_index: int  # index into the producer's track.puts
     cta: int  # the CTA that put it (an item's put: the CTA that ran the item)
+    # ns its pairs wait behind the CTA's own stores still leaving the SM ahead of them
+    # (``CtaRun._put``; 0 unless the profile sets ``put_stores`` or ``put_store_kib``)
+    behind: float = 0.0
 
 
 @dataclass
@@ -138,7 +141,7 @@ class World:
             best, last = float("-inf"), producers[0]
             for p in producers:
                 done = put_done[p]
-                t = done.time + (same if done.xcd == xcd else cross)
+                t = done.time + done.behind + (same if done.xcd == xcd else cross)
                 if t >= best:
                     best, last = t, p
             hit = latest[key] = (best, last)

@@ -56,15 +56,24 @@ OPTIONAL_LATENCIES = (
     "backoff",
     # a poll's first try waits behind the CTA's own memory traffic still in the SM's pipe
     # (kda_sim.engine.cta, ``CtaRun._traffic_wait``): ns where stores are in flight, ns a
-    # KiB of those stores, and ns a KiB of loads issued and not yet used. Run 101's probe
-    # (an H100): 80 + 10.6 a KiB of stores, 4.8 a KiB of loads (docs/calibration.md, "A
-    # first try behind the CTA's own traffic")
+    # KiB of those stores, and ns a KiB of loads issued and not yet used. The H200's probe
+    # (runs 102 and 104, the other CTAs idle; run 101's H100 the same): 88 + 9.9 a KiB of
+    # stores, 4.0 a KiB of loads (docs/calibration.md, "A first try behind the CTA's own
+    # traffic")
     "first_try_stores",
     "first_try_store_kib",
     "first_try_load_kib",
+    # a put's pairs leave the SM behind the CTA's own stores ahead of them (plain stores
+    # and earlier puts' pairs since its last drain or poll), so they are visible that much
+    # later (kda_sim.engine.cta, ``CtaRun._put``): ns where there are any, ns a KiB of them.
+    # Not measured for a put: the store pipe's figures above (a load behind stores, 88 +
+    # 9.9 a KiB) stand for it (docs/calibration.md, "A put behind the CTA's own stores")
+    "put_stores",
+    "put_store_kib",
 )
 FIRST_TRY = ("first_try_stores", "first_try_store_kib", "first_try_load_kib")
-KIB = 1024  # bytes a KiB: first_try_store_kib and first_try_load_kib are ns a KiB
+PUT_BEHIND = ("put_stores", "put_store_kib")
+KIB = 1024  # bytes a KiB: the *_kib latencies above are ns a KiB
 
 
 # The physical ranges a profile's numbers may take, declared once and checked on load

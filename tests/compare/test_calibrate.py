@@ -27,7 +27,7 @@ from kda_sim.compare.calibrate import (
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import FIRST_TRY, load_profile
+from kda_sim.machine.profile import FIRST_TRY, PUT_BEHIND, load_profile
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +115,18 @@ def test_the_first_try_figures_are_pinned_not_searched(h200) -> None:
     assert search == list(DEFAULT_SEARCH)
     with pytest.raises(InvalidInput, match=">= 0"):
         pinned(h200, {"first_try_load_kib": -1.0})
+
+
+def test_the_put_figures_are_pinned_not_searched(h200) -> None:
+    """A put behind the CTA's own stores is read from the probe's store pipe (the traces
+    record no put times): calibrate pins it where asked and leaves it out of the search."""
+    assert not set(PUT_BEHIND) & set(DEFAULT_SEARCH)
+    pins = {"put_stores": 88.0, "put_store_kib": 9.9}
+    prof, search = pinned(h200, pins)
+    assert {n: prof.latency_ns[n] for n in PUT_BEHIND} == pins
+    assert search == list(DEFAULT_SEARCH)
+    with pytest.raises(InvalidInput, match=">= 0"):
+        pinned(h200, {"put_store_kib": -1.0})
 
 
 def test_unfinished_trace_is_refused(h200) -> None:

@@ -82,7 +82,7 @@ class ReferenceWorld(World):
             best, last = float("-inf"), producers[0]
             for p in producers:
                 done = put_done[p]
-                t = done.time + vis(done.xcd, xcd)
+                t = done.time + done.behind + vis(done.xcd, xcd)
                 if t >= best:
                     best, last = t, p
             hit = self.latest[key] = (best, last)
@@ -149,6 +149,13 @@ class ReferenceCtaRun(CounterOps):
         # traffic (the engine's CtaRun._traffic_wait), counted in program order
         self.store_bytes = 0  # stores and put pairs since the last drain or poll
         self.unused: dict[str, int] = {}  # loads issued, neither used nor polled behind
+        # and a put's pairs behind the stores ahead of them (the engine's CtaRun._put)
+
+    def _put_behind(self) -> float:
+        lat = self.w.prof.latency_ns
+        if not self.store_bytes:
+            return 0.0
+        return lat.get("put_stores", 0.0) + self.store_bytes * lat.get("put_store_kib", 0.0) / KIB
 
     def _traffic_wait(self) -> float:
         lat = self.w.prof.latency_ns
@@ -262,10 +269,11 @@ class ReferenceCtaRun(CounterOps):
         space = w.handoffs.launch.space
         first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
         rec = PutRecord(self.stage, self.task, space.name(op.region), len(op.cells), first, t)
+        behind = self._put_behind()
         self.store_bytes += len(op.cells) * PAIR_BYTES
         self.track.puts.append(rec)
         ref = self._ref(k)
-        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta)
+        w.put_done[ref] = PutDone(t, self.xcd, len(self.track.puts) - 1, self.prog.cta, behind)
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             if t <= env.now:
@@ -320,7 +328,7 @@ class ReferenceCtaRun(CounterOps):
             put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
             for p in producers:
                 done = put_done[p]
-                t = done.time + vis(done.xcd, me)
+                t = done.time + done.behind + vis(done.xcd, me)
                 if t >= visible:
                     visible, last = t, p
         elif producers:

@@ -2,7 +2,9 @@
 thread beyond the first, and a retry the site's back-off (``latency_ns.backoff``) where
 the poll's code sleeps; a profile that prices neither runs every poll as before. A poll's
 first try waits behind the CTA's own stores and loads not yet used
-(``latency_ns.first_try_*``), and a profile without them runs it at once."""
+(``latency_ns.first_try_*``), and a profile without them runs it at once. A put's pairs
+are visible behind the CTA's own stores ahead of them (``latency_ns.put_*``), and at once
+without them."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.program import build_launch
 from kda_sim.machine import load_profile
 from kda_sim.machine.profile import FIRST_TRY, KIB
+from kda_sim.protocol.batches import poll
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
     Begin,
@@ -194,3 +197,87 @@ def test_the_first_try_wait_is_on_k1s_polls_after_k_stages_loads() -> None:
     ]
     assert grew  # polls that passed at once both ways
     assert max(grew) == pytest.approx(kib * LOAD_KIB)
+
+
+# a put's pairs behind the CTA's own stores ahead of them (the first try's store pipe),
+# on a 10 ns round trip: the consumer retries often enough that any shift of a put's
+# visibility shows in when it is seen
+PUT_FIXED, PUT_KIB = 88.0, 9.9
+FINE = PP.with_params(poll=10.0)
+PUTS_BEHIND = FINE.with_params(put_stores=PUT_FIXED, put_store_kib=PUT_KIB)
+
+
+def _producer(*middle: object) -> PollRecord:
+    """The pingpong consumer's one poll of the value where the producer runs ``middle``
+    between its compute and its put (run folded and unfolded, which must agree), on the
+    profile with the put's figures; its visibility without them is checked too."""
+    cfg = PingPongConfig(rounds=1)
+    base = build_pingpong(cfg)
+    ops = list(base.programs[0].ops)
+    at = next(i for i, op in enumerate(ops) if isinstance(op, Put))
+    ops[at:at] = middle
+    launch = Launch(cfg, SPACE, (CtaProgram(0, "producer", (), tuple(ops)), base.programs[1]))
+    out = []
+    for prof in (PUTS_BEHIND, FINE):
+        folded = simulate(cfg, prof, launch=launch).timeline.ctas[1]
+        unfolded = simulate(cfg, prof, launch=launch, fold_events=False).timeline.ctas[1]
+        assert folded == unfolded
+        out.append(folded.polls[0])
+    assert out[1].satisfied == pytest.approx(_seen(out[1], out[1].put_time))  # unset: no wait
+    return out[0]
+
+
+def _seen(rec: PollRecord, put_left: float) -> float:
+    """When a poll that retries with no back-off sees a pair whose put left the SM at
+    ``put_left``: the first try issued once it is visible, returned."""
+    lat = FINE.latency_ns
+    poll_ns, gap = lat["poll"], lat["poll"] + lat["retry"]
+    visible = put_left + lat["visibility_same_xcd"]
+    assert rec.retries > 0 and visible > rec.first_issue  # the poll waited for it
+    issue = rec.first_issue + gap
+    while issue < visible:
+        issue += gap
+    return issue + poll_ns
+
+
+@pytest.mark.parametrize("kib", [8, 16, 32])
+def test_a_put_is_visible_behind_the_ctas_stores_ahead_of_it(kib: int) -> None:
+    rec = _producer(_stores(kib))
+    assert rec.satisfied == pytest.approx(_seen(rec, rec.put_time + PUT_FIXED + kib * PUT_KIB))
+
+
+def test_a_put_waits_behind_earlier_put_pairs_not_behind_a_drain_nor_alone() -> None:
+    out = SPACE.gid(1, np.arange(128))
+    rec = _producer(Put(1, out))  # 128 pairs: 1 KiB ahead of the value's pair
+    expect = rec.put_time + PUT_FIXED + 128 * PAIR_BYTES / KIB * PUT_KIB
+    assert rec.satisfied == pytest.approx(_seen(rec, expect))
+    # a publish drains the stores before its flag: only its flag's pair is ahead
+    rec = _producer(_stores(32), Publish(1, out[:1]))
+    expect = rec.put_time + PUT_FIXED + PAIR_BYTES / KIB * PUT_KIB
+    assert rec.satisfied == pytest.approx(_seen(rec, expect))
+    rec = _producer()  # nothing ahead of the put: visible after the visibility alone
+    assert rec.satisfied == pytest.approx(_seen(rec, rec.put_time))
+    # a poll's first try left behind the stores and pairs before it: none ahead of the put
+    own = poll("OUT", out[:1].reshape(1, 1), width=1)
+    rec = _producer(_stores(32), Put(1, out[:1]), own)
+    assert rec.satisfied == pytest.approx(_seen(rec, rec.put_time))
+
+
+def test_a_put_behind_stores_delays_its_hand_off_in_k1() -> None:
+    """K1 at 4 x 4: k.recur puts ONRM behind its 32 KiB of state, so the k.norm polls that
+    wait for it see it later than the plain run's; the slices, ahead of every put, do not
+    move."""
+    cfg = LaunchConfig(4, 4)
+    plain = simulate(cfg, K1).timeline
+    behind = simulate(cfg, K1.with_params(put_stores=PUT_FIXED, put_store_kib=PUT_KIB)).timeline
+
+    def norm_seen(tl) -> float:
+        waited = [p for c in tl.ctas for p in c.polls if p.stage == "k.norm" and p.retries]
+        assert waited
+        return float(np.median([p.satisfied - p.put_time for p in waited]))
+
+    assert norm_seen(behind) > norm_seen(plain) + PUT_FIXED
+    for a, b in zip(plain.ctas, behind.ctas, strict=True):
+        assert [s for s in a.stages if s.name == "slice"] == [
+            s for s in b.stages if s.name == "slice"
+        ]

@@ -135,6 +135,33 @@ def test_a_first_try_behind_the_ctas_traffic_equals_the_reference(
     _assert_same(fast, ref)
 
 
+@pytest.mark.parametrize(
+    ("cfg", "seed", "first_try"),
+    [
+        (LaunchConfig(4, 4), None, False),
+        (LaunchConfig(1, 4), 7, True),
+        (LaunchConfig(2, 2, kda_tickets=True), None, True),
+    ],
+    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
+)
+def test_a_put_behind_the_ctas_stores_equals_the_reference(
+    monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None, first_try: bool
+) -> None:
+    """A put's pairs are visible behind the CTA's own stores ahead of them (the profile's
+    put_*, which the bundled profiles leave at 0), alone or with the first try's wait:
+    counted in program order, so folded and unfolded alike."""
+    base = load_profile("h200-k1")
+    prof = base.with_params(put_stores=88.0, put_store_kib=9.9)
+    if first_try:
+        prof = prof.with_params(
+            first_try_stores=88.0, first_try_store_kib=9.9, first_try_load_kib=4.0
+        )
+    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
+    plain = simulate(cfg, base, seed=seed)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the wait took effect
+    _assert_same(fast, ref)
+
+
 def test_items_sharing_a_unit_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """CTAs in a ticket loop compute their items' stages: a unit shared by two of them
     slows k.recur alike in both engines."""

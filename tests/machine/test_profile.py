@@ -10,7 +10,7 @@ import pytest
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import bundled_names, check_fits, load_profile, residency
-from kda_sim.machine.profile import FIRST_TRY
+from kda_sim.machine.profile import FIRST_TRY, PUT_BEHIND
 
 
 def test_bundled_profiles_state_the_issue_figures() -> None:
@@ -119,4 +119,21 @@ def test_the_first_try_figures_default_to_0_round_trip_and_are_named(tmp_path: P
     d["latency_ns"]["first_try_load_kib"] = -4.8
     f.write_text(json.dumps(d))
     with pytest.raises(InvalidInput, match="first_try_load_kib"):
+        load_profile(str(f))
+
+
+def test_the_put_figures_default_to_0_and_are_named(tmp_path: Path) -> None:
+    """A put's pairs behind the CTA's own stores: 0 in every bundled profile (every put
+    visible as before), a profile file's figures kept, a negative one refused by name."""
+    for name in bundled_names():
+        assert all(load_profile(name, kernel=None).latency_ns[n] == 0.0 for n in PUT_BEHIND), name
+    d = load_profile("h200-stock").to_dict()
+    d["latency_ns"] |= {"put_stores": 88.0}
+    f = tmp_path / "put.json"
+    f.write_text(json.dumps(d))
+    lat = load_profile(str(f)).latency_ns
+    assert (lat["put_stores"], lat["put_store_kib"]) == (88.0, 0.0)  # left out: 0
+    d["latency_ns"]["put_store_kib"] = -9.9
+    f.write_text(json.dumps(d))
+    with pytest.raises(InvalidInput, match="put_store_kib"):
         load_profile(str(f))
