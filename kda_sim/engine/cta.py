@@ -394,9 +394,9 @@ class CtaRun(CounterOps):
         the same folded or not, and costs no event); and the engine issues a stage's
         loads where the program asks for them (K1's k.stage: at the stage's start, 1 us
         before k.conv's poll), where the H200's traces show k.conv's first try behind
-        them all the same (+239 ns after 42 KB; run 101's probe: 4.8 ns a KiB of loads
-        not yet used). Stores cost a fixed part where there are any (the probe's 80 ns)
-        and their bytes; stores and loads are one queue, so their parts add."""
+        them all the same (+239 ns after 42 KB; the poll probe: 4 to 5 ns a KiB of loads
+        not yet used). Stores cost a fixed part where there are any (the probe's 80 to 90
+        ns) and their bytes; stores and loads are one queue, so their parts add."""
         fixed, per_store, per_load = self._first_try
         wait = 0.0
         if self._store_bytes:

@@ -57,9 +57,8 @@ OPTIONAL_LATENCIES = (
     # a poll's first try waits behind the CTA's own memory traffic still in the SM's pipe
     # (kda_sim.engine.cta, ``CtaRun._traffic_wait``): ns where stores are in flight, ns a
     # KiB of those stores, and ns a KiB of loads issued and not yet used. The H200's probe
-    # (runs 102 and 104, the other CTAs idle; run 101's H100 the same): 88 + 9.9 a KiB of
-    # stores, 4.0 a KiB of loads (docs/calibration.md, "A first try behind the CTA's own
-    # traffic")
+    # with the other CTAs idle (the H100's the same): 88 + 9.9 a KiB of stores, 4.0 a KiB
+    # of loads (docs/calibration.md, "A first try behind the CTA's own traffic")
     "first_try_stores",
     "first_try_store_kib",
     "first_try_load_kib",

@@ -196,7 +196,7 @@ class K1:
         """A ticket schedule is its own build (a loop over one copy of the task code,
         compiled apart, and it spills), with its own costs; so is the loop whose items
         run unrolled copies of the task (``ticket_unroll``): the copies are the static
-        placement's code, but the kernel around them spills and runs slower (run 99 on
+        placement's code, but the kernel around them spills and runs slower (measured on
         the H200, docs/whatif/ticket_k1.md), its own costs the static ones plus its code
         share (code_share.py). The variants are no build of their own."""
         if not cfg.tickets:
