@@ -12,6 +12,13 @@ legend and one row of subplots. What only the chart has: hover texts, zoom and p
 
 matplotlib is imported when a picture is drawn: a page whose picture is kept on disk
 (:mod:`kda_sim.app.run_store`) imports neither it nor builds the figure.
+
+Why not plotly's own static export (kaleido): it drives a headless Chromium for each
+picture, a browser the app's install would have to carry beside the one the page already
+runs in, where matplotlib is a dependency already. Why not :func:`kda_sim.timeline.gantt
+.gantt`, the CLI's picture of one timeline: it draws neither the overlay's two lanes nor
+the critical path, the role bands or the view's filters, and a second drawing of the
+view's choices could drift from the chart's.
 """
 
 from __future__ import annotations
