@@ -21,7 +21,12 @@ end (as ``lab.poll_probe``):
   back-off) released after the last round, as the gemv CTAs' XRDY poll;
 * ``stores``: a put right after the producer's own KB KiB of stores (k.recur's state,
   8 to 32 KiB), by 1, 64 or 192 producers at once; consumer c (CTAs 192..) polls
-  producer c's 256 pairs. Put to seen from the put's issue, and the stores' own issue.
+  producer c's 256 pairs. Put to seen from the put's issue, and the stores' own issue;
+* ``ring``: the poll of a CTA that has just stored KB KiB and put its own pairs (as every
+  kda CTA stores k.recur's state, puts its ONRM and polls another's; and as the gate CTAs
+  put their slice's PART and poll everyone's): 64 or 192 CTAs in a ring, each polling the
+  next one's 1 or 8 pairs a thread; whether its retries, not only its first try, run
+  slower behind its own stores.
 
 Usage, on the GPU: ``python -m lab.storm_probe --out FILE [--rounds 16] [--launches 4]``;
 read back here with ``python -m lab.storm_probe --report FILE``.
@@ -63,6 +68,8 @@ WGT_W = 10  # WGT pairs a token: NS + 1 at nb = 8
 BACKDROPS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (wgt, flags)
 STORE_KIB = (0, 8, 32)
 STORERS = (1, 64, 192)
+RING = (64, 192)  # ring: CTAs in the ring
+RING_PAIRS = (1, 8)  # ring: pairs a thread (k.norm's ONRM+PROJ 1, gate's PART 8)
 PART_ROUND = 64 * 16 * PART_W  # a round's PART pairs at S = 16 at most
 FLAG_CELLS = 64  # the spinners' 56 flags (padded)
 SLEEP_NS = tl.constexpr(128)  # the K1's back-off in its long polls (XRDY)
@@ -180,6 +187,44 @@ def stores_probe(
     tl.store(stamps + pid * (4 * ROUNDS) + k, rec)
 
 
+@triton.jit(do_not_specialize=["tag", "n", "lead_ns"])
+def ring_probe(
+    scratch,
+    work,
+    stamps,
+    tag,
+    n,
+    lead_ns,
+    ROUNDS: tl.constexpr,
+    STORE_W: tl.constexpr,
+    P: tl.constexpr,
+):
+    """CTA i (i < n) waits lead_ns (0.5 to 2 times, by i % 4) after its last poll, stores
+    STORE_W words of its own, puts its P x 256 pairs and polls CTA i + 1's (mod n), as
+    every kda CTA stores k.recur's state, puts its ONRM and polls another's. Rows: (stores
+    begun, put issued, seen, retries)."""
+    pid = tl.program_id(0)
+    tr = tl.zeros([16], tl.int32)
+    k = tl.arange(0, 4 * ROUNDS)
+    rec = tl.zeros([4 * ROUNDS], tl.int64)
+    a = tl.arange(0, 256 * P)
+    if pid < n:
+        nxt = (pid + 1) % n
+        t_seen = _now(False)
+        for r in range(ROUNDS):
+            base = CELLS + (n * 256 * P) * r
+            t_st = _spin_until(t_seen + (lead_ns * (1 + pid % 4)) // 2)
+            if STORE_W > 0:
+                s = tl.arange(0, STORE_W)
+                tl.store(work + pid * STORE_W + s, s.to(tl.float32) + r)
+            _put_pairs(scratch, base + pid * 256 * P + a, a >= 0, tag)
+            t_done = _now(False)
+            _, nr = _wait(scratch, base + nxt * 256 * P + a, a >= 0, tag, tr, 0)
+            t_seen = _now(False)
+            rec = _keep(rec, k, r, t_st, t_done, t_seen, nr.to(tl.int64))
+    tl.store(stamps + pid * (4 * ROUNDS) + k, rec)
+
+
 # --- reading the stamps (host, no GPU) -------------------------------------------------
 
 
@@ -217,6 +262,19 @@ def read_stores(stamps: np.ndarray, rounds: int, n_prod: int, skip: int = 2) -> 
     }
 
 
+def read_ring(stamps: np.ndarray, rounds: int, n: int, skip: int = 2) -> dict:
+    """A poll's span from its own put's issue, put to seen (its neighbour's put issued to
+    seen), its retries, and the stores' and put's issue."""
+    p = _rows(stamps, range(n), rounds, skip)
+    nxt = np.roll(p, -1, axis=0)  # row i: CTA i + 1's
+    return {
+        "span": (p[..., 2] - p[..., 1]).ravel().tolist(),
+        "put_to_seen": (p[..., 2] - nxt[..., 1]).ravel().tolist(),
+        "retries": p[..., 3].ravel().tolist(),
+        "store_put_issue": (p[..., 1] - p[..., 0]).ravel().tolist(),
+    }
+
+
 # --- running it (GPU) ------------------------------------------------------------------
 
 
@@ -225,7 +283,8 @@ def run(rounds: int, launches: int, lead_ns: int) -> list[dict[str, Any]]:
 
     wgt0 = CELLS.value + PART_ROUND * rounds
     flag0 = wgt0 + 16 * 16 * rounds
-    n_cells = max(flag0 + FLAG_CELLS, CELLS.value + 256 * 256 * rounds)
+    ring = max(RING) * 256 * max(RING_PAIRS)  # a round's ring pairs at most
+    n_cells = max(flag0 + FLAG_CELLS, CELLS.value + max(256 * 256, ring) * rounds)
     scratch = torch.zeros(n_cells, dtype=torch.int64, device="cuda")
     work = torch.ones(GRID * max(STORE_KIB) * 256, dtype=torch.float32, device="cuda")
     stamps = torch.zeros(GRID, 4 * rounds, dtype=torch.int64, device="cuda")
@@ -276,6 +335,26 @@ def run(rounds: int, launches: int, lead_ns: int) -> list[dict[str, Any]]:
                 ),
                 lambda h, n=n: read_stores(h, rounds, n),
             )
+    for kib in STORE_KIB:
+        for pairs in RING_PAIRS:
+            for n in RING:
+                each(
+                    {
+                        "experiment": "ring",
+                        "kib": kib,
+                        "pairs": pairs,
+                        "ctas": n,
+                        "lead_ns": lead_ns,
+                    },
+                    lambda tg, kib=kib, pairs=pairs, n=n: _launch(
+                        ring_probe,
+                        (scratch, work, stamps, tg, n, lead_ns),
+                        ROUNDS=rounds,
+                        STORE_W=kib * 256,
+                        P=pairs,
+                    ),
+                    lambda h, n=n: read_ring(h, rounds, n),
+                )
     return rows
 
 
@@ -305,6 +384,17 @@ def report(doc: dict[str, Any]) -> str:
             out.append(
                 f"  {r['kib']}, {r['producers']} | {s['median']} ({s['p10']}..{s['p90']}) | "
                 f"{r['store_issue']['median']} | {r['put_issue']['median']}"
+            )
+    out.append(
+        "\nring: KiB, pairs a thread, CTAs | span from the put | put to seen | retries | "
+        "span / tries | stores and put issue"
+    )
+    for r in rows:
+        if r["experiment"] == "ring":
+            sp, tries = r["span"]["median"], r["retries"]["median"] + 1
+            out.append(
+                f"  {r['kib']}, {r['pairs']}, {r['ctas']} | {sp} | {r['put_to_seen']['median']} | "
+                f"{r['retries']['median']} | {round(sp / tries)} | {r['store_put_issue']['median']}"
             )
     return "\n".join(out)
 

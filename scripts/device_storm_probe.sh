@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 38's storm probe (docs/calibration.md, "Pollers beside a hand-off, and a put behind
 # stores"): PART's fan-in beside the K1's other pollers (WGT, XRDY's flags) at S = 1, 4, 16,
-# and a put right after 0, 8 or 32 KiB of the producer's own stores by 1, 64 or 192
-# producers (lab/storm_probe.py). On the device machine, in the repository root, with the
+# a put right after 0, 8 or 32 KiB of the producer's own stores by 1, 64 or 192
+# producers, and a poll right after the CTA's own stores and put, in a ring of 64 or 192
+# (lab/storm_probe.py). On the device machine, in the repository root, with the
 # wheels of .whl/ carried; everything lands under $OUT. Bounded: PROBE_S (300) s (256 CTAs
 # at two an SM on 132 SMs are all resident, so no poll waits on a CTA that cannot run).
 # Read it here with  python -m lab.storm_probe --report storm_probe.json

@@ -32,6 +32,14 @@ SIGS = {
         "n_prod": "i32",
         "lead_ns": "i32",
     },
+    "ring_probe": {
+        "scratch": "*i64",
+        "work": "*fp32",
+        "stamps": "*i64",
+        "tag": "i32",
+        "n": "i32",
+        "lead_ns": "i32",
+    },
 }
 
 
@@ -71,6 +79,15 @@ def test_stores_issue_before_the_put() -> None:
     assert "st.global.b32" not in ptx[stamp:]
 
 
+@pytest.mark.parametrize("p", [1, 8])
+def test_ring_stores_puts_then_polls_p_pairs(p: int) -> None:
+    ptx = _ptx("ring_probe", ROUNDS=8, STORE_W=2048, P=p)
+    assert ptx.count("bar.red.popc") == 2 * p  # its one poll: first try and retries
+    assert ptx.count("st.global.b32") == 2048 // 256
+    first = ptx.index("st.global.b32")
+    assert first < ptx.index("st.global.b64", first) < ptx.index("ld.relaxed", first)
+
+
 def _stamps(rounds: int, rows: dict[int, list[tuple[int, int, int, int]]]) -> np.ndarray:
     s = np.zeros((sp.GRID, 4 * rounds), np.int64)
     for cta, recs in rows.items():
@@ -105,6 +122,17 @@ def test_stores_reader_pairs_consumer_and_producer() -> None:
     assert set(got["put_issue"]) == {20}
 
 
+def test_ring_reader_pairs_each_cta_with_the_next() -> None:
+    rounds, n = 3, 3
+    # CTA i stores from 100 i, its put issued at 100 i + 40, sees the next one's at 1000 + i
+    rows = {i: [(100 * i, 100 * i + 40, 1000 + i, i)] * rounds for i in range(n)}
+    got = sp.read_ring(_stamps(rounds, rows), rounds, n, skip=1)
+    assert got["span"][:2] == [960, 960]  # CTA 0: seen 1000, its own put 40
+    # CTA 0 polls CTA 1's (put 140), CTA 1 CTA 2's (240), CTA 2 CTA 0's (40)
+    assert got["put_to_seen"] == [860, 860, 761, 761, 962, 962]
+    assert set(got["store_put_issue"]) == {40}
+
+
 def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
     doc = {
         "env": {"gpu": "x"},
@@ -123,6 +151,16 @@ def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
                 "wgt_put_to_seen": quantiles([700.0], 1),
             },
             {
+                "experiment": "ring",
+                "kib": 32,
+                "pairs": 8,
+                "ctas": 192,
+                "span": quantiles([1500.0], 1),
+                "put_to_seen": quantiles([1200.0], 1),
+                "retries": quantiles([2.0], 1),
+                "store_put_issue": quantiles([450.0], 1),
+            },
+            {
                 "experiment": "stores",
                 "kib": 32,
                 "producers": 192,
@@ -137,6 +175,7 @@ def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
     assert sp.main(["--report", str(f)]) == 0
     out = capsys.readouterr().out
     assert "16, wgt+flags | 2050.0 | 3000.0 | 4.0 | 64.0 | 700.0" in out
+    assert "32, 8, 192 | 1500.0 | 1200.0 | 2.0 | 500 | 450.0" in out
     assert "32, 192 | 1400.0 (1400.0..1400.0) | 300.0 | 30.0" in out
     bad = tmp_path / "other.json"
     bad.write_text("{}")
