@@ -267,10 +267,17 @@ def read_ring(stamps: np.ndarray, rounds: int, n: int, skip: int = 2) -> dict:
     seen), its retries, and the stores' and put's issue."""
     p = _rows(stamps, range(n), rounds, skip)
     nxt = np.roll(p, -1, axis=0)  # row i: CTA i + 1's
+    span = (p[..., 2] - p[..., 1]).ravel()
+    retries = p[..., 3].ravel()
+    # put to seen only where the poll began before the put it waits for: a poll that
+    # begins later (its own lead was the longer) measures its lead, not the hand-off
+    late = (p[..., 1] < nxt[..., 1]).ravel()
     return {
-        "span": (p[..., 2] - p[..., 1]).ravel().tolist(),
-        "put_to_seen": (p[..., 2] - nxt[..., 1]).ravel().tolist(),
-        "retries": p[..., 3].ravel().tolist(),
+        "span": span.tolist(),
+        "put_to_seen": (p[..., 2] - nxt[..., 1]).ravel()[late].tolist(),
+        "retries": retries.tolist(),
+        "per_try": (span / (retries + 1)).tolist(),  # back to back: no back-off
+        "once": span[retries == 0].tolist(),  # a try that passed at once
         "store_put_issue": (p[..., 1] - p[..., 0]).ravel().tolist(),
     }
 
@@ -386,15 +393,18 @@ def report(doc: dict[str, Any]) -> str:
                 f"{r['store_issue']['median']} | {r['put_issue']['median']}"
             )
     out.append(
-        "\nring: KiB, pairs a thread, CTAs | span from the put | put to seen | retries | "
-        "span / tries | stores and put issue"
+        "\nring: KiB, pairs a thread, CTAs | a try passed at once (p10) | a try, retrying "
+        "(span / tries) | put to seen, polls begun before the put | retries | stores and put issue"
     )
     for r in rows:
         if r["experiment"] == "ring":
-            sp, tries = r["span"]["median"], r["retries"]["median"] + 1
+            once = r.get("once", {})  # runs before the reader kept them have neither
+            per = r.get("per_try", {})
             out.append(
-                f"  {r['kib']}, {r['pairs']}, {r['ctas']} | {sp} | {r['put_to_seen']['median']} | "
-                f"{r['retries']['median']} | {round(sp / tries)} | {r['store_put_issue']['median']}"
+                f"  {r['kib']}, {r['pairs']}, {r['ctas']} | {once.get('median', '-')} "
+                f"({once.get('p10', '-')}) | {per.get('median', '-')} | "
+                f"{r['put_to_seen']['median']} | {r['retries']['median']} | "
+                f"{r['store_put_issue']['median']}"
             )
     return "\n".join(out)
 

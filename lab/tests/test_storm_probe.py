@@ -125,11 +125,15 @@ def test_stores_reader_pairs_consumer_and_producer() -> None:
 def test_ring_reader_pairs_each_cta_with_the_next() -> None:
     rounds, n = 3, 3
     # CTA i stores from 100 i, its put issued at 100 i + 40, sees the next one's at 1000 + i
+    # after i retries
     rows = {i: [(100 * i, 100 * i + 40, 1000 + i, i)] * rounds for i in range(n)}
     got = sp.read_ring(_stamps(rounds, rows), rounds, n, skip=1)
     assert got["span"][:2] == [960, 960]  # CTA 0: seen 1000, its own put 40
-    # CTA 0 polls CTA 1's (put 140), CTA 1 CTA 2's (240), CTA 2 CTA 0's (40)
-    assert got["put_to_seen"] == [860, 860, 761, 761, 962, 962]
+    # CTA 0 polls CTA 1's (put 140), CTA 1 CTA 2's (240); CTA 2's poll began after CTA 0's
+    # put (40), so it does not count
+    assert got["put_to_seen"] == [860, 860, 761, 761]
+    assert got["per_try"][2:4] == [861 / 2, 861 / 2]  # CTA 1: 861 ns over 2 tries
+    assert got["once"] == [960, 960]  # CTA 0 passed at once
     assert set(got["store_put_issue"]) == {40}
 
 
@@ -158,6 +162,8 @@ def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
                 "span": quantiles([1500.0], 1),
                 "put_to_seen": quantiles([1200.0], 1),
                 "retries": quantiles([2.0], 1),
+                "per_try": quantiles([500.0], 1),
+                "once": quantiles([900.0], 1),
                 "store_put_issue": quantiles([450.0], 1),
             },
             {
@@ -175,7 +181,7 @@ def test_report_reads_a_run_and_refuses_other_files(tmp_path, capsys) -> None:
     assert sp.main(["--report", str(f)]) == 0
     out = capsys.readouterr().out
     assert "16, wgt+flags | 2050.0 | 3000.0 | 4.0 | 64.0 | 700.0" in out
-    assert "32, 8, 192 | 1500.0 | 1200.0 | 2.0 | 500 | 450.0" in out
+    assert "32, 8, 192 | 900.0 (900.0) | 500.0 | 1200.0 | 2.0 | 450.0" in out
     assert "32, 192 | 1400.0 (1400.0..1400.0) | 300.0 | 30.0" in out
     bad = tmp_path / "other.json"
     bad.write_text("{}")
