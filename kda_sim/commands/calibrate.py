@@ -85,6 +85,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a stage cost that runs longer while another CTA on its unit computes it too "
         "(the Triton K1 on the H200: gemv), by a factor taken from the traces",
     )
+    p.add_argument(
+        "--unit-share-from",
+        type=float,
+        default=0.0,
+        metavar="UNITS",
+        help="with --unit-share: only a compute of at least this many units is slowed, and "
+        "only such traces give the factor (the K1's gemv on the H200: 2 tokens; at one, two "
+        "gemv CTAs on an SM end together)",
+    )
     add_jobs_flag(p, "the simulations (the traces are independent)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
@@ -109,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)
     if args.budget < 0 or args.cost_passes < 0:
         raise InvalidInput("--budget and --cost-passes must be >= 0", what="budget")
+    if not args.unit_share_from >= 0 or (args.unit_share_from and not args.unit_share):
+        raise InvalidInput(
+            f"--unit-share-from {args.unit_share_from:g}: a count of units >= 0, with --unit-share",
+            what="unit_share_from",
+        )
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
     switches: dict[str, float] = {}
     for sw in args.switch:
@@ -145,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         log=None if args.json else (lambda m: print(m, file=sys.stderr)),
         switches=switches,
         unit_shared=args.unit_share,
+        unit_share_from=args.unit_share_from,
         jobs=jobs,
     )
     after = evaluate(res.profile, hold, jobs) if hold else {}

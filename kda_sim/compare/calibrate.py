@@ -358,13 +358,16 @@ def fit_profile(
     search: Sequence[str] = DEFAULT_SEARCH,
     switches: dict[str, float] | None = None,
     unit_shared: Sequence[str] = (),
+    unit_share_from: float = 0.0,
     jobs: Jobs = 1,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
-    use; ``jobs``: processes (or a cluster) the search's simulations are shared among."""
+    use; ``unit_share_from``: the fewest units a shared compute must have to be slowed;
+    ``jobs``: processes (or a cluster) the search's simulations are shared among."""
     with Scorer(traces, score_on, jobs) as scorer:
+        shared = (tuple(unit_shared), unit_share_from)
         return _fit(
-            base, traces, scorer, budget, cost_passes, progress, log, search, switches, unit_shared
+            base, traces, scorer, budget, cost_passes, progress, log, search, switches, shared
         )
 
 
@@ -378,8 +381,9 @@ def _fit(
     log: Callable[[str], None] | None,
     search: Sequence[str],
     switches: dict[str, float] | None,
-    unit_shared: Sequence[str],
+    shared: tuple[tuple[str, ...], float],
 ) -> FitResult:
+    unit_shared, share_from = shared
     if not traces:
         raise InvalidInput("no training traces", what="traces")
     t0 = time.perf_counter()
@@ -400,8 +404,10 @@ def _fit(
         bad = [k for k in unit_shared if k not in prof.costs]
         if bad:
             raise InvalidInput(f"--unit-share {bad}: no such stage cost", what="unit_share")
-        prof = share_start(replace(prof, unit_shared=tuple(unit_shared)), traces)
-        say(f"unit_share {prof.unit_share:.3f} for {', '.join(unit_shared)}")
+        prof = replace(prof, unit_shared=tuple(unit_shared), unit_share_from=share_from)
+        prof = share_start(prof, traces)
+        at = f" from {share_from:g} units" if share_from else ""
+        say(f"unit_share {prof.unit_share:.3f} for {', '.join(unit_shared)}{at}")
     prof = cold_start(streamed_start(prof, traces), traces)
     if later_task_excess(traces) is None:  # no CTA runs a second task: nothing pins it
         search = [n for n in search if n != "cold_code"]
@@ -586,6 +592,8 @@ def fitted_overlay(
         d["cost_above"] = {k: list(v) for k, v in fit.cost_above.items()}
     if fit.unit_shared:
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
+        if fit.unit_share_from:
+            d["unit_share_from"] = fit.unit_share_from
     if overrides:
         d["overrides"] = overrides
     date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"

@@ -94,14 +94,17 @@ def sharing_ctas(tr: Trace, key: str) -> set[int]:
 def share_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
     """``unit_share`` from the traces: for each stage cost in ``unit_shared``, the median
     over the traces of (busy time of the CTAs sharing their unit with another that
-    computes it) / (busy time of the rest), less one. Fitted no further: the search's loss
-    (makespans, median starts) barely sees it, the stage durations do."""
+    computes it) / (busy time of the rest), less one; over the traces whose stage has at
+    least ``unit_share_from`` units, the ones the factor slows. Fitted no further: the
+    search's loss (makespans, median starts) barely sees it, the stage durations do."""
     if not prof.unit_shared:
         return prof
     ratios = []
     for tr in traces:
+        costs = stage_costs(tr.cfg)
         for key in prof.unit_shared:
-            stages = stages_of(tr.cfg, key)
+            stages = {st for st, (k, units) in costs.items() if k == key}
+            stages = {st for st in stages if costs[st][1] >= prof.unit_share_from}
             shared = sharing_ctas(tr, key)
             both: tuple[list[float], list[float]] = ([], [])
             for (cta, stage, _), v in tr.busy.items():

@@ -593,6 +593,7 @@ class CtaRun(CounterOps):
         prof = w.prof
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
+        share_from = prof.unit_share_from
         held_by, loads = self.held, self.loads
         stages = self.track.stages
         current_op = w.current_op
@@ -623,7 +624,7 @@ class CtaRun(CounterOps):
                     self.open = None
                 else:  # compute
                     cost = cost_of(op.cost, op.units)
-                    if op.cost in shared:
+                    if op.cost in shared and op.units >= share_from:
                         cost *= self._share(op.cost)
                     if wanted is None:
                         t += cost

@@ -39,7 +39,13 @@ STOCK_NAME_SUFFIX = "-stock"
 # (``costs_from`` quotes it); a fit never carries its start's over (kda-sim calibrate)
 BUILD_SOURCE = "build"
 # what a costs file sets in the profile as it is
-COST_FIELDS: tuple[str, ...] = ("costs", "cost_above", "unit_shared", "unit_share")
+COST_FIELDS: tuple[str, ...] = (
+    "costs",
+    "cost_above",
+    "unit_shared",
+    "unit_share",
+    "unit_share_from",
+)
 STOCK_SUFFIX = ".json"
 # the GPU parameters an overlay may set: what a fit moves and what the measured build
 # fixes (its resources, its x rows not staged, its weights streamed); never the machine's
@@ -65,6 +71,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "cost_above": _P["cost_above"],
         "unit_shared": _P["unit_shared"],
         "unit_share": _P["unit_share"],
+        "unit_share_from": _P["unit_share_from"],
         "overrides": {
             "type": "object",
             "additionalProperties": False,

@@ -170,6 +170,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
         },
         "unit_shared": {"type": "array", "items": _STR},
         "unit_share": _num(0, 100),
+        "unit_share_from": _num(0, 1e9),
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -248,6 +249,11 @@ class GpuProfile:
     # docs/calibration.md, "What the model has")
     unit_shared: tuple[str, ...] = ()
     unit_share: float = 0.0
+    # the fewest units a shared compute must have to be slowed (0: any). The same traces
+    # show two gemv CTAs on one SM ending 3.7 to 5.0 us after the rest from two tokens on
+    # and 0.4 us at one: at one token the FMA loop leaves the SM's issue slots to spare
+    # (docs/calibration.md, "The gemv CTAs' ends")
+    unit_share_from: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -276,7 +282,7 @@ class GpuProfile:
                 costs[k[5:]] = (float(v[0]), float(v[1]))  # type: ignore[index]
             elif k.startswith("above_") and k[6:] in costs:
                 above[k[6:]] = (float(v[0]), float(v[1]), float(v[2]))  # type: ignore[index]
-            elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns", "unit_share"):
+            elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns", "unit_share", "unit_share_from"):
                 top[k] = float(v)
             else:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
@@ -305,6 +311,8 @@ class GpuProfile:
         else:  # a profile without sharing reads as it did before the field existed
             d.pop("unit_shared", None)
             d.pop("unit_share", None)
+        if not (self.unit_shared and self.unit_share_from):
+            d.pop("unit_share_from", None)  # as before the field existed
         return d
 
 
@@ -363,6 +371,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             streamed_weights=_flag(d, "streamed_weights", where),
             unit_shared=tuple(str(n) for n in d.get("unit_shared", ())),
             unit_share=float(d.get("unit_share", 0.0)),
+            unit_share_from=float(d.get("unit_share_from", 0.0)),
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None

@@ -185,6 +185,18 @@ def test_calibrate_unit_share_of_no_such_stage_exits_2(files, tmp_path: Path, ca
     assert not out.exists()
 
 
+@pytest.mark.parametrize("extra", [["--unit-share", "gemv"], []])
+def test_calibrate_unit_share_from_bad_or_alone_exits_2(
+    files, tmp_path: Path, capsys, extra: list[str]
+) -> None:
+    out = tmp_path / "p.json"
+    frm = "-1" if extra else "2"  # negative; or given without --unit-share
+    args = ["calibrate", str(files["real"]), "--out", str(out), *extra, "--unit-share-from", frm]
+    assert main(args) == 2
+    assert "--unit-share-from" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_compare_prints_human_units_and_the_critical_path_as_a_table(capsys) -> None:
     traces = Path(__file__).resolve().parents[2] / "traces"
     assert main(["compare", str(traces / "k1_h200_R1_L1.json")]) == 0

@@ -94,3 +94,7 @@ def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
     # 2x1: the gemv CTAs that share an SM are about 14 % busier than those alone in the
     # bundled trace (8 to 15 % in traces of other builds)
     assert 0.04 < got < 0.3
+    # from 3 tokens on: 2x1's gemv (S = 2) is not slowed, so it gives no factor
+    late = replace(prof, unit_shared=("gemv",), unit_share_from=3.0)
+    assert share_start(late, [tr]).unit_share == 0.0
+    assert share_start(replace(late, unit_share_from=2.0), [tr]).unit_share == got

@@ -423,7 +423,9 @@ class ReferenceCtaRun(CounterOps):
         for k, op in enumerate(ops):
             kind = kinds[k]
             if kind == _COMPUTE:
-                cost = sampler.cost(op.cost, op.units) * self._share(op.cost)
+                cost = sampler.cost(op.cost, op.units)
+                if op.units >= self.w.prof.unit_share_from:
+                    cost *= self._share(op.cost)
                 if wanted is None:
                     t += cost
                 else:  # the compute ran alongside the stream it waited for

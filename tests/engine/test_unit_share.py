@@ -19,7 +19,7 @@ from kda_sim.protocol.tickets import ticket_loop
 from kda_sim.timeline.summary import partner_stats
 
 
-def _gemv0(share: float) -> dict[str, float]:
+def _gemv0(share: float, share_from: float = 0.0) -> dict[str, float]:
     # the datasheet's bandwidth keeps the 16-row group compute-bound whatever the bundled
     # fit found (at its 3.59 TB/s the stream and the compute nearly tie)
     base = load_profile("h200-k1")
@@ -27,6 +27,7 @@ def _gemv0(share: float) -> dict[str, float]:
         base,
         unit_shared=("gemv",),
         unit_share=share,
+        unit_share_from=share_from,
         hbm_bytes_per_ns=base.hbm_peak_bytes_per_ns or base.hbm_bytes_per_ns,
     )
     tl = simulate(LaunchConfig(1, 1, 8), prof, occupancy=2).timeline
@@ -39,6 +40,13 @@ def test_a_gemv_cta_beside_another_takes_the_shared_factor_longer() -> None:
     # the 16-row group is compute-bound here, so its whole time scales
     assert shared["gemv"] == pytest.approx(1.25 * plain["gemv"], rel=0.02)
     assert shared["attn"] == pytest.approx(plain["attn"], rel=0.02)  # an attn CTA computes no gemv
+
+
+def test_a_compute_of_fewer_units_than_share_from_is_not_slowed() -> None:
+    # 1x1: the gemv computes one token; slowed from one token on, not from two
+    plain, at_one, from_two = _gemv0(0.0), _gemv0(0.25, 1.0), _gemv0(0.25, 2.0)
+    assert at_one["gemv"] == pytest.approx(1.25 * plain["gemv"], rel=0.02)
+    assert from_two["gemv"] == pytest.approx(plain["gemv"])
 
 
 def test_sharing_is_off_for_stages_not_named() -> None:

@@ -87,6 +87,9 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
     p = load_profile(str(f))
     assert p.unit_shared == ("gemv",) and p.unit_share == 0.13
     assert p.to_dict()["unit_shared"] == ["gemv"] and p.to_dict()["unit_share"] == 0.13
+    assert p.unit_share_from == 0.0 and "unit_share_from" not in p.to_dict()  # as before
+    f.write_text(json.dumps(d | {"unit_share_from": 2}))
+    assert load_profile(str(f)).to_dict()["unit_share_from"] == 2.0
     for bad in ({"unit_share": -0.1}, {"unit_shared": ["no_such_stage"]}):
         f.write_text(json.dumps(d | bad))
         with pytest.raises(InvalidInput, match="unit_share"):
