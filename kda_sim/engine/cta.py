@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from functools import cached_property
 from itertools import compress, count, repeat
 from typing import Any
@@ -15,7 +15,7 @@ from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
-from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND
+from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
@@ -61,6 +61,55 @@ class Pending:
     # made by ``CtaRun._issue``, which sets every field (no ``__init__``: no frame a load)
 
 
+def _launch_consts(world: World) -> tuple:
+    """What every CtaRun of a launch reads from the world and its profile, made once a
+    launch (``World.cta_consts``), not once a CTA (256 a K1 launch). In ``CtaRun.__init__``'s
+    order: ``ahead``, the put records' fields, ``latency``, the profile's vmcnt flags, the
+    priced poll terms, the first try's and a put's waits behind the CTA's own traffic, and
+    the poll plans."""
+    prof = world.prof
+    # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
+    # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
+    # running one ahead of others changes what each draws), nor where what others do
+    # at an instant decides a result (a unit's sharing, read from the CTAs resident
+    # now; pairs tagged before the launch, which resets clear as the clock passes)
+    ahead = (
+        world.fold
+        and not world.sampler.jitter
+        and not world.tagged
+        and not (prof.unit_shared and prof.unit_share)
+    )
+    latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+    lat = prof.latency_ns
+    priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
+    # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
+    # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
+    # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
+    fixed, per_store, per_load = (lat.get(n, 0.0) for n in FIRST_TRY)
+    first_try = (fixed, per_store / KIB, per_load / KIB)
+    behind = fixed > 0.0 or per_store > 0.0 or per_load > 0.0
+    # a put's pairs wait behind the CTA's own stores ahead of them (``_put``): ns where
+    # there are any, ns a byte of them; nominal, as the first try's
+    fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
+    put_behind = (fixed, per_store / KIB)
+    puts_wait = fixed > 0.0 or per_store > 0.0
+    world.cta_consts = out = (
+        ahead,
+        put_fields(world.handoffs),
+        latency,
+        prof.in_order_loads,  # vmcnt: loads retire in order
+        prof.stores_in_vmcnt,  # and count stores
+        priced,
+        first_try,
+        behind,
+        put_behind,
+        puts_wait,
+        behind or puts_wait,  # the stores are counted where either prices them
+        world.handoffs.poll_cache,  # poll_plan's, read without its call
+    )
+    return out
+
+
 class CtaRun(CounterOps):
     """Runs ``prog`` on unit ``unit`` of XCD ``xcd``; records into ``track``."""
 
@@ -83,44 +132,26 @@ class CtaRun(CounterOps):
         self.waker: Wake | None = None
         self.draining = False  # folded: the CTA waits for its stores' acks now
         # the clock as an unfolded run would read it here: the time this CTA last woke.
-        # A CTA that runs ahead (below) moves it where it would have slept to, so each
+        # A CTA that runs ahead (``ahead``) moves it where it would have slept to, so each
         # time it computes from it rounds as the unfolded run's does (SimPy lands a
         # sleep from c to t at c + (t - c), which need not be t)
         self.clock = 0.0
-        # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
-        # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
-        # running one ahead of others changes what each draws), nor where what others do
-        # at an instant decides a result (a unit's sharing, read from the CTAs resident
-        # now; pairs tagged before the launch, which resets clear as the clock passes)
-        prof = world.prof
-        self.ahead = (
-            world.fold
-            and not world.sampler.jitter
-            and not world.tagged
-            and not (prof.unit_shared and prof.unit_share)
-        )
-        self._put_fields = put_fields(world.handoffs)
-        self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
-        # the profile's flags a poll reads (vmcnt: loads retire in order, and count stores)
-        self._in_order, self._vmcnt_stores = prof.in_order_loads, prof.stores_in_vmcnt
-        lat = prof.latency_ns
-        self._priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
-        # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
-        # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
-        # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
-        fixed, per_store, per_load = (lat.get(n, 0.0) for n in FIRST_TRY)
-        self._first_try = (fixed, per_store / KIB, per_load / KIB)
-        self._behind = fixed > 0.0 or per_store > 0.0 or per_load > 0.0
-        # a put's pairs wait behind the CTA's own stores ahead of them (``_put``): ns where
-        # there are any, ns a byte of them; nominal, as the first try's
-        fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
-        self._put_behind = (fixed, per_store / KIB)
-        self._puts_wait = fixed > 0.0 or per_store > 0.0
-        # the stores are counted where either prices them
-        self._count_stores = self._behind or self._puts_wait
+        (
+            self.ahead,
+            self._put_fields,
+            self.latency,
+            self._in_order,
+            self._vmcnt_stores,
+            self._priced,
+            self._first_try,
+            self._behind,
+            self._put_behind,
+            self._puts_wait,
+            self._count_stores,
+            self._plans,
+        ) = world.cta_consts or _launch_consts(world)
         self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
         self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
-        self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
         self._latest = world.latest_on(xcd)  # World.latest_visible's, by set, this XCD's
         self.stage = ""
         self.task = -1
@@ -591,6 +622,9 @@ class CtaRun(CounterOps):
         sampler = w.sampler
         latency, cost_of = sampler.fixed()
         prof = w.prof
+        # nominal: each barrier's latency and compute's cost, looked up before the launch
+        # (empty: each is asked for as the op runs, as a jittered run draws it then)
+        vals = _nominal(self.prog, kinds, prof, latency) if program and not sampler.jitter else ()
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         held_by, loads = self.held, self.loads
@@ -606,7 +640,7 @@ class CtaRun(CounterOps):
             # puts 4,400; polls, uses and the rest 4,350)
             if kind < _STORE:  # time alone: a barrier, a stage's begin or end, a compute
                 if kind == _BARRIER:
-                    t += latency("barrier")
+                    t += vals[k] if vals else latency("barrier")
                 elif kind == _BEGIN:
                     if op.task >= 0 and op.task != self.task:
                         slot += 1  # a kda task begins: its slot on this CTA (0: the first)
@@ -622,8 +656,8 @@ class CtaRun(CounterOps):
                         self.open.end = t
                     self.open = None
                 else:  # compute
-                    cost = cost_of(op.cost, op.units)
-                    if op.cost in shared:
+                    cost = vals[k] if vals else cost_of(op.cost, op.units)
+                    if shared and op.cost in shared:
                         cost *= self._share(op.cost)
                     if wanted is None:
                         t += cost
@@ -739,6 +773,32 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
         _KINDS[key] = hit
         weakref.finalize(prog, _KINDS.pop, key, None)
     return hit
+
+
+_NOMINAL: dict[int, tuple[GpuProfile, tuple[float, ...]]] = {}
+
+
+def _nominal(
+    prog: CtaProgram, kinds: tuple[int, ...], prof: GpuProfile, latency: Callable[[str], float]
+) -> tuple[float, ...]:
+    """Each op's nominal barrier latency or compute cost (0.0 for the other kinds), as
+    ``latency`` and ``prof.cost`` give them: the same floats the loop would ask for (a
+    launch asks 2,490 costs and 3,782 latencies of 10 and 1 distinct ones), kept while
+    the program lives, for the profile last run (a sweep's profile is one object; a
+    calibration's a new one a run, which makes them again)."""
+    key = id(prog)
+    hit = _NOMINAL.get(key)
+    if hit is not None and hit[0] is prof:
+        return hit[1]
+    barrier, cost = latency("barrier"), prof.cost
+    vals = tuple(
+        barrier if k == _BARRIER else cost(op.cost, op.units) if k == _COMPUTE else 0.0
+        for op, k in zip(prog.ops, kinds, strict=True)
+    )
+    if hit is None:
+        weakref.finalize(prog, _NOMINAL.pop, key, None)
+    _NOMINAL[key] = (prof, vals)
+    return vals
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
