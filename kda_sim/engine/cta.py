@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Generator
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import compress, count, repeat
 from typing import Any
 
@@ -53,12 +53,23 @@ class Pending:
     ``event`` is the one the CTA waits on, made at issue in an unfolded run; a folded run
     makes none and wakes a CTA that waits through ``CtaRun._landed``."""
 
-    __slots__ = ("event", "hbm", "span", "waited")
+    __slots__ = ("event", "hbm", "run", "span", "waited")
     event: simpy.Event | None
     span: LoadSpan
     hbm: bool
     waited: bool  # folded: the CTA waits for this load now
-    # made by ``CtaRun._issue``, which sets every field (no ``__init__``: no frame a load)
+    run: CtaRun  # folded, an HBM load: the CTA that issued it (``land``)
+    # made by ``CtaRun._issue``, which sets the fields it reads (no ``__init__``: no frame
+    # a load)
+
+    def land(self) -> None:
+        """A folded HBM load's transfer has ended (the server calls it: a bound method, not
+        a closure and its cells a load): its span ends now, and a CTA waiting for it
+        counts it."""
+        run = self.run
+        self.span.done = run.w.env._now
+        if self.waited:
+            run._landed()
 
 
 def _launch_consts(world: World) -> tuple:
@@ -182,21 +193,6 @@ class CtaRun(CounterOps):
         Timeout(env, delay).callbacks.append(start)
         return ev
 
-    def _hbm_load_folded(self, op: Load, pending: Pending) -> None:
-        """As ``_hbm_load``, the transfer joining the HBM server after its latency with no
-        timer (``join_at``) and its end calling back into the CTA at once (no event of its
-        own, none for the load unless the CTA waits for it)."""
-        env = self.w.env
-        span = pending.span
-
-        def done() -> None:
-            span.done = env._now
-            if pending.waited:
-                self._landed()
-
-        c = self.clock
-        self.w.hbm.join_at(c + (span.issue - c + self.latency("hbm_load")), op.nbytes, done)
-
     def _landed(self) -> None:
         """One more of what a folded CTA waits for has landed; the last wakes it."""
         self.left -= 1
@@ -216,8 +212,12 @@ class CtaRun(CounterOps):
         pending.span, pending.waited, pending.event = span, False, None
         if op.hbm:
             pending.hbm = True
-            if self.fold:
-                self._hbm_load_folded(op, pending)
+            if self.fold:  # joins the HBM server after its latency with no timer (join_at),
+                # its end calling back into the CTA (no event, none for the load unless the
+                # CTA waits for it)
+                pending.run = self
+                c = self.clock
+                w.hbm.join_at(c + (t - c + self.latency("hbm_load")), op.nbytes, pending.land)
             else:
                 pending.event = self._hbm_load(op, span)
         else:
@@ -256,39 +256,43 @@ class CtaRun(CounterOps):
         w = self.w
         env = w.env
         hbm, nbytes = w.hbm, op.nbytes
-        cta = self.prog.cta
-        fold = self.fold
         if self._count_stores:
             self._store_bytes += nbytes
-        if fold:
+        c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
+        if self.fold:  # joins the server after its latency, with no timer of its own
             self.unacked += 1
-        else:
-            ev = Event(env)
-            self.stores.append(ev)
+            hbm.join_at(c + (t - c + self.latency("store_ack")), nbytes, partial(self._acked, op))
+            return
+        ev = Event(env)
+        self.stores.append(ev)
+        cta = self.prog.cta
 
-        def acked(_ev: object = None) -> None:
+        def acked(_ev: object) -> None:
             now = env._now
             visible, writer = w.data_visible, w.data_writer
             for cell in op.cells:
                 visible[cell] = now
                 writer[cell] = cta
-            if not fold:
-                ev.succeed()
-                return
-            self.unacked -= 1
-            if self.draining:
-                self._landed()
-
-        c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
-        at = c + (t - c + self.latency("store_ack"))
-        if fold:  # joins the server then, with no timer of its own
-            hbm.join_at(at, nbytes, acked)
-            return
+            ev.succeed()
 
         def start(_ev: object) -> None:
             hbm.transfer(nbytes).callbacks.append(acked)
 
-        at_time(env, at, start)
+        at_time(env, c + (t - c + self.latency("store_ack")), start)
+
+    def _acked(self, op: Store) -> None:
+        """A folded store's transfer has ended (the server calls it, through a partial: no
+        closure and its cells a store): its cells are visible now, and a CTA draining
+        counts it."""
+        w = self.w
+        now, cta = w.env._now, self.prog.cta
+        visible, writer = w.data_visible, w.data_writer
+        for cell in op.cells:
+            visible[cell] = now
+            writer[cell] = cta
+        self.unacked -= 1
+        if self.draining:
+            self._landed()
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
