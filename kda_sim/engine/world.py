@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import add, attrgetter
 
 import numpy as np
 import simpy
@@ -29,31 +28,6 @@ class PutDone:
     # ns its pairs wait behind the CTA's own stores still leaving the SM ahead of them
     # (``CtaRun._put``; 0 unless the profile sets ``put_stores`` or ``put_store_kib``)
     behind: float = 0.0
-
-
-# a producer set larger than this is scanned by ``_latest_in_c`` (K1's sets: 1, 3, 8, 9
-# and 56 puts; the Python loop costs some 26 bytecodes a put, the C one a dozen calls a set)
-_SCAN_IN_C = 4
-_TIME, _BEHIND, _XCD = attrgetter("time"), attrgetter("behind"), attrgetter("xcd")
-
-
-def _latest_in_c(
-    producers: tuple[OpRef, ...],
-    put_done: dict[OpRef, PutDone],
-    xcd: int,
-    same: float,
-    cross: float,
-) -> tuple[float, OpRef]:
-    """``World.latest_visible``'s loop with its per-put work in C: the same sums, in the
-    same order (``(time + behind) + visibility``), and the later put on a tie (the last
-    index of the largest)."""
-    dones = list(map(put_done.__getitem__, producers))
-    seen = map(add, map(_TIME, dones), map(_BEHIND, dones))
-    vis = map((cross, same).__getitem__, map(xcd.__eq__, map(_XCD, dones)))
-    at = list(map(add, seen, vis))
-    best = max(at)
-    at.reverse()
-    return best, producers[len(at) - 1 - at.index(best)]
 
 
 @dataclass
@@ -166,9 +140,6 @@ class World:
             # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
             vis = self.sampler.visibility
             same, cross = vis(xcd, xcd), vis(-1, xcd)  # -1: any other XCD
-            if len(producers) > _SCAN_IN_C:
-                hit = latest[key] = _latest_in_c(producers, put_done, xcd, same, cross)
-                return hit
             best, last = float("-inf"), producers[0]
             for p in producers:
                 done = put_done[p]
