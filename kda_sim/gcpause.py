@@ -53,7 +53,10 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 def _promote() -> None:
     """Every object the collector has not scanned into its oldest generation, with no
-    scan (the module's docstring says why this is sound)."""
+    scan (the module's docstring says why this is sound). Not where the process froze
+    objects itself (a pre-forking server does): ``unfreeze`` would thaw those too."""
+    if gc.get_freeze_count():
+        return
     gc.freeze()
     gc.unfreeze()
 

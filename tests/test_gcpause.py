@@ -83,3 +83,16 @@ def test_what_a_pause_leaves_is_promoted_not_frozen() -> None:
     assert gc.get_freeze_count() == 0
     del made
     assert gc.collect() >= 2000  # the cycles it left are garbage a full collection finds
+
+
+def test_objects_the_process_froze_stay_frozen() -> None:
+    kept = [[] for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with cyclic_gc_paused():
+            made = [[] for _ in range(100)]
+        assert gc.get_freeze_count() == frozen  # not thawed by the pause's promotion
+        assert made and kept
+    finally:
+        gc.unfreeze()
