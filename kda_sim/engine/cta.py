@@ -628,7 +628,8 @@ class CtaRun(CounterOps):
         prof = w.prof
         # nominal: each barrier's latency and compute's cost, looked up before the launch
         # (empty: each is asked for as the op runs, as a jittered run draws it then)
-        vals = _nominal(self.prog, kinds, prof, latency) if program and not sampler.jitter else ()
+        nominal = program and not sampler.jitter
+        vals = _nominal(self.prog, kinds, prof, latency) if nominal else repeat(0.0)
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         held_by, loads = self.held, self.loads
@@ -637,14 +638,14 @@ class CtaRun(CounterOps):
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
-        for k, op in enumerate(ops):
-            kind = kinds[k]
+        # each op with its number, kind and nominal value in one C iterator (no subscripts)
+        for k, kind, op, v in zip(count(), kinds, ops, vals):
             # a tree on the kind's number, not a chain of compares (ops by kind in a K1
             # launch: barriers, stage begins and ends, computes 11,500; stores, loads and
             # puts 4,400; polls, uses and the rest 4,350)
             if kind < _STORE:  # time alone: a barrier, a stage's begin or end, a compute
                 if kind == _BARRIER:
-                    t += vals[k] if vals else latency("barrier")
+                    t += v if nominal else latency("barrier")
                 elif kind == _BEGIN:
                     if op.task >= 0 and op.task != self.task:
                         slot += 1  # a kda task begins: its slot on this CTA (0: the first)
@@ -660,7 +661,7 @@ class CtaRun(CounterOps):
                         self.open.end = t
                     self.open = None
                 else:  # compute
-                    cost = vals[k] if vals else cost_of(op.cost, op.units)
+                    cost = v if nominal else cost_of(op.cost, op.units)
                     if shared and op.cost in shared:
                         cost *= self._share(op.cost)
                     if wanted is None:
