@@ -11,6 +11,17 @@ over what the step left alive. A launch leaves no cyclic garbage to wait for it
 (``gc.collect()`` after one finds none), and nothing a step computes depends on when the
 collector runs (a weakref callback cleans a cache entry, never a result), so every
 result is the same.
+
+What a step leaves alive (a launch's timeline: some 12,000 records and their lists) is
+not scanned when the pause ends: the objects the collector has not looked at yet are
+moved to its oldest generation at once (``gc.freeze()`` then ``gc.unfreeze()``, which
+moves the young generations to the permanent one and back to the oldest, in O(1), and
+zeroes the young count), so the collection that the paused allocations would set off
+at the next allocation (1.7 to 4 ms a K1 launch, a scan of every object the launch
+left) is not made. Sound: no object is kept from the collector; it is merely next looked
+at in a full collection, which the collector runs as ever (any cyclic garbage, the
+step's or the caller's made just before it, waits for that one instead of a young
+one, and a launch makes none). Nothing is frozen past the pause.
 """
 
 from __future__ import annotations
@@ -36,7 +47,18 @@ def cyclic_gc_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        _promote()
         gc.enable()
+
+
+def _promote() -> None:
+    """Every object the collector has not scanned into its oldest generation, with no
+    scan (the module's docstring says why this is sound). Not where the process froze
+    objects itself (a pre-forking server does): ``unfreeze`` would thaw those too."""
+    if gc.get_freeze_count():
+        return
+    gc.freeze()
+    gc.unfreeze()
 
 
 def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:

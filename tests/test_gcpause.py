@@ -64,3 +64,35 @@ def test_a_caller_that_had_it_off_keeps_it_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_a_pause_leaves_is_promoted_not_frozen() -> None:
+    """What a paused step made is not kept in the young generation (no young scan owed)
+    and not frozen: a cycle it left is still found by a full collection."""
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self
+
+    with cyclic_gc_paused():
+        made = [Node() for _ in range(2000)]
+    # in the oldest generation at once (a young collection would have left them in the
+    # middle one), and nothing frozen
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert all(id(n) in oldest for n in made)
+    assert gc.get_freeze_count() == 0
+    del made
+    assert gc.collect() >= 2000  # the cycles it left are garbage a full collection finds
+
+
+def test_objects_the_process_froze_stay_frozen() -> None:
+    kept = [[] for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with cyclic_gc_paused():
+            made = [[] for _ in range(100)]
+        assert gc.get_freeze_count() == frozen  # not thawed by the pause's promotion
+        assert made and kept
+    finally:
+        gc.unfreeze()

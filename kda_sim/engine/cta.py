@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Generator
-from functools import cached_property
+from collections.abc import Callable, Generator
+from functools import cached_property, partial
 from itertools import compress, count, repeat
 from typing import Any
 
@@ -15,7 +15,7 @@ from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import poll_plan, put_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
-from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND
+from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
@@ -53,12 +53,72 @@ class Pending:
     ``event`` is the one the CTA waits on, made at issue in an unfolded run; a folded run
     makes none and wakes a CTA that waits through ``CtaRun._landed``."""
 
-    __slots__ = ("event", "hbm", "span", "waited")
+    __slots__ = ("event", "hbm", "run", "span", "waited")
     event: simpy.Event | None
     span: LoadSpan
     hbm: bool
     waited: bool  # folded: the CTA waits for this load now
-    # made by ``CtaRun._issue``, which sets every field (no ``__init__``: no frame a load)
+    run: CtaRun  # folded, an HBM load: the CTA that issued it (``land``)
+    # made by ``CtaRun._issue``, which sets the fields it reads (no ``__init__``: no frame
+    # a load)
+
+    def land(self) -> None:
+        """A folded HBM load's transfer has ended (the server calls it: a bound method, not
+        a closure and its cells a load): its span ends now, and a CTA waiting for it
+        counts it."""
+        run = self.run
+        self.span.done = run.w.env._now
+        if self.waited:
+            run._landed()
+
+
+def _launch_consts(world: World) -> tuple:
+    """What every CtaRun of a launch reads from the world and its profile, made once a
+    launch (``World.cta_consts``), not once a CTA (256 a K1 launch). In ``CtaRun.__init__``'s
+    order: ``ahead``, the put records' fields, ``latency``, the profile's vmcnt flags, the
+    priced poll terms, the first try's and a put's waits behind the CTA's own traffic, and
+    the poll plans."""
+    prof = world.prof
+    # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
+    # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
+    # running one ahead of others changes what each draws), nor where what others do
+    # at an instant decides a result (a unit's sharing, read from the CTAs resident
+    # now; pairs tagged before the launch, which resets clear as the clock passes)
+    ahead = (
+        world.fold
+        and not world.sampler.jitter
+        and not world.tagged
+        and not (prof.unit_shared and prof.unit_share)
+    )
+    latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
+    lat = prof.latency_ns
+    priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
+    # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
+    # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
+    # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
+    fixed, per_store, per_load = (lat.get(n, 0.0) for n in FIRST_TRY)
+    first_try = (fixed, per_store / KIB, per_load / KIB)
+    behind = fixed > 0.0 or per_store > 0.0 or per_load > 0.0
+    # a put's pairs wait behind the CTA's own stores ahead of them (``_put``): ns where
+    # there are any, ns a byte of them; nominal, as the first try's
+    fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
+    put_behind = (fixed, per_store / KIB)
+    puts_wait = fixed > 0.0 or per_store > 0.0
+    world.cta_consts = out = (
+        ahead,
+        put_fields(world.handoffs),
+        latency,
+        prof.in_order_loads,  # vmcnt: loads retire in order
+        prof.stores_in_vmcnt,  # and count stores
+        priced,
+        first_try,
+        behind,
+        put_behind,
+        puts_wait,
+        behind or puts_wait,  # the stores are counted where either prices them
+        world.handoffs.poll_cache,  # poll_plan's, read without its call
+    )
+    return out
 
 
 class CtaRun(CounterOps):
@@ -83,44 +143,26 @@ class CtaRun(CounterOps):
         self.waker: Wake | None = None
         self.draining = False  # folded: the CTA waits for its stores' acks now
         # the clock as an unfolded run would read it here: the time this CTA last woke.
-        # A CTA that runs ahead (below) moves it where it would have slept to, so each
+        # A CTA that runs ahead (``ahead``) moves it where it would have slept to, so each
         # time it computes from it rounds as the unfolded run's does (SimPy lands a
         # sleep from c to t at c + (t - c), which need not be t)
         self.clock = 0.0
-        # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
-        # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
-        # running one ahead of others changes what each draws), nor where what others do
-        # at an instant decides a result (a unit's sharing, read from the CTAs resident
-        # now; pairs tagged before the launch, which resets clear as the clock passes)
-        prof = world.prof
-        self.ahead = (
-            world.fold
-            and not world.sampler.jitter
-            and not world.tagged
-            and not (prof.unit_shared and prof.unit_share)
-        )
-        self._put_fields = put_fields(world.handoffs)
-        self.latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
-        # the profile's flags a poll reads (vmcnt: loads retire in order, and count stores)
-        self._in_order, self._vmcnt_stores = prof.in_order_loads, prof.stores_in_vmcnt
-        lat = prof.latency_ns
-        self._priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
-        # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
-        # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
-        # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
-        fixed, per_store, per_load = (lat.get(n, 0.0) for n in FIRST_TRY)
-        self._first_try = (fixed, per_store / KIB, per_load / KIB)
-        self._behind = fixed > 0.0 or per_store > 0.0 or per_load > 0.0
-        # a put's pairs wait behind the CTA's own stores ahead of them (``_put``): ns where
-        # there are any, ns a byte of them; nominal, as the first try's
-        fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
-        self._put_behind = (fixed, per_store / KIB)
-        self._puts_wait = fixed > 0.0 or per_store > 0.0
-        # the stores are counted where either prices them
-        self._count_stores = self._behind or self._puts_wait
+        (
+            self.ahead,
+            self._put_fields,
+            self.latency,
+            self._in_order,
+            self._vmcnt_stores,
+            self._priced,
+            self._first_try,
+            self._behind,
+            self._put_behind,
+            self._puts_wait,
+            self._count_stores,
+            self._plans,
+        ) = world.cta_consts or _launch_consts(world)
         self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
         self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
-        self._plans = world.handoffs.poll_cache  # poll_plan's, read without its call
         self._latest = world.latest_on(xcd)  # World.latest_visible's, by set, this XCD's
         self.stage = ""
         self.task = -1
@@ -151,21 +193,6 @@ class CtaRun(CounterOps):
         Timeout(env, delay).callbacks.append(start)
         return ev
 
-    def _hbm_load_folded(self, op: Load, pending: Pending) -> None:
-        """As ``_hbm_load``, the transfer joining the HBM server after its latency with no
-        timer (``join_at``) and its end calling back into the CTA at once (no event of its
-        own, none for the load unless the CTA waits for it)."""
-        env = self.w.env
-        span = pending.span
-
-        def done() -> None:
-            span.done = env._now
-            if pending.waited:
-                self._landed()
-
-        c = self.clock
-        self.w.hbm.join_at(c + (span.issue - c + self.latency("hbm_load")), op.nbytes, done)
-
     def _landed(self) -> None:
         """One more of what a folded CTA waits for has landed; the last wakes it."""
         self.left -= 1
@@ -185,8 +212,12 @@ class CtaRun(CounterOps):
         pending.span, pending.waited, pending.event = span, False, None
         if op.hbm:
             pending.hbm = True
-            if self.fold:
-                self._hbm_load_folded(op, pending)
+            if self.fold:  # joins the HBM server after its latency with no timer (join_at),
+                # its end calling back into the CTA (no event, none for the load unless the
+                # CTA waits for it)
+                pending.run = self
+                c = self.clock
+                w.hbm.join_at(c + (t - c + self.latency("hbm_load")), op.nbytes, pending.land)
             else:
                 pending.event = self._hbm_load(op, span)
         else:
@@ -225,39 +256,43 @@ class CtaRun(CounterOps):
         w = self.w
         env = w.env
         hbm, nbytes = w.hbm, op.nbytes
-        cta = self.prog.cta
-        fold = self.fold
         if self._count_stores:
             self._store_bytes += nbytes
-        if fold:
+        c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
+        if self.fold:  # joins the server after its latency, with no timer of its own
             self.unacked += 1
-        else:
-            ev = Event(env)
-            self.stores.append(ev)
+            hbm.join_at(c + (t - c + self.latency("store_ack")), nbytes, partial(self._acked, op))
+            return
+        ev = Event(env)
+        self.stores.append(ev)
+        cta = self.prog.cta
 
-        def acked(_ev: object = None) -> None:
+        def acked(_ev: object) -> None:
             now = env._now
             visible, writer = w.data_visible, w.data_writer
             for cell in op.cells:
                 visible[cell] = now
                 writer[cell] = cta
-            if not fold:
-                ev.succeed()
-                return
-            self.unacked -= 1
-            if self.draining:
-                self._landed()
-
-        c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
-        at = c + (t - c + self.latency("store_ack"))
-        if fold:  # joins the server then, with no timer of its own
-            hbm.join_at(at, nbytes, acked)
-            return
+            ev.succeed()
 
         def start(_ev: object) -> None:
             hbm.transfer(nbytes).callbacks.append(acked)
 
-        at_time(env, at, start)
+        at_time(env, c + (t - c + self.latency("store_ack")), start)
+
+    def _acked(self, op: Store) -> None:
+        """A folded store's transfer has ended (the server calls it, through a partial: no
+        closure and its cells a store): its cells are visible now, and a CTA draining
+        counts it."""
+        w = self.w
+        now, cta = w.env._now, self.prog.cta
+        visible, writer = w.data_visible, w.data_writer
+        for cell in op.cells:
+            visible[cell] = now
+            writer[cell] = cta
+        self.unacked -= 1
+        if self.draining:
+            self._landed()
 
     def _drain(self) -> Generator[Any, Any, bool]:
         """Wait for every store of the CTA's to be acknowledged; whether it waited."""
@@ -591,6 +626,10 @@ class CtaRun(CounterOps):
         sampler = w.sampler
         latency, cost_of = sampler.fixed()
         prof = w.prof
+        # nominal: each barrier's latency and compute's cost, looked up before the launch
+        # (empty: each is asked for as the op runs, as a jittered run draws it then)
+        nominal = program and not sampler.jitter
+        vals = _nominal(self.prog, kinds, prof, latency) if nominal else repeat(0.0)
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         share_from = prof.unit_share_from
@@ -600,14 +639,14 @@ class CtaRun(CounterOps):
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
-        for k, op in enumerate(ops):
-            kind = kinds[k]
+        # each op with its number, kind and nominal value in one C iterator (no subscripts)
+        for k, kind, op, v in zip(count(), kinds, ops, vals):
             # a tree on the kind's number, not a chain of compares (ops by kind in a K1
             # launch: barriers, stage begins and ends, computes 11,500; stores, loads and
             # puts 4,400; polls, uses and the rest 4,350)
             if kind < _STORE:  # time alone: a barrier, a stage's begin or end, a compute
                 if kind == _BARRIER:
-                    t += latency("barrier")
+                    t += v if nominal else latency("barrier")
                 elif kind == _BEGIN:
                     if op.task >= 0 and op.task != self.task:
                         slot += 1  # a kda task begins: its slot on this CTA (0: the first)
@@ -623,8 +662,8 @@ class CtaRun(CounterOps):
                         self.open.end = t
                     self.open = None
                 else:  # compute
-                    cost = cost_of(op.cost, op.units)
-                    if op.cost in shared and op.units >= share_from:
+                    cost = v if nominal else cost_of(op.cost, op.units)
+                    if shared and op.cost in shared and op.units >= share_from:
                         cost *= self._share(op.cost)
                     if wanted is None:
                         t += cost
@@ -740,6 +779,32 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
         _KINDS[key] = hit
         weakref.finalize(prog, _KINDS.pop, key, None)
     return hit
+
+
+_NOMINAL: dict[int, tuple[GpuProfile, tuple[float, ...]]] = {}
+
+
+def _nominal(
+    prog: CtaProgram, kinds: tuple[int, ...], prof: GpuProfile, latency: Callable[[str], float]
+) -> tuple[float, ...]:
+    """Each op's nominal barrier latency or compute cost (0.0 for the other kinds), as
+    ``latency`` and ``prof.cost`` give them: the same floats the loop would ask for (a
+    launch asks 2,490 costs and 3,782 latencies of 10 and 1 distinct ones), kept while
+    the program lives, for the profile last run (a sweep's profile is one object; a
+    calibration's a new one a run, which makes them again)."""
+    key = id(prog)
+    hit = _NOMINAL.get(key)
+    if hit is not None and hit[0] is prof:
+        return hit[1]
+    barrier, cost = latency("barrier"), prof.cost
+    vals = tuple(
+        barrier if k == _BARRIER else cost(op.cost, op.units) if k == _COMPUTE else 0.0
+        for op, k in zip(prog.ops, kinds, strict=True)
+    )
+    if hit is None:
+        weakref.finalize(prog, _NOMINAL.pop, key, None)
+    _NOMINAL[key] = (prof, vals)
+    return vals
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:

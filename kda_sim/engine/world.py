@@ -75,6 +75,8 @@ class World:
     tagged: frozenset[int] = frozenset()
     pair_resets: dict[int, tuple[float, int]] = field(default_factory=dict)  # cell -> (t, CTA)
     stale_polls: list[StalePoll] = field(default_factory=list)
+    # what every CtaRun reads of the launch, made by the first (cta.py, _launch_consts)
+    cta_consts: tuple | None = None
 
     # keyed by a poll plan's producer-set number (untagged polls) or by the producer tuple
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost

@@ -281,3 +281,26 @@ def test_a_put_behind_stores_delays_its_hand_off_in_k1() -> None:
         assert [s for s in a.stages if s.name == "slice"] == [
             s for s in b.stages if s.name == "slice"
         ]
+
+
+def test_nominal_costs_kept_a_program_follow_the_profile_run() -> None:
+    """A program's nominal barrier latencies and compute costs, kept while it lives
+    (``cta._nominal``), are those of the profile the launch runs: a launch on another
+    profile after one on the first equals that launch run with nothing kept."""
+    from kda_sim.engine import cta
+    from kda_sim.kernels.registry import spec_for
+    from kda_sim.machine.costs import with_kernel_costs
+
+    cfg = LaunchConfig(2, 2)
+    first = with_kernel_costs(load_profile("mi355x"), spec_for(cfg))
+    key = next(iter(first.costs))
+    base, per = first.costs[key]
+    other = first.with_params(
+        barrier=first.latency_ns["barrier"] * 3, **{f"cost_{key}": (base * 2, per)}
+    )
+    a = simulate(cfg, first)
+    b = simulate(cfg, other)  # the programs' values were made for ``first``
+    cta._NOMINAL.clear()
+    fresh = simulate(cfg, other)
+    assert b.timeline == fresh.timeline
+    assert a.timeline.makespan != b.timeline.makespan  # (the profiles differ where it shows)
