@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from kda_sim.compare.counterpart import read_k1_trace
+from kda_sim.compare.counterpart import like_profile, read_k1_trace, simulate_like
 from kda_sim.compare.model import model_view
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.model import Timeline
@@ -54,12 +54,10 @@ def summary(xs: list[float]) -> dict[str, float] | None:
 
 
 def row(trace: Path, profile: str) -> dict[str, Any]:
-    from kda_sim.engine import simulate
-    from kda_sim.machine import load_profile
-
     real = read_k1_trace(trace)
     cfg = model_view(real).cfg  # the launch the trace claims, its variants with it
-    sim = simulate(cfg, load_profile(profile)).timeline
+    # as kda-sim compare runs it: the measured build's resources, the trace's occupancy
+    sim = simulate_like(real, like_profile(real, profile)).timeline
     out: dict[str, Any] = {"shape": f"{cfg.R}x{cfg.L}"}
     for name, tl in (("real", real), ("model", sim)):
         out[name] = {k: summary(v) for k, v in ends(tl).items()}

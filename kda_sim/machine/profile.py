@@ -252,7 +252,7 @@ class GpuProfile:
     # the fewest units a shared compute must have to be slowed (0: any). The same traces
     # show two gemv CTAs on one SM ending 3.7 to 5.0 us after the rest from two tokens on
     # and 0.4 us at one: at one token the FMA loop leaves the SM's issue slots to spare
-    # (docs/calibration.md, "The gemv CTAs' ends")
+    # (docs/calibration.md, "The gemv CTAs' ends, and a unit shared from two tokens on")
     unit_share_from: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
