@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from itertools import chain, repeat
 from typing import Any
 
@@ -26,6 +26,7 @@ import numpy as np
 
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
+from kda_sim.memo import memo
 from kda_sim.protocol.handoffs import Handoffs, OpRef, derived, handoffs_of
 from kda_sim.protocol.ops import Begin, Poll
 from kda_sim.protocol.program import Launch
@@ -311,7 +312,7 @@ def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGra
     )
 
 
-@lru_cache(maxsize=96)
+@memo(96)
 def _base(cfg0: Any) -> WaitGraph:
     return build_waitgraph(handoffs_of(cfg0).launch, handoffs_of(cfg0))
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from kda_sim.gcpause import gc_paused
+from kda_sim.memo import memo
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.ops import Poll, Publish, Put
@@ -259,7 +259,7 @@ def derived(launch: Launch) -> Handoffs:
     return hit
 
 
-@lru_cache(maxsize=64)
+@memo(64)
 @gc_paused  # the kernel's build and the derivation (kda_sim.gcpause says why)
 def handoffs_of(cfg) -> Handoffs:
     """The hand-off graph of the launch its kernel builds for ``cfg`` (cached)."""
