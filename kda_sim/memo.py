@@ -13,6 +13,7 @@ A scope belongs to its thread (the app's sessions run in threads of one process)
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections import OrderedDict
@@ -25,11 +26,26 @@ R = TypeVar("R")
 _local = threading.local()  # .scopes: per thread, the open scopes' lists of entries made
 
 
-def _scopes() -> list[list[tuple[Memo[Any], Hashable]]]:
+def _scopes() -> list[list[tuple[Memo[Any], _Key]]]:
     scopes = getattr(_local, "scopes", None)
     if scopes is None:
         scopes = _local.scopes = []
     return scopes
+
+
+class _Key(list):
+    """A call's arguments, hashed once (as ``functools.lru_cache`` keys them): a launch
+    configuration's hash is a Python ``__hash__`` over its fields, and K1's builders look
+    their per-launch templates up a thousand times a launch."""
+
+    __slots__ = ("hashvalue",)
+
+    def __init__(self, args: tuple[Hashable, ...]) -> None:
+        self[:] = args
+        self.hashvalue = hash(args)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return self.hashvalue
 
 
 class Memo(Generic[R]):
@@ -38,29 +54,48 @@ class Memo(Generic[R]):
     def __init__(self, fn: Callable[..., R], maxsize: int) -> None:
         self.fn = fn
         self.maxsize = maxsize
-        self.entries: OrderedDict[Hashable, R] = OrderedDict()
-        self._lock = threading.Lock()
+        self.entries: OrderedDict[_Key, R] = OrderedDict()
+        # the latest call's arguments and value: K1's builders ask for one launch's
+        # template a thousand times in a row, each time with the same objects (a tuple
+        # compare by identity, where hashing a configuration took a microsecond); it is
+        # the most recent entry, so the order of use is as a look-up leaves it
+        self._last: tuple[tuple[Hashable, ...], R] | None = None
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Hashable) -> R:
+        last = self._last
+        if last is not None and last[0] == args:
+            return last[1]
+        key = _Key(args)
         entries = self.entries
-        with self._lock:
-            if args in entries:
-                entries.move_to_end(args)
-                return entries[args]
+        try:
+            value = entries[key]
+        except KeyError:
+            pass
+        else:
+            # under the GIL each dict step is whole; another thread may drop it between
+            with contextlib.suppress(KeyError):
+                entries.move_to_end(key)
+            self._last = (args, value)
+            return value
         value = self.fn(*args)
-        with self._lock:
-            entries[args] = value
-            while len(entries) > self.maxsize:
+        entries[key] = value
+        while len(entries) > self.maxsize:
+            with contextlib.suppress(KeyError):  # another thread's eviction came first
                 entries.popitem(last=False)
         scopes = _scopes()
-        if scopes:
-            scopes[-1].append((self, args))
+        if scopes:  # dropped at the scope's end, and forgotten as the latest there too
+            scopes[-1].append((self, key))
+        self._last = (args, value)
         return value
 
+    def cached(self) -> list[tuple[Hashable, ...]]:
+        """The arguments of the entries kept, the least recently used first."""
+        return [tuple(k) for k in list(self.entries)]
+
     def cache_clear(self) -> None:
-        with self._lock:
-            self.entries.clear()
+        self._last = None
+        self.entries.clear()
 
     def __reduce__(self) -> str:  # pickled by name, as a function is
         return self.__qualname__
@@ -75,13 +110,13 @@ def memo(maxsize: int) -> Callable[[Callable[..., R]], Memo[R]]:
 def transient() -> Iterator[None]:
     """Entries a :class:`Memo` makes inside are dropped at the end (nested: each scope
     drops its own)."""
-    made: list[tuple[Memo[Any], Hashable]] = []
+    made: list[tuple[Memo[Any], _Key]] = []
     scopes = _scopes()
     scopes.append(made)
     try:
         yield
     finally:
         scopes.pop()
-        for m, args in made:
-            with m._lock:
-                m.entries.pop(args, None)
+        for m, key in made:
+            m._last = None
+            m.entries.pop(key, None)

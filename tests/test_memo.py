@@ -20,6 +20,7 @@ def square(x: int) -> int:
 
 @memo(8)
 def cube(x: int) -> int:
+    calls.append(-x)
     return x**3
 
 
@@ -30,7 +31,7 @@ def test_found_again_and_the_oldest_dropped_past_maxsize() -> None:
     assert calls == [2, 3]
     square(2)  # 2 is now the latest: 3 goes when 4 comes
     square(4)
-    assert list(square.entries) == [(2,), (4,)]
+    assert square.cached() == [(2,), (4,)]
 
 
 def test_a_transient_scope_drops_what_it_made_and_keeps_what_was_there() -> None:
@@ -41,8 +42,11 @@ def test_a_transient_scope_drops_what_it_made_and_keeps_what_was_there() -> None
         cube(5)
         with transient():
             cube(6)
-        assert (6,) not in cube.entries and (5,) in cube.entries
-    assert list(cube.entries) == [(1,)]
+        assert (6,) not in cube.cached() and (5,) in cube.cached()
+    assert cube.cached() == [(1,)]
+    calls.clear()
+    cube(5)  # dropped, the latest call's value too: made again
+    assert calls == [-5]
 
 
 def test_another_threads_scope_drops_only_its_own() -> None:
@@ -61,7 +65,7 @@ def test_another_threads_scope_drops_only_its_own() -> None:
     cube(8)  # made outside any scope of this thread: kept
     done.set()
     t.join()
-    assert list(cube.entries) == [(8,)]
+    assert cube.cached() == [(8,)]
 
 
 def test_pickles_as_the_module_function() -> None:

@@ -61,8 +61,8 @@ def test_a_sweep_leaves_the_protocol_caches_as_it_found_them(h200) -> None:
     spec = get("k1")
     kept = spec.validate(spec.config_from_dict({"R": 1, "L": 1}))
     handoffs_of(kept)
-    before = [list(m.entries) for m in (build_launch, handoffs_of, _base)]
+    before = [m.cached() for m in (build_launch, handoffs_of, _base)]
     cells = sweep(h200, rs=range(1, 3), ls=range(1, 3), jobs=1)
     assert len(cells) == 4 and all(c.verdict == FINISHES for c in cells)
-    assert [list(m.entries) for m in (build_launch, handoffs_of, _base)] == before
-    assert any(k == (kept,) for k in handoffs_of.entries)
+    assert [m.cached() for m in (build_launch, handoffs_of, _base)] == before
+    assert (kept,) in handoffs_of.cached()
