@@ -60,6 +60,9 @@ class Memo(Generic[R]):
         # compare by identity, where hashing a configuration took a microsecond); it is
         # the most recent entry, so the order of use is as a look-up leaves it
         self._last: tuple[tuple[Hashable, ...], R] | None = None
+        # entries made in open transient scopes: beyond ``maxsize`` (they go when their
+        # scope ends, and must not push out the entries that were there before it)
+        self._transient = 0
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Hashable) -> R:
@@ -80,12 +83,13 @@ class Memo(Generic[R]):
             return value
         value = self.fn(*args)
         entries[key] = value
-        while len(entries) > self.maxsize:
-            with contextlib.suppress(KeyError):  # another thread's eviction came first
-                entries.popitem(last=False)
         scopes = _scopes()
         if scopes:  # dropped at the scope's end, and forgotten as the latest there too
             scopes[-1].append((self, key))
+            self._transient += 1
+        while len(entries) > self.maxsize + self._transient:
+            with contextlib.suppress(KeyError):  # another thread's eviction came first
+                entries.popitem(last=False)
         self._last = (args, value)
         return value
 
@@ -109,7 +113,9 @@ def memo(maxsize: int) -> Callable[[Callable[..., R]], Memo[R]]:
 @contextmanager
 def transient() -> Iterator[None]:
     """Entries a :class:`Memo` makes inside are dropped at the end (nested: each scope
-    drops its own)."""
+    drops its own). Until then they are kept beyond its ``maxsize``: an entry made before
+    the scope is not pushed out by one made inside, so a scope leaves the entries it found
+    (a look-up inside still makes one the most recently used)."""
     made: list[tuple[Memo[Any], _Key]] = []
     scopes = _scopes()
     scopes.append(made)
@@ -119,4 +125,5 @@ def transient() -> Iterator[None]:
         scopes.pop()
         for m, key in made:
             m._last = None
+            m._transient -= 1
             m.entries.pop(key, None)

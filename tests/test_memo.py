@@ -72,3 +72,16 @@ def test_pickles_as_the_module_function() -> None:
     assert isinstance(square, Memo)
     assert pickle.loads(pickle.dumps(square)) is square
     assert square.__name__ == "square" and square.__wrapped__(3) == 9
+
+
+def test_a_scope_pushes_out_no_entry_made_before_it() -> None:
+    square.cache_clear()
+    square(1)
+    square(2)  # full (maxsize 2)
+    with transient():
+        square(3)
+        square(4)
+        assert square.cached() == [(1,), (2,), (3,), (4,)]
+    assert square.cached() == [(1,), (2,)]
+    square(5)  # outside a scope the oldest goes, as before
+    assert square.cached() == [(2,), (5,)]
