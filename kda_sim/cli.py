@@ -12,6 +12,7 @@ import sys
 from types import ModuleType
 
 from kda_sim.errors import KdaSimError
+from kda_sim.gcpause import freeze_at_exit
 
 # the subcommands, each a module of kda_sim.commands of its name, in the order --help
 # lists them, and what each does (its line in --help: the top level's lists them without
@@ -67,6 +68,7 @@ def _top() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    freeze_at_exit()  # the interpreter's exit skips collecting what a command left
     # a subcommand named first (the top level has no flag but --help): its parser alone;
     # else the top level's (its help, or its error), and the command's parser where the
     # command came later after all

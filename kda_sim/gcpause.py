@@ -26,6 +26,7 @@ one, and a launch makes none). Nothing is frozen past the pause.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import gc
 from collections.abc import Callable, Iterator
@@ -71,3 +72,19 @@ def gc_paused(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
 
     return run
+
+
+_freeze_registered = False
+
+
+def freeze_at_exit() -> None:
+    """Freeze every object when the interpreter exits, before its finalization: the
+    process's objects die with it, yet finalization runs the collector over all of them
+    (after ``kda-sim sweep --gpu h200``, whose cached protocols leave 0.5 million tracked
+    objects, the process took 0.4 s longer to end than an empty one; frozen, as long as
+    one). Memory is returned with the process all the same. Registered once: a test
+    session runs many commands in one process, and it too freezes at its exit only."""
+    global _freeze_registered
+    if not _freeze_registered:
+        atexit.register(gc.freeze)
+        _freeze_registered = True

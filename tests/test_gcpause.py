@@ -96,3 +96,23 @@ def test_objects_the_process_froze_stay_frozen() -> None:
         assert made and kept
     finally:
         gc.unfreeze()
+
+
+def test_freeze_at_exit_freezes_once_when_the_interpreter_ends() -> None:
+    """In a fresh interpreter: registered once however often called, nothing frozen
+    until exit, everything frozen by the time later handlers (registered earlier) run."""
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('at exit', gc.get_freeze_count() > 0))\n"
+        "from kda_sim.gcpause import freeze_at_exit\n"
+        "n = atexit._ncallbacks()\n"
+        "freeze_at_exit(); freeze_at_exit()\n"
+        "print('registered', atexit._ncallbacks() - n, 'frozen', gc.get_freeze_count())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split("\n")[:2] == ["registered 1 frozen 0", "at exit True"]

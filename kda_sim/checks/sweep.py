@@ -19,10 +19,12 @@ from kda_sim.checks.deadlock_static import check_static, slots_for
 from kda_sim.checks.waitgraph import waitgraph_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.gcpause import gc_paused
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_fits, check_occupancy
+from kda_sim.memo import transient
 from kda_sim.parallel import Jobs, pmap
 
 FINISHES = "finishes"
@@ -122,6 +124,7 @@ def sweep(
     return pmap(cell, shapes, jobs, desc="sweep", progress=progress, cost=lambda x: x[0] * x[1])
 
 
+@gc_paused  # over the whole shape: its steps' own pauses left the wait graph's unpaused
 def _cell(
     prof: GpuProfile,
     occupancy: int | None,
@@ -129,8 +132,11 @@ def _cell(
     fields: dict[str, Any],
     shape: tuple[int, int],
 ) -> Cell:
-    """:func:`sweep_cell` of one shape: what a worker runs."""
-    return sweep_cell(prof, shape[0], shape[1], occupancy, kernel, fields)
+    """:func:`sweep_cell` of one shape: what a worker runs. The shape's protocol, hand-off
+    table and wait graph are dropped after it (``transient``): no other cell asks for
+    them, and kept they were scanned by the collector and held the process's memory."""
+    with transient():
+        return sweep_cell(prof, shape[0], shape[1], occupancy, kernel, fields)
 
 
 def format_table(cells: list[Cell], gpu: str, axes: tuple[str, str] = ("R", "L")) -> str:

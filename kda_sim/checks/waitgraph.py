@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
-from kda_sim.protocol.handoffs import Handoffs, derived, handoffs_of
+from kda_sim.memo import memo
+from kda_sim.protocol.handoffs import Handoffs, OpRef, derived, handoffs_of
 from kda_sim.protocol.ops import Begin, Poll
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.space import RegionRef
@@ -40,6 +42,40 @@ class SiteInfo:
     task: int
     label: str
     unput: tuple[RegionRef, int] | None  # a pair nobody in this launch puts (never satisfied)
+
+
+@dataclass(frozen=True)
+class SiteColumns:
+    """What names each site, a list a field: the :class:`SiteInfo` objects are made
+    from it when first asked for (:attr:`WaitGraph.info`). A launch that finishes is
+    never asked to name a site, and making them cost more than the rest of the graph
+    (K1 R=4 L=2: 2,237 sites, about 3 ms)."""
+
+    src: list[OpRef]
+    stage: list[str]
+    task: list[int]
+    label: list[str]
+    unput: dict[int, tuple[RegionRef, int]]  # site -> the first of its pairs nobody puts
+
+    def infos(self) -> tuple[SiteInfo, ...]:
+        lost = self.unput
+        return tuple(
+            SiteInfo(src, stage, task, label, lost.get(i))
+            for i, (src, stage, task, label) in enumerate(
+                zip(self.src, self.stage, self.task, self.label, strict=True)
+            )
+        )
+
+    def permuted(self, perm: list[int]) -> SiteColumns:
+        """The columns of sites ``perm`` (new site -> old site)."""
+        where = {old: new for new, old in enumerate(perm)}
+        return SiteColumns(
+            [self.src[i] for i in perm],
+            [self.stage[i] for i in perm],
+            [self.task[i] for i in perm],
+            [self.label[i] for i in perm],
+            {where[i]: v for i, v in self.unput.items() if i in where},
+        )
 
 
 @dataclass(frozen=True)
@@ -77,7 +113,7 @@ class WaitGraph:
     req_cta: np.ndarray = field(repr=False)
     req_level: np.ndarray = field(repr=False)
     unput: np.ndarray = field(repr=False)  # [sites]: waits on a pair nobody puts
-    info: tuple[SiteInfo, ...] = field(repr=False)  # per site
+    sites: SiteColumns = field(repr=False)  # per site: what names it (``info``)
     poll_ops: tuple[tuple[int, ...], ...] = field(repr=False)  # per CTA of launch: poll ops
     n_role: np.ndarray = field(repr=False)  # per CTA of launch: polls of its role work
     shift: int = 0  # CTAs cfg's task segments sit on from launch.cfg's (task_rotation)
@@ -88,6 +124,11 @@ class WaitGraph:
 
     def n_polls(self) -> np.ndarray:
         return np.diff(self.site_start)
+
+    @cached_property
+    def info(self) -> tuple[SiteInfo, ...]:
+        """Per site, what names it (made on first use)."""
+        return self.sites.infos()
 
     def site(self, cta: int, j: int) -> PollSite:
         s = int(self.site_start[cta]) + j
@@ -132,69 +173,120 @@ class WaitGraph:
         return nd, level - int(n_role[d]) + int(n_role[nd])
 
 
-def _poll_ops(launch: Launch, cta: int) -> tuple[int, ...]:
-    return tuple(k for k, op in enumerate(launch.programs[cta].ops) if isinstance(op, Poll))
+@dataclass(frozen=True)
+class _OpsAt:
+    """Where a launch's polls and stage begins are: global op numbers (programs'
+    ops end to end), each op's program and index in it. Found by ``isinstance`` mapped
+    over every op in C: a Python loop over K1's 20k ops was most of the graph's cost."""
+
+    ops: list[Any]  # every op of every program, in order
+    start: np.ndarray  # [programs + 1]: a program's first global op number
+    polls: np.ndarray  # global op numbers of the polls
+    poll_prog: np.ndarray  # each poll's program
+    begins: np.ndarray  # global op numbers of the Begins
+
+    @classmethod
+    def of(cls, launch: Launch) -> _OpsAt:
+        progs = launch.programs
+        lens = np.fromiter(map(len, (p.ops for p in progs)), dtype=np.int64, count=len(progs))
+        start = np.zeros(len(progs) + 1, dtype=np.int64)
+        np.cumsum(lens, out=start[1:])
+        ops = list(chain.from_iterable(p.ops for p in progs))
+        n = len(ops)
+        polls = np.flatnonzero(np.fromiter(map(isinstance, ops, repeat(Poll)), bool, n))
+        begins = np.flatnonzero(np.fromiter(map(isinstance, ops, repeat(Begin)), bool, n))
+        poll_prog = np.searchsorted(start, polls, side="right") - 1
+        return cls(ops, start, polls, poll_prog, begins)
 
 
-def _role_polls(launch: Launch) -> np.ndarray:
+def _role_polls(at: _OpsAt, site_start: np.ndarray) -> np.ndarray:
     """Per CTA, the polls of its role work (before its first task: a Begin with a task)."""
-    counts = []
-    for p in launch.programs:
-        c = 0
-        for op in p.ops:
-            if isinstance(op, Begin) and op.task >= 0:
-                break
-            c += isinstance(op, Poll)
-        counts.append(c)
-    return np.array(counts, dtype=np.int64)
+    ops = at.ops
+    tasked = at.begins[[ops[i].task >= 0 for i in at.begins.tolist()]]
+    n_role = np.diff(site_start)  # a CTA without a task: every poll is its role's
+    if tasked.size:
+        prog = np.searchsorted(at.start, tasked, side="right") - 1
+        firsts = np.ones(prog.size, dtype=bool)
+        firsts[1:] = prog[1:] != prog[:-1]  # the first tasked Begin of each program
+        prog, tasked = prog[firsts], tasked[firsts]
+        n_role[prog] = np.searchsorted(at.polls, tasked) - site_start[prog]
+    return n_role
+
+
+def _stages(at: _OpsAt) -> tuple[list[str], list[int]]:
+    """Each poll's stage and task: the last Begin before it in its program's ops
+    (``start`` and -1 before the first)."""
+    ops = at.ops
+    stage = ["start"] * at.polls.size
+    task = [-1] * at.polls.size
+    if not at.begins.size:
+        return stage, task
+    j = np.searchsorted(at.begins, at.polls) - 1  # the Begin before each poll
+    b = at.begins[np.maximum(j, 0)]
+    ok = (j >= 0) & (b >= at.start[at.poll_prog])  # in the poll's own program
+    at_op = b.tolist()
+    for i in np.flatnonzero(ok).tolist():
+        op = ops[at_op[i]]
+        stage[i] = op.stage
+        task[i] = op.task
+    return stage, task
+
+
+def _requirements(ho: Handoffs, refs: list[OpRef]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each poll's producers (``ho.producers`` of ``refs``, the launch's program polls in
+    order) as flat arrays: site, producer CTA, producer op. The producers are the same
+    for polls of one cell set (``ho.poll_set``), so they are read once a set."""
+    n = len(refs)
+    of = np.asarray(ho.poll_set[:n], dtype=np.int64)
+    if [r for r, _ in ho.polls[:n]] != refs:  # not derived from these programs' polls
+        raise AssertionError("hand-off table of another launch")
+    n_sets = len(ho.cell_sets)
+    rep = np.full(n_sets, -1, dtype=np.int64)
+    rep[of] = np.arange(n)  # a poll of each set (any: they have the same producers)
+    per_set = [ho.producers[refs[i]] if i >= 0 else () for i in rep.tolist()]
+    lens = np.fromiter(map(len, per_set), dtype=np.int64, count=n_sets)
+    ptr = np.zeros(n_sets + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    flat = list(chain.from_iterable(per_set))
+    set_d = np.fromiter((a for a, _ in flat), dtype=np.int64, count=len(flat))
+    set_k = np.fromiter((b for _, b in flat), dtype=np.int64, count=len(flat))
+    idx = _ranges(ptr[of], ptr[of + 1])
+    site = np.repeat(np.arange(n, dtype=np.int64), lens[of])
+    return site, set_d[idx], set_k[idx]
 
 
 def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGraph:
     """The wait-for structure of ``launch`` (any launch: mutants included)."""
     ho = handoffs if handoffs is not None else derived(launch)
-    poll_ops = tuple(_poll_ops(launch, c) for c in range(len(launch.programs)))
+    at = _OpsAt.of(launch)
     space = launch.space
-    n_role = _role_polls(launch)
     span = 1 << 24  # op indices of a CTA stay below this
+    blocks = len(launch.programs)
+    counts = np.bincount(at.poll_prog, minlength=blocks)
+    site_start = np.zeros(blocks + 1, dtype=np.int64)
+    np.cumsum(counts, out=site_start[1:])
+    poll_k = at.polls - at.start[at.poll_prog]  # each poll's index in its program
+    ks = poll_k.tolist()
+    bounds = site_start.tolist()
+    poll_ops = tuple(tuple(ks[bounds[c] : bounds[c + 1]]) for c in range(blocks))
+    ctas = [p.cta for p in launch.programs]
+    refs = [(ctas[c], k) for c, k in zip(at.poll_prog.tolist(), ks, strict=True)]
+    n_role = _role_polls(at, site_start)
     # every poll op of the launch as one sorted key, so a put's level (polls before it in
     # its CTA) is a searchsorted away for all producers at once
-    pkeys = np.concatenate(
-        [np.asarray(ops, dtype=np.int64) + c * span for c, ops in enumerate(poll_ops)]
-        + [np.zeros(0, dtype=np.int64)]
-    )
-    first = np.searchsorted(pkeys, np.arange(len(poll_ops), dtype=np.int64) * span)
-    starts = [0]
-    site_of: list[int] = []
-    pd: list[int] = []
-    pk: list[int] = []
-    unput: list[bool] = []
-    info: list[SiteInfo] = []
-    for prog in launch.programs:
-        stage, task = "start", -1
-        for k, op in enumerate(prog.ops):
-            if isinstance(op, Begin):
-                stage, task = op.stage, op.task
-            if not isinstance(op, Poll):
-                continue
-            prods = ho.producers[(prog.cta, k)]
-            site_of += [len(info)] * len(prods)
-            pd += [a for a, _ in prods]
-            pk += [b for _, b in prods]
-            lost = op.cells[ho.put_count[op.cells] == 0]
-            unput.append(bool(lost.size))
-            info.append(
-                SiteInfo(
-                    (prog.cta, k),
-                    stage,
-                    task,
-                    op.label,
-                    space.split(int(lost[0])) if lost.size else None,
-                )
-            )
-        starts.append(len(info))
-    site = np.asarray(site_of, dtype=np.int64)
-    d = np.asarray(pd, dtype=np.int64)
-    lv = np.searchsorted(pkeys, d * span + np.asarray(pk, dtype=np.int64)) - first[d]
+    pkeys = poll_k + at.poll_prog * span
+    first = site_start[:-1]
+    site, d, pk = _requirements(ho, refs)
+    stage, task = _stages(at)
+    ops = at.ops
+    polls = [ops[g] for g in at.polls.tolist()]
+    unput: list[bool] = [ho.unput[r] for r in refs]
+    lost: dict[int, tuple[RegionRef, int]] = {}
+    for i in [i for i, u in enumerate(unput) if u]:
+        cells = polls[i].cells
+        lost[i] = space.split(int(cells[ho.put_count[cells] == 0][0]))
+    sites = SiteColumns(refs, stage, task, [op.label for op in polls], lost)
+    lv = np.searchsorted(pkeys, d * span + pk) - first[d]
     # one requirement a site, producer CTA and segment (its role work, its tasks): the
     # highest level needed; segments stay apart because a task rotation moves a CTA's
     # tasks to another CTA and leaves its role work
@@ -204,23 +296,23 @@ def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGra
     keep = np.ones(site.size, dtype=bool)
     keep[1:] = (site[1:] != site[:-1]) | (d[1:] != d[:-1]) | (seg[1:] != seg[:-1])
     site, d, lv = site[keep], d[keep], lv[keep]
-    ptr = np.concatenate([[0], np.cumsum(np.bincount(site, minlength=len(info)))])
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(site, minlength=len(refs)))])
     return WaitGraph(
         launch.cfg,
         launch,
         ho,
-        np.array(starts, dtype=np.int64),
+        site_start,
         ptr.astype(np.int64),
         d,
         lv.astype(np.int64),
         np.array(unput, dtype=bool),
-        tuple(info),
+        sites,
         poll_ops,
         n_role,
     )
 
 
-@lru_cache(maxsize=96)
+@memo(96)
 def _base(cfg0: Any) -> WaitGraph:
     return build_waitgraph(handoffs_of(cfg0).launch, handoffs_of(cfg0))
 
@@ -286,7 +378,7 @@ def relabel_tasks(g0: WaitGraph, cfg: Any, shift: int) -> WaitGraph:
         req_cta,
         req_level,
         g0.unput[perm],
-        tuple(g0.info[i] for i in perm.tolist()),
+        g0.sites.permuted(perm.tolist()),
         g0.poll_ops,
         g0.n_role,
         shift=k,

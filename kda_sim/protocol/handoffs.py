@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from kda_sim.gcpause import gc_paused
+from kda_sim.memo import memo
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.ops import Poll, Publish, Put
@@ -98,39 +99,35 @@ def _sorted_ops(
     launch: Launch,
 ) -> tuple[list[tuple[OpRef, Put | Publish]], list[tuple[OpRef, Poll]], bool, dict[int, int]]:
     """The launch's puts and polls in :func:`_ops` order, whether it has a counter-word
-    op, and its loops (:func:`loop_numbers`): one pass over the programs, then the loops'
-    bodies, an op's class decided once a type (K1 has 20k ops, almost all of them none
-    of these: each costs a dict look-up and a compare)."""
-    puts: list[tuple[OpRef, Put | Publish]] = []
-    polls: list[tuple[OpRef, Poll]] = []
-    words = False
-    kinds: dict[type, int] = {}
+    op, and its loops (:func:`loop_numbers`): every op's class looked up by its type in
+    C (``map``; K1 has 20k ops, almost all of them none of these: a Python loop's test an
+    op was the cost), then the loops' bodies."""
+    progs = launch.programs
+    ops = list(chain.from_iterable(p.ops for p in progs))
+    kinds = np.fromiter(map(_KINDS.__getitem__, map(type, ops)), np.int8, len(ops))
+    start = np.zeros(len(progs) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, (p.ops for p in progs)), np.int64, len(progs)), out=start[1:])
+    ctas = [p.cta for p in progs]
+
+    def of_kind(kind: int) -> list[tuple[OpRef, Any]]:
+        at = np.flatnonzero(kinds == kind)
+        prog = np.searchsorted(start, at, side="right") - 1
+        refs = zip(map(ctas.__getitem__, prog.tolist()), (at - start[prog]).tolist(), strict=True)
+        return list(zip(refs, map(ops.__getitem__, at.tolist()), strict=True))
+
+    puts: list[tuple[OpRef, Put | Publish]] = of_kind(_PUT)
+    polls: list[tuple[OpRef, Poll]] = of_kind(_POLL)
+    words = bool((kinds == _WORD).any())
     loops: dict[int, int] = {}
     bodies: dict[int, TicketLoop] = {}
-    for prog in launch.programs:
-        cta = prog.cta
-        for k, op in enumerate(prog.ops):
-            kind = kinds.get(type(op))
-            if kind is None:
-                kind = kinds[type(op)] = _kind(type(op))
-            if kind == _OTHER:
-                continue
-            if kind == _PUT:
-                puts.append(((cta, k), op))
-            elif kind == _POLL:
-                polls.append(((cta, k), op))
-            elif kind == _WORD:
-                words = True
-            else:  # a ticket loop: its bodies follow the programs
-                loops.setdefault(op.cell, len(loops))
-                bodies.setdefault(op.cell, op)
+    for _, op in of_kind(_LOOP):  # its bodies follow the programs
+        loops.setdefault(op.cell, len(loops))
+        bodies.setdefault(op.cell, op)
     for cell, loop in bodies.items():
         n = loops[cell]
         for i, body in enumerate(loop.bodies):
             for k, op in enumerate(body):
-                kind = kinds.get(type(op))
-                if kind is None:
-                    kind = kinds[type(op)] = _kind(type(op))
+                kind = _KINDS[type(op)]
                 if kind == _PUT:
                     puts.append((item_ref(n, i, k), op))
                 elif kind == _POLL:
@@ -153,6 +150,17 @@ def _kind(t: type) -> int:
     return _LOOP if issubclass(t, TicketLoop) else _OTHER
 
 
+class _Kinds(dict[type, int]):
+    """An op type -> its class here (:func:`_kind`), found once a type."""
+
+    def __missing__(self, t: type) -> int:
+        kind = self[t] = _kind(t)
+        return kind
+
+
+_KINDS = _Kinds()
+
+
 @gc_paused
 def derive(launch: Launch) -> Handoffs:
     total = launch.space.total
@@ -162,15 +170,21 @@ def derive(launch: Launch) -> Handoffs:
     puts, polls, words, loops = _sorted_ops(launch)
     if loops or words:
         check_words(launch)
-    flat = np.concatenate([np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts] or [[]])
+    arrays = [np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts]
+    flat = np.concatenate(arrays or [[]])
     if flat.size and flat.min() >= 0 and flat.max() < total:
         count += np.bincount(flat, minlength=total)  # at once: np.add.at an op was slow
     else:  # empty, or ids outside the space (np.add.at says so, or wraps as it always did)
         for _, op in puts:
             np.add.at(count, op.cells, 1)
-    for (c, k), op in puts:
-        cta[op.cells] = c
-        opi[op.cells] = k
+    if flat.size and count.max() == 1:  # each cell put once: every put's cells at once
+        sizes = np.fromiter(map(len, arrays), np.int64, len(arrays))
+        cta[flat] = np.repeat([c for (c, _), _ in puts], sizes)
+        opi[flat] = np.repeat([k for (_, k), _ in puts], sizes)
+    else:  # a cell put twice keeps the last put's CTA and op: one put at a time, in order
+        for (c, k), op in puts:
+            cta[op.cells] = c
+            opi[op.cells] = k
     # keys stay >= 0 with item references' negative "CTAs" shifted up
     shift = len(loops) - ITEM_CTA0
     sets, of = _cell_sets(polls)
@@ -259,7 +273,7 @@ def derived(launch: Launch) -> Handoffs:
     return hit
 
 
-@lru_cache(maxsize=64)
+@memo(64)
 @gc_paused  # the kernel's build and the derivation (kda_sim.gcpause says why)
 def handoffs_of(cfg) -> Handoffs:
     """The hand-off graph of the launch its kernel builds for ``cfg`` (cached)."""

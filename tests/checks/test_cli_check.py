@@ -119,3 +119,12 @@ def test_check_of_another_kernel_refuses_every_k1_flag_given(capsys) -> None:
     err = capsys.readouterr().err
     assert "--nb, --gate-local, --kda-tickets: K1's, not pingpong's flags" in err
     assert "Traceback" not in err
+
+
+def test_sweep_prints_the_same_map_with_one_job_or_two(capsys) -> None:
+    """``kda-sim sweep --gpu h200`` (issue 40's benchmark) byte for byte: the shapes run
+    in this process alone, or shared with a worker."""
+    assert main(["sweep", "--gpu", "h200", "--jobs", "1"]) == 0
+    one = capsys.readouterr().out
+    assert main(["sweep", "--gpu", "h200", "--jobs", "2"]) == 0
+    assert capsys.readouterr().out == one and "25 finish, 0 deadlock, 7 invalid" in one

@@ -48,3 +48,22 @@ def test_the_h200_as_we_ship_k1_finishes_where_its_traces_did(shape: tuple[int, 
     cell = sweep_cell(load_profile("h200"), *shape)
     assert cell.verdict == FINISHES and cell.agree, (shape, cell.reason)
     assert sweep_cell(load_profile("h200-stock"), *shape).verdict != FINISHES
+
+
+def test_a_sweep_leaves_the_protocol_caches_as_it_found_them(h200) -> None:
+    """Each cell's protocol, hand-off table and wait graph are dropped after it (no other
+    cell asks for them); what was cached before the sweep stays."""
+    from kda_sim.checks.waitgraph import _base
+    from kda_sim.kernels.k1.program import build_launch
+    from kda_sim.kernels.registry import get
+    from kda_sim.protocol.handoffs import handoffs_of
+
+    spec = get("k1")
+    kept = spec.validate(spec.config_from_dict({"R": 1, "L": 1}))
+    handoffs_of(kept)
+    caches = (build_launch, handoffs_of, _base)
+    before = [set(m.cached()) for m in caches]
+    cells = sweep(h200, rs=range(1, 3), ls=range(1, 3), jobs=1)
+    assert len(cells) == 4 and all(c.verdict == FINISHES for c in cells)
+    assert [set(m.cached()) for m in caches] == before  # another test's may fill them
+    assert (kept,) in handoffs_of.cached()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
@@ -11,6 +9,7 @@ from kda_sim.kernels.k1.batches import own_copy, poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BF16, COLS, GSL, NA, TAG_EXPR
 from kda_sim.kernels.k1.regions import Region
+from kda_sim.memo import memo
 from kda_sim.protocol.ops import (
     Barrier,
     Begin,
@@ -58,7 +57,7 @@ def gate_poll(cfg: LaunchConfig, space: CellSpace, tokens: range) -> Poll:
     return poll("PART", *(gate_rows(cfg, space, t) for t in tokens), site=sites.PART)
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def _mix_polls(cfg: LaunchConfig, space: CellSpace) -> tuple[Poll, Poll]:
     """The mix stage's polls, the same for every attn CTA of a launch (batched once,
     each CTA given its own copy): its weights (WGT, or under ``gate_local`` every token's

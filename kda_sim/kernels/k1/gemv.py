@@ -9,8 +9,6 @@ again and puts nothing.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
@@ -30,6 +28,7 @@ from kda_sim.kernels.k1.constants import (
     TAG_EXPR,
 )
 from kda_sim.kernels.k1.regions import Region
+from kda_sim.memo import memo
 from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Poll, Put, Use
 from kda_sim.protocol.space import CellSpace
 
@@ -47,7 +46,7 @@ def proj_rows_put(rg: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
     return space.gid(Region.PROJ, idx.ravel())
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def _group0_put(cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
     """:func:`proj_rows_put` of group 0 (read-only): group ``rg``'s is it plus 16 rg."""
     cells = proj_rows_put(0, cfg, space)
@@ -71,14 +70,14 @@ def weight_load(name: str, rg: int, chunks: int) -> Load:
     )
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def x_cells(space: CellSpace) -> tuple[int, ...]:
     """The x rows' flagged cells, one a slice: what a gemv reads and computes from
     (cached: the same for every gemv CTA of a launch)."""
     return tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def _xrdy_poll(space: CellSpace) -> Poll:
     """The XRDY poll, the same for every gemv CTA of a launch."""
     return poll("XRDY", space.gid(Region.XRDY, np.arange(NA)[:, None]), site=sites.XRDY)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from kda_sim.kernels.k1.constants import (
     WAVES,
 )
 from kda_sim.kernels.k1.regions import Region
+from kda_sim.memo import memo
 from kda_sim.protocol.ops import (
     Barrier,
     Begin,
@@ -296,7 +296,7 @@ class KdaTemplate:
         }
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def kda_template(cfg: LaunchConfig, space: CellSpace) -> KdaTemplate:
     return KdaTemplate(cfg, space)
 

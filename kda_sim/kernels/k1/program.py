@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from functools import lru_cache
 
 from kda_sim.gcpause import gc_paused
 from kda_sim.kernels.k1.attn import attn_program
@@ -13,6 +12,7 @@ from kda_sim.kernels.k1.gemv import gemv_program
 from kda_sim.kernels.k1.kda import kda_program, tasks_of
 from kda_sim.kernels.k1.regions import regions
 from kda_sim.kernels.k1.tickets import k1_ticket_loop
+from kda_sim.memo import memo
 from kda_sim.protocol.ops import Begin, Compute, Op, Publish, Put
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
@@ -68,7 +68,7 @@ def take_ahead(role: list[Op], loop: TicketLoop) -> list[Op]:
     return [*role[:at], TakeAhead(loop.region, loop.cell), *role[at:]]
 
 
-@lru_cache(maxsize=64)
+@memo(64)
 @gc_paused  # kda_sim.gcpause says why
 def build_launch(cfg: LaunchConfig) -> Launch:
     """The protocol of one launch: every CTA's ops in program order (cached: it is data)."""
