@@ -1,5 +1,6 @@
-"""What the lab's GPU drivers (trace_spread, variant_check, hbm_ceiling) share: the checks
-made before any launch, and writing a JSON report.
+"""What the lab's GPU drivers (trace_spread, variant_check, hbm_ceiling, the stamp probes)
+share: the checks made before any launch, writing a JSON report, and the stamp probes'
+command line.
 
 Before any launch, nothing the user has is overwritten and a GPU is here; both are said as
 InvalidInput (exit 2), so a record asked of a machine without a GPU names why, not a
@@ -8,7 +9,9 @@ traceback, and writes nothing.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -41,3 +44,51 @@ def report_to(make: Callable[[], Any], out: Path | None, force: bool) -> None:
     (unless ``force``) before the report is made."""
     refuse_overwrite(out, force)
     emit(json.dumps(make(), indent=1), out)
+
+
+def probe_main(
+    argv: list[str] | None,
+    *,
+    name: str,
+    doc: str,
+    add_args: Callable[[argparse.ArgumentParser], None],
+    bad_args: Callable[[argparse.Namespace], str | None],
+    run: Callable[[argparse.Namespace], dict[str, Any]],
+    report: Callable[[dict[str, Any]], str],
+) -> int:
+    """A stamp probe's command line (``lab.poll_probe``, ``lab.storm_probe``): ``--out FILE``
+    runs it on the GPU and writes ``run(args)``'s document there (with the environment),
+    then prints its tables; ``--report FILE`` prints a written run's tables here. Exit 2,
+    naming why, for a file that is not such a run, arguments ``bad_args`` refuses, an
+    existing ``--out`` (never overwritten) or no CUDA GPU, each before any launch."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--out", type=Path, help="run on the GPU, write the rows here")
+    g.add_argument("--report", type=Path, help="print a run's tables (no GPU)")
+    add_args(ap)
+    a = ap.parse_args(argv)
+    if a.report is not None:
+        try:
+            print(report(json.loads(a.report.read_text())))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"{name}: {a.report}: not a {name} run ({e})", file=sys.stderr)
+            return 2
+        return 0
+    why = bad_args(a)
+    if why:
+        print(f"{name}: {why}", file=sys.stderr)
+        return 2
+    if a.out.exists():
+        print(f"{name}: {a.out} exists; not overwriting it", file=sys.stderr)
+        return 2
+    import torch
+
+    if not torch.cuda.is_available():
+        print(f"{name}: no CUDA GPU here (it times the K1's _poll on one)", file=sys.stderr)
+        return 2
+    from kda_kernel.triton.trace import environment
+
+    out = {"env": environment(), **run(a)}
+    a.out.write_text(json.dumps(out, indent=1))
+    print(report(out))
+    return 0

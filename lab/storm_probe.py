@@ -38,7 +38,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,7 +45,7 @@ import triton
 import triton.language as tl
 
 from kda_kernel.triton.machine import now as _now
-from kda_kernel.triton.trace import environment
+from lab.gpu_jobs import probe_main
 from lab.handoff_probe import quantiles
 from lab.poll_probe import (
     CELLS,
@@ -409,48 +408,33 @@ def report(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--out", type=Path, help="run on the GPU, write the rows here")
-    g.add_argument("--report", type=Path, help="print a run's tables (no GPU)")
+def _args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--rounds", type=int, default=16)
     ap.add_argument("--launches", type=int, default=4)
     ap.add_argument("--lead-ns", type=int, default=2000, help="producers' wait before the put")
-    a = ap.parse_args(argv)
-    if a.report is not None:
-        try:
-            print(report(json.loads(a.report.read_text())))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            print(f"storm_probe: {a.report}: not a storm_probe run ({e})", file=sys.stderr)
-            return 2
-        return 0
-    if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1 or a.lead_ns < 0:
-        print(
-            "storm_probe: --rounds a power of two, 4 to 64; --launches at least 1; "
-            "--lead-ns not negative",
-            file=sys.stderr,
-        )
-        return 2
-    if a.out.exists():
-        print(f"storm_probe: {a.out} exists; not overwriting it", file=sys.stderr)
-        return 2
-    import torch
 
-    if not torch.cuda.is_available():
-        print("storm_probe: no CUDA GPU here (it times the K1's _poll on one)", file=sys.stderr)
-        return 2
+
+def _bad(a: argparse.Namespace) -> str | None:
+    if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1 or a.lead_ns < 0:
+        return "--rounds a power of two, 4 to 64; --launches at least 1; --lead-ns not negative"
+    return None
+
+
+def _run(a: argparse.Namespace) -> dict[str, Any]:
     rows = run(a.rounds, a.launches, a.lead_ns)
-    doc = {
-        "env": environment(),
-        "rounds": a.rounds,
-        "launches": a.launches,
-        "lead_ns": a.lead_ns,
-        "rows": rows,
-    }
-    a.out.write_text(json.dumps(doc, indent=1))
-    print(report(doc))
-    return 0
+    return {"rounds": a.rounds, "launches": a.launches, "lead_ns": a.lead_ns, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return probe_main(
+        argv,
+        name="storm_probe",
+        doc=__doc__ or "",
+        add_args=_args,
+        bad_args=_bad,
+        run=_run,
+        report=report,
+    )
 
 
 if __name__ == "__main__":

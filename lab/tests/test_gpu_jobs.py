@@ -3,12 +3,13 @@ report is written."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 
 from kda_sim.errors import InvalidInput
-from lab.gpu_jobs import before_launches, emit, report_to
+from lab.gpu_jobs import before_launches, emit, probe_main, report_to
 
 
 def test_an_existing_path_is_refused_first_and_kept(tmp_path: Path) -> None:
@@ -46,3 +47,48 @@ def test_a_report_over_an_existing_file_is_refused_before_it_is_made(tmp_path: P
     assert made == [] and kept.read_text() == "mine"
     report_to(lambda: {"a": 1}, kept, force=True)
     assert kept.read_text() == '{\n "a": 1\n}\n'
+
+
+def _probe(argv: list[str], ran: list[int]) -> int:
+    def args(ap: argparse.ArgumentParser) -> None:
+        ap.add_argument("--n", type=int, default=1)
+
+    def run(a: argparse.Namespace) -> dict:
+        ran.append(a.n)
+        return {"rows": [a.n]}
+
+    return probe_main(
+        argv,
+        name="toy_probe",
+        doc="A toy probe.\n",
+        add_args=args,
+        bad_args=lambda a: "--n at least 1" if a.n < 1 else None,
+        run=run,
+        report=lambda d: f"rows {d['rows']}",
+    )
+
+
+def test_probe_main_refuses_before_any_launch(tmp_path: Path, capsys) -> None:
+    torch = pytest.importorskip("torch")
+    ran: list[int] = []
+    kept = tmp_path / "mine.json"
+    kept.write_text("mine")
+    assert _probe(["--out", str(tmp_path / "new.json"), "--n", "0"], ran) == 2
+    assert "toy_probe: --n at least 1" in capsys.readouterr().err
+    assert _probe(["--out", str(kept)], ran) == 2  # an existing out: kept, not run
+    assert "exists" in capsys.readouterr().err and kept.read_text() == "mine"
+    if not torch.cuda.is_available():
+        assert _probe(["--out", str(tmp_path / "new.json")], ran) == 2
+        assert "no CUDA GPU" in capsys.readouterr().err
+        assert not (tmp_path / "new.json").exists()
+    assert ran == []
+
+
+def test_probe_main_reports_a_run_and_refuses_other_files(tmp_path: Path, capsys) -> None:
+    run = tmp_path / "run.json"
+    run.write_text('{"rows": [3]}')
+    assert _probe(["--report", str(run)], []) == 0
+    assert capsys.readouterr().out == "rows [3]\n"
+    run.write_text("{}")
+    assert _probe(["--report", str(run)], []) == 2
+    assert "not a toy_probe run" in capsys.readouterr().err

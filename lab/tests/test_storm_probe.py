@@ -14,6 +14,7 @@ pytest.importorskip("triton")
 
 from lab import storm_probe as sp
 from lab.handoff_probe import quantiles
+from lab.ptx import sm90_ptx
 
 SIGS = {
     "storm_probe": {
@@ -44,18 +45,7 @@ SIGS = {
 
 
 def _ptx(name: str, **cx: int) -> str:
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    kernel = getattr(sp, name)
-    sig = SIGS[name] | {k: "constexpr" for k in cx}
-    assert set(sig) == set(kernel.arg_names)
-    return triton.compile(
-        ASTSource(kernel, sig, cx),
-        target=GPUTarget("cuda", 90, 32),
-        options={"num_warps": 8, "maxnreg": 128},
-    ).asm["ptx"]
+    return sm90_ptx(getattr(sp, name), SIGS[name], cx)
 
 
 @pytest.mark.parametrize(("wgt", "flags"), sp.BACKDROPS)
