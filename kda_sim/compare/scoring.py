@@ -3,8 +3,9 @@
 The fit's search simulates every training trace once an evaluation (``budget`` x traces
 launches, 0.1 to 1.5 s each): the traces are independent, so ``jobs`` processes share
 them. Each worker receives the prepared traces once, when it starts; an evaluation then
-sends only the profile (with each item), to the same workers for the whole fit. The simulation is deterministic, so the scores do not depend on
-``jobs`` (processes, or a :class:`kda_sim.cluster.Cluster`).
+sends only the profile (with each item), to the same workers for the whole fit. The
+simulation is deterministic, so the scores do not depend on ``jobs`` (processes, or a
+:class:`kda_sim.cluster.Cluster`).
 """
 
 from __future__ import annotations
