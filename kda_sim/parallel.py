@@ -15,7 +15,9 @@ start and its imports (about a second) before its first item. With any other thr
 fork would stay held in the child forever, and the child would hang: then they are
 started with ``spawn``, a fresh interpreter that imports what it needs. The pool forks
 all its workers at once, before its own manager thread starts (``ProcessPoolExecutor``
-does not start forked workers on demand). The parent's kernels beyond the
+does not start forked workers on demand). A forked pool serves every later map of the
+same function object (a search's evaluations), as its workers hold that function; a map
+of another function ends it and forks its own. The parent's kernels beyond the
 built-in ones (loaded from a ``.py`` file, or registered by a module) are loaded again in
 each worker before it takes any item, so their names resolve and their configurations
 unpickle there. As with any spawned worker, Python runs the parent's main module again
