@@ -15,7 +15,9 @@ start and its imports (about a second) before its first item. With any other thr
 fork would stay held in the child forever, and the child would hang: then they are
 started with ``spawn``, a fresh interpreter that imports what it needs. The pool forks
 all its workers at once, before its own manager thread starts (``ProcessPoolExecutor``
-does not start forked workers on demand). The parent's kernels beyond the
+does not start forked workers on demand). A forked pool serves every later map of the
+same function object (a search's evaluations), as its workers hold that function; a map
+of another function ends it and forks its own. The parent's kernels beyond the
 built-in ones (loaded from a ``.py`` file, or registered by a module) are loaded again in
 each worker before it takes any item, so their names resolve and their configurations
 unpickle there. As with any spawned worker, Python runs the parent's main module again
@@ -207,6 +209,9 @@ class Workers(Closing):
         self._final = (finalizer, finalargs)
         self._initialized = initializer is None
         self._pool: Executor | None = None
+        # the pool forked for a map, kept for the next map of the same function (its
+        # workers have that function and the initializer's work): (function, pool)
+        self._forked: tuple[Callable[..., Any], ProcessPoolExecutor] | None = None
         self._bar: Any = None
 
     @property
@@ -234,7 +239,11 @@ class Workers(Closing):
             return [self._here(fn, x) for x in todo]
         if cost is not None:
             order.sort(key=lambda i: -cost(todo[i]))
-        if self.cluster is None and start_method() == "fork":
+        if self._forked is not None and self._forked[0] is not fn:
+            # its workers hold another function; ended before start_method looks, as its
+            # manager thread would read as a thread the next fork could not survive
+            self._end_forked()
+        if self._forked is not None or (self.cluster is None and start_method() == "fork"):
             return self._forked_map(fn, todo, order, here)
         pool = self._start(max(1, len(order) - (0 if here else 1)))
         # the pool starts its workers as items are submitted (spawn: on demand)
@@ -245,27 +254,50 @@ class Workers(Closing):
     def _forked_map(
         self, fn: Callable[[T], R], todo: list[T], order: list[int], here: Collection[int]
     ) -> list[R]:
-        """The map on workers forked for it: they have ``fn`` (and this process's
-        initializer's work) already, so only the items and results cross; the pool ends
-        with the map (a later map's function is another)."""
+        """The map on workers forked with ``fn``: they have it (and this process's
+        initializer's work) already, so only the items and results cross. The pool stays
+        for the next map of the same ``fn`` object (a search's evaluations: one fork for
+        the whole search, not one an evaluation, each paying for the page tables of a
+        large process) and ends at the first map of another function, or on exit. A
+        caller that maps one function again promises that nothing its workers need has
+        changed in this process since they were forked (a new function, a new pool)."""
+        if self._forked is None:
+            self._forked = (fn, self._fork(fn, max(1, len(order) - (0 if here else 1))))
+        pool = self._forked[1]
+        try:
+            futs: dict[int, Future[R]] = {i: pool.submit(_forked_call, todo[i]) for i in order}
+            return self._collect(fn, todo, order, futs, here)
+        except BaseException:
+            self._end_forked()  # a broken or interrupted pool is not reused
+            raise
+
+    def _fork(self, fn: Callable[..., Any], n: int) -> ProcessPoolExecutor:
+        """``jobs - 1`` workers (no more than ``n``, the items they can get) forked with
+        ``fn``, this process's initializer run here first, once (the children have its
+        work)."""
         global _FORKED_FN
-        if not self._initialized:  # run once here, before the fork: the children have it
+        if not self._initialized:
             initializer, initargs = self._init
             assert initializer is not None
             initializer(*initargs)
             self._initialized = True
+        pool = ProcessPoolExecutor(min(self.jobs - 1, n), mp_context=get_context("fork"))
         _FORKED_FN = fn
-        # this process takes an item of ``order`` too unless it has its own (``here``)
-        pool = ProcessPoolExecutor(
-            min(self.jobs - 1, max(1, len(order) - (0 if here else 1))),
-            mp_context=get_context("fork"),
-        )
         try:
-            futs: dict[int, Future[R]] = {i: pool.submit(_forked_call, todo[i]) for i in order}
-            return self._collect(fn, todo, order, futs, here)
-        finally:
+            # a fork pool starts every worker at its first submit: a no-op item here,
+            # so the children are forked while ``_FORKED_FN`` is ``fn``
+            pool.submit(int).result()
+        except BaseException:
             pool.shutdown(cancel_futures=True)
+            raise
+        finally:
             _FORKED_FN = None
+        return pool
+
+    def _end_forked(self) -> None:
+        if self._forked is not None:
+            self._forked[1].shutdown(cancel_futures=True)
+            self._forked = None
 
     def _collect(
         self,
@@ -356,6 +388,7 @@ class Workers(Closing):
             self._bar.update(1)
 
     def close(self) -> None:
+        self._end_forked()
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None

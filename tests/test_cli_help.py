@@ -67,3 +67,18 @@ def test_top_level_help_imports_no_command_and_nothing_heavy() -> None:
     assert not {m for m in loaded if m.split(".")[0] in heavy or m in heavy}
     assert not {m for m in loaded if m.startswith(("kda_sim.commands", "kda_sim.isa."))}
     assert "kda_sim.cli" in loaded  # (the check itself sees what main imported)
+
+
+def test_the_common_flags_import_no_trace_reader() -> None:
+    # every command's flags name the readers' caps (importers.caps): a command that reads
+    # no trace (check, sweep) pays for neither the readers nor the timeline schema, which
+    # is compiled on import
+    code = (
+        "import sys; from kda_sim.cli import build_parser; build_parser('check'); "
+        "print(sorted(m for m in sys.modules if m.startswith('kda_sim.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(ast.literal_eval(out.stdout))
+    assert "kda_sim.importers.caps" in loaded  # the flags are there
+    readers = {"kda_sim.timeline.schema", "kda_sim.importers.chrome", "kda_sim.importers.ktrace"}
+    assert not loaded & readers

@@ -71,13 +71,81 @@ def test_forked_workers_have_the_function_without_pickling_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Forked, a map's function (and what it closes over) is the children's already: only
-    the items and results cross, and the pool ends with the map."""
+    the items and results cross."""
     monkeypatch.setattr(parallel, "start_method", lambda: "fork")
     big = list(range(100_000))
     with Workers(2, progress=False) as w:
         assert w.map(partial(_closes_over, big), [5, 6, 7, 8]) == [5, 6, 7, 8]
         assert w._pool is None and parallel._FORKED_FN is None
         assert w.map(abs, [-1, -2]) == [1, 2]  # a second map, another function
+
+
+# this process's forks, counted by a hook (a hook cannot be removed: one for the module)
+_FORKS = [0]
+os.register_at_fork(after_in_parent=lambda: _FORKS.__setitem__(0, _FORKS[0] + 1))
+
+
+def _worker_pids(w: Workers, fn, n: int = 6) -> set[int]:
+    """The pids of the workers that ran items of a map of ``fn`` (``fn``: a pid after a
+    sleep), this process left out."""
+    return set(w.map(fn, [0.05] * n)) - {os.getpid()}
+
+
+def test_a_forked_pool_serves_the_next_map_of_the_same_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A search maps one function once an evaluation: its workers are forked once, for
+    the first map, and serve every later map of that function object."""
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    fn = partial(_pid_after)
+    with Workers(2, progress=False) as w:
+        before = _FORKS[0]
+        first = _worker_pids(w, fn)
+        assert _FORKS[0] == before + 1  # jobs=2: one worker
+        later = [_worker_pids(w, fn) for _ in range(3)]
+        assert _FORKS[0] == before + 1, "a map of the same function forked again"
+        assert all(p <= first for p in later) and first
+
+
+def test_a_map_of_another_function_forks_its_own_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The workers run the function they were forked with: a map of another function
+    (even an equal one) ends them and forks workers of its own, and its results are its
+    function's."""
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    with Workers(2, progress=False) as w:
+        assert w.map(partial(pow, 2), [1, 2, 3, 4]) == [2, 4, 8, 16]
+        assert w.map(partial(pow, 3), [1, 2, 3, 4]) == [3, 9, 27, 81]
+        first = _worker_pids(w, partial(_pid_after))
+        before = _FORKS[0]
+        second = _worker_pids(w, partial(_pid_after))  # equal, not the same object
+        assert _FORKS[0] == before + 1 and first.isdisjoint(second)
+        assert not any(_alive(p) for p in first)  # the earlier pool's worker ended
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_no_forked_worker_outlives_its_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept pool's workers end when the Workers does (on exit, or after an error)."""
+    import multiprocessing
+
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    fn = partial(_pid_after)
+    with Workers(2, progress=False) as w:
+        pids = _worker_pids(w, fn)
+        assert pids and all(_alive(p) for p in pids)  # kept between maps
+    assert w._forked is None and not any(_alive(p) for p in pids)
+    assert not multiprocessing.active_children()
+    with Workers(2, progress=False) as w, pytest.raises(ValueError, match="'x'"):
+        w.map(int, ["1", "2", "x", "4"])
+    assert w._forked is None and not multiprocessing.active_children()
 
 
 def test_start_method_forks_only_without_threads() -> None:

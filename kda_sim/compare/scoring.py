@@ -3,8 +3,9 @@
 The fit's search simulates every training trace once an evaluation (``budget`` x traces
 launches, 0.1 to 1.5 s each): the traces are independent, so ``jobs`` processes share
 them. Each worker receives the prepared traces once, when it starts; an evaluation then
-sends only the profile. The simulation is deterministic, so the scores do not depend on
-``jobs`` (processes, or a :class:`kda_sim.cluster.Cluster`).
+sends only the profile (with each item), to the same workers for the whole fit. The
+simulation is deterministic, so the scores do not depend on ``jobs`` (processes, or a
+:class:`kda_sim.cluster.Cluster`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def _release(key: str) -> None:
     _ADOPTED.pop(key, None)
 
 
-def _score_one(key: str, prof: Any, i: int) -> Any:
+def _score_one(key: str, item: tuple[Any, int]) -> Any:
+    """One trace's score: ``item`` is (the profile, the trace's index)."""
+    prof, i = item
     traces, scorer = _ADOPTED[key]
     return scorer(prof, traces[i])
 
@@ -63,13 +66,17 @@ class Scorer(Closing):
             finalizer=_release,
             finalargs=(self._key,),
         )
+        # one function for every evaluation, the profile in the items: the workers forked
+        # for the first evaluation serve the whole search (Workers keeps a forked pool
+        # while the function is the same object), where a function of the profile made
+        # them fork again each time
+        self._one = partial(_score_one, self._key)
 
     def __call__(self, prof: GpuProfile) -> dict[str, Score]:
         if self._workers.in_process:
             scores = [self.score_one(prof, tr) for tr in self.traces]
         else:  # the workers hold the traces: only the profile travels
-            one = partial(_score_one, self._key, prof)
-            scores = self._workers.map(one, range(len(self.traces)))
+            scores = self._workers.map(self._one, [(prof, i) for i in range(len(self.traces))])
         return {tr.name: s for tr, s in zip(self.traces, scores, strict=True)}
 
     def close(self) -> None:

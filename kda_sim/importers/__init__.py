@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.importers.chrome import read_kernel_trace
-from kda_sim.importers.ktrace import SUFFIX as KTRACE_SUFFIX
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline.model import Timeline
@@ -35,7 +33,20 @@ from kda_sim.timeline.model import Timeline
 __all__ = ["decoder_for", "kind_of", "load_trace", "read_kernel_trace"]
 
 
+def __getattr__(name: str) -> Any:
+    """``read_kernel_trace``, imported when first asked for: the package is imported for
+    :mod:`.caps` alone by every command's flags, and the readers (the timeline schema
+    compiled on import) are for the commands that read a trace."""
+    if name == "read_kernel_trace":
+        from kda_sim.importers.chrome import read_kernel_trace
+
+        return read_kernel_trace
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def kind_of(path: str | Path) -> str:
+    from kda_sim.importers.ktrace import SUFFIX as KTRACE_SUFFIX
+
     name = Path(path).name
     if name.endswith((KTRACE_SUFFIX, ".pftrace")):
         return "ktrace"
@@ -73,5 +84,7 @@ def load_trace(path: str | Path, *, kernel: str = DEFAULT_KERNEL, **cfg: Any) ->
                 f"a kernel trace carries its configuration; {sorted(cfg)} not taken",
                 what="config",
             )
+        from kda_sim.importers.chrome import read_kernel_trace
+
         return read_kernel_trace(path)
     return decoder_for(kernel, path)(path, **cfg)

@@ -2,7 +2,7 @@
 gzip stream that inflates past it, is refused before it is read or inflated in full; one
 holding more records (trace events, ktrace events, stamp rows) than the record cap is
 refused before they are decoded. A launch of more CTAs than a timeline holds
-(:data:`~kda_sim.timeline.schema.MAX_CTAS`, the bound of the JSON format too) is refused
+(:data:`~kda_sim.timeline.limits.MAX_CTAS`, the bound of the JSON format too) is refused
 before it is built: the model simulates and matches every CTA of a trace's launch.
 
 The caps are one setting for the process (the readers are called from many places: the
@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.timeline.schema import MAX_CTAS
+from kda_sim.timeline.limits import MAX_CTAS
 
 DEFAULT_MAX_INPUT_MB = 256  # a 256-CTA trace is a few MB; ten times more than any we took
 FLAG = "--max-input-mb"

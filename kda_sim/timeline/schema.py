@@ -3,8 +3,9 @@ writes and ``traces/*.json`` are) as a jsonschema, declared once and checked bef
 record is built.
 
 The bounds are what a launch can hold: times within about 11 days of the origin (ns),
-CTA ids and counts within :data:`MAX_CTAS`, counts non-negative. A kernel is named,
-never given as a path: a trace's header must not choose code to run.
+CTA ids and counts within :data:`~kda_sim.timeline.limits.MAX_CTAS`, counts
+non-negative. A kernel is named, never given as a path: a trace's header must not choose
+code to run.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from kda_sim.jsoncheck import KERNEL_NAME, Schema, check
+from kda_sim.timeline.limits import MAX_CTAS
 
-MAX_CTAS = 65536  # CTAs a launch of ours can have (from_chrome's bound too)
 MAX_ABS_NS = 1e15  # |a time| in ns: about 11.6 days
 MAX_COUNT = 2**40  # cells, bytes, retries: far above any launch's, far below overflow
 

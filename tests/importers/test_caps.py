@@ -142,7 +142,7 @@ def test_cli_names_the_flag_and_the_flag_raises_the_cap(tmp_path: Path, capsys) 
 def test_a_launch_of_more_ctas_than_a_timeline_holds_is_refused_before_it_is_built(
     tmp_path: Path, capsys
 ) -> None:
-    from kda_sim.timeline.schema import MAX_CTAS
+    from kda_sim.timeline.limits import MAX_CTAS
 
     arr = np.zeros((MAX_CTAS + 1, 15), dtype=np.int64)
     with pytest.raises(TraceFormatError, match=rf"a launch of {MAX_CTAS + 1} CTAs.*{MAX_CTAS}"):
