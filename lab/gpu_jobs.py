@@ -57,7 +57,8 @@ def probe_main(
     report: Callable[[dict[str, Any]], str],
 ) -> int:
     """A stamp probe's command line (``lab.poll_probe``, ``lab.storm_probe``): ``--out FILE``
-    runs it on the GPU and writes ``run(args)``'s document there (with the environment),
+    runs it on the GPU (``--rounds`` a launch, ``--launches`` an experiment, and what
+    ``add_args`` adds) and writes ``run(args)``'s document there (with the environment),
     then prints its tables; ``--report FILE`` prints a written run's tables here. Exit 2,
     naming why, for a file that is not such a run, arguments ``bad_args`` refuses, an
     existing ``--out`` (never overwritten) or no CUDA GPU, each before any launch."""
@@ -65,6 +66,8 @@ def probe_main(
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--out", type=Path, help="run on the GPU, write the rows here")
     g.add_argument("--report", type=Path, help="print a run's tables (no GPU)")
+    ap.add_argument("--rounds", type=int, default=16, help="rounds a launch (a power of two)")
+    ap.add_argument("--launches", type=int, default=4, help="launches an experiment")
     add_args(ap)
     a = ap.parse_args(argv)
     if a.report is not None:
@@ -75,6 +78,8 @@ def probe_main(
             return 2
         return 0
     why = bad_args(a)
+    if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1:
+        why = "--rounds a power of two, 4 to 64; --launches at least 1"
     if why:
         print(f"{name}: {why}", file=sys.stderr)
         return 2

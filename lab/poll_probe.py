@@ -33,6 +33,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -350,6 +352,41 @@ def _launch(kernel: Any, grid_args: tuple, **cx: Any) -> None:
     kernel[(GRID,)](*grid_args, num_warps=NUM_WARPS, maxnreg=128, **cx)
 
 
+def launch_row(
+    what: dict[str, Any],
+    call: Callable[[int], None],
+    read: Callable[[np.ndarray], dict[str, list[float]]],
+    *,
+    launches: int,
+    scratch: Any,
+    stamps: Any,
+    tags: Iterator[int],
+    prefill: Callable[[int], None] | None = None,
+) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """One experiment's row: ``launches`` + 1 launches of ``call(tag)`` (the first compiles
+    and warms), each with a tag of its own and the scratch zeroed (then ``prefill(tag)``);
+    what ``read`` takes from each launch's stamps, as quantiles beside ``what``, and the
+    values themselves."""
+    import torch
+
+    acc: dict[str, list[float]] = {}
+    t = time.perf_counter()
+    for n in range(launches + 1):
+        tag = next(tags)
+        scratch.zero_()
+        if prefill is not None:
+            prefill(tag)
+        call(tag)
+        torch.cuda.synchronize()
+        if n == 0:
+            continue
+        for key, vals in read(stamps.cpu().numpy()).items():
+            acc.setdefault(key, []).extend(vals)
+    row = what | {k: quantiles(v, 1) for k, v in acc.items()}
+    row["seconds"] = round(time.perf_counter() - t, 2)
+    return row, acc
+
+
 def run(rounds: int, launches: int, delay_ns: int, lead_ns: int) -> list[dict[str, Any]]:
     import torch
 
@@ -358,30 +395,18 @@ def run(rounds: int, launches: int, delay_ns: int, lead_ns: int) -> list[dict[st
     weights = torch.ones(WEIGHT_WORDS, dtype=torch.float32, device="cuda")
     n_chunks = WEIGHT_WORDS // CHUNK
     stamps = torch.zeros(GRID, 4 * rounds, dtype=torch.int64, device="cuda")
-    tag = 1
+    tags = count(2)
     rows: list[dict[str, Any]] = []
 
+    def held(tag: int) -> None:  # the pairs a try passes on hold the launch's tag already
+        scratch[CELLS.value : CELLS.value + ROUND_MAX] = tag << 32
+
     def each(what: dict[str, Any], call: Any, read: Any) -> None:
-        nonlocal tag
-        acc: dict[str, list[float]] = {}
-        prefill = what["experiment"] in ("try", "traffic")  # pairs that hold the tag already
-        t = time.perf_counter()
-        for n in range(launches + 1):  # the first compiles and warms
-            tag += 1
-            scratch.zero_()
-            if prefill:
-                scratch[CELLS.value : CELLS.value + ROUND_MAX] = tag << 32
-            call(tag)
-            torch.cuda.synchronize()
-            if n == 0:
-                continue
-            h = stamps.cpu().numpy()
-            for key, vals in read(h).items():
-                acc.setdefault(key, []).extend(vals)
-        row = what | {k: quantiles(v, 1) for k, v in acc.items()}
+        prefill = held if what["experiment"] in ("try", "traffic") else None
+        at = {"launches": launches, "scratch": scratch, "stamps": stamps, "tags": tags}
+        row, acc = launch_row(what, call, read, prefill=prefill, **at)
         if "retries" in acc and what["experiment"] in ("retry", "fanin"):
             row["retry_fit"] = retry_cost(acc["span"], acc["retries"])
-        row["seconds"] = round(time.perf_counter() - t, 2)
         print(json.dumps(row), flush=True)
         rows.append(row)
 
@@ -488,19 +513,12 @@ def report(doc: dict[str, Any]) -> str:
 
 
 def _args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--rounds", type=int, default=16)
-    ap.add_argument("--launches", type=int, default=4)
     ap.add_argument("--delay-ns", type=int, default=3000, help="retry: the releaser's wait")
     ap.add_argument("--lead-ns", type=int, default=2000, help="fanin: producers' wait")
 
 
 def _bad(a: argparse.Namespace) -> str | None:
-    if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1 or a.delay_ns < 0 or a.lead_ns < 0:
-        return (
-            "--rounds a power of two, 4 to 64; --launches at least 1; "
-            "--delay-ns and --lead-ns not negative"
-        )
-    return None
+    return "--delay-ns and --lead-ns not negative" if a.delay_ns < 0 or a.lead_ns < 0 else None
 
 
 def _run(a: argparse.Namespace) -> dict[str, Any]:

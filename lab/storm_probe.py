@@ -37,7 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,6 @@ import triton.language as tl
 
 from kda_kernel.triton.machine import now as _now
 from lab.gpu_jobs import probe_main
-from lab.handoff_probe import quantiles
 from lab.poll_probe import (
     CELLS,
     GO,
@@ -58,6 +57,7 @@ from lab.poll_probe import (
     _rows,
     _spin_until,
     _wait,
+    launch_row,
 )
 
 TOKENS = (1, 4, 16)  # PART at S = 1, 4, 16
@@ -294,24 +294,13 @@ def run(rounds: int, launches: int, lead_ns: int) -> list[dict[str, Any]]:
     scratch = torch.zeros(n_cells, dtype=torch.int64, device="cuda")
     work = torch.ones(GRID * max(STORE_KIB) * 256, dtype=torch.float32, device="cuda")
     stamps = torch.zeros(GRID, 4 * rounds, dtype=torch.int64, device="cuda")
-    tag = 1
+    tags = count(2)
     rows: list[dict[str, Any]] = []
 
     def each(what: dict[str, Any], call: Any, read: Any) -> None:
-        nonlocal tag
-        acc: dict[str, list[float]] = {}
-        t = time.perf_counter()
-        for n in range(launches + 1):  # the first compiles and warms
-            tag += 1
-            scratch.zero_()
-            call(tag)
-            torch.cuda.synchronize()
-            if n == 0:
-                continue
-            for key, vals in read(stamps.cpu().numpy()).items():
-                acc.setdefault(key, []).extend(vals)
-        row = what | {k: quantiles(v, 1) for k, v in acc.items()}
-        row["seconds"] = round(time.perf_counter() - t, 2)
+        row, _ = launch_row(
+            what, call, read, launches=launches, scratch=scratch, stamps=stamps, tags=tags
+        )
         print(json.dumps(row), flush=True)
         rows.append(row)
 
@@ -409,15 +398,11 @@ def report(doc: dict[str, Any]) -> str:
 
 
 def _args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--rounds", type=int, default=16)
-    ap.add_argument("--launches", type=int, default=4)
     ap.add_argument("--lead-ns", type=int, default=2000, help="producers' wait before the put")
 
 
 def _bad(a: argparse.Namespace) -> str | None:
-    if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1 or a.lead_ns < 0:
-        return "--rounds a power of two, 4 to 64; --launches at least 1; --lead-ns not negative"
-    return None
+    return "--lead-ns not negative" if a.lead_ns < 0 else None
 
 
 def _run(a: argparse.Namespace) -> dict[str, Any]:
