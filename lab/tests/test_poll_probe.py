@@ -156,3 +156,33 @@ def test_refuses_without_a_gpu_and_keeps_an_existing_out(tmp_path, capsys) -> No
     assert out.read_text() == "mine"
     err = capsys.readouterr().err
     assert "exists" in err  # refused before the GPU is looked for
+
+
+def test_launch_row_warms_once_then_reads_each_launch(monkeypatch) -> None:
+    import itertools
+
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)  # the CPU stands in
+    scratch = torch.ones(8, dtype=torch.int64)
+    stamps = torch.zeros(2, 4, dtype=torch.int64)
+    seen: list[tuple[int, int]] = []
+
+    def call(tag: int) -> None:  # a "launch": stamps its tag, notes what the scratch held
+        seen.append((tag, int(scratch.sum())))
+        stamps.fill_(tag)
+
+    row, acc = pp.launch_row(
+        {"experiment": "x"},
+        call,
+        lambda h: {"v": [float(h[0, 0])]},
+        launches=3,
+        scratch=scratch,
+        stamps=stamps,
+        tags=itertools.count(2),
+        prefill=lambda tag: scratch.__setitem__(0, tag),
+    )
+    # four launches, a tag each; the scratch zeroed then prefilled before each
+    assert seen == [(2, 2), (3, 3), (4, 4), (5, 5)]
+    assert acc == {"v": [3.0, 4.0, 5.0]}  # the first launch (it compiles) is not read
+    assert row["experiment"] == "x" and row["v"]["median"] == 4.0 and row["v"]["n"] == 3
