@@ -13,7 +13,6 @@ Usage: ``python -m lab.gemv_ends --profile PROFILE [TRACE.json ...] [--json OUT]
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -25,6 +24,7 @@ from kda_sim.compare.counterpart import like_profile, read_k1_trace, simulate_li
 from kda_sim.compare.model import model_view
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.model import Timeline
+from lab.gpu_jobs import report_main
 
 TRACES = sorted(Path("traces").glob("k1_h200_R?_L?.json"))
 CLASSES = ("gemv-mate", "other")
@@ -89,18 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", required=True, help="a bundled profile's name or a file")
     ap.add_argument("--json", type=Path, help="write the rows here too")
     a = ap.parse_args(argv)
-    if a.json is not None and a.json.exists():
-        print(f"gemv_ends: {a.json} exists; not overwriting it", file=sys.stderr)
-        return 2
-    try:
-        rows = [row(t, a.profile) for t in a.traces]
-    except (InvalidInput, OSError, ValueError) as e:
-        print(f"gemv_ends: {e}", file=sys.stderr)
-        return 2
-    print(table(rows))
-    if a.json is not None:
-        a.json.write_text(json.dumps(rows, indent=1))
-    return 0
+
+    def make() -> list[dict[str, Any]]:
+        try:
+            return [row(t, a.profile) for t in a.traces]
+        except (OSError, ValueError) as e:
+            raise InvalidInput(str(e)) from e
+
+    return report_main("gemv_ends", make, table, a.json)
 
 
 if __name__ == "__main__":

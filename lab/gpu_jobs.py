@@ -46,6 +46,43 @@ def report_to(make: Callable[[], Any], out: Path | None, force: bool) -> None:
     emit(json.dumps(make(), indent=1), out)
 
 
+def unwritable(*paths: Path | None) -> str | None:
+    """Why one of ``paths`` cannot be written, checked as ``kda-sim`` checks its outputs
+    (``refuse_overwrite``: its folder exists, it is not a folder), an existing file never
+    overwritten; None where all can."""
+    for path in paths:
+        try:
+            refuse_overwrite(path, force=False)
+        except InvalidInput as e:
+            return f"{path} exists; not overwriting it" if e.what == "exists" else str(e)
+    return None
+
+
+def report_main(
+    name: str,
+    make: Callable[[], Any],
+    show: Callable[[Any], str],
+    out: Path | None,
+    *also: Path | None,
+) -> int:
+    """A lab report's end: ``out`` (its JSON) and ``also`` (the other files ``make``
+    writes) checked before any work, ``make()``'s InvalidInput said in a line (exit 2),
+    ``show(report)`` printed, then the report written to ``out``."""
+    why = unwritable(out, *also)
+    if why is None:
+        try:
+            rep = make()
+        except InvalidInput as e:
+            why = str(e)
+    if why is not None:
+        print(f"{name}: {why}", file=sys.stderr)
+        return 2
+    print(show(rep))
+    if out is not None:
+        out.write_text(json.dumps(rep, indent=1) + "\n")
+    return 0
+
+
 def probe_main(
     argv: list[str] | None,
     *,
@@ -80,11 +117,9 @@ def probe_main(
     why = bad_args(a)
     if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1:
         why = "--rounds a power of two, 4 to 64; --launches at least 1"
+    why = why or unwritable(a.out)
     if why:
         print(f"{name}: {why}", file=sys.stderr)
-        return 2
-    if a.out.exists():
-        print(f"{name}: {a.out} exists; not overwriting it", file=sys.stderr)
         return 2
     import torch
 

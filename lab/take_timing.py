@@ -20,8 +20,6 @@ over every launch pooled, ns:
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -34,6 +32,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.machine import load_profile
 from kda_sim.timeline import Timeline
+from lab.gpu_jobs import report_main
 from lab.ticket_k1_report import median
 from lab.ticket_unroll_predict import OCCUPANCY
 
@@ -117,15 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", help="a profile to simulate the static build on")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
-    try:
-        rep = report(a.dir, a.build, a.model)
-    except InvalidInput as e:
-        print(f"take_timing: {e}", file=sys.stderr)
-        return 2
-    print(table(rep))
-    if a.json:
-        a.json.write_text(json.dumps(rep, indent=1) + "\n")
-    return 0
+    return report_main("take_timing", lambda: report(a.dir, a.build, a.model), table, a.json)
 
 
 if __name__ == "__main__":

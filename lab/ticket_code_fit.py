@@ -42,6 +42,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.code_share import CODE_SHARE, with_code_share
 from kda_sim.machine import load_profile
 from kda_sim.machine.profile import GpuProfile
+from lab.gpu_jobs import report_main
 from lab.ticket_k1_fit import within
 from lab.ticket_k1_report import variant_rows
 from lab.ticket_unroll_predict import OCCUPANCY, UNROLL
@@ -278,25 +279,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
     say = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    try:
+
+    def make() -> dict[str, Any]:
         rep = run(a.bench, a.base, a.form, tuple(a.check), say)
         if a.overlay:
             overlay(a.base, rep["share_all_ns"], a.bench, a.overlay)
             say(f"wrote {a.overlay}")
-    except InvalidInput as e:
-        print(f"ticket_code_fit: {e}", file=sys.stderr)
-        return 2
-    print(f"{a.bench} on {a.base}, form {a.form}, each shape held out:")
-    print(table(rep["rows"], "with the code share, held out"))
-    sh = rep["share_all_ns"]
-    print("\nfitted on all nine: " + ", ".join(f"{t} {sh[t]:.0f} ns" for t in CODE_SHARE))
-    for c in rep["checks"]:
-        print(f"\n{c['bench']}, on the share fitted on all nine of {a.bench.name}:")
-        print(table(c["rows"], "with the code share"))
-    print(f"\n({rep['simulated_launches']} simulated launches, {rep['seconds']:.0f} s)")
-    if a.json:
-        a.json.write_text(json.dumps(rep, indent=1) + "\n")
-    return 0
+        return rep
+
+    def show(rep: dict[str, Any]) -> str:
+        out = [f"{a.bench} on {a.base}, form {a.form}, each shape held out:"]
+        out.append(table(rep["rows"], "with the code share, held out"))
+        sh = rep["share_all_ns"]
+        out.append("\nfitted on all nine: " + ", ".join(f"{t} {sh[t]:.0f} ns" for t in CODE_SHARE))
+        for c in rep["checks"]:
+            out.append(f"\n{c['bench']}, on the share fitted on all nine of {a.bench.name}:")
+            out.append(table(c["rows"], "with the code share"))
+        out.append(f"\n({rep['simulated_launches']} simulated launches, {rep['seconds']:.0f} s)")
+        return "\n".join(out)
+
+    return report_main("ticket_code_fit", make, show, a.json, a.overlay)
 
 
 if __name__ == "__main__":

@@ -27,9 +27,7 @@ launches' need not follow (a traced build records more, the ticket build its tak
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -44,6 +42,7 @@ from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import load_profile
 from kda_sim.protocol.tickets import TAKE_ITEM
 from kda_sim.timeline import Timeline
+from lab.gpu_jobs import report_main
 from lab.ticket_k1_fit import measured_take
 from lab.ticket_k1_report import bench_us, cell
 from lab.ticket_probe_report import busy_ns
@@ -164,6 +163,16 @@ def table(rep: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def show(rep: dict[str, Any]) -> str:
+    return "\n".join(
+        [
+            f"take {rep['atomic_ns']:.0f} ns, prologue {rep['ticket_item_ns']:.0f} ns (measured)",
+            "each figure: the ticket build less the static one",
+            table(rep),
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, required=True, help="the run's s/ folder of traces")
@@ -171,17 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench", type=Path, help="the run's kernel_bench_tickets.json")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
-    try:
-        rep = report(a.dir, a.base, a.bench)
-    except InvalidInput as e:
-        print(f"ticket_gap: {e}", file=sys.stderr)
-        return 2
-    print(f"take {rep['atomic_ns']:.0f} ns, prologue {rep['ticket_item_ns']:.0f} ns (measured)")
-    print("each figure: the ticket build less the static one")
-    print(table(rep))
-    if a.json:
-        a.json.write_text(json.dumps(rep, indent=1) + "\n")
-    return 0
+    return report_main("ticket_gap", lambda: report(a.dir, a.base, a.bench), show, a.json)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,6 @@ the tasks add to the same placement with a take before each task).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +57,7 @@ from kda_sim.protocol.counters import Atomic, AtomicKind
 from kda_sim.protocol.ops import Op
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import TAKE_ITEM, TakeAhead, TicketLoop
+from lab.gpu_jobs import report_main
 from lab.ticket_k1_fit import measured_take
 from lab.ticket_k1_report import cell
 from lab.ticket_probe_report import BUILDS, EFFECTS, START, bench_us
@@ -195,6 +195,14 @@ def table(rep: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def show(rep: dict[str, Any]) -> str:
+    head = (
+        f"take {rep['atomic_ns']:.0f} ns, prologue {rep['ticket_item_ns']:.0f} ns "
+        f"(measured: {rep['measured_take_ns']:.0f} / {rep['measured_prologue_ns']:.0f})"
+    )
+    return head + "\n" + table(rep)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, required=True, help="the run's s/ folder of traces")
@@ -217,21 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", type=Path)
     a = ap.parse_args(argv)
-    try:
+
+    def make() -> dict[str, Any]:
         if a.nominal_take and a.ready_take:
             raise InvalidInput("--nominal-take and --ready-take: one or the other", what="take")
-        rep = run(a.dir, a.bench, a.base, a.nominal_take, a.ready_take, a.take_ahead)
-    except InvalidInput as e:
-        print(f"ticket_probe_predict: {e}", file=sys.stderr)
-        return 2
-    print(
-        f"take {rep['atomic_ns']:.0f} ns, prologue {rep['ticket_item_ns']:.0f} ns "
-        f"(measured: {rep['measured_take_ns']:.0f} / {rep['measured_prologue_ns']:.0f})"
-    )
-    print(table(rep))
-    if a.json:
-        a.json.write_text(json.dumps(rep, indent=1) + "\n")
-    return 0
+        return run(a.dir, a.bench, a.base, a.nominal_take, a.ready_take, a.take_ahead)
+
+    return report_main("ticket_probe_predict", make, show, a.json)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ Medians over every launch of a shape pooled. ``--json OUT`` writes the same figu
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -39,6 +38,7 @@ from kda_sim.compare.spread import launches_by_shape
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
+from lab.gpu_jobs import report_main
 from lab.ticket_k1_report import cell, median, takes_ns, variant_rows
 
 # the run's builds, by their folder under DIR: the variant dict bench.kernel_bench times
@@ -223,18 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench", type=Path, help="the run's kernel_bench_probe.json")
     ap.add_argument("--json", type=Path, help="write the figures as JSON here (not overwritten)")
     a = ap.parse_args(argv)
-    if a.json is not None and a.json.exists():
-        print(f"ticket_probe_report: {a.json} exists; not overwritten", file=sys.stderr)
-        return 2
-    try:
-        rep = report(a.dir, a.bench)
-    except InvalidInput as e:
-        print(f"ticket_probe_report: {e}", file=sys.stderr)
-        return 2
-    print(tables(rep))
-    if a.json is not None:
-        a.json.write_text(json.dumps(rep, indent=1) + "\n")
-    return 0
+    return report_main("ticket_probe_report", lambda: report(a.dir, a.bench), tables, a.json)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kda_sim.errors import InvalidInput
-from lab.gpu_jobs import before_launches, emit, probe_main, report_to
+from lab.gpu_jobs import before_launches, emit, probe_main, report_main, report_to, unwritable
 
 
 def test_an_existing_path_is_refused_first_and_kept(tmp_path: Path) -> None:
@@ -92,3 +92,31 @@ def test_probe_main_reports_a_run_and_refuses_other_files(tmp_path: Path, capsys
     run.write_text("{}")
     assert _probe(["--report", str(run)], []) == 2
     assert "not a toy_probe run" in capsys.readouterr().err
+
+
+def test_report_main_checks_its_files_before_any_work(tmp_path: Path, capsys) -> None:
+    made: list[int] = []
+
+    def make() -> dict:
+        made.append(1)
+        return {"a": 1}
+
+    kept = tmp_path / "mine.json"
+    kept.write_text("mine")
+    assert unwritable(None, tmp_path / "new.json") is None
+    assert report_main("toy", make, str, kept) == 2  # an existing report: kept
+    assert report_main("toy", make, str, None, tmp_path / "no" / "x.json") == 2  # no folder
+    err = capsys.readouterr().err
+    assert f"toy: {kept} exists; not overwriting it" in err and "no such directory" in err
+    assert made == [] and kept.read_text() == "mine"
+    out = tmp_path / "new.json"
+    assert report_main("toy", make, lambda r: f"a is {r['a']}", out) == 0
+    assert capsys.readouterr().out == "a is 1\n" and out.read_text() == '{\n "a": 1\n}\n'
+
+
+def test_report_main_says_bad_input_in_a_line(capsys) -> None:
+    def make() -> dict:
+        raise InvalidInput("no traces", what="traces")
+
+    assert report_main("toy", make, str, None) == 2
+    assert capsys.readouterr().err == "toy: no traces\n"
