@@ -103,8 +103,7 @@ def share_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
     for tr in traces:
         costs = stage_costs(tr.cfg)
         for key in prof.unit_shared:
-            stages = {st for st, (k, units) in costs.items() if k == key}
-            stages = {st for st in stages if costs[st][1] >= prof.unit_share_from}
+            stages = {st for st, (k, n) in costs.items() if k == key and prof.shares_at(k, n)}
             shared = sharing_ctas(tr, key)
             both: tuple[list[float], list[float]] = ([], [])
             for (cta, stage, _), v in tr.busy.items():

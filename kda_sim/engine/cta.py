@@ -569,16 +569,17 @@ class CtaRun(CounterOps):
         """The stages this CTA's program computes (asked only where a unit is shared)."""
         return frozenset(op.cost for op in self.prog.ops if isinstance(op, Compute))
 
-    def _share(self, key: str) -> float:
+    def _share(self, key: str, units: float) -> float:
         """1 + unit_share where another CTA resident on this unit computes stage ``key``
-        too (a stage of the profile's unit_shared), else 1. Known from the programs, not
-        from who is computing at this instant: the CTAs that share a gemv stage start it
-        within a poll of each other (all wait on the same XRDY flags). A ticket loop's
+        too and the profile shares it at ``units`` (``GpuProfile.shares_at``), else 1.
+        Known from the programs, not from who is computing at this instant: the CTAs that
+        share a gemv stage start it within a poll of each other (all wait on the same XRDY
+        flags). A ticket loop's
         items are in no program: a CTA computes what they compute while it runs the loop
         (from its first take to the one past the items), so two CTAs in the loop on one
         unit share it (docs/whatif/ticket_k1.md, "The model mended again")."""
         prof = self.w.prof
-        if key not in prof.unit_shared or not prof.unit_share:
+        if not prof.unit_share or not prof.shares_at(key, units):
             return 1.0
         others = (r for r in self.w.resident[self.unit] if r is not self)
         shared = any(key in r.computes or key in r.loop_computes for r in others)
@@ -632,7 +633,6 @@ class CtaRun(CounterOps):
         vals = _nominal(self.prog, kinds, prof, latency) if nominal else repeat(0.0)
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
-        share_from = prof.unit_share_from
         held_by, loads = self.held, self.loads
         stages = self.track.stages
         current_op = w.current_op
@@ -663,8 +663,8 @@ class CtaRun(CounterOps):
                     self.open = None
                 else:  # compute
                     cost = v if nominal else cost_of(op.cost, op.units)
-                    if shared and op.cost in shared and op.units >= share_from:
-                        cost *= self._share(op.cost)
+                    if shared and op.cost in shared:
+                        cost *= self._share(op.cost, op.units)
                     if wanted is None:
                         t += cost
                     else:  # the compute ran alongside the stream it waited for

@@ -262,6 +262,11 @@ class GpuProfile:
     gpu: str = ""
     costs_from: str = ""
 
+    def shares_at(self, key: str, units: float) -> bool:
+        """Whether a compute of stage cost ``key`` on ``units`` is one that another CTA
+        computing it on the same unit slows (by ``unit_share``, where that is set)."""
+        return key in self.unit_shared and units >= self.unit_share_from
+
     def cost(self, key: str, units: float) -> float:
         above = self.cost_above.get(key)
         if above is not None and units > above[0]:

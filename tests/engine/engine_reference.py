@@ -364,16 +364,17 @@ class ReferenceCtaRun(CounterOps):
             rec.put_time = w.put_done[last].time
             rec.put_ref = w.put_done[last].put_index
 
-    def _share(self, key: str) -> float:
+    def _share(self, key: str, units: float) -> float:
         """1 + unit_share where another CTA resident on this unit computes stage ``key``
-        too (a stage of the profile's unit_shared), else 1. Known from the programs, not
-        from who is computing at this instant: the CTAs that share a gemv stage start it
-        within a poll of each other (all wait on the same XRDY flags). A ticket loop's
+        too and the profile shares it at ``units`` (``GpuProfile.shares_at``), else 1.
+        Known from the programs, not from who is computing at this instant: the CTAs that
+        share a gemv stage start it within a poll of each other (all wait on the same XRDY
+        flags). A ticket loop's
         items are in no program: a CTA computes what they compute while it runs the loop
         (from its first take to the one past the items), so two CTAs in the loop on one
         unit share it (docs/whatif/ticket_k1.md, "The model mended again")."""
         prof = self.w.prof
-        if key not in prof.unit_shared or not prof.unit_share:
+        if not prof.unit_share or not prof.shares_at(key, units):
             return 1.0
         others = (r for r in self.w.resident[self.unit] if r is not self)
         shared = any(key in r.computes or key in r.loop_computes for r in others)
@@ -423,9 +424,7 @@ class ReferenceCtaRun(CounterOps):
         for k, op in enumerate(ops):
             kind = kinds[k]
             if kind == _COMPUTE:
-                cost = sampler.cost(op.cost, op.units)
-                if op.units >= self.w.prof.unit_share_from:
-                    cost *= self._share(op.cost)
+                cost = sampler.cost(op.cost, op.units) * self._share(op.cost, op.units)
                 if wanted is None:
                     t += cost
                 else:  # the compute ran alongside the stream it waited for
