@@ -369,10 +369,10 @@ class ReferenceCtaRun(CounterOps):
         too and the profile shares it at ``units`` (``GpuProfile.shares_at``), else 1.
         Known from the programs, not from who is computing at this instant: the CTAs that
         share a gemv stage start it within a poll of each other (all wait on the same XRDY
-        flags). A ticket loop's
-        items are in no program: a CTA computes what they compute while it runs the loop
-        (from its first take to the one past the items), so two CTAs in the loop on one
-        unit share it (docs/whatif/ticket_k1.md, "The model mended again")."""
+        flags). A ticket loop's items are in no program: a CTA computes what they compute
+        while it runs the loop (from its first take to the one past the items), so two
+        CTAs in the loop on one unit share it (docs/whatif/ticket_k1.md, "The model mended
+        again")."""
         prof = self.w.prof
         if not prof.unit_share or not prof.shares_at(key, units):
             return 1.0
