@@ -94,6 +94,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "only such traces give the factor (the K1's gemv on the H200: 2 tokens; at one, two "
         "gemv CTAs on an SM end together)",
     )
+    p.add_argument(
+        "--unit-share-by-order",
+        action="store_true",
+        help="with --unit-share: the CTA dispatched first to a shared unit is slowed less "
+        "than a later one, by a skew taken from the traces (the K1's gemv on the H200: the "
+        "later of two gemv CTAs on an SM ends 2 us after the first)",
+    )
     add_jobs_flag(p, "the simulations (the traces are independent)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
@@ -123,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
             f"--unit-share-from {args.unit_share_from:g}: a count of units >= 0, with --unit-share",
             what="unit_share_from",
         )
+    if args.unit_share_by_order and not args.unit_share:
+        raise InvalidInput("--unit-share-by-order: with --unit-share", what="unit_share_by_order")
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
     switches: dict[str, float] = {}
     for sw in args.switch:
@@ -160,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         switches=switches,
         unit_shared=args.unit_share,
         unit_share_from=args.unit_share_from,
+        unit_share_by_order=args.unit_share_by_order,
         jobs=jobs,
     )
     after = evaluate(res.profile, hold, jobs) if hold else {}

@@ -359,13 +359,16 @@ def fit_profile(
     switches: dict[str, float] | None = None,
     unit_shared: Sequence[str] = (),
     unit_share_from: float = 0.0,
+    unit_share_by_order: bool = False,
     jobs: Jobs = 1,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
     use; ``unit_share_from``: the fewest units a shared compute must have to be slowed;
+    ``unit_share_by_order``: the CTA first on a shared unit slowed less than a later one,
+    by the skew the traces give (``share_start``);
     ``jobs``: processes (or a cluster) the search's simulations are shared among."""
     with Scorer(traces, score_on, jobs) as scorer:
-        shared = (tuple(unit_shared), unit_share_from)
+        shared = (tuple(unit_shared), unit_share_from, unit_share_by_order)
         return _fit(
             base, traces, scorer, budget, cost_passes, progress, log, search, switches, shared
         )
@@ -381,9 +384,9 @@ def _fit(
     log: Callable[[str], None] | None,
     search: Sequence[str],
     switches: dict[str, float] | None,
-    shared: tuple[tuple[str, ...], float],
+    shared: tuple[tuple[str, ...], float, bool],
 ) -> FitResult:
-    unit_shared, share_from = shared
+    unit_shared, share_from, by_order = shared
     if not traces:
         raise InvalidInput("no training traces", what="traces")
     t0 = time.perf_counter()
@@ -405,9 +408,10 @@ def _fit(
         if bad:
             raise InvalidInput(f"--unit-share {bad}: no such stage cost", what="unit_share")
         prof = replace(prof, unit_shared=tuple(unit_shared), unit_share_from=share_from)
-        prof = share_start(prof, traces)
+        prof = share_start(prof, traces, by_order)
         at = f" from {share_from:g} units" if share_from else ""
-        say(f"unit_share {prof.unit_share:.3f} for {', '.join(unit_shared)}{at}")
+        skew = f", skew {prof.unit_share_skew:.3f}" if by_order else ""
+        say(f"unit_share {prof.unit_share:.3f}{skew} for {', '.join(unit_shared)}{at}")
     prof = cold_start(streamed_start(prof, traces), traces)
     if later_task_excess(traces) is None:  # no CTA runs a second task: nothing pins it
         search = [n for n in search if n != "cold_code"]
@@ -594,6 +598,8 @@ def fitted_overlay(
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
         if fit.unit_share_from:
             d["unit_share_from"] = fit.unit_share_from
+        if fit.unit_share_skew:
+            d["unit_share_skew"] = fit.unit_share_skew
     if overrides:
         d["overrides"] = overrides
     date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"

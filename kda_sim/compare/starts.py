@@ -76,44 +76,63 @@ def stages_of(cfg: Any, key: str) -> set[str]:
 def sharing_ctas(tr: Trace, key: str) -> set[int]:
     """The CTAs of a trace that compute stage cost ``key`` on a unit where another CTA
     does too (units as the trace records them: SM ids)."""
+    first, later = sharing_by_order(tr, key)
+    return first | later
+
+
+def sharing_by_order(tr: Trace, key: str) -> tuple[set[int], set[int]]:
+    """:func:`sharing_ctas` split: on each unit the CTA of the lowest number (a launch's
+    blocks are dispatched in order, so the one resident there first, as the engine's
+    ``unit_share_skew`` takes it), and the others."""
     stages = stages_of(tr.cfg, key)
     on_unit: dict[int, list[int]] = {}
-    computes = set()
     for c in tr.tl.ctas:
-        on_unit.setdefault(c.unit, []).append(c.cta)
         if any(s.name in stages for s in c.stages):
-            computes.add(c.cta)
-    return {
-        c
-        for ctas in on_unit.values()
-        for c in ctas
-        if c in computes and any(o != c and o in computes for o in ctas)
-    }
+            on_unit.setdefault(c.unit, []).append(c.cta)
+    first: set[int] = set()
+    later: set[int] = set()
+    for ctas in on_unit.values():
+        if len(ctas) > 1:
+            ctas = sorted(ctas)
+            first.add(ctas[0])
+            later.update(ctas[1:])
+    return first, later
 
 
-def share_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
+def share_start(prof: GpuProfile, traces: Sequence[Trace], by_order: bool = False) -> GpuProfile:
     """``unit_share`` from the traces: for each stage cost in ``unit_shared``, the median
     over the traces of (busy time of the CTAs sharing their unit with another that
     computes it) / (busy time of the rest), less one; over the traces whose stage has at
-    least ``unit_share_from`` units, the ones the factor slows. Fitted no further: the
-    search's loss (makespans, median starts) barely sees it, the stage durations do."""
+    least ``unit_share_from`` units, the ones the factor slows. With ``by_order``, also
+    ``unit_share_skew``: the median over the same traces of (r_later - r_first) /
+    (r_later + r_first - 2), the two ratios taken apart for the CTA first on its unit and
+    the later ones (0 where the later is no slower). Fitted no further: the search's
+    loss (makespans, median starts) barely sees them, the stage durations do."""
     if not prof.unit_shared:
         return prof
-    ratios = []
+    ratios, skews = [], []
     for tr in traces:
         costs = stage_costs(tr.cfg)
         for key in prof.unit_shared:
             stages = {st for st, (k, n) in costs.items() if k == key and prof.shares_at(k, n)}
-            shared = sharing_ctas(tr, key)
-            both: tuple[list[float], list[float]] = ([], [])
+            first, later = sharing_by_order(tr, key)
+            # busy times: alone, first on the unit, later on it
+            parts: tuple[list[float], ...] = ([], [], [])
             for (cta, stage, _), v in tr.busy.items():
                 if stage in stages:
-                    both[cta in shared].append(v)
-            if both[0] and both[1]:
-                ratios.append(float(np.median(both[1]) / np.median(both[0])))
+                    parts[1 if cta in first else 2 if cta in later else 0].append(v)
+            alone, firsts, laters = parts
+            if alone and (firsts or laters):
+                ratios.append(float(np.median(firsts + laters) / np.median(alone)))
+            if by_order and alone and firsts and laters:
+                r1, r2 = (float(np.median(x) / np.median(alone)) for x in (firsts, laters))
+                if r1 + r2 > 2.0:
+                    skews.append(min(1.0, max(0.0, (r2 - r1) / (r1 + r2 - 2.0))))
     if not ratios:
         return prof
-    return replace(prof, unit_share=max(0.0, float(np.median(ratios)) - 1.0))
+    skew = float(np.median(skews)) if skews else 0.0
+    share = max(0.0, float(np.median(ratios)) - 1.0)
+    return replace(prof, unit_share=share, unit_share_skew=skew if share else 0.0)
 
 
 def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
@@ -131,12 +150,13 @@ def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
         streamed = streamed_stages(tr.cfg)
         # key -> (units, every busy time of its stages): one point a shape
         by_key: dict[str, tuple[float, list[float]]] = {}
-        shared = {k: sharing_ctas(tr, k) for k in prof.unit_shared if prof.unit_share}
+        shared = {k: sharing_by_order(tr, k) for k in prof.unit_shared if prof.unit_share}
         for (cta, stage, _), v in tr.busy.items():
             if stage in streamed and stage in costs:
                 key = streamed[stage]
-                if cta in shared.get(key, ()):  # its cost is what it takes alone
-                    v /= 1.0 + prof.unit_share
+                first, later = shared.get(key, ((), ()))
+                if cta in first or cta in later:  # its cost is what it takes alone
+                    v /= prof.share_factor(cta in first)
                 by_key.setdefault(key, (costs[stage][1], []))[1].append(v)
         for key, (units, vs) in by_key.items():
             sw = prof.cost_above.get(key)

@@ -570,8 +570,10 @@ class CtaRun(CounterOps):
         return frozenset(op.cost for op in self.prog.ops if isinstance(op, Compute))
 
     def _share(self, key: str, units: float) -> float:
-        """1 + unit_share where another CTA resident on this unit computes stage ``key``
-        too and the profile shares it at ``units`` (``GpuProfile.shares_at``), else 1.
+        """The profile's ``share_factor`` where another CTA resident on this unit computes
+        stage ``key`` too and the profile shares it at ``units`` (``GpuProfile.shares_at``),
+        else 1: the CTA first of them in the unit's residents (the one dispatched there
+        first) is the older, whose warps the scheduler issues first.
         Known from the programs, not from who is computing at this instant: the CTAs that
         share a gemv stage start it within a poll of each other (all wait on the same XRDY
         flags). A ticket loop's items are in no program: a CTA computes what they compute
@@ -581,9 +583,12 @@ class CtaRun(CounterOps):
         prof = self.w.prof
         if not prof.unit_share or not prof.shares_at(key, units):
             return 1.0
-        others = (r for r in self.w.resident[self.unit] if r is not self)
-        shared = any(key in r.computes or key in r.loop_computes for r in others)
-        return 1.0 + prof.unit_share if shared else 1.0
+        sharers = [
+            r
+            for r in self.w.resident[self.unit]
+            if r is self or key in r.computes or key in r.loop_computes
+        ]
+        return prof.share_factor(sharers[0] is self) if len(sharers) > 1 else 1.0
 
     def _meet(self, t: float) -> Generator[Any, Any, None]:
         """Bring the clock to the CTA's time ``t`` (or its ``clock``, if later): where an

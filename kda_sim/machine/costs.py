@@ -45,6 +45,7 @@ COST_FIELDS: tuple[str, ...] = (
     "unit_shared",
     "unit_share",
     "unit_share_from",
+    "unit_share_skew",
 )
 STOCK_SUFFIX = ".json"
 # the GPU parameters an overlay may set: what a fit moves and what the measured build
@@ -72,6 +73,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "unit_shared": _P["unit_shared"],
         "unit_share": _P["unit_share"],
         "unit_share_from": _P["unit_share_from"],
+        "unit_share_skew": _P["unit_share_skew"],
         "overrides": {
             "type": "object",
             "additionalProperties": False,

@@ -171,6 +171,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "unit_shared": {"type": "array", "items": _STR},
         "unit_share": _num(0, 100),
         "unit_share_from": _num(0, 1e9),
+        "unit_share_skew": _num(0, 1),
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -209,6 +210,16 @@ class KernelResources:
     threads: int
     regs_per_thread: int
     lds_bytes: int | None = None  # None: derived from the shape
+
+
+# the profile's own numbers a fit or ``with_params`` may set by name
+_TOP_PARAMS = (
+    "hbm_bytes_per_ns",
+    "unit_bytes_per_ns",
+    "unit_share",
+    "unit_share_from",
+    "unit_share_skew",
+)
 
 
 @dataclass(frozen=True)
@@ -254,6 +265,14 @@ class GpuProfile:
     # and 0.4 us at one: at one token the FMA loop leaves the SM's issue slots to spare
     # (docs/calibration.md, "The gemv CTAs' ends, and a unit shared from two tokens on")
     unit_share_from: float = 0.0
+    # how the slowing splits between the CTAs sharing a unit: the one resident there first
+    # takes (1 + unit_share * (1 - skew)), a later one (1 + unit_share * (1 + skew)); the
+    # mean of two is unit_share's. In the same traces the later of two gemv CTAs on an SM
+    # (the higher CTA number, dispatched second) ends gemv1 1.8 to 2.3 us after the
+    # earlier at every S >= 2, at every one of 67 SMs a launch: the SM's warp scheduler
+    # issues the older CTA's warps first (docs/calibration.md, "The earlier of two gemv
+    # CTAs on an SM"). 0: both alike, as before the field existed
+    unit_share_skew: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -266,6 +285,12 @@ class GpuProfile:
         """Whether a compute of stage cost ``key`` on ``units`` is one that another CTA
         computing it on the same unit slows (by ``unit_share``, where that is set)."""
         return key in self.unit_shared and units >= self.unit_share_from
+
+    def share_factor(self, first: bool) -> float:
+        """What a shared compute's cost is multiplied by: for the CTA resident on the unit
+        first (``first``) or for a later one (``unit_share_skew`` splits them)."""
+        skew = self.unit_share_skew if first else -self.unit_share_skew
+        return 1.0 + self.unit_share * (1.0 - skew)
 
     def cost(self, key: str, units: float) -> float:
         above = self.cost_above.get(key)
@@ -287,7 +312,7 @@ class GpuProfile:
                 costs[k[5:]] = (float(v[0]), float(v[1]))  # type: ignore[index]
             elif k.startswith("above_") and k[6:] in costs:
                 above[k[6:]] = (float(v[0]), float(v[1]), float(v[2]))  # type: ignore[index]
-            elif k in ("hbm_bytes_per_ns", "unit_bytes_per_ns", "unit_share", "unit_share_from"):
+            elif k in _TOP_PARAMS:
                 top[k] = float(v)
             else:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
@@ -318,6 +343,8 @@ class GpuProfile:
             d.pop("unit_share", None)
         if not (self.unit_shared and self.unit_share_from):
             d.pop("unit_share_from", None)  # as before the field existed
+        if not (self.unit_shared and self.unit_share_skew):
+            d.pop("unit_share_skew", None)
         return d
 
 
@@ -377,6 +404,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_shared=tuple(str(n) for n in d.get("unit_shared", ())),
             unit_share=float(d.get("unit_share", 0.0)),
             unit_share_from=float(d.get("unit_share_from", 0.0)),
+            unit_share_skew=float(d.get("unit_share_skew", 0.0)),
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None

@@ -197,6 +197,14 @@ def test_calibrate_unit_share_from_bad_or_alone_exits_2(
     assert not out.exists()
 
 
+def test_calibrate_unit_share_by_order_alone_exits_2(files, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "p.json"
+    args = ["calibrate", str(files["real"]), "--out", str(out), "--unit-share-by-order"]
+    assert main(args) == 2
+    assert "--unit-share-by-order: with --unit-share" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_compare_prints_human_units_and_the_critical_path_as_a_table(capsys) -> None:
     traces = Path(__file__).resolve().parents[2] / "traces"
     assert main(["compare", str(traces / "k1_h200_R1_L1.json")]) == 0

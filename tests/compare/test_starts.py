@@ -79,7 +79,7 @@ def test_the_mix_cost_starts_where_the_simulated_gap_is_the_measured_one(h200) -
 
 
 def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
-    from kda_sim.compare.starts import share_start, sharing_ctas
+    from kda_sim.compare.starts import share_start, sharing_by_order, sharing_ctas
     from kda_sim.importers.chrome import read_kernel_trace
     from kda_sim.machine.profile import load_profile
 
@@ -98,3 +98,19 @@ def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
     late = replace(prof, unit_shared=("gemv",), unit_share_from=3.0)
     assert share_start(late, [tr]).unit_share == 0.0
     assert share_start(replace(late, unit_share_from=2.0), [tr]).unit_share == got
+    # by order: the first of each SM's two gemv CTAs (the lower number) and the later
+    first, later = sharing_by_order(tr, "gemv")
+    assert first | later == shared and not first & later
+    assert len(first) == len(later)  # two gemv CTAs an SM that shares
+    gemv = replace(prof, unit_shared=("gemv",))
+    assert share_start(gemv, [tr]).unit_share_skew == 0.0  # not asked for: none read
+    ordered = share_start(gemv, [tr], by_order=True)
+    assert ordered.unit_share == got  # the mean factor as before
+    # at two tokens the two gemv CTAs of an SM are about as busy (2x1: skew under 0.1);
+    # at four the later is the busier (2x2: 1.19 against 1.12 times a gemv CTA alone)
+    assert ordered.unit_share_skew < 0.1
+    tr4 = prepare(read_kernel_trace(traces / "k1_h200_R2_L2.json"), "2x2")
+    ordered = share_start(gemv, [tr4], by_order=True)
+    assert 0.1 < ordered.unit_share_skew < 0.5
+    got = ordered.unit_share
+    assert ordered.share_factor(True) < 1.0 + got < ordered.share_factor(False)

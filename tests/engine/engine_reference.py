@@ -365,8 +365,10 @@ class ReferenceCtaRun(CounterOps):
             rec.put_ref = w.put_done[last].put_index
 
     def _share(self, key: str, units: float) -> float:
-        """1 + unit_share where another CTA resident on this unit computes stage ``key``
-        too and the profile shares it at ``units`` (``GpuProfile.shares_at``), else 1.
+        """The profile's ``share_factor`` where another CTA resident on this unit computes
+        stage ``key`` too and the profile shares it at ``units`` (``GpuProfile.shares_at``),
+        else 1: the CTA first of them in the unit's residents (the one dispatched there
+        first) is the older, whose warps the scheduler issues first.
         Known from the programs, not from who is computing at this instant: the CTAs that
         share a gemv stage start it within a poll of each other (all wait on the same XRDY
         flags). A ticket loop's items are in no program: a CTA computes what they compute
@@ -376,9 +378,12 @@ class ReferenceCtaRun(CounterOps):
         prof = self.w.prof
         if not prof.unit_share or not prof.shares_at(key, units):
             return 1.0
-        others = (r for r in self.w.resident[self.unit] if r is not self)
-        shared = any(key in r.computes or key in r.loop_computes for r in others)
-        return 1.0 + prof.unit_share if shared else 1.0
+        sharers = [
+            r
+            for r in self.w.resident[self.unit]
+            if r is self or key in r.computes or key in r.loop_computes
+        ]
+        return prof.share_factor(sharers[0] is self) if len(sharers) > 1 else 1.0
 
     # -- stages -------------------------------------------------------------------------
     def _begin(self, op: Begin, t: float) -> None:

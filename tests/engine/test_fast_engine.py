@@ -96,19 +96,25 @@ def test_a_deadlock_and_a_dispatch_order_equal_the_reference(
     _assert_same(*_both(monkeypatch, LaunchConfig(1, 1), "mi355x", order=order))
 
 
-@pytest.mark.parametrize("seed", [None, 9])
+@pytest.mark.parametrize(("seed", "skew"), [(None, 0.0), (9, 0.0), (None, 0.4), (9, 0.4)])
 def test_streamed_weights_and_shared_units_equal_the_reference(
-    monkeypatch: pytest.MonkeyPatch, seed: int | None
+    monkeypatch: pytest.MonkeyPatch, seed: int | None, skew: float
 ) -> None:
     """The profile knobs the stock profiles leave off: weights streamed at their Use, and
-    gemv CTAs on one unit slowing each other (two CTAs a unit)."""
+    gemv CTAs on one unit slowing each other (two CTAs a unit), alike or the later more."""
     prof = dataclasses.replace(
-        load_profile("h200-k1"), streamed_weights=True, unit_shared=("gemv",), unit_share=0.5
+        load_profile("h200-k1"),
+        streamed_weights=True,
+        unit_shared=("gemv",),
+        unit_share=0.5,
+        unit_share_skew=skew,
     )
     cfg = LaunchConfig(1, 1, 8)  # as test_unit_share: gemv CTAs side by side on a unit
     fast, ref = _both(monkeypatch, cfg, prof, seed=seed, occupancy=2)
-    plain = simulate(cfg, dataclasses.replace(prof, unit_share=0.0), seed=seed, occupancy=2)
-    assert plain.timeline.ctas != fast.timeline.ctas  # the sharing took effect
+    plain = simulate(cfg, dataclasses.replace(prof, unit_share_skew=0.0), seed=seed, occupancy=2)
+    unshared = simulate(cfg, dataclasses.replace(prof, unit_share=0.0), seed=seed, occupancy=2)
+    assert unshared.timeline.ctas != fast.timeline.ctas  # the sharing took effect
+    assert (plain.timeline.ctas != fast.timeline.ctas) == bool(skew)  # and the skew
     _assert_same(fast, ref)
 
 

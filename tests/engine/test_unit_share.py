@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import statistics
 from dataclasses import replace
 
 import pytest
@@ -40,6 +41,40 @@ def test_a_gemv_cta_beside_another_takes_the_shared_factor_longer() -> None:
     # the 16-row group is compute-bound here, so its whole time scales
     assert shared["gemv"] == pytest.approx(1.25 * plain["gemv"], rel=0.02)
     assert shared["attn"] == pytest.approx(plain["attn"], rel=0.02)  # an attn CTA computes no gemv
+
+
+def _gemv0_by_age(share: float, skew: float) -> dict[str, float]:
+    """gemv0's median duration of the gemv CTAs sharing a unit with another, the earlier
+    dispatched of each pair ("first") and the later ("later"), and of the rest ("alone")."""
+    base = load_profile("h200-k1")
+    prof = replace(
+        base,
+        unit_shared=("gemv",),
+        unit_share=share,
+        unit_share_skew=skew,
+        hbm_bytes_per_ns=base.hbm_peak_bytes_per_ns or base.hbm_bytes_per_ns,
+    )
+    tl = simulate(LaunchConfig(2, 2, 8), prof, occupancy=2).timeline
+    gemv = [c for c in tl.ctas if c.role == "gemv"]
+    by_unit: dict[int, list[int]] = {}
+    for c in gemv:
+        by_unit.setdefault(c.unit, []).append(c.cta)
+    out: dict[str, list[float]] = {"first": [], "later": [], "alone": []}
+    for c in gemv:
+        mates = by_unit[c.unit]
+        cls = "alone" if len(mates) == 1 else "first" if c.cta == min(mates) else "later"
+        out[cls] += [s.end - s.start for s in c.stages if s.name == "gemv0"]
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def test_the_later_of_two_sharing_ctas_takes_the_skewed_factor() -> None:
+    plain, alike, skewed = (_gemv0_by_age(*a) for a in ((0.0, 0.0), (0.4, 0.0), (0.4, 0.5)))
+    assert alike["first"] == pytest.approx(alike["later"])  # no skew: one factor
+    assert alike["first"] == pytest.approx(1.4 * plain["first"], rel=0.02)
+    # the first dispatched: 1 + 0.4 * 0.5; the later: 1 + 0.4 * 1.5
+    assert skewed["first"] == pytest.approx(1.2 * plain["first"], rel=0.02)
+    assert skewed["later"] == pytest.approx(1.6 * plain["later"], rel=0.02)
+    assert skewed["alone"] == pytest.approx(plain["alone"], rel=0.02)
 
 
 def test_a_compute_of_fewer_units_than_share_from_is_not_slowed() -> None:

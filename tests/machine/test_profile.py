@@ -90,6 +90,18 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
     assert p.unit_share_from == 0.0 and "unit_share_from" not in p.to_dict()  # as before
     f.write_text(json.dumps(d | {"unit_share_from": 2}))
     assert load_profile(str(f)).to_dict()["unit_share_from"] == 2.0
+    assert p.unit_share_skew == 0.0 and "unit_share_skew" not in p.to_dict()  # as before
+    f.write_text(json.dumps(d | {"unit_share_skew": 0.25}))
+    skewed = load_profile(str(f))
+    assert skewed.to_dict()["unit_share_skew"] == 0.25
+    # the first CTA on the unit and a later one straddle the one factor
+    assert (skewed.share_factor(True), skewed.share_factor(False)) == pytest.approx(
+        (1 + 0.13 * 0.75, 1 + 0.13 * 1.25)
+    )
+    assert p.share_factor(True) == p.share_factor(False) == pytest.approx(1.13)
+    f.write_text(json.dumps(d | {"unit_share_skew": 1.5}))  # a later CTA would speed up
+    with pytest.raises(InvalidInput, match="unit_share_skew"):
+        load_profile(str(f))
     for bad in ({"unit_share": -0.1}, {"unit_shared": ["no_such_stage"]}):
         f.write_text(json.dumps(d | bad))
         with pytest.raises(InvalidInput, match="unit_share"):
