@@ -12,7 +12,7 @@ from kda_sim.engine import simulate
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.registry import register
 from kda_sim.kernels.spec import Kernel
-from kda_sim.machine.profile import load_profile
+from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.protocol.ops import Compute
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
@@ -20,17 +20,22 @@ from kda_sim.protocol.tickets import ticket_loop
 from kda_sim.timeline.summary import partner_stats
 
 
-def _gemv0(share: float, share_from: float = 0.0) -> dict[str, float]:
-    # the datasheet's bandwidth keeps the 16-row group compute-bound whatever the bundled
-    # fit found (at its 3.59 TB/s the stream and the compute nearly tie)
+def _shared_gemv(share: float, **fields: float) -> GpuProfile:
+    """h200-k1 with the gemv shared by ``share`` (and ``fields``: its other share fields).
+    The datasheet's bandwidth keeps the 16-row group compute-bound whatever the bundled
+    fit found (at its 3.59 TB/s the stream and the compute nearly tie)."""
     base = load_profile("h200-k1")
-    prof = replace(
+    return replace(
         base,
         unit_shared=("gemv",),
         unit_share=share,
-        unit_share_from=share_from,
         hbm_bytes_per_ns=base.hbm_peak_bytes_per_ns or base.hbm_bytes_per_ns,
+        **fields,
     )
+
+
+def _gemv0(share: float, share_from: float = 0.0) -> dict[str, float]:
+    prof = _shared_gemv(share, unit_share_from=share_from)
     tl = simulate(LaunchConfig(1, 1, 8), prof, occupancy=2).timeline
     return {s.partners: s.median_ns for s in partner_stats(tl) if s.stage == "gemv0"}
 
@@ -46,14 +51,7 @@ def test_a_gemv_cta_beside_another_takes_the_shared_factor_longer() -> None:
 def _gemv0_by_age(share: float, skew: float) -> dict[str, float]:
     """gemv0's median duration of the gemv CTAs sharing a unit with another, the earlier
     dispatched of each pair ("first") and the later ("later"), and of the rest ("alone")."""
-    base = load_profile("h200-k1")
-    prof = replace(
-        base,
-        unit_shared=("gemv",),
-        unit_share=share,
-        unit_share_skew=skew,
-        hbm_bytes_per_ns=base.hbm_peak_bytes_per_ns or base.hbm_bytes_per_ns,
-    )
+    prof = _shared_gemv(share, unit_share_skew=skew)
     tl = simulate(LaunchConfig(2, 2, 8), prof, occupancy=2).timeline
     gemv = [c for c in tl.ctas if c.role == "gemv"]
     by_unit: dict[int, list[int]] = {}
