@@ -232,10 +232,13 @@ class CtaRun(CounterOps):
         w = self.w
         now = w.env._now
         visible = w.data_visible
-        # every cell visible by now (a K1 flagged load reads 56): one scan in C, the
-        # cells looked at one by one only where one is not
-        if not op.reads or max(map(visible.get, op.reads, repeat(_INF))) <= now:
-            return
+        # every cell visible by now (a K1 flagged load reads 56): one scan in C (a cell
+        # never stored is a KeyError), the cells looked at one by one only where one is not
+        try:
+            if not op.reads or max(map(visible.__getitem__, op.reads)) <= now:
+                return
+        except KeyError:
+            pass
         for cell in op.reads:
             vis = visible.get(cell)
             if vis is None or vis > now:
@@ -466,7 +469,9 @@ class CtaRun(CounterOps):
             None,
             None,
             None,
-            list(plan.ranges),  # cells: the ranges themselves (no record changes one)
+            # cells: the plan's ranges themselves, one list every record of the poll
+            # shares (no reader changes a record's; chrome's reader makes its own)
+            plan.ranges,
         )
         self.track.polls.append(rec)
         lat = self.latency("poll")

@@ -17,7 +17,7 @@ _PUTS = ("put records",)  # the cache's entry of put_fields
 
 @dataclass(slots=True)
 class PollPlan:
-    """A poll's cell ranges (copied into each of its records), its numbers of cells and
+    """A poll's cell ranges (shared by each of its records), its numbers of cells and
     batches, its put ops, whether one of its pairs is put by nobody, and the number of its
     producer set (polls that wait on equal sets share one: the engine's joins are keyed by
     it, where hashing a tuple of 56 pairs at every poll cost)."""
@@ -50,7 +50,7 @@ def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
 
 def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     """Every poll's plan; the ranges of all in a few numpy calls, not several a poll, and
-    once a distinct cell set (polls of one set share its ranges: a record copies them)."""
+    once a distinct cell set (polls of one set share its ranges: its records share them)."""
     polls = ho.polls
     if not polls:
         return {}
