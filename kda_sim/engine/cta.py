@@ -12,11 +12,12 @@ import simpy
 from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
-from kda_sim.engine.plans import poll_plan, put_fields
+from kda_sim.engine.plans import PollPlan, poll_plan, put_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
+from kda_sim.protocol.handoffs import Handoffs
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
     Atomic,
@@ -446,17 +447,21 @@ class CtaRun(CounterOps):
             unused.clear()
         return wait
 
-    def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, float]:
+    def _poll(
+        self, k: int, op: Poll, t0: float, plan: PollPlan | float = 0.0
+    ) -> Generator[Any, Any, float]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock); returns
         the CTA's time after it. A folded CTA goes on from the poll's end at its own time,
         ahead of the clock, rather than meeting the clock there (``ahead``): what it waits
-        for to happen (a producer's put, its loads in flight) it has waited for."""
+        for to happen (a producer's put, its loads in flight) it has waited for. ``plan``:
+        the poll's, where the caller has it (a nominal program's steps), else looked up."""
         w = self.w
         env = w.env
         sampler = w.sampler
         outstanding = self._outstanding(t0) if self.inflight else []
-        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
-        plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
+        if not plan:
+            ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
+            plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
             self.stage,
             self.task,
@@ -500,6 +505,7 @@ class CtaRun(CounterOps):
         ):
             first_return = self.clock
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
+            ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
             key: object = producers
         else:
@@ -635,7 +641,11 @@ class CtaRun(CounterOps):
         # nominal: each barrier's latency and compute's cost, looked up before the launch
         # (empty: each is asked for as the op runs, as a jittered run draws it then)
         nominal = program and not sampler.jitter
-        vals = _nominal(self.prog, kinds, prof, latency) if nominal else repeat(0.0)
+        steps = (
+            _nominal(self.prog, kinds, prof, latency, w.handoffs)
+            if nominal
+            else zip(count(), kinds, ops, repeat(0.0))
+        )
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         held_by, loads = self.held, self.loads
@@ -644,8 +654,9 @@ class CtaRun(CounterOps):
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
-        # each op with its number, kind and nominal value in one C iterator (no subscripts)
-        for k, kind, op, v in zip(count(), kinds, ops, vals):
+        # each op with its number, kind and nominal value, one tuple a step (no subscripts;
+        # a nominal program's made once, not zipped a launch: no int made an op)
+        for k, kind, op, v in steps:
             # a tree on the kind's number, not a chain of compares (ops by kind in a K1
             # launch: barriers, stage begins and ends, computes 11,500; stores, loads and
             # puts 4,400; polls, uses and the rest 4,350)
@@ -690,8 +701,8 @@ class CtaRun(CounterOps):
                 current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
-                if kind == _POLL:
-                    t = yield from self._poll(k, op, t)
+                if kind == _POLL:  # (v: the poll's plan, in a nominal program's steps)
+                    t = yield from self._poll(k, op, t, v)
                 elif kind == _USE:
                     if held_by:
                         held = [held_by.pop(n) for n in op.names if n in held_by]
@@ -786,30 +797,49 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
     return hit
 
 
-_NOMINAL: dict[int, tuple[GpuProfile, tuple[float, ...]]] = {}
+# an op's number, its kind, the op, and its value: a barrier's nominal latency, a
+# compute's nominal cost, a poll's plan (0.0 for the other kinds)
+Step = tuple[int, int, Any, "float | PollPlan"]
+_NOMINAL: dict[int, tuple[GpuProfile, dict, tuple[Step, ...]]] = {}
 
 
 def _nominal(
-    prog: CtaProgram, kinds: tuple[int, ...], prof: GpuProfile, latency: Callable[[str], float]
-) -> tuple[float, ...]:
-    """Each op's nominal barrier latency or compute cost (0.0 for the other kinds), as
-    ``latency`` and ``prof.cost`` give them: the same floats the loop would ask for (a
-    launch asks 2,490 costs and 3,782 latencies of 10 and 1 distinct ones), kept while
-    the program lives, for the profile last run (a sweep's profile is one object; a
-    calibration's a new one a run, which makes them again)."""
+    prog: CtaProgram,
+    kinds: tuple[int, ...],
+    prof: GpuProfile,
+    latency: Callable[[str], float],
+    ho: Handoffs,
+) -> tuple[Step, ...]:
+    """Each op with its number, kind and value: a barrier's nominal latency or a
+    compute's nominal cost, as ``latency`` and ``prof.cost`` give them (the same floats
+    the loop would ask for: a launch asks 2,490 costs and 3,782 latencies of 10 and 1
+    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll),
+    0.0 for the rest. Kept while the program lives, for the profile and hand-off table
+    last run (a sweep's profile is one object; a calibration's a new one a run, which
+    makes them again; the table is known by its plans' cache, which holds nothing of the
+    launch, so the program is not kept alive by its own entry). One tuple a step: the loop
+    unpacks it (a ``zip`` of four iterators a step, and the op's number made as a new
+    int, cost more)."""
     key = id(prog)
     hit = _NOMINAL.get(key)
-    if hit is not None and hit[0] is prof:
-        return hit[1]
-    barrier, cost = latency("barrier"), prof.cost
+    if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
+        return hit[2]
+    barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
     vals = tuple(
-        barrier if k == _BARRIER else cost(op.cost, op.units) if k == _COMPUTE else 0.0
-        for op, k in zip(prog.ops, kinds, strict=True)
+        barrier
+        if k == _BARRIER
+        else cost(op.cost, op.units)
+        if k == _COMPUTE
+        else poll_plan(ho, (cta, i))
+        if k == _POLL
+        else 0.0
+        for i, (op, k) in enumerate(zip(prog.ops, kinds, strict=True))
     )
+    steps = tuple(zip(range(len(vals)), kinds, prog.ops, vals, strict=True))
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)
-    _NOMINAL[key] = (prof, vals)
-    return vals
+    _NOMINAL[key] = (prof, ho.poll_cache, steps)
+    return steps
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
