@@ -12,12 +12,12 @@ import simpy
 from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
-from kda_sim.engine.plans import PollPlan, poll_plan, put_fields
+from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
-from kda_sim.protocol.handoffs import Handoffs
+from kda_sim.protocol.handoffs import Handoffs, OpRef
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
     Atomic,
@@ -381,7 +381,13 @@ class CtaRun(CounterOps):
         return self.clock
 
     # -- hand-offs ----------------------------------------------------------------------
-    def _put(self, k: int, op: Put | Publish, t: float) -> None:
+    def _put(
+        self,
+        k: int,
+        op: Put | Publish,
+        t: float,
+        made: tuple[OpRef, tuple[str, int, int]] | float = 0.0,
+    ) -> None:
         """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
         that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
         a waiting one is woken at ``t``.
@@ -391,16 +397,18 @@ class CtaRun(CounterOps):
         first try counts them (``_traffic_wait``): the plain stores and put pairs since
         the last drain or poll. Where the profile sets ``put_stores`` / ``put_store_kib``
         its pairs are visible that much later (``PutDone.behind``): K1's k.recur puts ONRM
-        right behind its 8 to 32 KiB of state."""
+        right behind its 8 to 32 KiB of state. ``made``: the put's ref and its record's
+        fields, where the caller has them (a nominal program's steps), else made here."""
         w = self.w
         env = w.env
-        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
-        fields = self._put_fields.get(ref)
-        if fields is None:
-            space = w.handoffs.launch.space
-            first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
-            fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
-        name, n, first = fields
+        if made:
+            ref, (name, n, first) = made  # type: ignore[misc]
+        else:
+            ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
+            fields = self._put_fields.get(ref)
+            if fields is None:
+                fields = put_record_fields(w.handoffs, ref, op)
+            name, n, first = fields
         behind = 0.0
         if self._count_stores:
             ahead = self._store_bytes
@@ -695,8 +703,8 @@ class CtaRun(CounterOps):
                         held_by[op.name] = op
                     else:
                         self._issue(op, t)
-                else:  # a put
-                    self._put(k, op, t)
+                else:  # a put (v: its ref and record fields, in a nominal program's steps)
+                    self._put(k, op, t, v)
             else:
                 current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
@@ -744,7 +752,7 @@ class CtaRun(CounterOps):
                         self.clock = env._now
                     t = self.clock
                     if kind == _PUBLISH:
-                        self._put(k, op, t)
+                        self._put(k, op, t, v)
         if not program:  # a ticket item's body: the loop's next take reads the clock
             yield from self._meet(self.clock)
             return t
@@ -798,8 +806,8 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 
 # an op's number, its kind, the op, and its value: a barrier's nominal latency, a
-# compute's nominal cost, a poll's plan (0.0 for the other kinds)
-Step = tuple[int, int, Any, "float | PollPlan"]
+# compute's nominal cost, a poll's plan, a put's ref and record fields (0.0 for the rest)
+Step = tuple[int, int, Any, Any]
 _NOMINAL: dict[int, tuple[GpuProfile, dict, tuple[Step, ...]]] = {}
 
 
@@ -814,12 +822,12 @@ def _nominal(
     compute's nominal cost, as ``latency`` and ``prof.cost`` give them (the same floats
     the loop would ask for: a launch asks 2,490 costs and 3,782 latencies of 10 and 1
     distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll),
-    0.0 for the rest. Kept while the program lives, for the profile and hand-off table
-    last run (a sweep's profile is one object; a calibration's a new one a run, which
-    makes them again; the table is known by its plans' cache, which holds nothing of the
-    launch, so the program is not kept alive by its own entry). One tuple a step: the loop
-    unpacks it (a ``zip`` of four iterators a step, and the op's number made as a new
-    int, cost more)."""
+    a put's or publish's ref and record fields (``put_record_fields``), 0.0 for the rest.
+    Kept while the program lives, for the profile and hand-off table last run (a sweep's
+    profile is one object; a calibration's a new one a run, which makes them again; the
+    table is known by its plans' cache, which holds nothing of the launch, so the program
+    is not kept alive by its own entry). One tuple a step: the loop unpacks it (a ``zip``
+    of four iterators a step, and the op's number made as a new int, cost more)."""
     key = id(prog)
     hit = _NOMINAL.get(key)
     if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
@@ -832,6 +840,8 @@ def _nominal(
         if k == _COMPUTE
         else poll_plan(ho, (cta, i))
         if k == _POLL
+        else ((cta, i), put_record_fields(ho, (cta, i), op))
+        if k in (_PUT, _PUBLISH)
         else 0.0
         for i, (op, k) in enumerate(zip(prog.ops, kinds, strict=True))
     )

@@ -5,6 +5,7 @@ protocol's later launches find it made)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +47,18 @@ def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
     """Put op -> its record's region name, pair count and first index, filled as puts run
     (reading a numpy element was a third of a put's cost)."""
     return ho.poll_cache.setdefault(_PUTS, {})
+
+
+def put_record_fields(ho: Handoffs, ref: OpRef, op: Any) -> tuple[str, int, int]:
+    """Put op ``op`` (``ref``)'s record's region name, pair count and first index, kept in
+    ``put_fields``'s cache."""
+    cache = put_fields(ho)
+    fields = cache.get(ref)
+    if fields is None:
+        space = ho.launch.space
+        first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
+        fields = cache[ref] = (space.name(op.region), len(op.cells), first)
+    return fields
 
 
 def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
