@@ -529,19 +529,19 @@ class CtaRun(CounterOps):
             yield joined
             self.clock = env._now
 
-        visible, last = start, None
+        visible, last = start, None  # last: the PutDone of the put seen last
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, sampler.visibility, self.xcd
             for p in producers:
                 done = put_done[p]
                 t = done.time + done.behind + vis(done.xcd, me)
                 if t >= visible:
-                    visible, last = t, p
+                    visible, last = t, done
         elif producers:
             hit = self._latest.get(key)
-            latest, p = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
+            latest, seen = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
             if latest >= start:
-                visible, last = latest, p
+                visible, last = latest, seen
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = self.latency("retry")
@@ -563,10 +563,9 @@ class CtaRun(CounterOps):
         rec.satisfied = satisfied
         rec.retries = tries
         if last is not None:
-            done = w.put_done[last]
-            rec.producer = done.cta
-            rec.put_time = done.time
-            rec.put_ref = done.put_index
+            rec.producer = last.cta
+            rec.put_time = last.time
+            rec.put_ref = last.put_index
         c = self.clock
         if satisfied <= c:
             t = c
