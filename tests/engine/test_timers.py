@@ -125,3 +125,60 @@ def test_a_failed_process_raises_from_run_as_from_simpy() -> None:
         with pytest.raises(ValueError, match="bad op") as info:
             runner(env)
         assert isinstance(info.value.__cause__, ValueError)  # SimPy's copy of the failure
+
+
+def _proc_script(env: simpy.Environment, make: Callable[..., Any]) -> list[str]:
+    """Processes made with ``make`` (SimPy's ``Process`` or ``timers.Proc``): sleeping,
+    waiting on an event already processed, one that fails and one caught failing, values
+    sent and returned, a process waited on by another; each records what it saw."""
+    log: list[str] = []
+    done = env.event()
+    done.succeed("early")
+
+    def child(name: str) -> Generator[Any, Any, str]:
+        yield env.timeout(1.0)
+        log.append(f"{name}@{env.now}")
+        return f"{name} done"
+
+    def parent() -> Generator[Any, Any, None]:
+        got = yield make(env, child("c"))
+        log.append(f"parent got {got}@{env.now}")
+        yield env.timeout(0.5)
+        got = yield done  # processed by now: its value at once
+        log.append(f"parent {got}@{env.now}")
+        bad = env.event()
+        bad.fail(KeyError("k"))
+        try:
+            yield bad
+        except KeyError:
+            log.append(f"parent caught@{env.now}")
+
+    def failing() -> Generator[Any, Any, None]:
+        yield env.timeout(2.0)
+        raise ValueError("bad")
+
+    def catcher() -> Generator[Any, Any, None]:
+        try:
+            yield make(env, failing())
+        except ValueError as e:
+            log.append(f"catcher {e}@{env.now}")
+
+    make(env, parent())
+    make(env, catcher())
+    return log
+
+
+def test_proc_runs_a_process_as_simpy_does() -> None:
+    env_a, env_b = simpy.Environment(), simpy.Environment()
+    mine, theirs = _proc_script(env_a, timers.Proc), _proc_script(env_b, simpy.Process)
+    timers.run(env_a)
+    timers.run(env_b)
+    assert mine == theirs
+    assert mine == [
+        "c@1.0",
+        "parent got c done@1.0",
+        "parent early@1.5",
+        "parent caught@1.5",
+        "catcher bad@2.0",
+    ]
+    assert next(env_a._eid) == next(env_b._eid)  # the same events, numbered alike
