@@ -873,9 +873,16 @@ def behind_loads(rec: PollRecord, outstanding: list[Pending]) -> None:
     Called once the clock has passed the issue, so an HBM load's end is known by then if
     it came before it (a folded CTA that ran ahead of the clock calls it after the run)."""
     t0 = rec.first_issue
-    behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
-    rec.behind_loads = len(behind)
-    rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
+    n = nbytes = 0  # (one loop: a comprehension and a generator were a frame each)
+    for p in outstanding:
+        span = p.span
+        done = span.done
+        if done is None or done > t0:
+            n += 1
+            if span.kind == _WEIGHT_KIND:
+                nbytes += span.nbytes
+    rec.behind_loads = n
+    rec.behind_weight_bytes = nbytes
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:
