@@ -119,7 +119,7 @@ def simulate(
     units = Units(env, prof, res.per_unit, feet, fold=fold_events)
 
     def start(b: int, unit: int, xcd: int) -> simpy.Process:
-        return timers.Proc(env, CtaRun(world, launch.programs[b], unit, xcd).run())
+        return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
     # (the collector is paused over the whole of simulate: kda_sim.gcpause)

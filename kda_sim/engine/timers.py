@@ -61,45 +61,6 @@ def schedule(env: simpy.Environment, ev: simpy.Event, when: float) -> None:
     heappush(env._queue, (when, NORMAL, next(env._eid), ev))
 
 
-class Proc(simpy.Process):
-    """A SimPy process that resumes with fewer steps (a CTA's: 3,200 resumes a K1
-    launch): the same events, scheduled the same way (started by SimPy's ``Initialize``,
-    its end scheduled as SimPy schedules it), so every event number is the same. The
-    common resume, an event that succeeded and a generator that yields an event not yet
-    triggered, runs here; anything else (a failed event, an event already processed, the
-    generator's end or failure) is what ``Process._resume`` does, run by it."""
-
-    def __init__(self, env: simpy.Environment, generator: Any) -> None:
-        super().__init__(env, generator)
-        self._send = generator.send  # (bound once, not a resume)
-
-    def _resume(self, event: Any) -> None:
-        if not event._ok:
-            return simpy.Process._resume(self, event)
-        env = self.env
-        env._active_proc = self
-        try:
-            nxt = self._send(event._value)
-        except StopIteration as e:  # the process ends: as SimPy ends it
-            self._ok = True
-            self._value = e.args[0] if len(e.args) else None
-            env.schedule(self)
-            nxt = None
-        except BaseException as e:  # it fails: as SimPy fails it
-            self._ok = False
-            e.__traceback__ = e.__traceback__.tb_next  # type: ignore[union-attr]
-            self._value = e
-            env.schedule(self)
-            nxt = None
-        else:
-            callbacks = nxt.callbacks
-            if callbacks is None:  # processed already: SimPy sends its value at once
-                return simpy.Process._resume(self, nxt)
-            callbacks.append(self._resume)
-        self._target = nxt
-        env._active_proc = None
-
-
 # a call made at a time with no event (``call_at``): (time, priority, event number, fn, a,
 # b), ``fn(a, b)`` called there; compared with SimPy's (time, priority, number, event) by
 # its first three, which no two entries share (the numbers are SimPy's own)
