@@ -12,11 +12,12 @@ import simpy
 from simpy.events import PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
-from kda_sim.engine.plans import poll_plan, put_fields
+from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
 from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
+from kda_sim.protocol.handoffs import Handoffs, OpRef
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
     Atomic,
@@ -232,10 +233,13 @@ class CtaRun(CounterOps):
         w = self.w
         now = w.env._now
         visible = w.data_visible
-        # every cell visible by now (a K1 flagged load reads 56): one scan in C, the
-        # cells looked at one by one only where one is not
-        if not op.reads or max(map(visible.get, op.reads, repeat(_INF))) <= now:
-            return
+        # every cell visible by now (a K1 flagged load reads 56): one scan in C (a cell
+        # never stored is a KeyError), the cells looked at one by one only where one is not
+        try:
+            if not op.reads or max(map(visible.__getitem__, op.reads)) <= now:
+                return
+        except KeyError:
+            pass
         for cell in op.reads:
             vis = visible.get(cell)
             if vis is None or vis > now:
@@ -377,7 +381,13 @@ class CtaRun(CounterOps):
         return self.clock
 
     # -- hand-offs ----------------------------------------------------------------------
-    def _put(self, k: int, op: Put | Publish, t: float) -> None:
+    def _put(
+        self,
+        k: int,
+        op: Put | Publish,
+        t: float,
+        made: tuple[OpRef, tuple[str, int, int]] | float = 0.0,
+    ) -> None:
         """A put at the CTA's own time ``t``, which may be ahead of the clock: a poller
         that looks before ``t`` computes its pairs' visibility from ``t`` all the same, and
         a waiting one is woken at ``t``.
@@ -387,16 +397,18 @@ class CtaRun(CounterOps):
         first try counts them (``_traffic_wait``): the plain stores and put pairs since
         the last drain or poll. Where the profile sets ``put_stores`` / ``put_store_kib``
         its pairs are visible that much later (``PutDone.behind``): K1's k.recur puts ONRM
-        right behind its 8 to 32 KiB of state."""
+        right behind its 8 to 32 KiB of state. ``made``: the put's ref and its record's
+        fields, where the caller has them (a nominal program's steps), else made here."""
         w = self.w
         env = w.env
-        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
-        fields = self._put_fields.get(ref)
-        if fields is None:
-            space = w.handoffs.launch.space
-            first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
-            fields = self._put_fields[ref] = (space.name(op.region), len(op.cells), first)
-        name, n, first = fields
+        if made:
+            ref, (name, n, first) = made  # type: ignore[misc]
+        else:
+            ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
+            fields = self._put_fields.get(ref)
+            if fields is None:
+                fields = put_record_fields(w.handoffs, ref, op)
+            name, n, first = fields
         behind = 0.0
         if self._count_stores:
             ahead = self._store_bytes
@@ -443,17 +455,21 @@ class CtaRun(CounterOps):
             unused.clear()
         return wait
 
-    def _poll(self, k: int, op: Poll, t0: float) -> Generator[Any, Any, float]:
+    def _poll(
+        self, k: int, op: Poll, t0: float, plan: PollPlan | float = 0.0
+    ) -> Generator[Any, Any, float]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock); returns
         the CTA's time after it. A folded CTA goes on from the poll's end at its own time,
         ahead of the clock, rather than meeting the clock there (``ahead``): what it waits
-        for to happen (a producer's put, its loads in flight) it has waited for."""
+        for to happen (a producer's put, its loads in flight) it has waited for. ``plan``:
+        the poll's, where the caller has it (a nominal program's steps), else looked up."""
         w = self.w
         env = w.env
         sampler = w.sampler
         outstanding = self._outstanding(t0) if self.inflight else []
-        ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
-        plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
+        if not plan:
+            ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
+            plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
             self.stage,
             self.task,
@@ -466,7 +482,9 @@ class CtaRun(CounterOps):
             None,
             None,
             None,
-            list(plan.ranges),  # cells: the ranges themselves (no record changes one)
+            # cells: the plan's ranges themselves, one list every record of the poll
+            # shares (no reader changes a record's; chrome's reader makes its own)
+            plan.ranges,
         )
         self.track.polls.append(rec)
         lat = self.latency("poll")
@@ -495,6 +513,7 @@ class CtaRun(CounterOps):
         ):
             first_return = self.clock
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
+            ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
             key: object = producers
         else:
@@ -510,19 +529,19 @@ class CtaRun(CounterOps):
             yield joined
             self.clock = env._now
 
-        visible, last = start, None
+        visible, last = start, None  # last: the PutDone of the put seen last
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, sampler.visibility, self.xcd
             for p in producers:
                 done = put_done[p]
                 t = done.time + done.behind + vis(done.xcd, me)
                 if t >= visible:
-                    visible, last = t, p
+                    visible, last = t, done
         elif producers:
             hit = self._latest.get(key)
-            latest, p = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
+            latest, seen = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
             if latest >= start:
-                visible, last = latest, p
+                visible, last = latest, seen
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = self.latency("retry")
@@ -544,10 +563,9 @@ class CtaRun(CounterOps):
         rec.satisfied = satisfied
         rec.retries = tries
         if last is not None:
-            done = w.put_done[last]
-            rec.producer = done.cta
-            rec.put_time = done.time
-            rec.put_ref = done.put_index
+            rec.producer = last.cta
+            rec.put_time = last.time
+            rec.put_ref = last.put_index
         c = self.clock
         if satisfied <= c:
             t = c
@@ -635,7 +653,11 @@ class CtaRun(CounterOps):
         # nominal: each barrier's latency and compute's cost, looked up before the launch
         # (empty: each is asked for as the op runs, as a jittered run draws it then)
         nominal = program and not sampler.jitter
-        vals = _nominal(self.prog, kinds, prof, latency) if nominal else repeat(0.0)
+        steps = (
+            _nominal(self.prog, kinds, prof, latency, w.handoffs)
+            if nominal
+            else zip(count(), kinds, ops, repeat(0.0))
+        )
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         held_by, loads = self.held, self.loads
@@ -644,8 +666,9 @@ class CtaRun(CounterOps):
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
-        # each op with its number, kind and nominal value in one C iterator (no subscripts)
-        for k, kind, op, v in zip(count(), kinds, ops, vals):
+        # each op with its number, kind and nominal value, one tuple a step (no subscripts;
+        # a nominal program's made once, not zipped a launch: no int made an op)
+        for k, kind, op, v in steps:
             # a tree on the kind's number, not a chain of compares (ops by kind in a K1
             # launch: barriers, stage begins and ends, computes 11,500; stores, loads and
             # puts 4,400; polls, uses and the rest 4,350)
@@ -684,14 +707,14 @@ class CtaRun(CounterOps):
                         held_by[op.name] = op
                     else:
                         self._issue(op, t)
-                else:  # a put
-                    self._put(k, op, t)
+                else:  # a put (v: its ref and record fields, in a nominal program's steps)
+                    self._put(k, op, t, v)
             else:
                 current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
-                if kind == _POLL:
-                    t = yield from self._poll(k, op, t)
+                if kind == _POLL:  # (v: the poll's plan, in a nominal program's steps)
+                    t = yield from self._poll(k, op, t, v)
                 elif kind == _USE:
                     if held_by:
                         held = [held_by.pop(n) for n in op.names if n in held_by]
@@ -733,7 +756,7 @@ class CtaRun(CounterOps):
                         self.clock = env._now
                     t = self.clock
                     if kind == _PUBLISH:
-                        self._put(k, op, t)
+                        self._put(k, op, t, v)
         if not program:  # a ticket item's body: the loop's next take reads the clock
             yield from self._meet(self.clock)
             return t
@@ -786,30 +809,51 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
     return hit
 
 
-_NOMINAL: dict[int, tuple[GpuProfile, tuple[float, ...]]] = {}
+# an op's number, its kind, the op, and its value: a barrier's nominal latency, a
+# compute's nominal cost, a poll's plan, a put's ref and record fields (0.0 for the rest)
+Step = tuple[int, int, Any, Any]
+_NOMINAL: dict[int, tuple[GpuProfile, dict, tuple[Step, ...]]] = {}
 
 
 def _nominal(
-    prog: CtaProgram, kinds: tuple[int, ...], prof: GpuProfile, latency: Callable[[str], float]
-) -> tuple[float, ...]:
-    """Each op's nominal barrier latency or compute cost (0.0 for the other kinds), as
-    ``latency`` and ``prof.cost`` give them: the same floats the loop would ask for (a
-    launch asks 2,490 costs and 3,782 latencies of 10 and 1 distinct ones), kept while
-    the program lives, for the profile last run (a sweep's profile is one object; a
-    calibration's a new one a run, which makes them again)."""
+    prog: CtaProgram,
+    kinds: tuple[int, ...],
+    prof: GpuProfile,
+    latency: Callable[[str], float],
+    ho: Handoffs,
+) -> tuple[Step, ...]:
+    """Each op with its number, kind and value: a barrier's nominal latency or a
+    compute's nominal cost, as ``latency`` and ``prof.cost`` give them (the same floats
+    the loop would ask for: a launch asks 2,490 costs and 3,782 latencies of 10 and 1
+    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll),
+    a put's or publish's ref and record fields (``put_record_fields``), 0.0 for the rest.
+    Kept while the program lives, for the profile and hand-off table last run (a sweep's
+    profile is one object; a calibration's a new one a run, which makes them again; the
+    table is known by its plans' cache, which holds nothing of the launch, so the program
+    is not kept alive by its own entry). One tuple a step: the loop unpacks it (a ``zip``
+    of four iterators a step, and the op's number made as a new int, cost more)."""
     key = id(prog)
     hit = _NOMINAL.get(key)
-    if hit is not None and hit[0] is prof:
-        return hit[1]
-    barrier, cost = latency("barrier"), prof.cost
+    if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
+        return hit[2]
+    barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
     vals = tuple(
-        barrier if k == _BARRIER else cost(op.cost, op.units) if k == _COMPUTE else 0.0
-        for op, k in zip(prog.ops, kinds, strict=True)
+        barrier
+        if k == _BARRIER
+        else cost(op.cost, op.units)
+        if k == _COMPUTE
+        else poll_plan(ho, (cta, i))
+        if k == _POLL
+        else ((cta, i), put_record_fields(ho, (cta, i), op))
+        if k in (_PUT, _PUBLISH)
+        else 0.0
+        for i, (op, k) in enumerate(zip(prog.ops, kinds, strict=True))
     )
+    steps = tuple(zip(range(len(vals)), kinds, prog.ops, vals, strict=True))
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)
-    _NOMINAL[key] = (prof, vals)
-    return vals
+    _NOMINAL[key] = (prof, ho.poll_cache, steps)
+    return steps
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
@@ -834,9 +878,16 @@ def behind_loads(rec: PollRecord, outstanding: list[Pending]) -> None:
     Called once the clock has passed the issue, so an HBM load's end is known by then if
     it came before it (a folded CTA that ran ahead of the clock calls it after the run)."""
     t0 = rec.first_issue
-    behind = [p.span for p in outstanding if p.span.done is None or p.span.done > t0]
-    rec.behind_loads = len(behind)
-    rec.behind_weight_bytes = sum(s.nbytes for s in behind if s.kind == _WEIGHT_KIND)
+    n = nbytes = 0  # (one loop: a comprehension and a generator were a frame each)
+    for p in outstanding:
+        span = p.span
+        done = span.done
+        if done is None or done > t0:
+            n += 1
+            if span.kind == _WEIGHT_KIND:
+                nbytes += span.nbytes
+    rec.behind_loads = n
+    rec.behind_weight_bytes = nbytes
 
 
 def _all(env: simpy.Environment, events: list[simpy.Event]) -> simpy.Event:

@@ -15,6 +15,7 @@ from typing import Any
 
 import simpy
 
+from kda_sim.engine.timers import at_time
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Footprint, short_of
 
@@ -125,5 +126,5 @@ def dispatcher(
         units.waiting.pop(0)
         proc = start(b, unit, xcd)
         proc.callbacks.append(lambda _ev, u=unit, blk=b: units.release(u, blk))
-        if gap > 0:
-            yield env.timeout(gap)
+        if gap > 0:  # a Timeout(gap), landing where it would, without its frames
+            yield at_time(env, env._now + gap)

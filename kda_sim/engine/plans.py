@@ -5,6 +5,7 @@ protocol's later launches find it made)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -17,7 +18,7 @@ _PUTS = ("put records",)  # the cache's entry of put_fields
 
 @dataclass(slots=True)
 class PollPlan:
-    """A poll's cell ranges (copied into each of its records), its numbers of cells and
+    """A poll's cell ranges (shared by each of its records), its numbers of cells and
     batches, its put ops, whether one of its pairs is put by nobody, and the number of its
     producer set (polls that wait on equal sets share one: the engine's joins are keyed by
     it, where hashing a tuple of 56 pairs at every poll cost)."""
@@ -48,9 +49,21 @@ def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
     return ho.poll_cache.setdefault(_PUTS, {})
 
 
+def put_record_fields(ho: Handoffs, ref: OpRef, op: Any) -> tuple[str, int, int]:
+    """Put op ``op`` (``ref``)'s record's region name, pair count and first index, kept in
+    ``put_fields``'s cache."""
+    cache = put_fields(ho)
+    fields = cache.get(ref)
+    if fields is None:
+        space = ho.launch.space
+        first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
+        fields = cache[ref] = (space.name(op.region), len(op.cells), first)
+    return fields
+
+
 def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     """Every poll's plan; the ranges of all in a few numpy calls, not several a poll, and
-    once a distinct cell set (polls of one set share its ranges: a record copies them)."""
+    once a distinct cell set (polls of one set share its ranges: its records share them)."""
     polls = ho.polls
     if not polls:
         return {}

@@ -119,9 +119,9 @@ class World:
         return ev
 
     # XCD -> producer set (``join``'s key) -> when its last put is visible there, and that put
-    latest: dict[int, dict[object, tuple[float, OpRef]]] = field(default_factory=dict)
+    latest: dict[int, dict[object, tuple[float, PutDone]]] = field(default_factory=dict)
 
-    def latest_on(self, xcd: int) -> dict[object, tuple[float, OpRef]]:
+    def latest_on(self, xcd: int) -> dict[object, tuple[float, PutDone]]:
         hit = self.latest.get(xcd)
         if hit is None:
             hit = self.latest[xcd] = {}
@@ -129,10 +129,11 @@ class World:
 
     def latest_visible(
         self, producers: tuple[OpRef, ...], key: object, xcd: int
-    ) -> tuple[float, OpRef]:
+    ) -> tuple[float, PutDone]:
         """When the last of ``producers``' puts (all done) is visible on XCD ``xcd``, and
-        that put (the later one in ``producers`` on a tie); nominal latencies only. Shared
-        by every poll that waits on the same set (``key``, as ``join``'s) from the same XCD."""
+        that put's ``PutDone`` (the later one in ``producers`` on a tie); nominal latencies
+        only. Shared by every poll that waits on the same set (``key``, as ``join``'s)
+        from the same XCD."""
         latest = self.latest_on(xcd)
         hit = latest.get(key)
         if hit is None:
@@ -140,12 +141,12 @@ class World:
             # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
             vis = self.sampler.visibility
             same, cross = vis(xcd, xcd), vis(-1, xcd)  # -1: any other XCD
-            best, last = float("-inf"), producers[0]
+            best, last = float("-inf"), put_done[producers[0]]
             for p in producers:
                 done = put_done[p]
                 t = done.time + done.behind + (same if done.xcd == xcd else cross)
                 if t >= best:
-                    best, last = t, p
+                    best, last = t, done
             hit = latest[key] = (best, last)
         return hit
 

@@ -304,3 +304,30 @@ def test_nominal_costs_kept_a_program_follow_the_profile_run() -> None:
     fresh = simulate(cfg, other)
     assert b.timeline == fresh.timeline
     assert a.timeline.makespan != b.timeline.makespan  # (the profiles differ where it shows)
+
+
+def test_kept_steps_follow_the_hand_off_table_run() -> None:
+    """A program's kept steps hold its polls' plans (``cta._nominal``), which its launch's
+    hand-off table decides: a launch that shares programs with another but not its table
+    (a mutant whose put names other pairs) runs with its own plans, as with nothing kept."""
+    from kda_sim.engine import cta
+    from kda_sim.engine.plans import poll_plan
+    from kda_sim.kernels.k1.mutations import wrong_index_put
+    from kda_sim.protocol.handoffs import derived, handoffs_of
+
+    cfg, prof = LaunchConfig(2, 2), load_profile("mi355x")
+    case = wrong_index_put(cfg, prof)
+    assert case.launch is not None
+    base, mutant = handoffs_of(cfg), derived(case.launch)
+    # (the case matters: a program the launches share polls a set the tables disagree on)
+    shared = [
+        ref
+        for ref, _ in mutant.polls
+        if ref[0] != 0 and poll_plan(base, ref).producers != poll_plan(mutant, ref).producers
+    ]
+    assert shared
+    simulate(cfg, prof)  # keeps the shared programs' steps with the base table's plans
+    kept = simulate(cfg, prof, launch=case.launch)
+    cta._NOMINAL.clear()
+    fresh = simulate(cfg, prof, launch=case.launch)
+    assert kept.timeline == fresh.timeline
