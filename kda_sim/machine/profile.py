@@ -20,10 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from kda_sim.errors import InvalidInput
-from kda_sim.jsoncheck import json_hooks, json_path, refuse_non_finite
+from kda_sim.jsoncheck import Schema, json_hooks, json_path, refuse_non_finite
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 
 LATENCIES = (
@@ -174,7 +172,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
-_VALIDATOR = Draft202012Validator(PROFILE_SCHEMA)
+_SCHEMA = Schema(PROFILE_SCHEMA)
+# a kernel's ``default_costs`` hook, checked as a profile's ``costs`` (kernels/registry.py)
+COSTS_MAP = Schema(PROFILE_SCHEMA["properties"]["costs"])
 
 
 def _refuse_non_finite(v: Any, where: str) -> None:
@@ -187,9 +187,7 @@ def validate_profile_dict(d: Any, where: str = "profile") -> None:
     if not isinstance(d, dict):
         raise InvalidInput("a profile is a JSON object", where=where)
     _refuse_non_finite(d, where)
-    err = min(
-        _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
-    )
+    err = _SCHEMA.first_error(d)
     if err is not None:
         field_ = json_path(err.absolute_path)
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
