@@ -147,7 +147,7 @@ def _compile_key(key: str, want: Any, schema: dict[str, Any]) -> Test:
         return lambda v: not isinstance(v, list) or all(map(t, v))
     if key == "prefixItems":  # the first items, each its own schema; a shorter list holds
         ts = [compile_schema(sub) for sub in want]
-        return lambda v: not isinstance(v, list) or all(t(x) for t, x in zip(ts, v))
+        return lambda v: not isinstance(v, list) or all(t(x) for t, x in zip(ts, v, strict=False))
     if key in ("anyOf", "allOf"):
         ts = [compile_schema(sub) for sub in want]
         join = any if key == "anyOf" else all
