@@ -489,6 +489,9 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         if prof.costs:
             prof = replace(prof, costs_from=f"the profile file {path}")
         return prof if kernel is None else costs.with_kernel_costs(prof, kernel)
+    if _own_gpu_name(name_or_path):  # the usual --gpu: its file and the kernel's costs
+        prof = _bundled_gpu(name_or_path)
+        return prof if kernel is None else costs.profile_for(prof, kernel)
     # the built-in kernels' names, and a kernel given by path's own stock names
     names = bundled_names()
     if kernel is not None:
@@ -511,6 +514,15 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         return prof if kernel is None else costs.stock_for(prof, kernel)
     prof = _bundled_gpu(name_or_path)
     return prof if kernel is None else costs.profile_for(prof, kernel)
+
+
+def _own_gpu_name(name: str) -> bool:
+    """``name`` is a bundled GPU's own (``h200``), which no other bundled name spells
+    (those are ``<gpu>-<kernel>`` and ``<gpu>-stock``): it is loaded without listing
+    them, which imports every built-in kernel to find its fitted overlays (some 30 ms,
+    before a sweep's fork)."""
+    gpus = _gpu_names()
+    return name in gpus and not any(name.startswith(f"{g}-") for g in gpus)
 
 
 def _bundled_gpu(name: str) -> GpuProfile:
