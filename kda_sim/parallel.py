@@ -226,11 +226,13 @@ class _Handout:
                 self.out += 1
                 f.add_done_callback(self._ended)
 
-    def _ended(self, _f: Future[Any]) -> None:
-        # in the pool's manager thread (or this one, where the item ended at once)
+    def _ended(self, f: Future[Any]) -> None:
+        # in the pool's manager thread (or this one, where the item ended at once); a
+        # cancelled item is the pool's end (close, an interrupt): nothing more to hand
         with self.lock:
             self.out -= 1
-        self.fill()
+        if not f.cancelled():
+            self.fill()
 
     def take(self) -> int | None:
         """An item not handed out, now this process's; None when none is left."""
