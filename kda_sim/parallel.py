@@ -201,7 +201,8 @@ class _Handout:
         ahead: int,
         by_cost: bool,
     ) -> None:
-        self.pool, self.call, self.todo = pool, call, todo
+        self.pool: Executor | None = pool
+        self.call, self.todo = call, todo
         self.left = deque(order)
         self.ahead, self.by_cost = ahead, by_cost
         self.out = 0  # handed to the pool and not ended
@@ -213,7 +214,7 @@ class _Handout:
     def fill(self) -> None:
         """Hand items to the pool until ``ahead`` are out."""
         with self.lock:
-            while self.out < self.ahead and self.left:
+            while self.out < self.ahead and self.left and self.pool is not None:
                 i = self.left.popleft()
                 try:
                     f = self.pool.submit(self.call, self.todo[i])
@@ -259,6 +260,15 @@ class _Handout:
             futs = list(self.futs.values())
         for f in futs:
             f.cancel()
+
+    def close(self) -> None:
+        """Let go of the pool and the futures once the map is over: each future's
+        callback holds this object, which held them and the pool, a cycle only the
+        collector would free, keeping an unclosed pool's processes alive until then."""
+        with self.lock:
+            self.left.clear()
+            self.futs = {}
+            self.pool = None
 
 
 class Workers(Closing):
@@ -424,6 +434,8 @@ class Workers(Closing):
         except BaseException:
             feed.stop()
             raise
+        finally:
+            feed.close()
 
     def _here(self, fn: Callable[[T], R], x: T) -> R:
         """One item in this process (its initializer run first, once)."""

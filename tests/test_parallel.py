@@ -320,3 +320,26 @@ def test_idle_jobs_without_a_load_average_are_the_cores(monkeypatch: pytest.Monk
     monkeypatch.setattr(parallel, "default_jobs", lambda: 3)
     monkeypatch.setattr(parallel.os, "getloadavg", none)
     assert parallel.idle_jobs() == 3
+
+
+def test_a_map_leaves_no_cycle_holding_its_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a pool dropped unclosed ends when its last reference goes (the executor's own
+    # weakref callback stops it), not at the collector's next pass: the hand-out's
+    # futures held it through their callbacks
+    import gc
+    import weakref
+
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    w = Workers(2, progress=False)
+    assert w.map(abs, [-3, -1, -2, -5], cost=abs) == [3, 1, 2, 5]
+    assert w._forked is not None
+    pool = weakref.ref(w._forked[1])
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        w._forked = None  # dropped, not closed
+        assert pool() is None
+    finally:
+        if was:
+            gc.enable()
+    w.close()
