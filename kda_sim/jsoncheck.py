@@ -13,11 +13,13 @@ import json
 import math
 import re
 from collections.abc import Callable
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
+
+if TYPE_CHECKING:  # imported where a test refuses: a valid input never needs it (Schema)
+    from jsonschema import Draft202012Validator
 
 INT_DIGITS = 18  # an integer in a trace: ns times and byte counts fit in 18 digits
 # a JSON field naming a kernel (a trace's header, a costs file): a registered kernel's
@@ -130,9 +132,22 @@ def _compile_key(key: str, want: Any, schema: dict[str, Any]) -> Test:
         return lambda v: not isinstance(v, dict) or all(t(v[n]) for n, t in subs if n in v)
     if key == "required":
         return lambda v: not isinstance(v, dict) or all(r in v for r in want)
+    if key == "additionalProperties":
+        if "patternProperties" in schema:  # not used by our schemas: jsonschema decides
+            return _never
+        known = frozenset(schema.get("properties", ()))
+        if want is False:
+            return lambda v: not isinstance(v, dict) or known.issuperset(v)
+        extra = compile_schema(want)
+        return lambda v: (
+            not isinstance(v, dict) or all(extra(x) for k, x in v.items() if k not in known)
+        )
     if key == "items":
         t = compile_schema(want)
         return lambda v: not isinstance(v, list) or all(map(t, v))
+    if key == "prefixItems":  # the first items, each its own schema; a shorter list holds
+        ts = [compile_schema(sub) for sub in want]
+        return lambda v: not isinstance(v, list) or all(t(x) for t, x in zip(ts, v, strict=False))
     if key in ("anyOf", "allOf"):
         ts = [compile_schema(sub) for sub in want]
         join = any if key == "anyOf" else all
@@ -185,13 +200,33 @@ def _all_finite(v: Any) -> bool:
 
 
 class Schema:
-    """A jsonschema with its fast test: checked by the test, explained by jsonschema."""
+    """A jsonschema with its fast test: checked by the test, explained by jsonschema.
+    jsonschema (about 50 ms of imports, with attrs and referencing) is imported, and the
+    schema checked and compiled by it, only when the test refuses an input: a valid
+    profile, costs file or trace never needs it."""
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        Draft202012Validator.check_schema(schema)
         self.schema = schema
-        self.validator = Draft202012Validator(schema)
         self.test = compile_schema(schema)
+
+    @cached_property
+    def validator(self) -> Draft202012Validator:
+        """jsonschema's validator of the schema, which says why an input is refused."""
+        from jsonschema import Draft202012Validator
+
+        Draft202012Validator.check_schema(self.schema)
+        return Draft202012Validator(self.schema)
+
+    def first_error(self, data: Any) -> Any:
+        """jsonschema's error of ``data`` that comes first by JSON path (None: it
+        holds); the fast test answers a valid ``data`` without jsonschema."""
+        if self.test(data):
+            return None
+        return min(
+            self.validator.iter_errors(data),
+            key=lambda e: list(map(str, e.absolute_path)),
+            default=None,
+        )
 
 
 def check(data: Any, schema: Schema, where: str) -> None:

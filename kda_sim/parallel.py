@@ -40,6 +40,7 @@ import os
 import sys
 import threading
 import types
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -177,6 +178,99 @@ class Closing:
         self.close()
 
 
+class _Handout:
+    """The items of one map, in ``order``, handed to a pool a few at a time: ``fill``
+    gives it items from the front until ``ahead`` are out (a pool's workers + 1: one
+    running in each worker, one queued), and each item's end gives it the next;
+    :meth:`take` gives this process an item no worker holds: the next, where ``order``
+    is by cost (``by_cost``: the costliest first, so that both processes end on the
+    cheapest), else the last (the items' order says nothing of their cost; a caller
+    that lists its costliest last, as a fit's evaluation does, has it run here while the
+    workers take the others). Handed all at once, as ``ProcessPoolExecutor`` queues
+    them, a worker held two queued items beyond its running one that no other process
+    could take: in a map by cost this process, done, waited for the worker's last two
+    (bench/README.md, "issue 40's sixth step"). A cluster's workers are given every item
+    at once (``ahead``: all of them)."""
+
+    def __init__(
+        self,
+        pool: Executor,
+        call: Callable[[Any], Any],
+        todo: list[Any],
+        order: list[int],
+        ahead: int,
+        by_cost: bool,
+    ) -> None:
+        self.pool: Executor | None = pool
+        self.call, self.todo = call, todo
+        self.left = deque(order)
+        self.ahead, self.by_cost = ahead, by_cost
+        self.out = 0  # handed to the pool and not ended
+        self.futs: dict[int, Future[Any]] = {}
+        # shared by this thread and the pool's, which runs an item's end; reentrant: an
+        # item may end as it is handed out (its callback then runs in fill)
+        self.lock = threading.RLock()
+
+    def fill(self) -> None:
+        """Hand items to the pool until ``ahead`` are out."""
+        with self.lock:
+            while self.out < self.ahead and self.left and self.pool is not None:
+                i = self.left.popleft()
+                try:
+                    f = self.pool.submit(self.call, self.todo[i])
+                except BaseException as e:  # a broken or closed pool: the item fails
+                    failed: Future[Any] = Future()
+                    failed.set_exception(e)
+                    self.futs[i] = failed
+                    continue
+                self.futs[i] = f
+                self.out += 1
+                f.add_done_callback(self._ended)
+
+    def _ended(self, f: Future[Any]) -> None:
+        # in the pool's manager thread (or this one, where the item ended at once); a
+        # cancelled item is the pool's end (close, an interrupt): nothing more to hand
+        with self.lock:
+            self.out -= 1
+        if not f.cancelled():
+            self.fill()
+
+    def take(self) -> int | None:
+        """An item not handed out, now this process's; None when none is left."""
+        with self.lock:
+            if not self.left:
+                return None
+            return self.left.popleft() if self.by_cost else self.left.pop()
+
+    def done(self) -> list[int]:
+        """The items handed out that have ended."""
+        with self.lock:
+            return [i for i, f in self.futs.items() if f.done()]
+
+    def handed(self) -> dict[int, Future[Any]]:
+        """Every item's future once none is left to take (each was handed out)."""
+        with self.lock:
+            self.left.clear()
+            return dict(self.futs)
+
+    def stop(self) -> None:
+        """No more items handed out; those queued cancelled."""
+        with self.lock:
+            self.left.clear()
+            futs = list(self.futs.values())
+        for f in futs:
+            f.cancel()
+
+    def close(self) -> None:
+        """Let go of the pool and the futures once the map is over: each future's
+        callback holds this object, which held them and the pool, a cycle only the
+        collector would free, keeping an unclosed pool's processes alive until then."""
+        with self.lock:
+            self.left.clear()
+            self.futs = {}
+            self.pool = None
+
+
 class Workers(Closing):
     """A context manager: ``map(fn, items)`` in ``jobs`` processes, this one and
     ``jobs - 1`` workers (started at the first map that has more than one item, ended on
@@ -244,15 +338,25 @@ class Workers(Closing):
             # manager thread would read as a thread the next fork could not survive
             self._end_forked()
         if self._forked is not None or (self.cluster is None and start_method() == "fork"):
-            return self._forked_map(fn, todo, order, here)
-        pool = self._start(max(1, len(order) - (0 if here else 1)))
-        # the pool starts its workers as items are submitted (spawn: on demand)
+            return self._forked_map(fn, todo, order, here, cost is not None)
+        n = max(1, len(order) - (0 if here else 1))
+        pool = self._start(n)
+        # the pool starts its workers as items are submitted (spawn: on demand), the
+        # first of them here, the rest as the workers' items end (_Handout)
+        # (a cluster's workers all at once: each round trip crosses a network)
+        ahead = len(order) if self.cluster is not None else min(self.jobs - 1, n) + 1
+        feed = _Handout(pool, fn, todo, order, ahead, cost is not None)
         with main_hidden(not _of_main(fn)):
-            futs: dict[int, Future[R]] = {i: pool.submit(fn, todo[i]) for i in order}
-        return self._collect(fn, todo, order, futs, here)
+            feed.fill()
+        return self._collect(fn, todo, feed, here)
 
     def _forked_map(
-        self, fn: Callable[[T], R], todo: list[T], order: list[int], here: Collection[int]
+        self,
+        fn: Callable[[T], R],
+        todo: list[T],
+        order: list[int],
+        here: Collection[int],
+        by_cost: bool,
     ) -> list[R]:
         """The map on workers forked with ``fn``: they have it (and this process's
         initializer's work) already, so only the items and results cross. The pool stays
@@ -265,8 +369,10 @@ class Workers(Closing):
             self._forked = (fn, self._fork(fn, max(1, len(order) - (0 if here else 1))))
         pool = self._forked[1]
         try:
-            futs: dict[int, Future[R]] = {i: pool.submit(_forked_call, todo[i]) for i in order}
-            return self._collect(fn, todo, order, futs, here)
+            ahead = min(self.jobs - 1, max(1, len(order) - (0 if here else 1))) + 1
+            feed = _Handout(pool, _forked_call, todo, order, ahead, by_cost)
+            feed.fill()
+            return self._collect(fn, todo, feed, here)
         except BaseException:
             self._end_forked()  # a broken or interrupted pool is not reused
             raise
@@ -300,45 +406,36 @@ class Workers(Closing):
             self._forked = None
 
     def _collect(
-        self,
-        fn: Callable[[T], R],
-        todo: list[T],
-        order: list[int],
-        futs: dict[int, Future[R]],
-        here: Collection[int] = (),
+        self, fn: Callable[[T], R], todo: list[T], feed: _Handout, here: Collection[int] = ()
     ) -> list[R]:
         """The results in the items' order: this process runs its own items (``here``),
-        then takes items from the end while the workers take theirs."""
+        then takes the next item ``feed`` has not handed out, while the workers take
+        theirs, until none is left (a cluster's workers take every item: this process
+        may be a laptop driving many machines)."""
         out: dict[int, R] = {}
         ticked: set[int] = set()
         try:
             for i in here:
                 out[i] = self._here(fn, todo[i])
                 ticked.add(i)
-            # this process takes items from the end the workers reach last (the smallest),
-            # while they start; a future a worker already holds cannot be cancelled, nor
-            # can any before it (the pool hands them out in order). A cluster's workers
-            # take every item: this process may be a laptop driving many machines.
-            for i in reversed(order if self.cluster is None else []):
-                if not futs[i].cancel():
-                    break
+            while self.cluster is None and (i := feed.take()) is not None:
                 out[i] = self._here(fn, todo[i])
                 ticked.add(i)
-                for k, f in futs.items():  # the workers' items done meanwhile
-                    if k not in ticked and f.done() and not f.cancelled():
+                for k in feed.done():  # the workers' items done meanwhile
+                    if k not in ticked:
                         ticked.add(k)
                         self._tick()
-            index = {f: k for k, f in futs.items() if k not in out}
+            futs = feed.handed()
+            index = {f: k for k, f in futs.items() if k not in ticked}
             for f in as_completed(index):
-                k = index[f]
-                if k not in ticked:
-                    ticked.add(k)
-                    self._tick()
+                ticked.add(index[f])
+                self._tick()
             return [out[i] if i in out else futs[i].result() for i in range(len(todo))]
         except BaseException:
-            for f in futs.values():
-                f.cancel()
+            feed.stop()
             raise
+        finally:
+            feed.close()
 
     def _here(self, fn: Callable[[T], R], x: T) -> R:
         """One item in this process (its initializer run first, once)."""

@@ -2,6 +2,7 @@
 
 import argparse
 import ast
+import os
 import subprocess
 import sys
 
@@ -82,3 +83,20 @@ def test_the_common_flags_import_no_trace_reader() -> None:
     assert "kda_sim.importers.caps" in loaded  # the flags are there
     readers = {"kda_sim.timeline.schema", "kda_sim.importers.chrome", "kda_sim.importers.ktrace"}
     assert not loaded & readers
+
+
+def test_the_gpu_flag_lists_the_bundled_names_only_when_help_is_shown() -> None:
+    # listing them imports every built-in kernel (their fitted overlays): a command's
+    # parser, built for every run, imports the default kernel alone
+    code = (
+        "from kda_sim.cli import build_parser; from kda_sim.kernels import registry\n"
+        "build_parser('sweep'); print(sorted(registry._loaded))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['k1']"
+    from kda_sim.machine.profile import bundled_names
+
+    wide = {**os.environ, "COLUMNS": "1000"}  # no line breaks (argparse breaks at hyphens)
+    cmd = [sys.executable, "-m", "kda_sim.cli", "sweep", "--help"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=wide)
+    assert f"fitted ones ({', '.join(bundled_names())}), or a profile .json" in out.stdout

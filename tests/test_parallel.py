@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Executor, Future
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,9 +40,82 @@ def _pid_after(seconds: float) -> int:
 
 
 def test_this_process_and_a_worker_share_the_items(start: str) -> None:
-    """jobs=2: one worker, and this process takes items from the end while it starts."""
+    """jobs=2: one worker, and this process takes items as it does, while it starts."""
     pids = pmap(_pid_after, [0.05] * 8, 2, progress=False)
     assert os.getpid() in pids and len(set(pids)) == 2
+
+
+def _pid_at(seconds: float) -> tuple[int, float, float]:
+    t = time.monotonic()
+    time.sleep(seconds)
+    return os.getpid(), t, time.monotonic()
+
+
+def test_each_process_takes_the_costliest_item_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    # items by cost: each process, this one too, runs its items in cost order
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")  # the worker at once
+    costs = [0.02, 0.25, 0.05, 0.15, 0.1, 0.02, 0.2, 0.04, 0.12, 0.03]
+    runs = pmap(_pid_at, costs, 2, progress=False, cost=lambda c: c)
+    pids = {p for p, _, _ in runs}
+    assert os.getpid() in pids and len(pids) == 2
+    for pid in pids:
+        mine = sorted((t0, c) for (p, t0, _), c in zip(runs, costs, strict=True) if p == pid)
+        assert [c for _, c in mine] == sorted([c for _, c in mine], reverse=True)
+
+
+class _HeldPool(Executor):
+    """A pool whose items end when the test says: what it was handed, in order."""
+
+    def __init__(self) -> None:
+        self.handed: list[tuple[Any, Future[Any]]] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        f: Future[Any] = Future()
+        self.handed.append((args[0], f))
+        return f
+
+
+def test_a_pool_holds_one_item_beyond_its_workers_and_this_process_takes_the_next() -> None:
+    # handed every item at once, a worker held two queued items no other process could
+    # take; now the pool is given one beyond its workers', the next as each ends
+    pool = _HeldPool()
+    todo = ["a", "b", "c", "d", "e", "f"]
+    feed = parallel._Handout(pool, str.upper, todo, [5, 4, 3, 2, 1, 0], ahead=2, by_cost=True)
+    feed.fill()
+    assert [x for x, _ in pool.handed] == ["f", "e"]
+    assert feed.take() == 3  # "d": this process's
+    pool.handed[0][1].set_result("F")  # the worker's first ends: it is given the next
+    assert [x for x, _ in pool.handed] == ["f", "e", "c"]
+    assert feed.take() == 1 and feed.done() == [5]
+    pool.handed[1][1].set_result("E")
+    pool.handed[2][1].set_result("C")
+    assert [x for x, _ in pool.handed] == ["f", "e", "c", "a"]
+    assert feed.take() is None
+    assert sorted(feed.handed()) == [0, 2, 4, 5]
+
+
+def test_without_a_cost_this_process_takes_the_last_items() -> None:
+    # the items' order says nothing of their cost: this process takes from the end (a
+    # fit's evaluation lists its costliest launch last), the pool from the front
+    pool = _HeldPool()
+    feed = parallel._Handout(pool, str, list("abcd"), [0, 1, 2, 3], ahead=2, by_cost=False)
+    feed.fill()
+    assert [x for x, _ in pool.handed] == ["a", "b"] and feed.take() == 3
+    pool.handed[0][1].set_result("a")
+    assert [x for x, _ in pool.handed] == ["a", "b", "c"] and feed.take() is None
+
+
+def test_an_item_the_pool_refuses_fails_alone() -> None:
+    class Closed(_HeldPool):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+
+    feed = parallel._Handout(Closed(), str, [0, 1, 2], [0, 1, 2], ahead=2, by_cost=False)
+    feed.fill()  # nothing is out: every item fails at once, the last one too
+    futs = feed.handed()
+    assert sorted(futs) == [0, 1, 2]
+    with pytest.raises(RuntimeError, match="shutdown"):
+        futs[2].result()
 
 
 def test_items_named_here_run_in_this_process(start: str) -> None:
@@ -245,3 +320,26 @@ def test_idle_jobs_without_a_load_average_are_the_cores(monkeypatch: pytest.Monk
     monkeypatch.setattr(parallel, "default_jobs", lambda: 3)
     monkeypatch.setattr(parallel.os, "getloadavg", none)
     assert parallel.idle_jobs() == 3
+
+
+def test_a_map_leaves_no_cycle_holding_its_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a pool dropped unclosed ends when its last reference goes (the executor's own
+    # weakref callback stops it), not at the collector's next pass: the hand-out's
+    # futures held it through their callbacks
+    import gc
+    import weakref
+
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    w = Workers(2, progress=False)
+    assert w.map(abs, [-3, -1, -2, -5], cost=abs) == [3, 1, 2, 5]
+    assert w._forked is not None
+    pool = weakref.ref(w._forked[1])
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        w._forked = None  # dropped, not closed
+        assert pool() is None
+    finally:
+        if was:
+            gc.enable()
+    w.close()

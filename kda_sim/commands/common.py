@@ -60,18 +60,39 @@ def add_default_kernel_flags(
     get(DEFAULT_KERNEL).add_flags(_LaunchFlags(p, frozenset(skip)))
 
 
+class _GpuFlag(argparse.Action):
+    """``--gpu``: its value stored, its help made only when a help is shown: the help
+    lists every bundled profile name, and listing them imports every built-in kernel to
+    find its fitted overlays (some 30 ms of every command's start, help or not)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+
+    @property  # type: ignore[override]  # argparse reads an attribute: this computes it
+    def help(self) -> str:
+        return (
+            "a bundled GPU with the kernel's costs: fitted to the build we ship where the "
+            "kernel has them, else its stock ones (the report says which); GPU-stock: the "
+            "stock ones (the seed's build); GPU-KERNEL: a kernel's fitted ones "
+            f"({', '.join(bundled_names())}), or a profile .json"
+        )
+
+    @help.setter
+    def help(self, _given: str | None) -> None:  # argparse.Action.__init__ sets it
+        pass
+
+
 def add_launch_flags(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
     """``--gpu``, ``--profile``, ``--occupancy``, ``--max-input-mb`` (a profile file's
     cap) and the default kernel's flags (without ``shape``: less its two sweep axes,
     which the command spans)."""
-    p.add_argument(
-        "--gpu",
-        default="mi355x",
-        help=f"a bundled GPU with the kernel's costs: fitted to the build we ship where the "
-        f"kernel has them, else its stock ones (the report says which); GPU-stock: the stock "
-        f"ones (the seed's build); GPU-KERNEL: a kernel's fitted ones "
-        f"({', '.join(bundled_names())}), or a profile .json",
-    )
+    p.add_argument("--gpu", default="mi355x", action=_GpuFlag)
     p.add_argument(
         "--profile",
         default=None,

@@ -25,10 +25,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from kda_sim.errors import InvalidInput
-from kda_sim.jsoncheck import KERNEL_NAME, json_path
+from kda_sim.jsoncheck import KERNEL_NAME, Schema, json_path
 from kda_sim.machine import profile as gp
 from kda_sim.machine.profile import GpuProfile
 
@@ -99,7 +97,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "sources": _P["sources"],
     },
 }
-_VALIDATOR = Draft202012Validator(COSTS_SCHEMA)
+_SCHEMA = Schema(COSTS_SCHEMA)
 
 
 def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
@@ -109,9 +107,7 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
     if not isinstance(d, dict):
         raise InvalidInput("a costs file is a JSON object", where=where)
     gp._refuse_non_finite(d, where)
-    err = min(
-        _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
-    )
+    err = _SCHEMA.first_error(d)
     if err is not None:
         field_ = json_path(err.absolute_path)
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)

@@ -20,10 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from kda_sim.errors import InvalidInput
-from kda_sim.jsoncheck import json_hooks, json_path, refuse_non_finite
+from kda_sim.jsoncheck import Schema, json_hooks, json_path, refuse_non_finite
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 
 LATENCIES = (
@@ -175,7 +173,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
-_VALIDATOR = Draft202012Validator(PROFILE_SCHEMA)
+_SCHEMA = Schema(PROFILE_SCHEMA)
+# a kernel's ``default_costs`` hook, checked as a profile's ``costs`` (kernels/registry.py)
+COSTS_MAP = Schema(PROFILE_SCHEMA["properties"]["costs"])
 
 
 def _refuse_non_finite(v: Any, where: str) -> None:
@@ -188,9 +188,7 @@ def validate_profile_dict(d: Any, where: str = "profile") -> None:
     if not isinstance(d, dict):
         raise InvalidInput("a profile is a JSON object", where=where)
     _refuse_non_finite(d, where)
-    err = min(
-        _VALIDATOR.iter_errors(d), key=lambda e: list(map(str, e.absolute_path)), default=None
-    )
+    err = _SCHEMA.first_error(d)
     if err is not None:
         field_ = json_path(err.absolute_path)
         raise InvalidInput(f"{field_}: {err.message}", what=field_, where=where)
@@ -519,6 +517,9 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         if prof.costs:
             prof = replace(prof, costs_from=f"the profile file {path}")
         return prof if kernel is None else costs.with_kernel_costs(prof, kernel)
+    if _own_gpu_name(name_or_path):  # the usual --gpu: its file and the kernel's costs
+        prof = _bundled_gpu(name_or_path)
+        return prof if kernel is None else costs.profile_for(prof, kernel)
     # the built-in kernels' names, and a kernel given by path's own stock names
     names = bundled_names()
     if kernel is not None:
@@ -541,6 +542,15 @@ def load_profile(name_or_path: str, kernel: str | Any | None = DEFAULT_KERNEL) -
         return prof if kernel is None else costs.stock_for(prof, kernel)
     prof = _bundled_gpu(name_or_path)
     return prof if kernel is None else costs.profile_for(prof, kernel)
+
+
+def _own_gpu_name(name: str) -> bool:
+    """``name`` is a bundled GPU's own (``h200``), which no other bundled name spells
+    (those are ``<gpu>-<kernel>`` and ``<gpu>-stock``): it is loaded without listing
+    them, which imports every built-in kernel to find its fitted overlays (some 30 ms,
+    before a sweep's fork)."""
+    gpus = _gpu_names()
+    return name in gpus and not any(name.startswith(f"{g}-") for g in gpus)
 
 
 def _bundled_gpu(name: str) -> GpuProfile:

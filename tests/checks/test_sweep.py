@@ -67,3 +67,42 @@ def test_a_sweep_leaves_the_protocol_caches_as_it_found_them(h200) -> None:
     assert len(cells) == 4 and all(c.verdict == FINISHES for c in cells)
     assert [set(m.cached()) for m in caches] == before  # another test's may fill them
     assert (kept,) in handoffs_of.cached()
+
+
+class _Sized:
+    """A kernel's spec as shape_cost reads it: validate, config_from_dict, launch_size."""
+
+    name = "sized"
+
+    def __init__(self, launch_size) -> None:
+        self.launch_size = launch_size
+
+    def config_from_dict(self, d: dict) -> dict:
+        return d
+
+    def validate(self, cfg: dict) -> dict:
+        if cfg["R"] * cfg["L"] > 6:
+            raise InvalidInput("too big", what="R")
+        return cfg
+
+
+def test_the_shapes_cost_their_launch_s_ops_and_a_refused_one_nothing() -> None:
+    from kda_sim.checks.sweep import shape_cost
+    from kda_sim.kernels.registry import get
+
+    k1 = get("k1")
+    fields = {"nb": 8, "kda0": 0}
+    # K1: R = 8 L = 1 has more ops than R = 4 L = 4 (its cell costs more; R * L says less)
+    assert shape_cost(k1, "R", "L", fields, (8, 1)) > shape_cost(k1, "R", "L", fields, (4, 4))
+    assert shape_cost(k1, "R", "L", fields, (8, 4)) == 0.0  # refused: S = 32
+    sized = _Sized(lambda cfg: (100 * cfg["R"] + cfg["L"], ("R",)))
+    assert shape_cost(sized, "R", "L", {}, (3, 2)) == 302.0
+    assert shape_cost(sized, "R", "L", {}, (3, 3)) == 0.0
+    sized.launch_size = None  # no hook: the product of the axes
+    assert shape_cost(sized, "R", "L", {}, (3, 2)) == 6.0
+
+    def broken(cfg: dict) -> tuple[int, tuple[str, ...]]:
+        raise ZeroDivisionError("a kernel file's bug")
+
+    sized.launch_size = broken  # the cell will say so; the order falls back to R * L
+    assert shape_cost(sized, "R", "L", {}, (2, 2)) == 4.0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine import bundled_names, check_fits, load_profile, residency
+from kda_sim.machine import profile as gp
 from kda_sim.machine.profile import FIRST_TRY, PUT_BEHIND
 
 
@@ -152,3 +155,32 @@ def test_the_put_figures_default_to_0_and_are_named(tmp_path: Path) -> None:
     f.write_text(json.dumps(d))
     with pytest.raises(InvalidInput, match="put_store_kib"):
         load_profile(str(f))
+
+
+def _outcome(name: str, kernel: str | None) -> object:
+    try:
+        return load_profile(name, kernel=kernel)
+    except InvalidInput as e:
+        return str(e)
+
+
+def test_a_gpu_s_own_name_loads_as_through_every_bundled_name(monkeypatch) -> None:
+    # a bundled GPU's own name skips listing the other names (which imports every
+    # built-in kernel): the same profile, or the same refusal, as the listing gives
+    names = [*gp.gpu_names(), "h200-stock", "h200-k1", "h200x"]
+    kernels = [None, "k1", "monomoe", "pingpong", "nokernel"]
+    fast = {(n, k): _outcome(n, k) for n in names for k in kernels}
+    monkeypatch.setattr(gp, "_own_gpu_name", lambda name: False)
+    slow = {(n, k): _outcome(n, k) for n in names for k in kernels}
+    assert fast == slow
+    assert any(isinstance(v, str) for v in fast.values())  # refusals compared too
+
+
+def test_a_gpu_s_own_name_imports_no_other_kernel() -> None:
+    code = (
+        "from kda_sim.machine.profile import load_profile\n"
+        "from kda_sim.kernels import registry\n"
+        "load_profile('h200', kernel='k1')\nprint(sorted(registry._loaded))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['k1']"

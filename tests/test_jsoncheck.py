@@ -1,0 +1,111 @@
+"""The schemas' fast test (``jsoncheck.compile_schema``) against jsonschema: it never
+passes what jsonschema refuses, it passes the bundled inputs without jsonschema, and a
+sweep never imports jsonschema."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from kda_sim.jsoncheck import Schema, compile_schema
+from kda_sim.kernels.registry import get
+from kda_sim.machine.costs import COSTS_SCHEMA, costs_dir
+from kda_sim.machine.profile import PROFILE_SCHEMA, gpu_names
+
+OBJ = {
+    "type": "object",
+    "required": ["a"],
+    "additionalProperties": False,
+    "properties": {
+        "a": {"type": "integer", "minimum": 0},
+        "m": {"type": "object", "additionalProperties": {"type": "number", "maximum": 1}},
+        "p": {
+            "type": "array",
+            "prefixItems": [{"type": "number"}, {"type": "string"}],
+            "minItems": 1,
+            "maxItems": 3,
+        },
+    },
+}
+CASES: list[Any] = [
+    {"a": 1},
+    {"a": 1, "b": 2},  # an unknown field
+    {"a": -1},
+    {"a": 1, "m": {"x": 0.5, "y": 1}},
+    {"a": 1, "m": {"x": 0.5, "y": 2}},  # a value of the map out of range
+    {"a": 1, "m": {"x": "s"}},
+    {"a": 1, "p": [1.5]},  # shorter than the prefix: holds
+    {"a": 1, "p": [1.5, "s", True]},  # an item past the prefix: any
+    {"a": 1, "p": ["s", 1.5]},  # the prefix's types swapped
+    {"a": 1, "p": []},
+    {"a": 1, "p": [1, "s", 2, 3]},
+    [],
+    "a",
+]
+
+
+@pytest.mark.parametrize("data", CASES)
+def test_the_fast_test_passes_exactly_what_jsonschema_does_here(data: Any) -> None:
+    assert compile_schema(OBJ)(data) == Draft202012Validator(OBJ).is_valid(data)
+
+
+def test_a_keyword_it_does_not_know_leaves_the_answer_to_jsonschema() -> None:
+    schema = {"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}
+    assert not compile_schema(schema)({"x1": 1})  # refused here ...
+    s = Schema(schema)
+    assert s.first_error({"x1": 1}) is None  # ... and passed by jsonschema
+    assert s.first_error({"y": 1}) is not None
+
+
+def _bundled_costs() -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for f in costs_dir(get("k1")).iterdir():
+        if f.name.endswith(".json"):
+            out.append((f.name, json.loads(f.read_text())))
+    return out
+
+
+def test_every_bundled_profile_and_costs_file_passes_the_fast_test() -> None:
+    # were one refused, jsonschema would be imported to pass it: correct, but slow
+    from importlib import resources
+
+    profiles = resources.files("kda_sim.machine") / "profiles"
+    for name in gpu_names():
+        d = json.loads((profiles / f"{name}.json").read_text())
+        assert compile_schema(PROFILE_SCHEMA)(d), name
+    files = _bundled_costs()
+    assert files
+    for name, d in files:
+        assert compile_schema(COSTS_SCHEMA)(d), name
+
+
+def test_a_broken_costs_file_fails_the_fast_test_as_jsonschema() -> None:
+    name, d = _bundled_costs()[0]
+    key = next(iter(d["costs"]))
+    for edit in (
+        lambda x: x.update(extra=1),
+        lambda x: x["costs"].__setitem__(key, [1.0]),
+        lambda x: x["costs"].__setitem__(key, [-1.0, 0.0]),
+        lambda x: x["costs"].__setitem__(key, [1.0, 2e9]),
+        lambda x: x.update(kernel="../k1.py"),
+    ):
+        bad = copy.deepcopy(d)
+        edit(bad)
+        assert not compile_schema(COSTS_SCHEMA)(bad), name
+        assert not Draft202012Validator(COSTS_SCHEMA).is_valid(bad), name
+
+
+def test_a_bundled_profile_with_its_costs_imports_no_jsonschema() -> None:
+    # what every command loads before its work (a sweep: before its fork)
+    code = (
+        "import sys\nfrom kda_sim.machine.profile import load_profile\n"
+        "load_profile('h200', kernel='k1')\nprint('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
