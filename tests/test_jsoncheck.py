@@ -109,3 +109,14 @@ def test_a_bundled_profile_with_its_costs_imports_no_jsonschema() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_schema_of_the_product_is_a_valid_schema() -> None:
+    # a Schema checks its schema only when it first explains a refusal: a broken one must
+    # fail here, not in a user's refused input
+    from kda_sim.machine import costs, profile
+    from kda_sim.timeline import schema as timeline_schema
+
+    found = [costs._SCHEMA, profile._SCHEMA, profile.COSTS_MAP, timeline_schema._SCHEMA]
+    for s in found:
+        Draft202012Validator.check_schema(s.schema)  # raises SchemaError for a broken one
