@@ -45,3 +45,19 @@ def _one_job_unless_asked():
     mp.setattr(parallel, "default_jobs", lambda: 1)
     yield
     mp.undo()
+
+
+@pytest.fixture
+def fresh_python():
+    """``run(code)``: ``code`` run by a new interpreter (``python -c``), its stdout
+    stripped; what a test of imports needs (this process has imported everything)."""
+    import subprocess
+    import sys
+
+    def run(code: str) -> str:
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        return out.stdout.strip()
+
+    return run

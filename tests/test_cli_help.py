@@ -85,15 +85,14 @@ def test_the_common_flags_import_no_trace_reader() -> None:
     assert not loaded & readers
 
 
-def test_the_gpu_flag_lists_the_bundled_names_only_when_help_is_shown() -> None:
+def test_the_gpu_flag_lists_the_bundled_names_only_when_help_is_shown(fresh_python) -> None:
     # listing them imports every built-in kernel (their fitted overlays): a command's
     # parser, built for every run, imports the default kernel alone
     code = (
         "from kda_sim.cli import build_parser; from kda_sim.kernels import registry\n"
         "build_parser('sweep'); print(sorted(registry._loaded))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['k1']"
+    assert fresh_python(code) == "['k1']"
     from kda_sim.machine.profile import bundled_names
 
     wide = {**os.environ, "COLUMNS": "1000"}  # no line breaks (argparse breaks at hyphens)

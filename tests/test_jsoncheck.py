@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -101,14 +99,13 @@ def test_a_broken_costs_file_fails_the_fast_test_as_jsonschema() -> None:
         assert not Draft202012Validator(COSTS_SCHEMA).is_valid(bad), name
 
 
-def test_a_bundled_profile_with_its_costs_imports_no_jsonschema() -> None:
+def test_a_bundled_profile_with_its_costs_imports_no_jsonschema(fresh_python) -> None:
     # what every command loads before its work (a sweep: before its fork)
     code = (
         "import sys\nfrom kda_sim.machine.profile import load_profile\n"
         "load_profile('h200', kernel='k1')\nprint('jsonschema' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert fresh_python(code) == "False"
 
 
 def test_every_schema_of_the_product_is_a_valid_schema() -> None:

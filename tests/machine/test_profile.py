@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -176,11 +174,10 @@ def test_a_gpu_s_own_name_loads_as_through_every_bundled_name(monkeypatch) -> No
     assert any(isinstance(v, str) for v in fast.values())  # refusals compared too
 
 
-def test_a_gpu_s_own_name_imports_no_other_kernel() -> None:
+def test_a_gpu_s_own_name_imports_no_other_kernel(fresh_python) -> None:
     code = (
         "from kda_sim.machine.profile import load_profile\n"
         "from kda_sim.kernels import registry\n"
         "load_profile('h200', kernel='k1')\nprint(sorted(registry._loaded))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['k1']"
+    assert fresh_python(code) == "['k1']"

@@ -3,22 +3,18 @@ kernel's are looked up when first read, never when the module is imported."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from kda_sim.kernels import registry
 from kda_sim.timeline import colors
 
 
-def test_importing_the_timeline_asks_for_no_kernel() -> None:
+def test_importing_the_timeline_asks_for_no_kernel(fresh_python) -> None:
     code = (
         "import sys, kda_sim.timeline, kda_sim.timeline.colors, kda_sim.timeline.summary;"
         "print(any(m.startswith('kda_sim.kernels.k1') for m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert fresh_python(code) == "False"
 
 
 def test_display_is_the_timelines_kernel_and_the_defaults_are_the_default_kernels() -> None:
