@@ -5,15 +5,16 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Generator
 from functools import cached_property, partial
+from heapq import heappush
 from itertools import compress, count, repeat
 from typing import Any
 
 import simpy
-from simpy.events import PENDING, Event, Timeout
+from simpy.events import NORMAL, PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
-from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
+from kda_sim.engine.timers import Wake, at_time, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
@@ -68,9 +69,15 @@ class Pending:
         a closure and its cells a load): its span ends now, and a CTA waiting for it
         counts it."""
         run = self.run
-        self.span.done = run.w.env._now
-        if self.waited:
-            run._landed()
+        env = run.w.env
+        self.span.done = env._now
+        if self.waited:  # CtaRun._landed and timers.fire, inlined (2,000 a K1 launch)
+            run.left -= 1
+            if not run.left:
+                waker = run.waker
+                run.waker = None
+                waker._ok, waker._value = True, None  # type: ignore[union-attr]
+                heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), waker))
 
 
 def _launch_consts(world: World) -> tuple:
@@ -201,7 +208,9 @@ class CtaRun(CounterOps):
             waker = self.waker
             self.waker = None
             assert waker is not None
-            fire(self.w.env, waker)
+            env = self.w.env  # timers.fire, inlined
+            waker._ok, waker._value = True, None
+            heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), waker))
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
@@ -218,7 +227,18 @@ class CtaRun(CounterOps):
                 # CTA waits for it)
                 pending.run = self
                 c = self.clock
-                w.hbm.join_at(c + (t - c + self.latency("hbm_load")), op.nbytes, pending.land)
+                hbm = w.hbm  # its join_at, inlined (a frame less a load)
+                heappush(
+                    hbm.calls,
+                    (
+                        c + (t - c + self.latency("hbm_load")),
+                        NORMAL,
+                        next(w.env._eid),
+                        hbm._stream_call,
+                        op.nbytes,
+                        pending.land,
+                    ),
+                )
             else:
                 pending.event = self._hbm_load(op, span)
         else:
@@ -265,7 +285,18 @@ class CtaRun(CounterOps):
         c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
         if self.fold:  # joins the server after its latency, with no timer of its own
             self.unacked += 1
-            hbm.join_at(c + (t - c + self.latency("store_ack")), nbytes, partial(self._acked, op))
+            # hbm.join_at, inlined (a frame less a store)
+            heappush(
+                hbm.calls,
+                (
+                    c + (t - c + self.latency("store_ack")),
+                    NORMAL,
+                    next(env._eid),
+                    hbm._stream_call,
+                    nbytes,
+                    partial(self._acked, op),
+                ),
+            )
             return
         ev = Event(env)
         self.stores.append(ev)
@@ -505,13 +536,20 @@ class CtaRun(CounterOps):
             if done_at > first_return:  # max(), the first on a tie, without the call
                 first_return = done_at
         # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
-        if (
-            self._vmcnt_stores
-            and (self.unacked if self.fold else self.stores)  # (no generator for nothing)
-            and (yield from self._drain())
-            and self.clock > first_return
-        ):
-            first_return = self.clock
+        if self._vmcnt_stores and (self.unacked if self.fold else self.stores):
+            if self.fold:  # _drain's folded wait, inlined (no generator a poll, 2,000 a
+                # launch): stores are unacked here, so it waits
+                self._store_bytes = 0
+                self.left, self.draining = self.unacked, True
+                self.waker = waker = Wake()
+                waker.callbacks = []
+                yield waker
+                self.draining = False
+                self.clock = env._now
+                if self.clock > first_return:
+                    first_return = self.clock
+            elif (yield from self._drain()) and self.clock > first_return:
+                first_return = self.clock
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
             ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
@@ -686,9 +724,10 @@ class CtaRun(CounterOps):
                     if (slot > 0 and not looped) or cold:
                         t += latency("cold_code")
                 elif kind == _END:
-                    if self.open is not None:
-                        self.open.end = t
-                    self.open = None
+                    span = self.open
+                    if span is not None:
+                        span.end = t
+                        self.open = None
                 else:  # compute
                     cost = v if nominal else cost_of(op.cost, op.units)
                     if shared and op.cost in shared:
