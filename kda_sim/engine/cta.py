@@ -100,7 +100,7 @@ def _launch_consts(world: World) -> tuple:
     )
     latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
     lat = prof.latency_ns
-    priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
+    priced = _priced(prof)
     # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
     # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
     # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
@@ -127,6 +127,30 @@ def _launch_consts(world: World) -> tuple:
         world.handoffs.poll_cache,  # poll_plan's, read without its call
     )
     return out
+
+
+def poll_try(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool]) -> float:
+    """A poll's try: its load's latency, and a try's CTA-wide count (a barrier each pair
+    a thread) where the profile prices it, so a run without it draws no more jitter."""
+    lat = latency("poll")
+    if op.lanes > 1 and priced[0]:
+        lat += (op.lanes - 1) * latency("poll_lane")
+    return lat
+
+
+def poll_retry(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool]) -> float:
+    """The sleep between a poll's tries, and its backoff where the profile prices it."""
+    retry = latency("retry")
+    if op.backoff and priced[1]:
+        retry += latency("backoff")
+    return retry
+
+
+def _priced(prof: GpuProfile) -> tuple[bool, bool]:
+    """Whether the profile prices a poll's lanes and its backoff (``poll_try``,
+    ``poll_retry``)."""
+    lat = prof.latency_ns
+    return (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
 
 
 class CtaRun(CounterOps):
@@ -487,18 +511,21 @@ class CtaRun(CounterOps):
         return wait
 
     def _poll(
-        self, k: int, op: Poll, t0: float, plan: PollPlan | float = 0.0
+        self, k: int, op: Poll, t0: float, step: NominalPoll | float = 0.0
     ) -> Generator[Any, Any, float]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock); returns
         the CTA's time after it. A folded CTA goes on from the poll's end at its own time,
         ahead of the clock, rather than meeting the clock there (``ahead``): what it waits
-        for to happen (a producer's put, its loads in flight) it has waited for. ``plan``:
-        the poll's, where the caller has it (a nominal program's steps), else looked up."""
+        for to happen (a producer's put, its loads in flight) it has waited for. ``step``:
+        the poll's plan and nominal try and retry latencies, where the caller has them (a
+        nominal program's steps, ``_nominal``), else looked up and asked for here."""
         w = self.w
         env = w.env
         sampler = w.sampler
         outstanding = self._outstanding(t0) if self.inflight else []
-        if not plan:
+        if step:
+            plan, lat, retry = step  # type: ignore[misc]
+        else:
             ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
@@ -518,11 +545,8 @@ class CtaRun(CounterOps):
             plan.ranges,
         )
         self.track.polls.append(rec)
-        lat = self.latency("poll")
-        # a try's CTA-wide count, a barrier each pair a thread; read only where the profile
-        # prices it, so a run without it draws no more jitter than before
-        if op.lanes > 1 and self._priced[0]:
-            lat += (op.lanes - 1) * self.latency("poll_lane")
+        if not step:  # (drawn here, before the visibilities: a jittered run's order)
+            lat = poll_try(op, self.latency, self._priced)
         # the first try's load leaves the SM once the CTA's own traffic ahead of it has
         if self._behind:
             start = t0 + self._traffic_wait()
@@ -582,9 +606,8 @@ class CtaRun(CounterOps):
                 visible, last = latest, seen
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
-        retry = self.latency("retry")
-        if op.backoff and self._priced[1]:
-            retry += self.latency("backoff")
+        if not step:
+            retry = poll_retry(op, self.latency, self._priced)
         if visible <= start:
             tries, issue = 0, start
         else:
@@ -752,7 +775,7 @@ class CtaRun(CounterOps):
                 current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
-                if kind == _POLL:  # (v: the poll's plan, in a nominal program's steps)
+                if kind == _POLL:  # (v: its plan and latencies, in a nominal program's steps)
                     t = yield from self._poll(k, op, t, v)
                 elif kind == _USE:
                     if held_by:
@@ -849,8 +872,10 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 
 # an op's number, its kind, the op, and its value: a barrier's nominal latency, a
-# compute's nominal cost, a poll's plan, a put's ref and record fields (0.0 for the rest)
+# compute's nominal cost, a poll's plan and nominal try and retry (``NominalPoll``), a
+# put's ref and record fields (0.0 for the rest)
 Step = tuple[int, int, Any, Any]
+NominalPoll = tuple[PollPlan, float, float]
 _NOMINAL: dict[int, tuple[GpuProfile, dict, tuple[Step, ...]]] = {}
 
 
@@ -864,8 +889,10 @@ def _nominal(
     """Each op with its number, kind and value: a barrier's nominal latency or a
     compute's nominal cost, as ``latency`` and ``prof.cost`` give them (the same floats
     the loop would ask for: a launch asks 2,490 costs and 3,782 latencies of 10 and 1
-    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll),
-    a put's or publish's ref and record fields (``put_record_fields``), 0.0 for the rest.
+    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll)
+    with its try's and retry's latencies (``poll_try``, ``poll_retry``: four look-ups and
+    two tests a poll), a put's or publish's ref and record fields
+    (``put_record_fields``), 0.0 for the rest.
     Kept while the program lives, for the profile and hand-off table last run (a sweep's
     profile is one object; a calibration's a new one a run, which makes them again; the
     table is known by its plans' cache, which holds nothing of the launch, so the program
@@ -876,12 +903,17 @@ def _nominal(
     if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
         return hit[2]
     barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
+    priced = _priced(prof)
     vals = tuple(
         barrier
         if k == _BARRIER
         else cost(op.cost, op.units)
         if k == _COMPUTE
-        else poll_plan(ho, (cta, i))
+        else (
+            poll_plan(ho, (cta, i)),
+            poll_try(op, latency, priced),
+            poll_retry(op, latency, priced),
+        )
         if k == _POLL
         else ((cta, i), put_record_fields(ho, (cta, i), op))
         if k in (_PUT, _PUBLISH)
