@@ -71,7 +71,7 @@ class Pending:
         run = self.run
         env = run.w.env
         self.span.done = env._now
-        if self.waited:  # CtaRun._landed and timers.fire, inlined (2,000 a K1 launch)
+        if self.waited:  # CtaRun._landed and timers.fire, inlined (two frames a load)
             run.left -= 1
             if not run.left:
                 waker = run.waker
@@ -561,7 +561,7 @@ class CtaRun(CounterOps):
                 first_return = done_at
         # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
         if self._vmcnt_stores and (self.unacked if self.fold else self.stores):
-            if self.fold:  # _drain's folded wait, inlined (no generator a poll, 2,000 a
+            if self.fold:  # _drain's folded wait, inlined (no generator a poll: 824 a K1
                 # launch): stores are unacked here, so it waits
                 self._store_bytes = 0
                 self.left, self.draining = self.unacked, True
