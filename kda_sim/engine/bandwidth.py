@@ -50,6 +50,10 @@ class SharedBandwidth:
         # made one: 4,700 a K1 launch)
         self._stream_call = self.stream
         self._wake_call = self._wake
+        # each stream's rate with n in flight, ``_rates[n]``: ``min(cap, bw / n)`` as the
+        # share and compare made it (the same float), looked up where a join and a wake
+        # made it again (4,700 a K1 launch); grown by ``_rate`` as a larger n first comes
+        self._rates: list[float] = [0.0]
 
     def transfer(self, nbytes: int) -> simpy.Event:
         """An event that fires when ``nbytes`` have streamed through."""
@@ -86,19 +90,30 @@ class SharedBandwidth:
         heap = self._heap
         n = len(heap)
         v = self._v
+        rates = self._rates
         if n:  # with no stream in flight the virtual clock stands still
-            share = self.bw / n
-            v += (share if share < self.cap else self.cap) * (now - self._t)
+            v += rates[n] * (now - self._t)
             self._v = v
         self._t = now
         self.bytes_total += nbytes
         heappush(heap, (v + nbytes, next(self._seq), then))
-        share = self.bw / (n + 1)
-        wait = (heap[0][0] - v) / (share if share < self.cap else self.cap)
+        try:
+            rate = rates[n + 1]
+        except IndexError:  # more streams than ever before
+            rate = self._rate(n + 1)
+        wait = (heap[0][0] - v) / rate
         at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._arm(now, at)
+
+    def _rate(self, n: int) -> float:
+        """Each stream's rate with ``n`` in flight, the table grown to it."""
+        rates = self._rates
+        while len(rates) <= n:
+            share = self.bw / len(rates)
+            rates.append(share if share < self.cap else self.cap)
+        return rates[n]
 
     def _arm(self, now: float, at: float) -> None:
         """A timer for ``at`` where SimPy's ``Timeout(at - now)`` would land (``now + (at -
@@ -123,9 +138,9 @@ class SharedBandwidth:
         heap = self._heap
         n = len(heap)
         v = self._v
+        rates = self._rates  # (a stream has made every n the heap has held)
         if n:
-            share = self.bw / n
-            v += (share if share < self.cap else self.cap) * (now - self._t)
+            v += rates[n] * (now - self._t)
             self._v = v
         self._t = now
         eps = 1e-6 * (v if v > 1.0 else 1.0)
@@ -133,8 +148,7 @@ class SharedBandwidth:
             heappop(heap)[2]()
         if not heap:
             return
-        share = self.bw / len(heap)
-        wait = (heap[0][0] - v) / (share if share < self.cap else self.cap)
+        wait = (heap[0][0] - v) / rates[len(heap)]
         at = now + (wait if wait > 0.0 else 0.0)
         if self._wake_at is not None and self._wake_at <= at:
             return

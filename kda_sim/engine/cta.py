@@ -5,15 +5,16 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Generator
 from functools import cached_property, partial
+from heapq import heappush
 from itertools import compress, count, repeat
 from typing import Any
 
 import simpy
-from simpy.events import PENDING, Event, Timeout
+from simpy.events import NORMAL, PENDING, Event, Timeout
 
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
-from kda_sim.engine.timers import Wake, at_time, fire, schedule, wake
+from kda_sim.engine.timers import Wake, at_time, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
@@ -68,9 +69,15 @@ class Pending:
         a closure and its cells a load): its span ends now, and a CTA waiting for it
         counts it."""
         run = self.run
-        self.span.done = run.w.env._now
-        if self.waited:
-            run._landed()
+        env = run.w.env
+        self.span.done = env._now
+        if self.waited:  # CtaRun._landed and timers.fire, inlined (two frames a load)
+            run.left -= 1
+            if not run.left:
+                waker = run.waker
+                run.waker = None
+                waker._ok, waker._value = True, None  # type: ignore[union-attr]
+                heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), waker))
 
 
 def _launch_consts(world: World) -> tuple:
@@ -93,7 +100,7 @@ def _launch_consts(world: World) -> tuple:
     )
     latency = world.sampler.fixed()[0]  # nominal: the table's lookup, no frame a call
     lat = prof.latency_ns
-    priced = (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
+    priced = _priced(prof)
     # a poll's first try behind the CTA's own traffic (``_traffic_wait``): ns where
     # stores are in flight, ns a byte of them, ns a byte of loads not yet used. Nominal
     # (no jitter drawn), and no bookkeeping at all where the profile leaves them at 0
@@ -120,6 +127,30 @@ def _launch_consts(world: World) -> tuple:
         world.handoffs.poll_cache,  # poll_plan's, read without its call
     )
     return out
+
+
+def poll_try(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool]) -> float:
+    """A poll's try: its load's latency, and a try's CTA-wide count (a barrier each pair
+    a thread) where the profile prices it, so a run without it draws no more jitter."""
+    lat = latency("poll")
+    if op.lanes > 1 and priced[0]:
+        lat += (op.lanes - 1) * latency("poll_lane")
+    return lat
+
+
+def poll_retry(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool]) -> float:
+    """The sleep between a poll's tries, and its backoff where the profile prices it."""
+    retry = latency("retry")
+    if op.backoff and priced[1]:
+        retry += latency("backoff")
+    return retry
+
+
+def _priced(prof: GpuProfile) -> tuple[bool, bool]:
+    """Whether the profile prices a poll's lanes and its backoff (``poll_try``,
+    ``poll_retry``)."""
+    lat = prof.latency_ns
+    return (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
 
 
 class CtaRun(CounterOps):
@@ -201,7 +232,9 @@ class CtaRun(CounterOps):
             waker = self.waker
             self.waker = None
             assert waker is not None
-            fire(self.w.env, waker)
+            env = self.w.env  # timers.fire, inlined
+            waker._ok, waker._value = True, None
+            heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), waker))
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
@@ -218,7 +251,18 @@ class CtaRun(CounterOps):
                 # CTA waits for it)
                 pending.run = self
                 c = self.clock
-                w.hbm.join_at(c + (t - c + self.latency("hbm_load")), op.nbytes, pending.land)
+                hbm = w.hbm  # its join_at, inlined (a frame less a load)
+                heappush(
+                    hbm.calls,
+                    (
+                        c + (t - c + self.latency("hbm_load")),
+                        NORMAL,
+                        next(w.env._eid),
+                        hbm._stream_call,
+                        op.nbytes,
+                        pending.land,
+                    ),
+                )
             else:
                 pending.event = self._hbm_load(op, span)
         else:
@@ -265,7 +309,18 @@ class CtaRun(CounterOps):
         c = self.clock  # the clock's time here in an unfolded run (see ``clock``)
         if self.fold:  # joins the server after its latency, with no timer of its own
             self.unacked += 1
-            hbm.join_at(c + (t - c + self.latency("store_ack")), nbytes, partial(self._acked, op))
+            # hbm.join_at, inlined (a frame less a store)
+            heappush(
+                hbm.calls,
+                (
+                    c + (t - c + self.latency("store_ack")),
+                    NORMAL,
+                    next(env._eid),
+                    hbm._stream_call,
+                    nbytes,
+                    partial(self._acked, op),
+                ),
+            )
             return
         ev = Event(env)
         self.stores.append(ev)
@@ -456,18 +511,21 @@ class CtaRun(CounterOps):
         return wait
 
     def _poll(
-        self, k: int, op: Poll, t0: float, plan: PollPlan | float = 0.0
+        self, k: int, op: Poll, t0: float, step: NominalPoll | float = 0.0
     ) -> Generator[Any, Any, float]:
         """First issue at ``t0`` (the CTA's own time, possibly ahead of the clock); returns
         the CTA's time after it. A folded CTA goes on from the poll's end at its own time,
         ahead of the clock, rather than meeting the clock there (``ahead``): what it waits
-        for to happen (a producer's put, its loads in flight) it has waited for. ``plan``:
-        the poll's, where the caller has it (a nominal program's steps), else looked up."""
+        for to happen (a producer's put, its loads in flight) it has waited for. ``step``:
+        the poll's plan and nominal try and retry latencies, where the caller has them (a
+        nominal program's steps, ``_nominal``), else looked up and asked for here."""
         w = self.w
         env = w.env
         sampler = w.sampler
         outstanding = self._outstanding(t0) if self.inflight else []
-        if not plan:
+        if step:
+            plan, lat, retry = step  # type: ignore[misc]
+        else:
             ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
         rec = PollRecord(
@@ -487,11 +545,8 @@ class CtaRun(CounterOps):
             plan.ranges,
         )
         self.track.polls.append(rec)
-        lat = self.latency("poll")
-        # a try's CTA-wide count, a barrier each pair a thread; read only where the profile
-        # prices it, so a run without it draws no more jitter than before
-        if op.lanes > 1 and self._priced[0]:
-            lat += (op.lanes - 1) * self.latency("poll_lane")
+        if not step:  # (drawn here, before the visibilities: a jittered run's order)
+            lat = poll_try(op, self.latency, self._priced)
         # the first try's load leaves the SM once the CTA's own traffic ahead of it has
         if self._behind:
             start = t0 + self._traffic_wait()
@@ -505,13 +560,20 @@ class CtaRun(CounterOps):
             if done_at > first_return:  # max(), the first on a tie, without the call
                 first_return = done_at
         # gfx9 counts stores in vmcnt too: the poll's wait covers the wave's stores
-        if (
-            self._vmcnt_stores
-            and (self.unacked if self.fold else self.stores)  # (no generator for nothing)
-            and (yield from self._drain())
-            and self.clock > first_return
-        ):
-            first_return = self.clock
+        if self._vmcnt_stores and (self.unacked if self.fold else self.stores):
+            if self.fold:  # _drain's folded wait, inlined (no generator a poll: 824 a K1
+                # launch): stores are unacked here, so it waits
+                self._store_bytes = 0
+                self.left, self.draining = self.unacked, True
+                self.waker = waker = Wake()
+                waker.callbacks = []
+                yield waker
+                self.draining = False
+                self.clock = env._now
+                if self.clock > first_return:
+                    first_return = self.clock
+            elif (yield from self._drain()) and self.clock > first_return:
+                first_return = self.clock
         if w.tagged:  # a launch of a host sequence: some pairs may hold its tag already
             ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             producers, unput = w.fresh(self.prog.cta, ref, op.label, op.cells, rec)
@@ -544,9 +606,8 @@ class CtaRun(CounterOps):
                 visible, last = latest, seen
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
-        retry = self.latency("retry")
-        if op.backoff and self._priced[1]:
-            retry += self.latency("backoff")
+        if not step:
+            retry = poll_retry(op, self.latency, self._priced)
         if visible <= start:
             tries, issue = 0, start
         else:
@@ -686,9 +747,10 @@ class CtaRun(CounterOps):
                     if (slot > 0 and not looped) or cold:
                         t += latency("cold_code")
                 elif kind == _END:
-                    if self.open is not None:
-                        self.open.end = t
-                    self.open = None
+                    span = self.open
+                    if span is not None:
+                        span.end = t
+                        self.open = None
                 else:  # compute
                     cost = v if nominal else cost_of(op.cost, op.units)
                     if shared and op.cost in shared:
@@ -713,7 +775,7 @@ class CtaRun(CounterOps):
                 current_op[cta] = k if program else at
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
-                if kind == _POLL:  # (v: the poll's plan, in a nominal program's steps)
+                if kind == _POLL:  # (v: its plan and latencies, in a nominal program's steps)
                     t = yield from self._poll(k, op, t, v)
                 elif kind == _USE:
                     if held_by:
@@ -810,8 +872,10 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 
 # an op's number, its kind, the op, and its value: a barrier's nominal latency, a
-# compute's nominal cost, a poll's plan, a put's ref and record fields (0.0 for the rest)
+# compute's nominal cost, a poll's plan and nominal try and retry (``NominalPoll``), a
+# put's ref and record fields (0.0 for the rest)
 Step = tuple[int, int, Any, Any]
+NominalPoll = tuple[PollPlan, float, float]
 _NOMINAL: dict[int, tuple[GpuProfile, dict, tuple[Step, ...]]] = {}
 
 
@@ -825,8 +889,10 @@ def _nominal(
     """Each op with its number, kind and value: a barrier's nominal latency or a
     compute's nominal cost, as ``latency`` and ``prof.cost`` give them (the same floats
     the loop would ask for: a launch asks 2,490 costs and 3,782 latencies of 10 and 1
-    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll),
-    a put's or publish's ref and record fields (``put_record_fields``), 0.0 for the rest.
+    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll)
+    with its try's and retry's latencies (``poll_try``, ``poll_retry``: four look-ups and
+    two tests a poll), a put's or publish's ref and record fields
+    (``put_record_fields``), 0.0 for the rest.
     Kept while the program lives, for the profile and hand-off table last run (a sweep's
     profile is one object; a calibration's a new one a run, which makes them again; the
     table is known by its plans' cache, which holds nothing of the launch, so the program
@@ -837,12 +903,17 @@ def _nominal(
     if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
         return hit[2]
     barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
+    priced = _priced(prof)
     vals = tuple(
         barrier
         if k == _BARRIER
         else cost(op.cost, op.units)
         if k == _COMPUTE
-        else poll_plan(ho, (cta, i))
+        else (
+            poll_plan(ho, (cta, i)),
+            poll_try(op, latency, priced),
+            poll_retry(op, latency, priced),
+        )
         if k == _POLL
         else ((cta, i), put_record_fields(ho, (cta, i), op))
         if k in (_PUT, _PUBLISH)
