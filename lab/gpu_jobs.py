@@ -88,10 +88,10 @@ def probe_main(
     *,
     name: str,
     doc: str,
-    add_args: Callable[[argparse.ArgumentParser], None],
-    bad_args: Callable[[argparse.Namespace], str | None],
     run: Callable[[argparse.Namespace], dict[str, Any]],
     report: Callable[[dict[str, Any]], str],
+    add_args: Callable[[argparse.ArgumentParser], None] | None = None,
+    bad_args: Callable[[argparse.Namespace], str | None] | None = None,
 ) -> int:
     """A stamp probe's command line (``lab.poll_probe``, ``lab.storm_probe``): ``--out FILE``
     runs it on the GPU (``--rounds`` a launch, ``--launches`` an experiment, and what
@@ -105,7 +105,8 @@ def probe_main(
     g.add_argument("--report", type=Path, help="print a run's tables (no GPU)")
     ap.add_argument("--rounds", type=int, default=16, help="rounds a launch (a power of two)")
     ap.add_argument("--launches", type=int, default=4, help="launches an experiment")
-    add_args(ap)
+    if add_args is not None:
+        add_args(ap)
     a = ap.parse_args(argv)
     if a.report is not None:
         try:
@@ -114,7 +115,7 @@ def probe_main(
             print(f"{name}: {a.report}: not a {name} run ({e})", file=sys.stderr)
             return 2
         return 0
-    why = bad_args(a)
+    why = bad_args(a) if bad_args is not None else None
     if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1:
         why = "--rounds a power of two, 4 to 64; --launches at least 1"
     why = why or unwritable(a.out)

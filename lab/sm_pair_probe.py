@@ -159,15 +159,7 @@ def report(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return probe_main(
-        argv,
-        name="sm_pair_probe",
-        doc=__doc__,
-        add_args=lambda ap: None,
-        bad_args=lambda a: None,
-        run=_run,
-        report=report,
-    )
+    return probe_main(argv, name="sm_pair_probe", doc=__doc__, run=_run, report=report)
 
 
 if __name__ == "__main__":
