@@ -36,15 +36,19 @@ def test_a_subcommand_alone_parses_and_helps_as_in_the_whole_parser() -> None:
         assert alone[name].format_help() == whole[name].format_help()
 
 
-def test_a_subcommand_imports_no_other_commands_module() -> None:
-    # main given a subcommand builds its parser alone: the others' imports (trace
-    # readers, the ISA analysis and networkx) are not paid by `kda-sim check`
+def _loaded_by_check_parser(fresh_python, prefix: str) -> set[str]:
+    """The modules under ``prefix`` a new interpreter holds once it built `check`'s parser."""
     code = (
         "import sys; from kda_sim.cli import build_parser; build_parser('check'); "
-        "print(sorted(m for m in sys.modules if m.startswith('kda_sim.commands.')))"
+        f"print(sorted(m for m in sys.modules if m.startswith({prefix!r})))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(ast.literal_eval(out.stdout))
+    return set(ast.literal_eval(fresh_python(code)))
+
+
+def test_a_subcommand_imports_no_other_commands_module(fresh_python) -> None:
+    # main given a subcommand builds its parser alone: the others' imports (trace
+    # readers, the ISA analysis and networkx) are not paid by `kda-sim check`
+    loaded = _loaded_by_check_parser(fresh_python, "kda_sim.commands.")
     others = {f"kda_sim.commands.{n}" for n in COMMANDS} - {"kda_sim.commands.check"}
     assert "kda_sim.commands.check" in loaded and not loaded & others
 
@@ -70,16 +74,11 @@ def test_top_level_help_imports_no_command_and_nothing_heavy() -> None:
     assert "kda_sim.cli" in loaded  # (the check itself sees what main imported)
 
 
-def test_the_common_flags_import_no_trace_reader() -> None:
+def test_the_common_flags_import_no_trace_reader(fresh_python) -> None:
     # every command's flags name the readers' caps (importers.caps): a command that reads
     # no trace (check, sweep) pays for neither the readers nor the timeline schema, which
     # is compiled on import
-    code = (
-        "import sys; from kda_sim.cli import build_parser; build_parser('check'); "
-        "print(sorted(m for m in sys.modules if m.startswith('kda_sim.')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(ast.literal_eval(out.stdout))
+    loaded = _loaded_by_check_parser(fresh_python, "kda_sim.")
     assert "kda_sim.importers.caps" in loaded  # the flags are there
     readers = {"kda_sim.timeline.schema", "kda_sim.importers.chrome", "kda_sim.importers.ktrace"}
     assert not loaded & readers
