@@ -101,6 +101,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "than a later one, by a skew taken from the traces (the K1's gemv on the H200: the "
         "later of two gemv CTAs on an SM ends 2 us after the first)",
     )
+    p.add_argument(
+        "--stage-weight",
+        type=float_type(0),
+        default=0.0,
+        metavar="W",
+        help="fit the stage durations too: the loss adds W times the mean over stage kinds "
+        "of (simulated / real median duration - 1)^2 (default 0: makespans and starts only)",
+    )
     add_jobs_flag(p, "the simulations (the traces are independent)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
@@ -170,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
         unit_shared=args.unit_share,
         unit_share_from=args.unit_share_from,
         unit_share_by_order=args.unit_share_by_order,
+        stage_weight=args.stage_weight,
         jobs=jobs,
     )
     after = evaluate(res.profile, hold, jobs) if hold else {}
@@ -191,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
                 "start_err_median_before": b.start_err_median,
                 "start_err_median": a.start_err_median,
                 "start_err_p90": a.start_err_p90,
+                "stage_err_before": b.stage_err,
+                "stage_err": a.stage_err,
             }
         )
     ok = all(
@@ -218,14 +229,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"started from {base.name}: {base.costs_from}")
         print(
             f"{'trace':28} {'shape':>9} {'set':9} {'makespan':>10} "
-            f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9}"
+            f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9} {'stages':>7}"
         )
         for r in rows:
             print(
                 f"{r['trace'][:28]:28} {r['shape']:>9} {r['set']:9} "
                 f"{r['real_makespan_ns'] / 1e3:8.2f}us {100 * r['makespan_err_before']:+9.1f}% "
                 f"{100 * r['makespan_err']:+6.1f}% {100 * r['start_err_median']:8.2f}% "
-                f"{100 * r['start_err_p90']:8.2f}%"
+                f"{100 * r['start_err_p90']:8.2f}% {100 * r['stage_err']:6.1f}%"
             )
         print(f"wrote {args.out}  ({res.launches} simulated launches, {res.seconds:.0f} s)")
         if hold:

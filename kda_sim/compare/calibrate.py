@@ -25,7 +25,10 @@ Before step 1, a streamed gemv's cost and ``cold_code`` start from the traces
 A correction pass is kept only where it lowers the training loss.
 
 Loss of a trace: (makespan error / real makespan)^2 + (median over (CTA, stage) of
-|start error| / real makespan)^2. Real traces are first put on one clock
+|start error| / real makespan)^2, and where asked (``stage_weight``) that weight times
+the mean over the trace's stage kinds of (simulated / real median duration - 1)^2: the
+figures ``kda-sim compare`` reports stage by stage, fitted rather than left to fall where
+the makespans put them. Real traces are first put on one clock
 (:mod:`kda_sim.compare.clocks`) and every time measured from the launch's first
 CTA start, as the simulator's are.
 """
@@ -137,6 +140,8 @@ class Trace:
     busy: dict[tuple[int, str, int], float]
     occupancy: int | None = None  # CTAs an SM the measured launch had, where recorded
     resources: dict | None = None  # the measured build's (threads, registers, shared)
+    kind_dur: dict[str, float] = field(default_factory=dict)  # stage kind -> median span
+    stage_weight: float = 0.0  # the stage-duration term's weight in this trace's loss
 
 
 def busy_times(tl: Timeline) -> dict[tuple[int, str, int], float]:
@@ -151,6 +156,15 @@ def busy_times(tl: Timeline) -> dict[tuple[int, str, int], float]:
         for s in c.stages:
             out[(c.cta, s.name, s.task)] = s.dur - waits.get((s.name, s.task), 0.0)
     return out
+
+
+def kind_durations(tl: Timeline) -> dict[str, float]:
+    """Stage kind -> the median duration of its spans (``kda-sim compare``'s "dur")."""
+    durs: dict[str, list[float]] = {}
+    for c in tl.ctas:
+        for s in c.stages:
+            durs.setdefault(s.name, []).append(s.end - s.start)
+    return {k: float(np.median(v)) for k, v in durs.items()}
 
 
 def prepare(
@@ -177,6 +191,7 @@ def prepare(
         busy_times(tl),
         occupancy_of(tl),
         resources(tl),
+        kind_durations(tl),
     )
 
 
@@ -187,20 +202,34 @@ class Score:
     start_err_p90: float
     matched: int
     sim_makespan: float | None
+    # the root mean square over the real trace's stage kinds of (simulated / real median
+    # duration - 1), and its weight in the loss (the fit's ``stage_weight``)
+    stage_err: float = 0.0
+    stage_weight: float = 0.0
 
     @property
     def loss(self) -> float:
-        return self.makespan_err**2 + self.start_err_median**2
+        return (
+            self.makespan_err**2 + self.start_err_median**2 + self.stage_weight * self.stage_err**2
+        )
+
+
+def stage_error(real: dict[str, float], sim: dict[str, float]) -> float:
+    """Root mean square over ``real``'s stage kinds of (sim / real median duration - 1);
+    a kind the simulation lacks counts as 100 % off."""
+    errs = [(sim[k] - d) / d if k in sim else 1.0 for k, d in real.items() if d > 0]
+    return math.sqrt(sum(e * e for e in errs) / len(errs)) if errs else 0.0
 
 
 def score(tr: Trace, sim: Timeline) -> Score:
-    if sim.makespan is None:
-        return Score(10.0, 10.0, 10.0, 0, None)  # a deadlock is as wrong as it gets
+    w = tr.stage_weight
+    if sim.makespan is None:  # a deadlock is as wrong as it gets
+        return Score(10.0, 10.0, 10.0, 0, None, 10.0, w)
     o = sim.origin
     spans = {(c.cta, s.name, s.task): s.start - o for c in sim.ctas for s in sim.ctas[c.cta].stages}
     idx = [i for i, k in enumerate(tr.keys) if k in spans]
     if not idx:
-        return Score(10.0, 10.0, 10.0, 0, sim.makespan)
+        return Score(10.0, 10.0, 10.0, 0, sim.makespan, 10.0, w)
     real = tr.start[idx]
     simv = np.array([spans[tr.keys[i]] for i in idx])
     f = np.abs(real - simv) / tr.makespan
@@ -210,6 +239,8 @@ def score(tr: Trace, sim: Timeline) -> Score:
         float(np.percentile(f, 90)),
         len(idx),
         sim.makespan,
+        stage_error(tr.kind_dur, kind_durations(sim)),
+        w,
     )
 
 
@@ -360,13 +391,19 @@ def fit_profile(
     unit_shared: Sequence[str] = (),
     unit_share_from: float = 0.0,
     unit_share_by_order: bool = False,
+    stage_weight: float = 0.0,
     jobs: Jobs = 1,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
     use; ``unit_share_from``: the fewest units a shared compute must have to be slowed;
     ``unit_share_by_order``: the CTA first on a shared unit slowed less than a later one,
-    by the skew the traces give (``share_start``);
+    by the skew the traces give (``share_start``); ``stage_weight``: the stage-duration
+    term's weight in the loss (0: none);
     ``jobs``: processes (or a cluster) the search's simulations are shared among."""
+    if not (stage_weight >= 0 and math.isfinite(stage_weight)):
+        raise InvalidInput(f"stage weight {stage_weight}: a finite value >= 0", what="stage_weight")
+    if stage_weight:
+        traces = [replace(tr, stage_weight=stage_weight) for tr in traces]
     with Scorer(traces, score_on, jobs) as scorer:
         shared = (tuple(unit_shared), unit_share_from, unit_share_by_order)
         return _fit(

@@ -215,3 +215,30 @@ def test_fit_costs_switches_fit_two_forms(h200, slow_recur) -> None:
         fit_costs(h200, [tr], ["k.recur"], switches={"k.conv": 1.0})
     with pytest.raises(InvalidInput, match="no such stage cost"):
         fit_costs(h200, [tr], ["k.bogus"])
+
+
+def test_stage_error_is_the_rms_of_the_kinds_relative_errors() -> None:
+    from kda_sim.compare.calibrate import stage_error
+
+    assert stage_error({"a": 100.0, "b": 200.0}, {"a": 110.0, "b": 170.0}) == pytest.approx(
+        (0.5 * (0.1**2 + 0.15**2)) ** 0.5
+    )
+    # a kind the simulation lacks is 100 % off; one the real trace lacks is not scored
+    assert stage_error({"a": 100.0}, {"b": 5.0}) == 1.0
+    assert stage_error({"a": 100.0}, {"a": 100.0, "b": 1.0}) == 0.0
+
+
+def test_the_stage_term_weighs_in_the_loss_and_the_fit(h200, slow_recur) -> None:
+    """A trace whose k.recur runs 1.5x: its stage error is scored always, weighed in the
+    loss only where asked; the fit with the term leaves a smaller stage error."""
+    truth, tr = slow_recur
+    s0 = evaluate(h200, [tr])["R1L2"]
+    assert s0.stage_err > 0.05 and s0.stage_weight == 0.0
+    assert s0.loss == pytest.approx(s0.makespan_err**2 + s0.start_err_median**2)
+    w = evaluate(h200, [replace(tr, stage_weight=2.0)])["R1L2"]
+    assert w.loss == pytest.approx(s0.loss + 2.0 * s0.stage_err**2)
+    fit = fit_profile(h200, [tr], budget=0, cost_passes=2, progress=False, stage_weight=2.0)
+    assert fit.train["R1L2"].stage_err < s0.stage_err
+    assert fit.train["R1L2"].stage_weight == 2.0
+    with pytest.raises(InvalidInput, match="stage weight"):
+        fit_profile(h200, [tr], budget=0, progress=False, stage_weight=float("nan"))

@@ -70,6 +70,8 @@ def test_calibrate_writes_and_refuses_to_overwrite(files, tmp_path: Path, capsys
     d = json.loads(capsys.readouterr().out)
     assert {r["set"] for r in d["rows"]} == {"fit", "held out"} and out.exists()
     assert d["holdout_ok"] == (rc == 0)
+    # every row's stage-duration error, before the fit and after
+    assert all(r["stage_err"] >= 0 and r["stage_err_before"] > 0 for r in d["rows"])
     # the traces' GPU (simulated on the seed's build): the fit starts there, and says so
     assert d["base"] == "h200-stock"
     assert d["base_costs"].startswith("k1 stock costs for h200: the seed's build")
@@ -194,6 +196,16 @@ def test_calibrate_unit_share_from_bad_or_alone_exits_2(
     args = ["calibrate", str(files["real"]), "--out", str(out), *extra, "--unit-share-from", frm]
     assert main(args) == 2
     assert "--unit-share-from" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("w", ["-1", "nan", "x"])
+def test_calibrate_bad_stage_weight_exits_2(files, tmp_path: Path, capsys, w: str) -> None:
+    out = tmp_path / "p.json"
+    with pytest.raises(SystemExit) as e:
+        main(["calibrate", str(files["real"]), "--out", str(out), "--stage-weight", w])
+    assert e.value.code == 2
+    assert "--stage-weight" in capsys.readouterr().err
     assert not out.exists()
 
 
