@@ -19,7 +19,13 @@ from kda_sim.commands.common import (
 from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.counterpart import counterpart
 from kda_sim.compare.diff import compare_timelines
-from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+from kda_sim.compare.launch import (
+    occupancy_of,
+    placement_of,
+    profile_of,
+    resources,
+    with_resources,
+)
 from kda_sim.compare.model import config_of
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
@@ -119,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
             # our K1's trace: its counterpart, the same simulation, cached
             sim = counterpart(args.real, args.profile or args.gpu, real)
         else:
-            sim = simulate(cfg, prof, occupancy=occupancy_of(real)).timeline
+            sim = simulate(
+                cfg, prof, occupancy=occupancy_of(real), placement=placement_of(real, prof)
+            ).timeline
         what = f"simulated on {prof.name}"
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
     conf = check_conformance(real, tolerance_ns=args.tolerance, **clk)

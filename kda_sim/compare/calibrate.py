@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from kda_sim.compare.clocks import aligned, fit_clocks
-from kda_sim.compare.launch import occupancy_of, resources, with_resources
+from kda_sim.compare.launch import occupancy_of, placement_of, resources, with_resources
 from kda_sim.compare.model import config_of, shifted
 from kda_sim.compare.scoring import Scorer
 from kda_sim.compare.starts import (
@@ -245,7 +245,13 @@ def score(tr: Trace, sim: Timeline) -> Score:
 
 
 def _sim(tr: Trace, prof: GpuProfile) -> Timeline:
-    return simulate(tr.cfg, with_resources(prof, tr.resources), occupancy=tr.occupancy).timeline
+    """The trace's launch on ``prof``: its build, its residency, its CTAs on their units."""
+    return simulate(
+        tr.cfg,
+        with_resources(prof, tr.resources),
+        occupancy=tr.occupancy,
+        placement=placement_of(tr.tl, prof),
+    ).timeline
 
 
 def correct_costs(

@@ -15,7 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from kda_sim import cache
-from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+from kda_sim.compare.launch import (
+    occupancy_of,
+    placement_of,
+    profile_of,
+    resources,
+    with_resources,
+)
 from kda_sim.compare.model import config_of
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
@@ -58,10 +64,19 @@ def simulate_like(
     name: str | None = None,
 ) -> SimResult:
     """The launch ``tl`` ran, simulated on ``prof`` (CTAs an SM: ``occupancy``, else the
-    trace's). The timeline's meta says what it simulates and on what."""
-    occ = occupancy if occupancy is not None else occupancy_of(tl)
+    trace's, with each CTA on the unit the trace recorded). The timeline's meta says what
+    it simulates and on what."""
+    own = occupancy is None  # the trace's residency: its placement too
+    occ = occupancy_of(tl) if own else occupancy
     # a ticket launch with its items where the trace took them (config_of)
-    res = simulate(config_of(tl), prof, occupancy=occ, seed=seed, jitter=jitter)
+    res = simulate(
+        config_of(tl),
+        prof,
+        occupancy=occ,
+        seed=seed,
+        jitter=jitter,
+        placement=placement_of(tl, prof) if own else None,
+    )
     extra = res.timeline.meta.extra
     if name:
         extra["simulates"] = name

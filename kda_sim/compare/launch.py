@@ -90,3 +90,19 @@ def occupancy_of(tl: Timeline) -> int | None:
     r = resources(tl) or {}
     v = r.get("ctas_per_sm")
     return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def placement_of(tl: Timeline, prof: GpuProfile) -> tuple[int, ...] | None:
+    """Each CTA's unit as the measured launch placed it, for ``simulate(placement=...)``:
+    the hardware's block scheduler places blocks by state the model does not hold (on the
+    H200 the first GPC a launch fills rotates from launch to launch, so which CTAs share
+    an SM differs between launches of one shape). None where the trace does not say, or
+    says in units ``prof`` does not have (a unit past its count, an XCD not the unit's)."""
+    per_xcd = prof.units // prof.xcds
+    units: list[int] = []
+    for c in tl.ctas:
+        u = c.unit
+        if u is None or not 0 <= u < prof.units or (c.xcd is not None and c.xcd != u // per_xcd):
+            return None
+        units.append(u)
+    return tuple(units)

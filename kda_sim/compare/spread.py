@@ -78,14 +78,22 @@ def spread(launches: list[Timeline]) -> dict[str, Any]:
 def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:
     """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
     a file), against each launch."""
-    from kda_sim.compare.launch import occupancy_of, profile_of, resources, with_resources
+    from kda_sim.compare.launch import (
+        occupancy_of,
+        placement_of,
+        profile_of,
+        resources,
+        with_resources,
+    )
     from kda_sim.compare.model import config_of
     from kda_sim.engine import simulate
 
     errs = []
     for t in launches:
         prof = with_resources(profile_of(t, profile), resources(t))
-        sim = simulate(config_of(t), prof, occupancy=occupancy_of(t)).timeline
+        sim = simulate(
+            config_of(t), prof, occupancy=occupancy_of(t), placement=placement_of(t, prof)
+        ).timeline
         errs.append((prof.name, *errors(t, sim), prof.costs_from))
     return {
         "profile": errs[0][0],

@@ -1,7 +1,10 @@
 """Block dispatch: a CTA starts when a unit has room for it, in dispatch order, and keeps
 its room until it ends. AMD spreads blocks round-robin over its XCDs (block b on XCD
 b mod xcds); within an XCD (or on NVIDIA, the whole GPU) a block takes the unit with the
-most room, the lowest first.
+most room, the lowest first. A measured launch's placement (``placement``: each block's
+unit, as its trace recorded them) replaces that choice: a block takes its own unit, waiting
+there for room if it must; the hardware's block scheduler places blocks by state this
+model does not hold (on the H200 it rotates the first GPC a launch starts from).
 
 Room is counted in slots when every CTA takes the same (a unit holds ``per_unit``); grids
 launched together with different footprints (``feet``, one a block) share each unit's
@@ -28,8 +31,10 @@ class Units:
         per_unit: int,
         feet: Sequence[Footprint] | None = None,
         fold: bool = False,
+        placement: Sequence[int] | None = None,
     ) -> None:
         self.env = env
+        self.placement = placement  # each block's unit, where a measured launch gives them
         self.fold = fold  # a release nobody waits for triggers no event (World.fold)
         self.prof = prof
         self.free = [per_unit] * prof.units
@@ -41,6 +46,8 @@ class Units:
         self.held = [0] * prof.units  # CTAs resident on each unit
 
     def xcd_of_block(self, b: int) -> int:
+        if self.placement is not None:
+            return self.placement[b] // self.per_xcd
         return b % self.prof.xcds
 
     def _fits(self, u: int, b: int) -> bool:
@@ -53,6 +60,9 @@ class Units:
     def pick(self, xcd: int, b: int = 0) -> int | None:
         """The unit of ``xcd`` with room for block ``b`` holding the fewest CTAs, the
         lowest on a tie; None when none has room."""
+        if self.placement is not None:  # the unit the measured launch put it on
+            u = self.placement[b]
+            return u if self._fits(u, b) else None
         lo = xcd * self.per_xcd
         if self.feet is not None:
             fit = [u for u in range(lo, lo + self.per_xcd) if self._fits(u, b)]

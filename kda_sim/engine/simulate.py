@@ -71,6 +71,7 @@ def simulate(
     initial: Initial | None = None,
     grids: Sequence[tuple[Any, int]] | None = None,
     fold_events: bool = True,
+    placement: Sequence[int] | None = None,
 ) -> SimResult:
     """Simulate one launch. Without ``seed`` every latency is nominal (deterministic);
     with one, latencies and costs are jittered by +-``jitter`` (deterministic for the seed).
@@ -84,7 +85,9 @@ def simulate(
     than ``cfg``'s slots. ``fold_events`` (on by default) schedules fewer SimPy events for
     the same result (``World.fold``, ``CtaRun``); off, the engine schedules one for each
     step as it did before it folded them (the tests check that both agree, and
-    ``bench/sim_bench.py`` counts speed in those)."""
+    ``bench/sim_bench.py`` counts speed in those). ``placement``: each block's unit, as
+    a measured launch placed them (``compare.launch.placement_of``), where the dispatcher
+    would otherwise choose (``engine.dispatch``)."""
     spec = spec_for(cfg)
     spec.validate(cfg)
     prof = with_kernel_costs(prof, spec)
@@ -116,7 +119,14 @@ def simulate(
     feet = _shared_feet(grids, prof, blocks)
     if feet is not None:
         res = shared_residency(res, prof)
-    units = Units(env, prof, res.per_unit, feet, fold=fold_events)
+    if placement is not None:
+        placement = tuple(placement)
+        if len(placement) != blocks or not all(0 <= u < prof.units for u in placement):
+            raise InvalidInput(
+                f"a placement names one unit (0..{prof.units - 1}) for each of the {blocks} blocks",
+                what="placement",
+            )
+    units = Units(env, prof, res.per_unit, feet, fold=fold_events, placement=placement)
 
     def start(b: int, unit: int, xcd: int) -> simpy.Process:
         return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,24 @@ def test_a_taken_item_pays_its_prologue_placed_or_not() -> None:
     gaps = [first[(c, t)] - ret for c, _i, ret, t in run.meta.extra["ticket_takes"] if t < 96]
     assert len(gaps) == 96 and min(gaps) == pytest.approx(900.0)
     assert run.makespan > _ticket_run(1, 1).makespan + 800.0  # on the critical path
+
+
+def test_placement_of_a_trace_is_its_units_where_the_gpu_has_them() -> None:
+    from dataclasses import replace
+
+    from kda_sim.compare.launch import placement_of
+    from kda_sim.importers import load_trace
+    from kda_sim.machine.profile import load_profile
+
+    traces = Path(__file__).resolve().parents[2] / "traces"
+    tl = load_trace(traces / "k1_h200_R1_L2.json")
+    h200 = load_profile("h200")
+    place = placement_of(tl, h200)
+    assert place == tuple(c.unit for c in tl.ctas)
+    # the H200's scheduler leaves eight SMs with one CTA, none of them the last eight
+    alone = [u for u in set(place) if place.count(u) == 1]
+    assert len(alone) == 8 and set(alone) != set(range(124, 132))
+    small = replace(h200, units=100)  # a unit past the profile's count: no placement
+    assert placement_of(tl, small) is None
+    tl.ctas[3].unit = None  # a CTA whose unit was not recorded: no placement
+    assert placement_of(tl, h200) is None

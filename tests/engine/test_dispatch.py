@@ -82,3 +82,28 @@ def test_pick_is_the_unit_with_room_holding_fewest_lowest_on_a_tie(
     room = [u for u in range(lo, lo + units.per_xcd) if units.free[u] > 0]
     want = min(room, key=lambda u: (units.held[u], u)) if room else None
     assert units.pick(xcd) == want
+
+
+def test_a_measured_placement_puts_each_block_on_its_unit() -> None:
+    """K1 on the H200 as a trace placed it (two CTAs an SM, pairs the dispatcher would not
+    make): each CTA runs on its unit; a placement that names a unit the GPU lacks, or not
+    one for every block, is refused."""
+    import pytest
+
+    from kda_sim.engine import simulate
+    from kda_sim.errors import InvalidInput
+    from kda_sim.kernels.k1.config import LaunchConfig
+
+    # gemv slowed where two gemv CTAs share an SM: who shares one matters to the launch
+    prof = dataclasses.replace(load_gpu("h200"), unit_shared=("gemv",), unit_share=0.5)
+    cfg = LaunchConfig(1, 1)
+    default = simulate(cfg, prof).timeline
+    # the dispatcher's pairs are (b, b + 132); these put b with b + 128, some units alone
+    place = tuple(b % 128 if b < 256 else 0 for b in range(256))
+    placed = simulate(cfg, prof, placement=place).timeline
+    assert [c.unit for c in placed.ctas] == list(place)
+    assert [c.unit for c in default.ctas] != list(place)
+    assert placed.makespan != default.makespan
+    for bad in (place[:-1], (*place[:-1], 132)):
+        with pytest.raises(InvalidInput, match="placement"):
+            simulate(cfg, prof, placement=bad)
