@@ -29,6 +29,7 @@ from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import TicketLoop, takes_of
 from kda_sim.timeline.model import CtaTrack, Timeline
@@ -130,12 +131,13 @@ def _record_keys(
     puts: list[tuple[int, tuple[str, int, str]]],
 ) -> None:
     """Op ``k``'s records as the engine makes them, keyed (stage, task, label or region):
-    a poll or a counter wait a poll, a put or an atomic a put, a reset a put a cell."""
+    a poll or a counter wait a poll, a put or an atomic a put, a reset (of words or of
+    pairs) a put a cell."""
     if isinstance(op, Poll | Wait):
         polls.append((k, (*at, op.label)))
     elif isinstance(op, Put | Publish | Atomic):
         puts.append((k, (*at, space.name(op.region))))
-    elif isinstance(op, Reset):  # the engine records a word write a cell
+    elif isinstance(op, Reset | ResetPairs):  # the engine records a write a cell
         puts += [(k, (*at, space.name(op.region)))] * len(op.cells)
 
 
