@@ -231,7 +231,7 @@ def test_stage_error_is_the_rms_of_the_kinds_relative_errors() -> None:
 def test_the_stage_term_weighs_in_the_loss_and_the_fit(h200, slow_recur) -> None:
     """A trace whose k.recur runs 1.5x: its stage error is scored always, weighed in the
     loss only where asked; the fit with the term leaves a smaller stage error."""
-    truth, tr = slow_recur
+    _truth, tr = slow_recur
     s0 = evaluate(h200, [tr])["R1L2"]
     assert s0.stage_err > 0.05 and s0.stage_weight == 0.0
     assert s0.loss == pytest.approx(s0.makespan_err**2 + s0.start_err_median**2)
