@@ -47,8 +47,8 @@ from lab.gpu_jobs import probe_main
 
 NUM_WARPS = 8  # 256 threads a CTA, the example kernel's
 TILE = 1024  # fp32 a work's tile and a load's chunk (4 KiB)
-CTAS = (8, 66, 132)
-ROUNDS = (2, 4)
+DEFAULT_CTAS = (8, 66, 132)  # the configurations a run launches
+DEFAULT_ROUNDS = (2, 4)
 WORK_ITERS = 512
 NBYTES = 32768
 MAX_TRIES = 1 << 22  # about 1.5 s of 335 ns tries: far past any wait of a resident grid
@@ -98,6 +98,7 @@ def gridbarrier_kernel(
     sink,
     clock,
     max_tries,
+    CTAS: tl.constexpr,
     ROUNDS: tl.constexpr,
     ITERS: tl.constexpr,
     CHUNKS: tl.constexpr,
@@ -105,7 +106,7 @@ def gridbarrier_kernel(
     INTERP: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    n = tl.num_programs(0)
+    n = CTAS  # the grid, a constant: each configuration compiles, its first launch after
     k = tl.arange(0, SLOTS)
     rec = tl.zeros([SLOTS], tl.int64)
     rec = _put(rec, k, _SMID, _smid(INTERP))
@@ -159,8 +160,8 @@ def _counts(text: str) -> list[int]:
 
 
 def _add_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--ctas", type=_counts, default=list(CTAS), help="CTAs a launch (8,66,132)")
-    ap.add_argument("--rounds", type=_counts, default=list(ROUNDS), help="barriers (2,4)")
+    ap.add_argument("--ctas", type=_counts, default=list(DEFAULT_CTAS), help="CTAs a launch")
+    ap.add_argument("--rounds", type=_counts, default=list(DEFAULT_ROUNDS), help="barriers")
     ap.add_argument("--work-iters", type=int, default=WORK_ITERS, help="FMA rounds a work")
     ap.add_argument("--nbytes", type=int, default=NBYTES, help="bytes a CTA loads a work")
     ap.add_argument("--max-tries", type=int, default=MAX_TRIES, help="a wait gives up after")
@@ -184,6 +185,7 @@ def launch(
     stamps.zero_()
     args = (counter, buf, stamps, sink, clock, max_tries)
     cx = {
+        "CTAS": ctas,
         "ROUNDS": rounds,
         "ITERS": iters,
         "CHUNKS": chunks,

@@ -34,6 +34,7 @@ SIG = {
 
 def _ptx(rounds: int, chunks: int = 8) -> str:
     cx = {
+        "CTAS": 132,
         "ROUNDS": rounds,
         "ITERS": 64,
         "CHUNKS": chunks,
