@@ -130,7 +130,7 @@ def probe_main(
     import torch
 
     if not torch.cuda.is_available():
-        print(f"{name}: no CUDA GPU here (it times the K1's _poll on one)", file=sys.stderr)
+        print(f"{name}: no CUDA GPU here (the probe runs on one)", file=sys.stderr)
         return 2
     from kda_kernel.triton.trace import environment
 

@@ -11,7 +11,9 @@ any of that, :func:`check_claimed_launch` checks what identifies the launch:
 - one CTA track a program, each CTA's role its program's;
 - every (stage, task) a CTA recorded is one its program runs;
 - where the trace records polls (or puts) at all, a finished CTA recorded as many as
-  its program has, an unfinished one no more;
+  its program has, an unfinished one no more (as the engine records them: a counter
+  wait is a poll, an atomic a put, a reset a put a cell; a ticket loop's items and a
+  branch on an atomic's old value add to the program's own);
 - every time is finite and in order: a span ends at or after it starts, a poll is
   satisfied at or after its first issue, and a CTA's records lie within its start
   and end;
