@@ -92,18 +92,23 @@ def probe_main(
     report: Callable[[dict[str, Any]], str],
     add_args: Callable[[argparse.ArgumentParser], None] | None = None,
     bad_args: Callable[[argparse.Namespace], str | None] | None = None,
+    rounds: bool = True,
 ) -> int:
     """A stamp probe's command line (``lab.poll_probe``, ``lab.storm_probe``): ``--out FILE``
     runs it on the GPU (``--rounds`` a launch, ``--launches`` an experiment, and what
     ``add_args`` adds) and writes ``run(args)``'s document there (with the environment),
     then prints its tables; ``--report FILE`` prints a written run's tables here. Exit 2,
     naming why, for a file that is not such a run, arguments ``bad_args`` refuses, an
-    existing ``--out`` (never overwritten) or no CUDA GPU, each before any launch."""
+    existing ``--out`` (never overwritten) or no CUDA GPU, each before any launch, and for
+    an InvalidInput ``run`` raises (before its launches: what only the GPU tells, as its
+    SM count). ``rounds`` False: no ``--rounds`` here (a probe whose rounds are its own
+    argument, ``add_args``'s)."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--out", type=Path, help="run on the GPU, write the rows here")
     g.add_argument("--report", type=Path, help="print a run's tables (no GPU)")
-    ap.add_argument("--rounds", type=int, default=16, help="rounds a launch (a power of two)")
+    if rounds:
+        ap.add_argument("--rounds", type=int, default=16, help="rounds a launch (a power of two)")
     ap.add_argument("--launches", type=int, default=4, help="launches an experiment")
     if add_args is not None:
         add_args(ap)
@@ -116,7 +121,7 @@ def probe_main(
             return 2
         return 0
     why = bad_args(a) if bad_args is not None else None
-    if a.rounds not in (4, 8, 16, 32, 64) or a.launches < 1:
+    if (rounds and a.rounds not in (4, 8, 16, 32, 64)) or a.launches < 1:
         why = "--rounds a power of two, 4 to 64; --launches at least 1"
     why = why or unwritable(a.out)
     if why:
@@ -125,11 +130,15 @@ def probe_main(
     import torch
 
     if not torch.cuda.is_available():
-        print(f"{name}: no CUDA GPU here (it times the K1's _poll on one)", file=sys.stderr)
+        print(f"{name}: no CUDA GPU here (the probe runs on one)", file=sys.stderr)
         return 2
     from kda_kernel.triton.trace import environment
 
-    out = {"env": environment(), **run(a)}
+    try:
+        out = {"env": environment(), **run(a)}
+    except InvalidInput as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
     a.out.write_text(json.dumps(out, indent=1))
     print(report(out))
     return 0

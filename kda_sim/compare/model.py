@@ -25,9 +25,11 @@ import numpy as np
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import get
 from kda_sim.kernels.spec import hook
-from kda_sim.protocol.counters import Atomic, Reset
+from kda_sim.protocol.branches import OnOld
+from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
 from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
+from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import TicketLoop, takes_of
 from kda_sim.timeline.model import CtaTrack, Timeline
@@ -120,6 +122,25 @@ def _match(
     return out, extra
 
 
+def _record_keys(
+    k: int,
+    op: Any,
+    at: tuple[str, int],
+    space: CellSpace,
+    polls: list[tuple[int, tuple[str, int, str]]],
+    puts: list[tuple[int, tuple[str, int, str]]],
+) -> None:
+    """Op ``k``'s records as the engine makes them, keyed (stage, task, label or region):
+    a poll or a counter wait a poll, a put or an atomic a put, a reset (of words or of
+    pairs) a put a cell."""
+    if isinstance(op, Poll | Wait):
+        polls.append((k, (*at, op.label)))
+    elif isinstance(op, Put | Publish | Atomic):
+        puts.append((k, (*at, space.name(op.region))))
+    elif isinstance(op, Reset | ResetPairs):  # the engine records a write a cell
+        puts += [(k, (*at, space.name(op.region)))] * len(op.cells)
+
+
 def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch], space: CellSpace) -> CtaView:
     n = len(prog_ops)
     lo = np.full(n, np.nan)  # recorded time just before / at the op
@@ -137,12 +158,10 @@ def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch], space: Cell
             order.append((stage, task))
         elif isinstance(op, End):
             ends[(op.stage, op.task)] = k
-        elif isinstance(op, Poll):
-            model_polls.append((k, (stage, task, op.label)))
-        elif isinstance(op, Put | Publish | Atomic):
-            model_puts.append((k, (stage, task, space.name(op.region))))
-        elif isinstance(op, Reset):  # the engine records a word write a cell
-            model_puts += [(k, (stage, task, space.name(op.region)))] * len(op.cells)
+        else:
+            # a branch on an atomic's old value: either branch's ops may be recorded
+            for sub in op.then + op.orelse if isinstance(op, OnOld) else (op,):
+                _record_keys(k, sub, (stage, task), space, model_polls, model_puts)
     spans = {(s.name, s.task): s for s in track.stages}
     for key, s in spans.items():
         if key not in begins:

@@ -11,7 +11,9 @@ any of that, :func:`check_claimed_launch` checks what identifies the launch:
 - one CTA track a program, each CTA's role its program's;
 - every (stage, task) a CTA recorded is one its program runs;
 - where the trace records polls (or puts) at all, a finished CTA recorded as many as
-  its program has, an unfinished one no more;
+  its program has, an unfinished one no more (as the engine records them: a counter
+  wait is a poll, an atomic a put, a reset a put a cell; a ticket loop's items and a
+  branch on an atomic's old value add to the program's own);
 - every time is finite and in order: a span ends at or after it starts, a poll is
   satisfied at or after its first issue, and a CTA's records lie within its start
   and end;
@@ -89,21 +91,32 @@ def _programs(tl: Timeline, where: str) -> tuple[Any, ...]:
         ) from e
 
 
-def _program_facts(prog: Any) -> tuple[set[tuple[str, int]], int, int, bool]:
-    """A program's (stage, task) pairs, its polls and puts, and whether it runs a ticket
-    loop: then any item's stages are its own, and its polls and puts are at least its
-    static ones (which items a CTA takes is the run's, not the program's)."""
+def _program_facts(prog: Any) -> tuple[set[tuple[str, int]], int, int, bool, bool]:
+    """A program's (stage, task) pairs, its polls and puts as the engine records them (a
+    counter ``Wait`` is a poll; an ``Atomic`` a put, a ``Reset`` or ``ResetPairs`` a put
+    a cell), whether it runs a ticket loop (then any item's stages are its own, and its
+    polls and puts are at least its static ones: which items a CTA takes is the run's,
+    not the program's) and whether it branches on an atomic's old value (then its polls
+    and puts are at least those outside the branches: which branch runs is the run's)."""
+    from kda_sim.protocol.branches import OnOld
+    from kda_sim.protocol.counters import Atomic, Reset, Wait
     from kda_sim.protocol.ops import Begin, Poll, Publish, Put
+    from kda_sim.protocol.pair_resets import ResetPairs
     from kda_sim.protocol.tickets import TicketLoop
 
     stages = {(op.stage, op.task) for op in prog.ops if isinstance(op, Begin)}
-    polls = sum(isinstance(op, Poll) for op in prog.ops)
-    puts = sum(isinstance(op, Put | Publish) for op in prog.ops)
+    polls = sum(isinstance(op, Poll | Wait) for op in prog.ops)
+    puts = sum(
+        len(op.cells) if isinstance(op, Reset | ResetPairs) else 1
+        for op in prog.ops
+        if isinstance(op, Put | Publish | Atomic | Reset | ResetPairs)
+    )
     loops = [op for op in prog.ops if isinstance(op, TicketLoop)]
     for loop in loops:
         for body in loop.bodies:
             stages |= {(op.stage, op.task) for op in body if isinstance(op, Begin)}
-    return stages, polls, puts, bool(loops)
+    branches = any(isinstance(op, OnOld) for op in prog.ops)
+    return stages, polls, puts, bool(loops), branches
 
 
 def _bad(what: str, rec: str, where: str) -> TraceFormatError:
@@ -209,7 +222,7 @@ def check_claimed_launch(tl: Timeline, where: str = "trace", units: int | None =
             raise _bad(f"role {c.role!r}, its program's is {str(prog.role)!r}", rec, where)
         if units is not None and c.unit is not None and not 0 <= c.unit < units:
             raise _bad(f"ran on unit {c.unit}, but the GPU has units 0 .. {units - 1}", rec, where)
-        stages, n_polls, n_puts, takes = _program_facts(prog)
+        stages, n_polls, n_puts, takes, branches = _program_facts(prog)
         for k, s in enumerate(c.stages):
             if (s.name, s.task) not in stages:
                 task = "" if s.task < 0 else f" of task {s.task}"
@@ -223,7 +236,7 @@ def check_claimed_launch(tl: Timeline, where: str = "trace", units: int | None =
             ("polls", len(c.polls), n_polls, polls_recorded),
             ("puts", len(c.puts), n_puts, puts_recorded),
         ):
-            if takes:  # its items' polls and puts come on top of its static ones
+            if takes or branches:  # its items' or branches' come on top of its static ones
                 if recorded and c.finished and got < want:
                     raise _bad(
                         f"{got} {kind} recorded, its program has {want} and more", rec, where

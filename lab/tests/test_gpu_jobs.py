@@ -4,6 +4,7 @@ report is written."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,35 @@ def test_report_main_says_bad_input_in_a_line(capsys) -> None:
 
     assert report_main("toy", make, str, None) == 2
     assert capsys.readouterr().err == "toy: no traces\n"
+
+
+def test_probe_main_without_its_rounds_and_a_run_that_refuses(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rounds=False``: the probe's own --rounds (here a list), not the power of two; an
+    InvalidInput from ``run`` (what only the GPU tells) is exit 2 naming it, nothing
+    written. The GPU faked: the refusal comes before any launch."""
+    torch = pytest.importorskip("torch")
+    import kda_kernel.triton.trace as trace
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(trace, "environment", lambda: {"gpu": "fake"})
+
+    def args(ap: argparse.ArgumentParser) -> None:
+        ap.add_argument("--rounds", default="2,4")
+
+    def run(a: argparse.Namespace) -> dict:
+        if a.rounds == "3":
+            raise InvalidInput("3 rounds: not on this GPU", what="rounds")
+        return {"rows": a.rounds.split(",")}
+
+    def probe(argv: list[str]) -> int:
+        return probe_main(
+            argv, name="toy", doc="A toy.\n", run=run, report=str, add_args=args, rounds=False
+        )
+
+    out = tmp_path / "run.json"
+    assert probe(["--out", str(out), "--rounds", "3"]) == 2
+    assert capsys.readouterr().err == "toy: 3 rounds: not on this GPU\n" and not out.exists()
+    assert probe(["--out", str(out)]) == 0
+    assert json.loads(out.read_text())["rows"] == ["2", "4"]

@@ -96,3 +96,20 @@ def test_placement_of_a_trace_is_its_units_where_the_gpu_has_them() -> None:
     assert placement_of(tl, small) is None
     tl.ctas[3].unit = None  # a CTA whose unit was not recorded: no placement
     assert placement_of(tl, h200) is None
+
+
+@pytest.mark.parametrize("last_resets", [False, True])
+def test_a_counter_wait_and_its_adds_are_laid_on_their_ops(last_resets: bool) -> None:
+    """The grid barrier's waits and adds, recorded as polls and puts, each land on their
+    op (a wait in the last arriver's branch too), none left over."""
+    from kda_sim.kernels.examples.gridbarrier import GridBarrierConfig
+
+    cfg = GridBarrierConfig(ctas=6, rounds=3, last_resets=last_resets)
+    tl = simulate(cfg, load_profile("h200", "gridbarrier"), seed=2, jitter=0.1).timeline
+    mv = model_view(tl)
+    assert mv.mismatches == []
+    for c, v in zip(tl.ctas, mv.views, strict=True):
+        assert sorted(v.poll_rec.values()) == list(range(len(c.polls)))
+        assert sorted(v.put_rec.values()) == list(range(len(c.puts)))
+        for k, i in v.poll_rec.items():  # the op's bounds are its record's times
+            assert v.lb[k] == c.polls[i].first_issue and v.ub[k] == c.polls[i].satisfied

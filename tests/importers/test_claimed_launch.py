@@ -190,3 +190,36 @@ def test_a_relabelled_onw_first_is_not_evidenced_and_passes(tmp_path: Path) -> N
     # a K1 trace records no loads: the docs say so (kda_sim/kernels/k1/trace_evidence.py)
     p = _relabelled(tmp_path, onw_first=False, nw_first=False)
     check_claimed_launch(read_kernel_trace(p), str(p))
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params"),
+    [
+        ("gridbarrier", {}),
+        ("gridbarrier", {"last_resets": True}),  # a branch on the add's old value
+        ("splitk", {"tiles": 4}),
+        ("cuml_gridsync", {}),
+    ],
+)
+def test_a_counter_kernel_s_launch_is_its_launch(kernel: str, params: dict[str, Any]) -> None:
+    """The engine records a counter ``Wait`` as a poll and an ``Atomic`` (a ``Reset``: a
+    cell) as a put: a simulated launch of a kernel built of them is the launch its header
+    names (it was refused: "2 polls recorded, its program has 0"); a wait deleted is not,
+    unless the wait is in a branch (which branch runs is the run's: the count outside
+    the branches is the least a CTA records)."""
+    from dataclasses import replace
+
+    from kda_sim.kernels.registry import get
+
+    spec = get(kernel)
+    cfg = replace(spec.default_config(), **params)
+    tl = simulate(cfg, load_profile(getattr(spec, "gpu", None) or "h200", spec), seed=1).timeline
+    assert any(c.polls for c in tl.ctas) and any(c.puts for c in tl.ctas)
+    check_claimed_launch(tl, "sim")
+    c = next(c for c in tl.ctas if c.polls)
+    c.polls.pop()
+    if params.get("last_resets"):
+        check_claimed_launch(tl, "sim")
+        return
+    with pytest.raises(TraceFormatError, match=rf"CTA {c.cta}: \d+ polls recorded"):
+        check_claimed_launch(tl, "sim")

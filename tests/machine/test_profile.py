@@ -15,7 +15,7 @@ from kda_sim.machine.profile import FIRST_TRY, PUT_BEHIND
 
 
 def test_bundled_profiles_state_the_issue_figures() -> None:
-    assert {"mi355x", "mi300x", "h200"} <= set(bundled_names())
+    assert {"mi355x", "mi300x", "h200", "h100"} <= set(bundled_names())
     m, m3, h = load_profile("mi355x"), load_profile("mi300x"), load_profile("h200-stock")
     assert (m.units, m.xcds, m.lds_per_unit, m.hbm_bytes_per_ns) == (256, 8, 160 * 1024, 8000.0)
     assert (m3.units, m3.lds_per_unit, m3.hbm_bytes_per_ns) == (304, 64 * 1024, 5300.0)
@@ -23,6 +23,23 @@ def test_bundled_profiles_state_the_issue_figures() -> None:
     assert m.in_order_loads and not h.in_order_loads
     for p in (m, m3, h):
         assert p.sources and "costs" in p.sources  # every profile says where defaults come from
+
+
+def test_the_h100_is_the_h200_s_chip_with_its_own_memory_and_measured_poll() -> None:
+    """H100 SXM5: the H200's GH100 (132 SMs, 228 KiB shared memory an SM) with HBM3 at
+    3.35 TB/s; its poll round trip run 101's H100 retry (335 ns); the name torch reports
+    for the card means it, so a trace of one finds its profile."""
+    from kda_sim.machine.profile import bundled_for
+
+    h1, h2 = load_profile("h100", kernel=None), load_profile("h200", kernel=None)
+    assert (h1.units, h1.lds_per_unit, h1.threads_per_unit) == (132, 228 * 1024, 2048)
+    assert h1.hbm_bytes_per_ns == h1.hbm_peak_bytes_per_ns == 3350.0
+    assert h1.latency_ns["poll"] == 335.0 and "run 101" in h1.sources["latency_ns.poll"]
+    assert {k: v for k, v in h1.latency_ns.items() if k != "poll"} == {
+        k: v for k, v in h2.latency_ns.items() if k != "poll"
+    }
+    assert bundled_for("NVIDIA H100 80GB HBM3") == "h100"
+    assert bundled_for("NVIDIA H200") == "h200"
 
 
 def test_residency_from_resources_and_override() -> None:
