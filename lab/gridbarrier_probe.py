@@ -113,7 +113,9 @@ def gridbarrier_kernel(
     acc = tl.zeros([_TILE], tl.float32) + pid.to(tl.float32)
     gave_up = pid * 0
     kept = tl.zeros([], tl.float32)  # the works' sums, stored: no work is dropped
-    for r in tl.static_range(ROUNDS + 1):
+    # a loop, not unrolled: every round runs the same code (unrolled over 5 rounds, the
+    # H100's rounds 2.. ran 2.3x the first two's work)
+    for r in range(ROUNDS + 1):
         # work r reads its own slice: (CTA, work) -> CHUNKS tiles
         mine = buf + (pid.to(tl.int64) * (ROUNDS + 1) + r) * (CHUNKS * _TILE)
         w = _HEAD + _WORK * r
@@ -179,8 +181,9 @@ def launch(
     chunks: int,
     max_tries: int,
     interp: bool = False,
-) -> None:
-    """One launch of ``ctas`` programs (the counter zeroed first)."""
+) -> Any:
+    """One launch of ``ctas`` programs (the counter zeroed first); the compiled kernel
+    (its registers and spills), None under the interpreter."""
     counter.zero_()
     stamps.zero_()
     args = (counter, buf, stamps, sink, clock, max_tries)
@@ -196,8 +199,8 @@ def launch(
         from kda_kernel.triton.interp import run_threaded
 
         run_threaded(gridbarrier_kernel, ctas, *args, timeout_s=120.0, **cx)
-    else:
-        gridbarrier_kernel[(ctas,)](*args, num_warps=NUM_WARPS, **cx)
+        return None
+    return gridbarrier_kernel[(ctas,)](*args, num_warps=NUM_WARPS, **cx)
 
 
 def interp_run(ctas: int, rounds: int, iters: int, nbytes: int) -> dict[str, Any]:
@@ -242,7 +245,9 @@ def _run(a: argparse.Namespace) -> dict[str, Any]:
             stamps = torch.zeros(c * gt.record_slots(r), dtype=torch.int64, device="cuda")
             got = []
             for _ in range(a.launches + 1):  # the first after the compile, then the rest
-                launch(counter, buf, stamps, sink, clock, c, r, a.work_iters, chunks, a.max_tries)
+                k = launch(
+                    counter, buf, stamps, sink, clock, c, r, a.work_iters, chunks, a.max_tries
+                )
                 torch.cuda.synchronize()
                 got.append(stamps.view(c, -1)[:, :words_a_cta].cpu().tolist())
             if int(counter.item()) != c * r:
@@ -254,6 +259,9 @@ def _run(a: argparse.Namespace) -> dict[str, Any]:
                     "rounds": r,
                     "counter": int(counter.item()),
                     "gave_up": gave_up,
+                    # the build: a spill would make the work's cost the spill's
+                    "regs": getattr(k, "n_regs", None),
+                    "spills": getattr(k, "n_spills", None),
                     "compile_launch": got[0],
                     "launches": got[1:],
                 }
