@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIMIT = 15 * 10**6  # bytes, as ``git ls-files -z | xargs -0 du -cb`` counts them
+# bytes, as ``git ls-files -z | xargs -0 du -cb`` counts them: 15 MB until the grid
+# barrier's six real H100 traces (1.5 MB) joined K1's ten (8.8 MB) in traces/
+LIMIT = 17 * 10**6
 
 
 def tracked_sizes(root: Path) -> list[tuple[int, str]]:
@@ -45,14 +47,14 @@ def over_limit(sizes: list[tuple[int, str]], limit: int, show: int = 8) -> str |
     )
 
 
-def test_the_tracked_tree_stays_under_15_mb() -> None:
+def test_the_tracked_tree_stays_under_the_limit() -> None:
     msg = over_limit(tracked_sizes(ROOT), LIMIT)
     assert msg is None, msg
 
 
 def test_over_the_limit_names_the_largest_files() -> None:
-    sizes = [(9 * 10**6, "traces/big.json"), (7 * 10**6, "docs/b.tgz"), (10, "a.py")]
+    sizes = [(10 * 10**6, "traces/big.json"), (8 * 10**6, "docs/b.tgz"), (10, "a.py")]
     msg = over_limit(sizes, LIMIT)
     assert msg is not None
-    assert "16.0 MB" in msg and "traces/big.json (9.00 MB)" in msg and "docs/b.tgz" in msg
+    assert "18.0 MB" in msg and "traces/big.json (10.00 MB)" in msg and "docs/b.tgz" in msg
     assert over_limit(sizes[1:], LIMIT) is None

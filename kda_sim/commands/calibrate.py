@@ -34,6 +34,9 @@ from kda_sim.compare.launch import profile_of
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.summary import missing_part
 
+# the report table's narrowest trace and shape columns (K1's names, "R=1 L=1", fill them)
+TRACE_WIDTH, SHAPE_WIDTH = 28, 9
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help=COMMANDS["calibrate"])
@@ -227,20 +230,31 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(f"started from {base.name}: {base.costs_from}")
-        print(
-            f"{'trace':28} {'shape':>9} {'set':9} {'makespan':>10} "
-            f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9} {'stages':>7}"
-        )
-        for r in rows:
-            print(
-                f"{r['trace'][:28]:28} {r['shape']:>9} {r['set']:9} "
-                f"{r['real_makespan_ns'] / 1e3:8.2f}us {100 * r['makespan_err_before']:+9.1f}% "
-                f"{100 * r['makespan_err']:+6.1f}% {100 * r['start_err_median']:8.2f}% "
-                f"{100 * r['start_err_p90']:8.2f}% {100 * r['stage_err']:6.1f}%"
-            )
+        print(report_table(rows))
         print(f"wrote {args.out}  ({res.launches} simulated launches, {res.seconds:.0f} s)")
         if hold:
             print(
                 "held-out shapes within the criteria" if ok else "HELD-OUT SHAPES MISS THE CRITERIA"
             )
     return 0 if ok else 1
+
+
+def report_table(rows: list[dict[str, Any]]) -> str:
+    """The report's rows as a text table, its trace and shape columns as wide as their
+    longest entry (at least the widths K1's short names fill), so that a kernel's
+    longer names (``ctas=8 rounds=2 broken=False last_resets=False``) keep the columns
+    lined up."""
+    tw = max([TRACE_WIDTH, *(len(r["trace"]) for r in rows)])
+    sw = max([SHAPE_WIDTH, *(len(r["shape"]) for r in rows)])
+    lines = [
+        f"{'trace':{tw}} {'shape':>{sw}} {'set':9} {'makespan':>10} "
+        f"{'err before':>10} {'err':>7} {'start med':>9} {'start p90':>9} {'stages':>7}"
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['trace']:{tw}} {r['shape']:>{sw}} {r['set']:9} "
+            f"{r['real_makespan_ns'] / 1e3:8.2f}us {100 * r['makespan_err_before']:+9.1f}% "
+            f"{100 * r['makespan_err']:+6.1f}% {100 * r['start_err_median']:8.2f}% "
+            f"{100 * r['start_err_p90']:8.2f}% {100 * r['stage_err']:6.1f}%"
+        )
+    return "\n".join(lines)

@@ -1,8 +1,10 @@
 """``kda-sim simulate``: one launch on a GPU profile -> makespan, stage table, files.
 
-``--like TRACE`` simulates the launch a measured trace of our K1 ran (its configuration,
-variants, build resources and CTAs an SM, on its GPU's fitted profile): the trace's
-simulated counterpart, kept in the user's cache (:mod:`kda_sim.compare.counterpart`)."""
+``--like TRACE`` simulates the launch a measured trace ran (our K1's: its configuration,
+variants, build resources and CTAs an SM, on its GPU's fitted profile; another kernel's,
+such as the bundled grid barrier's: its kernel and configuration, each CTA on the SM it
+recorded, on its GPU's profile): the trace's simulated counterpart, kept in the user's
+cache (:mod:`kda_sim.compare.counterpart`)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from kda_sim.commands.common import (
 )
 from kda_sim.engine import SimResult, simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.kernels.registry import get
+from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.machine.profile import GpuProfile, load_profile
 from kda_sim.machine.residency import Residency, check_occupancy
 from kda_sim.timeline.chrome import write_chrome
@@ -46,8 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--like",
         type=Path,
         metavar="TRACE",
-        help="simulate the launch a measured K1 trace ran (its shape, variants, build and "
-        "GPU's fitted profile; cached); no shape or variant flags with it",
+        help="simulate the launch a measured trace ran (its kernel, shape, variants, build "
+        "and GPU's profile; cached); no shape or variant flags with it",
     )
     # None marks a flag the user did not give: --like refuses them; else the defaults
     p.set_defaults(gpu=None, R=None, L=None, nb=None, kda0=None)
@@ -85,11 +87,11 @@ def summary(res: SimResult) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out, png=args.png)
+    if args.like is not None:  # any kernel's trace: --kernel only checks it
+        return run_like(args)
     spec = other_kernel(args)
     if spec is not None:
         return run_kernel(spec, args)
-    if args.like is not None:
-        return run_like(args)
     for k, v in DEFAULTS.items():
         if getattr(args, k) is None:
             setattr(args, k, v)
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_kernel(spec: Any, args: argparse.Namespace) -> int:
     """A launch of another kernel than K1, its configuration from its own flags."""
-    given = k1_flags_given(args) + (["--like"] if args.like is not None else [])
+    given = k1_flags_given(args)
     if given:
         raise InvalidInput(f"{', '.join(given)}: K1's, not {spec.name}'s flags", what="kernel")
     cfg = kernel_config(spec, getattr(args, "kernel_args", []))
@@ -116,18 +118,25 @@ def run_like(args: argparse.Namespace) -> int:
     from kda_sim.compare.counterpart import (
         counterpart,
         like_profile,
-        read_k1_trace,
+        read_like_trace,
         simulate_like,
     )
     from kda_sim.compare.model import config_of
     from kda_sim.importers.claimed_launch import check_claimed_launch
 
-    given = k1_flags_given(args)
+    rest = getattr(args, "kernel_args", [])  # another kernel's flags and their values
+    given = k1_flags_given(args) + ([a for a in rest if a.startswith("-")] or rest)
     if given:
         raise InvalidInput(
             f"{', '.join(given)}: --like takes the configuration from the trace", what="like"
         )
-    real = read_k1_trace(args.like)
+    real = read_like_trace(args.like)
+    if args.kernel != DEFAULT_KERNEL and real.meta.kernel != get(args.kernel).name:
+        raise InvalidInput(
+            f"a {real.meta.kernel} launch, not one of --kernel {args.kernel}",
+            what="kernel",
+            where=str(args.like),
+        )
     check_claimed_launch(real, str(args.like))
     prof = like_profile(real, args.profile or args.gpu)
     check_occupancy(config_of(real), prof, args.occupancy)

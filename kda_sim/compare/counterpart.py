@@ -1,13 +1,14 @@
 """A measured trace's simulated counterpart, made on demand and cached.
 
-The counterpart simulates the configuration and protocol variants the trace's meta names,
-on its GPU's bundled profile (for our Triton K1 on the H200, the fitted ``h200-k1``) or a
-given one, with the measured build's resources and CTAs an SM
-(:mod:`kda_sim.compare.launch`), nominal (no jitter): what ``kda-sim compare`` runs
-against the trace. Counterparts are not committed: :func:`counterpart` keeps them in the
-user's cache (:mod:`kda_sim.cache`), keyed by the trace's checksum, the profile's identity
-(its every figure and the costs it says it ran, never its name alone:
-:meth:`GpuProfile.identity`) and the code; ``kda-sim simulate --like TRACE --out FILE`` writes one.
+The counterpart simulates the kernel, configuration and protocol variants the trace's
+meta names, on its GPU's bundled profile (for our Triton K1 on the H200, the fitted
+``h200-k1``; for the grid barrier on the H100, ``h100``) or a given one, with the
+measured build's resources and CTAs an SM (:mod:`kda_sim.compare.launch`), nominal (no
+jitter): what ``kda-sim compare`` runs against the trace. Counterparts are not
+committed: :func:`counterpart` keeps them in the user's cache (:mod:`kda_sim.cache`),
+keyed by the trace's checksum, the profile's identity (its every figure and the costs it
+says it ran, never its name alone: :meth:`GpuProfile.identity`) and the code; ``kda-sim
+simulate --like TRACE --out FILE`` writes one.
 """
 
 from __future__ import annotations
@@ -36,9 +37,27 @@ KIND = "counterparts"
 def read_k1_trace(path: Path) -> Timeline:
     """A measured trace of our K1 (one ``kda-sim kernel run --trace`` wrote); anything
     else is invalid input, named."""
+    return _k1_only(_read(path), path)
+
+
+def read_like_trace(path: Path) -> Timeline:
+    """A measured trace whose launch ``simulate --like`` can run again: our K1's (its
+    build named: the simulation runs the build's resources) or another kernel's, its
+    configuration in its meta (the grid barrier's in ``traces/``); anything else is
+    invalid input, named."""
+    tl = _read(path)
+    if tl.meta.source == "measured" and tl.meta.kernel != "k1":
+        return tl
+    return _k1_only(tl, path)
+
+
+def _read(path: Path) -> Timeline:
     if not path.is_file():
         raise InvalidInput("no such trace file", where=str(path))
-    tl = read_kernel_trace(path)
+    return read_kernel_trace(path)
+
+
+def _k1_only(tl: Timeline, path: Path) -> Timeline:
     if tl.meta.measured_build() != "k1":
         what = "a simulated timeline" if tl.meta.source != "measured" else "a measured trace"
         raise InvalidInput(
@@ -97,7 +116,7 @@ def counterpart_path(path: Path, explicit: str | None = None, tl: Timeline | Non
     trace, where the caller has read it already): a Chrome JSON timeline whose
     ``meta.extra["simulation"]`` has the run's residency and HBM bytes."""
     if tl is None:
-        tl = read_k1_trace(path)
+        tl = read_like_trace(path)
     prof = like_profile(tl, explicit)
     entry = cache.key("counterpart", cache.file_sha256(path), prof.identity()) + ".json"
 

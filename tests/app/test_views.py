@@ -74,6 +74,30 @@ def test_opens_on_the_bundled_trace_overlaid(one_trace: Path, make_app) -> None:
     assert "sim error %" in stage_tables(at).dataframe[0].value.columns
 
 
+def test_opens_a_bundled_grid_barrier_trace_on_its_h100_simulation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    """Another kernel's real trace (the grid barrier on an H100) opens as K1's do: overlaid
+    on the simulation of its own kernel and configuration on its GPU's profile."""
+    import shutil
+
+    name = "gridbarrier_h100_ctas8_rounds2.json"
+    d = tmp_path / "traces"
+    d.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / name, d)
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = make_app()
+    assert f"trace {name}" in texts(at.markdown)
+    captions = texts(at.caption)
+    assert "overlaid on its simulation" in captions
+    assert "Simulated on profile h100: gridbarrier" in captions
+    labels = {m.label for m in at.metric}
+    assert {"Real makespan", "Simulated makespan"} <= labels
+    at.toggle(key=INTERACTIVE).set_value(True).run()
+    names = {d["name"] for d in figure_of(at)["data"]}
+    assert {"work (real)", "work (simulated)", "barrier (real)", "barrier (simulated)"} <= names
+
+
 def _picture_url(at: AppTest) -> str:
     (image,) = at.get("image")
     (img,) = image.proto.imgs

@@ -1,6 +1,7 @@
 """A measured trace's simulated counterpart, made on demand and cached outside the tree
 (``kda-sim simulate --like``): the same launch as ``kda-sim compare`` simulates, a cache
-entry that a changed input never finds, and a message (exit 2) for what is not a K1 trace."""
+entry that a changed input never finds, another kernel's measured launch (the bundled grid
+barrier's) as well, and a message (exit 2) for what is neither."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from kda_sim.timeline.chrome import read_chrome
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "traces" / "k1_h200_R1_L1.json"
 needs_trace = pytest.mark.skipif(not TRACE.is_file(), reason="no bundled trace in traces/")
+GRIDBARRIER = ROOT / "traces" / "gridbarrier_h100_ctas66_rounds4.json"
 
 
 @pytest.fixture
@@ -160,6 +162,32 @@ def test_simulate_like_refuses_what_is_not_a_k1_trace(cache_dir: Path, tmp_path:
     assert main(["simulate", "--like", str(tmp_path / "x.json")]) == 2
     assert "not JSON" in capsys.readouterr().err
     assert not list(cache_dir.rglob("*.json"))
+
+
+@pytest.mark.skipif(not GRIDBARRIER.is_file(), reason="no grid-barrier trace in traces/")
+def test_simulate_like_runs_another_kernels_launch(cache_dir: Path, tmp_path: Path, capsys):
+    """The grid barrier's H100 launch: its kernel and configuration on the h100 profile,
+    the launch ``compare`` simulates against it, cached as K1's counterparts are."""
+    out = tmp_path / "sim.json"
+    assert main(["simulate", "--like", str(GRIDBARRIER), "--out", str(out), "--json"]) == 0
+    capsys.readouterr()
+    sim = read_chrome(out)
+    real = read_kernel_trace(GRIDBARRIER)
+    assert (sim.meta.source, sim.meta.kernel, sim.meta.gpu) == ("simulated", "gridbarrier", "h100")
+    assert sim.meta.params == real.meta.params and len(sim.ctas) == len(real.ctas) == 66
+    assert [c.unit for c in sim.ctas] == [c.unit for c in real.ctas]  # placed as recorded
+    (entry,) = cache_dir.rglob("*.json")
+    assert read_chrome(entry).makespan == sim.makespan
+    assert main(["compare", str(GRIDBARRIER), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["comparison"]["sim_makespan_ns"] == sim.makespan
+    # --kernel checks the trace's kernel; the kernel's own flags are the trace's to say
+    like = ["simulate", "--like", str(GRIDBARRIER)]
+    assert main([*like, "--kernel", "gridbarrier", "--json"]) == 0
+    capsys.readouterr()
+    assert main([*like, "--kernel", "pingpong"]) == 2
+    assert "a gridbarrier launch, not one of --kernel pingpong" in capsys.readouterr().err
+    assert main([*like, "--kernel", "gridbarrier", "--rounds", "3"]) == 2
+    assert "--rounds: --like takes the configuration from the trace" in capsys.readouterr().err
 
 
 @needs_trace
