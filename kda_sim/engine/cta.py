@@ -60,7 +60,10 @@ class Pending:
     span: LoadSpan
     hbm: bool
     waited: bool  # folded: the CTA waits for this load now
-    run: CtaRun  # folded, an HBM load: the CTA that issued it (``land``)
+    # folded, an HBM load: the CTA that issued it until the load lands (``land``), then
+    # None: the CTA's ``loads`` hold this Pending, and a cycle would leave the launch's
+    # world and records to the collector
+    run: CtaRun | None
     # made by ``CtaRun._issue``, which sets the fields it reads (no ``__init__``: no frame
     # a load)
 
@@ -69,6 +72,8 @@ class Pending:
         a closure and its cells a load): its span ends now, and a CTA waiting for it
         counts it."""
         run = self.run
+        assert run is not None
+        self.run = None  # (the cycle through the CTA's loads broken: see ``run``)
         env = run.w.env
         self.span.done = env._now
         if self.waited:  # CtaRun._landed and timers.fire, inlined (two frames a load)
