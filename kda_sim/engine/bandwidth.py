@@ -23,6 +23,23 @@ from simpy.events import NORMAL, Event
 
 from kda_sim.engine.timers import Call, Timer, at_time, call_at
 
+# the rate tables (``SharedBandwidth._rates``) of the last few (bandwidth, cap) pairs: a
+# warm launch finds its table grown, where each launch grew its own one n at a time (a
+# K1 R=4 L=2 launch: 400 ``IndexError``s raised and caught); a table's floats depend on
+# the pair alone, so servers share it. A few, not all: a fit tries a bandwidth a launch
+_KEPT = 8
+_rate_tables: dict[tuple[float, float], list[float]] = {}
+
+
+def _rates_for(bytes_per_ns: float, cap_per_stream: float) -> list[float]:
+    key = (bytes_per_ns, cap_per_stream)
+    hit = _rate_tables.get(key)
+    if hit is None:
+        if len(_rate_tables) >= _KEPT:  # the oldest made goes
+            del _rate_tables[next(iter(_rate_tables))]
+        hit = _rate_tables[key] = [0.0]
+    return hit
+
 
 class SharedBandwidth:
     def __init__(
@@ -52,8 +69,9 @@ class SharedBandwidth:
         self._wake_call = self._wake
         # each stream's rate with n in flight, ``_rates[n]``: ``min(cap, bw / n)`` as the
         # share and compare made it (the same float), looked up where a join and a wake
-        # made it again (4,700 a K1 launch); grown by ``_rate`` as a larger n first comes
-        self._rates: list[float] = [0.0]
+        # made it again (4,700 a K1 launch); grown by ``_rate`` as a larger n first comes,
+        # and kept for the next server of the same bandwidth and cap (``_rates_for``)
+        self._rates = _rates_for(bytes_per_ns, cap_per_stream)
 
     def transfer(self, nbytes: int) -> simpy.Event:
         """An event that fires when ``nbytes`` have streamed through."""

@@ -93,3 +93,24 @@ def test_the_order_of_a_join_and_a_wake_at_one_instant_rounds_the_ends() -> None
     assert first != after
     for (a, x), (b, y) in zip(first, after, strict=True):
         assert a == b and x == pytest.approx(y, rel=1e-12)
+
+
+def test_servers_of_one_bandwidth_and_cap_share_a_rate_table_that_gives_the_same_ends() -> None:
+    """A server's rates by streams in flight (``min(cap, bw / n)``) are kept for the next
+    server of the same bandwidth and cap (``_rates_for``): it starts with the table the
+    first grew, and its streams end where a fresh table's do; another bandwidth has a
+    table of its own, and the oldest of more than ``_KEPT`` pairs is dropped."""
+    from kda_sim.engine import bandwidth
+
+    bandwidth._rate_tables.clear()
+    fresh, _ = _ends(folded=True)  # grows the table of (64.0, 40.0) to the streams it ran
+    env = simpy.Environment()
+    table = SharedBandwidth(env, bytes_per_ns=64.0, cap_per_stream=40.0)._rates
+    assert len(table) > 2
+    assert table == [0.0] + [min(40.0, 64.0 / n) for n in range(1, len(table))]
+    assert _ends(folded=True)[0] == fresh  # (with the table found grown)
+    assert SharedBandwidth(env, 32.0, 40.0)._rates == [0.0]
+    for bw in range(bandwidth._KEPT):
+        SharedBandwidth(env, 100.0 + bw, 40.0)
+    assert (64.0, 40.0) not in bandwidth._rate_tables
+    assert len(bandwidth._rate_tables) == bandwidth._KEPT

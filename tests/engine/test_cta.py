@@ -331,3 +331,47 @@ def test_kept_steps_follow_the_hand_off_table_run() -> None:
     cta._NOMINAL.clear()
     fresh = simulate(cfg, prof, launch=case.launch)
     assert kept.timeline == fresh.timeline
+
+
+def test_runs_of_time_alone_ops_are_one_step_where_nothing_decides_their_deltas() -> None:
+    """``cta._runs``: consecutive barriers and computes, a stage's end and the begin after
+    it are one step holding their deltas in program order; a compute that ``_share``
+    scales, or that may run alongside a stream a ``Use`` waited for, is a step of its
+    own, and a delta after a run's end starts another run."""
+    from kda_sim.engine import cta
+    from kda_sim.protocol.ops import Barrier, Compute
+
+    ops = (
+        Compute("a"),  # 0: a run of four (deltas 1.0 and 2.0, an end, a begin)
+        Barrier(),
+        End("s"),
+        Begin("t", 0),
+        Compute("shared"),  # 4: alone (scaled at run time)
+        Barrier(),  # 5: a run of two, then one more after its end
+        End("t"),
+        Barrier(),  # 7: alone
+        Use(("x",)),  # 8
+        Compute("a"),  # 9: alone where weights stream, else a run with the barrier
+        Barrier(),
+    )
+    kinds = cta.op_kinds(ops)
+    vals = (1.0, 2.0, 0.0, 0.0, 3.0, 2.0, 0.0, 2.0, 0.0, 1.0, 2.0)
+    steps = list(zip(range(len(ops)), kinds, ops, vals, strict=True))
+
+    def shape(out):
+        return [(k, kind == cta._RUN, op, v) for k, kind, op, v in out]
+
+    assert shape(cta._runs(steps, ("shared",), streamed=False)) == [
+        (0, True, ops[3], ((1.0, 2.0), True)),
+        (4, False, ops[4], 3.0),
+        (5, True, None, ((2.0,), True)),
+        (7, False, ops[7], 2.0),
+        (8, False, ops[8], 0.0),
+        (9, True, None, ((1.0, 2.0), False)),
+    ]
+    streamed = shape(cta._runs(steps, ("shared",), streamed=True))
+    assert streamed[-3:] == [
+        (8, False, ops[8], 0.0),
+        (9, False, ops[9], 1.0),
+        (10, False, ops[10], 2.0),
+    ]
