@@ -894,9 +894,7 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
 
 # an op's number, its kind, the op, and its value: a barrier's nominal latency, a
 # compute's nominal cost, a poll's plan and nominal try and retry (``NominalPoll``), a
-# put's ref and record fields (0.0 for the rest); a run of time-alone ops (``_runs``): its
-# first op's number, ``_RUN``, the begin that ends it or None, and (its deltas, whether a
-# stage ends after them)
+# put's ref and record fields (0.0 for the rest)
 Step = tuple[int, int, Any, Any]
 NominalPoll = tuple[PollPlan, float, float]
 _NOMINAL: dict[int, tuple[GpuProfile, dict, tuple[Step, ...]]] = {}
@@ -915,8 +913,7 @@ def _nominal(
     distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll)
     with its try's and retry's latencies (``poll_try``, ``poll_retry``: four look-ups and
     two tests a poll), a put's or publish's ref and record fields
-    (``put_record_fields``), 0.0 for the rest; each run of time-alone ops one step
-    (``_runs``).
+    (``put_record_fields``), 0.0 for the rest.
     Kept while the program lives, for the profile and hand-off table last run (a sweep's
     profile is one object; a calibration's a new one a run, which makes them again; the
     table is known by its plans' cache, which holds nothing of the launch, so the program
@@ -960,8 +957,7 @@ def _runs(steps: Iterable[Step], shared: Container[str], streamed: bool) -> tupl
     step can hold made one step (kind ``_RUN``): its barriers' and computes' nominal
     deltas, whether a stage ends after them, and the begin that ends the run (its op;
     None where none does). The loop adds the deltas one by one as it would have, so the
-    CTA's time is the same float; a K1 R=4 L=2 launch's 11,534 time-alone ops are 6,079
-    steps on mi355x.
+    CTA's time is the same float; a K1 launch's 11,500 time-alone ops are 6,100 steps.
     A compute whose cost the run decides is no delta: one ``_share`` scales (the
     profile's ``unit_shared``), and, with streamed weights, the first after a ``Use``
     (it may run alongside the stream the use waited for: ``wanted``)."""
