@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Container, Generator, Iterable
+from collections.abc import Callable, Generator
 from functools import cached_property, partial
 from heapq import heappush
 from itertools import compress, count, repeat
@@ -739,19 +739,9 @@ class CtaRun(CounterOps):
             # launch: barriers, stage begins and ends, computes 11,500; stores, loads and
             # puts 4,400; polls, uses and the rest 4,350)
             if kind < _STORE:  # time alone: a barrier, a stage's begin or end, a compute
-                if kind in _OPENS:  # a run of time-alone ops (_runs), or a begin
-                    if kind == _RUN:  # (v: its deltas, then whether a stage ends)
-                        pre, ends = v
-                        for d in pre:
-                            t += d
-                        if ends:
-                            span = self.open
-                            if span is not None:
-                                span.end = t
-                                self.open = None
-                        if op is None:
-                            continue
-                    # op: a begin (a run's last op, or alone)
+                if kind == _BARRIER:
+                    t += v if nominal else latency("barrier")
+                elif kind == _BEGIN:
                     if op.task >= 0 and op.task != self.task:
                         slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                     self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
@@ -761,8 +751,6 @@ class CtaRun(CounterOps):
                     # in an unrolled copy of the task code)
                     if (slot > 0 and not looped) or cold:
                         t += latency("cold_code")
-                elif kind == _BARRIER:
-                    t += v if nominal else latency("barrier")
                 elif kind == _END:
                     span = self.open
                     if span is not None:
@@ -853,10 +841,6 @@ class CtaRun(CounterOps):
 (_COMPUTE, _BARRIER, _BEGIN, _END, _STORE, _LOAD, _PUT, _POLL, _USE, _FLAGGED, _PUBLISH) = range(11)
 # counter ops (and pair resets, plain stores the CTA does not wait for): kinds >= _ATOMIC
 _ATOMIC, _WAIT, _RESET, _TICKETS, _ON_OLD, _RESET_PAIRS = range(11, 17)
-# a run of time-alone ops, one step of a nominal program's (``_runs``; no op's kind, and
-# below _STORE: op_kinds numbers ops as above, and a ticket loop's body is run by them)
-_RUN = -1
-_OPENS = frozenset({_RUN, _BEGIN})  # the steps that may open a stage: one test, not two
 _KIND_OF = {
     ResetPairs: _RESET_PAIRS,
     OnOld: _ON_OLD,
@@ -941,67 +925,11 @@ def _nominal(
         else 0.0
         for i, (op, k) in enumerate(zip(prog.ops, kinds, strict=True))
     )
-    steps = _runs(
-        zip(range(len(vals)), kinds, prog.ops, vals, strict=True),
-        prof.unit_shared if prof.unit_share else (),
-        prof.streamed_weights,
-    )
+    steps = tuple(zip(range(len(vals)), kinds, prog.ops, vals, strict=True))
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)
     _NOMINAL[key] = (prof, ho.poll_cache, steps)
     return steps
-
-
-def _runs(steps: Iterable[Step], shared: Container[str], streamed: bool) -> tuple[Step, ...]:
-    """A nominal program's steps with each run of consecutive time-alone ops that a
-    step can hold made one step (kind ``_RUN``): its barriers' and computes' nominal
-    deltas, whether a stage ends after them, and the begin that ends the run (its op;
-    None where none does). The loop adds the deltas one by one as it would have, so the
-    CTA's time is the same float; a K1 launch's 11,500 time-alone ops are 6,100 steps.
-    A compute whose cost the run decides is no delta: one ``_share`` scales (the
-    profile's ``unit_shared``), and, with streamed weights, the first after a ``Use``
-    (it may run alongside the stream the use waited for: ``wanted``)."""
-    out: list[Step] = []
-    run: list[Step] = []  # the run's steps so far: deltas, then an end
-    ends = after_use = False
-
-    def flush(begin: Step | None) -> None:
-        nonlocal ends
-        if begin is not None:
-            run.append(begin)
-        if len(run) == 1:
-            out.append(run[0])  # alone: the op's own step
-        elif run:
-            last = begin[2] if begin is not None else None
-            pre = tuple(v for _, kind, _, v in run if kind in (_BARRIER, _COMPUTE))
-            out.append((run[0][0], _RUN, last, (pre, ends)))
-        run.clear()
-        ends = False
-
-    for step in steps:
-        _, kind, op, _ = step
-        if kind == _BARRIER or (
-            kind == _COMPUTE and op.cost not in shared and not (streamed and after_use)
-        ):
-            if ends:  # no delta after a run's end: a new run
-                flush(None)
-            run.append(step)
-        elif kind == _END:
-            if ends:
-                flush(None)
-            run.append(step)
-            ends = True
-        elif kind == _BEGIN:
-            flush(step)
-        else:
-            flush(None)
-            out.append(step)
-        if kind == _COMPUTE:
-            after_use = False
-        elif kind == _USE:
-            after_use = True
-    flush(None)
-    return tuple(out)
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
