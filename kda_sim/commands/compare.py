@@ -217,7 +217,7 @@ def _print(report: dict, conf, cmp) -> None:
         )
     _print_split(c["stage_split"])
     if report.get("by_task_slot"):
-        print("kda stages by task slot (a CTA's second task runs code it has not run yet):")
+        print("stages by task slot (a CTA's later task may run code it has not run yet):")
         print(f"{'stage':8} {'slot':>4} {'dur real':>9} {'dur sim':>9}")
         for r in report["by_task_slot"]:
             real_d, sim_d = r.get("dur_real_median_ns"), r.get("dur_sim_median_ns")

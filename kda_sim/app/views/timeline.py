@@ -132,13 +132,14 @@ def _stage_tables(run: Run) -> None:
     extra = (
         (
             slot_table(run.real, run.sim),
-            "kda stages by task slot: a CTA's second task (R = 4) runs code it has not run "
-            "yet in a build that unrolls its task slots",
+            "stages by task slot (a CTA's first task, its second, ...): a later task may "
+            "run code the CTA has not run yet, in a build that unrolls its task slots (K1's "
+            "second kda task at R = 4)",
         ),
         (
             partner_table(run.real, run.sim),
-            "role stages by what shares the CTA's SM / CU: two gemv CTAs on one SM take "
-            "longer than one beside an attn CTA, and the slowest end the weight stream",
+            "role stages by what shares the CTA's SM / CU (K1's: two gemv CTAs on one SM "
+            "take longer than one beside an attn CTA, and the slowest end the weight stream)",
         ),
     )
     for table, caption in extra:  # each only where it tells CTAs apart
