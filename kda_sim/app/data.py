@@ -55,16 +55,24 @@ def traces_dir(root: Path | None = None) -> Path:
 
 
 def bundled_traces(root: Path | None = None) -> list[Path]:
-    """The traces folder's ``*.json``, of any kernel, by name, :data:`OPENS_ON` first."""
+    """The traces folder's ``*.json`` and ``*.json.gz``, of any kernel, by name,
+    :data:`OPENS_ON` first."""
     d = traces_dir(root)
-    found = sorted(p for p in d.glob("*.json") if p.is_file()) if d.is_dir() else []
+    found = (
+        sorted(p for g in ("*.json", "*.json.gz") for p in d.glob(g) if p.is_file())
+        if d.is_dir()
+        else []
+    )
     return sorted(found, key=lambda p: p.name != OPENS_ON)  # stable: the rest by name
 
 
 def read_bundled(path: Path) -> Timeline:
-    from kda_sim.timeline.chrome import read_chrome
+    """A bundled trace: K1's are plain JSON, another kernel's kept gzipped (the tree
+    stays small)."""
+    from kda_sim.importers.caps import read_inflated
+    from kda_sim.timeline.chrome import chrome_of_bytes
 
-    return read_chrome(path)
+    return chrome_of_bytes(read_inflated(path), str(path))
 
 
 def bundled_run(path: Path, name: str) -> tuple[Run, str]:
@@ -92,14 +100,15 @@ def bundled_run(path: Path, name: str) -> tuple[Run, str]:
 def _read_hashed(path: Path, digest: str) -> Timeline:
     """The trace at ``path``, refused where its bytes are no longer those hashed (a file
     rewritten meanwhile: its run must not be kept under the old content's key)."""
-    from kda_sim.importers.caps import read_capped
+    from kda_sim.importers.caps import inflated, read_capped
     from kda_sim.timeline.chrome import chrome_of_bytes
 
     blob = read_capped(path)  # the size cap on what a page reads
     if hashlib.sha256(blob).hexdigest() != digest:
         msg = "the file changed while it was read: reload the page"
         raise TraceFormatError(msg, where=str(path))
-    return chrome_of_bytes(blob, str(path))
+    # (another kernel's bundled traces are kept gzipped)
+    return chrome_of_bytes(inflated(blob, str(path)), str(path))
 
 
 def _head(tl: Timeline) -> run_store.Head:

@@ -111,6 +111,16 @@ def read_capped(path: Path) -> bytes:
     return raw
 
 
+def read_inflated(path: Path) -> bytes:
+    """:func:`read_capped`, inflated where the file is gzipped (a ``.json.gz`` trace)."""
+    return inflated(read_capped(path), str(path))
+
+
+def inflated(raw: bytes, where: str) -> bytes:
+    """``raw`` inflated (:func:`inflate_capped`) where it is a gzip stream, else as it is."""
+    return inflate_capped(raw, where) if raw[:2] == GZIP_MAGIC else raw
+
+
 def inflate_capped(raw: bytes, where: str) -> bytes:
     """A gzip stream inflated a chunk at a time, refused as soon as it passes the cap
     (never inflated in full first); corrupt or truncated streams refused too."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput, TraceFormatError
-from kda_sim.importers.caps import GZIP_MAGIC, check_count, inflate_capped, read_capped
+from kda_sim.importers.caps import check_count, read_inflated
 from kda_sim.jsoncheck import parse_json
 from kda_sim.timeline.chrome import FORMAT, from_chrome
 from kda_sim.timeline.model import Timeline
@@ -134,7 +134,4 @@ def parse_kernel_trace(data: Any, source: str = "trace") -> Timeline:
 def read_kernel_trace(path: str | Path) -> Timeline:
     """``traces/*.json`` (or ``.json.gz``) -> :class:`Timeline`."""
     p = Path(path)
-    raw = read_capped(p)
-    if raw[:2] == GZIP_MAGIC:
-        raw = inflate_capped(raw, str(p))
-    return parse_kernel_trace(parse_json(raw, str(p)), str(p))
+    return parse_kernel_trace(parse_json(read_inflated(p), str(p)), str(p))

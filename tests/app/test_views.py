@@ -81,7 +81,7 @@ def test_opens_a_bundled_grid_barrier_trace_on_its_h100_simulation(
     on the simulation of its own kernel and configuration on its GPU's profile."""
     import shutil
 
-    name = "gridbarrier_h100_ctas8_rounds2.json"
+    name = "gridbarrier_h100_ctas8_rounds2.json.gz"
     d = tmp_path / "traces"
     d.mkdir()
     shutil.copy(Path(__file__).resolve().parents[2] / "traces" / name, d)

@@ -23,7 +23,7 @@ from kda_sim.timeline.chrome import read_chrome
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "traces" / "k1_h200_R1_L1.json"
 needs_trace = pytest.mark.skipif(not TRACE.is_file(), reason="no bundled trace in traces/")
-GRIDBARRIER = ROOT / "traces" / "gridbarrier_h100_ctas66_rounds4.json"
+GRIDBARRIER = ROOT / "traces" / "gridbarrier_h100_ctas66_rounds4.json.gz"
 
 
 @pytest.fixture

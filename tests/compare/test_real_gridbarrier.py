@@ -15,8 +15,8 @@ from kda_sim.cli import main
 from kda_sim.importers import load_trace
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
-NAME = re.compile(r"gridbarrier_h100_ctas(\d+)_rounds(\d+)\.json")
-BUNDLED = sorted(TRACES.glob("gridbarrier_h100_ctas*_rounds*.json"))
+NAME = re.compile(r"gridbarrier_h100_ctas(\d+)_rounds(\d+)\.json\.gz")
+BUNDLED = sorted(TRACES.glob("gridbarrier_h100_ctas*_rounds*.json.gz"))
 FIT = ("ctas8_rounds2", "ctas132_rounds4")  # the calibrate command of docs/calibration.md
 HELD = ("ctas66_rounds2", "ctas66_rounds4", "ctas132_rounds2", "ctas8_rounds4")
 
@@ -30,7 +30,7 @@ def _shape(path: Path) -> tuple[int, int]:
 
 
 def _path(shape: str) -> str:
-    return str(TRACES / f"gridbarrier_h100_{shape}.json")
+    return str(TRACES / f"gridbarrier_h100_{shape}.json.gz")
 
 
 def test_the_six_configurations_are_bundled() -> None:
@@ -71,7 +71,7 @@ def test_a_quick_fit_on_two_shapes_predicts_the_held_out_makespans(tmp_path: Pat
     assert main([*argv, "--holdout", *map(_path, HELD)]) == 0
     rep = json.loads(capsys.readouterr().out)
     held = [r for r in rep["rows"] if r["set"] == "held out"]
-    assert [r["trace"] for r in held] == [f"gridbarrier_h100_{s}.json" for s in HELD]
+    assert [r["trace"] for r in held] == [f"gridbarrier_h100_{s}.json.gz" for s in HELD]
     for r in held:
         assert abs(r["makespan_err"]) < 0.10, r
         assert abs(r["makespan_err_before"]) > 0.40, r

@@ -150,3 +150,17 @@ def test_a_launch_of_more_ctas_than_a_timeline_holds_is_refused_before_it_is_bui
     np.save(tmp_path / "big.npy", arr)
     assert main(["compare", str(tmp_path / "big.npy"), "--R", "1", "--L", "1"]) == 2
     assert f"big.npy: a launch of {MAX_CTAS + 1} CTAs" in capsys.readouterr().err
+
+
+def test_read_inflated_reads_a_file_plain_or_gzipped(tmp_path: Path) -> None:
+    from kda_sim.importers.caps import read_inflated
+
+    body = b'{"traceEvents": []}'
+    plain, packed = tmp_path / "a.json", tmp_path / "a.json.gz"
+    plain.write_bytes(body)
+    packed.write_bytes(gzip.compress(body))
+    assert read_inflated(plain) == read_inflated(packed) == body
+    packed.write_bytes(gzip.compress(body)[:-4])  # cut short: refused, named
+    with pytest.raises(TraceFormatError, match="gzip") as e:
+        read_inflated(packed)
+    assert str(packed) in str(e.value)
