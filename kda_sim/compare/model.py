@@ -26,10 +26,9 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import get
 from kda_sim.kernels.spec import hook
 from kda_sim.protocol.branches import OnOld
-from kda_sim.protocol.counters import Atomic, Reset, Wait
 from kda_sim.protocol.handoffs import Handoffs, handoffs_of
-from kda_sim.protocol.ops import Begin, End, Poll, Publish, Put
-from kda_sim.protocol.pair_resets import ResetPairs
+from kda_sim.protocol.ops import Begin, End
+from kda_sim.protocol.records import recorded
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import TicketLoop, takes_of
 from kda_sim.timeline.model import CtaTrack, Timeline
@@ -130,15 +129,16 @@ def _record_keys(
     polls: list[tuple[int, tuple[str, int, str]]],
     puts: list[tuple[int, tuple[str, int, str]]],
 ) -> None:
-    """Op ``k``'s records as the engine makes them, keyed (stage, task, label or region):
-    a poll or a counter wait a poll, a put or an atomic a put, a reset (of words or of
-    pairs) a put a cell."""
-    if isinstance(op, Poll | Wait):
-        polls.append((k, (*at, op.label)))
-    elif isinstance(op, Put | Publish | Atomic):
-        puts.append((k, (*at, space.name(op.region))))
-    elif isinstance(op, Reset | ResetPairs):  # the engine records a write a cell
-        puts += [(k, (*at, space.name(op.region)))] * len(op.cells)
+    """Op ``k``'s records as the engine makes them (:func:`recorded`), keyed (stage,
+    task, label or region)."""
+    rec = recorded(op)
+    if rec is None:
+        return
+    kind, n = rec
+    if kind == "poll":
+        polls += [(k, (*at, op.label))] * n
+    else:
+        puts += [(k, (*at, space.name(op.region)))] * n
 
 
 def cta_view(prog_ops: tuple, track: CtaTrack, mism: list[Mismatch], space: CellSpace) -> CtaView:
