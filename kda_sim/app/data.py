@@ -57,12 +57,9 @@ def traces_dir(root: Path | None = None) -> Path:
 def bundled_traces(root: Path | None = None) -> list[Path]:
     """The traces folder's ``*.json`` and ``*.json.gz``, of any kernel, by name,
     :data:`OPENS_ON` first."""
-    d = traces_dir(root)
-    found = (
-        sorted(p for g in ("*.json", "*.json.gz") for p in d.glob(g) if p.is_file())
-        if d.is_dir()
-        else []
-    )
+    from kda_sim.importers import trace_files
+
+    found = trace_files(traces_dir(root))
     return sorted(found, key=lambda p: p.name != OPENS_ON)  # stable: the rest by name
 
 

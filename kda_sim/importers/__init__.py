@@ -30,7 +30,9 @@ from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline.model import Timeline
 
-__all__ = ["decoder_for", "kind_of", "load_trace", "read_kernel_trace"]
+__all__ = ["decoder_for", "kind_of", "load_trace", "read_kernel_trace", "trace_files"]
+
+CHROME_SUFFIXES = (".json", ".json.gz")  # our Chrome JSON traces, plain or gzipped
 
 
 def __getattr__(name: str) -> Any:
@@ -44,13 +46,21 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def trace_files(folder: Path) -> list[Path]:
+    """The Chrome JSON traces of ``folder`` (``*.json`` and ``*.json.gz``), by name: the
+    bundled ones, of any kernel (another kernel's are kept gzipped, the tree small)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(CHROME_SUFFIXES))
+
+
 def kind_of(path: str | Path) -> str:
     from kda_sim.importers.ktrace import SUFFIX as KTRACE_SUFFIX
 
     name = Path(path).name
     if name.endswith((KTRACE_SUFFIX, ".pftrace")):
         return "ktrace"
-    if name.endswith((".json", ".json.gz")):
+    if name.endswith(CHROME_SUFFIXES):
         return "chrome"
     if name.endswith((".pt", ".pth", ".npy")):
         return "stamps"

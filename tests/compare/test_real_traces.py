@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from kda_sim.compare.conformance import check_conformance
-from kda_sim.importers import load_trace
+from kda_sim.importers import load_trace, trace_files
+from kda_sim.importers.caps import read_inflated
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def measured(kernel: str | None = None) -> list[Path]:
     """The measured traces in ``traces/``; of ``kernel`` only where it is named."""
     out = []
-    for p in sorted((ROOT / "traces").glob("*.json")):
+    for p in trace_files(ROOT / "traces"):
         try:
-            meta = json.loads(p.read_text())["otherData"]["meta"]
+            meta = json.loads(read_inflated(p))["otherData"]["meta"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if meta.get("source") == "measured" and kernel in (None, meta.get("kernel", "k1")):

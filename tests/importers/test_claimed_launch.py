@@ -14,7 +14,7 @@ import pytest
 from kda_sim.cli import main
 from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
-from kda_sim.importers import read_kernel_trace
+from kda_sim.importers import read_kernel_trace, trace_files
 from kda_sim.importers.chrome import parse_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -48,7 +48,7 @@ def _refused(d: dict[str, Any]) -> str:
     return str(e.value)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in TRACES.glob("*.json")))
+@pytest.mark.parametrize("name", [p.name for p in trace_files(TRACES)])
 def test_the_bundled_traces_are_their_launches(name: str) -> None:
     check_claimed_launch(read_kernel_trace(TRACES / name), name)
 

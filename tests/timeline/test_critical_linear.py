@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kda_sim.engine import simulate
-from kda_sim.importers import read_kernel_trace
+from kda_sim.importers import read_kernel_trace, trace_files
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.critical import EPS_NS, CriticalPath, PathStep, _has_put, critical_path
@@ -102,7 +102,7 @@ def _same(tl: Timeline) -> CriticalPath | None:
     return new
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in TRACES.glob("*.json")))
+@pytest.mark.parametrize("name", [p.name for p in trace_files(TRACES)])
 def test_same_path_on_bundled_traces(name: str) -> None:
     cp = _same(read_kernel_trace(TRACES / name))
     assert cp is not None and cp.steps

@@ -11,6 +11,8 @@ import pytest
 
 from kda_sim.engine import simulate
 from kda_sim.errors import TraceFormatError
+from kda_sim.importers import trace_files
+from kda_sim.importers.caps import read_inflated
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.jsoncheck import parse_json
 from kda_sim.kernels.k1.config import LaunchConfig
@@ -27,8 +29,8 @@ def trace() -> str:
 
 
 def test_bundled_and_simulated_timelines_meet_the_schema() -> None:
-    for p in TRACES.glob("*.json"):
-        validate_timeline_dict(parse_json(p.read_bytes(), p.name), p.name)
+    for p in trace_files(TRACES):
+        validate_timeline_dict(parse_json(read_inflated(p), p.name), p.name)
     tl = simulate(LaunchConfig(1, 1), load_profile("h200"), seed=1).timeline
     validate_timeline_dict(json.loads(json.dumps(to_chrome(tl))), "sim")
 
