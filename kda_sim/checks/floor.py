@@ -35,6 +35,7 @@ OTHERS = (
     "cold_code",
     "poll_lane",
     "backoff",
+    "spin_lane",
     *FIRST_TRY,
     *PUT_BEHIND,
 )

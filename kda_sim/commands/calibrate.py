@@ -26,6 +26,7 @@ from kda_sim.compare.calibrate import (
     fitted_overlay,
     pinned,
     prepare,
+    searched,
     shape_of,
     shape_text,
     write_overlay,
@@ -79,6 +80,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="a machine parameter set to a measured value and left out of the search "
         "(e.g. hbm_bytes_per_ns=3720: the H200's best measured stream, B/ns)",
+    )
+    p.add_argument(
+        "--search",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a machine parameter searched too, one the search leaves alone by default "
+        "(retry, poll_lane, backoff, the first try's and a put's figures)",
     )
     p.add_argument(
         "--unit-share",
@@ -160,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE", what="pin") from None
         if not math.isfinite(pins[name]):
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE, a finite value", what="pin")
+    searched(args.search, pins)  # before the traces: a bad name costs nothing
     jobs = jobs_of(args)  # before the traces: a cluster that is not there costs nothing
     train = [prepare(_whole(p, args), p.name, **clk) for p in args.traces]
     hold = [prepare(_whole(p, args), p.name, **clk) for p in args.holdout]
@@ -167,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     if len(gpus) > 1:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")
     stock = profile_of(train[0].tl, args.profile or args.gpu)
-    base, search = pinned(stock, pins)
+    base, search = pinned(stock, pins, searched(args.search, pins))
     before = evaluate(stock, train + hold, jobs)
     res = fit_profile(
         base,
@@ -224,6 +234,7 @@ def run(args: argparse.Namespace) -> int:
         "holdout_ok": ok,
         "switches": switches,
         "pins": pins,
+        "search": list(search),  # the parameters the search moved (the pins' left out)
         "criteria": {"makespan_err": args.max_makespan_err, "start_err_median": args.max_start_err},
     }
     if args.json:

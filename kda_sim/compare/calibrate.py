@@ -98,6 +98,7 @@ PARAMS: tuple[tuple[str, str], ...] = (
     ("cold_code", "add"),  # stages of a CTA's later kda tasks (0 by default)
     ("poll_lane", "add"),  # a try's cost a pair a thread beyond the first (0 by default)
     ("backoff", "add"),  # a retry's back-off where the poll site sleeps (0 by default)
+    ("spin_lane", "add"),  # a retry's lanes where the site does not sleep (0 by default)
     # a poll's first try behind the CTA's own stores and loads in flight (0 by default)
     *((n, "add") for n in FIRST_TRY),
     # a put's pairs behind the CTA's own stores ahead of them (0 by default)
@@ -105,15 +106,29 @@ PARAMS: tuple[tuple[str, str], ...] = (
 )
 # the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
 # in a Triton loop): searched only on request; the training shapes rarely pin it down.
-# poll_lane and backoff are read from the traces' polls (lab.poll_covariates) and pinned;
-# the first try's wait behind the CTA's own traffic, and a put's, are read from the probe
-# (lab.poll_probe: the traces record neither loads nor put times) and pinned
+# poll_lane, backoff and spin_lane are read from the traces' polls (lab.poll_covariates)
+# and pinned; the first try's wait behind the CTA's own traffic, and a put's, are read
+# from the probe (lab.poll_probe: the traces record neither loads nor put times) and pinned
 DEFAULT_SEARCH: tuple[str, ...] = tuple(
-    n for n, _ in PARAMS if n not in ("retry", "poll_lane", "backoff", *FIRST_TRY, *PUT_BEHIND)
+    n
+    for n, _ in PARAMS
+    if n not in ("retry", "poll_lane", "backoff", "spin_lane", *FIRST_TRY, *PUT_BEHIND)
 )
 MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way
 ADD_BOUND = 2000.0
+
+
+def searched(extra: Sequence[str], pins: dict[str, float]) -> tuple[str, ...]:
+    """The default search and ``extra``: parameters it leaves alone (the retry interval,
+    the poll figures the traces or the probe give) searched on request, where no
+    measurement is taken as the whole of them (``poll_lane`` where the traces' tries
+    depend on more than the code). A name is searched or pinned, not both."""
+    _search_spec(extra)  # an unknown name is refused here, before any trace is read
+    both = sorted(set(extra) & set(pins))
+    if both:
+        raise InvalidInput(f"{both}: pinned and searched; pin it or search it", what="search")
+    return DEFAULT_SEARCH + tuple(n for n in dict.fromkeys(extra) if n not in DEFAULT_SEARCH)
 
 
 def measured_build(base: GpuProfile, traces: Sequence[Any]) -> GpuProfile:

@@ -133,6 +133,31 @@ def test_calibrate_bad_pin_exits_2(files, tmp_path: Path, capsys, pin: str, said
     assert said in capsys.readouterr().err
 
 
+def test_calibrate_searches_a_parameter_on_request(files, tmp_path: Path, capsys) -> None:
+    args = ["calibrate", str(files["real"]), "--budget", "0", "--cost-passes", "0", "--json"]
+    searched = {}
+    for extra in ([], ["--search", "poll_lane", "--search", "poll_lane"]):
+        out = tmp_path / f"fit{len(extra)}.json"
+        assert main([*args, "--out", str(out), *extra]) in (0, 1)
+        searched[len(extra)] = json.loads(capsys.readouterr().out)["search"]
+    # left out by default (read from the traces' polls and pinned), searched on request, once
+    assert "poll_lane" not in searched[0] and "poll" in searched[0]
+    assert searched[4] == [*searched[0], "poll_lane"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--search", "bogus"], "unknown search parameter(s) ['bogus']"),
+        (["--search", "poll_lane", "--pin", "poll_lane=26"], "pinned and searched"),
+    ],
+)
+def test_calibrate_bad_search_exits_2(files, tmp_path: Path, capsys, flags, said) -> None:
+    out = tmp_path / "p.json"
+    assert main(["calibrate", str(files["real"]), "--out", str(out), *flags]) == 2
+    assert said in capsys.readouterr().err and not out.exists()
+
+
 @pytest.mark.parametrize(
     ("edit", "said"),
     [

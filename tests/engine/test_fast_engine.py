@@ -168,6 +168,25 @@ def test_a_put_behind_the_ctas_stores_equals_the_reference(
     _assert_same(fast, ref)
 
 
+@pytest.mark.parametrize(
+    ("cfg", "seed"),
+    [(LaunchConfig(4, 4), None), (LaunchConfig(1, 1), 7)],
+    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
+)
+def test_priced_polls_equal_the_reference(
+    monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
+) -> None:
+    """A try's pairs a thread, a retry's back-off and a spinning site's retried pairs
+    (the profile's poll_lane, backoff and spin_lane, which the bundled profiles leave at
+    0), folded and unfolded alike."""
+    base = load_profile("h200-k1")
+    prof = base.with_params(poll_lane=25.0, backoff=300.0, spin_lane=70.0)
+    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
+    plain = simulate(cfg, base.with_params(poll_lane=25.0, backoff=300.0), seed=seed)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the spinning retries took effect
+    _assert_same(fast, ref)
+
+
 def test_items_sharing_a_unit_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """CTAs in a ticket loop compute their items' stages: a unit shared by two of them
     slows k.recur alike in both engines."""
