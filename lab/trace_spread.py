@@ -7,7 +7,7 @@ A model cannot predict a launch closer than the next launch of the same shape la
 
 Usage (on the GPU):
     python -m lab.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR [--warmup N]
-        [--kda-tickets [--ticket-unroll N]] [--probe take|static_item]
+        [--kda-tickets [--ticket-unroll N]] [--probe take|static_item] [--gate-sleep-ns N]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def record(
     kda_tickets: bool = False,
     ticket_unroll: int = 0,
     probe: str = "",
+    gate_sleep_ns: int = 0,
 ) -> None:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
@@ -40,11 +41,16 @@ def record(
     first ones. ``kda_tickets``: the schedule of that name, ``ticket_unroll`` its unrolled
     copies (the trace's meta says both); ``probe``: ``Build.probe``'s experiment (the
     trace's meta.extra["build"] names it), checked against the schedule before any
-    launch."""
+    launch; ``gate_sleep_ns``: ``Build.gate_sleep_ns``'s (named there too), the gate's
+    PART poll backing off between tries."""
     from kda_kernel.triton.defaults import default_config
     from kda_kernel.triton.launch import Build
 
-    build = {"probe": probe} if probe else {}
+    if gate_sleep_ns < 0:
+        raise InvalidInput(f"--gate-sleep-ns {gate_sleep_ns}: not negative", what="gate_sleep_ns")
+    build: dict[str, object] = {"probe": probe} if probe else {}
+    if gate_sleep_ns:
+        build["gate_sleep_ns"] = gate_sleep_ns
     for R, L in shapes:  # a probe on the wrong schedule is named, GPU or not
         cfg = default_config(R, L, 8, kda_tickets=kda_tickets, ticket_unroll=ticket_unroll)
         Build(cfg, **build).validate()
@@ -90,6 +96,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a lab experiment (Build.probe): take, on the static build; static_item, with "
         "--kda-tickets",
     )
+    r.add_argument(
+        "--gate-sleep-ns",
+        type=int,
+        default=0,
+        help="a lab experiment (Build.gate_sleep_ns): the gate's PART poll backs off this "
+        "many ns between tries (0, as shipped: it spins)",
+    )
     a = ap.parse_args(argv)
     try:
         shapes = list(parse_shapes(a.shapes))
@@ -102,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             a.kda_tickets,
             a.ticket_unroll,
             a.probe,
+            a.gate_sleep_ns,
         )
     except InvalidInput as e:
         print(f"trace_spread: {e}", file=sys.stderr)

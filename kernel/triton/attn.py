@@ -474,6 +474,7 @@ def _attn(
     MSQ_SP: tl.constexpr = 16,
     MIX_MIN_S: tl.constexpr = 1,
     NW_FIRST: tl.constexpr = False,
+    GATE_SLEEP_NS: tl.constexpr = 0,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -565,7 +566,7 @@ def _attn(
                 False,
                 WATCHDOG,
                 INTERP,
-                0,
+                GATE_SLEEP_NS,  # 0 as shipped: Build.gate_sleep_ns
                 QUIET,
                 tr,
                 EV_RPOLL + 0,

@@ -142,6 +142,11 @@ class Build:
     quiet: bool = True  # polls: masked lanes load nothing, XRDY flags read once a CTA
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
+    # a lab experiment, not a protocol variant: the gate's PART poll (8 pairs a thread) backs
+    # off this many ns between tries, as the long polls do; 0 (as shipped): it spins. Does
+    # a back-off make its retries cheaper (docs/calibration.md, "A wide poll that spins")?
+    # The model knows it only as the trace's meta.extra["build"] names it
+    gate_sleep_ns: int = 0
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
     # cells and PROJ's first share lines with the 56 XRDY flags that every gemv CTA
@@ -309,8 +314,10 @@ class Build:
             raise ValueError(f"align = {self.align}: a power of two, at least 1")
         if not 0 <= self.jitter_ns <= 10_000:
             raise ValueError(f"jitter_ns = {self.jitter_ns}: 0 to 10000")
-        if self.sleep_ns < 0:
-            raise ValueError(f"sleep_ns = {self.sleep_ns}: not negative")
+        if self.sleep_ns < 0 or self.gate_sleep_ns < 0:
+            raise ValueError(
+                f"sleep_ns = {self.sleep_ns}, gate_sleep_ns = {self.gate_sleep_ns}: not negative"
+            )
         if self.trace_level not in (1, 2, 3, 4):
             raise ValueError(f"trace_level = {self.trace_level}: 1 to 4")
         self._validate_probe()
@@ -390,6 +397,7 @@ class Build:
             "TICKET_UNROLL": self.cfg.ticket_unroll,
             "PROBE_TAKE": self.probe == "take",
             "PROBE_STATIC_ITEM": self.probe == "static_item",
+            "GATE_SLEEP_NS": self.gate_sleep_ns,
         }
 
     def with_(self, **kw: Any) -> Build:

@@ -49,3 +49,14 @@ def test_a_probe_on_the_wrong_schedule_is_named_before_anything(
     err = capsys.readouterr().err
     assert "probe" in err and what in err and "no CUDA GPU" not in err
     assert not out.exists()
+
+
+def test_a_negative_gate_back_off_is_refused_before_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "s"
+    args = ["record", "--shapes", "1x1", "--launches", "1", "--dir", str(out)]
+    assert main([*args, "--gate-sleep-ns", "-128"]) == 2
+    err = capsys.readouterr().err
+    assert "--gate-sleep-ns -128" in err and "no CUDA GPU" not in err
+    assert not out.exists()

@@ -72,6 +72,16 @@ def test_gate_local_polls_part_in_the_mix_and_no_wgt() -> None:
     assert len(re.findall(r"bar\.red\.popc\.u32", _ttgir_of(b))) >= _sites(b) - 2
 
 
+def test_the_gate_poll_backs_off_only_in_its_lab_build() -> None:
+    # as shipped the gate's PART poll spins (one nanosleep site fewer than the long polls
+    # that back off); Build.gate_sleep_ns gives it one of its own, every load kept
+    shipped = Build.default(1, 2, 8, watchdog=False)
+    backed = Build.default(1, 2, 8, watchdog=False, gate_sleep_ns=128)
+    sleeps = [len(re.findall(r"nanosleep\.u32 128", _ttgir_of(b))) for b in (shipped, backed)]
+    assert sleeps[0] >= 1 and sleeps[1] == sleeps[0] + 1
+    assert len(_mailbox_loads(_ttgir_of(backed))) == _sites(backed)
+
+
 def test_no_plain_volatile_mailbox_load_in_production() -> None:
     # the watchdog build reads its alarm word and (fault check) a put's old word plainly;
     # the production build polls through the asm load only

@@ -51,6 +51,12 @@ def test_layout_and_back_off_keys_are_checked() -> None:
         Build.default(1, 1, 8, align=24).validate()
     with pytest.raises(ValueError, match="sleep_ns = -1"):
         Build.default(1, 1, 8, sleep_ns=-1).validate()
+    # the gate's PART poll spins as shipped; a lab build backs it off (an option, not a variant)
+    assert Build.default(1, 1, 8).constexprs()["GATE_SLEEP_NS"] == 0
+    gate = Build.default(1, 1, 8, gate_sleep_ns=128).validate()
+    assert gate.constexprs()["GATE_SLEEP_NS"] == 128 and gate.cfg == Build.default(1, 1, 8).cfg
+    with pytest.raises(ValueError, match="gate_sleep_ns = -2"):
+        Build.default(1, 1, 8, gate_sleep_ns=-2).validate()
 
 
 def test_stress_and_trace_level_keys_are_checked() -> None:
