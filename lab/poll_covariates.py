@@ -243,13 +243,15 @@ def try_prices(rows: list[dict[str, Any]]) -> dict[str, float]:
     its back-off where the site sleeps, and its lanes again where it spins: poll = a + c,
     poll_lane = c, backoff = b SLEEP_NS, spin_lane = d. k.norm's ONRM+PROJ is left out
     (``PRICE_EXCLUDE``). Without a wide site that spins, d is 0 (least squares' smallest
-    solution)."""
+    solution); where the polls put it below 0, it is 0 and the rest fitted without it."""
     ts = [r for r in try_costs(rows) if r["site"] not in PRICE_EXCLUDE]
     y = np.array([r["try_ns"] for r in ts], float)
     sleep = np.array([r["sleep_ns"] for r in ts], float)
     lanes = np.array([r["lanes"] for r in ts], float)
     spin = np.where(sleep == 0, lanes - 1, 0.0)
     fit, (a, b, c, d) = r2(y, [sleep, lanes, spin])
+    if d < 0:  # no cost a spinning retry adds: fitted without it (a price is not negative)
+        (fit, (a, b, c)), d = r2(y, [sleep, lanes]), 0.0
     return {
         "poll": a + c,
         "poll_lane": c,

@@ -95,3 +95,22 @@ def test_prices_recover_a_try_and_a_back_off_laid_into_the_polls(spin: float) ->
     assert p["poll_lane"] == pytest.approx(30)
     assert p["backoff"] == pytest.approx(250)
     assert p["spin_lane"] == pytest.approx(spin, abs=1e-6)
+
+
+def test_a_spinning_retry_cheaper_than_the_line_gets_no_price() -> None:
+    # the wide site that spins retries 20 ns a pair a thread under the line of the rest:
+    # no negative price; the other three fitted without the spin term
+    rows = []
+    for site, lanes, sleep in (("a", 1, 0), ("b", 8, 0), ("c", 1, 128), ("d", 8, 128)):
+        lat = 350 + 30 * (lanes - 1)
+        gap = 250 if sleep else -20 * (lanes - 1)
+        common = {"lanes": lanes, "sleep_ns": sleep}
+        rows.append(_row("1x1", site, lat, 0, **common))
+        for n in (1, 2, 5):
+            rows.append(_row("1x1", site, lat + n * (lat + gap), n, **common))
+    p = pc.try_prices(rows)
+    ts = pc.try_costs(rows)
+    y = np.array([r["try_ns"] for r in ts])
+    _, (a, b, c) = pc.r2(y, [np.array([r[k] for r in ts], float) for k in ("sleep_ns", "lanes")])
+    assert p["spin_lane"] == 0.0
+    assert (p["poll"], p["poll_lane"], p["backoff"]) == pytest.approx((a + c, c, b * pc.SLEEP_NS))
