@@ -3,9 +3,10 @@
 # spins"): eight traced K1 launches each of 1 x 1, 2 x 2 and 4 x 4 (gate's PART polled by
 # S = 1, 4 and 16 CTAs) as shipped (the PART poll spins) and with Build.gate_sleep_ns =
 # 128 (it backs off as the long polls do). On the device machine, in the repository root,
-# with the wheels of .whl/ carried; the traces land under $OUT/spin and $OUT/sleep. About
-# 3 compiles a build (L = 1, 2, 4) and 24 launches each: 4 to 8 minutes.
-# Read them here with
+# with the wheels of .whl/ carried; the traces come back as $OUT/gate_sleep_traces.tgz
+# (spin/ and sleep/: one file, as the device brings back a few dozen files at most). About
+# 3 compiles a build (L = 1, 2, 4) and 24 launches each: 5 to 6 minutes on an H100.
+# Read them here (tar xzf gate_sleep_traces.tgz) with
 #   python -m lab.poll_covariates OUT/spin/*.json     # and OUT/sleep/*.json: the gate
 #   PART row's "a retry", against the slice ends, and each launch's makespan
 set -u
@@ -20,3 +21,4 @@ for v in spin:0 sleep:128; do
         --gate-sleep-ns "$ns" --dir "$OUT/$d" > "$OUT/$d.log" 2>&1
     echo "$d rc=$? $(ls "$OUT/$d" | wc -l) traces"
 done
+tar czf "$OUT/gate_sleep_traces.tgz" -C "$OUT" spin sleep && rm -rf "$OUT/spin" "$OUT/sleep"
