@@ -138,20 +138,21 @@ def poll_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def try_costs(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def try_costs(rows: list[dict[str, Any]], pooled: bool = False) -> list[dict[str, Any]]:
     """The polls that retried, each with ``try_ns``: (span - the median span of its site's
-    polls with no retry in the same trace) / retries. Where the trace has none (gate's
-    PART retries at every shape but 1x4: its S polls start together), the site's polls
-    with no retry in every trace given stand for them; sites with none drop out."""
+    polls with no retry in the same trace) / retries; sites with no such poll drop out.
+    ``pooled``: where the trace has none (gate's PART retries at every shape but 1x4, its
+    S polls starting together), the site's polls with no retry in every trace given stand
+    for them (the site table; the prices keep to the same trace)."""
     base: dict[tuple[str, str], list[float]] = defaultdict(list)
-    pooled: dict[str, list[float]] = defaultdict(list)
+    every: dict[str, list[float]] = defaultdict(list)
     for r in rows:
         if r["retries"] == 0:
             base[(r["shape"], r["site"])].append(r["span"])
-            pooled[r["site"]].append(r["span"])
+            every[r["site"]].append(r["span"])
     out = []
     for r in rows:
-        b = base.get((r["shape"], r["site"])) or pooled.get(r["site"])
+        b = base.get((r["shape"], r["site"])) or (every.get(r["site"]) if pooled else None)
         if r["retries"] >= 1 and b:
             out.append({**r, "try_ns": (r["span"] - float(np.median(b))) / r["retries"]})
     return out
@@ -185,7 +186,7 @@ def site_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per site: polls, the code's lanes and back-off, the span of a poll that passed at
     once, a try's cost, put-to-seen of a poll that waited; medians over the polls, and a
     try's range over the traces' medians."""
-    tries = try_costs(rows)
+    tries = try_costs(rows, pooled=True)
     out = []
     for site in dict.fromkeys(r["site"] for r in rows):
         rs = [r for r in rows if r["site"] == site]
@@ -232,34 +233,21 @@ def regression(rows: list[dict[str, Any]], exclude: Sequence[str] = ()) -> dict[
     return out
 
 
-PRICED = ("poll", "poll_lane", "backoff", "spin_lane")  # the profile's figures printed
+PRICED = ("poll", "poll_lane", "backoff")  # the profile's figures printed
 PRICE_EXCLUDE = ("k.norm ONRM+PROJ",)  # its first try is slow for a reason the code does not say
 
 
 def try_prices(rows: list[dict[str, Any]]) -> dict[str, float]:
     """The profile's poll figures from the polls' retries: a retry's cost regressed on the
-    code's facts, ``a + b sleep_ns + c lanes + d spin``, where ``spin`` is lanes - 1 at a
-    site that does not sleep (0 where it does), is a try (poll + (lanes - 1) poll_lane),
-    its back-off where the site sleeps, and its lanes again where it spins: poll = a + c,
-    poll_lane = c, backoff = b SLEEP_NS, spin_lane = d. k.norm's ONRM+PROJ is left out
-    (``PRICE_EXCLUDE``). Without a wide site that spins, d is 0 (least squares' smallest
-    solution); where the polls put it below 0, it is 0 and the rest fitted without it."""
+    code's facts, ``a + b sleep_ns + c lanes``, is a try (poll + (lanes - 1) poll_lane)
+    and its back-off (backoff where the site sleeps): poll = a + c, poll_lane = c,
+    backoff = b SLEEP_NS. k.norm's ONRM+PROJ is left out (``PRICE_EXCLUDE``)."""
     ts = [r for r in try_costs(rows) if r["site"] not in PRICE_EXCLUDE]
     y = np.array([r["try_ns"] for r in ts], float)
     sleep = np.array([r["sleep_ns"] for r in ts], float)
     lanes = np.array([r["lanes"] for r in ts], float)
-    spin = np.where(sleep == 0, lanes - 1, 0.0)
-    fit, (a, b, c, d) = r2(y, [sleep, lanes, spin])
-    if d < 0:  # no cost a spinning retry adds: fitted without it (a price is not negative)
-        (fit, (a, b, c)), d = r2(y, [sleep, lanes]), 0.0
-    return {
-        "poll": a + c,
-        "poll_lane": c,
-        "backoff": b * SLEEP_NS,
-        "spin_lane": d,
-        "r2": fit,
-        "polls": len(ts),
-    }
+    fit, (a, b, c) = r2(y, [sleep, lanes])
+    return {"poll": a + c, "poll_lane": c, "backoff": b * SLEEP_NS, "r2": fit, "polls": len(ts)}
 
 
 def mate_effect(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -35,7 +35,6 @@ OTHERS = (
     "cold_code",
     "poll_lane",
     "backoff",
-    "spin_lane",
     *FIRST_TRY,
     *PUT_BEHIND,
 )

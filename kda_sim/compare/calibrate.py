@@ -98,7 +98,6 @@ PARAMS: tuple[tuple[str, str], ...] = (
     ("cold_code", "add"),  # stages of a CTA's later kda tasks (0 by default)
     ("poll_lane", "add"),  # a try's cost a pair a thread beyond the first (0 by default)
     ("backoff", "add"),  # a retry's back-off where the poll site sleeps (0 by default)
-    ("spin_lane", "add"),  # a retry's lanes where the site does not sleep (0 by default)
     # a poll's first try behind the CTA's own stores and loads in flight (0 by default)
     *((n, "add") for n in FIRST_TRY),
     # a put's pairs behind the CTA's own stores ahead of them (0 by default)
@@ -106,13 +105,11 @@ PARAMS: tuple[tuple[str, str], ...] = (
 )
 # the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
 # in a Triton loop): searched only on request; the training shapes rarely pin it down.
-# poll_lane, backoff and spin_lane are read from the traces' polls (lab.poll_covariates)
-# and pinned; the first try's wait behind the CTA's own traffic, and a put's, are read
-# from the probe (lab.poll_probe: the traces record neither loads nor put times) and pinned
+# poll_lane and backoff are read from the traces' polls (lab.poll_covariates) and pinned;
+# the first try's wait behind the CTA's own traffic, and a put's, are read from the probe
+# (lab.poll_probe: the traces record neither loads nor put times) and pinned
 DEFAULT_SEARCH: tuple[str, ...] = tuple(
-    n
-    for n, _ in PARAMS
-    if n not in ("retry", "poll_lane", "backoff", "spin_lane", *FIRST_TRY, *PUT_BEHIND)
+    n for n, _ in PARAMS if n not in ("retry", "poll_lane", "backoff", *FIRST_TRY, *PUT_BEHIND)
 )
 MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way

@@ -134,7 +134,7 @@ def _launch_consts(world: World) -> tuple:
     return out
 
 
-def poll_try(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool, bool]) -> float:
+def poll_try(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool]) -> float:
     """A poll's try: its load's latency, and a try's CTA-wide count (a barrier each pair
     a thread) where the profile prices it, so a run without it draws no more jitter."""
     lat = latency("poll")
@@ -143,27 +143,19 @@ def poll_try(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool
     return lat
 
 
-def poll_retry(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool, bool]) -> float:
-    """The sleep between a poll's tries, and its backoff where the profile prices it; at
-    a site that does not back off, a retry's lanes where the profile prices those."""
+def poll_retry(op: Poll, latency: Callable[[str], float], priced: tuple[bool, bool]) -> float:
+    """The sleep between a poll's tries, and its backoff where the profile prices it."""
     retry = latency("retry")
-    if op.backoff:
-        if priced[1]:
-            retry += latency("backoff")
-    elif op.lanes > 1 and priced[2]:
-        retry += (op.lanes - 1) * latency("spin_lane")
+    if op.backoff and priced[1]:
+        retry += latency("backoff")
     return retry
 
 
-def _priced(prof: GpuProfile) -> tuple[bool, bool, bool]:
-    """Whether the profile prices a poll's lanes, its backoff, and a retry's lanes where
-    the site spins without one (``poll_try``, ``poll_retry``)."""
+def _priced(prof: GpuProfile) -> tuple[bool, bool]:
+    """Whether the profile prices a poll's lanes and its backoff (``poll_try``,
+    ``poll_retry``)."""
     lat = prof.latency_ns
-    return (
-        lat.get("poll_lane", 0.0) > 0.0,
-        lat.get("backoff", 0.0) > 0.0,
-        lat.get("spin_lane", 0.0) > 0.0,
-    )
+    return (lat.get("poll_lane", 0.0) > 0.0, lat.get("backoff", 0.0) > 0.0)
 
 
 class CtaRun(CounterOps):

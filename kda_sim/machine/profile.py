@@ -52,12 +52,6 @@ OPTIONAL_LATENCIES = (
     # poll's time is made of")
     "poll_lane",
     "backoff",
-    # a retry's cost for each pair a thread beyond the first where the poll site spins
-    # without a back-off: its tries follow each other with nothing between, and in the
-    # Triton K1's H200 traces such a retry of 8 pairs a thread (gate's PART) costs
-    # 1,072 ns where one of the same width with a back-off (k.gates' f_a) costs 814
-    # (docs/calibration.md, "A wide poll that spins")
-    "spin_lane",
     # a poll's first try waits behind the CTA's own memory traffic still in the SM's pipe
     # (kda_sim.engine.cta, ``CtaRun._traffic_wait``): ns where stores are in flight, ns a
     # KiB of those stores, and ns a KiB of loads issued and not yet used. The H200's probe

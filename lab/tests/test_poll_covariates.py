@@ -36,13 +36,14 @@ def test_a_try_is_read_against_the_polls_of_its_site_and_trace_that_passed_at_on
         _row("1x1", "a", 400, 0),
         _row("1x1", "a", 600, 0),  # base 500
         _row("1x1", "a", 1700, 2),  # (1700 - 500) / 2
-        _row("2x2", "a", 1500, 2),  # no base in 2x2: every trace's (400, 600, 1100): 600
+        _row("2x2", "a", 1500, 2),  # no base in 2x2: pooled, every trace's (400, 600, 1100)
         _row("3x3", "a", 1100, 0),
         _row("3x3", "a", 2300, 1),  # its own trace's: 1100
         _row("1x1", "b", 900, 1),  # no base for b in any trace: left out
     ]
-    tries = pc.try_costs(rows)
-    assert [t["try_ns"] for t in tries] == [600.0, 450.0, 1200.0]
+    assert [t["try_ns"] for t in pc.try_costs(rows, pooled=True)] == [600.0, 450.0, 1200.0]
+    # the prices' reading keeps to the poll's own trace: 2x2's has no base there
+    assert [t["try_ns"] for t in pc.try_costs(rows)] == [600.0, 1200.0]
 
 
 def test_r2_is_one_on_a_line_and_finds_its_coefficients() -> None:
@@ -77,15 +78,13 @@ def test_one_bundled_trace_every_poll_with_its_covariates() -> None:
     assert sites["mix WGT"]["try_ns"] is not None
 
 
-@pytest.mark.parametrize("spin", [0.0, 70.0])
-def test_prices_recover_a_try_and_a_back_off_laid_into_the_polls(spin: float) -> None:
-    # tries of 350 ns a round trip, 30 ns a pair a thread past the first, 250 ns a back-off,
-    # and where a site spins without one, ``spin`` a pair a thread past the first a retry
+def test_prices_recover_a_try_and_a_back_off_laid_into_the_polls() -> None:
+    # tries of 350 ns a round trip, 30 ns a pair a thread past the first, 250 ns a back-off
     rows = []
     for shape in ("1x1", "2x2"):
         for site, lanes, sleep in (("a", 1, 0), ("b", 8, 0), ("c", 1, 128), ("d", 8, 128)):
             lat = 350 + 30 * (lanes - 1)
-            gap = 250 if sleep else spin * (lanes - 1)
+            gap = 250 if sleep else 0
             common = {"lanes": lanes, "sleep_ns": sleep}
             rows.append(_row(shape, site, lat, 0, **common))
             for n in (1, 2, 5):
@@ -94,23 +93,3 @@ def test_prices_recover_a_try_and_a_back_off_laid_into_the_polls(spin: float) ->
     assert p["poll"] == pytest.approx(350)
     assert p["poll_lane"] == pytest.approx(30)
     assert p["backoff"] == pytest.approx(250)
-    assert p["spin_lane"] == pytest.approx(spin, abs=1e-6)
-
-
-def test_a_spinning_retry_cheaper_than_the_line_gets_no_price() -> None:
-    # the wide site that spins retries 20 ns a pair a thread under the line of the rest:
-    # no negative price; the other three fitted without the spin term
-    rows = []
-    for site, lanes, sleep in (("a", 1, 0), ("b", 8, 0), ("c", 1, 128), ("d", 8, 128)):
-        lat = 350 + 30 * (lanes - 1)
-        gap = 250 if sleep else -20 * (lanes - 1)
-        common = {"lanes": lanes, "sleep_ns": sleep}
-        rows.append(_row("1x1", site, lat, 0, **common))
-        for n in (1, 2, 5):
-            rows.append(_row("1x1", site, lat + n * (lat + gap), n, **common))
-    p = pc.try_prices(rows)
-    ts = pc.try_costs(rows)
-    y = np.array([r["try_ns"] for r in ts])
-    _, (a, b, c) = pc.r2(y, [np.array([r[k] for r in ts], float) for k in ("sleep_ns", "lanes")])
-    assert p["spin_lane"] == 0.0
-    assert (p["poll"], p["poll_lane"], p["backoff"]) == pytest.approx((a + c, c, b * pc.SLEEP_NS))

@@ -340,8 +340,6 @@ class ReferenceCtaRun(CounterOps):
         retry = w.sampler.latency("retry")
         if op.backoff and w.prof.latency_ns.get("backoff", 0.0) > 0.0:
             retry += w.sampler.latency("backoff")
-        elif not op.backoff and op.lanes > 1 and w.prof.latency_ns.get("spin_lane", 0.0):
-            retry += (op.lanes - 1) * w.sampler.latency("spin_lane")
         if visible <= start:
             tries, issue = 0, start
         else:

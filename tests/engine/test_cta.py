@@ -1,7 +1,6 @@
 """A CTA's poll: a try costs the round trip, plus ``latency_ns.poll_lane`` for each pair a
 thread beyond the first, and a retry the site's back-off (``latency_ns.backoff``) where
-the poll's code sleeps, or its pairs a thread again (``latency_ns.spin_lane``) where it
-spins without a sleep; a profile that prices none runs every poll as before. A poll's
+the poll's code sleeps; a profile that prices neither runs every poll as before. A poll's
 first try waits behind the CTA's own stores and loads not yet used
 (``latency_ns.first_try_*``), and a profile without them runs it at once. A put's pairs
 are visible behind the CTA's own stores ahead of them (``latency_ns.put_*``), and at once
@@ -71,20 +70,6 @@ def test_a_try_costs_its_pairs_a_thread_and_a_retry_its_back_off() -> None:
         wide += op.lanes > 1
         backed += op.backoff and retries > 0
     assert wide and backed  # the run has both kinds of poll (PART, f_a; XRDY, k.conv)
-
-
-def test_a_retry_where_the_site_spins_costs_its_pairs_a_thread_again() -> None:
-    spin = 70.0
-    cfg = LaunchConfig(1, 1)
-    poll, retry = K1.latency_ns["poll"], K1.latency_ns["retry"]
-    runs = _spans(cfg, PRICED.with_params(spin_lane=spin))
-    spun = 0
-    for op, span, retries in runs:
-        lat = poll + (op.lanes - 1) * LANE
-        gap = retry + (BACKOFF if op.backoff else (op.lanes - 1) * spin)
-        assert span == pytest.approx(lat + retries * (lat + gap))
-        spun += not op.backoff and op.lanes > 1 and retries > 0
-    assert spun  # gate's PART: 8 pairs a thread, no back-off, a retry at 1x1
 
 
 def test_without_the_prices_a_poll_is_the_round_trip_whatever_its_site() -> None:

@@ -176,14 +176,13 @@ def test_a_put_behind_the_ctas_stores_equals_the_reference(
 def test_priced_polls_equal_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
 ) -> None:
-    """A try's pairs a thread, a retry's back-off and a spinning site's retried pairs
-    (the profile's poll_lane, backoff and spin_lane, which the bundled profiles leave at
-    0), folded and unfolded alike."""
+    """A try's pairs a thread and a retry's back-off (the profile's poll_lane and
+    backoff, which the bundled profiles leave at 0), folded and unfolded alike."""
     base = load_profile("h200-k1")
-    prof = base.with_params(poll_lane=25.0, backoff=300.0, spin_lane=70.0)
+    prof = base.with_params(poll_lane=25.0, backoff=300.0)
     fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
-    plain = simulate(cfg, base.with_params(poll_lane=25.0, backoff=300.0), seed=seed)
-    assert plain.timeline.ctas != fast.timeline.ctas  # the spinning retries took effect
+    plain = simulate(cfg, base, seed=seed)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the prices took effect
     _assert_same(fast, ref)
 
 
