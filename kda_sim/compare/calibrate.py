@@ -669,8 +669,9 @@ def fitted_overlay(
         )
     )
     d["provenance"] = {"by": "kda-sim calibrate", "date": date, "detail": detail}
-    # not the start's build text: a fit's build is what its provenance says it ran
-    drop = ("calibration", BUILD_SOURCE)
+    # not the start's build text: a fit's build is what its provenance says it ran; nor
+    # its words on its costs (a stock file's "assumed"): the fit replaced them
+    drop = ("calibration", BUILD_SOURCE, "costs")
     src = {k: v for k, v in fit.sources.items() if k not in drop and gpu.sources.get(k) != v}
     if src:
         d["sources"] = src

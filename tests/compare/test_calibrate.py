@@ -75,8 +75,11 @@ def test_fit_writes_an_overlay_the_simulator_loads(tmp_path: Path, h200, slow_re
     assert prof.name == "h200-k1-fitted" and "R1L2" in prof.sources["calibration"]
     assert prof.costs == res.profile.costs and prof.latency_ns == res.profile.latency_ns
     assert prof.costs_from.startswith("k1 costs fitted on h200 by kda-sim calibrate (")
-    # a fit does not carry its start's build text (the seed's) over
+    # a fit does not carry its start's build text (the seed's) over, nor its start's
+    # words on the costs it replaced (the stock file's "assumed")
+    assert "costs" in h200.sources
     assert "build" not in written.get("sources", {})
+    assert "costs" not in written.get("sources", {})
     assert str(out) in prof.costs_from
     a, b = simulate(tr.cfg, prof).timeline, simulate(tr.cfg, res.profile).timeline
     assert a.makespan is not None and a.makespan == b.makespan
