@@ -45,6 +45,12 @@ from kda_sim.timeline.model import CtaTrack, LoadSpan, PollRecord, PutRecord, St
 _WEIGHT = LoadKind.WEIGHT
 _WEIGHT_KIND = LoadKind.WEIGHT.value  # a LoadSpan's kind (an enum lookup a span cost)
 _INF = float("inf")
+# a record made without its class's ``__init__`` (StageSpan, LoadSpan, PollRecord, PutRecord,
+# PutDone: about 9,600 a K1 launch): ``_new(cls)`` and a store a field, every field, in this
+# module. A call to a Python class runs its ``__init__`` as a frame entered from C, about
+# half of what making the record cost; tests/engine/test_cta.py checks that every field of
+# every record a launch makes is set, so a field added to a record must be set here too
+_new = object.__new__
 
 
 class Pending:
@@ -245,7 +251,14 @@ class CtaRun(CounterOps):
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""
         w = self.w
         # ``_value_`` is what ``.value`` returns, without the enum's property lookup
-        span = LoadSpan(op.name, op.kind._value_, op.nbytes, t, None, self.stage, self.task)
+        span = _new(LoadSpan)  # LoadSpan(op.name, kind, op.nbytes, t, None, stage, task)
+        span.name = op.name
+        span.kind = op.kind._value_
+        span.nbytes = op.nbytes
+        span.issue = t
+        span.done = None
+        span.stage = self.stage
+        span.task = self.task
         self.track.loads.append(span)
         pending = Pending()  # (its fields set here: no __init__ frame a load)
         pending.span, pending.waited, pending.event = span, False, None
@@ -477,8 +490,20 @@ class CtaRun(CounterOps):
                 behind = fixed + ahead * per_store
             self._store_bytes = ahead + n * PAIR_BYTES
         puts = self.track.puts
-        puts.append(PutRecord(self.stage, self.task, name, n, first, t))
-        w.put_done[ref] = PutDone(t, self.xcd, len(puts) - 1, self.prog.cta, behind)
+        put = _new(PutRecord)  # PutRecord(stage, task, name, n, first, t)
+        put.stage = self.stage
+        put.task = self.task
+        put.region = name
+        put.n_cells = n
+        put.first = first
+        put.time = t
+        puts.append(put)
+        w.put_done[ref] = done = _new(PutDone)  # PutDone(t, xcd, index, cta, behind)
+        done.time = t
+        done.xcd = self.xcd
+        done.put_index = len(puts) - 1
+        done.cta = self.prog.cta
+        done.behind = behind
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
@@ -533,22 +558,18 @@ class CtaRun(CounterOps):
         else:
             ref = (self.prog.cta, k) if self.loop < 0 else item_ref(self.loop, self.item, k)
             plan = self._plans.get(ref) or poll_plan(w.handoffs, ref)
-        rec = PollRecord(
-            self.stage,
-            self.task,
-            op.label,
-            plan.n_cells,
-            plan.n_batches,
-            t0,
-            None,
-            None,
-            None,
-            None,
-            None,
-            # cells: the plan's ranges themselves, one list every record of the poll
-            # shares (no reader changes a record's; chrome's reader makes its own)
-            plan.ranges,
-        )
+        rec = _new(PollRecord)  # PollRecord(stage, task, label, cells, batches, t0)
+        rec.stage = self.stage
+        rec.task = self.task
+        rec.label = op.label
+        rec.n_cells = plan.n_cells
+        rec.n_batches = plan.n_batches
+        rec.first_issue = t0
+        rec.satisfied = rec.retries = rec.producer = rec.put_time = rec.put_ref = None
+        # cells: the plan's ranges themselves, one list every record of the poll shares (no
+        # reader changes a record's; chrome's reader makes its own)
+        rec.cells = plan.ranges
+        rec.behind_loads = rec.behind_weight_bytes = rec.tag = None
         self.track.polls.append(rec)
         if not step:  # (drawn here, before the visibilities: a jittered run's order)
             lat = poll_try(op, self.latency, self._priced)
@@ -745,7 +766,10 @@ class CtaRun(CounterOps):
                     if op.task >= 0 and op.task != self.task:
                         slot += 1  # a kda task begins: its slot on this CTA (0: the first)
                     self.stage, self.task = op.stage, op.task  # the stage opens (inlined)
-                    self.open = span = StageSpan(op.stage, op.task, t, t)
+                    self.open = span = _new(StageSpan)  # StageSpan(stage, task, t, t)
+                    span.name = op.stage
+                    span.task = op.task
+                    span.start = span.end = t
                     stages.append(span)
                     # the stage's code runs here for the first time (``cold``: a ticket item
                     # in an unrolled copy of the task code)

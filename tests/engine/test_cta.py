@@ -331,3 +331,42 @@ def test_kept_steps_follow_the_hand_off_table_run() -> None:
     cta._NOMINAL.clear()
     fresh = simulate(cfg, prof, launch=case.launch)
     assert kept.timeline == fresh.timeline
+
+
+@pytest.mark.parametrize("seed, fold", [(None, True), (3, True), (None, False)])
+def test_every_record_a_launch_makes_has_every_field_set(
+    monkeypatch: pytest.MonkeyPatch, seed: int | None, fold: bool
+) -> None:
+    """The engine makes its records without their classes' ``__init__`` (``cta._new``),
+    storing each field itself: every field of every record a launch leaves (and of the
+    world's ``PutDone``s) is set, each record equal to the one its class makes of the
+    same fields. A field added to a record and not set by the engine fails here."""
+    import importlib
+    from dataclasses import fields
+
+    from kda_sim.engine.world import World
+
+    worlds: list[World] = []
+
+    class Kept(World):
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            worlds.append(self)
+
+    # (the module, not the function the package names ``simulate``)
+    monkeypatch.setattr(importlib.import_module("kda_sim.engine.simulate"), "World", Kept)
+    tl = simulate(LaunchConfig(2, 2), load_profile("mi355x"), seed=seed, fold_events=fold).timeline
+    (world,) = worlds
+    records = [r for c in tl.ctas for r in (*c.stages, *c.polls, *c.puts, *c.loads)]
+    records += world.put_done.values()
+    assert {type(r).__name__ for r in records} == {
+        "StageSpan",
+        "PollRecord",
+        "PutRecord",
+        "LoadSpan",
+        "PutDone",
+    }
+    for r in records:
+        names = [f.name for f in fields(r)]
+        assert all(hasattr(r, n) for n in names), (type(r).__name__, r)
+        assert r == type(r)(**{n: getattr(r, n) for n in names})
