@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 38's in-situ test of a spinning poll (docs/calibration.md, "A wide poll that
-# spins"): eight traced K1 launches each of 1 x 1, 2 x 2 and 4 x 4 (gate's PART polled by
+# Issue 38's in-situ test of a spinning poll (docs/calibration.md, "gate's PART poll: its
+# retries, and a back-off tried in the K1"): eight traced K1 launches each of 1 x 1, 2 x 2 and 4 x 4 (gate's PART polled by
 # S = 1, 4 and 16 CTAs) as shipped (the PART poll spins) and with Build.gate_sleep_ns =
 # 128 (it backs off as the long polls do). On the device machine, in the repository root,
 # with the wheels of .whl/ carried; the traces come back as $OUT/gate_sleep_traces.tgz

@@ -143,9 +143,10 @@ class Build:
     tb: int | None = None  # attn: tokens a slice / mix iteration; default: see TB
     sleep_ns: int = 128  # back-off in the long polls (XRDY, the kda tasks' PROJ)
     # a lab experiment, not a protocol variant: the gate's PART poll (8 pairs a thread) backs
-    # off this many ns between tries, as the long polls do; 0 (as shipped): it spins. Does
-    # a back-off make its retries cheaper (docs/calibration.md, "A wide poll that spins")?
-    # The model knows it only as the trace's meta.extra["build"] names it
+    # off this many ns between tries, as the long polls do; 0 (as shipped): it spins. On an
+    # H100 the wait is the same either way (docs/calibration.md, "gate's PART poll: its
+    # retries, and a back-off tried in the K1"). The model knows it only as the trace's
+    # meta.extra["build"] names it
     gate_sleep_ns: int = 0
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
