@@ -118,9 +118,8 @@ ADD_BOUND = 2000.0
 
 def searched(extra: Sequence[str], pins: dict[str, float]) -> tuple[str, ...]:
     """The default search and ``extra``: parameters it leaves alone (the retry interval,
-    the poll figures the traces or the probe give) searched on request, where no
-    measurement is taken as the whole of them (``poll_lane`` where the traces' tries
-    depend on more than the code). A name is searched or pinned, not both."""
+    the poll figures the traces or the probes give) searched on request, where the user
+    would rather fit one than pin it. A name is searched or pinned, not both."""
     _search_spec(extra)  # an unknown name is refused here, before any trace is read
     both = sorted(set(extra) & set(pins))
     if both:
