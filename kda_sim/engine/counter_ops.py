@@ -131,8 +131,9 @@ class CounterOps:
             w.words.rebased.add(cell)
             w.words.write(cell, 0, Write(s, 0, xcd, cta, len(self.track.puts) - 1))
 
-        delay = t + w.sampler.latency("atomic") / 2 - w.env.now
-        w.env.timeout(max(0.0, delay)).callbacks.append(land)
+        delay = max(0.0, t + w.sampler.latency("atomic") / 2 - w.env.now)
+        w.env.timeout(delay).callbacks.append(land)
+        self.resets_land = max(self.resets_land, w.env.now + delay)
 
     def _reset_pairs(self: CtaRun, op: ResetPairs, t: float) -> None:
         """The stores land half an atomic's round trip after ``t``: from then on the pairs
@@ -152,8 +153,9 @@ class CounterOps:
             if w.tagged:
                 w.tagged = w.tagged - frozenset(op.cells)
 
-        delay = t + w.sampler.latency("atomic") / 2 - w.env.now
-        w.env.timeout(max(0.0, delay)).callbacks.append(land)
+        delay = max(0.0, t + w.sampler.latency("atomic") / 2 - w.env.now)
+        w.env.timeout(delay).callbacks.append(land)
+        self.resets_land = max(self.resets_land, w.env.now + delay)
 
     def _wait(self: CtaRun, op: Wait, t0: float) -> Generator[Any, Any, float]:
         """Tries as a poll's: the first issued at ``t0``, each later one after the previous

@@ -182,6 +182,9 @@ class CtaRun(CounterOps):
         # the one event the CTA waits on (made only when it waits)
         self.fold = world.fold
         self.unacked = 0
+        # the last of its counter resets' and pair resets' stores to land (counter_ops):
+        # the CTA retires after it, as after its plain stores' acks
+        self.resets_land = 0.0
         self.left = 0
         self.waker: Wake | None = None
         self.draining = False  # folded: the CTA waits for its stores' acks now
@@ -852,8 +855,11 @@ class CtaRun(CounterOps):
             yield from self._meet(self.clock)
             return t
         yield from self._meet(t)
-        # the CTA's last stores must land before it retires
+        # the CTA's last stores must land before it retires: its plain stores' acks, and
+        # its resets' stores, which land half an atomic's round trip after their issue
         yield from self._drain()
+        if self.resets_land > env._now:
+            yield env.timeout(self.resets_land - env._now)
         current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
         self.track.end = env._now

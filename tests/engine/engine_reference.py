@@ -137,6 +137,7 @@ class ReferenceCtaRun(CounterOps):
         self.inflight: dict[str, Pending] = {}  # the loads not yet seen done by a poll
         self.held: dict[str, Load] = {}  # streamed weights: issued at their Use
         self.stores: list[simpy.Event] = []
+        self.resets_land = 0.0  # the last of its resets' stores to land (CounterOps)
         self.stage = ""
         self.task = -1
         self.open: StageSpan | None = None
@@ -493,10 +494,12 @@ class ReferenceCtaRun(CounterOps):
             return t
         if t > env.now:
             yield env.timeout(t - env.now)
-        # the CTA's last stores must land before it retires
+        # the CTA's last stores must land before it retires, its resets' stores too
         pending = [e for e in self.stores if not e.triggered]
         if pending:
             yield _all(env, pending)
+        if self.resets_land > env.now:
+            yield env.timeout(self.resets_land - env.now)
         w.current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
         self.track.end = env.now

@@ -292,3 +292,16 @@ def test_a_take_issued_ahead_overlaps_the_roles_tail(
         for _cta, issue, ret, item in tl.meta.extra["ticket_takes"]:
             if issue not in firsts and item < ahead.items:
                 assert first[item][1] == pytest.approx(ret + 40.0)
+
+
+@pytest.mark.parametrize("atomic", [200.0, 4000.0])
+def test_a_cta_retires_after_its_last_reset_lands(atomic: float) -> None:
+    # CTA 0's last op resets W[0]: its store lands half an atomic's round trip after the
+    # issue, and the CTA retires then, not before (a put outside the CTA's span would be
+    # refused by the launch check), however long the atomic against the rest
+    tl = _run(atomic=atomic)
+    c0 = tl.ctas[0]
+    reset = c0.puts[-1]  # the reset's write of W[0], its landing time
+    assert reset.region == "W" and reset.first == 0
+    assert c0.end is not None and reset.time <= c0.end
+    assert c0.end >= c0.puts[-2].time + atomic / 2  # after the CAS, a full half trip on
