@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE", what="pin") from None
         if not math.isfinite(pins[name]):
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE, a finite value", what="pin")
-    searched(args.search, pins)  # before the traces: a bad name costs nothing
+    names = searched(args.search, pins)  # before the traces: a bad name costs nothing
     jobs = jobs_of(args)  # before the traces: a cluster that is not there costs nothing
     train = [prepare(_whole(p, args), p.name, **clk) for p in args.traces]
     hold = [prepare(_whole(p, args), p.name, **clk) for p in args.holdout]
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     if len(gpus) > 1:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")
     stock = profile_of(train[0].tl, args.profile or args.gpu)
-    base, search = pinned(stock, pins, searched(args.search, pins))
+    base, search = pinned(stock, pins, names)
     before = evaluate(stock, train + hold, jobs)
     res = fit_profile(
         base,
