@@ -93,23 +93,18 @@ def _programs(tl: Timeline, where: str) -> tuple[Any, ...]:
 
 def _program_facts(prog: Any) -> tuple[set[tuple[str, int]], int, int, bool, bool]:
     """A program's (stage, task) pairs, its polls and puts as the engine records them
-    (:func:`kda_sim.protocol.records.recorded`), whether it runs a ticket loop (then any
+    (:func:`kda_sim.protocol.records.counted`), whether it runs a ticket loop (then any
     item's stages are its own, and its polls and puts are at least its static ones:
     which items a CTA takes is the run's, not the program's) and whether it branches on
     an atomic's old value (then its polls and puts are at least those outside the
     branches: which branch runs is the run's)."""
     from kda_sim.protocol.branches import OnOld
     from kda_sim.protocol.ops import Begin
-    from kda_sim.protocol.records import recorded
+    from kda_sim.protocol.records import counted
     from kda_sim.protocol.tickets import TicketLoop
 
     stages = {(op.stage, op.task) for op in prog.ops if isinstance(op, Begin)}
-    counts = {"poll": 0, "put": 0}
-    for op in prog.ops:
-        rec = recorded(op)
-        if rec is not None:
-            counts[rec[0]] += rec[1]
-    polls, puts = counts["poll"], counts["put"]
+    polls, puts = counted(prog.ops)
     loops = [op for op in prog.ops if isinstance(op, TicketLoop)]
     for loop in loops:
         for body in loop.bodies:

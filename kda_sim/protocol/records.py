@@ -10,6 +10,7 @@ do: :class:`kda_sim.protocol.branches.OnOld`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from kda_sim.protocol.counters import Atomic, Reset, Wait
@@ -28,3 +29,13 @@ def recorded(op: Any) -> tuple[Record, int] | None:
     if isinstance(op, Reset | ResetPairs):
         return "put", len(op.cells)
     return None
+
+
+def counted(ops: Iterable[Any]) -> tuple[int, int]:
+    """(poll records, put records) the engine makes for ``ops`` run once each."""
+    counts = {"poll": 0, "put": 0}
+    for op in ops:
+        rec = recorded(op)
+        if rec is not None:
+            counts[rec[0]] += rec[1]
+    return counts["poll"], counts["put"]

@@ -8,7 +8,7 @@ from kda_sim.kernels.examples.pingpong import PingPongConfig
 from kda_sim.kernels.registry import spec_for
 from kda_sim.machine import load_gpu
 from kda_sim.protocol.ops import Begin
-from kda_sim.protocol.records import recorded
+from kda_sim.protocol.records import counted, recorded
 
 
 def test_what_each_op_records_is_what_the_engine_records() -> None:
@@ -18,10 +18,5 @@ def test_what_each_op_records_is_what_the_engine_records() -> None:
         launch = spec_for(cfg).build(cfg)
         tl = simulate(cfg, load_gpu("h200"), occupancy=8).timeline
         for prog, track in zip(launch.programs, tl.ctas, strict=True):
-            counts = {"poll": 0, "put": 0}
-            for op in prog.ops:
-                rec = recorded(op)
-                if rec is not None:
-                    counts[rec[0]] += rec[1]
-            assert (counts["poll"], counts["put"]) == (len(track.polls), len(track.puts))
+            assert counted(prog.ops) == (len(track.polls), len(track.puts))
     assert recorded(Begin("work", 0)) is None
