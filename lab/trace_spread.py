@@ -8,6 +8,7 @@ A model cannot predict a launch closer than the next launch of the same shape la
 Usage (on the GPU):
     python -m lab.trace_spread record --shapes 1x1,1x2,4x4 --launches 8 --dir DIR [--warmup N]
         [--kda-tickets [--ticket-unroll N]] [--probe take|static_item] [--gate-sleep-ns N]
+        [--build FIELD=N ...]
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def record(
     ticket_unroll: int = 0,
     probe: str = "",
     gate_sleep_ns: int = 0,
+    options: dict[str, int] | None = None,
 ) -> None:
     """Raises InvalidInput (before any launch, lab.gpu_jobs.before_launches) where a
     trace of this name is there (unless ``force``) or no GPU is here. ``warmup``: eager
@@ -42,7 +44,9 @@ def record(
     copies (the trace's meta says both); ``probe``: ``Build.probe``'s experiment (the
     trace's meta.extra["build"] names it), checked against the schedule before any
     launch; ``gate_sleep_ns``: ``Build.gate_sleep_ns``'s (named there too), the gate's
-    PART poll backing off between tries."""
+    PART poll backing off between tries; ``options``: other integer ``Build`` fields of a lab
+    build (``--build FIELD=N``: ``gate_delay_ns``, ...), each checked by ``Build.validate``
+    before any launch."""
     from kda_kernel.triton.defaults import default_config
     from kda_kernel.triton.launch import Build
 
@@ -51,9 +55,15 @@ def record(
     build: dict[str, object] = {"probe": probe} if probe else {}
     if gate_sleep_ns:
         build["gate_sleep_ns"] = gate_sleep_ns
+    build |= options or {}
     for R, L in shapes:  # a probe on the wrong schedule is named, GPU or not
         cfg = default_config(R, L, 8, kda_tickets=kda_tickets, ticket_unroll=ticket_unroll)
-        Build(cfg, **build).validate()
+        try:
+            Build(cfg, **build).validate()
+        except InvalidInput:  # a probe on the wrong schedule (Unsupported) says so itself
+            raise
+        except ValueError as e:  # a field's range
+            raise InvalidInput(f"--build {build}: {e}", what="build") from None
     jobs = [(R, L, out / trace_name(R, L, i)) for R, L in shapes for i in range(launches)]
     before_launches([path for _, _, path in jobs], force)
     from kda_kernel.triton.run import run
@@ -62,6 +72,27 @@ def record(
     for R, L, path in tqdm(jobs, desc="traced launches", unit="launch"):
         cfg = default_config(R, L, 8, kda_tickets=kda_tickets, ticket_unroll=ticket_unroll)
         run(cfg, trace_path=path, warmup=warmup, build=build)
+
+
+def build_options(items: list[str]) -> dict[str, int]:
+    """``--build FIELD=N`` items as Build options: FIELD an integer field of ``Build``'s own
+    (not the launch configuration's), each named once."""
+    from dataclasses import fields
+
+    from kda_kernel.triton.launch import Build
+
+    own = {f.name for f in fields(Build)} - {"cfg"}
+    out: dict[str, int] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or key not in own or key in out:
+            why = "named twice" if key in out else "FIELD=N with FIELD a Build field"
+            raise InvalidInput(f"--build {item}: {why}", what="build")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            raise InvalidInput(f"--build {item}: N an integer", what="build") from None
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,9 +134,18 @@ def main(argv: list[str] | None = None) -> int:
         help="a lab experiment (Build.gate_sleep_ns): the gate's PART poll backs off this "
         "many ns between tries (0, as shipped: it spins)",
     )
+    r.add_argument(
+        "--build",
+        action="append",
+        default=[],
+        metavar="FIELD=N",
+        help="a lab build: an integer Build field (gate_delay_ns, gate_stagger_ns, ...); "
+        "repeatable",
+    )
     a = ap.parse_args(argv)
     try:
         shapes = list(parse_shapes(a.shapes))
+        options = build_options(a.build)
         record(
             shapes,
             a.launches,
@@ -116,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             a.ticket_unroll,
             a.probe,
             a.gate_sleep_ns,
+            options,
         )
     except InvalidInput as e:
         print(f"trace_spread: {e}", file=sys.stderr)

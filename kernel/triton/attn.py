@@ -17,7 +17,7 @@ from kda_kernel.triton.constexprs import (
     NA,
     SITE_MIX_PART,
 )
-from kda_kernel.triton.machine import _bf16r, _to_bf16, _value
+from kda_kernel.triton.machine import _bf16r, _now, _sleep_until, _to_bf16, _value
 from kda_kernel.triton.mailbox import _poll, _put
 from kda_kernel.triton.record import _poll_rec, _stamp
 
@@ -475,6 +475,8 @@ def _attn(
     MIX_MIN_S: tl.constexpr = 1,
     NW_FIRST: tl.constexpr = False,
     GATE_SLEEP_NS: tl.constexpr = 0,
+    GATE_DELAY_NS: tl.constexpr = 0,
+    GATE_STAGGER_NS: tl.constexpr = 0,
 ):
     NS = NB + 1
     c0 = a * COLS
@@ -551,6 +553,10 @@ def _attn(
                 + q2[None, None, :]
             )
             m3 = (ap < NA)[:, None, None] & (src < NS)[None, :, None] & (q2 >= 0)[None, None, :]
+            # a lab build's wait (Build.gate_delay_ns); the interpreter's clock stands at 0
+            if GATE_DELAY_NS + GATE_STAGGER_NS > 0:  # noqa: SIM102 (constexpr branches)
+                if not INTERP:
+                    _sleep_until(_now(INTERP) + GATE_DELAY_NS + a * GATE_STAGGER_NS, 128, INTERP)
             w, tr, dead = _poll(
                 scratch,
                 g3,

@@ -169,6 +169,8 @@ def kda_pre_k1(
     PROBE_TAKE: tl.constexpr = False,
     PROBE_STATIC_ITEM: tl.constexpr = False,
     GATE_SLEEP_NS: tl.constexpr = 0,
+    GATE_DELAY_NS: tl.constexpr = 0,
+    GATE_STAGGER_NS: tl.constexpr = 0,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -225,6 +227,8 @@ def kda_pre_k1(
             MIX_MIN_S,
             NW_FIRST,
             GATE_SLEEP_NS,
+            GATE_DELAY_NS,
+            GATE_STAGGER_NS,
         )
     elif pid < NA + N_GEMV:
         tr, dead = _gemv(

@@ -148,6 +148,12 @@ class Build:
     # retries, and a back-off tried in the K1"). The model knows it only as the trace's
     # meta.extra["build"] names it
     gate_sleep_ns: int = 0
+    # a lab experiment: gate CTA a waits gate_delay_ns + a * gate_stagger_ns ns after its
+    # slice before its PART poll's first try, so the try meets every slice's put landed
+    # (and, staggered, no other gate CTA trying beside it): what a try costs at each S,
+    # apart from the hand-off. 0 (as shipped): no code
+    gate_delay_ns: int = 0
+    gate_stagger_ns: int = 0
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
     # cells and PROJ's first share lines with the 56 XRDY flags that every gemv CTA
@@ -319,6 +325,11 @@ class Build:
             raise ValueError(
                 f"sleep_ns = {self.sleep_ns}, gate_sleep_ns = {self.gate_sleep_ns}: not negative"
             )
+        if not (0 <= self.gate_delay_ns <= 100_000 and 0 <= self.gate_stagger_ns <= 10_000):
+            raise ValueError(
+                f"gate_delay_ns = {self.gate_delay_ns}, gate_stagger_ns = "
+                f"{self.gate_stagger_ns}: 0 to 100000 and 0 to 10000"
+            )
         if self.trace_level not in (1, 2, 3, 4):
             raise ValueError(f"trace_level = {self.trace_level}: 1 to 4")
         self._validate_probe()
@@ -399,6 +410,8 @@ class Build:
             "PROBE_TAKE": self.probe == "take",
             "PROBE_STATIC_ITEM": self.probe == "static_item",
             "GATE_SLEEP_NS": self.gate_sleep_ns,
+            "GATE_DELAY_NS": self.gate_delay_ns,
+            "GATE_STAGGER_NS": self.gate_stagger_ns,
         }
 
     def with_(self, **kw: Any) -> Build:

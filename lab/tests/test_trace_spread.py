@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kda_sim.compare.spread import NAME
-from lab.trace_spread import main
+from kda_sim.errors import InvalidInput
+from lab.trace_spread import build_options, main
 
 
 def test_nothing_is_overwritten_and_a_bad_shape_is_named(tmp_path: Path, capsys) -> None:
@@ -60,3 +61,34 @@ def test_a_negative_gate_back_off_is_refused_before_anything(
     err = capsys.readouterr().err
     assert "--gate-sleep-ns -128" in err and "no CUDA GPU" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("item", "what"),
+    [
+        ("gate_delay_ns=-5", "gate_delay_ns = -5"),
+        ("gate_delay_ns=5x", "an integer"),
+        ("nw_first=1", "a Build field"),
+        ("cfg=1", "a Build field"),
+        ("gate_stagger_ns", "FIELD=N"),
+    ],
+)
+def test_a_bad_lab_build_is_named_before_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], item: str, what: str
+) -> None:
+    pytest.importorskip("torch")
+    out = tmp_path / "s"
+    args = ["record", "--shapes", "1x1", "--launches", "1", "--dir", str(out)]
+    assert main([*args, "--build", item]) == 2
+    err = capsys.readouterr().err
+    assert what in err and "no CUDA GPU" not in err
+    assert not out.exists()
+
+
+def test_a_field_named_twice_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="named twice"):
+        build_options(["gate_delay_ns=1", "gate_delay_ns=2"])
+    assert build_options(["gate_delay_ns=4000", "gate_stagger_ns=2500"]) == {
+        "gate_delay_ns": 4000,
+        "gate_stagger_ns": 2500,
+    }

@@ -82,6 +82,17 @@ def test_the_gate_poll_backs_off_only_in_its_lab_build() -> None:
     assert len(_mailbox_loads(_ttgir_of(backed))) == _sites(backed)
 
 
+def test_the_gate_waits_before_its_poll_only_in_its_lab_build() -> None:
+    # Build.gate_delay_ns: a clock wait (with its own nanosleep) before the PART poll's first
+    # try; the shipped build has no such code and the lab build's polls are the same
+    shipped = Build.default(1, 2, 8, watchdog=False)
+    delayed = Build.default(1, 2, 8, watchdog=False, gate_delay_ns=4000, gate_stagger_ns=2500)
+    sleeps = [len(re.findall(r"nanosleep\.u32 128", _ttgir_of(b))) for b in (shipped, delayed)]
+    assert sleeps[1] == sleeps[0] + 1
+    assert "4000" in _ttgir_of(delayed) and "2500" in _ttgir_of(delayed)
+    assert len(_mailbox_loads(_ttgir_of(delayed))) == _sites(delayed)
+
+
 def test_no_plain_volatile_mailbox_load_in_production() -> None:
     # the watchdog build reads its alarm word and (fault check) a put's old word plainly;
     # the production build polls through the asm load only

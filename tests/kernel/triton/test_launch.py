@@ -57,6 +57,12 @@ def test_layout_and_back_off_keys_are_checked() -> None:
     assert gate.constexprs()["GATE_SLEEP_NS"] == 128 and gate.cfg == Build.default(1, 1, 8).cfg
     with pytest.raises(ValueError, match="gate_sleep_ns = -2"):
         Build.default(1, 1, 8, gate_sleep_ns=-2).validate()
+    late = Build.default(1, 1, 8, gate_delay_ns=4000, gate_stagger_ns=2500).validate()
+    ce = late.constexprs()
+    assert (ce["GATE_DELAY_NS"], ce["GATE_STAGGER_NS"]) == (4000, 2500)
+    assert Build.default(1, 1, 8).constexprs()["GATE_DELAY_NS"] == 0
+    with pytest.raises(ValueError, match="gate_stagger_ns = -1"):
+        Build.default(1, 1, 8, gate_stagger_ns=-1).validate()
 
 
 def test_stress_and_trace_level_keys_are_checked() -> None:

@@ -1,0 +1,119 @@
+"""gate's PART poll in traced K1 launches, build by build: what one try costs at each S,
+apart from the hand-off (docs/calibration.md, "gate's PART poll: its retries, and a
+back-off tried in the K1"; the traces: ``scripts/device_gate_delay.sh``).
+
+Each DIR holds one build's launches as ``lab.trace_spread record`` names them
+(``k1_R{R}_L{L}_{i}.json``, every one of the build its first names in meta.extra["build"]).
+Per build and shape, medians over every gate poll of its launches: the retries, a try that
+passed at once (first issue to satisfied), the first issue and the satisfied time against
+the launch's last slice end, and the other gate polls in flight beside each (0 where the
+build staggers them).
+
+    python -m lab.gate_try DIR [DIR ...] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics as st
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from kda_sim.compare.spread import NAME
+from kda_sim.errors import InvalidInput
+from kda_sim.importers import load_trace
+from kda_sim.timeline.model import Timeline
+from lab.gpu_jobs import report_main
+
+
+def gate_rows(tl: Timeline) -> list[dict[str, float]]:
+    """One launch's gate polls: retries, first issue and satisfied against the last slice's
+    end, and how many other gate polls were in flight during each."""
+    ends = [sp.end for c in tl.ctas for sp in c.stages if sp.name == "slice"]
+    if not ends:
+        raise InvalidInput("no slice stage: not a K1 launch", what="trace")
+    last = max(ends)
+    polls = [p for c in tl.ctas for p in c.polls if p.stage == "gate"]
+    return [
+        {
+            "retries": p.retries,
+            "try": p.satisfied - p.first_issue,
+            "issue": p.first_issue - last,
+            "seen": p.satisfied - last,
+            "beside": sum(
+                q is not p and q.first_issue < p.satisfied and p.first_issue < q.satisfied
+                for q in polls
+            ),
+        }
+        for p in polls
+    ]
+
+
+def _median(xs: list[float]) -> float | None:
+    return st.median(xs) if xs else None
+
+
+def read_dir(d: Path) -> dict[str, Any]:
+    """One build's launches: its build options and, by shape, the medians above."""
+    files = sorted(f for f in d.glob("*.json") if NAME.fullmatch(f.name))
+    if not files:
+        raise InvalidInput(f"{d}: no k1_R*_L*_*.json launches", what="traces", where=str(d))
+    build: dict[str, Any] | None = None
+    rows: dict[str, list[dict[str, float]]] = {}
+    for f in files:
+        tl = load_trace(f)
+        m = NAME.fullmatch(f.name)
+        assert m is not None
+        if (int(m[1]), int(m[2])) != (tl.meta.R, tl.meta.L):
+            raise InvalidInput(
+                f"{f}: its meta says R={tl.meta.R}, L={tl.meta.L}", what="shape", where=str(f)
+            )
+        b = dict(tl.meta.extra.get("build") or {})
+        if build is not None and b != build:
+            raise InvalidInput(f"{f}: build {b}, not {build} as the others", where=str(f))
+        build = b
+        rows.setdefault(f"{m[1]}x{m[2]}", []).extend(gate_rows(tl))
+    shapes = {}
+    for shape, rs in rows.items():
+        once = [r["try"] for r in rs if r["retries"] == 0]
+        shapes[shape] = {
+            "polls": len(rs),
+            "retries": dict(sorted(Counter(int(r["retries"]) for r in rs).items())),
+            "try_at_once": _median(once),
+            "at_once": len(once),
+            "issue": _median([r["issue"] for r in rs]),
+            "seen": _median([r["seen"] for r in rs]),
+            "beside": _median([r["beside"] for r in rs]),
+        }
+    return {"dir": str(d), "build": build, "launches": len(files), "shapes": shapes}
+
+
+def show(rep: dict[str, Any]) -> str:
+    head = (
+        "build | shape | polls | retries | a try passed at once (polls) | first issue - "
+        "last slice end | satisfied - last slice end | gate polls beside"
+    )
+    lines = [head, "|".join(["---"] * 8)]
+    for b in rep["builds"]:
+        name = ", ".join(f"{k}={v}" for k, v in sorted(b["build"].items())) or "as shipped"
+        for shape, s in b["shapes"].items():
+            once = "-" if s["try_at_once"] is None else f"{s['try_at_once']:.0f}"
+            lines.append(
+                f"{name} | {shape} | {s['polls']} | {s['retries']} | {once} ({s['at_once']}) | "
+                f"{s['issue']:.0f} | {s['seen']:.0f} | {s['beside']:.0f}"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dirs", type=Path, nargs="+", help="one build's traced launches each")
+    ap.add_argument("--json", type=Path, help="write the medians here")
+    a = ap.parse_args(argv)
+    return report_main("gate_try", lambda: {"builds": [read_dir(d) for d in a.dirs]}, show, a.json)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Issue 38: what one try of gate's PART poll costs at S = 1, 4 and 16 apart from the hand-off
+# (docs/calibration.md, "gate's PART poll: its retries, and a back-off tried in the K1").
+# Eight traced K1 launches each of 1 x 1, 2 x 2 and 4 x 4, three builds: as shipped (spin/);
+# each gate CTA waiting 5 us after its slice before its first try, when every slice's put
+# has landed (delay/: Build.gate_delay_ns); and the same with gate CTA a waiting a further
+# a x 2.5 us, so no two gate CTAs try at once (stagger/: Build.gate_stagger_ns). On the
+# device machine, in the repository root, with the wheels of .whl/ carried; the traces come
+# back as $OUT/gate_delay_traces.tgz (one file: the device brings back a few dozen files at
+# most). About 2.5 minutes a build on an H100. Read them here with
+#   tar xzf gate_delay_traces.tgz && python -m lab.gate_try spin delay stagger
+set -u
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
+    --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name --format=csv,noheader
+for v in spin: delay:"--build gate_delay_ns=5000" \
+    stagger:"--build gate_delay_ns=5000 --build gate_stagger_ns=2500"; do
+    d=${v%%:*} opts=${v#*:}
+    mkdir -p "$OUT/$d"
+    # shellcheck disable=SC2086 # opts: words, split on purpose
+    timeout 180 python3 -m lab.trace_spread record --shapes 1x1,2x2,4x4 --launches 8 \
+        $opts --dir "$OUT/$d" > "$OUT/$d.log" 2>&1
+    echo "$d rc=$? $(ls "$OUT/$d" | wc -l) traces"
+done
+tar czf "$OUT/gate_delay_traces.tgz" -C "$OUT" spin delay stagger && rm -rf "$OUT/spin" "$OUT/delay" "$OUT/stagger"
