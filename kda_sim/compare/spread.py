@@ -7,6 +7,11 @@ record`` writes them on the GPU), :func:`report` compares every ordered pair of 
 of a shape as ``kda-sim compare`` compares a launch with the model (one launch as the
 real one, the other in the model's place), and beside that the model against each launch.
 
+The same holds for the critical path: which of several near-simultaneous producers ends
+last changes from launch to launch, so each launch's path (its stage kinds in order, as
+``compare``'s "path kinds agree" reads them) is counted, how often two launches of a shape
+take the same one, and how often the model's path is a launch's.
+
 The files of another kernel are named by its name and its two ``sweep_axes``
 (``{kernel}_{a}{x}_{b}{y}_{i}.json``; K1's axes are R and L), and every launch in them
 must be one of that kernel's.
@@ -22,11 +27,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from kda_sim.compare.diff import compare_timelines
+from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import require_hook
 from kda_sim.timeline import Timeline
+from kda_sim.timeline.critical import stage_kinds
 
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")  # K1's launches (what name_of(k1) reads)
 
@@ -52,8 +58,34 @@ def trace_name(R: int, L: int, i: int, kernel: str = DEFAULT_KERNEL) -> str:
 def errors(a: Timeline, b: Timeline) -> tuple[float, float]:
     """(|makespan error|, median |start error|) of b against a, as fractions of a's makespan,
     as ``kda-sim compare`` reports them."""
-    c = compare_timelines(a, b)
+    return _errors(compare_timelines(a, b))
+
+
+def _errors(c: Comparison) -> tuple[float, float]:
     return abs(c.makespan_err or 0.0), float(statistics.median(c.start_err_frac()))
+
+
+def _path(c: Comparison) -> tuple[str, ...]:
+    """The real side's critical path as ``compare`` matches paths: its stage kinds."""
+    return tuple(stage_kinds(c.real_kinds))
+
+
+def paths(kinds: list[tuple[str, ...]]) -> dict[str, Any]:
+    """Launches' critical paths (stage kinds, one tuple a launch): each path taken and by
+    how many launches (most first), and the share of ordered pairs of launches whose paths
+    are the same."""
+    counts: dict[tuple[str, ...], int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    n = len(kinds)
+    same = sum(c * (c - 1) for c in counts.values())
+    return {
+        "taken": [
+            {"kinds": list(k), "launches": c}
+            for k, c in sorted(counts.items(), key=lambda kc: -kc[1])
+        ],
+        "pair_agree_frac": same / (n * (n - 1)) if n > 1 else None,
+    }
 
 
 def _stats(xs: list[float]) -> dict[str, float]:
@@ -64,15 +96,23 @@ def spread(launches: list[Timeline]) -> dict[str, Any]:
     """Makespans, and the errors between every ordered pair of launches of one shape."""
     if len(launches) < 2:
         raise InvalidInput(f"{len(launches)} launch: a spread needs two or more", what="launches")
-    pairs = [errors(a, b) for a, b in itertools.permutations(launches, 2)]
+    n = len(launches)
+    comps = {(i, j): compare_timelines(launches[i], launches[j]) for i, j in _pairs(n)}
+    pairs = [_errors(c) for c in comps.values()]
     ms = [(t.makespan or 0.0) / 1e3 for t in launches]
     return {
-        "launches": len(launches),
+        "launches": n,
         "makespan_us": _stats(ms),
         "makespan_range_frac": (max(ms) - min(ms)) / statistics.median(ms),
         "pair_makespan_err_frac": _stats([p[0] for p in pairs]),
         "pair_start_err_median_frac": _stats([p[1] for p in pairs]),
+        # launch i's own path, read where it stands as the real launch (its producers named)
+        "path": paths([_path(comps[i, (i + 1) % n]) for i in range(n)]),
     }
+
+
+def _pairs(n: int) -> list[tuple[int, int]]:
+    return list(itertools.permutations(range(n), 2))
 
 
 def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:
@@ -89,17 +129,27 @@ def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[s
     from kda_sim.engine import simulate
 
     errs = []
+    agree: list[bool] = []
+    sim_paths: list[tuple[str, ...]] = []
     for t in launches:
         prof = with_resources(profile_of(t, profile), resources(t))
         sim = simulate(
             config_of(t), prof, occupancy=occupancy_of(t), placement=placement_of(t, prof)
         ).timeline
-        errs.append((prof.name, *errors(t, sim), prof.costs_from))
+        c = compare_timelines(t, sim)
+        errs.append((prof.name, *_errors(c), prof.costs_from))
+        agree.append(c.kinds_agree)
+        sim_paths.append(tuple(stage_kinds(c.sim_kinds)))
     return {
         "profile": errs[0][0],
         "costs": errs[0][3],  # which kernel costs the profile ran
         "makespan_err_frac": _stats([e[1] for e in errs]),
         "start_err_median_frac": _stats([e[2] for e in errs]),
+        # each launch placed as it ran, so the model's path may differ launch to launch
+        "path": {
+            "taken": paths(sim_paths)["taken"],
+            "agree_frac": sum(agree) / len(agree),
+        },
     }
 
 
@@ -160,7 +210,9 @@ def table(report: dict[str, Any]) -> str:
     error against them (medians over the pairs, and over the launches)."""
     lines = [
         f"{'RxL':>5} {'n':>3} {'makespan us':>18} {'range':>7} {'pair ms err':>12} "
-        f"{'model ms err':>13}  (median [min, max]; model: the profile named)"
+        f"{'model ms err':>13} {'paths':>5} {'pair path':>9} {'model path':>10}  (median "
+        "[min, max]; paths: distinct critical paths by stage kind; path columns: share of "
+        "launch pairs, and of launches the model's, that agree; model: the profile named)"
     ]
     for shape, r in report.items():
         b, m = r["between_launches"], r["model"]
@@ -168,8 +220,16 @@ def table(report: dict[str, Any]) -> str:
         lines.append(
             f"{shape:>5} {b['launches']:3d} {ms['median']:6.1f} [{ms['min']:.1f}, "
             f"{ms['max']:.1f}] {100 * b['makespan_range_frac']:6.1f}% "
-            f"{100 * pe['median']:11.1f}% {100 * me['median']:12.1f}%  {m['profile']}"
+            f"{100 * pe['median']:11.1f}% {100 * me['median']:12.1f}% "
+            f"{len(b['path']['taken']):5d} {100 * b['path']['pair_agree_frac']:8.0f}% "
+            f"{100 * m['path']['agree_frac']:9.0f}%  {m['profile']}"
         )
+    pair = [r["between_launches"]["path"]["pair_agree_frac"] for r in report.values()]
+    model = [r["model"]["path"]["agree_frac"] for r in report.values()]
+    lines.append(
+        f"critical path by stage kind, shapes agreeing on average: two launches "
+        f"{sum(pair):.1f} of {len(pair)}, the model and a launch {sum(model):.1f}"
+    )
     named = {r["model"]["profile"]: r["model"].get("costs") for r in report.values()}
     lines += [f"costs of {p}: {c}" for p, c in named.items() if c]
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kda_sim.compare.spread import launches_by_shape, report, spread, table, trace_name
+from kda_sim.compare.spread import launches_by_shape, paths, report, spread, table, trace_name
 from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
@@ -45,6 +45,18 @@ def test_a_launch_against_itself_differs_by_nothing() -> None:
     assert r["makespan_range_frac"] == 0
     assert r["pair_makespan_err_frac"]["max"] == 0
     assert r["pair_start_err_median_frac"]["max"] == 0
+    # one path, taken by both, through the stages a K1 launch runs (slice first)
+    (taken,) = r["path"]["taken"]
+    assert taken["launches"] == 2 and taken["kinds"][0] == "slice"
+    assert r["path"]["pair_agree_frac"] == 1
+
+
+def test_paths_are_counted_and_pairs_agree_as_often_as_they_share_one() -> None:
+    a, b = ("slice", "gate"), ("slice", "mix")
+    r = paths([a, b, a, a])
+    assert r["taken"] == [{"kinds": list(a), "launches": 3}, {"kinds": list(b), "launches": 1}]
+    assert r["pair_agree_frac"] == pytest.approx(6 / 12)  # 3 x 2 ordered pairs share a
+    assert paths([a, b])["pair_agree_frac"] == 0
 
 
 def test_a_stretched_launch_differs_by_the_stretch() -> None:
@@ -89,8 +101,13 @@ def test_report_groups_launches_by_shape_and_names_the_model(tmp_path: Path) -> 
     stock = report(tmp_path, "h200-stock")["1x1"]["model"]  # another model, named
     assert stock["profile"] == "h200-stock" and "the seed's build" in stock["costs"]
     assert stock["makespan_err_frac"]["max"] > r["1x1"]["model"]["makespan_err_frac"]["max"]
+    path = r["1x1"]["model"]["path"]
+    assert path["agree_frac"] in (0.0, 1.0) and len(path["taken"]) == 1  # two copies: one path
     line = table(r).splitlines()[1]
     assert line.split()[:2] == ["1x1", "2"] and line.endswith("h200-k1")
+    assert line.split()[-4:-1] == ["1", "100%", f"{100 * path['agree_frac']:.0f}%"]
+    (summary,) = [x for x in table(r).splitlines() if x.startswith("critical path")]
+    assert summary.endswith(f"launches 1.0 of 1, the model and a launch {path['agree_frac']:.1f}")
 
 
 def test_a_shape_with_one_launch_is_named(tmp_path: Path) -> None:
