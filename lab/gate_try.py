@@ -6,8 +6,9 @@ Each DIR holds one build's launches as ``lab.trace_spread record`` names them
 (``k1_R{R}_L{L}_{i}.json``, every one of the build its first names in meta.extra["build"]).
 Per build and shape, medians over every gate poll of its launches: the retries, a try that
 passed at once (first issue to satisfied), the first issue and the satisfied time against
-the launch's last slice end, and the other gate polls in flight beside each (0 where the
-build staggers them).
+the launch's last slice end, the other gate polls in flight beside each (0 where the
+build staggers them), and the first poll issued in each launch (alone while the puts land
+where the build staggers the others: ``--build gate_stagger_ns=5000``).
 
     python -m lab.gate_try DIR [DIR ...] [--json OUT]
 """
@@ -30,7 +31,8 @@ from lab.gpu_jobs import report_main
 
 def gate_rows(tl: Timeline) -> list[dict[str, float]]:
     """One launch's gate polls: retries, first issue and satisfied against the last slice's
-    end, and how many other gate polls were in flight during each."""
+    end, whether it was the first issued, and how many other gate polls were in flight
+    during each."""
     ends = [sp.end for c in tl.ctas for sp in c.stages if sp.name == "slice"]
     if not ends:
         raise InvalidInput("no slice stage: not a K1 launch", what="trace")
@@ -42,6 +44,7 @@ def gate_rows(tl: Timeline) -> list[dict[str, float]]:
             "try": p.satisfied - p.first_issue,
             "issue": p.first_issue - last,
             "seen": p.satisfied - last,
+            "first": p is min(polls, key=lambda q: q.first_issue),
             "beside": sum(
                 q is not p and q.first_issue < p.satisfied and p.first_issue < q.satisfied
                 for q in polls
@@ -86,6 +89,9 @@ def read_dir(d: Path) -> dict[str, Any]:
             "issue": _median([r["issue"] for r in rs]),
             "seen": _median([r["seen"] for r in rs]),
             "beside": _median([r["beside"] for r in rs]),
+            # the first poll issued in each launch: where a build staggers the others by
+            # more than a hand-off, the one that polls while the puts land alone
+            "first_seen": _median([r["seen"] for r in rs if r["first"]]),
         }
     return {"dir": str(d), "build": build, "launches": len(files), "shapes": shapes}
 
@@ -93,16 +99,17 @@ def read_dir(d: Path) -> dict[str, Any]:
 def show(rep: dict[str, Any]) -> str:
     head = (
         "build | shape | polls | retries | a try passed at once (polls) | first issue - "
-        "last slice end | satisfied - last slice end | gate polls beside"
+        "last slice end | satisfied - last slice end | gate polls beside | the first issued: "
+        "satisfied - last slice end"
     )
-    lines = [head, "|".join(["---"] * 8)]
+    lines = [head, "|".join(["---"] * 9)]
     for b in rep["builds"]:
         name = ", ".join(f"{k}={v}" for k, v in sorted(b["build"].items())) or "as shipped"
         for shape, s in b["shapes"].items():
             once = "-" if s["try_at_once"] is None else f"{s['try_at_once']:.0f}"
             lines.append(
                 f"{name} | {shape} | {s['polls']} | {s['retries']} | {once} ({s['at_once']}) | "
-                f"{s['issue']:.0f} | {s['seen']:.0f} | {s['beside']:.0f}"
+                f"{s['issue']:.0f} | {s['seen']:.0f} | {s['beside']:.0f} | {s['first_seen']:.0f}"
             )
     return "\n".join(lines)
 

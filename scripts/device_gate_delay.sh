@@ -9,18 +9,27 @@
 # back as $OUT/gate_delay_traces.tgz (one file: the device brings back a few dozen files at
 # most). About 2.5 minutes a build on an H100. Read them here with
 #   tar xzf gate_delay_traces.tgz && python -m lab.gate_try spin delay stagger
+# Other builds: NAME:"OPTIONS" arguments (lab.trace_spread record's) in place of the three,
+# and SHAPES=... (default 1x1,2x2,4x4), e.g. gate CTA 0 polling alone while the puts land:
+#   SHAPES=2x2,4x4 bash scripts/device_gate_delay.sh spin: \
+#       alone:"--build gate_stagger_ns=5000"
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD TRITON_CACHE_DIR=/tmp/tc PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name --format=csv,noheader
-for v in spin: delay:"--build gate_delay_ns=5000" \
-    stagger:"--build gate_delay_ns=5000 --build gate_stagger_ns=2500"; do
+if [ $# -eq 0 ]; then
+    set -- spin: delay:"--build gate_delay_ns=5000" \
+        stagger:"--build gate_delay_ns=5000 --build gate_stagger_ns=2500"
+fi
+names=()
+for v in "$@"; do
     d=${v%%:*} opts=${v#*:}
+    names+=("$d")
     mkdir -p "$OUT/$d"
     # shellcheck disable=SC2086 # opts: words, split on purpose
-    timeout 180 python3 -m lab.trace_spread record --shapes 1x1,2x2,4x4 --launches 8 \
+    timeout 180 python3 -m lab.trace_spread record --shapes "${SHAPES:-1x1,2x2,4x4}" --launches 8 \
         $opts --dir "$OUT/$d" > "$OUT/$d.log" 2>&1
     echo "$d rc=$? $(ls "$OUT/$d" | wc -l) traces"
 done
-tar czf "$OUT/gate_delay_traces.tgz" -C "$OUT" spin delay stagger && rm -rf "$OUT/spin" "$OUT/delay" "$OUT/stagger"
+tar czf "$OUT/gate_delay_traces.tgz" -C "$OUT" "${names[@]}" && (cd "$OUT" && rm -rf "${names[@]}")

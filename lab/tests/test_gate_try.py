@@ -33,7 +33,10 @@ def test_every_gate_poll_is_read_against_the_last_slice(tmp_path: Path) -> None:
     assert s["polls"] == len(polls) == 16 and sum(s["retries"].values()) == 16
     assert rep["shapes"]["1x1"]["polls"] == 1 and rep["build"] == {}
     last = max(sp.end for c in tl.ctas for sp in c.stages if sp.name == "slice")
-    assert min(r["seen"] for r in gate_rows(tl)) == min(p.satisfied for p in polls) - last
+    rows = gate_rows(tl)
+    assert min(r["seen"] for r in rows) == min(p.satisfied for p in polls) - last
+    (first,) = [r for r in rows if r["first"]]  # one a launch: the earliest issued
+    assert first["issue"] == min(r["issue"] for r in rows) and s["first_seen"] == first["seen"]
 
 
 def test_polls_apart_in_time_have_none_beside() -> None:
