@@ -209,7 +209,7 @@ def table(report: dict[str, Any]) -> str:
     """One line a shape: the launches' makespans, how far apart they land, and the model's
     error against them (medians over the pairs, and over the launches)."""
     lines = [
-        f"{'RxL':>5} {'n':>3} {'makespan us':>18} {'range':>7} {'pair ms err':>12} "
+        f"{'shape':>5} {'n':>3} {'makespan us':>18} {'range':>7} {'pair ms err':>12} "
         f"{'model ms err':>13} {'paths':>5} {'pair path':>9} {'model path':>10}  (median "
         "[min, max]; paths: distinct critical paths by stage kind; path columns: share of "
         "launch pairs, and of launches the model's, that agree; model: the profile named)"

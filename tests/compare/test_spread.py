@@ -135,3 +135,20 @@ def test_ticket_launches_spread_on_their_own_takes(tmp_path: Path) -> None:
     rep = report(tmp_path, profile="h200-k1")["1x1"]
     assert rep["between_launches"]["launches"] == 2
     assert rep["model"]["makespan_err_frac"]["max"] < 0.15  # nominal against jittered
+
+
+def test_the_grid_barrier_spreads_on_its_own_axes(tmp_path: Path) -> None:
+    # the second kernel's launches are named by its sweep axes (ctas, rounds) and read as
+    # its own: every column, the critical path's too, is the kernel's
+    import gzip
+
+    src = TRACE.parent / "gridbarrier_h100_ctas66_rounds2.json.gz"
+    for i in range(2):
+        name = trace_name(66, 2, i, "gridbarrier")
+        assert name == f"gridbarrier_ctas66_rounds2_{i}.json"
+        (tmp_path / name).write_bytes(gzip.decompress(src.read_bytes()))
+    r = report(tmp_path, kernel="gridbarrier")
+    assert list(r) == ["66x2"]
+    path = r["66x2"]["between_launches"]["path"]
+    assert path["pair_agree_frac"] == 1 and set(path["taken"][0]["kinds"]) <= {"work", "barrier"}
+    assert r["66x2"]["model"]["path"]["agree_frac"] in (0.0, 1.0)

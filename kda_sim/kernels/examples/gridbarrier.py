@@ -86,6 +86,7 @@ KERNEL = Kernel(
     build_fn=build,
     regions_fn=regions,
     launch_size=launch_size,
+    sweep_axes=("ctas", "rounds"),
     roles=("member",),
     stages=("work", "barrier"),
     role_colors={"member": "#2ca02c"},
