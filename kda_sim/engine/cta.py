@@ -16,7 +16,7 @@ from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
 from kda_sim.engine.timers import Wake, at_time, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
-from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
+from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, WIDE_LANES, GpuProfile
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.handoffs import Handoffs, OpRef
 from kda_sim.protocol.ops import (
@@ -95,8 +95,8 @@ def _launch_consts(world: World) -> tuple:
     """What every CtaRun of a launch reads from the world and its profile, made once a
     launch (``World.cta_consts``), not once a CTA (256 a K1 launch). In ``CtaRun.__init__``'s
     order: ``ahead``, the put records' fields, ``latency``, the profile's vmcnt flags, the
-    priced poll terms, the first try's and a put's waits behind the CTA's own traffic, and
-    the poll plans."""
+    priced poll terms, the first try's and a put's waits behind the CTA's own traffic, the
+    poll plans, and the price of a crowded landing where the profile sets one."""
     prof = world.prof
     # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
     # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
@@ -123,6 +123,9 @@ def _launch_consts(world: World) -> tuple:
     fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
     put_behind = (fixed, per_store / KIB)
     puts_wait = fixed > 0.0 or per_store > 0.0
+    # puts land later for the other wide polls waiting on them (``_poll``): nominal, and
+    # not counted where the profile leaves landing_crowd at 0
+    crowd = lat.get("landing_crowd", 0.0) or None
     world.cta_consts = out = (
         ahead,
         put_fields(world.handoffs),
@@ -136,6 +139,7 @@ def _launch_consts(world: World) -> tuple:
         puts_wait,
         behind or puts_wait,  # the stores are counted where either prices them
         world.handoffs.poll_cache,  # poll_plan's, read without its call
+        crowd,
     )
     return out
 
@@ -206,6 +210,7 @@ class CtaRun(CounterOps):
             self._puts_wait,
             self._count_stores,
             self._plans,
+            self._crowd,
         ) = world.cta_consts or _launch_consts(world)
         self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
         self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
@@ -616,9 +621,18 @@ class CtaRun(CounterOps):
             joined = w.join(producers, key)
         elif joined._value is not PENDING:
             joined = None  # triggered: every put of the set has happened
+        crowd = 0
         if joined is not None:
+            wide = self._crowd is not None and op.lanes >= WIDE_LANES
+            if wide:  # one more wide poll waiting for this set's puts, from its CTA's time
+                waiting = w.landing.setdefault(key, [])
+                me = (self.clock, op.lanes - 1)
+                waiting.append(me)
             yield joined
             self.clock = env._now
+            if wide:  # the others that waited with it: by their CTAs' time (a folded CTA
+                # waits from the clock, where it may be ahead), before the puts were done
+                crowd = sum(e[1] for e in waiting if e is not me and e[0] < self.clock)
 
         visible, last = start, None  # last: the PutDone of the put seen last
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
@@ -633,6 +647,8 @@ class CtaRun(CounterOps):
             latest, seen = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
             if latest >= start:
                 visible, last = latest, seen
+        if crowd and visible > start:  # begun before the pairs landed, beside others
+            visible += self._crowd * crowd  # type: ignore[operator]
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         if not step:

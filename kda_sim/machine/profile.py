@@ -67,8 +67,20 @@ OPTIONAL_LATENCIES = (
     # 9.9 a KiB) stand for it (docs/calibration.md, "A put behind the CTA's own stores")
     "put_stores",
     "put_store_kib",
+    # puts land later where several wide polls (WIDE_LANES or more pairs a thread) wait on
+    # them together: ns added to a waiting wide poll's visibility of the puts, for each
+    # pair a thread beyond the first of each other wide poll that waited on the same puts
+    # (kda_sim.engine.cta, ``CtaRun._poll``). The Triton K1's gate on an H100: a try over
+    # landed pairs costs the same at S = 1 and 16, with 16 pollers or one, but the first
+    # poller's hand-off at S = 16 falls from 1.7 to 2.0 us to 1.3 when the others hold back
+    # (docs/calibration.md, "gate's PART poll"). Not jittered
+    "landing_crowd",
 )
 FIRST_TRY = ("first_try_stores", "first_try_store_kib", "first_try_load_kib")
+# the pairs a thread from which a poll counts in landing_crowd: the storm probe's crowd of
+# polls cost a try +5 to +30 ns at 1 pair a thread and +160 to +480 at 8 (runs 106 to 108);
+# widths between were not measured
+WIDE_LANES = 8
 PUT_BEHIND = ("put_stores", "put_store_kib")
 KIB = 1024  # bytes a KiB: the *_kib latencies above are ns a KiB
 

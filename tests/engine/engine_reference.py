@@ -322,8 +322,17 @@ class ReferenceCtaRun(CounterOps):
         if unput:
             yield w.never  # a pair nobody in this launch puts: waits forever
         joined = w.join(producers)
+        crowd = 0
         if joined is not None:
+            # a wide poll counts the other wide polls waiting with it (landing_crowd)
+            wide = w.prof.latency_ns.get("landing_crowd", 0.0) > 0.0 and op.lanes >= 8
+            if wide:
+                waiting = w.landing.setdefault(producers, [])
+                me = (env.now, op.lanes - 1)
+                waiting.append(me)
             yield joined
+            if wide:
+                crowd = sum(e[1] for e in waiting if e is not me and e[0] < env.now)
         visible, last = start, None
         if w.sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
@@ -336,6 +345,8 @@ class ReferenceCtaRun(CounterOps):
             latest, p = w.latest_visible(producers, self.xcd)
             if latest >= start:
                 visible, last = latest, p
+        if crowd and visible > start:
+            visible += w.prof.latency_ns["landing_crowd"] * crowd
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = w.sampler.latency("retry")

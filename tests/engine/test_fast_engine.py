@@ -186,6 +186,53 @@ def test_priced_polls_equal_the_reference(
     _assert_same(fast, ref)
 
 
+@pytest.mark.parametrize(
+    ("cfg", "seed"),
+    [
+        (LaunchConfig(4, 4), None),
+        (LaunchConfig(1, 4), 7),
+        (LaunchConfig(2, 2, kda_tickets=True), None),
+    ],
+    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
+)
+def test_a_crowded_landing_equals_the_reference(
+    monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
+) -> None:
+    """A put lands later for the other wide polls waiting on it (the profile's
+    landing_crowd, which the bundled profiles leave at 0), folded and unfolded alike."""
+    base = load_profile("h200-k1")
+    prof = base.with_params(landing_crowd=10.0)
+    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
+    plain = simulate(cfg, base, seed=seed)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the crowd took effect
+    _assert_same(fast, ref)
+
+
+def test_only_a_crowded_landing_is_later() -> None:
+    """At S = 1 the gate polls alone, at S = 16 beside 15 others: there its PART poll,
+    begun before the last slice's put lands, sees it later by 15 x 7 x the price (or a
+    retry period sooner, where the later landing saves a try)."""
+    base = load_profile("h200-k1")
+    prof = base.with_params(landing_crowd=10.0)
+
+    def gate_handoffs(cfg: LaunchConfig, p: GpuProfile) -> list[float]:
+        tl = simulate(cfg, p).timeline
+        return [
+            q.satisfied - q.put_time
+            for c in tl.ctas
+            for q in c.polls
+            if q.label == "PART" and q.put_time is not None and q.put_time > q.first_issue
+        ]
+
+    one = LaunchConfig(1, 1)
+    assert gate_handoffs(one, prof) == gate_handoffs(one, base)
+    many = LaunchConfig(4, 4)
+    crowded, alone = gate_handoffs(many, prof), gate_handoffs(many, base)
+    assert len(crowded) == len(alone) > 0
+    assert min(crowded) > max(alone)  # every waiting gate poll sees its last put later
+    assert max(crowded) - min(alone) >= 15 * 7 * 10.0 - 1000.0
+
+
 def test_items_sharing_a_unit_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
     """CTAs in a ticket loop compute their items' stages: a unit shared by two of them
     slows k.recur alike in both engines."""
