@@ -624,15 +624,21 @@ class CtaRun(CounterOps):
         crowd = 0
         if joined is not None:
             wide = self._crowd is not None and op.lanes >= WIDE_LANES
-            if wide:  # one more wide poll waiting for this set's puts, from its CTA's time
+            if wide:  # one more wide poll waiting for these puts, from its CTA's time, and
+                # its cells (polls of one cell set share their plan's ranges)
                 waiting = w.landing.setdefault(key, [])
-                me = (self.clock, op.lanes - 1)
-                waiting.append(me)
+                mine = id(plan.ranges)
+                waiting.append((self.clock, op.lanes - 1, mine))
             yield joined
             self.clock = env._now
-            if wide:  # the others that waited with it: by their CTAs' time (a folded CTA
-                # waits from the clock, where it may be ahead), before the puts were done
-                crowd = sum(e[1] for e in waiting if e is not me and e[0] < self.clock)
+            if wide:  # the other cell sets polled with it, each once: by their CTAs' time
+                # (a folded CTA waits from the clock, where it may be ahead), before the
+                # puts were done
+                others: dict[int, int] = {}
+                for t, n, cells in waiting:
+                    if cells != mine and t < self.clock and others.get(cells, 0) < n:
+                        others[cells] = n
+                crowd = sum(others.values())
 
         visible, last = start, None  # last: the PutDone of the put seen last
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order

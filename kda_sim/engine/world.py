@@ -82,9 +82,9 @@ class World:
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost
     joins: dict[object, simpy.Event] = field(default_factory=dict)
     # wide polls (WIDE_LANES or more pairs a thread) that waited on a join, by its key:
-    # (the CTA's time at the wait, its pairs a thread beyond the first), kept only where
-    # the profile prices landing_crowd (CtaRun._poll)
-    landing: dict[object, list[tuple[float, int]]] = field(default_factory=dict)
+    # (the CTA's time at the wait, its pairs a thread beyond the first, its cell set), kept
+    # only where the profile prices landing_crowd (CtaRun._poll)
+    landing: dict[object, list[tuple[float, int, int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.words is None:

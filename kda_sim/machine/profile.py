@@ -67,13 +67,14 @@ OPTIONAL_LATENCIES = (
     # 9.9 a KiB) stand for it (docs/calibration.md, "A put behind the CTA's own stores")
     "put_stores",
     "put_store_kib",
-    # puts land later where several wide polls (WIDE_LANES or more pairs a thread) wait on
-    # them together: ns added to a waiting wide poll's visibility of the puts, for each
-    # pair a thread beyond the first of each other wide poll that waited on the same puts
-    # (kda_sim.engine.cta, ``CtaRun._poll``). The Triton K1's gate on an H100: a try over
-    # landed pairs costs the same at S = 1 and 16, with 16 pollers or one, but the first
-    # poller's hand-off at S = 16 falls from 1.7 to 2.0 us to 1.3 when the others hold back
-    # (docs/calibration.md, "gate's PART poll"). Not jittered
+    # puts land later where wide polls (WIDE_LANES or more pairs a thread) of several cell
+    # sets wait on them together: ns added to a waiting wide poll's visibility of the puts,
+    # for each pair a thread beyond the first of each other cell set polled (its widest
+    # poll once) while it waited (kda_sim.engine.cta, ``CtaRun._poll``): many polls of
+    # one set (K1's 96 to 384 k.gates polls of f_a) count once. The Triton K1's gate on an
+    # H100: a try over landed pairs costs the same at S = 1 and 16, with 16 pollers or
+    # one, but the first poller's hand-off at S = 16 falls from 1.7 to 2.0 us to 1.3 when
+    # the others hold back (docs/calibration.md, "gate's PART poll"). Not jittered
     "landing_crowd",
 )
 FIRST_TRY = ("first_try_stores", "first_try_store_kib", "first_try_load_kib")

@@ -328,11 +328,15 @@ class ReferenceCtaRun(CounterOps):
             wide = w.prof.latency_ns.get("landing_crowd", 0.0) > 0.0 and op.lanes >= 8
             if wide:
                 waiting = w.landing.setdefault(producers, [])
-                me = (env.now, op.lanes - 1)
-                waiting.append(me)
+                mine = op.cells.tobytes()
+                waiting.append((env.now, op.lanes - 1, mine))
             yield joined
-            if wide:
-                crowd = sum(e[1] for e in waiting if e is not me and e[0] < env.now)
+            if wide:  # the other cell sets that waited with it, each its widest once
+                others: dict[bytes, int] = {}
+                for t, n, cells in waiting:
+                    if cells != mine and t < env.now:
+                        others[cells] = max(others.get(cells, 0), n)
+                crowd = sum(others.values())
         visible, last = start, None
         if w.sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
