@@ -328,9 +328,6 @@ class Kernel:
     work_items: Callable[[Any], Mapping[str, Any]] | None = None
     # (ops, fields) of a launch, without building it (see check_launch_size); None: cells
     launch_size: Callable[[Any], tuple[int, tuple[str, ...]]] | None = None
-    # the two configuration fields a safety map spans and a traced launch's file name
-    # gives (``kda-sim sweep``, ``kda-sim spread``); None: neither
-    sweep_axes: tuple[str, str] | None = None
 
     def default_config(self) -> Any:
         return self.config_type()

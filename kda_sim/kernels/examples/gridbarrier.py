@@ -79,14 +79,20 @@ def build(cfg: GridBarrierConfig) -> Launch:
     return Launch(cfg, space, tuple(programs))
 
 
-KERNEL = Kernel(
+@dataclass(frozen=True)
+class _GridBarrierKernel(Kernel):
+    # the optional hook (kda_sim.kernels.spec): the safety map's axes, and the fields a
+    # traced launch's file name gives (kda-sim spread: gridbarrier_ctas{C}_rounds{R}_{i})
+    sweep_axes: tuple[str, str] = ("ctas", "rounds")
+
+
+KERNEL = _GridBarrierKernel(
     name="gridbarrier",
     description="a grid barrier from an atomic arrival counter and a >= wait, over rounds",
     config_type=GridBarrierConfig,
     build_fn=build,
     regions_fn=regions,
     launch_size=launch_size,
-    sweep_axes=("ctas", "rounds"),
     roles=("member",),
     stages=("work", "barrier"),
     role_colors={"member": "#2ca02c"},
