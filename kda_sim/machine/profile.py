@@ -79,8 +79,8 @@ OPTIONAL_LATENCIES = (
 )
 FIRST_TRY = ("first_try_stores", "first_try_store_kib", "first_try_load_kib")
 # the pairs a thread from which a poll counts in landing_crowd: the storm probe's crowd of
-# polls cost a try +5 to +30 ns at 1 pair a thread and +160 to +540 at 8 (runs 106 to 108);
-# widths between were not measured
+# polls cost a try +5 to +30 ns at 1 pair a thread and +160 to +540 at 8 (docs/calibration.md,
+# "a crowd of polls"); widths between were not measured
 WIDE_LANES = 8
 PUT_BEHIND = ("put_stores", "put_store_kib")
 KIB = 1024  # bytes a KiB: the *_kib latencies above are ns a KiB
