@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kda_sim.compare.spread import NAME
+from kda_sim.compare.spread import launches_by_shape
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import load_trace
 from kda_sim.timeline.model import Timeline
@@ -60,24 +60,22 @@ def _median(xs: list[float]) -> float | None:
 
 def read_dir(d: Path) -> dict[str, Any]:
     """One build's launches: its build options and, by shape, the medians above."""
-    files = sorted(f for f in d.glob("*.json") if NAME.fullmatch(f.name))
-    if not files:
-        raise InvalidInput(f"{d}: no k1_R*_L*_*.json launches", what="traces", where=str(d))
     build: dict[str, Any] | None = None
     rows: dict[str, list[dict[str, float]]] = {}
-    for f in files:
-        tl = load_trace(f)
-        m = NAME.fullmatch(f.name)
-        assert m is not None
-        if (int(m[1]), int(m[2])) != (tl.meta.R, tl.meta.L):
-            raise InvalidInput(
-                f"{f}: its meta says R={tl.meta.R}, L={tl.meta.L}", what="shape", where=str(f)
-            )
-        b = dict(tl.meta.extra.get("build") or {})
-        if build is not None and b != build:
-            raise InvalidInput(f"{f}: build {b}, not {build} as the others", where=str(f))
-        build = b
-        rows.setdefault(f"{m[1]}x{m[2]}", []).extend(gate_rows(tl))
+    files = 0
+    for (R, L), paths in launches_by_shape(d).items():
+        for f in paths:
+            tl = load_trace(f)
+            if (R, L) != (tl.meta.R, tl.meta.L):
+                raise InvalidInput(
+                    f"{f}: its meta says R={tl.meta.R}, L={tl.meta.L}", what="shape", where=str(f)
+                )
+            b = dict(tl.meta.extra.get("build") or {})
+            if build is not None and b != build:
+                raise InvalidInput(f"{f}: build {b}, not {build} as the others", where=str(f))
+            build = b
+            rows.setdefault(f"{R}x{L}", []).extend(gate_rows(tl))
+            files += 1
     shapes = {}
     for shape, rs in rows.items():
         once = [r["try"] for r in rs if r["retries"] == 0]
@@ -93,7 +91,7 @@ def read_dir(d: Path) -> dict[str, Any]:
             # more than a hand-off, the one that polls while the puts land alone
             "first_seen": _median([r["seen"] for r in rs if r["first"]]),
         }
-    return {"dir": str(d), "build": build, "launches": len(files), "shapes": shapes}
+    return {"dir": str(d), "build": build, "launches": files, "shapes": shapes}
 
 
 def show(rep: dict[str, Any]) -> str:
