@@ -55,13 +55,9 @@ def trace_name(R: int, L: int, i: int, kernel: str = DEFAULT_KERNEL) -> str:
     return f"{get(kernel).name}_{a}{R}_{b}{L}_{i}.json"
 
 
-def errors(a: Timeline, b: Timeline) -> tuple[float, float]:
-    """(|makespan error|, median |start error|) of b against a, as fractions of a's makespan,
-    as ``kda-sim compare`` reports them."""
-    return _errors(compare_timelines(a, b))
-
-
 def _errors(c: Comparison) -> tuple[float, float]:
+    """(|makespan error|, median |start error|) of a comparison's simulated side against its
+    real one, as fractions of the real makespan, as ``kda-sim compare`` reports them."""
     return abs(c.makespan_err or 0.0), float(statistics.median(c.start_err_frac()))
 
 
