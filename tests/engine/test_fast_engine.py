@@ -62,6 +62,18 @@ def _assert_same(fast: Any, ref: Any) -> None:
     assert fast.events <= ref.events
 
 
+def _priced_alike(
+    monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None, **params: float
+) -> None:
+    """``h200-k1`` with ``params`` (optional latencies the bundled profiles leave at 0) runs
+    alike in both engines, and differently from ``h200-k1`` alone (the terms took effect)."""
+    base = load_profile("h200-k1")
+    fast, ref = _both(monkeypatch, cfg, base.with_params(**params), seed=seed)
+    plain = simulate(cfg, base, seed=seed)
+    assert plain.timeline.ctas != fast.timeline.ctas  # the terms took effect
+    _assert_same(fast, ref)
+
+
 @pytest.mark.parametrize(
     ("cfg", "gpu", "seed"),
     [
@@ -133,12 +145,14 @@ def test_a_first_try_behind_the_ctas_traffic_equals_the_reference(
     """A poll's first try waits behind the CTA's own stores and unused loads (the
     profile's first_try_*, which the bundled profiles leave at 0): counted in program
     order, so folded and unfolded alike."""
-    base = load_profile("h200-k1")
-    prof = base.with_params(first_try_stores=80.0, first_try_store_kib=10.6, first_try_load_kib=4.8)
-    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
-    plain = simulate(cfg, base, seed=seed)
-    assert plain.timeline.ctas != fast.timeline.ctas  # the wait took effect
-    _assert_same(fast, ref)
+    _priced_alike(
+        monkeypatch,
+        cfg,
+        seed,
+        first_try_stores=80.0,
+        first_try_store_kib=10.6,
+        first_try_load_kib=4.8,
+    )
 
 
 @pytest.mark.parametrize(
@@ -156,16 +170,10 @@ def test_a_put_behind_the_ctas_stores_equals_the_reference(
     """A put's pairs are visible behind the CTA's own stores ahead of them (the profile's
     put_*, which the bundled profiles leave at 0), alone or with the first try's wait:
     counted in program order, so folded and unfolded alike."""
-    base = load_profile("h200-k1")
-    prof = base.with_params(put_stores=88.0, put_store_kib=9.9)
-    if first_try:
-        prof = prof.with_params(
-            first_try_stores=88.0, first_try_store_kib=9.9, first_try_load_kib=4.0
-        )
-    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
-    plain = simulate(cfg, base, seed=seed)
-    assert plain.timeline.ctas != fast.timeline.ctas  # the wait took effect
-    _assert_same(fast, ref)
+    first = {"first_try_stores": 88.0, "first_try_store_kib": 9.9, "first_try_load_kib": 4.0}
+    _priced_alike(
+        monkeypatch, cfg, seed, put_stores=88.0, put_store_kib=9.9, **(first if first_try else {})
+    )
 
 
 @pytest.mark.parametrize(
@@ -178,12 +186,7 @@ def test_priced_polls_equal_the_reference(
 ) -> None:
     """A try's pairs a thread and a retry's back-off (the profile's poll_lane and
     backoff, which the bundled profiles leave at 0), folded and unfolded alike."""
-    base = load_profile("h200-k1")
-    prof = base.with_params(poll_lane=25.0, backoff=300.0)
-    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
-    plain = simulate(cfg, base, seed=seed)
-    assert plain.timeline.ctas != fast.timeline.ctas  # the prices took effect
-    _assert_same(fast, ref)
+    _priced_alike(monkeypatch, cfg, seed, poll_lane=25.0, backoff=300.0)
 
 
 @pytest.mark.parametrize(
@@ -200,12 +203,7 @@ def test_a_crowded_landing_equals_the_reference(
 ) -> None:
     """A put lands later for the other wide polls waiting on it (the profile's
     landing_crowd, which the bundled profiles leave at 0), folded and unfolded alike."""
-    base = load_profile("h200-k1")
-    prof = base.with_params(landing_crowd=10.0)
-    fast, ref = _both(monkeypatch, cfg, prof, seed=seed)
-    plain = simulate(cfg, base, seed=seed)
-    assert plain.timeline.ctas != fast.timeline.ctas  # the crowd took effect
-    _assert_same(fast, ref)
+    _priced_alike(monkeypatch, cfg, seed, landing_crowd=10.0)
 
 
 def test_only_a_crowded_landing_is_later() -> None:
