@@ -22,10 +22,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kda_sim.compare.spread import launches_by_shape
 from kda_sim.errors import InvalidInput
-from kda_sim.importers import load_trace
 from kda_sim.timeline.model import Timeline
+from lab.build_dir import build_launches
 from lab.gpu_jobs import report_main
 
 
@@ -60,22 +59,9 @@ def _median(xs: list[float]) -> float | None:
 
 def read_dir(d: Path) -> dict[str, Any]:
     """One build's launches: its build options and, by shape, the medians above."""
-    build: dict[str, Any] | None = None
-    rows: dict[str, list[dict[str, float]]] = {}
-    files = 0
-    for (R, L), paths in launches_by_shape(d).items():
-        for f in paths:
-            tl = load_trace(f)
-            if (R, L) != (tl.meta.R, tl.meta.L):
-                raise InvalidInput(
-                    f"{f}: its meta says R={tl.meta.R}, L={tl.meta.L}", what="shape", where=str(f)
-                )
-            b = dict(tl.meta.extra.get("build") or {})
-            if build is not None and b != build:
-                raise InvalidInput(f"{f}: build {b}, not {build} as the others", where=str(f))
-            build = b
-            rows.setdefault(f"{R}x{L}", []).extend(gate_rows(tl))
-            files += 1
+    build, launches = build_launches(d)
+    rows = {shape: [r for tl in tls for r in gate_rows(tl)] for shape, tls in launches.items()}
+    files = sum(len(tls) for tls in launches.values())
     shapes = {}
     for shape, rs in rows.items():
         once = [r["try"] for r in rs if r["retries"] == 0]

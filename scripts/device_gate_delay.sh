@@ -13,6 +13,10 @@
 # and SHAPES=... (default 1x1,2x2,4x4), e.g. gate CTA 0 polling alone while the puts land:
 #   SHAPES=2x2,4x4 bash scripts/device_gate_delay.sh spin: \
 #       alone:"--build gate_stagger_ns=5000"
+# k.norm's ONRM+PROJ poll the same way (read with python -m lab.norm_try DIR ...): a try over
+# landed pairs, the ONRM put after the state's stores have left, chunk 0 polling alone:
+#   LAUNCHES=6 bash scripts/device_gate_delay.sh spin: delay:"--build norm_delay_ns=5000" \
+#       put:"--build onrm_put_delay_ns=3000" alone:"--build norm_stagger_ns=3000"
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1
@@ -28,7 +32,8 @@ for v in "$@"; do
     names+=("$d")
     mkdir -p "$OUT/$d"
     # shellcheck disable=SC2086 # opts: words, split on purpose
-    timeout 180 python3 -m lab.trace_spread record --shapes "${SHAPES:-1x1,2x2,4x4}" --launches 8 \
+    timeout "${BUILD_TIMEOUT:-180}" python3 -m lab.trace_spread record \
+        --shapes "${SHAPES:-1x1,2x2,4x4}" --launches "${LAUNCHES:-8}" \
         $opts --dir "$OUT/$d" > "$OUT/$d.log" 2>&1
     echo "$d rc=$? $(ls "$OUT/$d" | wc -l) traces"
 done

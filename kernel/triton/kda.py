@@ -24,7 +24,7 @@ from kda_kernel.triton.constexprs import (
     TASKS_A_REQ,
     VCH,
 )
-from kda_kernel.triton.machine import _bf16r, _dot, _to_bf16, _value
+from kda_kernel.triton.machine import _bf16r, _dot, _now, _sleep_until, _to_bf16, _value
 from kda_kernel.triton.mailbox import _poll, _put
 from kda_kernel.triton.record import _ev, _stamp
 
@@ -72,6 +72,9 @@ def _kda_task(
     INTERP: tl.constexpr,
     SLEEP_NS: tl.constexpr,
     QUIET: tl.constexpr,
+    NORM_DELAY_NS: tl.constexpr = 0,
+    NORM_STAGGER_NS: tl.constexpr = 0,
+    ONRM_PUT_DELAY_NS: tl.constexpr = 0,
 ):
     req = i // TASKS_A_REQ
     h = (i // NVCH) % NH
@@ -296,6 +299,10 @@ def _kda_task(
         )
     ss = tl.sum(o_t * o_t, 1)  # [LP]
     go = OFF_ONRM + ((req * NH + h) * L + jj) * NVCH + ch
+    # a lab build's wait (Build.onrm_put_delay_ns): the state's stores leave the SM first
+    if ONRM_PUT_DELAY_NS > 0:  # noqa: SIM102 (constexpr branches)
+        if not INTERP:
+            _sleep_until(_now(INTERP) + ONRM_PUT_DELAY_NS, 128, INTERP)
     dead = _put(
         scratch, go, ss, jj < L, tag, dead, alarm, pid, task, inj_mode, inj_gidx, WATCHDOG, INTERP
     )
@@ -310,6 +317,11 @@ def _kda_task(
         OFF_PROJ + (req * L + jj[:, None]) * NPROJ + G2_0 + h * HD + ch * VCH + (q32[None, :] - 16),
     )
     mn = (jj < L)[:, None] & (isn | isg)[None, :]
+    # a lab build's wait (Build.norm_delay_ns, norm_stagger_ns); the interpreter's clock
+    # stands at 0
+    if NORM_DELAY_NS + NORM_STAGGER_NS > 0:  # noqa: SIM102 (constexpr branches)
+        if not INTERP:
+            _sleep_until(_now(INTERP) + NORM_DELAY_NS + ch * NORM_STAGGER_NS, 128, INTERP)
     w, tr, dead = _poll(
         scratch,
         gn,

@@ -154,6 +154,14 @@ class Build:
     # apart from the hand-off. 0 (as shipped): no code
     gate_delay_ns: int = 0
     gate_stagger_ns: int = 0
+    # the same for k.norm's ONRM+PROJ poll: kda task (req, h, ch) waits norm_delay_ns + ch x
+    # norm_stagger_ns ns after its ONRM put before the first try (chunk 0 of a head polling
+    # alone while the others' puts land, where the stagger is longer than a hand-off); and
+    # k.recur waits onrm_put_delay_ns ns before its ONRM put, so the state's stores have left
+    # the SM ahead of it. 0 (as shipped): no code. Static placement only (not kda_tickets)
+    norm_delay_ns: int = 0
+    norm_stagger_ns: int = 0
+    onrm_put_delay_ns: int = 0
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
     # cells and PROJ's first share lines with the 56 XRDY flags that every gemv CTA
@@ -330,6 +338,18 @@ class Build:
                 f"gate_delay_ns = {self.gate_delay_ns}, gate_stagger_ns = "
                 f"{self.gate_stagger_ns}: 0 to 100000 and 0 to 10000"
             )
+        norm = (self.norm_delay_ns, self.norm_stagger_ns, self.onrm_put_delay_ns)
+        if not (0 <= norm[0] <= 100_000 and 0 <= norm[1] <= 10_000 and 0 <= norm[2] <= 100_000):
+            raise ValueError(
+                f"norm_delay_ns = {norm[0]}, norm_stagger_ns = {norm[1]}, onrm_put_delay_ns = "
+                f"{norm[2]}: 0 to 100000, 0 to 10000 and 0 to 100000"
+            )
+        if any(norm) and self.cfg.kda_tickets:
+            raise Unsupported(
+                "norm_delay_ns, norm_stagger_ns and onrm_put_delay_ns: static placement "
+                "only, not with kda_tickets",
+                what="build",
+            )
         if self.trace_level not in (1, 2, 3, 4):
             raise ValueError(f"trace_level = {self.trace_level}: 1 to 4")
         self._validate_probe()
@@ -412,6 +432,9 @@ class Build:
             "GATE_SLEEP_NS": self.gate_sleep_ns,
             "GATE_DELAY_NS": self.gate_delay_ns,
             "GATE_STAGGER_NS": self.gate_stagger_ns,
+            "NORM_DELAY_NS": self.norm_delay_ns,
+            "NORM_STAGGER_NS": self.norm_stagger_ns,
+            "ONRM_PUT_DELAY_NS": self.onrm_put_delay_ns,
         }
 
     def with_(self, **kw: Any) -> Build:

@@ -72,6 +72,9 @@ def _kda_static_tasks(
     QUIET: tl.constexpr,
     JITTER_NS: tl.constexpr,
     PROBE_TAKE: tl.constexpr = False,
+    NORM_DELAY_NS: tl.constexpr = 0,
+    NORM_STAGGER_NS: tl.constexpr = 0,
+    ONRM_PUT_DELAY_NS: tl.constexpr = 0,
 ):
     """This CTA's tasks under the static placement (at most MAXT); returns the record,
     the watchdog's flag and the tasks run."""
@@ -128,6 +131,9 @@ def _kda_static_tasks(
                 INTERP,
                 SLEEP_NS,
                 QUIET,
+                NORM_DELAY_NS,
+                NORM_STAGGER_NS,
+                ONRM_PUT_DELAY_NS,
             )
             ntask += 1
     if PROBE_TAKE and TRACE:

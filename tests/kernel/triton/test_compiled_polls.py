@@ -93,6 +93,20 @@ def test_the_gate_waits_before_its_poll_only_in_its_lab_build() -> None:
     assert len(_mailbox_loads(_ttgir_of(delayed))) == _sites(delayed)
 
 
+def test_the_kda_tasks_wait_before_norm_and_the_onrm_put_only_in_their_lab_build() -> None:
+    # Build.norm_delay_ns / norm_stagger_ns: a clock wait before k.norm's first try, and
+    # Build.onrm_put_delay_ns one before k.recur's ONRM put, each once a task slot; the
+    # shipped build has neither and the lab build's polls are the same
+    shipped = Build.default(1, 2, 8, watchdog=False)
+    late = Build.default(
+        1, 2, 8, watchdog=False, norm_delay_ns=4000, norm_stagger_ns=2500, onrm_put_delay_ns=3000
+    )
+    sleeps = [len(re.findall(r"nanosleep\.u32 128", _ttgir_of(b))) for b in (shipped, late)]
+    assert sleeps[1] == sleeps[0] + 2 * max_tasks(late.rmax)
+    assert all(str(n) in _ttgir_of(late) for n in (4000, 2500, 3000))
+    assert len(_mailbox_loads(_ttgir_of(late))) == _sites(late)
+
+
 def test_no_plain_volatile_mailbox_load_in_production() -> None:
     # the watchdog build reads its alarm word and (fault check) a put's old word plainly;
     # the production build polls through the asm load only

@@ -63,6 +63,16 @@ def test_layout_and_back_off_keys_are_checked() -> None:
     assert Build.default(1, 1, 8).constexprs()["GATE_DELAY_NS"] == 0
     with pytest.raises(ValueError, match="gate_stagger_ns = -1"):
         Build.default(1, 1, 8, gate_stagger_ns=-1).validate()
+    # k.norm's and the ONRM put's lab waits likewise, and only under the static placement
+    norm = Build.default(1, 1, 8, norm_delay_ns=5000, norm_stagger_ns=3000, onrm_put_delay_ns=2000)
+    ce = norm.validate().constexprs()
+    names = ("NORM_DELAY_NS", "NORM_STAGGER_NS", "ONRM_PUT_DELAY_NS")
+    assert tuple(ce[n] for n in names) == (5000, 3000, 2000)
+    assert Build.default(1, 1, 8).constexprs()["ONRM_PUT_DELAY_NS"] == 0
+    with pytest.raises(ValueError, match="norm_stagger_ns = 20000"):
+        Build.default(1, 1, 8, norm_stagger_ns=20000).validate()
+    with pytest.raises(ValueError, match="static placement only"):
+        Build.default(1, 1, 8, norm_delay_ns=5000).with_(kda_tickets=True).validate()
 
 
 def test_stress_and_trace_level_keys_are_checked() -> None:

@@ -1,0 +1,33 @@
+"""One lab build's traced launches from a directory ``lab.trace_spread record`` wrote
+(``k1_R{R}_L{L}_{i}.json``): each launch checked to be the shape its name says and the
+build the others are (``meta.extra["build"]``), or refused (``InvalidInput``, exit 2 in
+the lab reports) before any table is made of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kda_sim.compare.spread import launches_by_shape
+from kda_sim.errors import InvalidInput
+from kda_sim.importers import load_trace
+from kda_sim.timeline.model import Timeline
+
+
+def build_launches(d: Path) -> tuple[dict[str, Any], dict[str, list[Timeline]]]:
+    """(the build's options, its launches by shape ``"RxL"``) of directory ``d``."""
+    build: dict[str, Any] | None = None
+    shapes: dict[str, list[Timeline]] = {}
+    for (R, L), paths in launches_by_shape(d).items():
+        for f in paths:
+            tl = load_trace(f)
+            if (R, L) != (tl.meta.R, tl.meta.L):
+                raise InvalidInput(
+                    f"{f}: its meta says R={tl.meta.R}, L={tl.meta.L}", what="shape", where=str(f)
+                )
+            b = dict(tl.meta.extra.get("build") or {})
+            if build is not None and b != build:
+                raise InvalidInput(f"{f}: build {b}, not {build} as the others", where=str(f))
+            build = b
+            shapes.setdefault(f"{R}x{L}", []).append(tl)
+    return build or {}, shapes
