@@ -87,7 +87,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="NAME",
         help="a machine parameter searched too, one the search leaves alone by default "
-        "(retry, poll_lane, backoff, the first try's and a put's figures, landing_crowd)",
+        "(retry, poll_lane, backoff, the first try's and a put's figures, put_crowd)",
     )
     p.add_argument(
         "--unit-share",

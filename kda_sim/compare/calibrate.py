@@ -102,18 +102,18 @@ PARAMS: tuple[tuple[str, str], ...] = (
     *((n, "add") for n in FIRST_TRY),
     # a put's pairs behind the CTA's own stores ahead of them (0 by default)
     *((n, "add") for n in PUT_BEHIND),
-    ("landing_crowd", "add"),  # puts landing beside other wide polls (0 by default)
+    ("put_crowd", "add"),  # a put's wait behind stores, longer for its pollers (0 by default)
 )
 # the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
 # in a Triton loop): searched only on request; the training shapes rarely pin it down.
 # poll_lane and backoff are read from the traces' polls (lab.poll_covariates) and pinned;
 # the first try's wait behind the CTA's own traffic, and a put's, are read from the probe
-# (lab.poll_probe: the traces record neither loads nor put times) and pinned; a crowded
-# landing is searched on request (--search landing_crowd), the bundled fit has none
+# (lab.poll_probe: the traces record neither loads nor put times) and pinned; the crowd of
+# a put's pollers is searched on request (--search put_crowd), the bundled fit has none
 DEFAULT_SEARCH: tuple[str, ...] = tuple(
     n
     for n, _ in PARAMS
-    if n not in ("retry", "poll_lane", "backoff", *FIRST_TRY, *PUT_BEHIND, "landing_crowd")
+    if n not in ("retry", "poll_lane", "backoff", *FIRST_TRY, *PUT_BEHIND, "put_crowd")
 )
 MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way

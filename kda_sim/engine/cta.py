@@ -16,7 +16,7 @@ from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
 from kda_sim.engine.timers import Wake, at_time, schedule, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
-from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, WIDE_LANES, GpuProfile
+from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.handoffs import Handoffs, OpRef
 from kda_sim.protocol.ops import (
@@ -123,9 +123,10 @@ def _launch_consts(world: World) -> tuple:
     fixed, per_store = (lat.get(n, 0.0) for n in PUT_BEHIND)
     put_behind = (fixed, per_store / KIB)
     puts_wait = fixed > 0.0 or per_store > 0.0
-    # puts land later for the other wide polls waiting on them (``_poll``): nominal, and
-    # not counted where the profile leaves landing_crowd at 0
-    crowd = lat.get("landing_crowd", 0.0) or None
+    # a put's wait behind its CTA's stores grows with the other polls waiting on it
+    # (``_poll``): nominal, and not counted where the profile leaves put_crowd at 0 or
+    # sets no such wait
+    crowd = (lat.get("put_crowd", 0.0) or None) if puts_wait else None
     world.cta_consts = out = (
         ahead,
         put_fields(world.handoffs),
@@ -548,6 +549,19 @@ class CtaRun(CounterOps):
             unused.clear()
         return wait
 
+    def _crowded(self, producers: tuple[OpRef, ...], last: PutDone, mine: int) -> float:
+        """How much later the put seen last lands for the polls waiting on it: its wait
+        behind the CTA's stores (``PutDone.behind``) times put_crowd, for each other cell
+        set first issued before it was put (each set once). By first issue, not by who
+        waited on the clock: a folded CTA polls ahead of it, and a poller issued later
+        may have run already."""
+        w = self.w
+        done = w.put_done
+        ref = next(p for p in producers if done[p] is last)
+        put = last.time
+        others = {cells for t, cells in w.landing.get(ref, ()) if cells != mine and t < put}
+        return len(others) * last.behind * self._crowd  # type: ignore[operator]
+
     def _poll(
         self, k: int, op: Poll, t0: float, step: NominalPoll | float = 0.0
     ) -> Generator[Any, Any, float]:
@@ -621,24 +635,16 @@ class CtaRun(CounterOps):
             joined = w.join(producers, key)
         elif joined._value is not PENDING:
             joined = None  # triggered: every put of the set has happened
-        crowd = 0
+        crowded = self._crowd is not None
+        if crowded:  # one more poller of each of its puts: its first issue and its cells
+            # (polls of one cell set share their plan's ranges)
+            waiter = (t0, id(plan.ranges))
+            landing = w.landing
+            for p in producers:
+                landing.setdefault(p, []).append(waiter)
         if joined is not None:
-            wide = self._crowd is not None and op.lanes >= WIDE_LANES
-            if wide:  # one more wide poll waiting for these puts, from its CTA's time, and
-                # its cells (polls of one cell set share their plan's ranges)
-                waiting = w.landing.setdefault(key, [])
-                mine = id(plan.ranges)
-                waiting.append((self.clock, op.lanes - 1, mine))
             yield joined
             self.clock = env._now
-            if wide:  # the other cell sets polled with it, each once: by their CTAs' time
-                # (a folded CTA waits from the clock, where it may be ahead), before the
-                # puts were done
-                others: dict[int, int] = {}
-                for t, n, cells in waiting:
-                    if cells != mine and t < self.clock and others.get(cells, 0) < n:
-                        others[cells] = n
-                crowd = sum(others.values())
 
         visible, last = start, None  # last: the PutDone of the put seen last
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
@@ -653,8 +659,9 @@ class CtaRun(CounterOps):
             latest, seen = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
             if latest >= start:
                 visible, last = latest, seen
-        if crowd and visible > start:  # begun before the pairs landed, beside others
-            visible += self._crowd * crowd  # type: ignore[operator]
+        if crowded and last is not None and last.behind and t0 < last.time and visible > start:
+            # begun before the put seen last was made, which lands after its first try
+            visible += self._crowded(producers, last, id(plan.ranges))
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         if not step:

@@ -81,10 +81,9 @@ class World:
     # keyed by a poll plan's producer-set number (untagged polls) or by the producer tuple
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost
     joins: dict[object, simpy.Event] = field(default_factory=dict)
-    # wide polls (WIDE_LANES or more pairs a thread) that waited on a join, by its key:
-    # (the CTA's time at the wait, its pairs a thread beyond the first, its cell set), kept
-    # only where the profile prices landing_crowd (CtaRun._poll)
-    landing: dict[object, list[tuple[float, int, int]]] = field(default_factory=dict)
+    # the polls that waited on a put not made yet, by the put: (the CTA's time at the
+    # wait, its cell set), kept only where the profile prices put_crowd (CtaRun._poll)
+    landing: dict[OpRef, list[tuple[float, int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.words is None:

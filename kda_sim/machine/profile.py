@@ -67,21 +67,17 @@ OPTIONAL_LATENCIES = (
     # 9.9 a KiB) stand for it (docs/calibration.md, "A put behind the CTA's own stores")
     "put_stores",
     "put_store_kib",
-    # puts land later where wide polls (WIDE_LANES or more pairs a thread) of several cell
-    # sets wait on them together: ns added to a waiting wide poll's visibility of the puts,
-    # for each pair a thread beyond the first of each other cell set polled (its widest
-    # poll once) while it waited (kda_sim.engine.cta, ``CtaRun._poll``): many polls of
-    # one set (K1's 96 to 384 k.gates polls of f_a) count once. The Triton K1's gate on an
-    # H100: a try over landed pairs costs the same at S = 1 and 16, with 16 pollers or
-    # one, but the first poller's hand-off at S = 16 falls from 1.7 to 2.0 us to 1.3 when
-    # the others hold back (docs/calibration.md, "gate's PART poll"). Not jittered
-    "landing_crowd",
+    # a put's wait behind its CTA's stores (put_stores, put_store_kib) is longer where other
+    # polls wait on it as it lands: for each other cell set that began waiting on the put
+    # before it landed (any width; each set once), the wait grows by this fraction of itself
+    # (a factor, not ns; kda_sim.engine.cta, ``CtaRun._poll``). The Triton K1 on an H100:
+    # k.norm's hand-off (the 8 chunk tasks of a head poll the same ONRM flags, 1 pair a
+    # thread) is 1,056 ns put to seen as shipped, 608 with chunk 0 polling alone and 416
+    # with the state's stores drained before the put (docs/calibration.md, "k.norm's
+    # ONRM+PROJ poll"). Not jittered; nothing without the put's wait
+    "put_crowd",
 )
 FIRST_TRY = ("first_try_stores", "first_try_store_kib", "first_try_load_kib")
-# the pairs a thread from which a poll counts in landing_crowd: the storm probe's crowd of
-# polls cost a try +5 to +30 ns at 1 pair a thread and +160 to +540 at 8 (docs/calibration.md,
-# "a crowd of polls"); widths between were not measured
-WIDE_LANES = 8
 PUT_BEHIND = ("put_stores", "put_store_kib")
 KIB = 1024  # bytes a KiB: the *_kib latencies above are ns a KiB
 
@@ -91,6 +87,8 @@ KIB = 1024  # bytes a KiB: the *_kib latencies above are ns a KiB
 # the engine's work and memory small: it builds a list a unit, and a time near 1e30 ns no
 # longer advances by a latency.
 MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
+# put_crowd is a factor: each other poller at most this many times the put's wait again
+MAX_CROWD = 4.0
 MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
 _INT_DIGITS = 12  # an integer in a profile: at most this many digits
 _JSON_HOOKS = json_hooks(_INT_DIGITS)
@@ -157,7 +155,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
             "additionalProperties": _NS,
             # the engine divides by a poll's round trip (the tries until a flag is seen):
             # 0 is no round trip, and a tiny one overflows the count of tries
-            "properties": {"poll": _num(MIN_POLL_NS, MAX_NS)},
+            "properties": {"poll": _num(MIN_POLL_NS, MAX_NS), "put_crowd": _num(0.0, MAX_CROWD)},
         },
         # a kernel's costs: none in a bundled GPU's file; a profile file written whole
         # (before the split, or by with_params and to_dict) may hold them

@@ -322,21 +322,13 @@ class ReferenceCtaRun(CounterOps):
         if unput:
             yield w.never  # a pair nobody in this launch puts: waits forever
         joined = w.join(producers)
-        crowd = 0
+        factor = w.prof.latency_ns.get("put_crowd", 0.0)
+        mine = op.cells.tobytes()
+        if factor > 0.0:  # every poll is a poller of each of its puts from its first issue
+            for p in producers:
+                w.landing.setdefault(p, []).append((t0, mine))
         if joined is not None:
-            # a wide poll counts the other wide polls waiting with it (landing_crowd)
-            wide = w.prof.latency_ns.get("landing_crowd", 0.0) > 0.0 and op.lanes >= 8
-            if wide:
-                waiting = w.landing.setdefault(producers, [])
-                mine = op.cells.tobytes()
-                waiting.append((env.now, op.lanes - 1, mine))
             yield joined
-            if wide:  # the other cell sets that waited with it, each its widest once
-                others: dict[bytes, int] = {}
-                for t, n, cells in waiting:
-                    if cells != mine and t < env.now:
-                        others[cells] = max(others.get(cells, 0), n)
-                crowd = sum(others.values())
         visible, last = start, None
         if w.sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, w.sampler.visibility, self.xcd
@@ -349,8 +341,13 @@ class ReferenceCtaRun(CounterOps):
             latest, p = w.latest_visible(producers, self.xcd)
             if latest >= start:
                 visible, last = latest, p
-        if crowd and visible > start:
-            visible += w.prof.latency_ns["landing_crowd"] * crowd
+        done = w.put_done[last] if last is not None else None
+        late = done is not None and done.behind > 0.0 and t0 < done.time
+        if factor > 0.0 and late and visible > start:
+            # the put seen last waits behind its CTA's stores longer for each other cell
+            # set that began waiting on it before it (each once)
+            others = {c for t, c in w.landing.get(last, ()) if c != mine and t < done.time}
+            visible += len(others) * done.behind * factor
         # tries: the first issued at t0; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         retry = w.sampler.latency("retry")

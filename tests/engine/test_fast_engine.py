@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import statistics as st
 from typing import Any
 
 import pytest
@@ -201,37 +202,37 @@ def test_priced_polls_equal_the_reference(
 def test_a_crowded_landing_equals_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
 ) -> None:
-    """A put lands later for the other wide polls waiting on it (the profile's
-    landing_crowd, which the bundled profiles leave at 0), folded and unfolded alike."""
-    _priced_alike(monkeypatch, cfg, seed, landing_crowd=10.0)
+    """A put's wait behind its CTA's stores grows with the other polls waiting on it (the
+    profile's put_crowd, which the bundled profiles leave at 0), folded and unfolded alike."""
+    _priced_alike(monkeypatch, cfg, seed, put_stores=88.0, put_store_kib=9.9, put_crowd=0.3)
 
 
-def test_only_a_crowded_landing_is_later() -> None:
-    """At S = 1 the gate polls alone, at S = 16 beside 15 others: there its PART poll,
-    begun before the last slice's put lands, sees it later by 15 x 7 x the price (or a
-    retry period sooner, where the later landing saves a try)."""
+def _norm_handoffs(cfg: LaunchConfig, p: GpuProfile) -> list[float]:
+    """Put to seen of the k.norm polls that waited on a put made after their first try."""
+    tl = simulate(cfg, p).timeline
+    return [
+        q.satisfied - q.put_time
+        for c in tl.ctas
+        for q in c.polls
+        if q.label == "ONRM+PROJ" and q.put_time is not None and q.put_time > q.first_issue
+    ]
+
+
+def test_only_a_crowded_put_behind_stores_lands_later() -> None:
+    """k.norm's 8 chunk tasks of a head poll the same ONRM flags (1 pair a thread), each
+    put behind its task's state: with put_crowd set those puts land later for the polls
+    waiting on them; without a wait behind stores there is nothing to stretch."""
     base = load_profile("h200-k1")
-    prof = base.with_params(landing_crowd=10.0)
-
-    def gate_handoffs(cfg: LaunchConfig, p: GpuProfile) -> list[float]:
-        tl = simulate(cfg, p).timeline
-        return [
-            q.satisfied - q.put_time
-            for c in tl.ctas
-            for q in c.polls
-            if q.label == "PART" and q.put_time is not None and q.put_time > q.first_issue
-        ]
-
     one = LaunchConfig(1, 1)
-    assert gate_handoffs(one, prof) == gate_handoffs(one, base)
-    # at 1 x 1 the 96 k.gates polls of f_a (8 pairs a thread) read one cell set: a set
-    # counts once, so nothing of that launch moves
-    assert simulate(one, prof).timeline.ctas == simulate(one, base).timeline.ctas
-    many = LaunchConfig(4, 4)
-    crowded, alone = gate_handoffs(many, prof), gate_handoffs(many, base)
-    assert len(crowded) == len(alone) > 0
-    assert min(crowded) > max(alone)  # every waiting gate poll sees its last put later
-    assert max(crowded) - min(alone) >= 15 * 7 * 10.0 - 1000.0
+    alone = base.with_params(put_crowd=0.3)
+    assert simulate(one, alone).timeline.ctas == simulate(one, base).timeline.ctas
+    behind = base.with_params(put_stores=88.0, put_store_kib=9.9)
+    crowded = behind.with_params(put_crowd=0.3)
+    for cfg in (one, LaunchConfig(2, 2)):
+        late, early = _norm_handoffs(cfg, crowded), _norm_handoffs(cfg, behind)
+        assert len(late) == len(early) > 0
+        assert st.median(late) > st.median(early)
+        assert min(late) >= min(early)
 
 
 def test_items_sharing_a_unit_equal_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
