@@ -167,9 +167,9 @@ def prepared_traces(
 ) -> list[Trace]:
     """``paths`` read, checked and prepared (aligned, from their origin), in order; the
     first that cannot be is refused. They are independent: ``jobs`` processes share them,
-    the largest files first, where the workers fork (a worker that milliseconds make,
-    not an interpreter's start, which costs more than a few traces' reading) and on this
-    machine (a cluster's workers may not see these files)."""
+    the largest files first, where the workers fork (a fork costs milliseconds; a spawned
+    worker's interpreter start and imports, more than a few traces' reading), and only on
+    this machine (a cluster's workers may not see these files)."""
     here = not isinstance(jobs, int | None) or start_method() != "fork"
     with Workers(1 if here else jobs, progress=False) as workers:
         got = workers.map(partial(_prepared, args, clk), paths, cost=_size)

@@ -283,8 +283,8 @@ def _copier(cls: type) -> Callable[[Any], Any]:
     return lambda r: cls(*get(r))
 
 
-_STAGE, _POLL, _PUT, _LOAD, _CELL, _TRACK = map(
-    _copier, (StageSpan, PollRecord, PutRecord, LoadSpan, CellRange, CtaTrack)
+_STAGE, _POLL, _PUT, _LOAD, _CELL, _TRACK, _TIMELINE = map(
+    _copier, (StageSpan, PollRecord, PutRecord, LoadSpan, CellRange, CtaTrack, Timeline)
 )
 
 
@@ -323,11 +323,9 @@ def shifted(tl: Timeline, offset_of_cta: np.ndarray) -> Timeline:
     """A copy with every time of CTA b moved by ``-offset_of_cta[b]`` (true = observed - offset).
     Every record is new (the copy shares no mutable object with ``tl``)."""
     offs = [float(v) for v in offset_of_cta]
-    out = Timeline(
-        copy.deepcopy(tl.meta),
-        [_shifted_track(c, offs[c.cta]) for c in tl.ctas],
-        copy.deepcopy(tl.stuck),
-    )
+    out = _TIMELINE(tl)
+    out.meta, out.stuck = copy.deepcopy(tl.meta), copy.deepcopy(tl.stuck)
+    out.ctas = [_shifted_track(c, offs[c.cta]) for c in tl.ctas]
     # a poll's put_time is on its producer's clock
     for c in out.ctas:
         for p in c.polls:
