@@ -53,6 +53,45 @@ def test_the_fast_test_passes_exactly_what_jsonschema_does_here(data: Any) -> No
     assert compile_schema(OBJ)(data) == Draft202012Validator(OBJ).is_valid(data)
 
 
+def _when(cat: Any, then: dict[str, Any]) -> dict[str, Any]:
+    return {"if": {"properties": {"cat": {"const": cat}}, "required": ["cat"]}, "then": then}
+
+
+# an allOf of conditionals on one key's constant (a timeline's events by "cat"): the fast
+# test looks the key up (jsoncheck._switch) instead of trying every "if"
+SWITCH = {
+    "allOf": [
+        _when("a", {"required": ["x"], "properties": {"x": {"type": "integer"}}}),
+        _when("b", {"properties": {"x": {"type": "string"}}}),
+    ]
+}
+# the same with a member of another form: the members are tried one by one, as before
+NO_SWITCH = {"allOf": [*SWITCH["allOf"], {"properties": {"x": {"minimum": 0}}}]}
+SWITCH_CASES: list[Any] = [
+    {"cat": "a", "x": 1},
+    {"cat": "a"},  # the "a" case's required field missing
+    {"cat": "a", "x": "s"},
+    {"cat": "b", "x": "s"},
+    {"cat": "b", "x": 1},
+    {"cat": "c", "x": 1},  # no case: holds
+    {"x": 1},  # no "cat": no "if" holds
+    {"cat": 1, "x": "s"},  # a constant's value of another type: no "if" holds
+    {"cat": ["a"], "x": "s"},  # an unhashable value
+    {"cat": None},
+    {"cat": "a", "x": -1},
+    [],  # not an object: every "if" holds, every "then" too
+    "a",
+]
+
+
+@pytest.mark.parametrize("schema", [SWITCH, NO_SWITCH])
+@pytest.mark.parametrize("data", SWITCH_CASES)
+def test_the_fast_test_of_a_switch_on_a_constant_is_jsonschema_s(
+    schema: dict[str, Any], data: Any
+) -> None:
+    assert compile_schema(schema)(data) == Draft202012Validator(schema).is_valid(data)
+
+
 def test_a_keyword_it_does_not_know_leaves_the_answer_to_jsonschema() -> None:
     schema = {"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}
     assert not compile_schema(schema)({"x1": 1})  # refused here ...

@@ -4,6 +4,8 @@ a worker's error reaches the caller; ``jobs`` below 1 is refused."""
 from __future__ import annotations
 
 import os
+import sys
+import threading
 import time
 from concurrent.futures import Executor, Future
 from functools import partial
@@ -343,3 +345,41 @@ def test_a_map_leaves_no_cycle_holding_its_pool(monkeypatch: pytest.MonkeyPatch)
         if was:
             gc.enable()
     w.close()
+
+
+def _interval(_x: int) -> float:
+    return sys.getswitchinterval()
+
+
+def test_this_process_runs_its_items_with_quick_switches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While this process runs its own items the pool's threads get the GIL within
+    HANDOFF_SWITCH_S, not the interpreter's 5 ms; after the map, and after a map that
+    failed, the interval is what it was."""
+    monkeypatch.setattr(parallel, "start_method", lambda: "fork")
+    before = sys.getswitchinterval()
+    assert before != parallel.HANDOFF_SWITCH_S
+    with Workers(2, progress=False) as w:
+        got = w.map(_interval, range(4), here=[0])
+        assert got[0] == pytest.approx(parallel.HANDOFF_SWITCH_S)  # this process's item
+        assert sys.getswitchinterval() == before
+        with pytest.raises(ZeroDivisionError):
+            w.map(partial(divmod, 1), [1, 0, 2], here=[1])
+        assert sys.getswitchinterval() == before
+
+
+def test_quick_switches_nested_or_in_threads_give_back_the_first_interval() -> None:
+    before = sys.getswitchinterval()
+    inner = threading.Event()
+    with parallel._quick_switches():
+        t = threading.Thread(target=lambda: _held(inner))
+        t.start()
+        inner.wait(5)
+        assert sys.getswitchinterval() == pytest.approx(parallel.HANDOFF_SWITCH_S)
+    t.join(5)
+    assert sys.getswitchinterval() == before
+
+
+def _held(entered: threading.Event) -> None:
+    with parallel._quick_switches():
+        entered.set()
+        time.sleep(0.05)  # still open when the main thread's scope ends

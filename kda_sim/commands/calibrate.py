@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from kda_sim.commands.common import (
 )
 from kda_sim.commands.compare import add_shape_flags, read_any
 from kda_sim.compare.calibrate import (
+    Trace,
     evaluate,
     fit_profile,
     fitted_overlay,
@@ -33,6 +36,7 @@ from kda_sim.compare.calibrate import (
 )
 from kda_sim.compare.launch import profile_of
 from kda_sim.errors import InvalidInput
+from kda_sim.parallel import Jobs, Workers, start_method
 from kda_sim.timeline.summary import missing_part
 
 # the report table's narrowest trace and shape columns (K1's names, "R=1 L=1", fill them)
@@ -141,6 +145,40 @@ def _whole(path: Path, args: argparse.Namespace) -> Any:
     return tl
 
 
+def _prepared(
+    args: argparse.Namespace, clk: dict[str, str | None], path: Path
+) -> tuple[Trace | None, InvalidInput | None]:
+    """One trace read, checked and prepared for the fit, or why it cannot be."""
+    try:
+        return prepare(_whole(path, args), path.name, **clk), None
+    except InvalidInput as e:
+        return None, e
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0  # its reading says what is wrong with it
+
+
+def prepared_traces(
+    paths: list[Path], args: argparse.Namespace, clk: dict[str, str | None], jobs: Jobs
+) -> list[Trace]:
+    """``paths`` read, checked and prepared (aligned, from their origin), in order; the
+    first that cannot be is refused. They are independent: ``jobs`` processes share them,
+    the largest files first, where the workers fork (a fork costs milliseconds; a spawned
+    worker's interpreter start and imports, more than a few traces' reading), and only on
+    this machine (a cluster's workers may not see these files)."""
+    here = not isinstance(jobs, int | None) or start_method() != "fork"
+    with Workers(1 if here else jobs, progress=False) as workers:
+        got = workers.map(partial(_prepared, args, clk), paths, cost=_size)
+    for _, err in got:
+        if err is not None:
+            raise err
+    return [t for t, _ in got if t is not None]
+
+
 def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)
     if args.budget < 0 or args.cost_passes < 0:
@@ -171,8 +209,8 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidInput(f"--pin {pn!r}: NAME=VALUE, a finite value", what="pin")
     names = searched(args.search, pins)  # before the traces: a bad name costs nothing
     jobs = jobs_of(args)  # before the traces: a cluster that is not there costs nothing
-    train = [prepare(_whole(p, args), p.name, **clk) for p in args.traces]
-    hold = [prepare(_whole(p, args), p.name, **clk) for p in args.holdout]
+    both = prepared_traces([*args.traces, *args.holdout], args, clk, jobs)
+    train, hold = both[: len(args.traces)], both[len(args.traces) :]
     gpus = {t.tl.meta.gpu for t in train + hold}
     if len(gpus) > 1:
         raise InvalidInput(f"traces of several GPUs: {sorted(gpus)}", what="gpu")

@@ -7,14 +7,25 @@ import copy
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from kda_sim.compare.model import config_of, model_view
+from kda_sim.compare.model import config_of, model_view, shifted
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
-from kda_sim.timeline.model import Timeline
+from kda_sim.timeline.model import (
+    CellRange,
+    CtaTrack,
+    LoadSpan,
+    Meta,
+    PollRecord,
+    PutRecord,
+    StageSpan,
+    StuckWait,
+    Timeline,
+)
 
 
 @lru_cache(maxsize=4)
@@ -113,3 +124,82 @@ def test_a_counter_wait_and_its_adds_are_laid_on_their_ops(last_resets: bool) ->
         assert sorted(v.put_rec.values()) == list(range(len(c.puts)))
         for k, i in v.poll_rec.items():  # the op's bounds are its record's times
             assert v.lb[k] == c.polls[i].first_issue and v.ub[k] == c.polls[i].satisfied
+
+
+def _shifted_by_deepcopy(tl: Timeline, offset_of_cta: np.ndarray) -> Timeline:
+    """``shifted`` as it was written first (a deep copy, then every time moved): the
+    reference the record-by-record copy must equal."""
+    out = copy.deepcopy(tl)
+    for c in out.ctas:
+        d = float(offset_of_cta[c.cta])
+        if d == 0.0:
+            continue
+        c.start = None if c.start is None else c.start - d
+        c.end = None if c.end is None else c.end - d
+        for s in c.stages:
+            s.start, s.end = s.start - d, s.end - d
+        for p in c.polls:
+            p.first_issue -= d
+            p.satisfied = None if p.satisfied is None else p.satisfied - d
+        for u in c.puts:
+            u.time -= d
+        for ld in c.loads:
+            ld.issue -= d
+            ld.done = None if ld.done is None else ld.done - d
+    for c in out.ctas:
+        for p in c.polls:
+            if p.put_time is not None and p.producer is not None:
+                p.put_time -= float(offset_of_cta[p.producer])
+    return out
+
+
+def _every_field_set() -> Timeline:
+    """Two CTAs whose records set every field (none left at its default), so that a copy
+    that dropped one would differ."""
+    cells = [CellRange("ONRM", 3, 9, 7)]
+    ctas = [
+        CtaTrack(
+            b,
+            "kda",
+            unit=b + 5,
+            xcd=1,
+            start=100.0 + b,
+            end=900.0 + b,
+            stages=[StageSpan("gemv", 2, 110.0 + b, 300.5)],
+            polls=[
+                PollRecord(
+                    "gemv", 2, "ONRM", 7, 2, 120.25, 280.0 + b, 4, 1 - b, 250.0, 0, cells, 3, 64, 9
+                ),
+                PollRecord("gemv", 2, "PROJ", 1, 1, 130.0, None, None),
+            ],
+            puts=[PutRecord("gemv", 2, "ONRM", 7, 3, 260.0 + b)],
+            loads=[LoadSpan("w", "weight", 4096, 111.0, 200.0 + b, "gemv", 2)],
+        )
+        for b in range(2)
+    ]
+    meta = Meta("measured", "h200", 1, 1, extra={"resources": {"threads": 256}})
+    stuck = [StuckWait(0, "gemv", 2, "ONRM", 3, 1, "waits", 1, 0, 5.0)]
+    return Timeline(meta, ctas, stuck)
+
+
+@pytest.mark.parametrize("offsets", [(0.0, 0.0), (12.5, -3.25), (0.0, 7.0)])
+def test_shifted_equals_a_deep_copy_moved_and_shares_nothing(offsets: tuple[float, ...]) -> None:
+    tl = _every_field_set()
+    before = copy.deepcopy(tl)
+    off = np.array(offsets)
+    out = shifted(tl, off)
+    assert out == _shifted_by_deepcopy(tl, off)
+    assert tl == before  # the input is left as it was
+    old = {id(x) for c in tl.ctas for x in (c, *c.stages, *c.polls, *c.puts, *c.loads)}
+    old |= {id(x) for c in tl.ctas for p in c.polls for x in (p.cells, *p.cells)}
+    new = [x for c in out.ctas for x in (c, *c.stages, *c.polls, *c.puts, *c.loads)]
+    new += [x for c in out.ctas for p in c.polls for x in (p.cells, *p.cells)]
+    assert not old & {id(x) for x in new}
+    assert out.meta is not tl.meta and out.meta.extra is not tl.meta.extra
+    assert out.stuck[0] is not tl.stuck[0]
+
+
+def test_shifted_a_simulated_launch_as_a_deep_copy_would() -> None:
+    tl = _ticket_run(1, 1)
+    off = np.linspace(-40.0, 55.0, len(tl.ctas))
+    assert shifted(tl, off) == _shifted_by_deepcopy(tl, off)
