@@ -5,6 +5,8 @@ the lab reports) before any table is made of them."""
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from kda_sim.compare.spread import launches_by_shape
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import load_trace
 from kda_sim.timeline.model import Timeline
+from lab.gpu_jobs import report_main
 
 
 def build_launches(d: Path) -> tuple[dict[str, Any], dict[str, list[Timeline]]]:
@@ -31,3 +34,24 @@ def build_launches(d: Path) -> tuple[dict[str, Any], dict[str, list[Timeline]]]:
             build = b
             shapes.setdefault(f"{R}x{L}", []).append(tl)
     return build or {}, shapes
+
+
+def build_name(build: dict[str, Any]) -> str:
+    """A build's options as a table names them ("as shipped": none)."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(build.items())) or "as shipped"
+
+
+def builds_main(
+    name: str,
+    doc: str,
+    read_dir: Callable[[Path], dict[str, Any]],
+    show: Callable[[dict[str, Any]], str],
+    argv: list[str] | None,
+) -> int:
+    """A lab report over build directories: ``DIR [DIR ...] [--json OUT]``, each read by
+    ``read_dir``, the table by ``show``, bad input exit 2 (``report_main``)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("dirs", type=Path, nargs="+", help="one build's traced launches each")
+    ap.add_argument("--json", type=Path, help="write the medians here")
+    a = ap.parse_args(argv)
+    return report_main(name, lambda: {"builds": [read_dir(d) for d in a.dirs]}, show, a.json)

@@ -15,7 +15,6 @@ where the build staggers the others: ``--build gate_stagger_ns=5000``).
 
 from __future__ import annotations
 
-import argparse
 import statistics as st
 import sys
 from collections import Counter
@@ -24,8 +23,7 @@ from typing import Any
 
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.model import Timeline
-from lab.build_dir import build_launches
-from lab.gpu_jobs import report_main
+from lab.build_dir import build_launches, build_name, builds_main
 
 
 def gate_rows(tl: Timeline) -> list[dict[str, float]]:
@@ -88,7 +86,7 @@ def show(rep: dict[str, Any]) -> str:
     )
     lines = [head, "|".join(["---"] * 9)]
     for b in rep["builds"]:
-        name = ", ".join(f"{k}={v}" for k, v in sorted(b["build"].items())) or "as shipped"
+        name = build_name(b["build"])
         for shape, s in b["shapes"].items():
             once = "-" if s["try_at_once"] is None else f"{s['try_at_once']:.0f}"
             lines.append(
@@ -99,11 +97,7 @@ def show(rep: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("dirs", type=Path, nargs="+", help="one build's traced launches each")
-    ap.add_argument("--json", type=Path, help="write the medians here")
-    a = ap.parse_args(argv)
-    return report_main("gate_try", lambda: {"builds": [read_dir(d) for d in a.dirs]}, show, a.json)
+    return builds_main("gate_try", __doc__, read_dir, show, argv)
 
 
 if __name__ == "__main__":

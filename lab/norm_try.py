@@ -17,7 +17,6 @@ when the releasing put was made.
 
 from __future__ import annotations
 
-import argparse
 import statistics as st
 import sys
 from collections import Counter
@@ -28,8 +27,7 @@ from kda_sim.compare.diff import annotate_producers
 from kda_sim.compare.model import model_view
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.model import Timeline
-from lab.build_dir import build_launches
-from lab.gpu_jobs import report_main
+from lab.build_dir import build_launches, build_name, builds_main
 
 
 def norm_rows(tl: Timeline) -> list[dict[str, Any]]:
@@ -106,7 +104,7 @@ def show(rep: dict[str, Any]) -> str:
     )
     lines = [head, "|".join(["---"] * 9)]
     for b in rep["builds"]:
-        name = ", ".join(f"{k}={v}" for k, v in sorted(b["build"].items())) or "as shipped"
+        name = build_name(b["build"])
         for shape, s in b["shapes"].items():
             lines.append(
                 f"{name} | {shape} | {s['polls']} | {s['retries']} | {_f(s['try_at_once'])} "
@@ -117,11 +115,7 @@ def show(rep: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("dirs", type=Path, nargs="+", help="one build's traced launches each")
-    ap.add_argument("--json", type=Path, help="write the medians here")
-    a = ap.parse_args(argv)
-    return report_main("norm_try", lambda: {"builds": [read_dir(d) for d in a.dirs]}, show, a.json)
+    return builds_main("norm_try", __doc__, read_dir, show, argv)
 
 
 if __name__ == "__main__":
