@@ -75,6 +75,7 @@ from kda_sim.machine.costs import (
 )
 from kda_sim.machine.profile import (
     FIRST_TRY,
+    MAX_CROWD,
     PUT_BEHIND,
     GpuProfile,
     gpu_names,
@@ -85,7 +86,8 @@ from kda_sim.parallel import Jobs
 from kda_sim.timeline.model import Timeline
 
 # machine parameters the search may move: (name, how): "log" scales the value; "add"
-# adds ns (for a parameter whose default may be 0)
+# adds ns (for a parameter whose default may be 0); "frac" adds to a factor, kept within
+# the profile's bounds
 PARAMS: tuple[tuple[str, str], ...] = (
     ("hbm_bytes_per_ns", "log"),
     ("unit_bytes_per_ns", "log"),  # one CTA's stream cap
@@ -102,7 +104,8 @@ PARAMS: tuple[tuple[str, str], ...] = (
     *((n, "add") for n in FIRST_TRY),
     # a put's pairs behind the CTA's own stores ahead of them (0 by default)
     *((n, "add") for n in PUT_BEHIND),
-    ("put_crowd", "add"),  # a put's wait behind stores, longer for its pollers (0 by default)
+    # a put's wait behind stores, longer for its pollers (0 by default; a factor, not ns)
+    ("put_crowd", "frac"),
 )
 # the retry interval is the poll loop's sleep, fixed by the code (s_sleep 1 on AMD, none
 # in a Triton loop): searched only on request; the training shapes rarely pin it down.
@@ -118,6 +121,9 @@ DEFAULT_SEARCH: tuple[str, ...] = tuple(
 MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not corrected
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way
 ADD_BOUND = 2000.0
+# each kind of parameter's bound (the search clips there) and first step
+BOUNDS = {"log": LOG_BOUND, "add": ADD_BOUND, "frac": MAX_CROWD}
+STEPS = {"log": 0.3, "add": 300.0, "frac": 0.1}
 
 
 def searched(extra: Sequence[str], pins: dict[str, float]) -> tuple[str, ...]:
@@ -375,6 +381,8 @@ def apply_search(
             params[name] = (t, b * math.exp(v), u * math.exp(v))  # type: ignore[assignment]
         elif how == "log":
             params[name] = base.latency_ns[name] * math.exp(v)
+        elif how == "frac":  # a factor within the profile's bounds
+            params[name] = min(MAX_CROWD, max(0.0, base.latency_ns[name] + v))
         else:
             params[name] = max(0.0, base.latency_ns[name] + v)
     return base.with_params(**params)
@@ -493,7 +501,7 @@ def _fit(
     if budget > 0 and spec:
         start = prof
         bar = _bar(budget, progress)
-        bound = np.array([LOG_BOUND if h == "log" else ADD_BOUND for _, h in spec])
+        bound = np.array([BOUNDS[h] for _, h in spec])
         best = [math.inf]
 
         def f(x: np.ndarray) -> float:
@@ -510,7 +518,7 @@ def _fit(
         from scipy.optimize import minimize  # here: scipy's import is half a second
 
         x0 = np.zeros(len(spec))
-        steps = [0.3 if h == "log" else 300.0 for _, h in spec]
+        steps = [STEPS[h] for _, h in spec]
         simplex = np.vstack([x0] + [x0 + np.eye(len(spec))[i] * st for i, st in enumerate(steps)])
         res = minimize(
             f,

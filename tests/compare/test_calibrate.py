@@ -27,7 +27,7 @@ from kda_sim.compare.calibrate import (
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import FIRST_TRY, PUT_BEHIND, load_profile
+from kda_sim.machine.profile import FIRST_TRY, MAX_CROWD, PUT_BEHIND, load_profile
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +106,10 @@ def test_search_parameters(h200) -> None:
     )
     with pytest.raises(InvalidInput, match="unknown search"):
         apply_search(h200, np.zeros(1), ("bogus",))
+    # put_crowd is a factor: searched on request, it stays where a profile may hold it
+    crowd = [apply_search(h200, np.array([v]), ("put_crowd",)) for v in (-5.0, 0.25, 50.0)]
+    assert [c.latency_ns["put_crowd"] for c in crowd] == [0.0, 0.25, MAX_CROWD]
+    assert "put_crowd" not in DEFAULT_SEARCH
 
 
 def test_the_first_try_figures_are_pinned_not_searched(h200) -> None:
