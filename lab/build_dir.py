@@ -6,6 +6,7 @@ the lab reports) before any table is made of them."""
 from __future__ import annotations
 
 import argparse
+import statistics as st
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,42 @@ def build_launches(d: Path) -> tuple[dict[str, Any], dict[str, list[Timeline]]]:
     return build or {}, shapes
 
 
-def build_name(build: dict[str, Any]) -> str:
-    """A build's options as a table names them ("as shipped": none)."""
-    return ", ".join(f"{k}={v}" for k, v in sorted(build.items())) or "as shipped"
+def read_build(
+    d: Path,
+    rows_of: Callable[[Timeline], list[dict[str, Any]]],
+    medians: Callable[[list[dict[str, Any]]], dict[str, Any]],
+) -> dict[str, Any]:
+    """One build's launches in ``d``: its options, how many, and by shape ``medians`` of
+    the rows ``rows_of`` reads from every launch of the shape."""
+    build, launches = build_launches(d)
+    shapes = {
+        shape: medians([r for tl in tls for r in rows_of(tl)]) for shape, tls in launches.items()
+    }
+    files = sum(len(tls) for tls in launches.values())
+    return {"dir": str(d), "build": build, "launches": files, "shapes": shapes}
+
+
+def median(xs: list[float]) -> float | None:
+    """The median, None of nothing."""
+    return st.median(xs) if xs else None
+
+
+def ns(v: float | None) -> str:
+    """A table's ns ("-": none)."""
+    return "-" if v is None else f"{v:.0f}"
+
+
+def build_table(
+    rep: dict[str, Any], columns: list[str], cells: Callable[[dict[str, Any]], list[str]]
+) -> str:
+    """Every build's shapes a row: the build's options ("as shipped": none), the shape and
+    ``cells`` of the shape's medians under ``columns``."""
+    lines = [" | ".join(["build", "shape", *columns]), "|".join(["---"] * (len(columns) + 2))]
+    for b in rep["builds"]:
+        name = ", ".join(f"{k}={v}" for k, v in sorted(b["build"].items())) or "as shipped"
+        for shape, s in b["shapes"].items():
+            lines.append(" | ".join([name, shape, *cells(s)]))
+    return "\n".join(lines)
 
 
 def builds_main(

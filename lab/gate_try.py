@@ -15,7 +15,6 @@ where the build staggers the others: ``--build gate_stagger_ns=5000``).
 
 from __future__ import annotations
 
-import statistics as st
 import sys
 from collections import Counter
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.model import Timeline
-from lab.build_dir import build_launches, build_name, builds_main
+from lab.build_dir import build_table, builds_main, median, ns, read_build
 
 
 def gate_rows(tl: Timeline) -> list[dict[str, float]]:
@@ -51,49 +50,53 @@ def gate_rows(tl: Timeline) -> list[dict[str, float]]:
     ]
 
 
-def _median(xs: list[float]) -> float | None:
-    return st.median(xs) if xs else None
+def shape_medians(rs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One shape's gate polls, every launch's: the medians of the module's list."""
+    once = [r["try"] for r in rs if r["retries"] == 0]
+    return {
+        "polls": len(rs),
+        "retries": dict(sorted(Counter(int(r["retries"]) for r in rs).items())),
+        "try_at_once": median(once),
+        "at_once": len(once),
+        "issue": median([r["issue"] for r in rs]),
+        "seen": median([r["seen"] for r in rs]),
+        "beside": median([r["beside"] for r in rs]),
+        # the first poll issued in each launch: where a build staggers the others by
+        # more than a hand-off, the one that polls while the puts land alone
+        "first_seen": median([r["seen"] for r in rs if r["first"]]),
+    }
 
 
 def read_dir(d: Path) -> dict[str, Any]:
     """One build's launches: its build options and, by shape, the medians above."""
-    build, launches = build_launches(d)
-    rows = {shape: [r for tl in tls for r in gate_rows(tl)] for shape, tls in launches.items()}
-    files = sum(len(tls) for tls in launches.values())
-    shapes = {}
-    for shape, rs in rows.items():
-        once = [r["try"] for r in rs if r["retries"] == 0]
-        shapes[shape] = {
-            "polls": len(rs),
-            "retries": dict(sorted(Counter(int(r["retries"]) for r in rs).items())),
-            "try_at_once": _median(once),
-            "at_once": len(once),
-            "issue": _median([r["issue"] for r in rs]),
-            "seen": _median([r["seen"] for r in rs]),
-            "beside": _median([r["beside"] for r in rs]),
-            # the first poll issued in each launch: where a build staggers the others by
-            # more than a hand-off, the one that polls while the puts land alone
-            "first_seen": _median([r["seen"] for r in rs if r["first"]]),
-        }
-    return {"dir": str(d), "build": build, "launches": files, "shapes": shapes}
+    return read_build(d, gate_rows, shape_medians)
+
+
+COLUMNS = [
+    "polls",
+    "retries",
+    "a try passed at once (polls)",
+    "first issue - last slice end",
+    "satisfied - last slice end",
+    "gate polls beside",
+    "the first issued: satisfied - last slice end",
+]
+
+
+def _cells(s: dict[str, Any]) -> list[str]:
+    return [
+        str(s["polls"]),
+        str(s["retries"]),
+        f"{ns(s['try_at_once'])} ({s['at_once']})",
+        ns(s["issue"]),
+        ns(s["seen"]),
+        ns(s["beside"]),
+        ns(s["first_seen"]),
+    ]
 
 
 def show(rep: dict[str, Any]) -> str:
-    head = (
-        "build | shape | polls | retries | a try passed at once (polls) | first issue - "
-        "last slice end | satisfied - last slice end | gate polls beside | the first issued: "
-        "satisfied - last slice end"
-    )
-    lines = [head, "|".join(["---"] * 9)]
-    for b in rep["builds"]:
-        name = build_name(b["build"])
-        for shape, s in b["shapes"].items():
-            once = "-" if s["try_at_once"] is None else f"{s['try_at_once']:.0f}"
-            lines.append(
-                f"{name} | {shape} | {s['polls']} | {s['retries']} | {once} ({s['at_once']}) | "
-                f"{s['issue']:.0f} | {s['seen']:.0f} | {s['beside']:.0f} | {s['first_seen']:.0f}"
-            )
-    return "\n".join(lines)
+    return build_table(rep, COLUMNS, _cells)
 
 
 def main(argv: list[str] | None = None) -> int:

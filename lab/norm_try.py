@@ -17,7 +17,6 @@ when the releasing put was made.
 
 from __future__ import annotations
 
-import statistics as st
 import sys
 from collections import Counter
 from pathlib import Path
@@ -27,7 +26,7 @@ from kda_sim.compare.diff import annotate_producers
 from kda_sim.compare.model import model_view
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.model import Timeline
-from lab.build_dir import build_launches, build_name, builds_main
+from lab.build_dir import build_table, builds_main, median, ns, read_build
 
 
 def norm_rows(tl: Timeline) -> list[dict[str, Any]]:
@@ -60,58 +59,53 @@ def norm_rows(tl: Timeline) -> list[dict[str, Any]]:
     return rows
 
 
-def _median(xs: list[float]) -> float | None:
-    return st.median(xs) if xs else None
-
-
 def shape_medians(rs: list[dict[str, Any]]) -> dict[str, Any]:
     once = [r["span"] for r in rs if r["retries"] == 0]
     waited = [r for r in rs if r["retries"] >= 1 and r["seen"] is not None]
     return {
         "polls": len(rs),
         "retries": dict(sorted(Counter(r["retries"] for r in rs).items())),
-        "try_at_once": _median(once),
+        "try_at_once": median(once),
         "at_once": len(once),
         "waited": len(waited),
-        "seen": _median([r["seen"] for r in waited]),
-        "issue": _median([r["issue"] for r in waited]),
-        "waiting": _median([r["waiting"] for r in waited]),
-        "chunk0_seen": _median([r["seen"] for r in waited if r["chunk"] == 0]),
+        "seen": median([r["seen"] for r in waited]),
+        "issue": median([r["issue"] for r in waited]),
+        "waiting": median([r["waiting"] for r in waited]),
+        "chunk0_seen": median([r["seen"] for r in waited if r["chunk"] == 0]),
         "chunk0_waited": sum(r["chunk"] == 0 for r in waited),
     }
 
 
 def read_dir(d: Path) -> dict[str, Any]:
     """One build's launches: its build options and, by shape, the medians above."""
-    build, launches = build_launches(d)
-    shapes = {
-        shape: shape_medians([r for tl in tls for r in norm_rows(tl)])
-        for shape, tls in launches.items()
-    }
-    files = sum(len(tls) for tls in launches.values())
-    return {"dir": str(d), "build": build, "launches": files, "shapes": shapes}
+    return read_build(d, norm_rows, shape_medians)
 
 
-def _f(v: float | None) -> str:
-    return "-" if v is None else f"{v:.0f}"
+COLUMNS = [
+    "polls",
+    "retries",
+    "a try passed at once (polls)",
+    "put to seen, polls that waited (polls)",
+    "their first issue - put",
+    "the head's others waiting at the put",
+    "chunk 0's put to seen (polls)",
+]
+
+
+def _cells(s: dict[str, Any]) -> list[str]:
+    return [
+        str(s["polls"]),
+        str(s["retries"]),
+        f"{ns(s['try_at_once'])} ({s['at_once']})",
+        f"{ns(s['seen'])} ({s['waited']})",
+        ns(s["issue"]),
+        ns(s["waiting"]),
+        f"{ns(s['chunk0_seen'])} ({s['chunk0_waited']})",
+    ]
 
 
 def show(rep: dict[str, Any]) -> str:
-    head = (
-        "build | shape | polls | retries | a try passed at once (polls) | put to seen, polls "
-        "that waited (polls) | their first issue - put | the head's others waiting at the put "
-        "| chunk 0's put to seen (polls)"
-    )
-    lines = [head, "|".join(["---"] * 9)]
-    for b in rep["builds"]:
-        name = build_name(b["build"])
-        for shape, s in b["shapes"].items():
-            lines.append(
-                f"{name} | {shape} | {s['polls']} | {s['retries']} | {_f(s['try_at_once'])} "
-                f"({s['at_once']}) | {_f(s['seen'])} ({s['waited']}) | {_f(s['issue'])} | "
-                f"{_f(s['waiting'])} | {_f(s['chunk0_seen'])} ({s['chunk0_waited']})"
-            )
-    return "\n".join(lines)
+    return build_table(rep, COLUMNS, _cells)
 
 
 def main(argv: list[str] | None = None) -> int:
