@@ -77,6 +77,17 @@ def options_only(options: dict[str, Any]) -> dict[str, Any]:
     return opts
 
 
+# the lab builds' waits (the gate's and k.norm's first try, the ONRM put): the most each
+# may be, ns; a delay up to 0.1 ms, a stagger a CTA or chunk up to 10 us
+LAB_WAITS_NS = {
+    "gate_delay_ns": 100_000,
+    "gate_stagger_ns": 10_000,
+    "norm_delay_ns": 100_000,
+    "norm_stagger_ns": 10_000,
+    "onrm_put_delay_ns": 100_000,
+}
+
+
 @dataclass(frozen=True)
 class Build:
     """A compiled kernel's key and one launch's options: ``cfg``, the launch configuration
@@ -333,17 +344,10 @@ class Build:
             raise ValueError(
                 f"sleep_ns = {self.sleep_ns}, gate_sleep_ns = {self.gate_sleep_ns}: not negative"
             )
-        if not (0 <= self.gate_delay_ns <= 100_000 and 0 <= self.gate_stagger_ns <= 10_000):
-            raise ValueError(
-                f"gate_delay_ns = {self.gate_delay_ns}, gate_stagger_ns = "
-                f"{self.gate_stagger_ns}: 0 to 100000 and 0 to 10000"
-            )
+        for name, most in LAB_WAITS_NS.items():
+            if not 0 <= getattr(self, name) <= most:
+                raise ValueError(f"{name} = {getattr(self, name)}: 0 to {most}")
         norm = (self.norm_delay_ns, self.norm_stagger_ns, self.onrm_put_delay_ns)
-        if not (0 <= norm[0] <= 100_000 and 0 <= norm[1] <= 10_000 and 0 <= norm[2] <= 100_000):
-            raise ValueError(
-                f"norm_delay_ns = {norm[0]}, norm_stagger_ns = {norm[1]}, onrm_put_delay_ns = "
-                f"{norm[2]}: 0 to 100000, 0 to 10000 and 0 to 100000"
-            )
         if any(norm) and self.cfg.kda_tickets:
             raise Unsupported(
                 "norm_delay_ns, norm_stagger_ns and onrm_put_delay_ns: static placement "
