@@ -323,7 +323,7 @@ class ReferenceCtaRun(CounterOps):
             yield w.never  # a pair nobody in this launch puts: waits forever
         joined = w.join(producers)
         factor = w.prof.latency_ns.get("put_crowd", 0.0)
-        mine = op.cells.tobytes()
+        mine = op.cells.tobytes() if factor > 0.0 else b""
         if factor > 0.0:  # every poll is a poller of each of its puts from its first issue
             for p in producers:
                 w.landing.setdefault(p, []).append((t0, mine))
