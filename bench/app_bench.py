@@ -48,9 +48,10 @@ def _imports() -> float:
 
 def _traces_dir() -> tuple[Path, str]:
     from kda_sim.app.data import OPENS_ON  # imported by now (_imports): costs nothing
+    from kda_sim.importers import trace_files
 
     # the one the page opens on first, as the app lists them
-    real = sorted((ROOT / "traces").glob("*.json"), key=lambda p: (p.name != OPENS_ON, p.name))
+    real = sorted(trace_files(ROOT / "traces"), key=lambda p: (p.name != OPENS_ON, p.name))
     if real:
         return ROOT / "traces", f"bundled {real[0].name}"
     d = Path(tempfile.mkdtemp(prefix="kda-sim-bench-"))

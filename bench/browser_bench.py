@@ -309,8 +309,10 @@ def main() -> int:
         ap.error("--repeat: at least 1")
     if not CHROMIUM.exists() or not Path(DRIVER).exists():
         ap.error("needs Debian's chromium and chromium-driver (/usr/bin/chromium, chromedriver)")
-    if not any(args.traces.glob("*.json")):
-        ap.error(f"--traces {args.traces}: no .json trace there")
+    from kda_sim.importers import trace_files  # here: the bench times its own imports
+
+    if not trace_files(args.traces):
+        ap.error(f"--traces {args.traces}: no .json or .json.gz trace there")
     if args.baseline is not None and not (args.baseline / "app.py").is_file():
         ap.error(f"--baseline {args.baseline}: no app.py there")
     keep = not args.cold_store

@@ -297,8 +297,10 @@ def main() -> int:
         "--floor", action="store_true", help="also break down browser_bench.py's one-chart page"
     )
     args = ap.parse_args()
-    if not any(args.traces.glob("*.json")):
-        ap.error(f"--traces {args.traces}: no .json trace there")
+    from kda_sim.importers import trace_files  # here: the bench times its own imports
+
+    if not trace_files(args.traces):
+        ap.error(f"--traces {args.traces}: no .json or .json.gz trace there")
     os.environ["KDA_SIM_TRACES"] = str(args.traces)
     report: dict[str, Any] = {"load_avg_1min_start": round(os.getloadavg()[0], 2)}
     report["server"] = script_runs(args.top)

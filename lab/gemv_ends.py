@@ -26,7 +26,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.timeline.model import Timeline
 from lab.gpu_jobs import report_main
 
-TRACES = sorted(Path("traces").glob("k1_h200_R?_L?.json"))
+TRACES = sorted(Path("traces").glob("k1_h200_R?_L?.json.gz"))
 CLASSES = ("gemv-mate", "other")
 
 

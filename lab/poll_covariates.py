@@ -23,7 +23,7 @@ at once in the same trace) / retries, and regressed on the covariates one at a t
 together (R^2). ``--json`` writes every row and the tables.
 
 Usage: ``python -m lab.poll_covariates [TRACE.json ...] [--json OUT]`` (default: the nine
-``traces/k1_h200_R*_L*.json``).
+``traces/k1_h200_R*_L*.json.gz``).
 """
 
 from __future__ import annotations
@@ -328,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("traces", nargs="*", type=Path)
     ap.add_argument("--json", type=Path, help="write every row and the tables here")
     a = ap.parse_args(argv)
-    paths = a.traces or [ROOT / "traces" / f"k1_h200_{s}.json" for s in SHAPES]
+    paths = a.traces or [ROOT / "traces" / f"k1_h200_{s}.json.gz" for s in SHAPES]
     rows = [r for p in paths for r in poll_rows(p)]
     sites = site_table(rows)
     reg = regression(rows)

@@ -1,6 +1,6 @@
 """Make a fitted overlay the bundled fitted costs of a kernel on a GPU.
 
-    python scripts/bundle_profile.py FITTED.json traces/k1_h200_R1_L1.json \
+    python scripts/bundle_profile.py FITTED.json traces/k1_h200_R1_L1.json.gz \
         --note "the Triton K1 on the H200, fitted ..." \
         --build "the Triton K1 we ship (kernel/triton), as its H200 traces ran" \
         --out kda_sim/kernels/k1/costs/h200.fitted.json

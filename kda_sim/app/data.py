@@ -43,7 +43,7 @@ TRACES_ENV = "KDA_SIM_TRACES"  # lets tests and users point the app at another f
 DEFAULT_GPU = "h200"  # K1's bundled real traces are H200 runs; its simulation is also quick
 # the bundled trace the page opens on (the README's tour), where the folder has it: the
 # listing is by name, and another kernel's traces (gridbarrier_h100_*) sort before K1's
-OPENS_ON = "k1_h200_R1_L1.json"
+OPENS_ON = "k1_h200_R1_L1.json.gz"
 IMPORTER_SUFFIXES = (".pftrace.gz", ".pftrace", ".pt", ".npy")
 
 

@@ -3,6 +3,7 @@ mixed directory refused (exit 2) before any table."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -23,11 +24,11 @@ def _copy(src: str, dst: Path) -> Path:
 
 def test_every_gate_poll_is_read_against_the_last_slice(tmp_path: Path) -> None:
     d = tmp_path / "spin"
-    _copy("k1_h200_R4_L4.json", d / "k1_R4_L4_0.json")
-    _copy("k1_h200_R1_L1.json", d / "k1_R1_L1_0.json")
+    _copy("k1_h200_R4_L4.json.gz", d / "k1_R4_L4_0.json")
+    _copy("k1_h200_R1_L1.json.gz", d / "k1_R1_L1_0.json")
     assert main([str(d), "--json", str(tmp_path / "out.json")]) == 0
     rep = json.loads((tmp_path / "out.json").read_text())["builds"][0]
-    tl = load_trace(TRACES / "k1_h200_R4_L4.json")
+    tl = load_trace(TRACES / "k1_h200_R4_L4.json.gz")
     polls = [p for c in tl.ctas for p in c.polls if p.stage == "gate"]
     s = rep["shapes"]["4x4"]
     assert s["polls"] == len(polls) == 16 and sum(s["retries"].values()) == 16
@@ -40,7 +41,7 @@ def test_every_gate_poll_is_read_against_the_last_slice(tmp_path: Path) -> None:
 
 
 def test_polls_apart_in_time_have_none_beside() -> None:
-    tl = load_trace(TRACES / "k1_h200_R4_L4.json")
+    tl = load_trace(TRACES / "k1_h200_R4_L4.json.gz")
     assert max(r["beside"] for r in gate_rows(tl)) > 0  # the shipped build's polls overlap
     gates = [p for c in tl.ctas for p in c.polls if p.stage == "gate"]
     for i, p in enumerate(gates):
@@ -57,10 +58,10 @@ def test_a_directory_that_is_not_one_build_is_refused(
     d = tmp_path / "b"
     d.mkdir()
     if case == "mislabelled":
-        _copy("k1_h200_R2_L2.json", d / "k1_R1_L1_0.json")
+        _copy("k1_h200_R2_L2.json.gz", d / "k1_R1_L1_0.json")
     elif case == "mixed":
-        _copy("k1_h200_R1_L1.json", d / "k1_R1_L1_0.json")
-        doc = json.loads((TRACES / "k1_h200_R1_L2.json").read_text())
+        _copy("k1_h200_R1_L1.json.gz", d / "k1_R1_L1_0.json")
+        doc = json.loads(gzip.decompress((TRACES / "k1_h200_R1_L2.json.gz").read_bytes()))
         doc["otherData"]["meta"]["extra"]["build"] = {"gate_delay_ns": 5000}
         (d / "k1_R1_L2_0.json").write_text(json.dumps(doc))
     out = tmp_path / "out.json"

@@ -3,6 +3,7 @@ puts that released them, a mixed directory refused (exit 2) before any table."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -21,10 +22,10 @@ TRACES = Path(__file__).resolve().parents[2] / "traces"
 def test_every_norm_poll_is_read_against_its_releasing_put(tmp_path: Path) -> None:
     d = tmp_path / "spin"
     d.mkdir()
-    shutil.copy(TRACES / "k1_h200_R2_L2.json", d / "k1_R2_L2_0.json")
+    shutil.copy(TRACES / "k1_h200_R2_L2.json.gz", d / "k1_R2_L2_0.json")
     assert main([str(d), "--json", str(tmp_path / "out.json")]) == 0
     s = json.loads((tmp_path / "out.json").read_text())["builds"][0]["shapes"]["2x2"]
-    tl = load_trace(TRACES / "k1_h200_R2_L2.json")
+    tl = load_trace(TRACES / "k1_h200_R2_L2.json.gz")
     ann = annotate_producers(tl, model_view(tl))
     norms = [p for c in ann.ctas for p in c.polls if p.stage == "k.norm"]
     assert s["polls"] == len(norms) == 2 * NH * NVCH  # one a kda task: R x heads x chunks
@@ -43,8 +44,8 @@ def test_a_directory_of_two_builds_is_refused(
 ) -> None:
     d = tmp_path / "b"
     d.mkdir()
-    shutil.copy(TRACES / "k1_h200_R1_L1.json", d / "k1_R1_L1_0.json")
-    doc = json.loads((TRACES / "k1_h200_R1_L2.json").read_text())
+    shutil.copy(TRACES / "k1_h200_R1_L1.json.gz", d / "k1_R1_L1_0.json")
+    doc = json.loads(gzip.decompress((TRACES / "k1_h200_R1_L2.json.gz").read_bytes()))
     doc["otherData"]["meta"]["extra"]["build"] = {"norm_delay_ns": 5000}
     (d / "k1_R1_L2_0.json").write_text(json.dumps(doc))
     out = tmp_path / "out.json"

@@ -11,7 +11,7 @@ import pytest
 
 from lab import poll_covariates as pc
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
 
 
 def test_site_code_reads_the_kernels_poll_tensors_and_back_off() -> None:

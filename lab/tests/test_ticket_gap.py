@@ -12,7 +12,7 @@ import pytest
 from kda_sim.importers.chrome import read_kernel_trace
 from lab.ticket_gap import POINTS, main, points_us, report, table
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json.gz"
 ktrace = pytest.importorskip("kda_kernel.triton.trace")  # the writer (needs numpy only)
 
 

@@ -13,7 +13,7 @@ import pytest
 from kda_sim.importers.chrome import read_kernel_trace
 from lab.ticket_k1_report import bench_us, kda_own_ns, report, table, takes_ns
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json.gz"
 
 
 def test_own_time_is_the_spans_less_the_waits() -> None:

@@ -22,7 +22,7 @@ from kda_sim.protocol.tickets import TicketLoop
 from lab.ticket_probe_predict import main, run, static_takes, take_before_each_task
 from lab.ticket_probe_report import BUILDS
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json.gz"
 ktrace = pytest.importorskip("kda_kernel.triton.trace")  # the writer (needs numpy only)
 TICKETS = LaunchConfig(2, 2, kda_tickets=True, ticket_unroll=3)
 

@@ -27,7 +27,7 @@ from lab.ticket_probe_report import (
     tables,
 )
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R2_L2.json.gz"
 ktrace = pytest.importorskip("kda_kernel.triton.trace")  # the writer (needs numpy only)
 
 

@@ -18,7 +18,7 @@ TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 
 def test_slots_hold_each_ctas_first_and_second_task() -> None:
-    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json.gz")
     slots = slot_stages(tl)
     assert len(slots) == 2  # 384 tasks over 256 CTAs
     assert all(set(s) == set(KDA_STAGES) for s in slots)
@@ -33,11 +33,11 @@ def test_slots_hold_each_ctas_first_and_second_task() -> None:
 
 
 def test_one_task_a_cta_has_one_slot() -> None:
-    assert len(slot_stages(read_kernel_trace(TRACES / "k1_h200_R1_L1.json"))) == 1
+    assert len(slot_stages(read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz"))) == 1
 
 
 def test_report_names_each_trace(tmp_path: Path) -> None:
-    shutil.copy(TRACES / "k1_h200_R4_L4.json", tmp_path / "R4_L4_default.json")
+    shutil.copy(TRACES / "k1_h200_R4_L4.json.gz", tmp_path / "R4_L4_default.json")
     out = report(tmp_path)
     assert list(out) == ["R4_L4_default"]
     assert len(out["R4_L4_default"]["slots_us"]) == 2

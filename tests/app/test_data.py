@@ -203,7 +203,7 @@ def test_the_what_ifs_default_gpu_runs_what_the_open_trace_was_simulated_on() ->
 
     from kda_sim.importers.chrome import read_kernel_trace
 
-    tl = read_kernel_trace(Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json.gz")
     run = data.simulation_of(tl)
     gpu = data.profile_name(tl.meta.gpu)  # what the view's GPU picker opens on
     picked = data.simulate_cached(gpu, tl.meta.config())
@@ -216,14 +216,14 @@ def test_bundled_traces_list_every_kernels_and_open_on_the_tours(
 ) -> None:
     """Every ``*.json`` and ``*.json.gz`` of the folder is listed, of any kernel, by name;
     the one the README's tour opens on first, though another kernel's sort before it."""
-    for name in ("k1_h200_R2_L2.json", data.OPENS_ON, "gridbarrier_h100_ctas8_rounds2.json.gz"):
+    for name in ("k1_h200_R2_L2.json.gz", data.OPENS_ON, "gridbarrier_h100_ctas8_rounds2.json.gz"):
         (tmp_path / name).write_text("{}")
     (tmp_path / "notes.txt").write_text("")
     monkeypatch.setenv(data.TRACES_ENV, str(tmp_path))
     assert [p.name for p in data.bundled_traces()] == [
         data.OPENS_ON,
         "gridbarrier_h100_ctas8_rounds2.json.gz",
-        "k1_h200_R2_L2.json",
+        "k1_h200_R2_L2.json.gz",
     ]
     (tmp_path / data.OPENS_ON).unlink()  # without it, the first by name
     assert data.bundled_traces()[0].name == "gridbarrier_h100_ctas8_rounds2.json.gz"

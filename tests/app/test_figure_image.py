@@ -25,7 +25,7 @@ from kda_sim.app.views.common import longest_chain
 from kda_sim.app.views.handoffs import default_pick
 from kda_sim.timeline.critical import critical_path, poll_sources
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
 
 pytestmark = pytest.mark.skipif(not TRACE.exists(), reason="needs the bundled H200 traces")
 

@@ -13,7 +13,7 @@ from kda_sim.app.figures import Filter, HandoffView, Layer
 from kda_sim.timeline.critical import critical_path, poll_sources
 from kda_sim.timeline.model import Timeline
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
 
 
 @pytest.fixture(scope="module")

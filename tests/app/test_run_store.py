@@ -4,6 +4,7 @@ stale when the trace, the profile or the code changes."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -15,7 +16,7 @@ from kda_sim.app import data, run_store
 from kda_sim.timeline.chrome import read_chrome
 
 ROOT = Path(__file__).resolve().parents[2]
-TRACE = ROOT / "traces" / "k1_h200_R1_L1.json"
+TRACE = ROOT / "traces" / "k1_h200_R1_L1.json.gz"
 NAME = f"trace {TRACE.name}"
 
 pytestmark = pytest.mark.skipif(not TRACE.exists(), reason="needs the bundled H200 traces")
@@ -89,12 +90,12 @@ def test_a_changed_trace_is_simulated_again(
 ) -> None:
     made = _counting(monkeypatch)
     run1, key1 = data.bundled_run(trace, NAME)
-    obj = json.loads(trace.read_bytes())
+    obj = json.loads(gzip.decompress(trace.read_bytes()))
     # the same file name, one stage of one CTA half as long: other content
     ev = next(e for e in obj["traceEvents"] if e.get("cat") == "stage")
     a = ev["args"]
     a["end"] = a["start"] + (a["end"] - a["start"]) / 2
-    trace.write_text(json.dumps(obj))
+    trace.write_bytes(gzip.compress(json.dumps(obj).encode()))
     _restart()
     run2, key2 = data.bundled_run(trace, NAME)
     assert key1 != key2 and made == [NAME, NAME]

@@ -639,7 +639,7 @@ def test_clock_offsets_on_a_device_wide_clock_say_so_instead_of_an_empty_chart(
 
     d = tmp_path / "traces"
     d.mkdir()
-    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json", d)
+    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz", d)
     monkeypatch.setenv("KDA_SIM_TRACES", str(d))
     at = goto(make_app(), "Compare")
     assert "One clock for the whole GPU" in texts(at.caption)

@@ -24,7 +24,7 @@ def test_check_on_the_h200_as_we_ship_k1_agrees_with_its_trace_and_says_so(capsy
     (K1's fitted costs and resources, 2 CTAs an SM), and the report says which costs."""
     from kda_sim.timeline.chrome import read_chrome
 
-    real = read_chrome(Path(__file__).parents[2] / "traces" / "k1_h200_R4_L2.json")
+    real = read_chrome(Path(__file__).parents[2] / "traces" / "k1_h200_R4_L2.json.gz")
     assert (real.meta.R, real.meta.L, real.meta.source) == (4, 2, "measured")
     assert all(c.end is not None for c in real.ctas) and len(real.ctas) == 256
     assert main(["check", "--gpu", "h200", "--R", "4", "--L", "2", "--seeds", "1"]) == 0

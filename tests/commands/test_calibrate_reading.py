@@ -42,7 +42,7 @@ def _same(a: Trace, b: Trace) -> None:
 def test_traces_read_in_two_processes_are_those_one_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "start_method", lambda: "fork")
     monkeypatch.setattr(command, "start_method", lambda: "fork")
-    paths = [TRACES / f"k1_h200_{s}.json" for s in SHAPES]
+    paths = [TRACES / f"k1_h200_{s}.json.gz" for s in SHAPES]
     before = _FORKS[0]
     two = _read(paths, 2)
     assert _FORKS[0] == before + 1  # a worker read some of them
@@ -60,7 +60,7 @@ def test_the_first_bad_trace_in_order_is_refused(
     broken = tmp_path / "broken.json"
     broken.write_text("{")
     missing = tmp_path / "missing.json"
-    good = TRACES / "k1_h200_R1_L1.json"
+    good = TRACES / "k1_h200_R1_L1.json.gz"
     # the good trace is the largest file: handed out first, the bad ones read meanwhile
     with pytest.raises(InvalidInput, match=r"missing\.json"):
         _read([good, missing, broken], 2)

@@ -34,7 +34,7 @@ def test_a_long_shape_and_name_keep_the_columns_lined_up() -> None:
             "ctas=132 rounds=4 broken=False last_resets=False",
             "held out",
         ),
-        _row("k1_h200_R1_L1.json", "R=1 L=1", "fit"),
+        _row("k1_h200_R1_L1.json.gz", "R=1 L=1", "fit"),
     ]
     head, *lines = report_table(rows).splitlines()
     at = head.index("set")  # the set column starts where its header does, on every row
@@ -46,6 +46,6 @@ def test_a_long_shape_and_name_keep_the_columns_lined_up() -> None:
 
 
 def test_k1s_short_names_keep_the_narrowest_widths() -> None:
-    head, line = report_table([_row("k1_h200_R1_L1.json", "R=1 L=1", "fit")]).splitlines()
+    head, line = report_table([_row("k1_h200_R1_L1.json.gz", "R=1 L=1", "fit")]).splitlines()
     assert head.index("set") == TRACE_WIDTH + 1 + SHAPE_WIDTH + 1
     assert line.index("R=1 L=1") == TRACE_WIDTH + 1 + SHAPE_WIDTH - len("R=1 L=1")

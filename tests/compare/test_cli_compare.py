@@ -181,26 +181,26 @@ def test_calibrate_never_writes_an_overlay_the_loader_refuses(tmp_path: Path, ed
 
 def test_compare_shows_kda_stages_by_task_slot_where_ctas_run_two(capsys) -> None:
     traces = Path(__file__).resolve().parents[2] / "traces"
-    assert main(["compare", str(traces / "k1_h200_R4_L1.json"), "--json"]) == 0
+    assert main(["compare", str(traces / "k1_h200_R4_L1.json.gz"), "--json"]) == 0
     slots = json.loads(capsys.readouterr().out)["by_task_slot"]
     second = {r["stage"]: r for r in slots if r["slot"] == 1}
     assert set(second) == {"k.stage", "k.conv", "k.gates", "k.recur", "k.norm"}
     assert all(r["dur_real_median_ns"] > 0 and r["dur_sim_median_ns"] > 0 for r in slots)
-    assert main(["compare", str(traces / "k1_h200_R4_L1.json")]) == 0
+    assert main(["compare", str(traces / "k1_h200_R4_L1.json.gz")]) == 0
     assert "by task slot" in capsys.readouterr().out
-    assert main(["compare", str(traces / "k1_h200_R1_L1.json"), "--json"]) == 0
+    assert main(["compare", str(traces / "k1_h200_R1_L1.json.gz"), "--json"]) == 0
     assert "by_task_slot" not in json.loads(capsys.readouterr().out)  # one task a CTA
 
 
 def test_compare_shows_role_stages_by_what_shares_the_unit(capsys) -> None:
     traces = Path(__file__).resolve().parents[2] / "traces"
-    assert main(["compare", str(traces / "k1_h200_R2_L1.json"), "--json"]) == 0
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json.gz"), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["by_unit_partner"]
     gemv0 = {r["partners"]: r for r in rows if r["stage"] == "gemv0"}
     # measured and simulated side by side, for the gemv CTAs that share an SM with another
     assert gemv0["gemv"]["real_count"] > 100 and gemv0["gemv"]["sim_count"] > 100
     assert gemv0["gemv"]["dur_real_max_ns"] >= gemv0["gemv"]["dur_real_median_ns"] > 0
-    assert main(["compare", str(traces / "k1_h200_R2_L1.json")]) == 0
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json.gz")]) == 0
     assert "by what shares the CTA's unit" in capsys.readouterr().out
 
 
@@ -244,7 +244,7 @@ def test_calibrate_unit_share_by_order_alone_exits_2(files, tmp_path: Path, caps
 
 def test_compare_prints_human_units_and_the_critical_path_as_a_table(capsys) -> None:
     traces = Path(__file__).resolve().parents[2] / "traces"
-    assert main(["compare", str(traces / "k1_h200_R1_L1.json")]) == 0
+    assert main(["compare", str(traces / "k1_h200_R1_L1.json.gz")]) == 0
     out = capsys.readouterr().out
     # a number standing alone, not a path's characters (a temporary checkout "ci.0t5n")
     assert not re.search(r"(?<![\w/.])\d+n\b", out), "a duration in raw ns ('2304n')"
@@ -257,7 +257,7 @@ def test_compare_prints_human_units_and_the_critical_path_as_a_table(capsys) -> 
 
 def test_compare_splits_each_stage_and_reads_the_path_by_kind(capsys) -> None:
     traces = Path(__file__).resolve().parents[2] / "traces"
-    assert main(["compare", str(traces / "k1_h200_R2_L1.json"), "--json"]) == 0
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json.gz"), "--json"]) == 0
     c = json.loads(capsys.readouterr().out)["comparison"]
     conv = c["stage_split"]["k.conv"]
     assert conv["real_n"] == conv["sim_n"] == 192
@@ -269,7 +269,7 @@ def test_compare_splits_each_stage_and_reads_the_path_by_kind(capsys) -> None:
     assert kinds["real"][0] == "slice" and kinds["sim"][-1] == "k.norm"
     assert not any(k.isdigit() for k in kinds["real"] + kinds["sim"])  # no CTA numbers
     assert isinstance(kinds["agree"], bool) and kinds["common_tail"] >= 1
-    assert main(["compare", str(traces / "k1_h200_R2_L1.json")]) == 0
+    assert main(["compare", str(traces / "k1_h200_R2_L1.json.gz")]) == 0
     out = capsys.readouterr().out
     assert "what each stage's time is made of" in out
     assert re.search(r"^k\.conv\s+\d+\.\d\d us\s+\d+ ns\s+[+-]\d+\.\d%", out, re.M)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kda_sim.cli import main
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
 
 
 def test_the_report_is_written_and_never_overwritten(tmp_path: Path, capsys) -> None:

@@ -5,8 +5,8 @@ barrier's) as well, and a message (exit 2) for what is neither."""
 
 from __future__ import annotations
 
+import gzip
 import json
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline.chrome import read_chrome
 
 ROOT = Path(__file__).resolve().parents[2]
-TRACE = ROOT / "traces" / "k1_h200_R1_L1.json"
+TRACE = ROOT / "traces" / "k1_h200_R1_L1.json.gz"
 needs_trace = pytest.mark.skipif(not TRACE.is_file(), reason="no bundled trace in traces/")
 GRIDBARRIER = ROOT / "traces" / "gridbarrier_h100_ctas66_rounds4.json.gz"
 
@@ -113,7 +113,7 @@ def test_the_counterpart_cache_keys_on_the_costs_not_the_name(
 @needs_trace
 def test_a_changed_trace_is_a_new_entry(cache_dir: Path, tmp_path: Path) -> None:
     mine = tmp_path / "t.json"
-    shutil.copy(TRACE, mine)
+    mine.write_bytes(gzip.decompress(TRACE.read_bytes()))  # plain: edited below
     first = counterpart_path(mine)
     d = json.loads(mine.read_text())
     d["otherData"]["meta"]["R"] = 2  # the same file name, another launch

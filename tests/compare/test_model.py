@@ -96,7 +96,7 @@ def test_placement_of_a_trace_is_its_units_where_the_gpu_has_them() -> None:
     from kda_sim.machine.profile import load_profile
 
     traces = Path(__file__).resolve().parents[2] / "traces"
-    tl = load_trace(traces / "k1_h200_R1_L2.json")
+    tl = load_trace(traces / "k1_h200_R1_L2.json.gz")
     h200 = load_profile("h200")
     place = placement_of(tl, h200)
     assert place == tuple(c.unit for c in tl.ctas)

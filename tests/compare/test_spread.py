@@ -15,7 +15,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.importers.chrome import read_kernel_trace
 from kda_sim.timeline import Timeline
 
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
 
 
 def _stretched(tl: Timeline, f: float) -> Timeline:

@@ -53,7 +53,7 @@ def test_loads_count_only_in_the_stage_that_uses_them(sim22: Timeline) -> None:
 
 
 def test_a_measured_trace_has_waits_but_no_load_share() -> None:
-    real = read_kernel_trace(TRACES / "k1_h200_R2_L1.json")
+    real = read_kernel_trace(TRACES / "k1_h200_R2_L1.json.gz")
     spans = split_spans(real)
     assert all(sp.load is None for sp in spans)
     by = split_by_kind(spans)

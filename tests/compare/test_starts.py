@@ -29,7 +29,7 @@ def test_streamed_gemv_starts_compute_bound_from_the_measured_stage_times(h200) 
     times (each form apart); without it the profile is left as it is."""
     traces_dir = Path(__file__).resolve().parents[2] / "traces"
     trs = [
-        prepare(read_kernel_trace(traces_dir / f"k1_h200_R1_L{L}.json"), f"1x{L}")
+        prepare(read_kernel_trace(traces_dir / f"k1_h200_R1_L{L}.json.gz"), f"1x{L}")
         for L in (1, 2, 4)
     ]
     assert streamed_stages(trs[0].cfg) == {"gemv0": "gemv", "gemv1": "gemv"}
@@ -84,7 +84,7 @@ def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
     from kda_sim.machine.profile import load_profile
 
     traces = Path(__file__).resolve().parents[2] / "traces"
-    tr = prepare(read_kernel_trace(traces / "k1_h200_R2_L1.json"), "2x1")
+    tr = prepare(read_kernel_trace(traces / "k1_h200_R2_L1.json.gz"), "2x1")
     shared = sharing_ctas(tr, "gemv")
     # 197 gemv CTAs on 132 SMs: the SMs that hold two of them
     assert 100 < len(shared) < 197 and all(56 <= c < 253 for c in shared)
@@ -109,7 +109,7 @@ def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
     # at two tokens the two gemv CTAs of an SM are about as busy (2x1: skew under 0.1);
     # at four the later is the busier (2x2: 1.19 against 1.12 times a gemv CTA alone)
     assert ordered.unit_share_skew < 0.1
-    tr4 = prepare(read_kernel_trace(traces / "k1_h200_R2_L2.json"), "2x2")
+    tr4 = prepare(read_kernel_trace(traces / "k1_h200_R2_L2.json.gz"), "2x2")
     ordered = share_start(gemv, [tr4], by_order=True)
     assert 0.1 < ordered.unit_share_skew < 0.5
     got = ordered.unit_share

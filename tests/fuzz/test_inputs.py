@@ -223,7 +223,7 @@ def test_costs_file(data: bytes) -> None:
 
 # --- our Chrome trace JSON (compare, calibrate, simulate --like, the app) -----------------
 
-CHROME = (ROOT / "traces" / "k1_h200_R1_L1.json").read_bytes()
+CHROME = gzip.decompress((ROOT / "traces" / "k1_h200_R1_L1.json.gz").read_bytes())
 
 
 def trace_case(name: str, data: bytes, **shape: Any) -> str:
@@ -688,7 +688,7 @@ COMMANDS = {
     ),
     "floor": (["floor", "--R", "1", "--L", "1"], ["--poll-ns", "--R", "--L", "--occupancy"]),
     "compare": (
-        ["compare", str(ROOT / "traces" / "k1_h200_R1_L1.json"), "--json"],
+        ["compare", str(ROOT / "traces" / "k1_h200_R1_L1.json.gz"), "--json"],
         ["--tolerance", "--rows", "--max-input-mb", "--max-events", "--R", "--L"],
     ),
 }

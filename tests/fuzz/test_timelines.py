@@ -4,6 +4,7 @@ TraceFormatError / InvalidInput naming the file; never another exception."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
@@ -19,8 +20,8 @@ from kda_sim.importers.claimed_launch import check_claimed_launch
 
 # CI's budget (each case reads a 3,000-event trace); KDA_FUZZ_EXAMPLES=2000 runs longer
 EXAMPLES = int(os.environ.get("KDA_FUZZ_EXAMPLES", "12"))
-TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
-DOC: dict[str, Any] = json.loads(TRACE.read_text())
+TRACE = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
+DOC: dict[str, Any] = json.loads(gzip.decompress(TRACE.read_bytes()))
 BAD = [math.nan, math.inf, -1, 0, 1e30, 10**40, "1", "", None, True, [], {}, -1e-9, 2**31]
 MISSING = object()
 

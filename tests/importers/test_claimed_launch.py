@@ -5,6 +5,7 @@ checker, ``compare``, ``simulate --like`` and the app's upload."""
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 @pytest.fixture(scope="module")
 def r1l2() -> dict[str, Any]:
-    return json.loads((TRACES / "k1_h200_R1_L2.json").read_text())
+    return json.loads(gzip.decompress((TRACES / "k1_h200_R1_L2.json.gz").read_bytes()))
 
 
 def _events(d: dict[str, Any], cta: int, ph: str = "X") -> list[dict[str, Any]]:
@@ -87,7 +88,7 @@ def test_a_unit_the_gpu_does_not_have(r1l2) -> None:
 
 
 def test_a_stage_ending_before_it_starts(tmp_path: Path) -> None:
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     s = tl.ctas[7].stages[1]
     s.start, s.end = s.end + 100.0, s.start
     with pytest.raises(TraceFormatError, match=r"CTA 7 stage\[1\] .* ends .* before it starts"):
@@ -95,19 +96,19 @@ def test_a_stage_ending_before_it_starts(tmp_path: Path) -> None:
 
 
 def test_a_poll_satisfied_before_its_issue_and_a_stage_outside_its_cta() -> None:
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     p = next(p for p in tl.ctas[3].polls if p.satisfied is not None)
     p.satisfied = p.first_issue - 500.0
     with pytest.raises(TraceFormatError, match=r"CTA 3 poll\[\d+\]: satisfied"):
         check_claimed_launch(tl, "t")
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     tl.ctas[9].stages[-1].end = tl.ctas[9].end + 10_000.0  # type: ignore[operator]
     with pytest.raises(TraceFormatError, match=r"CTA 9 stage\[\d+\] .* outside the CTA"):
         check_claimed_launch(tl, "t")
 
 
 def test_half_the_polls_deleted() -> None:
-    tl = read_kernel_trace(TRACES / "k1_h200_R2_L2.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R2_L2.json.gz")
     c = next(c for c in tl.ctas if len(c.polls) >= 2)
     del c.polls[: len(c.polls) // 2]
     with pytest.raises(TraceFormatError, match=rf"CTA {c.cta}: \d+ polls recorded"):
@@ -166,7 +167,7 @@ TRACES = Path(__file__).parents[2] / "traces"
 
 
 def _relabelled(tmp_path: Path, **fields: object) -> Path:
-    d = json.loads((TRACES / "k1_h200_R2_L2.json").read_text())
+    d = json.loads(gzip.decompress((TRACES / "k1_h200_R2_L2.json.gz").read_bytes()))
     d["otherData"]["meta"].update(fields)
     p = tmp_path / "relabelled.json"
     p.write_text(json.dumps(d))

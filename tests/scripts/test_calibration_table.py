@@ -16,7 +16,7 @@ from kda_sim.importers.chrome import read_kernel_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts/calibration_table.py"
-FIT, HELD = (ROOT / "traces" / f"k1_h200_{s}.json" for s in ("R1_L1", "R2_L1"))
+FIT, HELD = (ROOT / "traces" / f"k1_h200_{s}.json.gz" for s in ("R1_L1", "R2_L1"))
 
 
 def _run(path: Path) -> subprocess.CompletedProcess[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -110,7 +111,8 @@ def test_deadlocked_timeline_round_trips_with_its_stuck_waits() -> None:
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
-        (b"\x1f\x8b\x08binary", "not a text file"),
+        (b"\xff\xfe\x00binary", "not a text file"),
+        (b"\x1f\x8b\x08binary", "gzip stream"),  # gzipped as written to a .gz name, broken
         (b"{not json", "not JSON"),
         (b'{"traceEvents": []}', "not a kda-sim timeline"),
         (b"[1, 2]", "not a Chrome trace"),
@@ -182,7 +184,7 @@ def test_a_real_trace_without_puts_exports_arrows_from_the_attributed_puts() -> 
     from kda_sim.importers import load_trace
     from kda_sim.timeline.chrome import ATTRIBUTED, from_chrome, to_chrome
 
-    path = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json"
+    path = Path(__file__).resolve().parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
     real = load_trace(path)
     assert not any(c.puts for c in real.ctas)  # the Triton K1 records polls, not puts
     linked = annotate_producers(real, model_view(real))
@@ -207,3 +209,17 @@ def test_read_chrome_is_strict_json(tmp_path: Path) -> None:
         path.write_text(text)
         with pytest.raises(TraceFormatError, match=f"t.json: {said}"):
             read_chrome(path)
+
+
+def test_a_gz_name_is_written_gzipped_and_read_back(tmp_path: Path) -> None:
+    """The bundled traces are gzipped: ``write_chrome`` gzips a ``.gz`` name, the same
+    bytes each time, and ``read_chrome`` reads either form to the same timeline."""
+    tl = simulate(LaunchConfig(1, 1), load_profile("h200")).timeline
+    plain, packed, again = tmp_path / "t.json", tmp_path / "t.json.gz", tmp_path / "u.json.gz"
+    write_chrome(tl, plain)
+    write_chrome(tl, packed)
+    write_chrome(tl, again)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b" and plain.read_bytes()[:1] == b"{"
+    assert packed.read_bytes() == again.read_bytes()
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert read_chrome(packed) == read_chrome(plain) == tl

@@ -3,6 +3,7 @@ the wrong type, out of range or not finite is refused naming its JSON path."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 @pytest.fixture(scope="module")
 def trace() -> str:
-    return (TRACES / "k1_h200_R1_L1.json").read_text()
+    return gzip.decompress((TRACES / "k1_h200_R1_L1.json.gz").read_bytes()).decode()
 
 
 def test_bundled_and_simulated_timelines_meet_the_schema() -> None:

@@ -12,7 +12,7 @@ TRACES = Path(__file__).resolve().parents[2] / "traces"
 
 
 def test_slots_split_the_ctas_first_and_second_tasks() -> None:
-    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json.gz")
     got = {(s.stage, s.slot): s for s in slot_stats(tl)}
     assert {slot for _, slot in got} == {0, 1}
     assert got[("k.recur", 0)].count == 256 and got[("k.recur", 1)].count == 128
@@ -29,28 +29,28 @@ def test_slots_split_the_ctas_first_and_second_tasks() -> None:
 
 
 def test_one_task_a_cta_is_one_slot() -> None:
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     assert {s.slot for s in slot_stats(tl)} == {0}
 
 
 def test_side_by_side_pairs_the_slots_of_two_runs_and_is_empty_for_one_task() -> None:
     from kda_sim.timeline.summary import slots_side_by_side
 
-    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R4_L4.json.gz")
     rows = slots_side_by_side({"real": tl, "sim": None, "again": tl})
     assert len(rows) == 10  # 5 stages x 2 slots
     r = next(r for r in rows if r["stage"] == "k.recur" and r["slot"] == 1)
     assert r["real_count"] == r["again_count"] == 128
     assert r["dur_real_median_ns"] == r["dur_again_median_ns"]
     assert "sim_count" not in r
-    one = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    one = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     assert slots_side_by_side({"real": one}) == []
 
 
 def test_partners_group_a_role_stage_by_what_shares_the_unit() -> None:
     from kda_sim.timeline.summary import partner_stats
 
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     got = {(s.stage, s.partners): s for s in partner_stats(tl)}
     gemv0 = {k[1]: v for k, v in got.items() if k[0] == "gemv0"}
     assert sum(v.count for v in gemv0.values()) == 197
@@ -73,7 +73,7 @@ def test_partners_side_by_side_drops_stages_with_one_kind_of_partner() -> None:
 
     from kda_sim.timeline.summary import partners_side_by_side
 
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     rows = partners_side_by_side({"real": tl, "sim": None})
     assert {r["stage"] for r in rows} >= {"gemv0", "gemv1", "load_x"}
     assert all("sim_count" not in r for r in rows)
@@ -99,7 +99,7 @@ def test_ctas_of_no_recorded_unit_share_none() -> None:
 
     from kda_sim.timeline.summary import partner_stats
 
-    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json")
+    tl = read_kernel_trace(TRACES / "k1_h200_R1_L1.json.gz")
     unknown = dataclasses.replace(tl, ctas=[dataclasses.replace(c, unit=None) for c in tl.ctas])
     assert {s.partners for s in partner_stats(unknown)} == {""}
     assert sum(s.count for s in partner_stats(unknown)) == sum(s.count for s in partner_stats(tl))

@@ -182,7 +182,7 @@ def test_trace_records_every_stage(R: int, L: int) -> None:
     from kda_kernel.triton.run import run
     from kda_sim.importers.chrome import read_kernel_trace
 
-    path = TRACES / f"k1_h200_R{R}_L{L}.json"
+    path = TRACES / f"k1_h200_R{R}_L{L}.json.gz"
     res = run(default_config(R, L, 8), trace_path=path, check=True)
     tl = read_kernel_trace(path)
     assert len(tl.ctas) == 256 and not tl.deadlock
