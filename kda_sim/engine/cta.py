@@ -921,6 +921,7 @@ _KIND_OF = {
 }
 _KINDS: dict[int, tuple[int, ...]] = {}
 _LOOK = frozenset({_LOAD, None})  # the kinds op_kinds looks at again: loads, and no kind
+_OWN_VALUE = frozenset({_COMPUTE, _POLL, _PUT, _PUBLISH})  # _nominal's values not a constant
 
 
 def _kinds(prog: CtaProgram) -> tuple[int, ...]:
@@ -968,23 +969,25 @@ def _nominal(
         return hit[2]
     barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
     priced = _priced(prof)
-    vals = tuple(
-        barrier
-        if k == _BARRIER
-        else cost(op.cost, op.units)
-        if k == _COMPUTE
-        else (
-            poll_plan(ho, (cta, i)),
-            poll_try(op, latency, priced),
-            poll_retry(op, latency, priced),
-        )
-        if k == _POLL
-        else ((cta, i), put_record_fields(ho, (cta, i), op))
-        if k in (_PUT, _PUBLISH)
-        else 0.0
-        for i, (op, k) in enumerate(zip(prog.ops, kinds, strict=True))
-    )
-    steps = tuple(zip(range(len(vals)), kinds, prog.ops, vals, strict=True))
+    ops = prog.ops
+    # every barrier's latency and 0.0 for the rest in C (a dict's ``get`` mapped over the
+    # kinds); then the ops whose value is their own (computes, polls, puts: a third of a
+    # K1 launch's ops), found in C too. A generator's conditional chain an op cost a cold
+    # launch some 10 ms
+    vals = list(map({_BARRIER: barrier}.get, kinds, repeat(0.0)))
+    for i in compress(count(), map(_OWN_VALUE.__contains__, kinds)):
+        op, k = ops[i], kinds[i]
+        if k == _COMPUTE:
+            vals[i] = cost(op.cost, op.units)
+        elif k == _POLL:
+            vals[i] = (
+                poll_plan(ho, (cta, i)),
+                poll_try(op, latency, priced),
+                poll_retry(op, latency, priced),
+            )
+        else:  # a put or a publish
+            vals[i] = ((cta, i), put_record_fields(ho, (cta, i), op))
+    steps = tuple(zip(range(len(vals)), kinds, ops, vals, strict=True))
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)
     _NOMINAL[key] = (prof, ho.poll_cache, steps)
