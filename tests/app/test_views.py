@@ -98,6 +98,25 @@ def test_opens_a_bundled_grid_barrier_trace_on_its_h100_simulation(
     assert {"work (real)", "work (simulated)", "barrier (real)", "barrier (simulated)"} <= names
 
 
+def test_opens_a_bundled_k1_h100_trace_on_the_h100_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    """K1's real H100 launch opens on the simulation its meta names: the costs fitted on
+    the H100's traces (``h100-k1``), not the H200's."""
+    import shutil
+
+    name = "k1_h100_R1_L1.json.gz"
+    d = tmp_path / "traces"
+    d.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / name, d)
+    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
+    at = make_app()
+    assert f"trace {name}" in texts(at.markdown)
+    said = "Simulated on profile h100-k1: k1 costs fitted on h100 by kda-sim calibrate ("
+    assert said in texts(at.caption)
+    assert {"Real makespan", "Simulated makespan"} <= {m.label for m in at.metric}
+
+
 def _picture_url(at: AppTest) -> str:
     (image,) = at.get("image")
     (img,) = image.proto.imgs

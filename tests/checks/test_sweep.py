@@ -50,6 +50,18 @@ def test_the_h200_as_we_ship_k1_finishes_where_its_traces_did(shape: tuple[int, 
     assert sweep_cell(load_profile("h200-stock"), *shape).verdict != FINISHES
 
 
+@pytest.mark.parametrize("shape", [(2, 4), (4, 2), (4, 4)])
+def test_the_h100_as_we_ship_k1_finishes_where_its_traces_did(shape: tuple[int, int]) -> None:
+    # bundled H100 traces of these shapes finished 256 / 256 (traces/k1_h100_*); the stock
+    # costs on the H100 (the seed's build) map them deadlocked or invalid, as on the H200
+    from kda_sim.checks.sweep import sweep_cell
+    from kda_sim.machine.profile import load_profile
+
+    cell = sweep_cell(load_profile("h100"), *shape)
+    assert cell.verdict == FINISHES and cell.agree, (shape, cell.reason)
+    assert sweep_cell(load_profile("h100-stock"), *shape).verdict != FINISHES
+
+
 def test_a_sweep_leaves_the_protocol_caches_as_it_found_them(h200) -> None:
     """Each cell's protocol, hand-off table and wait graph are dropped after it (no other
     cell asks for them); what was cached before the sweep stays."""

@@ -46,9 +46,11 @@ def test_a_bundled_gpu_holds_no_kernel_costs() -> None:
         assert gpu.costs == {} and gpu.gpu == g and gpu.costs_from == ""
 
 
-def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -> None:
+def test_k1_keeps_stock_costs_for_its_gpus_and_fitted_overlays_for_the_h200_and_h100() -> None:
     names = sorted(p.name for p in K1_COSTS.iterdir() if p.name.endswith(".json"))
     assert names == [
+        "h100.fitted.json",  # fitted on the bundled H100 traces
+        "h100.json",  # the H200's assumed figures, until fitted
         "h200.fitted.json",
         "h200.json",
         "h200.kda_tickets.fitted.json",  # the ticket build's own (cost_build)
@@ -56,7 +58,7 @@ def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -
         "mi300x.json",
         "mi355x.json",
     ]
-    for g in ("h200-stock", "mi300x", "mi355x"):
+    for g in ("h100-stock", "h200-stock", "mi300x", "mi355x"):
         gpu = g.removesuffix("-stock")
         d = _k1_file(f"{gpu}.json")
         prof = load_profile(g)
@@ -67,7 +69,7 @@ def test_k1_keeps_stock_costs_for_its_gpus_and_a_fitted_overlay_for_the_h200() -
 
 def test_a_gpu_k1_has_no_costs_for_is_refused_naming_them() -> None:
     # the bug corpus's GPUs (h20, b200, ...) carry no K1 costs: none were measured
-    for g in sorted(set(gpu_names()) - {"h200", "mi300x", "mi355x"}):
+    for g in sorted(set(gpu_names()) - {"h100", "h200", "mi300x", "mi355x"}):
         with pytest.raises(InvalidInput, match=f"no costs of k1 for GPU '{g}'"):
             load_profile(g)
 
@@ -104,8 +106,36 @@ def test_h200_stock_is_the_seeds_build_and_says_so() -> None:
     assert simulate(LaunchConfig(4, 2), prof).timeline.deadlock  # one CTA an SM: 132 slots
 
 
+def test_h100_for_k1_is_its_fitted_overlay_and_h100_stock_the_assumed_figures(capsys) -> None:
+    """K1 on the H100: ``h100`` (and ``h100-k1``) runs the costs fitted to its H100
+    traces, with the H100's measured try, first-try and put figures the fit pinned;
+    ``h100-stock`` the stock costs, the H200's assumed figures (none measured on an H100)
+    on the h100 GPU."""
+    prof, d = load_profile("h100"), _k1_file("h100.fitted.json")
+    assert prof.name == "h100" and prof.gpu == "h100" and prof.streamed_weights
+    assert prof.costs_from.startswith("k1 costs fitted on h100 by kda-sim calibrate (")
+    assert prof.costs_from.endswith(
+        ": the Triton K1 we ship (kernel/triton), as its H100 traces ran"
+    )
+    assert prof.costs["k.recur"] == tuple(d["costs"]["k.recur"])
+    assert (prof.latency_ns["poll"], prof.latency_ns["poll_lane"]) == (288.0, 55.0)
+    assert prof.latency_ns["put_stores"] == d["overrides"]["latency_ns"]["put_stores"] == 88.0
+    assert prof.latency_ns["first_try_stores"] == 80.0
+    assert prof.kernel.threads == 256 and prof.units == 132
+    assert prof.hbm_peak_bytes_per_ns == 3350.0  # the H100's datasheet, not the H200's
+    assert replace(load_profile("h100-k1"), name="h100") == prof
+    stock, h200 = load_profile("h100-stock"), _k1_file("h200.json")
+    assert stock.costs == {k: tuple(v) for k, v in h200["costs"].items()}
+    assert stock.costs_from == f"k1 stock costs for h100: {h200['sources']['build']}"
+    assert "the same figures as h200.json" in _k1_file("h100.json")["sources"]["costs"]
+    assert stock.kernel == load_gpu("h100").kernel and not stock.streamed_weights
+    assert stock.latency_ns == load_gpu("h100").latency_ns
+    assert main(["simulate", "--gpu", "h100-stock", "--R", "1", "--L", "1"]) == 0
+    assert f"costs: k1 stock costs for h100: {SEED}" in capsys.readouterr().err
+
+
 def test_stock_names_are_listed_where_a_kernel_has_both() -> None:
-    assert stock_names() == ["h200-stock"] == stock_names("k1")
+    assert stock_names() == ["h100-stock", "h200-stock"] == stock_names("k1")
     assert "h200-stock" in bundled_names() and "mi355x-stock" not in bundled_names()
     assert stock_names("pingpong") == []
 

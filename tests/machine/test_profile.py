@@ -137,11 +137,31 @@ def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
     assert load_profile(str(f)).hbm_bytes_per_ns == 5100.0  # no datasheet figure: no bound
 
 
+def _set_by_overlay(name: str) -> dict[str, float]:
+    """The latencies the bundled profile ``name``'s fitted overlay sets (``h100-k1``: the
+    H100's measured figures its fit pinned); none for a GPU alone or a stock name."""
+    from kda_sim.kernels.registry import get
+    from kda_sim.machine.costs import aliases, fitted_file
+
+    alias = aliases().get(name)
+    if alias is None:
+        return {}
+    gpu, kernel, build = alias
+    d = json.loads(fitted_file(get(kernel), gpu, build).read_text())
+    return d.get("overrides", {}).get("latency_ns", {})
+
+
 def test_the_first_try_figures_default_to_0_round_trip_and_are_named(tmp_path: Path) -> None:
     """A poll's first try behind the CTA's own traffic: 0 in every bundled profile (every
-    poll as before), a profile file's figures kept, a negative one refused by name."""
+    poll as before) but where a bundled fit pinned measured ones (``h100-k1``: 80 ns, 10.6
+    ns a KiB stored, 4.8 a KiB loaded), a profile file's figures kept, a negative one
+    refused by name."""
     for name in bundled_names():
-        assert all(load_profile(name, kernel=None).latency_ns[n] == 0.0 for n in FIRST_TRY), name
+        lat, pinned = load_profile(name, kernel=None).latency_ns, _set_by_overlay(name)
+        assert all(lat[n] == pinned.get(n, 0.0) for n in FIRST_TRY), name
+    pinning = {n for n in bundled_names() if any(_set_by_overlay(n).get(k) for k in FIRST_TRY)}
+    assert pinning == {"h100-k1"}
+    assert [load_profile("h100-k1").latency_ns[n] for n in FIRST_TRY] == [80.0, 10.6, 4.8]
     d = load_profile("h200-stock").to_dict()
     d["latency_ns"] |= {"first_try_stores": 80.0, "first_try_store_kib": 10.6}
     f = tmp_path / "behind.json"
@@ -157,9 +177,15 @@ def test_the_first_try_figures_default_to_0_round_trip_and_are_named(tmp_path: P
 
 def test_the_put_figures_default_to_0_and_are_named(tmp_path: Path) -> None:
     """A put's pairs behind the CTA's own stores: 0 in every bundled profile (every put
-    visible as before), a profile file's figures kept, a negative one refused by name."""
+    visible as before) but where a bundled fit pinned measured ones (``h100-k1``: the
+    H100's, 88 ns and 9.9 ns a KiB), a profile file's figures kept, a negative one refused
+    by name."""
     for name in bundled_names():
-        assert all(load_profile(name, kernel=None).latency_ns[n] == 0.0 for n in PUT_BEHIND), name
+        lat, pinned = load_profile(name, kernel=None).latency_ns, _set_by_overlay(name)
+        assert all(lat[n] == pinned.get(n, 0.0) for n in PUT_BEHIND), name
+    pinning = {n for n in bundled_names() if any(_set_by_overlay(n).get(k) for k in PUT_BEHIND)}
+    assert pinning == {"h100-k1"}
+    assert [load_profile("h100-k1").latency_ns[n] for n in PUT_BEHIND] == [88.0, 9.9]
     d = load_profile("h200-stock").to_dict()
     d["latency_ns"] |= {"put_stores": 88.0}
     f = tmp_path / "put.json"
