@@ -74,20 +74,26 @@ def test_opens_on_the_bundled_trace_overlaid(one_trace: Path, make_app) -> None:
     assert "sim error %" in stage_tables(at).dataframe[0].value.columns
 
 
-def test_opens_a_bundled_grid_barrier_trace_on_its_h100_simulation(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
-) -> None:
-    """Another kernel's real trace (the grid barrier on an H100) opens as K1's do: overlaid
-    on the simulation of its own kernel and configuration on its GPU's profile."""
+def _opened_alone(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app) -> AppTest:
+    """The app on a traces folder holding the bundled trace ``name`` alone, opened on it."""
     import shutil
 
-    name = "gridbarrier_h100_ctas8_rounds2.json.gz"
     d = tmp_path / "traces"
     d.mkdir()
     shutil.copy(Path(__file__).resolve().parents[2] / "traces" / name, d)
     monkeypatch.setenv("KDA_SIM_TRACES", str(d))
     at = make_app()
     assert f"trace {name}" in texts(at.markdown)
+    return at
+
+
+def test_opens_a_bundled_grid_barrier_trace_on_its_h100_simulation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_app
+) -> None:
+    """Another kernel's real trace (the grid barrier on an H100) opens as K1's do: overlaid
+    on the simulation of its own kernel and configuration on its GPU's profile."""
+    name = "gridbarrier_h100_ctas8_rounds2.json.gz"
+    at = _opened_alone(name, tmp_path, monkeypatch, make_app)
     captions = texts(at.caption)
     assert "overlaid on its simulation" in captions
     assert "Simulated on profile h100: gridbarrier" in captions
@@ -103,15 +109,7 @@ def test_opens_a_bundled_k1_h100_trace_on_the_h100_fit(
 ) -> None:
     """K1's real H100 launch opens on the simulation its meta names: the costs fitted on
     the H100's traces (``h100-k1``), not the H200's."""
-    import shutil
-
-    name = "k1_h100_R1_L1.json.gz"
-    d = tmp_path / "traces"
-    d.mkdir()
-    shutil.copy(Path(__file__).resolve().parents[2] / "traces" / name, d)
-    monkeypatch.setenv("KDA_SIM_TRACES", str(d))
-    at = make_app()
-    assert f"trace {name}" in texts(at.markdown)
+    at = _opened_alone("k1_h100_R1_L1.json.gz", tmp_path, monkeypatch, make_app)
     said = "Simulated on profile h100-k1: k1 costs fitted on h100 by kda-sim calibrate ("
     assert said in texts(at.caption)
     assert {"Real makespan", "Simulated makespan"} <= {m.label for m in at.metric}
