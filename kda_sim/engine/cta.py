@@ -634,9 +634,8 @@ class CtaRun(CounterOps):
         elif joined._value is not PENDING:
             joined = None  # triggered: every put of the set has happened
         crowded = self._crowd is not None
-        if crowded:  # one more poller of each of its puts: its first issue and its cells
-            # (polls of one cell set share their plan's ranges)
-            waiter = (t0, id(plan.ranges))
+        if crowded:  # one more poller of each of its puts: its first issue and cell set
+            waiter = (t0, plan.cell_set)
             landing = w.landing
             for p in producers:
                 landing.setdefault(p, []).append(waiter)
@@ -661,7 +660,7 @@ class CtaRun(CounterOps):
                 visible, last, last_put = hit
         if crowded and last is not None and last.behind and t0 < last.time and visible > start:
             # begun before the put seen last was made, which lands after its first try
-            visible += self._crowded(last_put, last, id(plan.ranges))  # type: ignore[arg-type]
+            visible += self._crowded(last_put, last, plan.cell_set)  # type: ignore[arg-type]
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         if not step:

@@ -82,7 +82,8 @@ class World:
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost
     joins: dict[object, simpy.Event] = field(default_factory=dict)
     # the polls that waited on a put not made yet, by the put: (the CTA's time at the
-    # wait, its cell set), kept only where the profile prices put_crowd (CtaRun._poll)
+    # wait, the number of its cell set, PollPlan.cell_set), kept only where the profile
+    # prices put_crowd (CtaRun._poll)
     landing: dict[OpRef, list[tuple[float, int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
