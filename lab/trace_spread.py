@@ -48,10 +48,11 @@ def record(
     build (``--build FIELD=N``: ``gate_delay_ns``, ...), each checked by ``Build.validate``
     before any launch."""
     from kda_kernel.triton.defaults import default_config
-    from kda_kernel.triton.launch import Build
+    from kda_kernel.triton.launch import Build, wait_error
 
-    if gate_sleep_ns < 0:
-        raise InvalidInput(f"--gate-sleep-ns {gate_sleep_ns}: not negative", what="gate_sleep_ns")
+    why = wait_error("gate_sleep_ns", gate_sleep_ns)  # Build's range, named by the flag
+    if why:
+        raise InvalidInput(f"--gate-sleep-ns {gate_sleep_ns}: {why}", what="gate_sleep_ns")
     build: dict[str, object] = {"probe": probe} if probe else {}
     if gate_sleep_ns:
         build["gate_sleep_ns"] = gate_sleep_ns

@@ -549,17 +549,15 @@ class CtaRun(CounterOps):
             unused.clear()
         return wait
 
-    def _crowded(self, producers: tuple[OpRef, ...], last: PutDone, mine: int) -> float:
-        """How much later the put seen last lands for the polls waiting on it: its wait
-        behind the CTA's stores (``PutDone.behind``) times put_crowd, for each other cell
-        set first issued before it was put (each set once). By first issue, not by who
-        waited on the clock: a folded CTA polls ahead of it, and a poller issued later
-        may have run already."""
-        w = self.w
-        done = w.put_done
-        ref = next(p for p in producers if done[p] is last)
-        put = last.time
-        others = {cells for t, cells in w.landing.get(ref, ()) if cells != mine and t < put}
+    def _crowded(self, put: OpRef, last: PutDone, mine: int) -> float:
+        """How much later the put seen last (op ``put``, its ``PutDone`` ``last``) lands
+        for the polls waiting on it: its wait behind the CTA's stores (``PutDone.behind``)
+        times put_crowd, for each other cell set (``mine``: the poll's) first issued before
+        it was put (each set once). By first issue, not by who waited on the clock: a
+        folded CTA polls ahead of it, and a poller issued later may have run already."""
+        t_put = last.time
+        landing = self.w.landing.get(put, ())
+        others = {cells for t, cells in landing if cells != mine and t < t_put}
         return len(others) * last.behind * self._crowd  # type: ignore[operator]
 
     def _poll(
@@ -636,9 +634,8 @@ class CtaRun(CounterOps):
         elif joined._value is not PENDING:
             joined = None  # triggered: every put of the set has happened
         crowded = self._crowd is not None
-        if crowded:  # one more poller of each of its puts: its first issue and its cells
-            # (polls of one cell set share their plan's ranges)
-            waiter = (t0, id(plan.ranges))
+        if crowded:  # one more poller of each of its puts: its first issue and cell set
+            waiter = (t0, plan.cell_set)
             landing = w.landing
             for p in producers:
                 landing.setdefault(p, []).append(waiter)
@@ -646,22 +643,24 @@ class CtaRun(CounterOps):
             yield joined
             self.clock = env._now
 
-        visible, last = start, None  # last: the PutDone of the put seen last
+        # last: the PutDone of the put seen last, last_put its op
+        visible, last, last_put = start, None, None
         if sampler.jitter:  # each pair's visibility drawn anew, in producer order
             put_done, vis, me = w.put_done, sampler.visibility, self.xcd
             for p in producers:
                 done = put_done[p]
                 t = done.time + done.behind + vis(done.xcd, me)
                 if t >= visible:
-                    visible, last = t, done
+                    visible, last, last_put = t, done, p
         elif producers:
             hit = self._latest.get(key)
-            latest, seen = hit if hit is not None else w.latest_visible(producers, key, self.xcd)
-            if latest >= start:
-                visible, last = latest, seen
+            if hit is None:
+                hit = w.latest_visible(producers, key, self.xcd)
+            if hit[0] >= start:
+                visible, last, last_put = hit
         if crowded and last is not None and last.behind and t0 < last.time and visible > start:
             # begun before the put seen last was made, which lands after its first try
-            visible += self._crowded(producers, last, id(plan.ranges))
+            visible += self._crowded(last_put, last, plan.cell_set)  # type: ignore[arg-type]
         # tries: the first issued at start; each later one after the previous returned and
         # the retry sleep; the first try issued once every pair is visible succeeds
         if not step:

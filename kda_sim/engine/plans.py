@@ -19,9 +19,10 @@ _PUTS = ("put records",)  # the cache's entry of put_fields
 @dataclass(slots=True)
 class PollPlan:
     """A poll's cell ranges (shared by each of its records), its numbers of cells and
-    batches, its put ops, whether one of its pairs is put by nobody, and the number of its
+    batches, its put ops, whether one of its pairs is put by nobody, the number of its
     producer set (polls that wait on equal sets share one: the engine's joins are keyed by
-    it, where hashing a tuple of 56 pairs at every poll cost)."""
+    it, where hashing a tuple of 56 pairs at every poll cost) and the number of its cell
+    set (``Handoffs.cell_sets``: polls of equal cells share one, and their ranges)."""
 
     ranges: list[CellRange]
     n_cells: int
@@ -29,6 +30,7 @@ class PollPlan:
     producers: tuple[OpRef, ...]
     unput: bool
     key: int
+    cell_set: int
 
 
 def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
@@ -80,7 +82,7 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
         if key is None:
             key = seen[id(producers)] = sets.setdefault(producers, len(sets))
         out[ref] = PollPlan(
-            ranges[d], counts[d], int(poll.batches.shape[0]), producers, unput[ref], key
+            ranges[d], counts[d], int(poll.batches.shape[0]), producers, unput[ref], key, d
         )
     return out
 

@@ -82,7 +82,8 @@ class World:
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost
     joins: dict[object, simpy.Event] = field(default_factory=dict)
     # the polls that waited on a put not made yet, by the put: (the CTA's time at the
-    # wait, its cell set), kept only where the profile prices put_crowd (CtaRun._poll)
+    # wait, the number of its cell set, PollPlan.cell_set), kept only where the profile
+    # prices put_crowd (CtaRun._poll)
     landing: dict[OpRef, list[tuple[float, int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -121,10 +122,11 @@ class World:
             w.callbacks.append(one_more)
         return ev
 
-    # XCD -> producer set (``join``'s key) -> when its last put is visible there, and that put
-    latest: dict[int, dict[object, tuple[float, PutDone]]] = field(default_factory=dict)
+    # XCD -> producer set (``join``'s key) -> when its last put is visible there, and that
+    # put's PutDone and op
+    latest: dict[int, dict[object, tuple[float, PutDone, OpRef]]] = field(default_factory=dict)
 
-    def latest_on(self, xcd: int) -> dict[object, tuple[float, PutDone]]:
+    def latest_on(self, xcd: int) -> dict[object, tuple[float, PutDone, OpRef]]:
         hit = self.latest.get(xcd)
         if hit is None:
             hit = self.latest[xcd] = {}
@@ -132,11 +134,11 @@ class World:
 
     def latest_visible(
         self, producers: tuple[OpRef, ...], key: object, xcd: int
-    ) -> tuple[float, PutDone]:
+    ) -> tuple[float, PutDone, OpRef]:
         """When the last of ``producers``' puts (all done) is visible on XCD ``xcd``, and
-        that put's ``PutDone`` (the later one in ``producers`` on a tie); nominal latencies
-        only. Shared by every poll that waits on the same set (``key``, as ``join``'s)
-        from the same XCD."""
+        that put's ``PutDone`` and op (the later one in ``producers`` on a tie); nominal
+        latencies only. Shared by every poll that waits on the same set (``key``, as
+        ``join``'s) from the same XCD."""
         latest = self.latest_on(xcd)
         hit = latest.get(key)
         if hit is None:
@@ -144,13 +146,13 @@ class World:
             # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
             vis = self.sampler.visibility
             same, cross = vis(xcd, xcd), vis(-1, xcd)  # -1: any other XCD
-            best, last = float("-inf"), put_done[producers[0]]
+            best, last, ref = float("-inf"), put_done[producers[0]], producers[0]
             for p in producers:
                 done = put_done[p]
                 t = done.time + done.behind + (same if done.xcd == xcd else cross)
                 if t >= best:
-                    best, last = t, done
-            hit = latest[key] = (best, last)
+                    best, last, ref = t, done, p
+            hit = latest[key] = (best, last, ref)
         return hit
 
     def fresh(

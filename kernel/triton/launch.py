@@ -87,6 +87,20 @@ LAB_WAITS_NS = {
     "onrm_put_delay_ns": 100_000,
 }
 
+# the back-offs between a poll's tries (the long polls', a lab build's gate PART poll's):
+# not negative, no most
+BACKOFFS_NS = ("sleep_ns", "gate_sleep_ns")
+
+
+def wait_error(name: str, ns: int) -> str | None:
+    """What is wrong with ``ns`` as the build's wait ``name`` (a field of ``BACKOFFS_NS``
+    or ``LAB_WAITS_NS``), None where nothing is: ``Build.validate``'s ranges, for a caller
+    that names the value its own way (a command's flag)."""
+    if name in BACKOFFS_NS:
+        return "not negative" if ns < 0 else None
+    most = LAB_WAITS_NS[name]
+    return None if 0 <= ns <= most else f"0 to {most}"
+
 
 @dataclass(frozen=True)
 class Build:
@@ -340,13 +354,11 @@ class Build:
             raise ValueError(f"align = {self.align}: a power of two, at least 1")
         if not 0 <= self.jitter_ns <= 10_000:
             raise ValueError(f"jitter_ns = {self.jitter_ns}: 0 to 10000")
-        if self.sleep_ns < 0 or self.gate_sleep_ns < 0:
-            raise ValueError(
-                f"sleep_ns = {self.sleep_ns}, gate_sleep_ns = {self.gate_sleep_ns}: not negative"
-            )
-        for name, most in LAB_WAITS_NS.items():
-            if not 0 <= getattr(self, name) <= most:
-                raise ValueError(f"{name} = {getattr(self, name)}: 0 to {most}")
+        for name in (*BACKOFFS_NS, *LAB_WAITS_NS):
+            ns = getattr(self, name)
+            why = wait_error(name, ns)
+            if why:
+                raise ValueError(f"{name} = {ns}: {why}")
         norm = (self.norm_delay_ns, self.norm_stagger_ns, self.onrm_put_delay_ns)
         if any(norm) and self.cfg.kda_tickets:
             raise Unsupported(

@@ -4,15 +4,19 @@ the takes its trace records (kda_sim.compare.model.config_of)."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from kda_sim.compare.launch import placement_of
 from kda_sim.compare.model import config_of, model_view, shifted
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
+from kda_sim.importers import load_trace
+from kda_sim.kernels.examples.gridbarrier import GridBarrierConfig
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.machine.profile import load_profile
 from kda_sim.timeline.model import (
@@ -89,12 +93,6 @@ def test_a_taken_item_pays_its_prologue_placed_or_not() -> None:
 
 
 def test_placement_of_a_trace_is_its_units_where_the_gpu_has_them() -> None:
-    from dataclasses import replace
-
-    from kda_sim.compare.launch import placement_of
-    from kda_sim.importers import load_trace
-    from kda_sim.machine.profile import load_profile
-
     traces = Path(__file__).resolve().parents[2] / "traces"
     tl = load_trace(traces / "k1_h200_R1_L2.json.gz")
     h200 = load_profile("h200")
@@ -113,8 +111,6 @@ def test_placement_of_a_trace_is_its_units_where_the_gpu_has_them() -> None:
 def test_a_counter_wait_and_its_adds_are_laid_on_their_ops(last_resets: bool) -> None:
     """The grid barrier's waits and adds, recorded as polls and puts, each land on their
     op (a wait in the last arriver's branch too), none left over."""
-    from kda_sim.kernels.examples.gridbarrier import GridBarrierConfig
-
     cfg = GridBarrierConfig(ctas=6, rounds=3, last_resets=last_resets)
     tl = simulate(cfg, load_profile("h200", "gridbarrier"), seed=2, jitter=0.1).timeline
     mv = model_view(tl)

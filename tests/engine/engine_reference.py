@@ -323,6 +323,7 @@ class ReferenceCtaRun(CounterOps):
             yield w.never  # a pair nobody in this launch puts: waits forever
         joined = w.join(producers)
         factor = w.prof.latency_ns.get("put_crowd", 0.0)
+        # the poll's cell set, by its cells (the engine numbers the same sets: PollPlan.cell_set)
         mine = op.cells.tobytes() if factor > 0.0 else b""
         if factor > 0.0:  # every poll is a poller of each of its puts from its first issue
             for p in producers:

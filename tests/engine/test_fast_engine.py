@@ -32,6 +32,23 @@ from kda_sim.protocol.program import Launch
 # the module, not the function kda_sim.engine exports under the same name
 sim_module = importlib.import_module("kda_sim.engine.simulate")
 EXAMPLES = sorted(n for n in BUILTIN if n != DEFAULT_KERNEL)
+# the launches a put's wait behind its CTA's stores is checked on: a large one, a jittered
+# one, a ticket loop
+PUT_BEHIND = [
+    (LaunchConfig(4, 4), None),
+    (LaunchConfig(1, 4), 7),
+    (LaunchConfig(2, 2, kda_tickets=True), None),
+]
+
+
+def _case_id(v: object) -> str:
+    """A case's id: a launch configuration by its label, anything else as it prints."""
+    return v.label() if isinstance(v, LaunchConfig) else str(v)
+
+
+def _launches(names: tuple[str, ...], cases: list[tuple[Any, ...]]) -> pytest.MarkDecorator:
+    """``pytest.mark.parametrize`` over launch cases, each named by ``_case_id``."""
+    return pytest.mark.parametrize(names, cases, ids=_case_id)
 
 
 def _both(
@@ -75,7 +92,7 @@ def _priced_alike(
     _assert_same(fast, ref)
 
 
-@pytest.mark.parametrize(
+@_launches(
     ("cfg", "gpu", "seed"),
     [
         (LaunchConfig(4, 2), "mi355x", None),
@@ -88,7 +105,6 @@ def _priced_alike(
         (LaunchConfig(2, 2, gemv_tickets=True), "h200", None),
         (LaunchConfig(2, 2, gate_local=True, nb=4), "mi355x", None),
     ],
-    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
 )
 def test_k1_launches_equal_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, gpu: str, seed: int | None
@@ -131,14 +147,13 @@ def test_streamed_weights_and_shared_units_equal_the_reference(
     _assert_same(fast, ref)
 
 
-@pytest.mark.parametrize(
+@_launches(
     ("cfg", "seed"),
     [
         (LaunchConfig(2, 2), None),
         (LaunchConfig(1, 4), 7),
         (LaunchConfig(2, 2, kda_tickets=True), None),
     ],
-    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
 )
 def test_a_first_try_behind_the_ctas_traffic_equals_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
@@ -156,14 +171,9 @@ def test_a_first_try_behind_the_ctas_traffic_equals_the_reference(
     )
 
 
-@pytest.mark.parametrize(
+@_launches(
     ("cfg", "seed", "first_try"),
-    [
-        (LaunchConfig(4, 4), None, False),
-        (LaunchConfig(1, 4), 7, True),
-        (LaunchConfig(2, 2, kda_tickets=True), None, True),
-    ],
-    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
+    [(*case, first) for case, first in zip(PUT_BEHIND, (False, True, True), strict=True)],
 )
 def test_a_put_behind_the_ctas_stores_equals_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None, first_try: bool
@@ -177,11 +187,7 @@ def test_a_put_behind_the_ctas_stores_equals_the_reference(
     )
 
 
-@pytest.mark.parametrize(
-    ("cfg", "seed"),
-    [(LaunchConfig(4, 4), None), (LaunchConfig(1, 1), 7)],
-    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
-)
+@_launches(("cfg", "seed"), [(LaunchConfig(4, 4), None), (LaunchConfig(1, 1), 7)])
 def test_priced_polls_equal_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
 ) -> None:
@@ -190,15 +196,7 @@ def test_priced_polls_equal_the_reference(
     _priced_alike(monkeypatch, cfg, seed, poll_lane=25.0, backoff=300.0)
 
 
-@pytest.mark.parametrize(
-    ("cfg", "seed"),
-    [
-        (LaunchConfig(4, 4), None),
-        (LaunchConfig(1, 4), 7),
-        (LaunchConfig(2, 2, kda_tickets=True), None),
-    ],
-    ids=lambda v: v.label() if isinstance(v, LaunchConfig) else str(v),
-)
+@_launches(("cfg", "seed"), PUT_BEHIND)
 def test_a_crowded_landing_equals_the_reference(
     monkeypatch: pytest.MonkeyPatch, cfg: LaunchConfig, seed: int | None
 ) -> None:

@@ -40,3 +40,17 @@ def test_a_reference_that_is_no_poll_is_refused() -> None:
     poll_plan(ho, ho.polls[0][0])
     with pytest.raises(KeyError, match="not one of the launch's polls"):
         poll_plan(ho, (10**6, 0))
+
+
+def test_polls_of_equal_cells_share_one_cell_set_number() -> None:
+    """``PollPlan.cell_set``: one number a distinct cell set, its ranges one list (the
+    engine counts a put's crowd of pollers by it)."""
+    ho = derive(handoffs_of(LaunchConfig(2, 2)).launch)
+    numbers: dict[bytes, int] = {}
+    ranges: dict[int, list] = {}
+    for ref, poll in ho.polls:
+        plan = poll_plan(ho, ref)
+        cells = np.asarray(poll.cells, dtype=np.int64).tobytes()
+        assert numbers.setdefault(cells, plan.cell_set) == plan.cell_set
+        assert ranges.setdefault(plan.cell_set, plan.ranges) is plan.ranges
+    assert len(set(numbers.values())) == len(numbers) < len(ho.polls)  # some sets shared

@@ -9,7 +9,16 @@ import pytest
 from kda_kernel.triton import trace_layout as T
 from kda_kernel.triton.ctrl_layout import COUNTER_WORD, CTRL_WORDS
 from kda_kernel.triton.defaults import default_config, recommended
-from kda_kernel.triton.launch import MAX_NB, Build, Unsupported, Workspace, options_only
+from kda_kernel.triton.launch import (
+    BACKOFFS_NS,
+    LAB_WAITS_NS,
+    MAX_NB,
+    Build,
+    Unsupported,
+    Workspace,
+    options_only,
+    wait_error,
+)
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 
@@ -73,6 +82,21 @@ def test_layout_and_back_off_keys_are_checked() -> None:
         Build.default(1, 1, 8, norm_stagger_ns=20000).validate()
     with pytest.raises(ValueError, match="static placement only"):
         Build.default(1, 1, 8, norm_delay_ns=5000).with_(kda_tickets=True).validate()
+
+
+@pytest.mark.parametrize("name", [*BACKOFFS_NS, *LAB_WAITS_NS])
+def test_a_waits_range_is_the_one_validate_checks(name: str) -> None:
+    """``wait_error`` (a lab command's check of a wait it takes as a flag) refuses what
+    ``Build.validate`` refuses, saying the same, and passes what it builds."""
+    for ns in (-1, 0, LAB_WAITS_NS.get(name, 10**6), LAB_WAITS_NS.get(name, 10**6) + 1):
+        why = wait_error(name, ns)
+        build = Build.default(1, 1, 8, **{name: ns})
+        if why is None:
+            build.validate()
+        else:
+            with pytest.raises(ValueError, match=f"^{name} = {ns}: {why}$"):
+                build.validate()
+    assert wait_error(name, -1) is not None
 
 
 def test_stress_and_trace_level_keys_are_checked() -> None:
