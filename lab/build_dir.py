@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import statistics as st
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,27 @@ def median(xs: list[float]) -> float | None:
 def ns(v: float | None) -> str:
     """A table's ns ("-": none)."""
     return "-" if v is None else f"{v:.0f}"
+
+
+# the first columns of every poll table: the polls, their retries, and a try that passed
+# at once (its median and how many): what a try costs where the pairs had landed
+POLL_COLUMNS = ["polls", "retries", "a try passed at once (polls)"]
+
+
+def poll_medians(rs: list[dict[str, Any]], span: str) -> dict[str, Any]:
+    """:data:`POLL_COLUMNS`' figures of one shape's poll rows (``span``: a row's try)."""
+    once = [r[span] for r in rs if r["retries"] == 0]
+    return {
+        "polls": len(rs),
+        "retries": dict(sorted(Counter(int(r["retries"]) for r in rs).items())),
+        "try_at_once": median(once),
+        "at_once": len(once),
+    }
+
+
+def poll_cells(s: dict[str, Any]) -> list[str]:
+    """:data:`POLL_COLUMNS`' cells of :func:`poll_medians`."""
+    return [str(s["polls"]), str(s["retries"]), f"{ns(s['try_at_once'])} ({s['at_once']})"]
 
 
 def build_table(

@@ -16,13 +16,21 @@ where the build staggers the others: ``--build gate_stagger_ns=5000``).
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.model import Timeline
-from lab.build_dir import build_table, builds_main, median, ns, read_build
+from lab.build_dir import (
+    POLL_COLUMNS,
+    build_table,
+    builds_main,
+    median,
+    ns,
+    poll_cells,
+    poll_medians,
+    read_build,
+)
 
 
 def gate_rows(tl: Timeline) -> list[dict[str, float]]:
@@ -52,12 +60,8 @@ def gate_rows(tl: Timeline) -> list[dict[str, float]]:
 
 def shape_medians(rs: list[dict[str, Any]]) -> dict[str, Any]:
     """One shape's gate polls, every launch's: the medians of the module's list."""
-    once = [r["try"] for r in rs if r["retries"] == 0]
     return {
-        "polls": len(rs),
-        "retries": dict(sorted(Counter(int(r["retries"]) for r in rs).items())),
-        "try_at_once": median(once),
-        "at_once": len(once),
+        **poll_medians(rs, "try"),
         "issue": median([r["issue"] for r in rs]),
         "seen": median([r["seen"] for r in rs]),
         "beside": median([r["beside"] for r in rs]),
@@ -73,9 +77,7 @@ def read_dir(d: Path) -> dict[str, Any]:
 
 
 COLUMNS = [
-    "polls",
-    "retries",
-    "a try passed at once (polls)",
+    *POLL_COLUMNS,
     "first issue - last slice end",
     "satisfied - last slice end",
     "gate polls beside",
@@ -85,9 +87,7 @@ COLUMNS = [
 
 def _cells(s: dict[str, Any]) -> list[str]:
     return [
-        str(s["polls"]),
-        str(s["retries"]),
-        f"{ns(s['try_at_once'])} ({s['at_once']})",
+        *poll_cells(s),
         ns(s["issue"]),
         ns(s["seen"]),
         ns(s["beside"]),

@@ -18,7 +18,6 @@ when the releasing put was made.
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,16 @@ from kda_sim.compare.diff import annotate_producers
 from kda_sim.compare.model import model_view
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.model import Timeline
-from lab.build_dir import build_table, builds_main, median, ns, read_build
+from lab.build_dir import (
+    POLL_COLUMNS,
+    build_table,
+    builds_main,
+    median,
+    ns,
+    poll_cells,
+    poll_medians,
+    read_build,
+)
 
 
 def norm_rows(tl: Timeline) -> list[dict[str, Any]]:
@@ -60,13 +68,9 @@ def norm_rows(tl: Timeline) -> list[dict[str, Any]]:
 
 
 def shape_medians(rs: list[dict[str, Any]]) -> dict[str, Any]:
-    once = [r["span"] for r in rs if r["retries"] == 0]
     waited = [r for r in rs if r["retries"] >= 1 and r["seen"] is not None]
     return {
-        "polls": len(rs),
-        "retries": dict(sorted(Counter(r["retries"] for r in rs).items())),
-        "try_at_once": median(once),
-        "at_once": len(once),
+        **poll_medians(rs, "span"),
         "waited": len(waited),
         "seen": median([r["seen"] for r in waited]),
         "issue": median([r["issue"] for r in waited]),
@@ -82,9 +86,7 @@ def read_dir(d: Path) -> dict[str, Any]:
 
 
 COLUMNS = [
-    "polls",
-    "retries",
-    "a try passed at once (polls)",
+    *POLL_COLUMNS,
     "put to seen, polls that waited (polls)",
     "their first issue - put",
     "the head's others waiting at the put",
@@ -94,9 +96,7 @@ COLUMNS = [
 
 def _cells(s: dict[str, Any]) -> list[str]:
     return [
-        str(s["polls"]),
-        str(s["retries"]),
-        f"{ns(s['try_at_once'])} ({s['at_once']})",
+        *poll_cells(s),
         f"{ns(s['seen'])} ({s['waited']})",
         ns(s["issue"]),
         ns(s["waiting"]),
