@@ -30,6 +30,11 @@ COMMANDS = {
     "variants": "a kernel bench's measured variant differences beside the model's",
 }
 
+DESCRIPTION = "Simulate, check and compare the mailbox protocols of GPU persistent kernels."
+EPILOG = (
+    "Exit codes: 0 fine, 1 a property fails, 2 invalid input. kda-sim COMMAND --help: its flags."
+)
+
 
 def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"kda_sim.commands.{name}")
@@ -62,7 +67,7 @@ def top_parser() -> argparse.ArgumentParser:
 
 
 def _top() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
-    parser = _Parser(prog="kda-sim", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="kda-sim", description=DESCRIPTION, epilog=EPILOG)
     return parser, parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
 

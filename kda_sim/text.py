@@ -1,8 +1,9 @@
-"""Numbers in the words a person reads in a message."""
+"""Numbers and docstrings in the words a person reads in a message or a help page."""
 
 from __future__ import annotations
 
 import math
+import re
 
 
 def ordinal(n: int) -> str:
@@ -34,3 +35,13 @@ def probability(log10p: float) -> str:
     return (
         f"{sci} (about 1 in {v:.0f} {name})" if v >= 100 else f"{sci} (about 1 in {v:.2g} {name})"
     )
+
+
+# a docstring's reST for a terminal: ``code`` and :role:`target` (``~`` dropped) as plain
+_ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
+
+
+def plain(doc: str) -> str:
+    """A module docstring as ``--help`` prints it: its reST markup (double backticks,
+    ``:mod:`` and other roles) taken off, the words kept."""
+    return _ROLE.sub(r"\1", doc).replace("``", "")

@@ -3,6 +3,7 @@
 import argparse
 import ast
 import os
+import re
 import subprocess
 import sys
 
@@ -34,6 +35,15 @@ def test_a_subcommand_alone_parses_and_helps_as_in_the_whole_parser() -> None:
         alone = _subparsers(build_parser(name))
         assert list(alone) == [name]
         assert alone[name].format_help() == whole[name].format_help()
+
+
+def test_no_help_shows_docstring_markup() -> None:
+    # the descriptions are the commands' module docstrings, written in reST for the code's
+    # readers; a terminal shows ``x`` and :mod:`y` as they are typed
+    pages = {"kda-sim": top_parser().format_help()}
+    pages |= {n: p.format_help() for n, p in _subparsers(build_parser()).items()}
+    marked = [n for n, page in pages.items() if "``" in page or re.search(r":[a-z]+:`", page)]
+    assert not marked, "help with reST markup: " + ", ".join(marked)
 
 
 def _loaded_by_check_parser(fresh_python, prefix: str) -> set[str]:

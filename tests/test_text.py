@@ -1,6 +1,6 @@
-"""Numbers in messages as a person reads them."""
+"""Numbers and docstrings in the words a person reads in a message."""
 
-from kda_sim.text import ordinal, probability
+from kda_sim.text import ordinal, plain, probability
 
 
 def test_ordinal() -> None:
@@ -19,3 +19,8 @@ def test_probability_is_a_plain_number() -> None:
     assert probability(-20) == "1e-20 (about 1 in 10^20)"
     # far past a float's range, still a number and not 0
     assert probability(-1262611.6) == "2.5e-1262612 (about 1 in 10^1262612)"
+
+
+def test_plain_takes_the_rest_markup_off_and_keeps_the_words() -> None:
+    doc = "``kda-sim x``: see :mod:`kda_sim.compare` and :func:`~kda_sim.a.b` (`one` tick)."
+    assert plain(doc) == "kda-sim x: see kda_sim.compare and kda_sim.a.b (`one` tick)."

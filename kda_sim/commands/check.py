@@ -45,13 +45,14 @@ from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import check_occupancy
 from kda_sim.parallel import Workers
 from kda_sim.protocol.program import Launch
+from kda_sim.text import plain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
         help=COMMANDS["check"],
-        description=__doc__,
+        description=plain(__doc__),
     )
     add_kernel_flag(p)
     add_launch_flags(p)

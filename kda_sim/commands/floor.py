@@ -26,6 +26,7 @@ from kda_sim.commands.common import (
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 from kda_sim.machine.profile import MIN_POLL_NS, PROFILE_SCHEMA, load_profile
 from kda_sim.machine.residency import check_occupancy
+from kda_sim.text import plain
 
 # the K1 on the H200 it was fitted to, at 1x1; another kernel: the H200 with its own costs
 K1_GPU, OTHER_GPU = "h200-k1", "h200"
@@ -35,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "floor",
         help=COMMANDS["floor"],
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_kernel_flag(p)

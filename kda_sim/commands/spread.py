@@ -18,13 +18,14 @@ from kda_sim.commands.common import (
 )
 from kda_sim.compare.spread import name_of, report, table
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.text import plain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "spread",
         help=COMMANDS["spread"],
-        description=__doc__,
+        description=plain(__doc__),
     )
     p.add_argument("dir", type=Path, help="a folder of k1_R*_L*_*.json traced launches")
     p.add_argument(

@@ -28,10 +28,11 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL
 from kda_sim.kernels.spec import require_hook
 from kda_sim.machine.profile import load_profile
+from kda_sim.text import plain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help=COMMANDS["sweep"], description=__doc__)
+    p = sub.add_parser("sweep", help=COMMANDS["sweep"], description=plain(__doc__))
     add_kernel_flag(p)
     add_launch_flags(p, shape=False)
     p.add_argument("--png", type=Path, help="write the map as a figure")

@@ -17,13 +17,14 @@ from kda_sim.commands.common import (
 )
 from kda_sim.compare.variants import axes, compare, load_rows, plot, table
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
+from kda_sim.text import plain
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "variants",
         help=COMMANDS["variants"],
-        description=__doc__,
+        description=plain(__doc__),
     )
     p.add_argument("bench", type=Path, help="kernel_bench JSON with --variants rows")
     p.add_argument(
