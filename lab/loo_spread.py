@@ -98,6 +98,8 @@ def score_shape(comps: list[Comparison]) -> dict[str, Any]:
         "kinds": kinds,
         "path_agree_frac": sum(c.kinds_agree for c in comps) / len(comps),
         "real_modes": [list(p) for p in modes(real_paths)],
+        # how often a launch of the shape takes its modal path: the floor under "modal"
+        "real_mode_share": Counter(real_paths).most_common(1)[0][1] / len(comps),
         "sim_modes": [list(p) for p in modes(sim_paths)],
         "modal": modal_verdict(real_paths, sim_paths),
     }
@@ -127,6 +129,7 @@ def summary(shapes: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "modal_yes": verdicts["yes"],
         "modal_tie": verdicts["tie"],
         "path_agree_sum": sum(r["path_agree_frac"] for r in shapes.values()),
+        "real_mode_sum": sum(r["real_mode_share"] for r in shapes.values()),
     }
 
 
@@ -208,7 +211,8 @@ def table(rep: dict[str, Any]) -> str:
         + f"; shape-kind cells within {100 * KIND_BAR:.0f}%: {sm['cells_within']} of "
         f"{sm['cells']}; model's path the modal one: {sm['modal_yes']} of {sm['shapes']}, "
         f"{sm['modal_yes'] + sm['modal_tie']} with ties (bar {PATH_BAR}); a launch's path "
-        f"on average {sm['path_agree_sum']:.1f} of {sm['shapes']}",
+        f"on average {sm['path_agree_sum']:.1f} of {sm['shapes']} (a launch takes its "
+        f"shape's modal path at {sm['real_mode_sum']:.1f})",
     ]
     return "\n".join(lines)
 

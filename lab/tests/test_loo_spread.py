@@ -47,6 +47,7 @@ def test_a_fold_is_scored_on_every_launch_of_its_shape(tmp_path: Path, capsys) -
         assert got["err"] == pytest.approx(st["dur_sim_median_ns"] / st["dur_real_median_ns"] - 1)
     assert shape["path_agree_frac"] == float(c.kinds_agree)
     assert shape["modal"] == ("yes" if c.kinds_agree else "no")
+    assert shape["real_mode_share"] == 1  # both copies take one path
     # the fold file and the bundled profile it copies score alike
     same = score(spread, profile="h200-k1", progress=False)["shapes"]["1x1"]
     assert same["makespan_err"] == shape["makespan_err"]
