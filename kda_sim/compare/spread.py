@@ -31,6 +31,7 @@ from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.kernels.spec import require_hook
+from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline import Timeline
 from kda_sim.timeline.critical import stage_kinds
 
@@ -111,9 +112,10 @@ def _pairs(n: int) -> list[tuple[int, int]]:
     return list(itertools.permutations(range(n), 2))
 
 
-def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:
+def model_comparison(t: Timeline, profile: str | None = None) -> tuple[GpuProfile, Comparison]:
     """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
-    a file), against each launch."""
+    a file), running the launch's build with its residency and placement, compared with
+    the launch: the profile as run, and the comparison."""
     from kda_sim.compare.launch import (
         occupancy_of,
         placement_of,
@@ -124,15 +126,21 @@ def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[s
     from kda_sim.compare.model import config_of
     from kda_sim.engine import simulate
 
+    prof = with_resources(profile_of(t, profile), resources(t))
+    sim = simulate(
+        config_of(t), prof, occupancy=occupancy_of(t), placement=placement_of(t, prof)
+    ).timeline
+    return prof, compare_timelines(t, sim)
+
+
+def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:
+    """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
+    a file), against each launch."""
     errs = []
     agree: list[bool] = []
     sim_paths: list[tuple[str, ...]] = []
     for t in launches:
-        prof = with_resources(profile_of(t, profile), resources(t))
-        sim = simulate(
-            config_of(t), prof, occupancy=occupancy_of(t), placement=placement_of(t, prof)
-        ).timeline
-        c = compare_timelines(t, sim)
+        prof, c = model_comparison(t, profile)
         errs.append((prof.name, *_errors(c), prof.costs_from))
         agree.append(c.kinds_agree)
         sim_paths.append(tuple(stage_kinds(c.sim_kinds)))
@@ -169,7 +177,8 @@ def launches_by_shape(
     return dict(sorted(groups.items()))
 
 
-def _read(path: Path, kernel: str) -> Timeline:
+def read_launch(path: Path, kernel: str = DEFAULT_KERNEL) -> Timeline:
+    """A traced launch of ``kernel``; InvalidInput where the file is another kernel's."""
     from kda_sim.importers.chrome import read_kernel_trace
 
     tl = read_kernel_trace(path)
@@ -192,7 +201,7 @@ def report(
             raise InvalidInput(
                 f"one launch of {R}x{L}: a spread needs two or more", where=str(paths[0])
             )
-        tls = [_read(p, kernel) for p in paths]
+        tls = [read_launch(p, kernel) for p in paths]
         out[f"{R}x{L}"] = {
             "files": [p.name for p in paths],
             "between_launches": spread(tls),
