@@ -44,8 +44,10 @@ pays whatever its size flatten the small end of a ladder, which would hide growt
 large one). The verdict is "no worse than linear" where both slopes are at most
 ``LINEAR`` = 1.1: a slope of 1 is linear, and the 0.1 above it is the noise of best-of-N
 times on a shared machine (a 10 % error at each end of a ladder spanning one decade of
-events moves a slope by up to 0.09, over two decades 0.04); over it the table says
-"WORSE than linear" and by how much. The slope of events against the axis's own value
+events moves a slope by up to 0.09, over two decades 0.04, but over K1's R ladder, 2.9x
+of events, by up to 0.19: there a verdict wants reruns); over it the table says "WORSE
+than linear" and by how much. No slope is fitted over less than ``MIN_SPREAD`` (2x) of
+events: K1's L changes its events by 1 %. The slope of events against the axis's own value
 (R, L, CTAs, launches) is printed beside it: what grows with the size asked for.
 
 ``--budget-s``: a rung is not run where the series' last two rungs' growth predicts
