@@ -229,23 +229,23 @@ class Growth:
             return "no slope: one row"
         return f"no slope: the events spread {self.spread:.2f}x, under {MIN_SPREAD:g}x"
 
+    def _judged(self, what: str, slopes: tuple[float | None, ...], linear: str) -> str:
+        known = [s for s in slopes if s is not None]
+        if not known:
+            return self.no_slope
+        if max(known) <= LINEAR:
+            return linear
+        return f"WORSE than linear: {what} grows as events^{max(known):.2f}"
+
     @property
     def verdict(self) -> str:
-        slopes = [s for s in (self.wall_slope, self.wall_slope_top) if s is not None]
-        if not slopes:
-            return self.no_slope
-        if max(slopes) <= LINEAR:
-            return f"no worse than linear (slope <= {LINEAR})"
-        return f"WORSE than linear: wall time grows as events^{max(slopes):.2f}"
+        slopes = (self.wall_slope, self.wall_slope_top)
+        return self._judged("wall time", slopes, f"no worse than linear (slope <= {LINEAR})")
 
     @property
     def memory_verdict(self) -> str:
-        slopes = [s for s in (self.memory_slope, self.memory_slope_top) if s is not None]
-        if not slopes:
-            return self.no_slope
-        if max(slopes) <= LINEAR:
-            return "no worse than linear"
-        return f"WORSE than linear: memory grows as events^{max(slopes):.2f}"
+        slopes = (self.memory_slope, self.memory_slope_top)
+        return self._judged("memory", slopes, "no worse than linear")
 
 
 def _ladder(axis: str) -> Callable[[str], tuple[int, ...]]:
@@ -363,12 +363,19 @@ def _launch_cases(n: int, k1: GpuProfile, gpu: str) -> list[Case]:
     ]
 
 
+def _profile(gpu: str, kernel: str, flag: str) -> GpuProfile:
+    try:
+        return load_profile(gpu, kernel)
+    except InvalidInput as e:
+        raise InvalidInput(str(e), what="gpu", where=flag) from None
+
+
 def plan(a: argparse.Namespace) -> list[Case | Skipped]:
     """Every configuration to run, in order, or why it is not run; profiles loaded and
     caps worked out here, before any simulation (an unknown GPU is refused now)."""
-    k1 = load_profile(a.gpu, "k1")
+    k1 = _profile(a.gpu, "k1", "--gpu")
     for ex in EXAMPLES:
-        load_profile(a.examples_gpu, ex.name)
+        _profile(a.examples_gpu, ex.name, "--examples-gpu")
     out: list[Case | Skipped] = []
     if "R" in a.axes:
         out += [_k1_case("R", r, k1, r, K1_L) for r in a.R]

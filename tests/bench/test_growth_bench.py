@@ -95,8 +95,8 @@ def test_a_slope_needs_events_spread_over_twice() -> None:
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["--gpu", "nope"], "nope"),
-        (["--examples-gpu", "nope"], "nope"),
+        (["--gpu", "nope"], "--gpu: unknown GPU 'nope'"),
+        (["--examples-gpu", "nope"], "--examples-gpu: unknown GPU 'nope'"),
         (["--R", "9"], "--R"),
         (["--L", "0"], "--L"),
         (["--ctas", "1,2"], "--ctas"),
