@@ -120,9 +120,16 @@ def _check_regions(names: tuple[str, ...], space_names: tuple[str, ...], kernel:
 
 class _Runner:
     def __init__(
-        self, spec: Any, cfg: Any, prof: GpuProfile, occupancy: int | None, seq: HostSequence
+        self,
+        spec: Any,
+        cfg: Any,
+        prof: GpuProfile,
+        occupancy: int | None,
+        seq: HostSequence,
+        fold_events: bool,
     ) -> None:
         self.spec, self.cfg, self.prof, self.occupancy = spec, cfg, prof, occupancy
+        self.fold_events = fold_events
         self.memory = Memory()
         self.out = SequenceRun(seq, spec)
         self.names = tuple(spec.regions(cfg))
@@ -150,6 +157,7 @@ class _Runner:
             launch=run_launch,
             initial=initial,
             grids=[(g.cfg, g.ctas) for g in parts] if run_launch is not None else None,
+            fold_events=self.fold_events,
         )
         run = LaunchRun(
             len(self.out.runs), label, epoch, parts, ho, initial, word_from, tag_from, res
@@ -212,8 +220,16 @@ def _put_cells(launch: Launch) -> dict[OpRef, np.ndarray]:
 
 
 def run_sequence(
-    spec: Any, cfg: Any, prof: GpuProfile, seq: HostSequence, *, occupancy: int | None = None
+    spec: Any,
+    cfg: Any,
+    prof: GpuProfile,
+    seq: HostSequence,
+    *,
+    occupancy: int | None = None,
+    fold_events: bool = True,
 ) -> SequenceRun:
     """Simulate ``seq`` of kernel ``spec`` (every launch ``cfg`` unless a step overrides
-    a field) on ``prof``; nominal latencies, so a sequence's outcome is reproducible."""
-    return _Runner(spec, cfg, prof, occupancy, seq).run()
+    a field) on ``prof``; nominal latencies, so a sequence's outcome is reproducible.
+    ``fold_events``: as :func:`~kda_sim.engine.simulate`'s, for every launch (off, each
+    launch schedules the events an unfolded engine does: what benchmarks count)."""
+    return _Runner(spec, cfg, prof, occupancy, seq, fold_events).run()

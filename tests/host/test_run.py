@@ -12,10 +12,11 @@ from kda_sim.kernels.registry import get
 from kda_sim.machine import load_profile
 
 
-def _run(kernel: str, text: str, gpu: str = "h200", **cfg: object):
+def _run(kernel: str, text: str, gpu: str = "h200", fold_events: bool = True, **cfg: object):
     spec = get(kernel)
     base = spec.config_type(**cfg)
-    return run_sequence(spec, base, load_profile(gpu, kernel=kernel), parse(text))
+    prof = load_profile(gpu, kernel=kernel)
+    return run_sequence(spec, base, prof, parse(text), fold_events=fold_events)
 
 
 def test_replays_freeze_the_epoch_unless_updated() -> None:
@@ -48,6 +49,15 @@ def test_grids_together_share_one_launch() -> None:
     assert not run.result.deadlock
     roles = [t.role for t in run.result.timeline.ctas]
     assert roles == ["scheduler", "worker", "worker", "worker"]
+
+
+def test_a_sequence_runs_unfolded_where_asked() -> None:
+    text = "launch; replay*2 update"
+    folded, unfolded = _run("pingpong", text), _run("pingpong", text, fold_events=False)
+    for f, u in zip(folded.runs, unfolded.runs, strict=True):
+        assert f.result.timeline.makespan == u.result.timeline.makespan
+        assert u.result.calls == 0 < f.result.calls  # unfolded: every join an event
+        assert u.result.events > f.result.events
 
 
 def test_bad_fields_and_regions_are_named() -> None:
