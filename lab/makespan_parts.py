@@ -50,7 +50,7 @@ from kda_sim.kernels.k1.spec import STAGE_COLORS, STAGES
 from kda_sim.timeline.critical import CriticalPath
 from kda_sim.timeline.model import CtaTrack, Timeline
 from lab.gpu_jobs import report_main
-from lab.loo_spread import fold_file
+from lab.loo_spread import add_spread_args, fold_file
 
 HANDOFF = "<-"  # a hand-off part's prefix, as compare's kind sequence writes it
 LATER = "#2"  # a kda stage run as a CTA's later task
@@ -440,10 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect", help="every launch's path parts, real and the model's")
-    c.add_argument("folder", type=Path, help="a spread folder (k1_R{R}_L{L}_{i}.json)")
-    g = c.add_mutually_exclusive_group(required=True)
-    g.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json profiles")
-    g.add_argument("--profile", help="one profile (a name or a file) for every shape")
+    add_spread_args(c)
     c.add_argument("--json", type=Path, required=True, help="write the report here")
     t = sub.add_parser("table", help="a collected report's tables")
     t.add_argument("report", type=Path)
