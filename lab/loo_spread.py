@@ -240,14 +240,19 @@ def write_medoids(folder: Path, out: Path) -> dict[str, str]:
     return chosen
 
 
+def add_spread_args(p: argparse.ArgumentParser) -> None:
+    """A spread folder and what runs the model on it: fold profiles or one profile."""
+    p.add_argument("folder", type=Path, help="a spread folder (k1_R{R}_L{L}_{i}.json)")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json profiles")
+    g.add_argument("--profile", help="one profile (a name or a file) for every shape")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("score", help="fold profiles (or one profile) against a spread folder")
-    s.add_argument("folder", type=Path, help="a spread folder (k1_R{R}_L{L}_{i}.json)")
-    g = s.add_mutually_exclusive_group(required=True)
-    g.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json profiles")
-    g.add_argument("--profile", help="one profile (a name or a file) for every shape")
+    add_spread_args(s)
     s.add_argument("--json", type=Path, default=None, help="also write the report here")
     m = sub.add_parser("medoids", help="each shape's launch of median makespan")
     m.add_argument("folder", type=Path)
