@@ -34,9 +34,9 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=64)
-def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
-    """stage -> (the cost key of its first Compute, its units) for this shape."""
-    out: dict[str, tuple[str, float]] = {}
+def first_computes(cfg: Any) -> dict[str, Compute]:
+    """stage -> its first Compute op for this shape (over every CTA's program)."""
+    out: dict[str, Compute] = {}
     for prog in spec_for(cfg).build(cfg).programs:
         stage = None
         for op in prog.ops:
@@ -45,25 +45,21 @@ def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
             elif isinstance(op, End):
                 stage = None
             elif isinstance(op, Compute) and stage is not None and stage not in out:
-                out[stage] = (op.cost, float(op.units))
+                out[stage] = op
     return out
+
+
+@lru_cache(maxsize=64)
+def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
+    """stage -> (the cost key of its first Compute, its units) for this shape."""
+    return {st: (op.cost, float(op.units)) for st, op in first_computes(cfg).items()}
 
 
 @lru_cache(maxsize=64)
 def launch_units_of(cfg: Any) -> dict[str, float]:
     """stage -> the launch's work its first Compute runs beside (``Compute.launch_units``,
     what a profile's ``cost_growth`` multiplies by) for this shape."""
-    out: dict[str, float] = {}
-    for prog in spec_for(cfg).build(cfg).programs:
-        stage = None
-        for op in prog.ops:
-            if isinstance(op, Begin):
-                stage = op.stage
-            elif isinstance(op, End):
-                stage = None
-            elif isinstance(op, Compute) and stage is not None and stage not in out:
-                out[stage] = float(op.launch_units)
-    return out
+    return {st: float(op.launch_units) for st, op in first_computes(cfg).items()}
 
 
 @lru_cache(maxsize=64)
