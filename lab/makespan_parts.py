@@ -22,7 +22,8 @@ Per shape, the median over the launches of every part; the differences between s
 along L (R fixed) and along R (L fixed). ``plot`` draws per shape a stacked bar of the
 path's time by part, real beside the model's. ``durations`` reads the traces alone: each
 gemv group's duration by what shares the gemv CTA's SM, k.recur's by its task's slot and
-by whether another k.recur shares its SM.
+by whether another k.recur shares its SM, and how many k.recur run across the GPU beside
+each (``lab.recur_growth`` fits k.recur's cost forms on these).
 
 Usage::
 
@@ -316,15 +317,51 @@ def _neighbour(t: Timeline, c: CtaTrack, by_unit: dict[int | None, list[CtaTrack
     return "gemv-first" if other[0].cta > c.cta else "gemv-second"
 
 
+def recur_spans(t: Timeline) -> list[dict[str, Any]]:
+    """Every k.recur of a launch: its CTA, duration, the task's slot on its CTA (0: the
+    first kda task), the share of its span another k.recur on its SM ran beside it, and
+    how many other k.recur ran across the GPU meanwhile (their overlap with its span over
+    its span: the time-mean count in flight)."""
+    spans = []
+    for c in t.ctas:
+        tasks = sorted({s.task for s in c.stages if s.task >= 0})
+        spans += [(c, s, tasks.index(s.task)) for s in c.stages if s.name == RECUR]
+    out = []
+    for c, s, slot in spans:
+        on_sm = in_flight = 0.0
+        for d, o, _ in spans:
+            if o is s:
+                continue
+            ov = max(0.0, min(s.end, o.end) - max(s.start, o.start))
+            in_flight += ov
+            if d.unit == c.unit:
+                on_sm += ov
+        dur = max(s.dur, 1e-9)
+        out.append(
+            {
+                "cta": c.cta,
+                "dur": s.dur,
+                "slot": slot,
+                "sm_share": on_sm / dur,
+                "in_flight": in_flight / dur,
+            }
+        )
+    return out
+
+
 def durations(folder: Path) -> dict[str, Any]:
     """From the traces alone, per shape: each gemv group's duration by what shares the
     gemv CTA's SM, and k.recur's by the task's slot on its CTA and by whether another
     k.recur ran on its SM for more than half its span; each the median over the pooled
-    CTAs of the launches, and the range of the launches' own medians."""
+    CTAs of the launches, and the range of the launches' own medians. Beside them
+    (``recur_in_flight``) the median over a shape's k.recur of the others in flight
+    across the GPU (:func:`recur_spans`)."""
     shapes: dict[str, Any] = {}
+    in_flight: dict[str, float] = {}
     for (R, L), paths in launches_by_shape(folder).items():
         pooled: dict[str, list[float]] = {}
         launch: dict[str, list[float]] = {}
+        flying: list[float] = []
         for p in paths:
             t = read_launch(p)
             by_unit: dict[int | None, list[CtaTrack]] = {}
@@ -332,23 +369,13 @@ def durations(folder: Path) -> dict[str, Any]:
                 by_unit.setdefault(c.unit, []).append(c)
             mine: dict[str, list[float]] = {}
             for c in t.ctas:
-                tasks = sorted({s.task for s in c.stages if s.task >= 0})
                 for s in c.stages:
                     if s.name in GEMV[1:]:
-                        key = f"{s.name} {_neighbour(t, c, by_unit)}"
-                    elif s.name == RECUR:
-                        ov = sum(
-                            max(0.0, min(s.end, o.end) - max(s.start, o.start))
-                            for d in by_unit[c.unit]
-                            if d.cta != c.cta
-                            for o in d.stages
-                            if o.name == RECUR
-                        )
-                        shared = "shared" if ov > s.dur / 2 else "alone"
-                        key = f"{RECUR} slot {tasks.index(s.task)} {shared}"
-                    else:
-                        continue
-                    mine.setdefault(key, []).append(s.dur)
+                        mine.setdefault(f"{s.name} {_neighbour(t, c, by_unit)}", []).append(s.dur)
+            for r in recur_spans(t):
+                shared = "shared" if r["sm_share"] > 0.5 else "alone"
+                mine.setdefault(f"{RECUR} slot {r['slot']} {shared}", []).append(r["dur"])
+                flying.append(r["in_flight"])
             for k, v in mine.items():
                 pooled.setdefault(k, []).extend(v)
                 launch.setdefault(k, []).append(_med(v))
@@ -360,13 +387,15 @@ def durations(folder: Path) -> dict[str, Any]:
             }
             for k, v in sorted(pooled.items())
         }
-    return {"folder": str(folder), "shapes": shapes}
+        in_flight[f"{R}x{L}"] = _med(flying)
+    return {"folder": str(folder), "shapes": shapes, "recur_in_flight": in_flight}
 
 
 def durations_table(rep: dict[str, Any]) -> str:
     """The durations report as markdown: one row a shape, a column a (stage, neighbour)."""
     keys = sorted({k for s in rep["shapes"].values() for k in s})
-    lines = ["| shape | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
+    head = [*keys, "k.recur in flight (others, median)"]
+    lines = ["| shape | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for name, s in sorted(rep["shapes"].items(), key=lambda kv: kv[0]):
         cells = []
         for k in keys:
@@ -377,6 +406,8 @@ def durations_table(rep: dict[str, Any]) -> str:
                 else f"{x['median_ns'] / 1e3:.2f} ({x['launch_medians_ns'][0] / 1e3:.2f}.."
                 f"{x['launch_medians_ns'][1] / 1e3:.2f}; {x['per_launch']:.0f})"
             )
+        flying = rep.get("recur_in_flight", {}).get(name)
+        cells.append("" if flying is None else f"{flying:.0f}")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -118,6 +118,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "later of two gemv CTAs on an SM ends 2 us after the first)",
     )
     p.add_argument(
+        "--cost-growth",
+        action="append",
+        default=[],
+        metavar="STAGE",
+        help="a stage cost that grows with the launch's work beside it (the Triton K1 on the "
+        "H200: k.recur, with the launch's tokens S), its growth and line read from the "
+        "traces; --search growth_STAGE searches it too",
+    )
+    p.add_argument(
         "--stage-weight",
         type=float_type(0),
         default=0.0,
@@ -230,6 +239,7 @@ def run(args: argparse.Namespace) -> int:
         unit_share_from=args.unit_share_from,
         unit_share_by_order=args.unit_share_by_order,
         stage_weight=args.stage_weight,
+        cost_growth=args.cost_growth,
         jobs=jobs,
     )
     after = evaluate(res.profile, hold, jobs) if hold else {}

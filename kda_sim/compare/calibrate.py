@@ -56,7 +56,9 @@ from kda_sim.compare.starts import (
     cost_param,
     fit_line,
     gap_start,
+    growth_start,
     later_task_excess,
+    launch_units_of,
     share_start,
     stage_costs,
     streamed_start,
@@ -75,7 +77,9 @@ from kda_sim.machine.costs import (
 )
 from kda_sim.machine.profile import (
     FIRST_TRY,
+    GROWTH_PREFIX,
     MAX_CROWD,
+    MAX_GROWTH,
     PUT_BEHIND,
     GpuProfile,
     gpu_names,
@@ -122,8 +126,8 @@ MIN_SHARE = 0.25  # a stage whose cost is less than this of its busy time is not
 LOG_BOUND = math.log(100.0)  # a factor of at most 100 either way
 ADD_BOUND = 2000.0
 # each kind of parameter's bound (the search clips there) and first step
-BOUNDS = {"log": LOG_BOUND, "add": ADD_BOUND, "frac": MAX_CROWD}
-STEPS = {"log": 0.3, "add": 300.0, "frac": 0.1}
+BOUNDS = {"log": LOG_BOUND, "add": ADD_BOUND, "frac": MAX_CROWD, "growth": MAX_GROWTH}
+STEPS = {"log": 0.3, "add": 300.0, "frac": 0.1, "growth": 0.01}
 
 
 def searched(extra: Sequence[str], pins: dict[str, float]) -> tuple[str, ...]:
@@ -286,7 +290,7 @@ def correct_costs(
     per_key: dict[tuple[str, bool], list[tuple[float, float]]] = {}
     for tr, sim in zip(traces, sims, strict=True):
         sb = busy_times(sim)
-        costs = stage_costs(tr.cfg)
+        costs, grows = stage_costs(tr.cfg), launch_units_of(tr.cfg)
         deltas: dict[str, list[float]] = {}
         for k, real_busy in tr.busy.items():
             if k in sb and k[1] in costs:
@@ -300,10 +304,13 @@ def correct_costs(
                 continue
             # only the compute share of a stage's busy time is its cost; the rest is
             # loads (bandwidth) and barriers, which the search fits
-            share = prof.cost(key, units) / max(float(np.median(sim_busy[stage])), 1e-9)
+            # a cost that grows with the launch (cost_growth): the line's step is the
+            # compute's over the growth at this shape
+            grown = prof.grown(key, grows.get(stage, 0.0))
+            share = prof.cost(key, units) * grown / max(float(np.median(sim_busy[stage])), 1e-9)
             if share < MIN_SHARE:
                 continue  # load-bound: the search's bandwidth / cost scale fits it
-            step = float(np.median(ds)) * min(1.0, share)
+            step = float(np.median(ds)) * min(1.0, share) / grown
             sw = prof.cost_above.get(key)
             per_key.setdefault((key, sw is not None and units > sw[0]), []).append((units, step))
     new: dict[str, tuple[float, ...]] = {}
@@ -349,6 +356,8 @@ def pinned(
 def _search_spec(names: Sequence[str]) -> list[tuple[str, str]]:
     known = dict(PARAMS)
     known.update({n: "log" for n in names if n.startswith("above_")})
+    # a stage cost's growth with the launch (``--search growth_k.recur``): a factor added
+    known.update({n: "growth" for n in names if n.startswith(GROWTH_PREFIX)})
     bad = [n for n in names if n not in known]
     if bad:
         raise InvalidInput(
@@ -379,6 +388,9 @@ def apply_search(
                 raise InvalidInput(f"{name}: the profile has no switch for {name[6:]}")
             t, b, u = base.cost_above[name[6:]]
             params[name] = (t, b * math.exp(v), u * math.exp(v))  # type: ignore[assignment]
+        elif how == "growth":
+            g = base.cost_growth.get(name[len(GROWTH_PREFIX) :], 0.0)
+            params[name] = min(MAX_GROWTH, max(0.0, g + v))
         elif how == "log":
             params[name] = base.latency_ns[name] * math.exp(v)
         elif how == "frac":  # a factor within the profile's bounds
@@ -421,13 +433,15 @@ def fit_profile(
     unit_share_from: float = 0.0,
     unit_share_by_order: bool = False,
     stage_weight: float = 0.0,
+    cost_growth: Sequence[str] = (),
     jobs: Jobs = 1,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
     use; ``unit_share_from``: the fewest units a shared compute must have to be slowed;
     ``unit_share_by_order``: the CTA first on a shared unit slowed less than a later one,
     by the skew the traces give (``share_start``); ``stage_weight``: the stage-duration
-    term's weight in the loss (0: none);
+    term's weight in the loss (0: none); ``cost_growth``: stage costs that grow with the
+    launch's work, their growth read from the traces (``growth_start``);
     ``jobs``: processes (or a cluster) the search's simulations are shared among."""
     if not (stage_weight >= 0 and math.isfinite(stage_weight)):
         raise InvalidInput(f"stage weight {stage_weight}: a finite value >= 0", what="stage_weight")
@@ -436,7 +450,17 @@ def fit_profile(
     with Scorer(traces, score_on, jobs) as scorer:
         shared = (tuple(unit_shared), unit_share_from, unit_share_by_order)
         return _fit(
-            base, traces, scorer, budget, cost_passes, progress, log, search, switches, shared
+            base,
+            traces,
+            scorer,
+            budget,
+            cost_passes,
+            progress,
+            log,
+            search,
+            switches,
+            shared,
+            tuple(cost_growth),
         )
 
 
@@ -451,6 +475,7 @@ def _fit(
     search: Sequence[str],
     switches: dict[str, float] | None,
     shared: tuple[tuple[str, ...], float, bool],
+    growth: tuple[str, ...] = (),
 ) -> FitResult:
     unit_shared, share_from, by_order = shared
     if not traces:
@@ -485,6 +510,14 @@ def _fit(
     prof = gap_start(prof, traces, sims)
     sims = [_sim(tr, prof) for tr in traces]
     launches += 2 * len(traces)
+    if growth:
+        bad = [k for k in growth if k not in prof.costs]
+        if bad:
+            raise InvalidInput(f"--cost-growth {bad}: no such stage cost", what="cost_growth")
+        prof = growth_start(prof, traces, sims, growth)
+        sims = [_sim(tr, prof) for tr in traces]
+        launches += len(traces)
+        say("cost_growth " + ", ".join(f"{k} {prof.cost_growth.get(k, 0.0):.4f}" for k in growth))
     loss = _loss({tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)})
     say(f"start: loss {loss:.5f}")
     for i in range(cost_passes):
@@ -660,6 +693,8 @@ def fitted_overlay(
     }
     if fit.cost_above:
         d["cost_above"] = {k: list(v) for k, v in fit.cost_above.items()}
+    if fit.cost_growth:
+        d["cost_growth"] = dict(fit.cost_growth)
     if fit.unit_shared:
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
         if fit.unit_share_from:

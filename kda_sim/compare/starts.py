@@ -9,7 +9,9 @@ lines both these starts and the cost correction fit.
   MSQ polls): the gap between the first poll's satisfaction and the second's first issue
   is that compute alone, as the trace measures it, so its cost starts where the simulated
   gap equals the real one. The stage's busy time cannot say this: it holds the norm, the
-  x rows' store and the XRDY publish too, and the stage is mostly waiting.
+  x rows' store and the XRDY publish too, and the stage is mostly waiting;
+- a stage cost that grows with its launch's work (``cost_growth``): the growth and line
+  that fit the compute part of its busy time over the training shapes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kda_sim.kernels.registry import spec_for
-from kda_sim.machine.profile import GpuProfile
+from kda_sim.machine.profile import MAX_GROWTH, GpuProfile
 from kda_sim.protocol.ops import Begin, Compute, End, Load, LoadKind, Poll, Use
 from kda_sim.timeline.model import Timeline
 
@@ -32,9 +34,9 @@ if TYPE_CHECKING:
 
 
 @lru_cache(maxsize=64)
-def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
-    """stage -> (the cost key of its first Compute, its units) for this shape."""
-    out: dict[str, tuple[str, float]] = {}
+def first_computes(cfg: Any) -> dict[str, Compute]:
+    """stage -> its first Compute op for this shape (over every CTA's program)."""
+    out: dict[str, Compute] = {}
     for prog in spec_for(cfg).build(cfg).programs:
         stage = None
         for op in prog.ops:
@@ -43,8 +45,21 @@ def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
             elif isinstance(op, End):
                 stage = None
             elif isinstance(op, Compute) and stage is not None and stage not in out:
-                out[stage] = (op.cost, float(op.units))
+                out[stage] = op
     return out
+
+
+@lru_cache(maxsize=64)
+def stage_costs(cfg: Any) -> dict[str, tuple[str, float]]:
+    """stage -> (the cost key of its first Compute, its units) for this shape."""
+    return {st: (op.cost, float(op.units)) for st, op in first_computes(cfg).items()}
+
+
+@lru_cache(maxsize=64)
+def launch_units_of(cfg: Any) -> dict[str, float]:
+    """stage -> the launch's work its first Compute runs beside (``Compute.launch_units``,
+    what a profile's ``cost_growth`` multiplies by) for this shape."""
+    return {st: float(op.launch_units) for st, op in first_computes(cfg).items()}
 
 
 @lru_cache(maxsize=64)
@@ -163,6 +178,67 @@ def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
             above = sw is not None and units > sw[0]
             pts.setdefault((key, above), []).append((units, float(np.median(vs))))
     return with_lines(prof, pts)
+
+
+GROWTH_GRID = 401  # growths tried from 0 to MAX_GROWTH by growth_start
+
+
+def growth_start(
+    prof: GpuProfile, traces: Sequence[Trace], sims: Sequence[Timeline], keys: Sequence[str]
+) -> GpuProfile:
+    """``cost_growth`` and the cost line of each stage cost in ``keys`` from the traces:
+    per trace, the compute part of the stage's median busy time (the real one less what
+    the simulation ``sims`` spends beside its compute: loads, barriers, puts), and the
+    line (base, per unit) times (1 + g x the launch's units) that fits those points best
+    in relative least squares, g on a grid from 0 to ``MAX_GROWTH``. A key whose
+    training traces do not differ in launch units at some units, or give g = 0, is left
+    as it is."""
+    new: dict[str, Any] = {}
+    for key in keys:
+        pts: list[tuple[float, float, float]] = []  # (units, launch units, compute ns)
+        for tr, sim in zip(traces, sims, strict=True):
+            costs, grows = stage_costs(tr.cfg), launch_units_of(tr.cfg)
+            sb = busy_of(sim)
+            for stage, (k, units) in costs.items():
+                if k != key or stage not in sb:
+                    continue
+                real = [v for (_, st, _), v in tr.busy.items() if st == stage]
+                if not real:
+                    continue
+                lu = grows.get(stage, 0.0)
+                beside = float(np.median(sb[stage])) - prof.cost(key, units) * prof.grown(key, lu)
+                pts.append((units, lu, float(np.median(real)) - beside))
+        by_units: dict[float, set[float]] = {}
+        for u, lu, _ in pts:
+            by_units.setdefault(u, set()).add(lu)
+        if not any(len(v) > 1 for v in by_units.values()):
+            continue  # nothing tells a growth from the line
+        u, lu, y = (np.array(c) for c in zip(*pts, strict=True))
+        best: tuple[float, float, np.ndarray] | None = None
+        for g in np.linspace(0.0, MAX_GROWTH, GROWTH_GRID):
+            a = np.stack([np.ones_like(u), u], axis=1) * (1.0 + g * lu)[:, None]
+            w = a / np.maximum(np.abs(y), 1e-9)[:, None]  # relative least squares
+            line, *_ = np.linalg.lstsq(w, y / np.maximum(np.abs(y), 1e-9), rcond=None)
+            err = float(np.sum((w @ line - y / np.maximum(np.abs(y), 1e-9)) ** 2))
+            if best is None or err < best[0]:
+                best = (err, float(g), line)
+        assert best is not None
+        _, g, (base, per) = best
+        if g <= 0.0 or per < 0.0:
+            continue
+        new[f"growth_{key}"] = g
+        new.update(cost_param(prof, key, False, float(base), float(per)))
+    return prof.with_params(**new) if new else prof
+
+
+def busy_of(tl: Timeline) -> dict[str, list[float]]:
+    """stage -> every busy time of it in ``tl`` (its spans less their polls' waits)."""
+    from kda_sim.compare.calibrate import busy_times  # calibrate imports this module
+
+    out: dict[str, list[float]] = {}
+    for (_, stage, _), v in busy_times(tl).items():
+        out.setdefault(stage, []).append(v)
+    return out
 
 
 def with_lines(

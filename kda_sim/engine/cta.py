@@ -778,6 +778,7 @@ class CtaRun(CounterOps):
         )
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
+        grows = bool(prof.cost_growth)  # costs that grow with the launch (nominal: in v)
         held_by, loads = self.held, self.loads
         stages = self.track.stages
         current_op = w.current_op
@@ -812,7 +813,12 @@ class CtaRun(CounterOps):
                         span.end = t
                         self.open = None
                 else:  # compute
-                    cost = v if nominal else cost_of(op.cost, op.units)
+                    if nominal:
+                        cost = v
+                    else:
+                        cost = cost_of(op.cost, op.units)
+                        if grows and op.launch_units:
+                            cost *= prof.grown(op.cost, op.launch_units)
                     if shared and op.cost in shared:
                         cost *= self._share(op.cost, op.units)
                     if wanted is None:
@@ -967,6 +973,7 @@ def _nominal(
     if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
         return hit[2]
     barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
+    grows = bool(prof.cost_growth)
     priced = _priced(prof)
     ops = prog.ops
     # every barrier's latency and 0.0 for the rest in C (a dict's ``get`` mapped over the
@@ -978,6 +985,8 @@ def _nominal(
         op, k = ops[i], kinds[i]
         if k == _COMPUTE:
             vals[i] = cost(op.cost, op.units)
+            if grows and op.launch_units:
+                vals[i] *= prof.grown(op.cost, op.launch_units)
         elif k == _POLL:
             vals[i] = (
                 poll_plan(ho, (cta, i)),

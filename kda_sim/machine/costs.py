@@ -44,6 +44,7 @@ COST_FIELDS: tuple[str, ...] = (
     "unit_share",
     "unit_share_from",
     "unit_share_skew",
+    "cost_growth",
 )
 STOCK_SUFFIX = ".json"
 # the GPU parameters an overlay may set: what a fit moves and what the measured build
@@ -72,6 +73,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "unit_share": _P["unit_share"],
         "unit_share_from": _P["unit_share_from"],
         "unit_share_skew": _P["unit_share_skew"],
+        "cost_growth": _P["cost_growth"],
         "overrides": {
             "type": "object",
             "additionalProperties": False,
@@ -132,7 +134,7 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
             raise InvalidInput(
                 f"costs.{k}: missing ({spec.name} computes it)", what=f"costs.{k}", where=where
             )
-    for part in ("cost_above", "unit_shared"):
+    for part in ("cost_above", "unit_shared", "cost_growth"):
         for k in d.get(part, ()):
             if k not in keys:
                 raise InvalidInput(

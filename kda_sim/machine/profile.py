@@ -89,6 +89,8 @@ KIB = 1024  # bytes a KiB: the *_kib latencies above are ns a KiB
 MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
 # put_crowd is a factor: each other poller at most this many times the put's wait again
 MAX_CROWD = 4.0
+# cost_growth is a factor a unit of the launch's work: at most this much
+MAX_GROWTH = 1.0
 MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
 _INT_DIGITS = 12  # an integer in a profile: at most this many digits
 _JSON_HOOKS = json_hooks(_INT_DIGITS)
@@ -181,6 +183,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "unit_share": _num(0, 100),
         "unit_share_from": _num(0, 1e9),
         "unit_share_skew": _num(0, 1),
+        # a stage cost's growth with its launch's work (GpuProfile.cost_growth): a factor a
+        # unit of it; at most 1 (the K1's k.recur grows by some 0.05 a token)
+        "cost_growth": {"type": "object", "additionalProperties": _num(0, MAX_GROWTH)},
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -221,6 +226,8 @@ class KernelResources:
     lds_bytes: int | None = None  # None: derived from the shape
 
 
+# ``with_params``'s name for a cost's growth: ``growth_k.recur``
+GROWTH_PREFIX = "growth_"
 # the profile's own numbers a fit or ``with_params`` may set by name
 _TOP_PARAMS = (
     "hbm_bytes_per_ns",
@@ -282,6 +289,13 @@ class GpuProfile:
     # issues the older CTA's warps first (docs/calibration.md, "The earlier of two gemv
     # CTAs on an SM"). 0: both alike, as before the field existed
     unit_share_skew: float = 0.0
+    # a stage cost that grows with the launch's work beside it: a compute of cost ``key``
+    # takes (1 + cost_growth[key] * its ``launch_units``) times its cost. In the Triton
+    # K1's H200 traces k.recur's duration at one L grows with R within one build (at
+    # L = 4: 4.48 us at R = 1, 4.74 at 2, 6.50 at 4), where a line in L cannot follow
+    # it; of the forms tried on the durations, a cost line in L times (1 + g S) holds
+    # out best (docs/calibration.md, "k.recur's cost growing with the launch"). {}: none
+    cost_growth: dict[str, float] = field(default_factory=dict)
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -301,6 +315,12 @@ class GpuProfile:
         skew = self.unit_share_skew if first else -self.unit_share_skew
         return 1.0 + self.unit_share * (1.0 - skew)
 
+    def grown(self, key: str, launch_units: float) -> float:
+        """What a compute of cost ``key`` beside ``launch_units`` of the launch's work has
+        its cost multiplied by (``cost_growth``; 1 where the profile sets none)."""
+        g = self.cost_growth.get(key)
+        return 1.0 + g * launch_units if g else 1.0
+
     def cost(self, key: str, units: float) -> float:
         above = self.cost_above.get(key)
         if above is not None and units > above[0]:
@@ -309,10 +329,12 @@ class GpuProfile:
         return base + per * units
 
     def with_params(self, **params: float) -> GpuProfile:
-        """A copy with latencies (``poll=...``) or costs (``cost_k.recur=(a, b)``) replaced."""
+        """A copy with latencies (``poll=...``), costs (``cost_k.recur=(a, b)``) or a cost's
+        growth (``growth_k.recur=g``) replaced."""
         lat = dict(self.latency_ns)
         costs = dict(self.costs)
         above = dict(self.cost_above)
+        growth = dict(self.cost_growth)
         top: dict[str, Any] = {}
         for k, v in params.items():
             if k in lat:
@@ -321,11 +343,16 @@ class GpuProfile:
                 costs[k[5:]] = (float(v[0]), float(v[1]))  # type: ignore[index]
             elif k.startswith("above_") and k[6:] in costs:
                 above[k[6:]] = (float(v[0]), float(v[1]), float(v[2]))  # type: ignore[index]
+            elif k.startswith(GROWTH_PREFIX) and k[len(GROWTH_PREFIX) :] in costs:
+                growth[k[len(GROWTH_PREFIX) :]] = float(v)
             elif k in _TOP_PARAMS:
                 top[k] = float(v)
             else:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
-        return replace(self, latency_ns=lat, costs=costs, cost_above=above, **top)
+        growth = {n: g for n, g in growth.items() if g}  # 0: as if never set
+        return replace(
+            self, latency_ns=lat, costs=costs, cost_above=above, cost_growth=growth, **top
+        )
 
     def identity(self) -> str:
         """A checksum of everything the model reads (what :meth:`to_dict` writes) and of
@@ -354,6 +381,8 @@ class GpuProfile:
             d.pop("unit_share_from", None)  # as before the field existed
         if not (self.unit_shared and self.unit_share_skew):
             d.pop("unit_share_skew", None)
+        if not self.cost_growth:
+            d.pop("cost_growth")  # as before the field existed
         return d
 
 
@@ -414,6 +443,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_share=float(d.get("unit_share", 0.0)),
             unit_share_from=float(d.get("unit_share_from", 0.0)),
             unit_share_skew=float(d.get("unit_share_skew", 0.0)),
+            cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None
@@ -438,6 +468,13 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
         raise InvalidInput(
             "unit_share must be >= 0 and unit_shared name stage costs",
             what="unit_share",
+            where=where,
+        )
+    bad = [n for n in prof.cost_growth if n not in prof.costs]
+    if bad:
+        raise InvalidInput(
+            f"cost_growth.{bad[0]}: not a stage cost of the profile",
+            what=f"cost_growth.{bad[0]}",
             where=where,
         )
     if any(v < 0 for v in prof.latency_ns.values()):

@@ -81,6 +81,10 @@ class Compute:
     cost: str  # a key of the profile's stage costs
     units: float = 1.0
     reads: Reads = field(default_factory=_no_cells, compare=False)
+    # the launch's work beside which this compute runs, in the kernel's units (K1's
+    # k.recur: the launch's tokens S = R x L): a profile's ``cost_growth`` for the cost
+    # makes it grow with it (GpuProfile.grown). 0: a cost that does not
+    launch_units: float = 0.0
 
 
 PAIR_BYTES = 8  # a pair: a 64-bit (value, tag) word, what a put stores a cell

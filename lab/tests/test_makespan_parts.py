@@ -17,6 +17,7 @@ from lab.makespan_parts import (
     part_order,
     path_parts,
     phases,
+    recur_spans,
     steps,
     table,
 )
@@ -77,3 +78,17 @@ def test_durations_by_neighbour(tmp_path: Path) -> None:
     assert sum(v["per_launch"] for k, v in rep.items() if k.startswith("gemv1")) == n_gemv1
     assert all(v["launch_medians_ns"][0] == v["median_ns"] for v in rep.values())  # one launch
     assert "k.recur slot 0 alone" in rep  # R = 1: one task a CTA, one CTA a task per SM here
+
+
+def test_recur_spans_count_the_k_recur_beside_each() -> None:
+    """Every k.recur of the launch, each with the others in flight over its span: their
+    overlap summed over its span, so no more than the others there are, and the mean of
+    a launch's counts is the mean overlap of two (symmetric) over each's span."""
+    t = read_launch(ROOT / "traces" / "k1_h200_R2_L2.json.gz")
+    spans = recur_spans(t)
+    recurs = [s for c in t.ctas for s in c.stages if s.name == "k.recur"]
+    assert len(spans) == len(recurs) == 192
+    assert all(0.0 <= r["in_flight"] <= len(spans) - 1 for r in spans)
+    assert all(r["slot"] == 0 for r in spans)  # 192 tasks on 256 CTAs: one a CTA
+    assert max(r["in_flight"] for r in spans) > 1.0  # they overlap across the GPU
+    assert all(0.0 <= r["sm_share"] <= 1.0 + 1e-9 for r in spans)

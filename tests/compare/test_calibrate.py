@@ -22,12 +22,19 @@ from kda_sim.compare.calibrate import (
     fitted_overlay,
     pinned,
     prepare,
+    searched,
     write_overlay,
 )
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
-from kda_sim.machine.profile import FIRST_TRY, MAX_CROWD, PUT_BEHIND, load_profile
+from kda_sim.machine.profile import (
+    FIRST_TRY,
+    MAX_CROWD,
+    MAX_GROWTH,
+    PUT_BEHIND,
+    load_profile,
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +117,24 @@ def test_search_parameters(h200) -> None:
     crowd = [apply_search(h200, np.array([v]), ("put_crowd",)) for v in (-5.0, 0.25, 50.0)]
     assert [c.latency_ns["put_crowd"] for c in crowd] == [0.0, 0.25, MAX_CROWD]
     assert "put_crowd" not in DEFAULT_SEARCH
+
+
+def test_a_costs_growth_is_searched_on_request_within_its_bounds(h200) -> None:
+    """``--search growth_k.recur``: a factor added to the growth the fit started from,
+    kept within [0, MAX_GROWTH]; not searched by default; a name without a stage cost
+    refused."""
+    import numpy as np
+
+    assert not any(n.startswith("growth_") for n in DEFAULT_SEARCH)
+    assert searched(["growth_k.recur"], {})[-1] == "growth_k.recur"
+    start = h200.with_params(**{"growth_k.recur": 0.04})
+    got = [
+        apply_search(start, np.array([v]), ("growth_k.recur",)).cost_growth.get("k.recur", 0.0)
+        for v in (-1.0, 0.01, 5.0)
+    ]
+    assert got == pytest.approx([0.0, 0.05, MAX_GROWTH])
+    with pytest.raises(InvalidInput, match="growth_nothing"):
+        apply_search(h200, np.zeros(1), ("growth_nothing",))
 
 
 def test_the_first_try_figures_are_pinned_not_searched(h200) -> None:

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from kda_sim.compare.calibrate import prepare
+from kda_sim.compare.calibrate import correct_costs, prepare
 from kda_sim.compare.starts import (
     between_polls,
     cold_start,
     gap_start,
+    growth_start,
+    launch_units_of,
     poll_gaps,
     streamed_stages,
     streamed_start,
@@ -114,3 +116,22 @@ def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
     assert 0.1 < ordered.unit_share_skew < 0.5
     got = ordered.unit_share
     assert ordered.share_factor(True) < 1.0 + got < ordered.share_factor(False)
+
+
+def test_k_recurs_growth_is_recovered_from_launches_made_with_it(h200) -> None:
+    """Launches simulated with a known growth of k.recur (and another cost line) are the
+    'measured' ones: from none, the start finds the growth and the line; and a cost pass
+    from there leaves them near it (its step is the line's, not the grown compute's)."""
+    truth = h200.with_params(**{"growth_k.recur": 0.04, "cost_k.recur": (100.0, 900.0)})
+    cfgs = [LaunchConfig(R, L) for R, L in ((1, 2), (4, 2), (1, 4), (2, 4))]
+    assert [launch_units_of(c)["k.recur"] for c in cfgs] == [2.0, 8.0, 4.0, 8.0]
+    trs = [prepare(simulate(c, truth, occupancy=2).timeline, str(c), align=False) for c in cfgs]
+    sims = [simulate(c, h200, occupancy=2).timeline for c in cfgs]
+    got = growth_start(h200, trs, sims, ["k.recur"])
+    assert got.cost_growth["k.recur"] == pytest.approx(0.04, abs=0.005)
+    assert got.cost("k.recur", 4) == pytest.approx(truth.cost("k.recur", 4), rel=0.05)
+    again = correct_costs(got, trs, [simulate(c, got, occupancy=2).timeline for c in cfgs])
+    for L in (2, 4):
+        assert again.cost("k.recur", L) == pytest.approx(truth.cost("k.recur", L), rel=0.05)
+    # one S at each L tells no growth from the line: left as it was
+    assert growth_start(h200, trs[::2], sims[::2], ["k.recur"]) is h200

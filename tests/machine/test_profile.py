@@ -126,6 +126,24 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
             load_profile(str(f))
 
 
+def test_cost_growth_round_trips_and_bad_values_are_named(tmp_path: Path) -> None:
+    d = load_profile("h200-stock").to_dict()
+    assert "cost_growth" not in d  # stock: no growth, as before the field existed
+    f = tmp_path / "grown.json"
+    f.write_text(json.dumps(d | {"cost_growth": {"k.recur": 0.05}}))
+    p = load_profile(str(f))
+    assert p.cost_growth == {"k.recur": 0.05} and p.to_dict()["cost_growth"] == {"k.recur": 0.05}
+    assert p.grown("k.recur", 16) == pytest.approx(1.8) and p.grown("gemv", 16) == 1.0
+    for bad, what in (
+        ({"k.recur": 1.5}, "cost_growth"),  # above MAX_GROWTH
+        ({"k.recur": -0.1}, "cost_growth"),
+        ({"no_such_stage": 0.1}, "cost_growth.no_such_stage"),
+    ):
+        f.write_text(json.dumps(d | {"cost_growth": bad}))
+        with pytest.raises(InvalidInput, match=what):
+            load_profile(str(f))
+
+
 def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
     d = load_profile("h200-stock").to_dict()
     assert d["hbm_peak_bytes_per_ns"] == 4800.0  # round-trips: a fit keeps the bound

@@ -323,7 +323,9 @@ class _SameOps:
         self.stage = Compute("k.stage", 1)
         self.use_in, self.use_fb, self.use_on_w = Use(("k.in",)), Use(("k.fb",)), Use(("k.on_w",))
         self.conv_state = Store("conv_state", 3 * VCH * cfg.SL * BF16)
-        self.recur = Compute("k.recur", L)
+        # beside the launch's S tokens: a profile may make its cost grow with them
+        # (GpuProfile.cost_growth; the traces' k.recur does, within one build)
+        self.recur = Compute("k.recur", L, launch_units=cfg.S)
         self.rstate = Store("rstate", L * VCH * HD * F32)
         self.core_out = Store("core_out", L * VCH * BF16)
 
