@@ -98,20 +98,21 @@ def _within(slack: float | None, near: float) -> bool:
     return slack is not None and slack < near
 
 
+def side_slacks(c: Comparison) -> tuple[float | None, float | None]:
+    """(the least slack of a join of the launch's path whose swap gives the model's stage
+    kinds, the same of the model's path giving the launch's); None where no swap does."""
+    return (
+        c.real_near.slack_to(c.sim_kinds) if c.real_near else None,
+        c.sim_near.slack_to(c.real_kinds) if c.sim_near else None,
+    )
+
+
 def swap_slack(c: Comparison) -> float | None:
     """The least slack of one join whose swap makes the two paths' stage kinds agree
     (0: they agree as they are; None: no single swap does)."""
     if c.kinds_agree:
         return 0.0
-    got = [
-        x
-        for x in (
-            c.sim_near.slack_to(c.real_kinds) if c.sim_near else None,
-            c.real_near.slack_to(c.sim_kinds) if c.real_near else None,
-        )
-        if x is not None
-    ]
-    return min(got, default=None)
+    return min((x for x in side_slacks(c) if x is not None), default=None)
 
 
 def near_counts(comps: list[Comparison], near: float) -> dict[str, Any]:
@@ -143,6 +144,9 @@ def near_counts(comps: list[Comparison], near: float) -> dict[str, Any]:
     return {
         "near_ns": near,
         "swap_slack_ns": swaps,
+        # where they differ: the swap on the launch's side and on the model's
+        "swap_slack_real_ns": [None if c.kinds_agree else side_slacks(c)[0] for c in comps],
+        "swap_slack_sim_ns": [None if c.kinds_agree else side_slacks(c)[1] for c in comps],
         "agree_strict": sum(c.kinds_agree for c in comps),
         "agree_within": sum(
             c.kinds_agree or _within(x, near) for c, x in zip(comps, swaps, strict=True)
@@ -221,6 +225,13 @@ def summary(shapes: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 r["near"]["agree_within"] / r["launches"] for r in shapes.values()
             ),
             "modal_within": sum(r["near"]["modal_within"] for r in shapes.values()),
+            # shapes where half the launches or more agree, strictly and within
+            "shapes_half_strict": sum(
+                2 * r["near"]["agree_strict"] >= r["launches"] for r in shapes.values()
+            ),
+            "shapes_half_within": sum(
+                2 * r["near"]["agree_within"] >= r["launches"] for r in shapes.values()
+            ),
             "pair_strict_sum": sum(r["near"]["pair_strict_frac"] or 0.0 for r in shapes.values()),
             "pair_within_sum": sum(r["near"]["pair_within_frac"] or 0.0 for r in shapes.values()),
         },
@@ -347,7 +358,9 @@ def near_table(rep: dict[str, Any]) -> str:
         f"within {near:.0f} ns: a launch's path agrees with the model's on average at "
         f"{sm['agree_within_sum']:.1f} of {k} shapes (strict {sm['agree_strict_sum']:.1f}; bar "
         f"{PATH_BAR}); the modal path within the model's set at {sm['modal_within']} of {k}; "
-        f"two launches at {sm['pair_within_sum']:.1f} (strict {sm['pair_strict_sum']:.1f})",
+        f"two launches at {sm['pair_within_sum']:.1f} (strict {sm['pair_strict_sum']:.1f}); "
+        f"shapes where half the launches or more agree: {sm['shapes_half_within']} within, "
+        f"{sm['shapes_half_strict']} strict",
     ]
     return "\n".join(lines)
 
