@@ -33,6 +33,7 @@ from kda_sim.importers import decoder_for, kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.timeline.critical import PathStep
+from kda_sim.timeline.joins import NEAR_NS
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
 
 
@@ -106,12 +107,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print a machine-readable report")
     p.add_argument("--out", type=Path, default=None, help="also write the JSON report to this file")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument(
+        "--near",
+        type=float,
+        default=NEAR_NS,
+        metavar="NS",
+        help="a join of the critical path whose runner-up was ready less than NS earlier is "
+        f"near-critical, and its rival path shown (default {NEAR_NS:.0f}: how far a join's "
+        "slack moves between two launches of a shape, the median over 72 H200 launches)",
+    )
     add_shape_flags(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)  # before the work: a refusal costs nothing
+    if not args.near >= 0:  # also refuses nan
+        raise InvalidInput(f"--near {args.near}: a threshold in ns, 0 or more", what="--near")
     real = read_any(args.real, args)
     cfg = config_of(real)
     spec = get(real.meta.kernel)
@@ -131,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         what = f"simulated on {prof.name}"
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
     conf = check_conformance(real, tolerance_ns=args.tolerance, **clk)
-    cmp = compare_timelines(real, sim, **clk)
+    cmp = compare_timelines(real, sim, **clk, near_ns=args.near)
     report = {
         "real": str(args.real),
         "sim": what,
@@ -295,6 +307,7 @@ def _print_paths(cp: dict, cmp, last: int = 8) -> None:
         f"  stage kinds {agree} ({also}); the last {kinds['common_tail']} kinds and "
         "hand-offs are shared"
     )
+    _print_near(cp.get("near"))
     rs = list(cmp.real_path.steps)[::-1] if cmp.real_path else []
     ss = list(cmp.sim_path.steps)[::-1] if cmp.sim_path else []
     part = cp["part"]
@@ -308,3 +321,40 @@ def _print_paths(cp: dict, cmp, last: int = 8) -> None:
         s = _step_text(ss[i] if i < len(ss) else None)
         mark = " <- they part" if i == common else ""
         print(f"  {i + 1:>3}  {r:{w}}  {s}{mark}")
+
+
+def _join_text(j: dict) -> str:
+    """A join in words: where, what was taken over what, and by how much."""
+
+    def who(r: dict) -> str:
+        if r["kind"] == "order":
+            return f"CTA {r['cta']}'s own order"
+        return f"CTA {r['cta']}'s {'put' if r['kind'] == 'put' else 'end'}"
+
+    where = "the last end" if j["kind"] == "end" else f"CTA {j['cta']} {j['stage']} {j['label']}"
+    if j["kind"] == "slot":
+        where = f"CTA {j['cta']}'s slot"
+    return f"{where}: {who(j['taken'])} over {who(j['runner_up'])} by {fmt_ns(j['slack_ns'])}"
+
+
+def _print_near(near: dict | None, most: int = 6) -> None:
+    """The joins of each path whose slack is under the threshold, and the stage-kind
+    paths one swap of them gives; then the agreement within the near-critical set."""
+    if not near:
+        return
+    th = fmt_ns(near["near_ns"])
+    for side in ("real", "sim"):
+        n = near[side]
+        joins = n["near_joins"]
+        print(f"  near-critical joins, {side} (slack under {th}): {len(joins)} of {n['joins']}")
+        for j in joins[:most]:
+            print(f"    {_join_text(j)}")
+        if len(joins) > most:
+            print(f"    ... {len(joins) - most} more (--json lists them)")
+        for r in n["rivals"]:
+            print(f"    rival by {fmt_ns(r['slack_ns'])}: {' '.join(r['kinds'])}")
+    verdict = "agree" if near["agree_within"] else "differ"
+    print(
+        f"  stage kinds {verdict} within the near-critical set (the real path the model's or "
+        f"one of its rivals within {th}, or the model's one of the real's)"
+    )

@@ -28,6 +28,7 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.registry import get
 from kda_sim.protocol.ops import Poll
 from kda_sim.timeline.critical import CriticalPath, critical_path, kind_sequence, stage_kinds
+from kda_sim.timeline.joins import NEAR_NS, NearCritical, Sources, kinds_within, near_critical
 from kda_sim.timeline.model import Timeline
 
 
@@ -74,6 +75,21 @@ class Comparison:
     split: dict[str, dict[str, float | None]] = field(default_factory=dict)  # stage_split
     real_kinds: list[str] = field(default_factory=list)  # critical path by kind
     sim_kinds: list[str] = field(default_factory=list)
+    real_near: NearCritical | None = None  # the paths' joins and near-critical rivals
+    sim_near: NearCritical | None = None
+
+    @property
+    def kinds_agree_near(self) -> bool:
+        """The paths agree within the near-critical set: by stage kinds, the real path is
+        the simulated one or one of its rivals within the threshold, or the simulated path
+        is one of the real one's. Looser than :attr:`kinds_agree`, never in its place."""
+        if self.kinds_agree:
+            return True
+        r, s = self.real_near, self.sim_near
+        return bool(
+            (s is not None and kinds_within(self.real_kinds, s, self.sim_kinds))
+            or (r is not None and kinds_within(self.sim_kinds, r, self.real_kinds))
+        )
 
     @property
     def kinds_agree(self) -> bool:
@@ -84,6 +100,19 @@ class Comparison:
     def handoffs_agree(self) -> bool:
         """... and through the same hand-offs too."""
         return bool(self.real_kinds) and self.real_kinds == self.sim_kinds
+
+    def near_summary(self) -> dict | None:
+        """The joins under the threshold and the rivals, real and simulated, and the
+        agreement within the near-critical set."""
+        r, s = self.real_near, self.sim_near
+        if r is None or s is None:
+            return None
+        return {
+            "near_ns": r.near_ns,
+            "agree_within": self.kinds_agree_near,
+            "real": r.summary(self.real_kinds),
+            "sim": s.summary(self.sim_kinds),
+        }
 
     def kinds_common_tail(self) -> int:
         """How many kinds the two paths share, counted back from their ends."""
@@ -139,6 +168,7 @@ class Comparison:
                     "handoffs_agree": self.handoffs_agree,
                     "common_tail": self.kinds_common_tail(),
                 },
+                "near": self.near_summary(),
             },
         }
         if self.fit is not None:
@@ -162,6 +192,23 @@ def _path_info(p: CriticalPath | None) -> dict | None:
     }
 
 
+def _put_estimates(
+    mv: ModelView, cta: int, k: int, satisfied: float
+) -> list[tuple[float, int, int, float]]:
+    """Every put poll op ``k`` of ``cta`` waited on, as (its time on the aligned clock,
+    producer, its op, the bound it was read from): the module says how it is placed."""
+    out: list[tuple[float, int, int, float]] = []
+    for d, kd in mv.handoffs.producers.get((cta, k), ()):
+        # an unrecorded put lies between its bounds; a put is the last thing
+        # before a barrier and its stage's end, so the upper bound is nearer --
+        # but never after the poll it released
+        lo, hi = mv.views[d].lb[kd], mv.views[d].ub[kd]
+        t = min(hi, satisfied) if np.isfinite(hi) else lo
+        if np.isfinite(t):
+            out.append((float(max(t, lo)), d, kd, float(t)))
+    return out
+
+
 def annotate_producers(tl: Timeline, mv: ModelView) -> Timeline:
     """A copy whose recorded polls name the producer that released them (see module)."""
     out = copy.deepcopy(tl)
@@ -172,15 +219,10 @@ def annotate_producers(tl: Timeline, mv: ModelView) -> Timeline:
             p = c.polls[i]
             if p.producer is not None or p.satisfied is None:
                 continue
-            best: tuple[float, int, int] | None = None
-            for d, kd in mv.handoffs.producers.get((c.cta, k), ()):
-                # an unrecorded put lies between its bounds; a put is the last thing
-                # before a barrier and its stage's end, so the upper bound is nearer --
-                # but never after the poll it released
-                lo, hi = mv.views[d].lb[kd], mv.views[d].ub[kd]
-                t = min(hi, p.satisfied) if np.isfinite(hi) else lo
-                if np.isfinite(t) and (best is None or t > best[0]):
-                    best = (float(max(t, lo)), d, kd)
+            best: tuple[float, int, int, float] | None = None
+            for e in _put_estimates(mv, c.cta, k, p.satisfied):
+                if best is None or e[3] > best[0]:
+                    best = e
             if best is None:
                 continue
             p.producer, p.put_time = best[1], best[0]
@@ -188,6 +230,21 @@ def annotate_producers(tl: Timeline, mv: ModelView) -> Timeline:
             p.put_ref = j
             assert isinstance(progs[c.cta].ops[k], Poll)
     return out
+
+
+def model_sources(tl: Timeline, mv: ModelView, shift: float = 0.0) -> Sources:
+    """Every producer of each recorded poll of ``tl`` (on ``mv``'s clock), its put's time
+    as :func:`annotate_producers` places it, moved by ``-shift`` (the origin taken off)."""
+    rec_op = {c.cta: {i: k for k, i in mv.views[c.cta].poll_rec.items()} for c in tl.ctas}
+
+    def get(cta: int, i: int) -> list[tuple[int, float]]:
+        k = rec_op[cta].get(i)
+        sat = tl.ctas[cta].polls[i].satisfied
+        if k is None or sat is None:
+            return []
+        return [(d, t - shift) for t, d, _, _ in _put_estimates(mv, cta, k, sat + shift)]
+
+    return get
 
 
 def _origin(tl: Timeline) -> Timeline:
@@ -217,6 +274,25 @@ def _part(a: CriticalPath | None, b: CriticalPath | None) -> PathPart | None:
     )
 
 
+def real_side(
+    real: Timeline,
+    *,
+    align: bool = True,
+    clock_mode: str | None = None,
+    clock_group: str | None = None,
+) -> tuple[Timeline, Sources, ClockFit | None]:
+    """A measured timeline as :func:`compare_timelines` reads it: on one clock, its polls
+    naming the producer that released them, on its own origin; with every poll's
+    producers (:func:`model_sources`) and the clock fit."""
+    mv = model_view(real)
+    fit = fit_clocks(real, mv, clock_mode, clock_group) if align else None
+    r = aligned(real, fit) if fit is not None else real
+    mv = model_view(r)
+    o = r.origin
+    r = _origin(annotate_producers(r, mv))
+    return r, model_sources(r, mv, o), fit
+
+
 def compare_timelines(
     real: Timeline,
     sim: Timeline,
@@ -224,8 +300,10 @@ def compare_timelines(
     align: bool = True,
     clock_mode: str | None = None,
     clock_group: str | None = None,
+    near_ns: float = NEAR_NS,
 ) -> Comparison:
-    """Real (measured) vs simulated timeline of the same configuration."""
+    """Real (measured) vs simulated timeline of the same configuration; each critical
+    path's joins of slack under ``near_ns`` come with their rivals."""
     if real.meta.kernel != sim.meta.kernel:
         raise InvalidInput(
             f"the timelines are of two kernels: {real.meta.kernel} vs {sim.meta.kernel}",
@@ -236,11 +314,7 @@ def compare_timelines(
     for k in a:
         if a[k] != b.get(k):
             raise InvalidInput(f"the timelines differ in {k}: {a[k]} vs {b.get(k)}", what=k)
-    mv = model_view(real)
-    fit = fit_clocks(real, mv, clock_mode, clock_group) if align else None
-    r = aligned(real, fit) if fit is not None else real
-    mv = model_view(r)
-    r = _origin(annotate_producers(r, mv))
+    r, real_src, fit = real_side(real, align=align, clock_mode=clock_mode, clock_group=clock_group)
     s = _origin(sim)
     rs = {(c.cta, st.name, st.task): st for c in r.ctas for st in c.stages}
     ss = {(c.cta, st.name, st.task): st for c in s.ctas for st in c.stages}
@@ -281,6 +355,8 @@ def compare_timelines(
         split_side_by_side(r, s),
         kind_sequence(r, rp) if rp else [],
         kind_sequence(s, sp) if sp else [],
+        near_critical(r, rp, near_ns, real_src) if rp else None,
+        near_critical(s, sp, near_ns) if sp else None,
     )
 
 

@@ -34,6 +34,7 @@ from kda_sim.kernels.spec import require_hook
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.timeline import Timeline
 from kda_sim.timeline.critical import stage_kinds
+from kda_sim.timeline.joins import NEAR_NS
 
 NAME = re.compile(r"k1_R(\d+)_L(\d+)_(\d+)\.json")  # K1's launches (what name_of(k1) reads)
 
@@ -112,10 +113,13 @@ def _pairs(n: int) -> list[tuple[int, int]]:
     return list(itertools.permutations(range(n), 2))
 
 
-def model_comparison(t: Timeline, profile: str | None = None) -> tuple[GpuProfile, Comparison]:
+def model_comparison(
+    t: Timeline, profile: str | None = None, near_ns: float = NEAR_NS
+) -> tuple[GpuProfile, Comparison]:
     """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
     a file), running the launch's build with its residency and placement, compared with
-    the launch: the profile as run, and the comparison."""
+    the launch (rivals of slack under ``near_ns``): the profile as run, and the
+    comparison."""
     from kda_sim.compare.launch import (
         occupancy_of,
         placement_of,
@@ -130,7 +134,7 @@ def model_comparison(t: Timeline, profile: str | None = None) -> tuple[GpuProfil
     sim = simulate(
         config_of(t), prof, occupancy=occupancy_of(t), placement=placement_of(t, prof)
     ).timeline
-    return prof, compare_timelines(t, sim)
+    return prof, compare_timelines(t, sim, near_ns=near_ns)
 
 
 def model_errors(launches: list[Timeline], profile: str | None = None) -> dict[str, Any]:

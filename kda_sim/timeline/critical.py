@@ -171,7 +171,13 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
         return None
     ix = _Index(tl)
     track = max(done, key=lambda c: c.end)  # type: ignore[arg-type, return-value]
-    t: float = track.end  # type: ignore[assignment]
+    return path_of(tl, walk_back(tl, ix, track, track.end), ix)  # type: ignore[arg-type]
+
+
+def walk_back(tl: Timeline, ix: _Index, track: CtaTrack, t: float) -> list[PathStep]:
+    """The chain that brought ``track`` to time ``t``, walked back from there (the
+    steps latest first): what :func:`critical_path` walks from the CTA that ended last,
+    and a near-critical rival from the predecessor it swaps in."""
     steps: list[PathStep] = []
     # every step moves t strictly back, so the walk ends; the cap guards bad traces
     for _ in range(sum(len(c.polls) for c in tl.ctas) + len(tl.ctas) + 1):
@@ -199,7 +205,14 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
             break
         steps.append(PathStep("slot", track.cta, freer.end, start, freer.cta, "slot"))  # type: ignore[arg-type]
         track, t = freer, freer.end  # type: ignore[assignment]
-    steps.reverse()
+    return steps
+
+
+def path_of(tl: Timeline, latest_first: list[PathStep], ix: _Index | None = None) -> CriticalPath:
+    """A path from its steps, latest first (as :func:`walk_back` gives them), with the
+    time on it by stage."""
+    ix = ix or _Index(tl)
+    steps = latest_first[::-1]
     acc: dict[str, float] = {}
     for s in steps:
         if s.kind == "run":

@@ -4,6 +4,7 @@ path's ties, and each shape's launch of median makespan."""
 from __future__ import annotations
 
 import copy
+import math
 import shutil
 from pathlib import Path
 
@@ -12,7 +13,16 @@ import pytest
 from kda_sim.compare.spread import model_comparison, read_launch, trace_name
 from kda_sim.errors import InvalidInput
 from kda_sim.timeline.chrome import write_chrome
-from lab.loo_spread import main, modal_verdict, modes, score, table, write_medoids
+from lab.loo_spread import (
+    join_spread,
+    main,
+    modal_verdict,
+    modes,
+    near_table,
+    score,
+    table,
+    write_medoids,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "traces" / "k1_h200_R1_L1.json.gz"
@@ -87,3 +97,38 @@ def test_the_medoid_is_the_launch_of_median_makespan(tmp_path: Path, capsys) -> 
     assert [p.name for p in (out / "alone").iterdir()] == ["k1_R1_L1_2.json"]
     assert main(["medoids", str(spread), "--out", str(out)]) == 2  # never over a folder
     assert "exists" in capsys.readouterr().err
+
+
+def _two_launches(tmp_path: Path) -> Path:
+    """A spread folder of two copies of the bundled 1 x 1 launch."""
+    spread = tmp_path / "spread"
+    spread.mkdir()
+    for i in range(2):
+        shutil.copy(TRACE, spread / trace_name(1, 1, i))
+    return spread
+
+
+def test_near_counts_agree_within_at_least_as_often_as_strictly(tmp_path: Path) -> None:
+    spread = _two_launches(tmp_path)
+    folds = tmp_path / "folds"
+    folds.mkdir()
+    shutil.copy(FITTED, folds / "fold_R1_L1.json")
+    wide = score(spread, folds=folds, progress=False, near=math.inf)["shapes"]["1x1"]["near"]
+    none = score(spread, folds=folds, progress=False, near=0.0)["shapes"]["1x1"]["near"]
+    _, c = model_comparison(read_launch(TRACE), "h200-k1")
+    assert none["agree_strict"] == none["agree_within"] == 2 * int(c.kinds_agree)
+    assert wide["agree_within"] >= wide["agree_strict"] == none["agree_strict"]
+    # one launch and its copy take one path: every pair agrees strictly
+    assert none["pair_strict_frac"] == none["pair_within_frac"] == 1.0
+    assert len(wide["swap_slack_ns"]) == 2
+    assert "launches agreeing: strict, within 0 ns" in near_table(
+        score(spread, folds=folds, progress=False, near=0.0)
+    )
+
+
+def test_a_joins_gap_does_not_move_between_copies_of_a_launch(tmp_path: Path) -> None:
+    rep = join_spread(_two_launches(tmp_path), progress=False)
+    assert rep["joins"] > 5
+    assert rep["gap_pair_spread_median_ns"] == 0.0 and rep["at_pair_spread_median_ns"] == 0.0
+    (shape,) = rep["shapes"].values()
+    assert all(len(r["gaps_ns"]) == 2 for r in shape["joins"])
