@@ -48,3 +48,17 @@ def test_compare_prints_the_near_critical_joins(capsys) -> None:
 def test_compare_bad_near_exits_2(capsys, bad: str) -> None:
     assert main(["compare", str(TRACE), "--near", bad]) == 2
     assert "--near" in capsys.readouterr().err
+
+
+def test_compare_says_when_the_real_puts_are_placed(capsys, tmp_path: Path) -> None:
+    # the Triton K1's traces record no puts: the real side's put times are placed, and
+    # the report says so; a simulated trace in the real's place records its puts
+    assert _near(capsys)["near"]["real_puts_placed"] is True
+    assert main(["compare", str(TRACE)]) == 0
+    assert "the trace records no puts" in capsys.readouterr().out
+    sim = tmp_path / "sim.json"
+    assert main(["simulate", "--like", str(TRACE), "--out", str(sim)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(sim), "--json"]) in (0, 1)
+    near = json.loads(capsys.readouterr().out)["comparison"]["critical_path"]["near"]
+    assert near["real_puts_placed"] is False
