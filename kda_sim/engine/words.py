@@ -7,10 +7,20 @@ line moves; 0 on a GPU of one XCD); it is served after the word's previous write
 holds the word ``atomic_serial`` ns. A write's value is the one an atomic returns (the
 value at its serialization point) and is visible to a CTA on XCD x from its
 serialization plus the visibility latency from the writer's XCD to x, as a put's pair.
+
+What a load reads is the latest write visible to it. Under nominal latencies a write's
+visibility to a reader is its serialization plus one of three offsets (0 for the
+reader's own writes, the same-XCD latency for its XCD's, the cross-XCD one for the
+rest), and serializations only grow, so each class's visible times are sorted:
+``_Seen`` finds the latest visible write by a bisection a class instead of walking back
+through every write not yet visible (a grid barrier's counter holds hundreds, serialized
+ahead of the clock). A jittered run draws a visibility each (writer, reader) pair, in
+the order the walk meets them, and keeps the walk.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import simpy
@@ -40,6 +50,67 @@ class Waiting:
     item: int  # the ticket it runs, -1 outside a ticket loop
 
 
+class _Seen:
+    """One word's writes as nominal latencies show them to readers: each class of
+    writes (a CTA's own; those from an XCD, read on it; those from the other XCDs, read
+    on one) as (visible at, index into the history), both ascending. A write of the
+    reader's XCD shows in its XCD's class at the same-XCD offset even when it is the
+    reader's own: later than its own class says, so never visible there before it is,
+    and never the earliest of what it has not seen (its own class has it earlier)."""
+
+    __slots__ = ("cross", "far", "hist", "near", "ordered", "own", "same")
+
+    def __init__(self, hist: list[Write], same: float, cross: float) -> None:
+        self.hist = hist  # the word's history (Words.writes'), shared
+        self.same, self.cross = same, cross
+        self.own: dict[int, tuple[list[float], list[int]]] = {}  # by writer CTA
+        self.near: dict[int, tuple[list[float], list[int]]] = {}  # by writer XCD
+        self.far: dict[int, tuple[list[float], list[int]]] = {}  # by reader XCD, lazily
+        self.ordered = True  # serializations never went back (else: the walk)
+        for i, w in enumerate(hist):
+            self.add(i, w)
+
+    def add(self, i: int, w: Write) -> None:
+        hist = self.hist
+        if i and w.at < hist[i - 1].at:
+            self.ordered = False
+        vis, idx = self.own.setdefault(w.cta, ([], []))
+        vis.append(w.at)
+        idx.append(i)
+        vis, idx = self.near.setdefault(w.xcd, ([], []))
+        vis.append(w.at + self.same)
+        idx.append(i)
+        for x, (vis, idx) in self.far.items():
+            if x != w.xcd:
+                vis.append(w.at + self.cross)
+                idx.append(i)
+
+    def _far(self, xcd: int) -> tuple[list[float], list[int]]:
+        got = self.far.get(xcd)
+        if got is None:
+            cross = self.cross
+            pairs = [(w.at + cross, i) for i, w in enumerate(self.hist) if w.xcd != xcd]
+            got = self.far[xcd] = ([v for v, _ in pairs], [i for _, i in pairs])
+        return got
+
+    def latest(self, cta: int, xcd: int, at: float) -> tuple[int, float]:
+        """The index of the latest write visible at ``at`` to ``cta`` on ``xcd`` (-1:
+        none), and when the earliest later one becomes visible (inf: none)."""
+        empty: tuple[list[float], list[int]] = ([], [])
+        classes = (self.own.get(cta, empty), self.near.get(xcd, empty), self._far(xcd))
+        best = -1
+        for vis, idx in classes:
+            k = bisect_right(vis, at)
+            if k and idx[k - 1] > best:
+                best = idx[k - 1]
+        nxt = float("inf")
+        for vis, idx in classes:
+            j = bisect_right(idx, best)
+            if j < len(vis) and vis[j] < nxt:
+                nxt = vis[j]
+        return best, nxt
+
+
 class Words:
     def __init__(
         self, env: simpy.Environment, sampler: Sampler, initial: dict[int, int] | None = None
@@ -54,6 +125,9 @@ class Words:
         self.waiting: dict[int, Waiting] = {}  # CTA -> its wait, while it waits
         self.stale: list[StaleWait] = []  # waits passed on an initial value
         self.rebased: set[int] = set()  # words reset or exchanged in this launch
+        # nominal latencies (drawn nothing): seen by bisection (_Seen), a word once read
+        self.bisect = not sampler.jitter and sampler.visibility(0, 0) >= 0.0
+        self.by_class: dict[int, _Seen] = {}
 
     def arrive(self, cell: int, xcd: int, at: float) -> float:
         """When a write from ``xcd`` arriving at ``at`` is serialized (and the word held)."""
@@ -67,7 +141,11 @@ class Words:
 
     def write(self, cell: int, value: int, w: Write) -> None:
         self.value[cell] = value
-        self.writes.setdefault(cell, []).append(w)
+        hist = self.writes.setdefault(cell, [])
+        hist.append(w)
+        index = self.by_class.get(cell)
+        if index is not None:
+            index.add(len(hist) - 1, w)
         ev = self.changed.pop(cell, None)
         if ev is not None:
             ev.succeed()
@@ -101,6 +179,16 @@ class Words:
         any), that write, and
         when the next later write known now becomes visible to it (inf: none)."""
         hist = self.writes.get(cell, ())
+        if self.bisect and hist:
+            index = self.by_class.get(cell)
+            if index is None:
+                vis = self.sampler.visibility
+                index = self.by_class[cell] = _Seen(hist, vis(0, 0), vis(0, 1))
+            if index.ordered:
+                i, nxt = index.latest(cta, xcd, at)
+                if i < 0:
+                    return self.initial.get(cell, 0), None, nxt
+                return hist[i].value, hist[i], nxt
         nxt = float("inf")
         for w in reversed(hist):
             t = self._visible(w, cta, xcd)
