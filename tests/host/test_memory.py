@@ -3,10 +3,18 @@ launch finds."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
+
 import numpy as np
+import pytest
 
 from kda_sim.engine.initial import Final
 from kda_sim.host.memory import HOST, Memory
+from kda_sim.host.run import run_sequence
+from kda_sim.host.spec_text import parse
+from kda_sim.kernels.registry import get
+from kda_sim.machine import load_profile
 from kda_sim.protocol.space import CellSpace
 
 SPACE = CellSpace.from_sizes({"SEM": 2, "VAL": 3})
@@ -54,3 +62,76 @@ def test_a_pair_reset_after_its_put_leaves_no_tag() -> None:
     assert mem.tags == {("VAL", 1): 0, ("VAL", 2): 5}
     assert mem.tag_from[("VAL", 1)] == "launch 0 (CTA 2)"
     assert mem.initial(SPACE, 5).tagged == frozenset({4})
+
+
+def _absorb_cell_by_cell(
+    mem: Memory,
+    space: CellSpace,
+    final: Final,
+    put_cells: dict,
+    epoch: int,
+    writer: Callable[[int], str],
+) -> None:
+    """``Memory.absorb`` as it was: every cell through ``CellSpace.split`` on its own
+    (the reference the array version must equal)."""
+    for cell, value in final.words.items():
+        region, index = space.split(cell)
+        mem.words[(region.name, index)] = value
+        if cell in final.word_writer:
+            mem.word_from[(region.name, index)] = writer(final.word_writer[cell])
+    put_at: dict[int, float] = {}
+    for ref, (t, cta) in final.put_done.items():
+        for cell in put_cells.get(ref, ()):
+            region, index = space.split(int(cell))
+            mem.tags[(region.name, index)] = epoch
+            mem.tag_from[(region.name, index)] = writer(cta)
+            put_at[int(cell)] = max(t, put_at.get(int(cell), t))
+    for cell, (t, cta) in final.pair_resets.items():
+        if t >= put_at.get(cell, -1.0):
+            region, index = space.split(cell)
+            mem.tags[(region.name, index)] = 0
+            mem.tag_from[(region.name, index)] = writer(cta)
+
+
+def _state(mem: Memory) -> tuple[dict, ...]:
+    return mem.words, mem.word_from, mem.tags, mem.tag_from
+
+
+@pytest.mark.parametrize(
+    ("kernel", "text", "cfg"),
+    [
+        ("k1", "launch; launch; zero=ONRM; launch", {"R": 1, "L": 1}),
+        ("k1", "launch; replay*2", {"R": 1, "L": 1}),
+        ("splitk", "launch zero=SEM; replay*2; launch; replay update", {}),
+        ("splitk", "zero=SEM; launch; replay", {"reset": False, "wait": "ge"}),
+        ("schedworker", "launch grid=scheduler & launch grid=worker; replay", {"workers": 3}),
+        ("pingpong", "launch; replay*2 update; launch", {}),
+        ("deepgemm_gridid", "launch; replay*2", {"fix": True}),  # pair resets
+        ("deepgemm_gridid", "launch; replay", {}),
+    ],
+)
+def test_absorbing_by_array_leaves_what_cell_by_cell_did(
+    monkeypatch: pytest.MonkeyPatch, kernel: str, text: str, cfg: dict
+) -> None:
+    """A sequence's memory after every launch, and what each launch found, are those the
+    cell-by-cell absorb gives: K1 (its puts and resets), and examples' counters, replays,
+    zeroing and grids launched together."""
+    spec = get(kernel)
+    prof = load_profile("h200", kernel=kernel)
+    seen: list[list[tuple[dict, ...]]] = [[], []]
+
+    def run(absorb: Callable[..., None], out: list) -> list:
+        def record(mem: Memory, *args: object) -> None:
+            absorb(mem, *args)
+            out.append(copy.deepcopy(_state(mem)))
+
+        with monkeypatch.context() as m:
+            m.setattr(Memory, "absorb", record)
+            seq = run_sequence(spec, spec.config_type(**cfg), prof, parse(text))
+        return [(r.initial, r.word_from, r.tag_from) for r in seq.runs]
+
+    new = run(Memory.absorb, seen[0])
+    old = run(_absorb_cell_by_cell, seen[1])
+    assert seen[0] == seen[1]
+    assert new == old
+    assert any(state[0] or state[2] for state in seen[0])  # words or tags were left
