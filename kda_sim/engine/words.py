@@ -16,12 +16,20 @@ rest), and serializations only grow, so each class's visible times are sorted:
 through every write not yet visible (a grid barrier's counter holds hundreds, serialized
 ahead of the clock). A jittered run draws a visibility each (writer, reader) pair, in
 the order the walk meets them, and keeps the walk.
+
+A wait re-reads when a write may change its next try: in an unfolded or jittered run
+every write of the word wakes every wait on it (``change``); in a folded nominal run
+(``watch``) only a write that becomes visible to the wait before the earliest write it
+already knows of (or any, where it knows of none) does. Any other write leaves what its
+next try reads, and when, as they were, and its wake cost an event a waiter a write: a
+grid barrier of N CTAs made N x N of them a round.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 
 import simpy
 
@@ -111,6 +119,48 @@ class _Seen:
         return best, nxt
 
 
+def _process(events: list[simpy.Event]) -> None:
+    """Trigger and process each of ``events`` now, in order: what processing one event
+    they all wait on does to its callbacks (a condition's check, a process's resume)."""
+    for ev in events:
+        ev._ok, ev._value = True, None
+        callbacks, ev.callbacks = ev.callbacks, None
+        for callback in callbacks:
+            callback(ev)
+
+
+class _Watch:
+    """The folded nominal waits on one word (``Words.watch``): each reader XCD's as a
+    heap on the earliest visibility each knows of (largest first, so a write pops those
+    it comes before), and the CTAs' live ones (a popped or replaced entry is dead)."""
+
+    __slots__ = ("by_xcd", "live", "seq")
+
+    def __init__(self) -> None:
+        self.by_xcd: dict[int, list[tuple[float, int, int, simpy.Event]]] = {}
+        self.live: dict[int, tuple[float, int, simpy.Event]] = {}  # CTA -> (nxt, seq, event)
+        self.seq = 0  # registrations so far: the order a write wakes its waits in
+
+    def due(self, w: Write, same: float, cross: float) -> list[simpy.Event]:
+        """The waits write ``w`` may change, popped, in the order they registered."""
+        live = self.live
+        out: list[tuple[int, simpy.Event]] = []
+        for x, heap in self.by_xcd.items():
+            vis = w.at + (same if x == w.xcd else cross)  # as _Seen's classes compute it
+            while heap and -heap[0][0] > vis:
+                _, seq, cta, ev = heappop(heap)
+                got = live.get(cta)
+                if got is not None and got[2] is ev:
+                    del live[cta]
+                    out.append((seq, ev))
+        own = live.get(w.cta)  # a CTA sees its own write at its serialization
+        if own is not None and own[0] > w.at:
+            del live[w.cta]
+            out.append((own[1], own[2]))
+        out.sort(key=lambda e: e[0])
+        return [ev for _, ev in out]
+
+
 class Words:
     def __init__(
         self, env: simpy.Environment, sampler: Sampler, initial: dict[int, int] | None = None
@@ -128,6 +178,7 @@ class Words:
         # nominal latencies (drawn nothing): seen by bisection (_Seen), a word once read
         self.bisect = not sampler.jitter and sampler.visibility(0, 0) >= 0.0
         self.by_class: dict[int, _Seen] = {}
+        self.watches: dict[int, _Watch] = {}  # a folded nominal run's waits (watch)
 
     def arrive(self, cell: int, xcd: int, at: float) -> float:
         """When a write from ``xcd`` arriving at ``at`` is serialized (and the word held)."""
@@ -149,6 +200,14 @@ class Words:
         ev = self.changed.pop(cell, None)
         if ev is not None:
             ev.succeed()
+        watch = self.watches.get(cell)
+        if watch is not None and watch.live:
+            vis = self.sampler.visibility
+            due = watch.due(w, vis(0, 0), vis(0, 1))
+            if due:  # one event wakes them all, in order, as the word's ``change`` would
+                group = self.env.event()
+                group.callbacks.append(lambda _ev: _process(due))
+                group.succeed()
 
     def early(self, cell: int, seen: int, pred: Pred, target: int, read_initial: bool) -> bool:
         """Whether a wait that read ``seen`` passed only thanks to the value the word held
@@ -158,6 +217,24 @@ class Words:
         left = self.initial.get(cell, 0)
         rebased = cell in self.rebased and not read_initial
         return bool(left) and not rebased and not pred.holds(seen - left, target)
+
+    def watch(self, cell: int, cta: int, xcd: int, nxt: float) -> simpy.Event:
+        """An event the next write of ``cell`` that ``cta`` on ``xcd`` sees before ``nxt``
+        fires (any write, ``nxt`` inf): a folded nominal run's ``change``, for one wait."""
+        watch = self.watches.get(cell)
+        if watch is None:
+            watch = self.watches[cell] = _Watch()
+        ev = self.env.event()
+        watch.seq += 1
+        watch.live[cta] = (nxt, watch.seq, ev)
+        heappush(watch.by_xcd.setdefault(xcd, []), (-nxt, watch.seq, cta, ev))
+        return ev
+
+    def unwatch(self, cell: int, cta: int) -> None:
+        """``cta``'s wait on ``cell`` has passed: no write wakes it."""
+        watch = self.watches.get(cell)
+        if watch is not None:
+            watch.live.pop(cta, None)
 
     def change(self, cell: int) -> simpy.Event:
         ev = self.changed.get(cell)
