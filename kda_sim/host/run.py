@@ -133,6 +133,9 @@ class _Runner:
         self.memory = Memory()
         self.out = SequenceRun(seq, spec)
         self.names = tuple(spec.regions(cfg))
+        # each launch's put cells, made once for a launch the sequence runs again (the
+        # launch object itself is kept with them, so its id names no other)
+        self.put_cells: dict[int, tuple[Launch, dict[OpRef, np.ndarray]]] = {}
 
     def launch(self, grids: tuple[LaunchStep, ...], epoch: int, label: str) -> bool:
         """Run one launch (or grids together) from memory; False when it hangs."""
@@ -152,10 +155,7 @@ class _Runner:
             c: mem.word_from.get(k, "?")
             for c, k in zip(initial.words, keys(space, initial.words), strict=True)
         }
-        tag_from = {
-            c: mem.tag_from.get(k, "?")
-            for c, k in zip(initial.tagged, keys(space, initial.tagged), strict=True)
-        }
+        tag_from = dict(zip(initial.tagged, mem.pair_writers(space, initial.tagged), strict=True))
         res = simulate(
             cfgs[0],
             self.prof,
@@ -170,8 +170,11 @@ class _Runner:
         )
         self.out.runs.append(run)
         assert res.final is not None
+        got = self.put_cells.get(id(launch))
+        if got is None or got[0] is not launch:
+            got = self.put_cells[id(launch)] = (launch, _put_cells(launch))
         self.memory.absorb(
-            launch.space, res.final, _put_cells(launch), epoch, lambda c: f"{label} ({run.cta(c)})"
+            launch.space, res.final, got[1], epoch, lambda c: f"{label} ({run.cta(c)})"
         )
         return not res.deadlock
 

@@ -4,12 +4,16 @@ launch finds."""
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from kda_sim.engine.initial import Final
+from kda_sim.engine.initial import Final, Initial
+from kda_sim.host import run as host_run
 from kda_sim.host.memory import HOST, Memory
 from kda_sim.host.run import run_sequence
 from kda_sim.host.spec_text import parse
@@ -64,36 +68,68 @@ def test_a_pair_reset_after_its_put_leaves_no_tag() -> None:
     assert mem.initial(SPACE, 5).tagged == frozenset({4})
 
 
-def _absorb_cell_by_cell(
-    mem: Memory,
-    space: CellSpace,
-    final: Final,
-    put_cells: dict,
-    epoch: int,
-    writer: Callable[[int], str],
-) -> None:
-    """``Memory.absorb`` as it was: every cell through ``CellSpace.split`` on its own
-    (the reference the array version must equal)."""
-    for cell, value in final.words.items():
-        region, index = space.split(cell)
-        mem.words[(region.name, index)] = value
-        if cell in final.word_writer:
-            mem.word_from[(region.name, index)] = writer(final.word_writer[cell])
-    put_at: dict[int, float] = {}
-    for ref, (t, cta) in final.put_done.items():
-        for cell in put_cells.get(ref, ()):
-            region, index = space.split(int(cell))
-            mem.tags[(region.name, index)] = epoch
-            mem.tag_from[(region.name, index)] = writer(cta)
-            put_at[int(cell)] = max(t, put_at.get(int(cell), t))
-    for cell, (t, cta) in final.pair_resets.items():
-        if t >= put_at.get(cell, -1.0):
+@dataclass
+class DictMemory:
+    """``Memory`` as it was: every word and pair its own (region, index) key, each cell
+    through ``CellSpace.split`` on its own (the reference the arrays must equal)."""
+
+    words: dict = field(default_factory=dict)
+    word_from: dict = field(default_factory=dict)
+    tags: dict = field(default_factory=dict)
+    tag_from: dict = field(default_factory=dict)
+
+    def zero(self, regions: Iterable[str]) -> None:
+        names = set(regions)
+        for values, origin in ((self.words, self.word_from), (self.tags, self.tag_from)):
+            for key in [k for k in values if k[0] in names]:
+                values[key] = 0
+                origin[key] = HOST
+
+    def initial(self, space: CellSpace, epoch: int) -> Initial:
+        known = set(space.names)
+
+        def gid(key: tuple[str, int]) -> int:
+            return int(space.gid(space.names.index(key[0]), key[1]))
+
+        words = {gid(k): v for k, v in self.words.items() if v and k[0] in known}
+        tagged = frozenset(gid(k) for k, t in self.tags.items() if t == epoch and k[0] in known)
+        return Initial(words, tagged)
+
+    def pair_writers(self, space: CellSpace, cells: Iterable[int]) -> list[str]:
+        out = []
+        for c in cells:
+            region, index = space.split(c)
+            out.append(self.tag_from.get((region.name, index), "?"))
+        return out
+
+    def absorb(
+        self,
+        space: CellSpace,
+        final: Final,
+        put_cells: dict,
+        epoch: int,
+        writer: Callable[[int], str],
+    ) -> None:
+        for cell, value in final.words.items():
             region, index = space.split(cell)
-            mem.tags[(region.name, index)] = 0
-            mem.tag_from[(region.name, index)] = writer(cta)
+            self.words[(region.name, index)] = value
+            if cell in final.word_writer:
+                self.word_from[(region.name, index)] = writer(final.word_writer[cell])
+        put_at: dict[int, float] = {}
+        for ref, (t, cta) in final.put_done.items():
+            for cell in put_cells.get(ref, ()):
+                region, index = space.split(int(cell))
+                self.tags[(region.name, index)] = epoch
+                self.tag_from[(region.name, index)] = writer(cta)
+                put_at[int(cell)] = max(t, put_at.get(int(cell), t))
+        for cell, (t, cta) in final.pair_resets.items():
+            if t >= put_at.get(cell, -1.0):
+                region, index = space.split(cell)
+                self.tags[(region.name, index)] = 0
+                self.tag_from[(region.name, index)] = writer(cta)
 
 
-def _state(mem: Memory) -> tuple[dict, ...]:
+def _state(mem: Memory | DictMemory) -> tuple[dict, ...]:
     return mem.words, mem.word_from, mem.tags, mem.tag_from
 
 
@@ -118,20 +154,60 @@ def test_absorbing_by_array_leaves_what_cell_by_cell_did(
     zeroing and grids launched together."""
     spec = get(kernel)
     prof = load_profile("h200", kernel=kernel)
-    seen: list[list[tuple[dict, ...]]] = [[], []]
 
-    def run(absorb: Callable[..., None], out: list) -> list:
-        def record(mem: Memory, *args: object) -> None:
+    def run(memory: type) -> tuple[list, list]:
+        states: list[tuple[dict, ...]] = []
+        absorb = memory.absorb
+
+        def record(mem: Memory | DictMemory, *args: object) -> None:
             absorb(mem, *args)
-            out.append(copy.deepcopy(_state(mem)))
+            states.append(copy.deepcopy(_state(mem)))
 
         with monkeypatch.context() as m:
-            m.setattr(Memory, "absorb", record)
+            m.setattr(memory, "absorb", record)
+            m.setattr(host_run, "Memory", memory)
             seq = run_sequence(spec, spec.config_type(**cfg), prof, parse(text))
-        return [(r.initial, r.word_from, r.tag_from) for r in seq.runs]
+        return states, [(r.initial, r.word_from, r.tag_from) for r in seq.runs]
 
-    new = run(Memory.absorb, seen[0])
-    old = run(_absorb_cell_by_cell, seen[1])
-    assert seen[0] == seen[1]
+    new, old = run(Memory), run(DictMemory)
     assert new == old
-    assert any(state[0] or state[2] for state in seen[0])  # words or tags were left
+    assert any(state[0] or state[2] for state in new[0])  # words or tags were left
+
+
+PUTS = st.lists(st.lists(st.integers(0, SPACE.total - 1), min_size=1, max_size=4), max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    launches=st.lists(
+        st.tuples(
+            PUTS,
+            st.randoms(use_true_random=False),
+            st.dictionaries(st.integers(0, SPACE.total - 1), st.integers(0, 3), max_size=3),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_random_launches_leave_what_cell_by_cell_did(launches: list) -> None:
+    """Puts that share cells, made in any order or not at all, resets before and after
+    them, words, and the host's zeroing between launches: the arrays hold what the keys
+    did, after every launch and as the next launch finds it."""
+    new, old = Memory(), DictMemory()
+    for epoch, (puts, rnd, words, zero) in enumerate(launches, 1):
+        put_cells = {(0, k): np.array(cells) for k, cells in enumerate(puts)}
+        made = [ref for ref in put_cells if rnd.random() < 0.8]
+        rnd.shuffle(made)
+        done = {ref: (float(rnd.randint(0, 5)), rnd.randint(0, 3)) for ref in made}
+        resets = {c: (float(rnd.randint(0, 5)), rnd.randint(0, 3)) for c in rnd.sample(range(5), 2)}
+        final = Final(done, words, {c: 1 for c in words}, [], [], pair_resets=resets)
+        for mem in (new, old):
+            mem.absorb(SPACE, final, put_cells, epoch, lambda c, e=epoch: f"launch {e} (CTA {c})")
+            if zero:
+                mem.zero(["VAL"])
+        assert _state(new) == _state(old)
+        for e in (epoch, epoch + 1):
+            assert new.initial(SPACE, e) == old.initial(SPACE, e)
+        cells = range(SPACE.total)
+        assert new.pair_writers(SPACE, cells) == old.pair_writers(SPACE, cells)
