@@ -185,25 +185,32 @@ class CounterOps:
             yield env.timeout(t0 - env.now)
         lat = w.sampler.latency("poll")
         period = lat + w.sampler.latency("retry")
+        # folded and nominal: woken only by a write that can change the next try (Words)
+        watch = w.fold and words.bisect
         n, at = 0, t0  # the try and its issue
         while True:
             seen, src, nxt = words.seen(op.cell, cta, xcd, at)
             if op.pred.holds(seen, target):
                 break
             words.waiting[cta] = Waiting(op, target, seen, self.item)
-            changed = words.change(op.cell)
+            changed = None if watch else words.change(op.cell)
             if nxt == math.inf:
-                yield changed  # nothing newer is written yet
+                # nothing newer is written yet
+                yield words.watch(op.cell, cta, xcd, nxt) if changed is None else changed
                 continue
             # the first try (on the grid t0 + m * period) that reads the newer write
             m = max(n + 1, math.ceil((nxt - t0) / period))
             nxt_at = t0 + m * period
             if nxt_at > env.now:
+                if changed is None:
+                    changed = words.watch(op.cell, cta, xcd, nxt)
                 yield changed | env.timeout(nxt_at - env.now)
                 if env.now < nxt_at:  # another write came first: it may be seen earlier
                     continue
             n, at = m, nxt_at
         words.waiting.pop(cta, None)
+        if watch:
+            words.unwatch(op.cell, cta)
         satisfied = at + lat
         if satisfied > env.now:
             yield env.timeout(satisfied - env.now)

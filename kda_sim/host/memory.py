@@ -1,7 +1,11 @@
 """What the GPU's memory holds between the launches of a host sequence: each counter or
 flag word's value and each (value, tag) pair's tag, with who wrote it last. Keyed by
 (region name, index) so that launches whose configurations lay regions out differently
-still meet in the same words."""
+still meet in the same words.
+
+The pairs are held a region at a time, as arrays by index (``Pairs``): a K1 launch puts
+some 84,000 of them, and a launch of a sequence took 14 times a lone one while they were
+set one (region, index) key at a time. ``tags`` and ``tag_from`` show them as mappings."""
 
 from __future__ import annotations
 
@@ -18,31 +22,106 @@ Key = tuple[str, int]  # (region, index)
 HOST = "the host's zeroing"
 
 
+def keys(space: CellSpace, cells: np.ndarray | Iterable[int]) -> list[Key]:
+    """Each global cell's (region name, index), split an array at a time."""
+    arr = cells if isinstance(cells, np.ndarray) else np.fromiter(cells, dtype=np.int64)
+    regions, index = space.split_all(arr)
+    names = [space.name(r) for r in range(len(space.sizes))]
+    return list(zip([names[r] for r in regions.tolist()], index.tolist(), strict=True))
+
+
+@dataclass
+class Pairs:
+    """One region's pairs by index: the tag each holds, who wrote it, and whether any
+    launch or the host ever did (a pair never written holds no entry, as absent from a
+    mapping)."""
+
+    tag: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    writer: np.ndarray = field(default_factory=lambda: np.zeros(0, object))
+    held: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+
+    def fit(self, size: int) -> None:
+        """Room for indices below ``size`` (a layout's region may be larger than the
+        last's)."""
+        have = self.tag.size
+        if size > have:
+            grow = size - have
+            self.tag = np.concatenate([self.tag, np.zeros(grow, np.int64)])
+            self.writer = np.concatenate([self.writer, np.full(grow, None, object)])
+            self.held = np.concatenate([self.held, np.zeros(grow, bool)])
+
+
 @dataclass
 class Memory:
     words: dict[Key, int] = field(default_factory=dict)  # absent: 0
     word_from: dict[Key, str] = field(default_factory=dict)
-    tags: dict[Key, int] = field(default_factory=dict)  # absent: 0 (never written)
-    tag_from: dict[Key, str] = field(default_factory=dict)
+    pairs: dict[str, Pairs] = field(default_factory=dict)  # by region name
+    # the last launch's put cells split (_split_puts): not memory, left out of equality
+    _split: tuple[CellSpace, dict, tuple] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def tags(self) -> dict[Key, int]:
+        """Each pair ever written: its tag (0: none, or the host's zeroing)."""
+        return {
+            (name, int(i)): int(p.tag[i])
+            for name, p in self.pairs.items()
+            for i in np.flatnonzero(p.held)
+        }
+
+    @property
+    def tag_from(self) -> dict[Key, str]:
+        """Each pair ever written: who wrote its tag last."""
+        return {
+            (name, int(i)): p.writer[i]
+            for name, p in self.pairs.items()
+            for i in np.flatnonzero(p.held)
+        }
 
     def zero(self, regions: Iterable[str]) -> None:
         """The host zeroes every word and pair of ``regions`` (tag 0: no launch's)."""
         names = set(regions)
-        for values, origin in ((self.words, self.word_from), (self.tags, self.tag_from)):
-            for key in [k for k in values if k[0] in names]:
-                values[key] = 0
-                origin[key] = HOST
+        for key in [k for k in self.words if k[0] in names]:
+            self.words[key] = 0
+            self.word_from[key] = HOST
+        for name in names:
+            p = self.pairs.get(name)
+            if p is not None:
+                p.tag[p.held] = 0
+                p.writer[p.held] = HOST
 
     def initial(self, space: CellSpace, epoch: int) -> Initial:
         """What a launch with tag ``epoch`` finds: words by value, pairs already tagged."""
         known = set(space.names)
+        region = {name: r for r, name in reversed(list(enumerate(space.names)))}
 
         def gid(key: Key) -> int:
-            return int(space.gid(space.names.index(key[0]), key[1]))
+            r = region[key[0]]
+            if not 0 <= key[1] < space.sizes[r]:
+                space.gid(r, key[1])  # raises: the index is outside this layout's region
+            return space.offsets[r] + key[1]
 
         words = {gid(k): v for k, v in self.words.items() if v and k[0] in known}
-        tagged = frozenset(gid(k) for k, t in self.tags.items() if t == epoch and k[0] in known)
-        return Initial(words, tagged)
+        tagged: list[np.ndarray] = []
+        for name, p in self.pairs.items():
+            if name in known:
+                index = np.flatnonzero(p.held & (p.tag == epoch))
+                r = region[name]
+                if index.size and index[-1] >= space.sizes[r]:
+                    space.gid(r, index)  # raises: an index outside this layout's region
+                tagged.append(index + space.offsets[r])
+        cells = np.concatenate(tagged).tolist() if tagged else []
+        return Initial(words, frozenset(cells))
+
+    def pair_writers(self, space: CellSpace, cells: Iterable[int]) -> list[str]:
+        """Who wrote the tag of each of ``cells`` (global ids of ``space``), "?" where no
+        launch nor the host did."""
+        regions, index = space.split_all(np.fromiter(cells, dtype=np.int64))
+        out: list[str] = []
+        for r, i in zip(regions.tolist(), index.tolist(), strict=True):
+            p = self.pairs.get(space.name(r))
+            held = p is not None and i < p.held.size and p.held[i]
+            out.append(p.writer[i] if held else "?")  # type: ignore[union-attr]
+        return out
 
     def absorb(
         self,
@@ -53,22 +132,79 @@ class Memory:
         writer: Callable[[int], str],
     ) -> None:
         """What a launch left: its words' values, and its tag on every pair it put;
-        ``writer(cta)`` says who wrote (the launch and the CTA)."""
-        for cell, value in final.words.items():
-            region, index = space.split(cell)
-            key = (region.name, index)
+        ``writer(cta)`` says who wrote (the launch and the CTA). The pairs are set an
+        array a region: where puts share a pair, the later put (in ``final.put_done``'s
+        order) leaves its writer, and the latest put's time decides whether a reset
+        cleared it."""
+        named: dict[int, str] = {}
+
+        def who(cta: int) -> str:
+            name = named.get(cta)
+            if name is None:
+                name = named[cta] = writer(cta)
+            return name
+
+        for key, (cell, value) in zip(keys(space, final.words), final.words.items(), strict=True):
             self.words[key] = value
             if cell in final.word_writer:
-                self.word_from[key] = writer(final.word_writer[cell])
+                self.word_from[key] = who(final.word_writer[cell])
+        cells, regions, index, put_of = self._split_puts(space, put_cells)
+        refs = list(put_cells)
+        # each put's rank in the order the launch made them (-1: not made), and its writer
+        rank = np.full(len(refs), -1, np.int64)
+        label = np.full(len(refs), None, object)
+        slot = {ref: k for k, ref in enumerate(refs)}
+        for order, (ref, (_, cta)) in enumerate(final.put_done.items()):
+            k = slot.get(ref)
+            if k is not None:
+                rank[k], label[k] = order, who(cta)
+        made = rank[put_of] >= 0
+        # the last put made of each pair: stable by rank, then each pair's last entry
+        entries = np.flatnonzero(made)
+        entries = entries[np.argsort(rank[put_of[entries]], kind="stable")]
+        _, last = np.unique(cells[entries][::-1], return_index=True)
+        entries = entries[entries.size - 1 - last]
+        for r in np.unique(regions[entries]).tolist():
+            pick = entries[regions[entries] == r]
+            p = self.pairs.setdefault(space.name(r), Pairs())
+            at = index[pick]
+            p.fit(max(space.sizes[r], int(at.max()) + 1))
+            p.tag[at] = epoch
+            p.writer[at] = label[put_of[pick]]
+            p.held[at] = True
+        if not final.pair_resets:
+            return
+        # the latest put of each reset cell: a reset clears the tag only after it
+        times = np.array(
+            [final.put_done[ref][0] if rank[k] >= 0 else 0.0 for k, ref in enumerate(refs)]
+        )
+        resets = np.fromiter(final.pair_resets, dtype=np.int64)
         put_at: dict[int, float] = {}
-        for ref, (t, cta) in final.put_done.items():
-            for cell in put_cells.get(ref, ()):
-                region, index = space.split(int(cell))
-                self.tags[(region.name, index)] = epoch
-                self.tag_from[(region.name, index)] = writer(cta)
-                put_at[int(cell)] = max(t, put_at.get(int(cell), t))
-        for cell, (t, cta) in final.pair_resets.items():  # cleared after its last put
+        hit = made & np.isin(cells, resets)
+        for cell, t in zip(cells[hit].tolist(), times[put_of[hit]].tolist(), strict=True):
+            put_at[cell] = max(t, put_at.get(cell, t))
+        reset_regions, reset_index = space.split_all(resets)
+        for r, i, (cell, (t, cta)) in zip(
+            reset_regions.tolist(), reset_index.tolist(), final.pair_resets.items(), strict=True
+        ):
             if t >= put_at.get(cell, -1.0):
-                region, index = space.split(cell)
-                self.tags[(region.name, index)] = 0
-                self.tag_from[(region.name, index)] = writer(cta)
+                p = self.pairs.setdefault(space.name(r), Pairs())
+                p.fit(max(space.sizes[r], i + 1))
+                p.tag[i], p.writer[i], p.held[i] = 0, who(cta), True
+
+    def _split_puts(
+        self, space: CellSpace, put_cells: dict[OpRef, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every put's cells in one array (``put_cells``' order), each cell's region and
+        index, and the number of the put it is of; kept for the same ``put_cells`` (the
+        same object) in the same space: a sequence repeats one launch."""
+        got = self._split
+        if got is not None and got[0] is space and got[1] is put_cells:
+            return got[2]
+        arrays = [np.asarray(c, dtype=np.int64).ravel() for c in put_cells.values()]
+        cells = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+        regions, index = space.split_all(cells)
+        put_of = np.repeat(np.arange(len(arrays)), [a.size for a in arrays])
+        out = (cells, regions, index, put_of)
+        self._split = (space, put_cells, out)
+        return out

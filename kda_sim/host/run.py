@@ -12,7 +12,7 @@ import numpy as np
 from kda_sim.engine.initial import Initial
 from kda_sim.engine.simulate import SimResult, simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.host.memory import Memory
+from kda_sim.host.memory import Memory, keys
 from kda_sim.host.steps import HostSequence, LaunchStep, Replay, Together, Zero
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.protocol.handoffs import Handoffs, OpRef, derive, handoffs_of, put_ops
@@ -133,6 +133,9 @@ class _Runner:
         self.memory = Memory()
         self.out = SequenceRun(seq, spec)
         self.names = tuple(spec.regions(cfg))
+        # each launch's put cells, made once for a launch the sequence runs again (the
+        # launch object itself is kept with them, so its id names no other)
+        self.put_cells: dict[int, tuple[Launch, dict[OpRef, np.ndarray]]] = {}
 
     def launch(self, grids: tuple[LaunchStep, ...], epoch: int, label: str) -> bool:
         """Run one launch (or grids together) from memory; False when it hangs."""
@@ -147,9 +150,12 @@ class _Runner:
             launch, parts = _together(cfgs, [self.spec.build(c) for c in cfgs])
             ho, run_launch = derive(launch), launch
         initial = self.memory.initial(launch.space, epoch)
-        split = launch.space.split
-        word_from = {c: self.memory.word_from.get(_key(split, c), "?") for c in initial.words}
-        tag_from = {c: self.memory.tag_from.get(_key(split, c), "?") for c in initial.tagged}
+        space, mem = launch.space, self.memory
+        word_from = {
+            c: mem.word_from.get(k, "?")
+            for c, k in zip(initial.words, keys(space, initial.words), strict=True)
+        }
+        tag_from = dict(zip(initial.tagged, mem.pair_writers(space, initial.tagged), strict=True))
         res = simulate(
             cfgs[0],
             self.prof,
@@ -164,8 +170,11 @@ class _Runner:
         )
         self.out.runs.append(run)
         assert res.final is not None
+        got = self.put_cells.get(id(launch))
+        if got is None or got[0] is not launch:
+            got = self.put_cells[id(launch)] = (launch, _put_cells(launch))
         self.memory.absorb(
-            launch.space, res.final, _put_cells(launch), epoch, lambda c: f"{label} ({run.cta(c)})"
+            launch.space, res.final, got[1], epoch, lambda c: f"{label} ({run.cta(c)})"
         )
         return not res.deadlock
 
@@ -208,11 +217,6 @@ class _Runner:
 
 def _count(steps: list) -> int:
     return sum(s.times if isinstance(s, Replay) else 0 if isinstance(s, Zero) else 1 for s in steps)
-
-
-def _key(split: Any, cell: int) -> tuple[str, int]:
-    region, index = split(cell)
-    return region.name, index
 
 
 def _put_cells(launch: Launch) -> dict[OpRef, np.ndarray]:

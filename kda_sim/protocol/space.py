@@ -85,6 +85,14 @@ class CellSpace:
     def region_of(self, gids: np.ndarray) -> np.ndarray:
         return np.searchsorted(np.asarray(self.offsets), gids, side="right") - 1
 
+    def split_all(self, gids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``split`` over an array: each global id's region and index in it (int64)."""
+        gids = np.asarray(gids, dtype=np.int64).ravel()
+        if not gids.size:
+            return gids, gids
+        regions = self.region_of(gids)
+        return regions, gids - np.asarray(self.offsets, dtype=np.int64)[regions]
+
     def split(self, gid: int) -> tuple[RegionRef, int]:
         """(region, index in it) of a global id."""
         r = int(self.region_of(np.asarray([gid]))[0])
