@@ -154,12 +154,6 @@ def run(args: argparse.Namespace) -> int:
         "conformance": conf.summary(),
         "comparison": cmp.summary(rows=args.rows),
     }
-    near = report["comparison"].get("critical_path", {}).get("near")
-    if near is not None:
-        # a trace without put records (the Triton K1's): its joins' puts are placed from
-        # their stages' bounds, so producers placed at one instant tie at 0 ns because the
-        # trace cannot tell them apart, not because the GPU tied
-        near["real_puts_placed"] = not any(c.puts for c in real.ctas)
     slots = slots_side_by_side({"real": real, "sim": sim})
     if slots:
         report["by_task_slot"] = slots
