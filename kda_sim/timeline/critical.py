@@ -63,7 +63,7 @@ class CriticalPath:
         return [s for s in self.steps if s.kind == "handoff"]
 
 
-class _Index:
+class WalkIndex:
     """What the walk asks of a timeline, indexed once so that each step costs a
     binary search instead of a scan of the CTA's polls or of the launch.
 
@@ -169,12 +169,12 @@ def critical_path(tl: Timeline) -> CriticalPath | None:
     done = [c for c in tl.ctas if c.end is not None and c.start is not None]
     if not done:
         return None
-    ix = _Index(tl)
+    ix = WalkIndex(tl)
     track = max(done, key=lambda c: c.end)  # type: ignore[arg-type, return-value]
     return path_of(tl, walk_back(tl, ix, track, track.end), ix)  # type: ignore[arg-type]
 
 
-def walk_back(tl: Timeline, ix: _Index, track: CtaTrack, t: float) -> list[PathStep]:
+def walk_back(tl: Timeline, ix: WalkIndex, track: CtaTrack, t: float) -> list[PathStep]:
     """The chain that brought ``track`` to time ``t``, walked back from there (the
     steps latest first): what :func:`critical_path` walks from the CTA that ended last,
     and a near-critical rival from the predecessor it swaps in."""
@@ -208,10 +208,12 @@ def walk_back(tl: Timeline, ix: _Index, track: CtaTrack, t: float) -> list[PathS
     return steps
 
 
-def path_of(tl: Timeline, latest_first: list[PathStep], ix: _Index | None = None) -> CriticalPath:
+def path_of(
+    tl: Timeline, latest_first: list[PathStep], ix: WalkIndex | None = None
+) -> CriticalPath:
     """A path from its steps, latest first (as :func:`walk_back` gives them), with the
     time on it by stage."""
-    ix = ix or _Index(tl)
+    ix = ix or WalkIndex(tl)
     steps = latest_first[::-1]
     acc: dict[str, float] = {}
     for s in steps:

@@ -33,7 +33,7 @@ from kda_sim.timeline.critical import (
     EPS_NS,
     CriticalPath,
     PathStep,
-    _Index,
+    WalkIndex,
     kind_sequence,
     path_of,
     poll_sources,
@@ -207,7 +207,7 @@ def near_critical(
 ) -> NearCritical:
     """The path's joins and, for each one of slack under ``near_ns``, its rival."""
     src = sources or timeline_sources(tl)
-    ix = _Index(tl)
+    ix = WalkIndex(tl)
     steps = list(reversed(path.steps))  # latest first, as walk_back gives them
     joins: list[Join] = []
     rivals: list[Rival] = []
