@@ -203,8 +203,8 @@ def factors(shapes: dict[str, dict[str, Any]], cell: str) -> dict[str, dict[str,
             rel.update({n: shapes[n][cell]["median_ns"] / gm for n in names})
     out: dict[str, dict[str, float | None]] = {}
     for name, r in sorted(rel.items()):
-        L = name.split("x")[1]
-        others = [v for n, v in rel.items() if n != name and n.split("x")[1] == L]
+        build = name.split("x")[1]
+        others = [v for n, v in rel.items() if n != name and n.split("x")[1] == build]
         out[name] = {"own": r, "held_out": _med(others) if others else None}
     return out
 
