@@ -29,6 +29,8 @@ class Sampler:
         self._lat.setdefault("atomic_serial", 0.0)
         self._same = self._lat["visibility_same_xcd"]
         self._cross = self._lat["visibility_cross_xcd"]
+        # what ``visibility`` gives without jitter: the same XCD's, another XCD's
+        self.nominal_visibility = (self._same, self._cross)
         self._drawn: list[float] = []  # the next factors, last first (popped from the end)
         self._draws = self.jitter > 0.0  # (a jitter of 0 or less draws nothing)
 

@@ -143,9 +143,8 @@ class World:
         hit = latest.get(key)
         if hit is None:
             put_done = self.put_done
-            # Sampler.visibility's nominal values, inlined: this loop runs a pair a poll
-            vis = self.sampler.visibility
-            same, cross = vis(xcd, xcd), vis(-1, xcd)  # -1: any other XCD
+            # Sampler.visibility's nominal values (no call a set): this loop runs a pair a poll
+            same, cross = self.sampler.nominal_visibility
             best, last, ref = float("-inf"), put_done[producers[0]], producers[0]
             for p in producers:
                 done = put_done[p]

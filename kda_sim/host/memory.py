@@ -51,13 +51,35 @@ class Pairs:
             self.held = np.concatenate([self.held, np.zeros(grow, bool)])
 
 
+@dataclass(frozen=True)
+class PutCells:
+    """A launch's put cells, split once: every put's cells in one array, each cell's
+    region and index, and the number of the put it is of (``refs[put_of[i]]``). Made by
+    whoever runs the launch (``split``) and kept for a launch that runs again: a sequence
+    repeats one launch, and splitting its 84,000 cells (K1) is most of what ``absorb``
+    costs."""
+
+    refs: tuple[OpRef, ...]
+    cells: np.ndarray
+    regions: np.ndarray
+    index: np.ndarray
+    put_of: np.ndarray
+
+    @classmethod
+    def split(cls, space: CellSpace, put_cells: dict[OpRef, np.ndarray]) -> PutCells:
+        """``put_cells`` (each put's global cells in ``space``), in their order."""
+        arrays = [np.asarray(c, dtype=np.int64).ravel() for c in put_cells.values()]
+        cells = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+        regions, index = space.split_all(cells)
+        put_of = np.repeat(np.arange(len(arrays)), [a.size for a in arrays])
+        return cls(tuple(put_cells), cells, regions, index, put_of)
+
+
 @dataclass
 class Memory:
     words: dict[Key, int] = field(default_factory=dict)  # absent: 0
     word_from: dict[Key, str] = field(default_factory=dict)
     pairs: dict[str, Pairs] = field(default_factory=dict)  # by region name
-    # the last launch's put cells split (_split_puts): not memory, left out of equality
-    _split: tuple[CellSpace, dict, tuple] | None = field(default=None, compare=False, repr=False)
 
     @property
     def tags(self) -> dict[Key, int]:
@@ -127,12 +149,13 @@ class Memory:
         self,
         space: CellSpace,
         final: Final,
-        put_cells: dict[OpRef, np.ndarray],
+        puts: PutCells,
         epoch: int,
         writer: Callable[[int], str],
     ) -> None:
-        """What a launch left: its words' values, and its tag on every pair it put;
-        ``writer(cta)`` says who wrote (the launch and the CTA). The pairs are set an
+        """What a launch left: its words' values, and its tag on every pair it put
+        (``puts``: the launch's put cells, split); ``writer(cta)`` says who wrote (the
+        launch and the CTA). The pairs are set an
         array a region: where puts share a pair, the later put (in ``final.put_done``'s
         order) leaves its writer, and the latest put's time decides whether a reset
         cleared it."""
@@ -148,8 +171,8 @@ class Memory:
             self.words[key] = value
             if cell in final.word_writer:
                 self.word_from[key] = who(final.word_writer[cell])
-        cells, regions, index, put_of = self._split_puts(space, put_cells)
-        refs = list(put_cells)
+        cells, regions, index, put_of = puts.cells, puts.regions, puts.index, puts.put_of
+        refs = puts.refs
         # each put's rank in the order the launch made them (-1: not made), and its writer
         rank = np.full(len(refs), -1, np.int64)
         label = np.full(len(refs), None, object)
@@ -191,20 +214,3 @@ class Memory:
                 p = self.pairs.setdefault(space.name(r), Pairs())
                 p.fit(max(space.sizes[r], i + 1))
                 p.tag[i], p.writer[i], p.held[i] = 0, who(cta), True
-
-    def _split_puts(
-        self, space: CellSpace, put_cells: dict[OpRef, np.ndarray]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every put's cells in one array (``put_cells``' order), each cell's region and
-        index, and the number of the put it is of; kept for the same ``put_cells`` (the
-        same object) in the same space: a sequence repeats one launch."""
-        got = self._split
-        if got is not None and got[0] is space and got[1] is put_cells:
-            return got[2]
-        arrays = [np.asarray(c, dtype=np.int64).ravel() for c in put_cells.values()]
-        cells = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
-        regions, index = space.split_all(cells)
-        put_of = np.repeat(np.arange(len(arrays)), [a.size for a in arrays])
-        out = (cells, regions, index, put_of)
-        self._split = (space, put_cells, out)
-        return out

@@ -12,10 +12,10 @@ import numpy as np
 from kda_sim.engine.initial import Initial
 from kda_sim.engine.simulate import SimResult, simulate
 from kda_sim.errors import InvalidInput
-from kda_sim.host.memory import Memory, keys
+from kda_sim.host.memory import Memory, PutCells, keys
 from kda_sim.host.steps import HostSequence, LaunchStep, Replay, Together, Zero
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.protocol.handoffs import Handoffs, OpRef, derive, handoffs_of, put_ops
+from kda_sim.protocol.handoffs import Handoffs, derive, handoffs_of, put_ops
 from kda_sim.protocol.program import CtaProgram, Launch
 
 
@@ -133,9 +133,10 @@ class _Runner:
         self.memory = Memory()
         self.out = SequenceRun(seq, spec)
         self.names = tuple(spec.regions(cfg))
-        # each launch's put cells, made once for a launch the sequence runs again (the
-        # launch object itself is kept with them, so its id names no other)
-        self.put_cells: dict[int, tuple[Launch, dict[OpRef, np.ndarray]]] = {}
+        # each launch's put cells split, made once for a launch the sequence runs again
+        # (the launch object itself is kept with them, so its id names no other); the
+        # memory is handed the split and keeps none of its own
+        self.put_cells: dict[int, tuple[Launch, PutCells]] = {}
 
     def launch(self, grids: tuple[LaunchStep, ...], epoch: int, label: str) -> bool:
         """Run one launch (or grids together) from memory; False when it hangs."""
@@ -219,8 +220,9 @@ def _count(steps: list) -> int:
     return sum(s.times if isinstance(s, Replay) else 0 if isinstance(s, Zero) else 1 for s in steps)
 
 
-def _put_cells(launch: Launch) -> dict[OpRef, np.ndarray]:
-    return {ref: np.asarray(op.cells).ravel() for ref, op in put_ops(launch)}
+def _put_cells(launch: Launch) -> PutCells:
+    cells = {ref: np.asarray(op.cells).ravel() for ref, op in put_ops(launch)}
+    return PutCells.split(launch.space, cells)
 
 
 def run_sequence(

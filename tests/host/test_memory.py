@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kda_sim.engine.initial import Final, Initial
 from kda_sim.host import run as host_run
-from kda_sim.host.memory import HOST, Memory
+from kda_sim.host.memory import HOST, Memory, PutCells
 from kda_sim.host.run import run_sequence
 from kda_sim.host.spec_text import parse
 from kda_sim.kernels.registry import get
@@ -26,7 +26,8 @@ SPACE = CellSpace.from_sizes({"SEM": 2, "VAL": 3})
 
 def _left(mem: Memory, epoch: int) -> None:
     final = Final({(0, 4): (10.0, 1)}, {1: 2}, {1: 0}, [], [])
-    mem.absorb(SPACE, final, {(0, 4): np.array([3, 4])}, epoch, lambda c: f"launch 0 (CTA {c})")
+    puts = PutCells.split(SPACE, {(0, 4): np.array([3, 4])})
+    mem.absorb(SPACE, final, puts, epoch, lambda c: f"launch 0 (CTA {c})")
 
 
 def test_a_launch_leaves_its_words_and_tags() -> None:
@@ -62,7 +63,8 @@ def test_a_pair_reset_after_its_put_leaves_no_tag() -> None:
     (cell 4) was reset at 5 ns, before the put: the put's tag stays."""
     mem = Memory()
     final = Final({(0, 4): (10.0, 1)}, {}, {}, [], [], pair_resets={3: (20.0, 2), 4: (5.0, 2)})
-    mem.absorb(SPACE, final, {(0, 4): np.array([3, 4])}, 5, lambda c: f"launch 0 (CTA {c})")
+    puts = PutCells.split(SPACE, {(0, 4): np.array([3, 4])})
+    mem.absorb(SPACE, final, puts, 5, lambda c: f"launch 0 (CTA {c})")
     assert mem.tags == {("VAL", 1): 0, ("VAL", 2): 5}
     assert mem.tag_from[("VAL", 1)] == "launch 0 (CTA 2)"
     assert mem.initial(SPACE, 5).tagged == frozenset({4})
@@ -106,10 +108,12 @@ class DictMemory:
         self,
         space: CellSpace,
         final: Final,
-        put_cells: dict,
+        puts: PutCells,
         epoch: int,
         writer: Callable[[int], str],
     ) -> None:
+        # each put's cells, as the launch's put ops give them (the split read back)
+        put_cells = {ref: puts.cells[puts.put_of == k] for k, ref in enumerate(puts.refs)}
         for cell, value in final.words.items():
             region, index = space.split(cell)
             self.words[(region.name, index)] = value
@@ -202,8 +206,9 @@ def test_random_launches_leave_what_cell_by_cell_did(launches: list) -> None:
         done = {ref: (float(rnd.randint(0, 5)), rnd.randint(0, 3)) for ref in made}
         resets = {c: (float(rnd.randint(0, 5)), rnd.randint(0, 3)) for c in rnd.sample(range(5), 2)}
         final = Final(done, words, {c: 1 for c in words}, [], [], pair_resets=resets)
+        split = PutCells.split(SPACE, put_cells)
         for mem in (new, old):
-            mem.absorb(SPACE, final, put_cells, epoch, lambda c, e=epoch: f"launch {e} (CTA {c})")
+            mem.absorb(SPACE, final, split, epoch, lambda c, e=epoch: f"launch {e} (CTA {c})")
             if zero:
                 mem.zero(["VAL"])
         assert _state(new) == _state(old)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kda_sim.errors import InvalidInput
+from kda_sim.host import run as host_run
+from kda_sim.host.memory import PutCells
 from kda_sim.host.run import run_sequence
 from kda_sim.host.spec_text import parse
 from kda_sim.kernels.registry import get
@@ -58,6 +60,36 @@ def test_a_sequence_runs_unfolded_where_asked() -> None:
         assert f.result.timeline.makespan == u.result.timeline.makespan
         assert u.result.calls == 0 < f.result.calls  # unfolded: every join an event
         assert u.result.events > f.result.events
+
+
+def test_a_launch_run_again_has_its_put_cells_split_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The runner splits a launch's put cells once and hands the memory that split at
+    every run of the launch (a replay, or the same configuration launched again); a
+    launch of another configuration gets its own."""
+    split = PutCells.split
+    made: list[PutCells] = []
+    handed: list[PutCells] = []
+
+    def counted(space: object, put_cells: dict) -> PutCells:
+        made.append(split(space, put_cells))  # type: ignore[arg-type]
+        return made[-1]
+
+    absorb = host_run.Memory.absorb
+
+    def seen(mem: object, space: object, final: object, puts: PutCells, *rest: object) -> None:
+        handed.append(puts)
+        absorb(mem, space, final, puts, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PutCells, "split", counted)
+    monkeypatch.setattr(host_run.Memory, "absorb", seen)
+    seq = _run("pingpong", "launch; replay*2; launch; launch rounds=2")
+    assert len(seq.runs) == 5
+    assert len(made) == 2  # the default configuration's launch, and rounds=2's
+    assert handed[:4] == [made[0]] * 4 and all(h is made[0] for h in handed[:4])
+    assert handed[4] is made[1]
+    assert made[1].refs != made[0].refs
 
 
 def test_bad_fields_and_regions_are_named() -> None:

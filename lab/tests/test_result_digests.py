@@ -1,0 +1,39 @@
+"""The digest comparison: equal digests pass, a differing result or check report fails,
+a folder that is not there exits 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lab import result_digests
+
+
+def _tree(root: Path, rows: list[str], report: str) -> Path:
+    (root / "cases").mkdir(parents=True)
+    (root / "cases" / "1.tsv").write_text("".join(f"{r}\n" for r in rows))
+    (root / result_digests.REPORTS).write_text(report)
+    return root
+
+
+def test_equal_digests_and_reports_pass(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rows = ["a1\tr1\tcfg one", "a2\tr2\tcfg two"]
+    base = _tree(tmp_path / "base", rows, "== x bug rc=1\nreport\n")
+    new = _tree(tmp_path / "new", rows[::-1], "== x bug rc=1\nreport\n")
+    assert result_digests.main(["compare", str(base), str(new)]) == 0
+    assert "both 2" in capsys.readouterr().out
+
+
+def test_a_differing_result_or_report_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    base = _tree(tmp_path / "base", ["a1\tr1\tcfg one"], "same\n")
+    new = _tree(tmp_path / "new", ["a1\tr9\tcfg one"], "same\n")
+    assert result_digests.main(["compare", str(base), str(new)]) == 1
+    assert "DIFF a1 cfg one" in capsys.readouterr().out
+    other = _tree(tmp_path / "other", ["a1\tr1\tcfg one"], "changed\n")
+    assert result_digests.main(["compare", str(base), str(other)]) == 1
+
+
+def test_a_missing_folder_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert result_digests.main(["compare", str(tmp_path / "no"), str(tmp_path)]) == 2
+    assert "is not a directory" in capsys.readouterr().err
