@@ -436,6 +436,9 @@ class ReferenceCtaRun(CounterOps):
             self.track.unit, self.track.xcd = self.unit, self.xcd
             w.resident.setdefault(self.unit, []).append(self)
             ops, kinds = self.prog.ops, _kinds(self.prog)
+        else:  # a ticket item's body, numbered by the shared CounterOps in the fast
+            # engine's kinds: numbered again in this module's
+            kinds = op_kinds(ops)
         sampler = w.sampler
         streamed = w.prof.streamed_weights
         wanted: float | None = None  # when the Use before this compute asked for its stream

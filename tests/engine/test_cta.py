@@ -370,3 +370,51 @@ def test_every_record_a_launch_makes_has_every_field_set(
         names = [f.name for f in fields(r)]
         assert all(hasattr(r, n) for n in names), (type(r).__name__, r)
         assert r == type(r)(**{n: getattr(r, n) for n in names})
+
+
+def test_adjacent_ops_the_loop_runs_alike_are_one_step() -> None:
+    """``cta._fused``: a barrier, a stage's end and the next stage's begin that follow each
+    other are one step, a bit of its kind each, its op the begin and its value the
+    barrier's latency; a ``Use`` and the compute after it are one step holding the
+    compute's cost, unless ``_share`` may scale that compute. Nothing else joins: two
+    ends, an end after a begin, a second barrier."""
+    from kda_sim.engine import cta
+    from kda_sim.protocol.ops import Barrier, Compute
+
+    ops = (
+        Barrier(),  # 0: a whole seam
+        End("s"),
+        Begin("t", 0),
+        Compute("a"),  # 3: alone (no Use before it)
+        Use(("x",)),  # 4: with the compute after it
+        Compute("a"),
+        Use(("y",)),  # 6: alone, its compute a stage _share may scale
+        Compute("shared"),
+        End("t"),  # 8: an end and a begin
+        Begin("u"),
+        Barrier(),  # 10: a barrier and a begin
+        Begin("v"),
+        End("v"),  # 12: alone (after a begin)
+        End("w"),  # 13: alone (after an end)
+        Barrier(),  # 14: alone (a barrier after it)
+        Barrier(),  # 15: a barrier and an end
+        End("x"),
+    )
+    kinds = cta.op_kinds(ops)
+    vals = [1.0 if k == cta._BARRIER else 0.0 for k in kinds]
+    vals[3], vals[5], vals[7] = 2.0, 3.0, 4.0  # the computes' costs
+    out = cta._fused(zip(range(len(ops)), kinds, ops, vals, strict=True), ("shared",))
+    seam = cta._BARRED | cta._END | cta._BEGIN
+    assert out == (
+        (0, seam, ops[2], 1.0),
+        (3, cta._COMPUTE, ops[3], 2.0),
+        (4, cta._USED, ops[4], 3.0),
+        (6, cta._USE, ops[6], 0.0),
+        (7, cta._COMPUTE, ops[7], 4.0),
+        (8, cta._END | cta._BEGIN, ops[9], 0.0),
+        (10, cta._BARRED | cta._BEGIN, ops[11], 1.0),
+        (12, cta._END, ops[12], 0.0),
+        (13, cta._END, ops[13], 0.0),
+        (14, cta._BARRIER, ops[14], 1.0),
+        (15, cta._BARRED | cta._END, ops[15], 1.0),
+    )
