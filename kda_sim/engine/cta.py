@@ -1029,8 +1029,8 @@ def _nominal(
 def _fused(steps: Iterable[Step], shared: Container[str]) -> tuple[Step, ...]:
     """A nominal program's steps with adjacent ops that the loop runs the same way in one
     step as in two made one, the parts run in order (the same floats added in the same
-    order), where a step's dispatch costs as much as a barrier's or an end's work (a K1
-    launch at R=4 L=2 runs 14,393 steps for its 20,279 ops):
+    order), where a step's dispatch costs as much as a barrier's or an end's work (in a K1
+    launch about seven steps are left for ten ops: bench/README.md, "Fewer steps a launch"):
 
     - a stage's seam: a barrier, the stage's end and the next stage's begin, where they
       follow each other, are one step whose kind has a bit each (``_BARRED``, ``_END``,
