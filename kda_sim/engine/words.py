@@ -176,7 +176,7 @@ class Words:
         self.stale: list[StaleWait] = []  # waits passed on an initial value
         self.rebased: set[int] = set()  # words reset or exchanged in this launch
         # nominal latencies (drawn nothing): seen by bisection (_Seen), a word once read
-        self.bisect = not sampler.jitter and sampler.visibility(0, 0) >= 0.0
+        self.bisect = not sampler.jitter and sampler.nominal_visibility[0] >= 0.0
         self.by_class: dict[int, _Seen] = {}
         self.watches: dict[int, _Watch] = {}  # a folded nominal run's waits (watch)
 
@@ -202,8 +202,7 @@ class Words:
             ev.succeed()
         watch = self.watches.get(cell)
         if watch is not None and watch.live:
-            vis = self.sampler.visibility
-            due = watch.due(w, vis(0, 0), vis(0, 1))
+            due = watch.due(w, *self.sampler.nominal_visibility)
             if due:  # one event wakes them all, in order, as the word's ``change`` would
                 group = self.env.event()
                 group.callbacks.append(lambda _ev: _process(due))
@@ -259,8 +258,8 @@ class Words:
         if self.bisect and hist:
             index = self.by_class.get(cell)
             if index is None:
-                vis = self.sampler.visibility
-                index = self.by_class[cell] = _Seen(hist, vis(0, 0), vis(0, 1))
+                same, cross = self.sampler.nominal_visibility
+                index = self.by_class[cell] = _Seen(hist, same, cross)
             if index.ordered:
                 i, nxt = index.latest(cta, xcd, at)
                 if i < 0:
