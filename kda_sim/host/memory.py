@@ -4,8 +4,9 @@ flag word's value and each (value, tag) pair's tag, with who wrote it last. Keye
 still meet in the same words.
 
 The pairs are held a region at a time, as arrays by index (``Pairs``): a K1 launch puts
-some 84,000 of them, and a launch of a sequence took 14 times a lone one while they were
-set one (region, index) key at a time. ``tags`` and ``tag_from`` show them as mappings."""
+some 84,000 of them, and set one (region, index) key at a time they cost a launch of a
+sequence many times what simulating it does. ``tags`` and ``tag_from`` show them as
+mappings."""
 
 from __future__ import annotations
 
@@ -155,10 +156,9 @@ class Memory:
     ) -> None:
         """What a launch left: its words' values, and its tag on every pair it put
         (``puts``: the launch's put cells, split); ``writer(cta)`` says who wrote (the
-        launch and the CTA). The pairs are set an
-        array a region: where puts share a pair, the later put (in ``final.put_done``'s
-        order) leaves its writer, and the latest put's time decides whether a reset
-        cleared it."""
+        launch and the CTA). The pairs are set an array a region: where puts share a pair,
+        the later put (in ``final.put_done``'s order) leaves its writer, and the latest
+        put's time decides whether a reset cleared it."""
         named: dict[int, str] = {}
 
         def who(cta: int) -> str:
