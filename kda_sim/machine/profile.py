@@ -382,7 +382,7 @@ class GpuProfile:
         if not (self.unit_shared and self.unit_share_skew):
             d.pop("unit_share_skew", None)
         if not self.cost_growth:
-            d.pop("cost_growth")  # as before the field existed
+            d.pop("cost_growth")  # unset: written, and checksummed, as a profile without it
         return d
 
 
