@@ -883,13 +883,7 @@ class CtaRun(CounterOps):
                     t = yield from self.words_op(k, op, t)
                     self.clock = env._now
                 else:
-                    # meet the clock: flagged data is read, a flag drained (``_meet``,
-                    # inlined: 500 a K1 launch, each a generator and its delegation)
-                    c = self.clock
-                    at_t = c + (t - c) if t > c else c
-                    if at_t > env._now:
-                        yield at_time(env, at_t)
-                        self.clock = env._now
+                    yield from self._meet(t)  # flagged data is read, a flag drained
                     if kind == _FLAGGED:
                         self._issue(op, t)
                         self._check_flagged(op)
