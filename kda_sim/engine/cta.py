@@ -224,6 +224,8 @@ class CtaRun(CounterOps):
         # the stage costs the ticket loop it runs now computes (its items'), empty outside
         self.loop_computes: frozenset[str] = frozenset()
         self.loop = -1  # the number of the loop whose body runs (handoffs.loops), -1 none
+        # the CTA's factor on its computes in each stage (GpuProfile.cta_spread), or None
+        self.spread = None if world.cta_factors is None else world.cta_factors[prog.cta]
 
     # -- loads and stores ---------------------------------------------------------------
     def _hbm_load(self, op: Load, span: LoadSpan) -> simpy.Event:
@@ -769,8 +771,10 @@ class CtaRun(CounterOps):
         latency, cost_of = sampler.fixed()
         prof = w.prof
         # nominal: each barrier's latency and compute's cost, looked up before the launch
-        # (empty: each is asked for as the op runs, as a jittered run draws it then)
-        nominal = program and not sampler.jitter
+        # (empty: each is asked for as the op runs, as a jittered run draws it then, and as
+        # a run with a spread between CTAs scales it by the stage it runs in)
+        spread = self.spread
+        nominal = program and not sampler.jitter and spread is None
         steps = (
             _nominal(self.prog, kinds, prof, latency, w.handoffs)
             if nominal
@@ -801,6 +805,8 @@ class CtaRun(CounterOps):
                         cost = cost_of(op.cost, op.units)
                         if grows and op.launch_units:
                             cost *= prof.grown(op.cost, op.launch_units)
+                        if spread is not None:
+                            cost *= spread.get(self.stage, 1.0)
                     if shared and op.cost in shared:
                         cost *= self._share(op.cost, op.units)
                     if wanted is None:

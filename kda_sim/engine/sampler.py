@@ -14,6 +14,9 @@ from kda_sim.machine.profile import OPTIONAL_LATENCIES, GpuProfile
 # a block with the same doubles, in the same order, as that many scalar calls
 # (tests/engine/test_sampler.py), so a seed's run is unchanged.
 DRAW_BLOCK = 4096
+# the spread between CTAs (GpuProfile.cta_spread) draws from a generator of its own, seeded
+# from the run's seed and this, so the jitter's stream is the same with it as without
+SPREAD_STREAM = 0x5C7A
 
 
 class Sampler:
@@ -40,6 +43,17 @@ class Sampler:
         draws nothing, and the first ``default_rng`` of a process imports numpy.random
         (about 10 ms of a cold launch)."""
         return np.random.default_rng(self._seed)
+
+    def cta_factors(self, ctas: int, stages: list[str]) -> list[dict[str, float]] | None:
+        """Each CTA's factor on its computes in each of ``stages`` (``GpuProfile.
+        cta_spread``), by CTA number; None where the run draws none (no seed, no spread).
+        One matrix a launch, CTA by stage in the order given, so a CTA's factors do not
+        depend on the order the CTAs run in."""
+        sd = self.prof.cta_spread
+        if self._seed is None or not sd or not stages:
+            return None
+        z = np.random.default_rng([self._seed, SPREAD_STREAM]).standard_normal((ctas, len(stages)))
+        return [dict(zip(stages, row, strict=True)) for row in np.exp(sd * z).tolist()]
 
     def _refill(self) -> None:
         block = self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter, DRAW_BLOCK)

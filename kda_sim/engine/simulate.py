@@ -113,6 +113,9 @@ def simulate(
     sampler = Sampler(prof, seed, jitter)
     world = World(env, prof, sampler, hbm, ho, tracks, never=env.event())
     world.fold = fold_events
+    world.cta_factors = sampler.cta_factors(
+        max(p.cta for p in launch.programs) + 1, list(spec.stages)
+    )
     if initial is not None:
         world.words = Words(env, world.sampler, dict(initial.words))
         world.tagged = initial.tagged

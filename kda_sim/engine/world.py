@@ -77,6 +77,9 @@ class World:
     stale_polls: list[StalePoll] = field(default_factory=list)
     # what every CtaRun reads of the launch, made by the first (cta.py, _launch_consts)
     cta_consts: tuple | None = None
+    # each CTA's factor on its computes by stage (Sampler.cta_factors), by CTA number;
+    # None: no spread between CTAs (a nominal run, or a profile without cta_spread)
+    cta_factors: list[dict[str, float]] | None = None
 
     # keyed by a poll plan's producer-set number (untagged polls) or by the producer tuple
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost

@@ -45,6 +45,7 @@ COST_FIELDS: tuple[str, ...] = (
     "unit_share_from",
     "unit_share_skew",
     "cost_growth",
+    "cta_spread",
 )
 STOCK_SUFFIX = ".json"
 # the GPU parameters an overlay may set: what a fit moves and what the measured build
@@ -74,6 +75,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "unit_share_from": _P["unit_share_from"],
         "unit_share_skew": _P["unit_share_skew"],
         "cost_growth": _P["cost_growth"],
+        "cta_spread": _P["cta_spread"],
         "overrides": {
             "type": "object",
             "additionalProperties": False,

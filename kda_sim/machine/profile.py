@@ -91,6 +91,8 @@ MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
 MAX_CROWD = 4.0
 # cost_growth is a factor a unit of the launch's work: at most this much
 MAX_GROWTH = 1.0
+# cta_spread is the sd of a factor's log: at most this much (e to the 1 is 2.7 times)
+MAX_SPREAD = 1.0
 MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
 _INT_DIGITS = 12  # an integer in a profile: at most this many digits
 _JSON_HOOKS = json_hooks(_INT_DIGITS)
@@ -186,6 +188,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
         # a stage cost's growth with its launch's work (GpuProfile.cost_growth): a factor a
         # unit of it; at most 1 (the K1's k.recur grows by some 0.05 a token)
         "cost_growth": {"type": "object", "additionalProperties": _num(0, MAX_GROWTH)},
+        # each CTA's own factor on a stage's computes (GpuProfile.cta_spread): its log's sd
+        "cta_spread": _num(0, MAX_SPREAD),
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -235,6 +239,7 @@ _TOP_PARAMS = (
     "unit_share",
     "unit_share_from",
     "unit_share_skew",
+    "cta_spread",
 )
 
 
@@ -296,6 +301,15 @@ class GpuProfile:
     # it; of the forms tried on the durations, a cost line in L times (1 + g S) holds
     # out best (docs/calibration.md, "k.recur's cost growing with the launch"). {}: none
     cost_growth: dict[str, float] = field(default_factory=dict)
+    # a spread between CTAs: in a seeded run each CTA's computes in each stage kind take
+    # one factor drawn for that CTA and kind, exp(cta_spread * z), z standard normal (its
+    # median 1), drawn once a launch. In the Triton K1's H200 launches a gemv CTA's gemv0
+    # and gemv1 each take a factor of their own against the CTAs sharing the SM alike (a
+    # log's sd of 0.02 to 0.03 from four tokens on, 0.04 to 0.11 at one and two), drawn
+    # afresh each launch, not the CTA's for the launch: gemv0's and gemv1's factors rank
+    # -0.40 to +0.77 alike, the kda stages' -0.45 to +0.12 with gemv0's
+    # (docs/calibration.md, "A spread between CTAs"). 0: none (a nominal run draws none)
+    cta_spread: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -383,6 +397,8 @@ class GpuProfile:
             d.pop("unit_share_skew", None)
         if not self.cost_growth:
             d.pop("cost_growth")  # unset: written, and checksummed, as a profile without it
+        if not self.cta_spread:
+            d.pop("cta_spread")  # as cost_growth: a profile without it reads as before
         return d
 
 
@@ -444,6 +460,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_share_from=float(d.get("unit_share_from", 0.0)),
             unit_share_skew=float(d.get("unit_share_skew", 0.0)),
             cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
+            cta_spread=float(d.get("cta_spread", 0.0)),
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None

@@ -144,6 +144,27 @@ def test_cost_growth_round_trips_and_bad_values_are_named(tmp_path: Path) -> Non
             load_profile(str(f))
 
 
+def test_cta_spread_round_trips_in_a_profile_and_an_overlay(tmp_path: Path) -> None:
+    d = load_profile("h200-stock").to_dict()
+    assert "cta_spread" not in d  # unset: as before the field existed
+    f = tmp_path / "spread.json"
+    f.write_text(json.dumps(d | {"cta_spread": 0.025}))
+    p = load_profile(str(f))
+    assert p.cta_spread == 0.025 and p.to_dict()["cta_spread"] == 0.025
+    k1 = load_profile("h200-k1")
+    overlay = {"kernel": "k1", "gpu": "h200", "costs": {k: list(v) for k, v in k1.costs.items()}}
+    o = tmp_path / "overlay.json"
+    o.write_text(json.dumps(overlay | {"cta_spread": 0.03}))
+    assert load_profile(str(o)).cta_spread == 0.03
+    for bad in (-0.1, 1.5, "wide"):  # below 0, above MAX_SPREAD, not a number
+        f.write_text(json.dumps(d | {"cta_spread": bad}))
+        with pytest.raises(InvalidInput, match="cta_spread"):
+            load_profile(str(f))
+        o.write_text(json.dumps(overlay | {"cta_spread": bad}))
+        with pytest.raises(InvalidInput, match="cta_spread"):
+            load_profile(str(o))
+
+
 def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
     d = load_profile("h200-stock").to_dict()
     assert d["hbm_peak_bytes_per_ns"] == 4800.0  # round-trips: a fit keeps the bound
