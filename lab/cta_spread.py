@@ -15,15 +15,31 @@ launches:
 - whether it repeats: the rank correlation of the CTAs' gemv0 factors between two
   launches, by CTA number (median over the pairs).
 
-Usage: ``python -m lab.cta_spread LABEL=TRACE_DIR ... [--json OUT]`` (each folder's
-``k1_R{R}_L{L}_{i}.json``, as ``lab.trace_spread record`` writes them).
+``paths``: the critical path as a distribution. Per shape, ``--seeds`` seeded runs of
+the model with the spread (``GpuProfile.cta_spread`` set to ``--spread``, no per-op
+jitter), run i placed as launch i mod n of the shape ran and compared with it; beside
+them the n launches' own paths. Per shape: each path's share of the runs and of the
+launches, whether the model's most-taken path is the launches' (``lab.loo_spread``'s
+verdict), the overlap (the sum over paths of the lesser share), the share of launches
+whose path the model takes in at least ``1 / n`` of its runs, the makespan error of each
+run against its launch, and each stage kind's pooled median duration error.
+
+Usage::
+
+    python -m lab.cta_spread measure LABEL=TRACE_DIR ... [--json OUT]
+    python -m lab.cta_spread paths TRACE_DIR (--folds DIR | --profile P) --spread SD
+        --seeds N [--json OUT]
+
+(each folder's ``k1_R{R}_L{L}_{i}.json``, as ``lab.trace_spread record`` writes them).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -31,13 +47,17 @@ from typing import Any
 import numpy as np
 
 from kda_sim.compare.counterpart import read_k1_trace
+from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.compare.model import model_view
-from kda_sim.compare.spread import launches_by_shape
+from kda_sim.compare.spread import launches_by_shape, read_launch
 from kda_sim.compare.stage_split import split_spans
 from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.spec import STAGES
+from kda_sim.timeline.critical import stage_kinds
 from kda_sim.timeline.model import CtaTrack, Timeline
 from lab.gemv_tail import _rho
 from lab.gpu_jobs import report_main
+from lab.loo_spread import KIND_BAR, MAKESPAN_BAR, fold_file, modal_verdict
 from lab.makespan_parts import _neighbour
 
 GEMV: tuple[str, ...] = ("load_x", "gemv0", "gemv1")
@@ -156,24 +176,181 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def seeded_comparison(t: Timeline, profile: str, spread: float, seed: int) -> Comparison:
+    """The model's run of launch ``t`` (its build, residency and placement, as
+    ``compare.spread.model_comparison`` runs it) with ``cta_spread`` at ``spread`` and no
+    per-op jitter, seeded ``seed``, compared with ``t``."""
+    from kda_sim.compare.launch import (
+        occupancy_of,
+        placement_of,
+        profile_of,
+        resources,
+        with_resources,
+    )
+    from kda_sim.compare.model import config_of
+    from kda_sim.engine import simulate
+
+    prof = replace(with_resources(profile_of(t, profile), resources(t)), cta_spread=spread)
+    sim = simulate(
+        config_of(t),
+        prof,
+        occupancy=occupancy_of(t),
+        placement=placement_of(t, prof),
+        seed=seed,
+        jitter=0.0,
+    ).timeline
+    return compare_timelines(t, sim)
+
+
+Path_ = tuple[str, ...]
+
+
+def shares(paths: list[Path_]) -> dict[Path_, float]:
+    n = Counter(paths)
+    return {p: c / len(paths) for p, c in n.most_common()}
+
+
+def path_shape(real: list[Path_], comps: list[Comparison]) -> dict[str, Any]:
+    """One shape: the launches' paths ``real`` against the model's runs ``comps`` (see the
+    module's doc)."""
+    sim = [tuple(stage_kinds(c.sim_kinds)) for c in comps]
+    pr, ps = shares(real), shares(sim)
+    floor = 1 / len(real)
+    ms = [c.makespan_err or 0.0 for c in comps]
+    kinds: dict[str, float] = {}
+    for k in STAGES:
+        r = [m.real_dur for c in comps for m in c.matched if m.stage == k]
+        if r:
+            s = [m.sim_dur for c in comps for m in c.matched if m.stage == k]
+            kinds[k] = statistics.median(s) / statistics.median(r) - 1
+    return {
+        "runs": len(comps),
+        "launches": len(real),
+        "real": [[list(p), v] for p, v in pr.items()],
+        "model": [[list(p), v] for p, v in ps.items()],
+        "modal": modal_verdict(real, sim),
+        "overlap": sum(min(v, ps.get(p, 0.0)) for p, v in pr.items()),
+        "launches_covered": sum(ps.get(p, 0.0) >= floor for p in real) / len(real),
+        "makespan_abs_median": statistics.median(abs(e) for e in ms),
+        "makespan_median": statistics.median(ms),
+        "kinds": kinds,
+    }
+
+
+def path_report(
+    folder: Path, folds: Path | None, profile: str | None, spread: float, seeds: int
+) -> dict[str, Any]:
+    groups = launches_by_shape(folder)
+    shapes: dict[str, Any] = {}
+    for (R, L), files in groups.items():
+        prof = str(fold_file(folds, R, L)) if folds is not None else profile
+        if prof is None:
+            raise InvalidInput("a fold folder or a profile is needed", what="--profile")
+        launches = [read_launch(p) for p in files]
+        comps = [
+            seeded_comparison(launches[i % len(launches)], prof, spread, i) for i in range(seeds)
+        ]
+        real = [tuple(stage_kinds(c.real_kinds)) for c in comps[: len(launches)]]
+        shapes[f"{R}x{L}"] = path_shape(real, comps)
+    med = {
+        k: statistics.median(r["kinds"][k] for r in shapes.values() if k in r["kinds"])
+        for k in STAGES
+        if any(k in r["kinds"] for r in shapes.values())
+    }
+    verdicts = Counter(r["modal"] for r in shapes.values())
+    return {
+        "folder": str(folder),
+        "folds": str(folds) if folds else None,
+        "profile": profile,
+        "spread": spread,
+        "seeds": seeds,
+        "shapes": shapes,
+        "summary": {
+            "modal_yes": verdicts["yes"],
+            "modal_tie": verdicts["tie"],
+            "overlap_sum": sum(r["overlap"] for r in shapes.values()),
+            "covered_sum": sum(r["launches_covered"] for r in shapes.values()),
+            "makespans_within": sum(
+                r["makespan_abs_median"] <= MAKESPAN_BAR for r in shapes.values()
+            ),
+            "makespan_abs_median_over_shapes": statistics.median(
+                r["makespan_abs_median"] for r in shapes.values()
+            ),
+            "kind_median_err": med,
+            "kinds_within": sum(abs(v) <= KIND_BAR for v in med.values()),
+        },
+    }
+
+
+def _short(p: list[str]) -> str:
+    return " ".join(p)
+
+
+def path_table(rep: dict[str, Any]) -> str:
+    lines = [
+        "| shape | modal | overlap | launches covered | makespan: median abs (signed) |"
+        " launches' paths (share) | the model's (share) |",
+        "|" + "---|" * 7,
+    ]
+    for name, r in rep["shapes"].items():
+        real = "; ".join(f"{_short(p)} ({v:.2f})" for p, v in r["real"])
+        sim = "; ".join(f"{_short(p)} ({v:.2f})" for p, v in r["model"][:4])
+        lines.append(
+            f"| {name} | {r['modal']} | {r['overlap']:.2f} | {r['launches_covered']:.2f}"
+            f" | {100 * r['makespan_abs_median']:.1f} % ({100 * r['makespan_median']:+.1f} %)"
+            f" | {real} | {sim} |"
+        )
+    s = rep["summary"]
+    lines.append(
+        f"\nspread {rep['spread']}, {rep['seeds']} runs a shape: modal {s['modal_yes']}"
+        f" (+{s['modal_tie']} tie) of {len(rep['shapes'])}, overlap {s['overlap_sum']:.2f},"
+        f" launches covered {s['covered_sum']:.2f}, makespans within 5 % {s['makespans_within']}"
+        f" (median {100 * s['makespan_abs_median_over_shapes']:.1f} %), kinds within 15 %"
+        f" {s['kinds_within']} of {len(s['kind_median_err'])}: "
+        + ", ".join(f"{k} {100 * v:+.0f}" for k, v in s["kind_median_err"].items())
+    )
+    return "\n".join(lines)
+
+
 def _labelled(arg: str) -> tuple[str, Path]:
     label, sep, path = arg.partition("=")
     return (label, Path(path)) if sep else (Path(arg).name, Path(arg))
 
 
+def _seeds(v: str) -> int:
+    n = int(v)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 run, not {n}")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folders", nargs="+", type=_labelled, help="LABEL=DIR (or DIR)")
-    ap.add_argument("--json", type=Path, help="write the rows here too")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("measure", help="each CTA's stage factors, per shape")
+    m.add_argument("folders", nargs="+", type=_labelled, help="LABEL=DIR (or DIR)")
+    m.add_argument("--json", type=Path, help="write the rows here too")
+    p = sub.add_parser("paths", help="the critical path over seeded runs with the spread")
+    p.add_argument("folder", type=Path)
+    p.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json: each shape's")
+    p.add_argument("--profile", help="a bundled profile's name or a file, for every shape")
+    p.add_argument("--spread", type=float, required=True, help="cta_spread: a log's sd")
+    p.add_argument("--seeds", type=_seeds, default=32, help="runs a shape (default 32)")
+    p.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 
-    def make() -> list[dict[str, Any]]:
+    def make() -> Any:
         try:
-            return report(a.folders)
+            if a.cmd == "measure":
+                return report(a.folders)
+            if a.folds is not None and not a.folds.is_dir():
+                raise InvalidInput("no such folder", where=str(a.folds))
+            return path_report(a.folder, a.folds, a.profile, a.spread, a.seeds)
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 
-    return report_main("cta_spread", make, table, a.json)
+    show = table if a.cmd == "measure" else path_table
+    return report_main("cta_spread", make, show, a.json)
 
 
 if __name__ == "__main__":

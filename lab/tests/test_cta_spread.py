@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kda_sim.compare.counterpart import read_k1_trace
-from lab.cta_spread import ANCHOR, factors, main, summary
+from lab.cta_spread import ANCHOR, factors, main, path_shape, seeded_comparison, shares, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "traces" / "k1_h200_R2_L2.json.gz"
@@ -46,4 +47,45 @@ def test_one_factor_a_cta_and_a_repeat() -> None:
 
 
 def test_no_such_folder_exits_2(tmp_path: Path) -> None:
-    assert main([f"x={tmp_path / 'none'}"]) == 2
+    assert main(["measure", f"x={tmp_path / 'none'}"]) == 2
+
+
+def test_paths_shares_overlap_and_cover() -> None:
+    a, b, c = ("x", "k.conv"), ("x", "k.stage", "k.conv"), ("x", "k.gates")
+    real = [b] * 6 + [a] * 2
+
+    class _C:  # the fields of a Comparison path_shape reads
+        def __init__(self, p: tuple[str, ...]) -> None:
+            self.sim_kinds, self.makespan_err, self.matched = list(p), 0.01, []
+
+    sim = [_C(a)] * 5 + [_C(b)] * 2 + [_C(c)]
+    rep = path_shape(real, sim)  # type: ignore[arg-type]
+    assert rep["modal"] == "no"  # the model's most-taken is a, the launches' b
+    assert rep["overlap"] == pytest.approx(2 / 8 + 2 / 8)  # min over a and b
+    assert rep["launches_covered"] == 1.0  # a and b each at >= 1/8 of the runs
+    assert shares(real) == {b: 0.75, a: 0.25}
+
+
+def test_a_seeded_run_with_the_spread_moves_and_without_it_does_not() -> None:
+    tl = read_k1_trace(TRACE)
+    flat = [seeded_comparison(tl, "h200-k1", 0.0, s).sim_makespan for s in (1, 2)]
+    assert flat[0] == flat[1]
+    spread = [seeded_comparison(tl, "h200-k1", 0.05, s).sim_makespan for s in (1, 2)]
+    assert spread[0] != spread[1]
+
+
+def test_paths_refuses_no_runs() -> None:
+    with pytest.raises(SystemExit) as e:
+        main(
+            [
+                "paths",
+                str(ROOT / "traces"),
+                "--profile",
+                "h200-k1",
+                "--spread",
+                "0.02",
+                "--seeds",
+                "0",
+            ]
+        )
+    assert e.value.code == 2
