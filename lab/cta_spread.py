@@ -36,9 +36,11 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
@@ -51,6 +53,7 @@ from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.compare.model import model_view
 from kda_sim.compare.spread import launches_by_shape, read_launch
 from kda_sim.compare.stage_split import split_spans
+from kda_sim.engine.sampler import Sampler
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.spec import STAGES
 from kda_sim.timeline.critical import stage_kinds
@@ -176,6 +179,27 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+@contextlib.contextmanager
+def only_stages(stages: tuple[str, ...]) -> Iterator[None]:
+    """While open, the engine's spread between CTAs scales only ``stages`` (every stage
+    where empty): an experiment on which stages the spread belongs to, not a profile
+    figure."""
+    if not stages:
+        yield
+        return
+    drawn = Sampler.cta_factors
+
+    def kept(self: Sampler, ctas: int, names: list[str]) -> list[dict[str, float]] | None:
+        f = drawn(self, ctas, names)
+        return None if f is None else [{k: row[k] for k in stages if k in row} for row in f]
+
+    Sampler.cta_factors = kept  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Sampler.cta_factors = drawn  # type: ignore[method-assign]
+
+
 def seeded_comparison(t: Timeline, profile: str, spread: float, seed: int) -> Comparison:
     """The model's run of launch ``t`` (its build, residency and placement, as
     ``compare.spread.model_comparison`` runs it) with ``cta_spread`` at ``spread`` and no
@@ -238,7 +262,12 @@ def path_shape(real: list[Path_], comps: list[Comparison]) -> dict[str, Any]:
 
 
 def path_report(
-    folder: Path, folds: Path | None, profile: str | None, spread: float, seeds: int
+    folder: Path,
+    folds: Path | None,
+    profile: str | None,
+    spread: float,
+    seeds: int,
+    stages: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     groups = launches_by_shape(folder)
     shapes: dict[str, Any] = {}
@@ -247,9 +276,11 @@ def path_report(
         if prof is None:
             raise InvalidInput("a fold folder or a profile is needed", what="--profile")
         launches = [read_launch(p) for p in files]
-        comps = [
-            seeded_comparison(launches[i % len(launches)], prof, spread, i) for i in range(seeds)
-        ]
+        with only_stages(stages):
+            comps = [
+                seeded_comparison(launches[i % len(launches)], prof, spread, i)
+                for i in range(seeds)
+            ]
         real = [tuple(stage_kinds(c.real_kinds)) for c in comps[: len(launches)]]
         shapes[f"{R}x{L}"] = path_shape(real, comps)
     med = {
@@ -263,6 +294,7 @@ def path_report(
         "folds": str(folds) if folds else None,
         "profile": profile,
         "spread": spread,
+        "stages": list(stages),
         "seeds": seeds,
         "shapes": shapes,
         "summary": {
@@ -302,7 +334,8 @@ def path_table(rep: dict[str, Any]) -> str:
         )
     s = rep["summary"]
     lines.append(
-        f"\nspread {rep['spread']}, {rep['seeds']} runs a shape: modal {s['modal_yes']}"
+        f"\nspread {rep['spread']} ({', '.join(rep['stages']) or 'every stage'}),"
+        f" {rep['seeds']} runs a shape: modal {s['modal_yes']}"
         f" (+{s['modal_tie']} tie) of {len(rep['shapes'])}, overlap {s['overlap_sum']:.2f},"
         f" launches covered {s['covered_sum']:.2f}, makespans within 5 % {s['makespans_within']}"
         f" (median {100 * s['makespan_abs_median_over_shapes']:.1f} %), kinds within 15 %"
@@ -336,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", help="a bundled profile's name or a file, for every shape")
     p.add_argument("--spread", type=float, required=True, help="cta_spread: a log's sd")
     p.add_argument("--seeds", type=_seeds, default=32, help="runs a shape (default 32)")
+    p.add_argument(
+        "--stages",
+        type=lambda v: tuple(x for x in v.split(",") if x),
+        default=(),
+        help="spread only these stages (comma-separated; default every stage)",
+    )
     p.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 
@@ -345,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
                 return report(a.folders)
             if a.folds is not None and not a.folds.is_dir():
                 raise InvalidInput("no such folder", where=str(a.folds))
-            return path_report(a.folder, a.folds, a.profile, a.spread, a.seeds)
+            return path_report(a.folder, a.folds, a.profile, a.spread, a.seeds, a.stages)
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 

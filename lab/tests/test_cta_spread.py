@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from kda_sim.compare.counterpart import read_k1_trace
-from lab.cta_spread import ANCHOR, factors, main, path_shape, seeded_comparison, shares, summary
+from lab.cta_spread import (
+    ANCHOR,
+    factors,
+    main,
+    only_stages,
+    path_shape,
+    seeded_comparison,
+    shares,
+    summary,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "traces" / "k1_h200_R2_L2.json.gz"
@@ -89,3 +98,17 @@ def test_paths_refuses_no_runs() -> None:
             ]
         )
     assert e.value.code == 2
+
+
+def test_only_stages_keeps_their_factors_and_puts_the_sampler_back() -> None:
+    from dataclasses import replace
+
+    from kda_sim.engine.sampler import Sampler
+    from kda_sim.machine.profile import load_profile
+
+    s = Sampler(replace(load_profile("h200-k1"), cta_spread=0.05), seed=2)
+    every = s.cta_factors(4, ["gemv0", "k.recur"])
+    with only_stages(("gemv0",)):
+        kept = s.cta_factors(4, ["gemv0", "k.recur"])
+    assert kept == [{"gemv0": row["gemv0"]} for row in every]  # type: ignore[union-attr]
+    assert s.cta_factors(4, ["gemv0", "k.recur"]) == every
