@@ -308,7 +308,8 @@ class GpuProfile:
     # log's sd of 0.02 to 0.03 from four tokens on, 0.04 to 0.11 at one and two), drawn
     # afresh each launch, not the CTA's for the launch: gemv0's and gemv1's factors rank
     # -0.40 to +0.77 alike, the kda stages' -0.45 to +0.12 with gemv0's
-    # (docs/calibration.md, "A spread between CTAs"). 0: none (a nominal run draws none)
+    # (docs/calibration.md, "A spread between CTAs, and the path as a distribution"). 0:
+    # none (a nominal run draws none)
     cta_spread: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
