@@ -303,13 +303,10 @@ class GpuProfile:
     cost_growth: dict[str, float] = field(default_factory=dict)
     # a spread between CTAs: in a seeded run each CTA's computes in each stage kind take
     # one factor drawn for that CTA and kind, exp(cta_spread * z), z standard normal (its
-    # median 1), drawn once a launch. In the Triton K1's H200 launches a gemv CTA's gemv0
-    # and gemv1 each take a factor of their own against the CTAs sharing the SM alike (a
-    # log's sd of 0.02 to 0.03 from four tokens on, 0.04 to 0.11 at one and two), drawn
-    # afresh each launch, not the CTA's for the launch: gemv0's and gemv1's factors rank
-    # -0.40 to +0.77 alike, the kda stages' -0.45 to +0.12 with gemv0's
-    # (docs/calibration.md, "A spread between CTAs, and the path as a distribution"). 0:
-    # none (a nominal run draws none)
+    # median 1), drawn once a launch. A factor a stage kind, not one a CTA, and drawn afresh
+    # each launch, because that is how the traced launches spread (docs/calibration.md,
+    # "A spread between CTAs, and the path as a distribution"). 0: none (a nominal run
+    # draws none)
     cta_spread: float = 0.0
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
