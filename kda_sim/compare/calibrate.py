@@ -767,7 +767,7 @@ def fitted_overlay(
     if fit.cost_growth:
         d["cost_growth"] = dict(fit.cost_growth)
     if fit.cta_spread:  # the spread the fit ran with: its costs are fitted beside it
-        d["cta_spread"] = fit.cta_spread
+        d["cta_spread"] = dict(fit.cta_spread)
     if fit.unit_shared:
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
         if fit.unit_share_from:

@@ -280,7 +280,7 @@ def test_the_stage_term_weighs_in_the_loss_and_the_fit(h200, slow_recur) -> None
 
 def _spread(prof, sd: float = 0.05):
     """``prof`` with a spread between CTAs on every gemv CTA's gemv stages."""
-    return replace(prof, cta_spread=sd)
+    return replace(prof, cta_spread={"gemv0": sd, "gemv1": sd})
 
 
 def test_with_a_spread_a_trace_scores_the_mean_over_fixed_seeds(h200, slow_recur) -> None:
