@@ -321,9 +321,9 @@ class GpuProfile:
     # stage kind named here take one factor drawn for that CTA and kind, exp(sd * z), z
     # standard normal (its median 1), drawn once a launch. A factor a stage kind, not one
     # a CTA, drawn afresh each launch, and set kind by kind, because that is how the traced
-    # launches spread: the gemv stages' computes by a sd of their log of some 0.02 to 0.03,
-    # each independently, the kda stages' by more, their loads' latency in it
-    # (docs/calibration.md, "A spread between CTAs, and the path as a distribution").
+    # launches spread: each gemv stage's compute on its own, the kda stages' spread holding
+    # their loads' latency too (docs/calibration.md, "A spread between CTAs, and the path
+    # as a distribution").
     # {}: none (and a nominal run draws none)
     cta_spread: dict[str, float] = field(default_factory=dict)
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster

@@ -337,3 +337,24 @@ def test_calibrate_refuses_seeds_it_cannot_use(tmp_path: Path, capsys) -> None:
     assert main([*base, "--gpu", "h200-k1", "--seeds", "2"]) == 2
     assert "sets no cta_spread" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_calibrate_says_a_spread_without_seeds_is_fitted_nominal(tmp_path: Path, capsys) -> None:
+    """A start with a spread and no --seeds: the fit runs nominal launches, and says so;
+    with --seeds it does not."""
+    from kda_sim.cli import main
+
+    k1 = load_profile("h200-k1")
+    start = tmp_path / "start.json"
+    costs = {k: list(v) for k, v in k1.costs.items()}
+    start.write_text(
+        json.dumps({"kernel": "k1", "gpu": "h200", "costs": costs, "cta_spread": {"gemv0": 0.03}})
+    )
+    trace = Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
+    argv = ["calibrate", str(trace), "--profile", str(start), "--budget", "0"]
+    argv += ["--cost-passes", "0", "--no-progress", "--force", "--out"]
+    main([*argv, str(tmp_path / "a.json")])
+    assert "without --seeds the fit runs nominal launches" in capsys.readouterr().err
+    main([*argv, str(tmp_path / "b.json"), "--seeds", "1"])
+    assert "without --seeds" not in capsys.readouterr().err
+    assert load_profile(str(tmp_path / "b.json")).cta_spread == {"gemv0": 0.03}
