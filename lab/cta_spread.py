@@ -16,19 +16,20 @@ launches:
   launches, by CTA number (median over the pairs).
 
 ``paths``: the critical path as a distribution. Per shape, ``--seeds`` seeded runs of
-the model with the spread (``GpuProfile.cta_spread`` set to ``--spread``, no per-op
-jitter), run i placed as launch i mod n of the shape ran and compared with it; beside
-them the n launches' own paths. Per shape: each path's share of the runs and of the
-launches, whether the model's most-taken path is the launches' (``lab.loo_spread``'s
-verdict), the overlap (the sum over paths of the lesser share), the share of launches
-whose path the model takes in at least ``1 / n`` of its runs, the makespan error of each
-run against its launch, and each stage kind's pooled median duration error.
+the model with the spread (``GpuProfile.cta_spread``: ``--spread`` on each stage kind of
+``--stages``, every kind by default; no per-op jitter), run i placed as launch i mod n
+of the shape ran and compared with it; beside them the n launches' own paths. Per shape:
+each path's share of the runs and of the launches, whether the model's most-taken path
+is the launches' (``lab.loo_spread``'s verdict), the overlap (the sum over paths of the
+lesser share), the share of launches whose path the model takes in at least ``1 / n`` of
+its runs, the makespan error of each run against its launch, and each stage kind's
+pooled median duration error.
 
 Usage::
 
     python -m lab.cta_spread measure LABEL=TRACE_DIR ... [--json OUT]
     python -m lab.cta_spread paths TRACE_DIR (--folds DIR | --profile P) --spread SD
-        --seeds N [--json OUT]
+        [--stages gemv0,gemv1] --seeds N [--json OUT]
 
 (each folder's ``k1_R{R}_L{L}_{i}.json``, as ``lab.trace_spread record`` writes them).
 """
@@ -36,11 +37,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
@@ -53,9 +52,9 @@ from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.compare.model import model_view
 from kda_sim.compare.spread import launches_by_shape, read_launch
 from kda_sim.compare.stage_split import split_spans
-from kda_sim.engine.sampler import Sampler
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.spec import STAGES
+from kda_sim.machine.profile import MAX_SPREAD
 from kda_sim.timeline.critical import stage_kinds
 from kda_sim.timeline.model import CtaTrack, Timeline
 from lab.gemv_tail import _rho
@@ -179,31 +178,21 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-@contextlib.contextmanager
-def only_stages(stages: tuple[str, ...]) -> Iterator[None]:
-    """While open, the engine's spread between CTAs scales only ``stages`` (every stage
-    where empty): an experiment on which stages the spread belongs to, not a profile
-    figure."""
-    if not stages:
-        yield
-        return
-    drawn = Sampler.cta_factors
-
-    def kept(self: Sampler, ctas: int, names: list[str]) -> list[dict[str, float]] | None:
-        f = drawn(self, ctas, names)
-        return None if f is None else [{k: row[k] for k in stages if k in row} for row in f]
-
-    Sampler.cta_factors = kept  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        Sampler.cta_factors = drawn  # type: ignore[method-assign]
+def spread_map(sd: float, stages: tuple[str, ...] = ()) -> dict[str, float]:
+    """``GpuProfile.cta_spread`` for ``sd`` on ``stages`` (the K1's every stage kind where
+    empty); a kind not the K1's is refused."""
+    if not 0 <= sd <= MAX_SPREAD:
+        raise InvalidInput(f"--spread {sd}: 0 to {MAX_SPREAD}", what="--spread")
+    bad = [k for k in stages if k not in STAGES]
+    if bad:
+        raise InvalidInput(f"not a stage kind of the K1: {bad[0]}", what="--stages")
+    return {k: sd for k in stages or STAGES} if sd else {}
 
 
-def seeded_comparison(t: Timeline, profile: str, spread: float, seed: int) -> Comparison:
+def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Comparison:
     """The model's run of launch ``t`` (its build, residency and placement, as
-    ``compare.spread.model_comparison`` runs it) with ``cta_spread`` at ``spread`` and no
-    per-op jitter, seeded ``seed``, compared with ``t``."""
+    ``compare.spread.model_comparison`` runs it) with ``cta_spread`` ``spread`` (stage kind
+    -> sd) and no per-op jitter, seeded ``seed``, compared with ``t``."""
     from kda_sim.compare.launch import (
         occupancy_of,
         placement_of,
@@ -269,6 +258,7 @@ def path_report(
     seeds: int,
     stages: tuple[str, ...] = (),
 ) -> dict[str, Any]:
+    by_kind = spread_map(spread, stages)
     groups = launches_by_shape(folder)
     shapes: dict[str, Any] = {}
     for (R, L), files in groups.items():
@@ -276,11 +266,9 @@ def path_report(
         if prof is None:
             raise InvalidInput("a fold folder or a profile is needed", what="--profile")
         launches = [read_launch(p) for p in files]
-        with only_stages(stages):
-            comps = [
-                seeded_comparison(launches[i % len(launches)], prof, spread, i)
-                for i in range(seeds)
-            ]
+        comps = [
+            seeded_comparison(launches[i % len(launches)], prof, by_kind, i) for i in range(seeds)
+        ]
         real = [tuple(stage_kinds(c.real_kinds)) for c in comps[: len(launches)]]
         shapes[f"{R}x{L}"] = path_shape(real, comps)
     med = {

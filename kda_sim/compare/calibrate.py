@@ -89,6 +89,9 @@ from kda_sim.machine.profile import (
 from kda_sim.parallel import Jobs
 from kda_sim.timeline.model import Timeline
 
+# the most seeded runs a trace's score may average (``with_seeds``): each is a simulated
+# launch at every evaluation of the fit
+MAX_SEEDS = 64
 # machine parameters the search may move: (name, how): "log" scales the value; "add"
 # adds ns (for a parameter whose default may be 0); "frac" adds to a factor, kept within
 # the profile's bounds
@@ -167,6 +170,9 @@ class Trace:
     resources: dict | None = None  # the measured build's (threads, registers, shared)
     kind_dur: dict[str, float] = field(default_factory=dict)  # stage kind -> median span
     stage_weight: float = 0.0  # the stage-duration term's weight in this trace's loss
+    # the seeds of the runs whose scores' mean is this trace's score (a profile with a
+    # spread between CTAs, ``with_seeds``); (): one nominal run
+    seeds: tuple[int, ...] = ()
 
 
 def busy_times(tl: Timeline) -> dict[tuple[int, str, int], float]:
@@ -269,14 +275,73 @@ def score(tr: Trace, sim: Timeline) -> Score:
     )
 
 
-def _sim(tr: Trace, prof: GpuProfile) -> Timeline:
-    """The trace's launch on ``prof``: its build, its residency, its CTAs on their units."""
-    return simulate(
-        tr.cfg,
-        with_resources(prof, tr.resources),
-        occupancy=tr.occupancy,
-        placement=placement_of(tr.tl, prof),
-    ).timeline
+def _runs(tr: Trace, prof: GpuProfile) -> list[Timeline]:
+    """The trace's launch on ``prof`` (its build, its residency, its CTAs on their units):
+    one nominal run, or one run a seed of ``tr.seeds`` without per-op jitter, so that only
+    the spread between CTAs draws."""
+    built = with_resources(prof, tr.resources)
+    place = placement_of(tr.tl, prof)
+    return [
+        simulate(
+            tr.cfg, built, occupancy=tr.occupancy, placement=place, seed=s, jitter=0.0
+        ).timeline
+        for s in tr.seeds or (None,)
+    ]
+
+
+def score_runs(tr: Trace, runs: Sequence[Timeline]) -> Score:
+    """``tr``'s score on its runs: one run's, or the mean of each figure over the seeds'."""
+    scores = [score(tr, sim) for sim in runs]
+    if len(scores) == 1:
+        return scores[0]
+
+    def mean(name: str) -> float:
+        return float(np.mean([getattr(s, name) for s in scores]))
+
+    ends = [s.sim_makespan for s in scores]
+    return Score(
+        mean("makespan_err"),
+        mean("start_err_median"),
+        mean("start_err_p90"),
+        min(s.matched for s in scores),
+        None if None in ends else mean("sim_makespan"),
+        mean("stage_err"),
+        tr.stage_weight,
+    )
+
+
+def _all_runs(traces: Sequence[Trace], prof: GpuProfile) -> list[list[Timeline]]:
+    return [_runs(tr, prof) for tr in traces]
+
+
+def _flat(
+    traces: Sequence[Trace], runs: Sequence[Sequence[Timeline]]
+) -> tuple[list[Trace], list[Timeline]]:
+    """Each trace beside each of its runs: what the cost corrections and starts take, a
+    seed's run counting as a trace of its own."""
+    pairs = [(tr, sim) for tr, rs in zip(traces, runs, strict=True) for sim in rs]
+    return [tr for tr, _ in pairs], [sim for _, sim in pairs]
+
+
+def _scores(traces: Sequence[Trace], runs: Sequence[Sequence[Timeline]]) -> dict[str, Score]:
+    return {tr.name: score_runs(tr, rs) for tr, rs in zip(traces, runs, strict=True)}
+
+
+def with_seeds(traces: Sequence[Trace], prof: GpuProfile, seeds: int) -> list[Trace]:
+    """``traces`` each scored as the mean over ``seeds`` seeded runs (seeds 0 to
+    ``seeds`` - 1, the same at every evaluation, so the loss is a deterministic function of
+    the profile); 0: one nominal run, as before. Only a profile with a spread between CTAs
+    (``cta_spread``) draws anything in a run without jitter, so only such a profile takes
+    seeds."""
+    if not 0 <= seeds <= MAX_SEEDS:
+        raise InvalidInput(f"--seeds {seeds}: 0 to {MAX_SEEDS}", what="seeds")
+    if seeds and not prof.cta_spread:
+        raise InvalidInput(
+            f"--seeds {seeds}: {prof.name} sets no cta_spread, so its seeded runs are its "
+            "nominal one",
+            what="seeds",
+        )
+    return [replace(tr, seeds=tuple(range(seeds))) for tr in traces]
 
 
 def correct_costs(
@@ -410,7 +475,7 @@ class FitResult:
 
 
 def score_on(prof: GpuProfile, tr: Trace) -> Score:
-    return score(tr, _sim(tr, prof))
+    return score_runs(tr, _runs(tr, prof))
 
 
 def evaluate(prof: GpuProfile, traces: Sequence[Trace], jobs: Jobs = 1) -> dict[str, Score]:
@@ -435,6 +500,7 @@ def fit_profile(
     stage_weight: float = 0.0,
     cost_growth: Sequence[str] = (),
     jobs: Jobs = 1,
+    seeds: int = 0,
 ) -> FitResult:
     """Steps 1-3 of the module docstring; ``budget``: launches of each trace the search may
     use; ``unit_share_from``: the fewest units a shared compute must have to be slowed;
@@ -442,11 +508,14 @@ def fit_profile(
     by the skew the traces give (``share_start``); ``stage_weight``: the stage-duration
     term's weight in the loss (0: none); ``cost_growth``: stage costs that grow with the
     launch's work, their growth read from the traces (``growth_start``);
-    ``jobs``: processes (or a cluster) the search's simulations are shared among."""
+    ``jobs``: processes (or a cluster) the search's simulations are shared among;
+    ``seeds``: with a spread between CTAs in ``base``, each trace's score is the mean over
+    that many seeded runs (:func:`with_seeds`; 0: one nominal run)."""
     if not (stage_weight >= 0 and math.isfinite(stage_weight)):
         raise InvalidInput(f"stage weight {stage_weight}: a finite value >= 0", what="stage_weight")
     if stage_weight:
         traces = [replace(tr, stage_weight=stage_weight) for tr in traces]
+    traces = with_seeds(traces, base, seeds)
     with Scorer(traces, score_on, jobs) as scorer:
         shared = (tuple(unit_shared), unit_share_from, unit_share_by_order)
         return _fit(
@@ -482,6 +551,7 @@ def _fit(
         raise InvalidInput("no training traces", what="traces")
     t0 = time.perf_counter()
     launches = 0
+    per_pass = sum(len(tr.seeds) or 1 for tr in traces)  # simulated launches a pass
     say = log or (lambda _m: None)
     prof = measured_build(base, traces)  # the fit runs the measured build
     for key, units in (switches or {}).items():
@@ -506,29 +576,29 @@ def _fit(
     prof = cold_start(streamed_start(prof, traces), traces)
     if later_task_excess(traces) is None:  # no CTA runs a second task: nothing pins it
         search = [n for n in search if n != "cold_code"]
-    sims = [_sim(tr, prof) for tr in traces]
-    prof = gap_start(prof, traces, sims)
-    sims = [_sim(tr, prof) for tr in traces]
-    launches += 2 * len(traces)
+    runs = _all_runs(traces, prof)
+    prof = gap_start(prof, *_flat(traces, runs))
+    runs = _all_runs(traces, prof)
+    launches += 2 * per_pass
     if growth:
         bad = [k for k in growth if k not in prof.costs]
         if bad:
             raise InvalidInput(f"--cost-growth {bad}: no such stage cost", what="cost_growth")
-        prof = growth_start(prof, traces, sims, growth)
-        sims = [_sim(tr, prof) for tr in traces]
-        launches += len(traces)
+        prof = growth_start(prof, *_flat(traces, runs), growth)
+        runs = _all_runs(traces, prof)
+        launches += per_pass
         say("cost_growth " + ", ".join(f"{k} {prof.cost_growth.get(k, 0.0):.4f}" for k in growth))
-    loss = _loss({tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)})
+    loss = _loss(_scores(traces, runs))
     say(f"start: loss {loss:.5f}")
     for i in range(cost_passes):
-        cand = correct_costs(prof, traces, sims)
-        cand_sims = [_sim(tr, cand) for tr in traces]
-        launches += len(traces)
-        new = _loss({tr.name: score(tr, sim) for tr, sim in zip(traces, cand_sims, strict=True)})
+        cand = correct_costs(prof, *_flat(traces, runs))
+        cand_runs = _all_runs(traces, cand)
+        launches += per_pass
+        new = _loss(_scores(traces, cand_runs))
         say(f"cost pass {i + 1}: loss {new:.5f}")
         if new >= loss:
             break  # the correction no longer helps (the rest is not the stages' cost)
-        prof, sims, loss = cand, cand_sims, new
+        prof, runs, loss = cand, cand_runs, new
     history: list[float] = []
     spec = _search_spec(search)
     if budget > 0 and spec:
@@ -541,7 +611,7 @@ def _fit(
             nonlocal launches
             x = np.clip(x, -bound, bound)
             loss = _loss(scorer(apply_search(start, x, search)))
-            launches += len(traces)
+            launches += per_pass
             history.append(loss)
             best[0] = min(best[0], loss)
             bar.update(1)
@@ -562,13 +632,13 @@ def _fit(
         bar.close()
         prof = apply_search(start, np.clip(res.x, -bound, bound), search)
         say(f"search: {res.nfev} evaluations, loss {res.fun:.5f}")
-        sims = [_sim(tr, prof) for tr in traces]
-        launches += len(traces)
-    train = {tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)}
+        runs = _all_runs(traces, prof)
+        launches += per_pass
+    train = _scores(traces, runs)
     if cost_passes and budget > 0 and spec:
-        cand = correct_costs(prof, traces, sims)
+        cand = correct_costs(prof, *_flat(traces, runs))
         cand_train = scorer(cand)
-        launches += len(traces)
+        launches += per_pass
         say(f"last cost pass: loss {_loss(cand_train):.5f}")
         if _loss(cand_train) < _loss(train):
             prof, train = cand, cand_train
@@ -604,21 +674,22 @@ def fit_costs(
             raise InvalidInput(f"switch {key}: not one of the costs fitted", what="switch")
         if key not in prof.cost_above:
             prof = prof.with_params(**{f"above_{key}": (float(units), *prof.costs[key])})
-    sims = [_sim(tr, prof) for tr in traces]
-    launches = len(traces)
-    train = {tr.name: score(tr, sim) for tr, sim in zip(traces, sims, strict=True)}
+    runs = _all_runs(traces, prof)
+    per_pass = sum(len(tr.seeds) or 1 for tr in traces)  # simulated launches a pass
+    launches = per_pass
+    train = _scores(traces, runs)
     say(f"start: loss {_loss(train):.5f}")
     history = [_loss(train)]
     for i in range(passes):
-        cand = correct_costs(prof, traces, sims, keys)
-        cand_sims = [_sim(tr, cand) for tr in traces]
-        launches += len(traces)
-        cand_train = {tr.name: score(tr, sim) for tr, sim in zip(traces, cand_sims, strict=True)}
+        cand = correct_costs(prof, *_flat(traces, runs), keys)
+        cand_runs = _all_runs(traces, cand)
+        launches += per_pass
+        cand_train = _scores(traces, cand_runs)
         say(f"cost pass {i + 1}: loss {_loss(cand_train):.5f}")
         history.append(_loss(cand_train))
         if _loss(cand_train) >= _loss(train):
             break
-        prof, sims, train = cand, cand_sims, cand_train
+        prof, runs, train = cand, cand_runs, cand_train
     return FitResult(prof, train, launches, time.perf_counter() - t0, history)
 
 
@@ -695,6 +766,8 @@ def fitted_overlay(
         d["cost_above"] = {k: list(v) for k, v in fit.cost_above.items()}
     if fit.cost_growth:
         d["cost_growth"] = dict(fit.cost_growth)
+    if fit.cta_spread:  # the spread the fit ran with: its costs are fitted beside it
+        d["cta_spread"] = dict(fit.cta_spread)
     if fit.unit_shared:
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
         if fit.unit_share_from:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from kda_sim.errors import InvalidInput
 from kda_sim.machine.profile import OPTIONAL_LATENCIES, GpuProfile
 
 # jitter factors drawn from the generator at once: a scalar ``uniform`` costs about 2 us
@@ -45,15 +46,25 @@ class Sampler:
         return np.random.default_rng(self._seed)
 
     def cta_factors(self, ctas: int, stages: list[str]) -> list[dict[str, float]] | None:
-        """Each CTA's factor on its computes in each of ``stages`` (``GpuProfile.
-        cta_spread``), by CTA number; None where the run draws none (no seed, no spread).
-        One matrix a launch, CTA by stage in the order given, so a CTA's factors do not
-        depend on the order the CTAs run in."""
-        sd = self.prof.cta_spread
-        if self._seed is None or not sd or not stages:
+        """Each CTA's factor on its computes in each stage kind of ``stages`` that the
+        profile spreads (``GpuProfile.cta_spread``), by CTA number; None where the run draws
+        none (no seed, no spread). One matrix a launch, CTA by every kind of ``stages`` in
+        the order given, spread or not, so a CTA's factors do not depend on the order the
+        CTAs run in, and a kind's are the same whichever other kinds the profile spreads."""
+        spread = self.prof.cta_spread
+        if self._seed is None or not spread or not stages:
             return None
+        unknown = sorted(set(spread) - set(stages))
+        if unknown:
+            raise InvalidInput(
+                f"cta_spread.{unknown[0]}: not a stage kind of the kernel ({', '.join(stages)})",
+                what=f"cta_spread.{unknown[0]}",
+                where=self.prof.name,
+            )
         z = np.random.default_rng([self._seed, SPREAD_STREAM]).standard_normal((ctas, len(stages)))
-        return [dict(zip(stages, row, strict=True)) for row in np.exp(sd * z).tolist()]
+        sd = np.array([spread.get(s, 0.0) for s in stages])
+        kept = [(i, s) for i, s in enumerate(stages) if spread.get(s)]
+        return [{s: row[i] for i, s in kept} for row in np.exp(z * sd).tolist()]
 
     def _refill(self) -> None:
         block = self.rng.uniform(1.0 - self.jitter, 1.0 + self.jitter, DRAW_BLOCK)

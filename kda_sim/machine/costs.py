@@ -107,10 +107,12 @@ _SCHEMA = Schema(COSTS_SCHEMA)
 def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
     """Refuse a costs or overlay file that breaks :data:`COSTS_SCHEMA` (NaN, a value out of
     its physical range, an unknown field) or, given the kernel ``spec``, one whose cost
-    keys are not the kernel's: the message names the file and the key."""
+    keys (or ``cta_spread``'s stage kinds) are not the kernel's: the message names the
+    file and the key."""
     if not isinstance(d, dict):
         raise InvalidInput("a costs file is a JSON object", where=where)
     gp._refuse_non_finite(d, where)
+    gp.refuse_one_spread(d, where)
     err = _SCHEMA.first_error(d)
     if err is not None:
         field_ = json_path(err.absolute_path)
@@ -142,6 +144,14 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
                 raise InvalidInput(
                     f"{part}.{k}: not a cost key of {spec.name}", what=f"{part}.{k}", where=where
                 )
+    stages = tuple(spec.stages)
+    for k in d.get("cta_spread", ()):  # a stage kind's, not a cost key's
+        if k not in stages:
+            raise InvalidInput(
+                f"cta_spread.{k}: not a stage kind of {spec.name} ({', '.join(stages)})",
+                what=f"cta_spread.{k}",
+                where=where,
+            )
 
 
 def _kernel(kernel: str | Any) -> Any:

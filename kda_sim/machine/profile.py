@@ -91,7 +91,7 @@ MIN_POLL_NS = 1e-3  # a poll's round trip: the engine divides by it
 MAX_CROWD = 4.0
 # cost_growth is a factor a unit of the launch's work: at most this much
 MAX_GROWTH = 1.0
-# cta_spread is the sd of a factor's log: at most this much (e to the 1 is 2.7 times)
+# each sd of cta_spread (of a factor's log): at most this much (e to the 1 is 2.7 times)
 MAX_SPREAD = 1.0
 MAX_NS = 1e8  # a latency or a stage cost's base or per-unit part: 0.1 s
 _INT_DIGITS = 12  # an integer in a profile: at most this many digits
@@ -188,8 +188,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         # a stage cost's growth with its launch's work (GpuProfile.cost_growth): a factor a
         # unit of it; at most 1 (the K1's k.recur grows by some 0.05 a token)
         "cost_growth": {"type": "object", "additionalProperties": _num(0, MAX_GROWTH)},
-        # each CTA's own factor on a stage's computes (GpuProfile.cta_spread): its log's sd
-        "cta_spread": _num(0, MAX_SPREAD),
+        # each CTA's own factor on a stage kind's computes (GpuProfile.cta_spread): stage
+        # kind -> its log's sd
+        "cta_spread": {"type": "object", "additionalProperties": _num(0, MAX_SPREAD)},
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -202,12 +203,26 @@ def _refuse_non_finite(v: Any, where: str) -> None:
     refuse_non_finite(v, where, int_digits=_INT_DIGITS, error=InvalidInput)
 
 
+def refuse_one_spread(d: dict[str, Any], where: str) -> None:
+    """Refuse ``cta_spread`` given as one number, naming the form it takes: the launches
+    spread stage kind by stage kind, so a profile says which kinds it spreads."""
+    v = d.get("cta_spread")
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        raise InvalidInput(
+            f"cta_spread: {v!r} is one number; it is a map of stage kind -> the sd of the "
+            'log of each CTA\'s factor, e.g. {"gemv0": 0.025, "gemv1": 0.025}',
+            what="cta_spread",
+            where=where,
+        )
+
+
 def validate_profile_dict(d: Any, where: str = "profile") -> None:
     """Refuse a profile whose fields are missing, of the wrong type or out of their
     physical range (:data:`PROFILE_SCHEMA`), naming the field and the constraint."""
     if not isinstance(d, dict):
         raise InvalidInput("a profile is a JSON object", where=where)
     _refuse_non_finite(d, where)
+    refuse_one_spread(d, where)
     err = _SCHEMA.first_error(d)
     if err is not None:
         field_ = json_path(err.absolute_path)
@@ -232,6 +247,8 @@ class KernelResources:
 
 # ``with_params``'s name for a cost's growth: ``growth_k.recur``
 GROWTH_PREFIX = "growth_"
+# ``with_params``'s name for a stage kind's spread between CTAs: ``spread_gemv0``
+SPREAD_PREFIX = "spread_"
 # the profile's own numbers a fit or ``with_params`` may set by name
 _TOP_PARAMS = (
     "hbm_bytes_per_ns",
@@ -239,7 +256,6 @@ _TOP_PARAMS = (
     "unit_share",
     "unit_share_from",
     "unit_share_skew",
-    "cta_spread",
 )
 
 
@@ -301,13 +317,15 @@ class GpuProfile:
     # it; of the forms tried on the durations, a cost line in L times (1 + g S) holds
     # out best (docs/calibration.md, "k.recur's cost growing with the launch"). {}: none
     cost_growth: dict[str, float] = field(default_factory=dict)
-    # a spread between CTAs: in a seeded run each CTA's computes in each stage kind take
-    # one factor drawn for that CTA and kind, exp(cta_spread * z), z standard normal (its
-    # median 1), drawn once a launch. A factor a stage kind, not one a CTA, and drawn afresh
-    # each launch, because that is how the traced launches spread (docs/calibration.md,
-    # "A spread between CTAs, and the path as a distribution"). 0: none (a nominal run
-    # draws none)
-    cta_spread: float = 0.0
+    # a spread between CTAs, stage kind -> sd: in a seeded run each CTA's computes in a
+    # stage kind named here take one factor drawn for that CTA and kind, exp(sd * z), z
+    # standard normal (its median 1), drawn once a launch. A factor a stage kind, not one
+    # a CTA, drawn afresh each launch, and set kind by kind, because that is how the traced
+    # launches spread: each gemv stage's compute on its own, the kda stages' spread holding
+    # their loads' latency too (docs/calibration.md, "A spread between CTAs, and the path
+    # as a distribution").
+    # {}: none (and a nominal run draws none)
+    cta_spread: dict[str, float] = field(default_factory=dict)
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -341,12 +359,14 @@ class GpuProfile:
         return base + per * units
 
     def with_params(self, **params: float) -> GpuProfile:
-        """A copy with latencies (``poll=...``), costs (``cost_k.recur=(a, b)``) or a cost's
-        growth (``growth_k.recur=g``) replaced."""
+        """A copy with latencies (``poll=...``), costs (``cost_k.recur=(a, b)``), a cost's
+        growth (``growth_k.recur=g``) or a stage kind's spread between CTAs
+        (``spread_gemv0=sd``) replaced."""
         lat = dict(self.latency_ns)
         costs = dict(self.costs)
         above = dict(self.cost_above)
         growth = dict(self.cost_growth)
+        spread = dict(self.cta_spread)
         top: dict[str, Any] = {}
         for k, v in params.items():
             if k in lat:
@@ -357,13 +377,22 @@ class GpuProfile:
                 above[k[6:]] = (float(v[0]), float(v[1]), float(v[2]))  # type: ignore[index]
             elif k.startswith(GROWTH_PREFIX) and k[len(GROWTH_PREFIX) :] in costs:
                 growth[k[len(GROWTH_PREFIX) :]] = float(v)
+            elif k.startswith(SPREAD_PREFIX) and len(k) > len(SPREAD_PREFIX):
+                spread[k[len(SPREAD_PREFIX) :]] = float(v)
             elif k in _TOP_PARAMS:
                 top[k] = float(v)
             else:
                 raise InvalidInput(f"unknown model parameter {k!r}", what="parameter")
         growth = {n: g for n, g in growth.items() if g}  # 0: as if never set
+        spread = {n: v for n, v in spread.items() if v}
         return replace(
-            self, latency_ns=lat, costs=costs, cost_above=above, cost_growth=growth, **top
+            self,
+            latency_ns=lat,
+            costs=costs,
+            cost_above=above,
+            cost_growth=growth,
+            cta_spread=spread,
+            **top,
         )
 
     def identity(self) -> str:
@@ -458,7 +487,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_share_from=float(d.get("unit_share_from", 0.0)),
             unit_share_skew=float(d.get("unit_share_skew", 0.0)),
             cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
-            cta_spread=float(d.get("cta_spread", 0.0)),
+            cta_spread={str(n): float(v) for n, v in d.get("cta_spread", {}).items() if v},
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None

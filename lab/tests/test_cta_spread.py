@@ -8,14 +8,16 @@ import numpy as np
 import pytest
 
 from kda_sim.compare.counterpart import read_k1_trace
+from kda_sim.errors import InvalidInput
+from kda_sim.kernels.k1.spec import STAGES
 from lab.cta_spread import (
     ANCHOR,
     factors,
     main,
-    only_stages,
     path_shape,
     seeded_comparison,
     shares,
+    spread_map,
     summary,
 )
 
@@ -77,9 +79,9 @@ def test_paths_shares_overlap_and_cover() -> None:
 
 def test_a_seeded_run_with_the_spread_moves_and_without_it_does_not() -> None:
     tl = read_k1_trace(TRACE)
-    flat = [seeded_comparison(tl, "h200-k1", 0.0, s).sim_makespan for s in (1, 2)]
+    flat = [seeded_comparison(tl, "h200-k1", {}, s).sim_makespan for s in (1, 2)]
     assert flat[0] == flat[1]
-    spread = [seeded_comparison(tl, "h200-k1", 0.05, s).sim_makespan for s in (1, 2)]
+    spread = [seeded_comparison(tl, "h200-k1", spread_map(0.05), s).sim_makespan for s in (1, 2)]
     assert spread[0] != spread[1]
 
 
@@ -100,15 +102,15 @@ def test_paths_refuses_no_runs() -> None:
     assert e.value.code == 2
 
 
-def test_only_stages_keeps_their_factors_and_puts_the_sampler_back() -> None:
-    from dataclasses import replace
-
-    from kda_sim.engine.sampler import Sampler
-    from kda_sim.machine.profile import load_profile
-
-    s = Sampler(replace(load_profile("h200-k1"), cta_spread=0.05), seed=2)
-    every = s.cta_factors(4, ["gemv0", "k.recur"])
-    with only_stages(("gemv0",)):
-        kept = s.cta_factors(4, ["gemv0", "k.recur"])
-    assert kept == [{"gemv0": row["gemv0"]} for row in every]  # type: ignore[union-attr]
-    assert s.cta_factors(4, ["gemv0", "k.recur"]) == every
+def test_the_spread_names_its_stage_kinds() -> None:
+    """--spread on --stages: those kinds only; without --stages every K1 kind; 0 none; a
+    kind the K1 lacks or a sd out of the profile's range refused (exit 2 from the CLI)."""
+    assert spread_map(0.05, ("gemv0", "gemv1")) == {"gemv0": 0.05, "gemv1": 0.05}
+    assert spread_map(0.02) == dict.fromkeys(STAGES, 0.02)
+    assert spread_map(0.0, ("gemv0",)) == {}
+    with pytest.raises(InvalidInput, match="gemv2"):
+        spread_map(0.05, ("gemv2",))
+    with pytest.raises(InvalidInput, match="--spread"):
+        spread_map(-0.1)
+    argv = ["paths", str(ROOT / "traces"), "--profile", "h200-k1", "--spread", "0.02"]
+    assert main([*argv, "--stages", "gemv0,gemv2", "--seeds", "1"]) == 2

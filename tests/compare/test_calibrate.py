@@ -14,6 +14,7 @@ import pytest
 
 from kda_sim.compare.calibrate import (
     DEFAULT_SEARCH,
+    MAX_SEEDS,
     apply_search,
     correct_costs,
     evaluate,
@@ -23,6 +24,7 @@ from kda_sim.compare.calibrate import (
     pinned,
     prepare,
     searched,
+    with_seeds,
     write_overlay,
 )
 from kda_sim.engine import simulate
@@ -274,3 +276,85 @@ def test_the_stage_term_weighs_in_the_loss_and_the_fit(h200, slow_recur) -> None
     assert fit.train["R1L2"].stage_weight == 2.0
     with pytest.raises(InvalidInput, match="stage weight"):
         fit_profile(h200, [tr], budget=0, progress=False, stage_weight=float("nan"))
+
+
+def _spread(prof, sd: float = 0.05):
+    """``prof`` with a spread between CTAs on every gemv CTA's gemv stages."""
+    return replace(prof, cta_spread={"gemv0": sd, "gemv1": sd})
+
+
+def test_with_a_spread_a_trace_scores_the_mean_over_fixed_seeds(h200, slow_recur) -> None:
+    """--seeds: each trace's score is the mean of its seeded runs' figures, the same seeds
+    at every evaluation (the loss a function of the profile alone), and not the nominal
+    run's, which draws no spread."""
+    _truth, tr = slow_recur
+    prof = _spread(h200)
+    (seeded,) = with_seeds([tr], prof, 3)
+    assert seeded.seeds == (0, 1, 2)
+    got = evaluate(prof, [seeded])["R1L2"]
+    assert evaluate(prof, [seeded])["R1L2"] == got
+    one = [evaluate(prof, [replace(tr, seeds=(s,))])["R1L2"] for s in range(3)]
+    assert len({s.makespan_err for s in one}) == 3  # each seed draws its own spread
+    for name in ("makespan_err", "start_err_median", "start_err_p90", "stage_err"):
+        want = sum(getattr(s, name) for s in one) / 3
+        assert getattr(got, name) == pytest.approx(want)
+    assert got.makespan_err != evaluate(prof, [tr])["R1L2"].makespan_err
+    assert with_seeds([tr], h200, 0) == [tr]
+    with pytest.raises(InvalidInput, match="sets no cta_spread"):
+        with_seeds([tr], h200, 2)
+    with pytest.raises(InvalidInput, match="--seeds 65: 0 to 64"):
+        with_seeds([tr], prof, MAX_SEEDS + 1)
+
+
+def test_a_fit_with_a_spread_runs_its_seeds_and_writes_the_spread(
+    tmp_path: Path, h200, slow_recur
+) -> None:
+    """A fit with --seeds 2 simulates each launch twice an evaluation, is repeatable, and
+    its overlay keeps the spread its costs were fitted beside."""
+    _truth, tr = slow_recur
+    prof = _spread(h200)
+    kw = {"budget": 2, "cost_passes": 1, "progress": False}
+    nominal = fit_profile(prof, [tr], **kw)
+    res = fit_profile(prof, [tr], seeds=2, **kw)
+    assert res.launches == 2 * nominal.launches
+    assert fit_profile(prof, [tr], seeds=2, **kw).history == res.history
+    assert res.history != nominal.history
+    d = fitted_overlay(res, prof, [tr], out=tmp_path / "fit.json")
+    write_overlay(d, tmp_path / "fit.json")
+    assert load_profile(str(tmp_path / "fit.json")).cta_spread == prof.cta_spread
+
+
+def test_calibrate_refuses_seeds_it_cannot_use(tmp_path: Path, capsys) -> None:
+    """--seeds above the bound is refused before any trace is read; --seeds with a profile
+    without a spread names what is missing; both exit 2 and write nothing."""
+    from kda_sim.cli import main
+
+    trace = Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
+    out = tmp_path / "fit.json"
+    base = ["calibrate", str(trace), "--out", str(out), "--budget", "0", "--no-progress"]
+    assert main([*base, "--seeds", str(MAX_SEEDS + 1)]) == 2
+    assert "--seeds 65: 0 to 64" in capsys.readouterr().err
+    assert main([*base, "--gpu", "h200-k1", "--seeds", "2"]) == 2
+    assert "sets no cta_spread" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_calibrate_says_a_spread_without_seeds_is_fitted_nominal(tmp_path: Path, capsys) -> None:
+    """A start with a spread and no --seeds: the fit runs nominal launches, and says so;
+    with --seeds it does not."""
+    from kda_sim.cli import main
+
+    k1 = load_profile("h200-k1")
+    start = tmp_path / "start.json"
+    costs = {k: list(v) for k, v in k1.costs.items()}
+    start.write_text(
+        json.dumps({"kernel": "k1", "gpu": "h200", "costs": costs, "cta_spread": {"gemv0": 0.03}})
+    )
+    trace = Path(__file__).parents[2] / "traces" / "k1_h200_R1_L1.json.gz"
+    argv = ["calibrate", str(trace), "--profile", str(start), "--budget", "0"]
+    argv += ["--cost-passes", "0", "--no-progress", "--force", "--out"]
+    main([*argv, str(tmp_path / "a.json")])
+    assert "without --seeds the fit runs nominal launches" in capsys.readouterr().err
+    main([*argv, str(tmp_path / "b.json"), "--seeds", "1"])
+    assert "without --seeds" not in capsys.readouterr().err
+    assert load_profile(str(tmp_path / "b.json")).cta_spread == {"gemv0": 0.03}

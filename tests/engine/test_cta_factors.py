@@ -1,5 +1,5 @@
-"""A spread between CTAs (``GpuProfile.cta_spread``): one factor a CTA and stage kind,
-drawn once a seeded launch from a generator of its own."""
+"""A spread between CTAs (``GpuProfile.cta_spread``): one factor a CTA and stage kind it
+names, drawn once a seeded launch from a generator of its own."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kda_sim.engine import simulate
 from kda_sim.engine.sampler import Sampler
+from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.registry import get
 from kda_sim.machine.profile import GpuProfile, load_profile
@@ -28,14 +29,14 @@ def _recur(tl: Timeline) -> dict[tuple[int, int], float]:
     return {(c.cta, s.task): s.dur for c in tl.ctas for s in c.stages if s.name == "k.recur"}
 
 
-def _spread(sd: float) -> GpuProfile:
-    return replace(load_profile("h200-k1"), cta_spread=sd)
+def _spread(sd: float, stages: list[str] = STAGES) -> GpuProfile:
+    return replace(load_profile("h200-k1"), cta_spread=dict.fromkeys(stages, sd))
 
 
 def test_unset_is_the_profile_as_it_was() -> None:
     prof = load_profile("h200-k1")
-    assert prof.cta_spread == 0.0 and "cta_spread" not in prof.to_dict()
-    assert _spread(0.0).identity() == prof.identity()
+    assert prof.cta_spread == {} and "cta_spread" not in prof.to_dict()
+    assert prof.with_params(spread_gemv0=0.0).identity() == prof.identity()
     assert _spread(0.03).identity() != prof.identity()
     assert Sampler(prof, seed=3).cta_factors(8, STAGES) is None
 
@@ -95,3 +96,24 @@ def test_a_seeds_launch_is_the_same_twice_and_another_seeds_is_not() -> None:
     a, b, c = (simulate(cfg, prof, seed=s, jitter=0.0).timeline for s in (5, 5, 6))
     assert _spans(a) == _spans(b)
     assert _spans(a) != _spans(c)
+
+
+def test_a_kind_the_profile_names_alone_draws_the_factors_it_draws_beside_the_rest() -> None:
+    """A profile that spreads gemv0 and gemv1 only: factors for those kinds and no other,
+    the same as where every kind is spread (each kind's column is drawn either way), so a
+    kind's spread is set without moving the others' draws."""
+    gemv = ["gemv0", "gemv1"]
+    some = Sampler(_spread(0.03, gemv), seed=7).cta_factors(50, STAGES)
+    every = Sampler(_spread(0.03), seed=7).cta_factors(50, STAGES)
+    assert some is not None and every is not None
+    assert some == [{k: row[k] for k in gemv} for row in every]
+    mixed = load_profile("h200-k1").with_params(spread_gemv0=0.03, **{"spread_k.recur": 0.1})
+    f = Sampler(mixed, seed=7).cta_factors(50, STAGES)
+    assert f is not None and all(set(row) == {"gemv0", "k.recur"} for row in f)
+    assert [row["gemv0"] for row in f] == [row["gemv0"] for row in every]
+
+
+def test_a_kind_the_kernel_lacks_is_named_when_a_seeded_run_draws() -> None:
+    prof = load_profile("h200-k1").with_params(spread_gemv2=0.03)
+    with pytest.raises(InvalidInput, match=r"cta_spread\.gemv2: not a stage kind"):
+        simulate(LaunchConfig(1, 1), prof, seed=1, jitter=0.0)

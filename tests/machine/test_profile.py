@@ -145,24 +145,36 @@ def test_cost_growth_round_trips_and_bad_values_are_named(tmp_path: Path) -> Non
 
 
 def test_cta_spread_round_trips_in_a_profile_and_an_overlay(tmp_path: Path) -> None:
+    """cta_spread: stage kind -> sd, written only where set; one number for every kind is
+    refused naming the map form, and an overlay's kinds must be its kernel's stage kinds."""
     d = load_profile("h200-stock").to_dict()
     assert "cta_spread" not in d  # unset: as before the field existed
     f = tmp_path / "spread.json"
-    f.write_text(json.dumps(d | {"cta_spread": 0.025}))
+    gemv = {"gemv0": 0.025, "gemv1": 0.025}
+    f.write_text(json.dumps(d | {"cta_spread": gemv}))
     p = load_profile(str(f))
-    assert p.cta_spread == 0.025 and p.to_dict()["cta_spread"] == 0.025
+    assert p.cta_spread == gemv and p.to_dict()["cta_spread"] == gemv
+    assert p.with_params(spread_gemv1=0.0).cta_spread == {"gemv0": 0.025}
     k1 = load_profile("h200-k1")
     overlay = {"kernel": "k1", "gpu": "h200", "costs": {k: list(v) for k, v in k1.costs.items()}}
     o = tmp_path / "overlay.json"
-    o.write_text(json.dumps(overlay | {"cta_spread": 0.03}))
-    assert load_profile(str(o)).cta_spread == 0.03
-    for bad in (-0.1, 1.5, "wide"):  # below 0, above MAX_SPREAD, not a number
+    o.write_text(json.dumps(overlay | {"cta_spread": {"k.recur": 0.03}}))
+    assert load_profile(str(o)).cta_spread == {"k.recur": 0.03}
+    for bad, what in (
+        (0.025, "is one number; it is a map of stage kind"),
+        ({"gemv0": -0.1}, "cta_spread.gemv0"),  # below 0
+        ({"gemv0": 1.5}, "cta_spread.gemv0"),  # above MAX_SPREAD
+        ({"gemv0": "wide"}, "cta_spread.gemv0"),  # not a number
+    ):
         f.write_text(json.dumps(d | {"cta_spread": bad}))
-        with pytest.raises(InvalidInput, match="cta_spread"):
+        with pytest.raises(InvalidInput, match=what):
             load_profile(str(f))
         o.write_text(json.dumps(overlay | {"cta_spread": bad}))
-        with pytest.raises(InvalidInput, match="cta_spread"):
+        with pytest.raises(InvalidInput, match=what):
             load_profile(str(o))
+    o.write_text(json.dumps(overlay | {"cta_spread": {"gemv": 0.03}}))  # a cost key, not a kind
+    with pytest.raises(InvalidInput, match=r"cta_spread\.gemv: not a stage kind of k1"):
+        load_profile(str(o))
 
 
 def test_a_bandwidth_above_the_datasheet_is_named(tmp_path: Path) -> None:
