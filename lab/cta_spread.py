@@ -48,9 +48,10 @@ from typing import Any
 import numpy as np
 
 from kda_sim.compare.counterpart import read_k1_trace
-from kda_sim.compare.diff import Comparison, compare_timelines
+from kda_sim.compare.diff import Comparison
+from kda_sim.compare.launch import profile_of
 from kda_sim.compare.model import model_view
-from kda_sim.compare.spread import launches_by_shape, read_launch
+from kda_sim.compare.spread import launches_by_shape, model_comparison, read_launch
 from kda_sim.compare.stage_split import split_spans
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.spec import STAGES
@@ -190,29 +191,11 @@ def spread_map(sd: float, stages: tuple[str, ...] = ()) -> dict[str, float]:
 
 
 def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Comparison:
-    """The model's run of launch ``t`` (its build, residency and placement, as
-    ``compare.spread.model_comparison`` runs it) with ``cta_spread`` ``spread`` (stage kind
-    -> sd) and no per-op jitter, seeded ``seed``, compared with ``t``."""
-    from kda_sim.compare.launch import (
-        occupancy_of,
-        placement_of,
-        profile_of,
-        resources,
-        with_resources,
-    )
-    from kda_sim.compare.model import config_of
-    from kda_sim.engine import simulate
-
-    prof = replace(with_resources(profile_of(t, profile), resources(t)), cta_spread=spread)
-    sim = simulate(
-        config_of(t),
-        prof,
-        occupancy=occupancy_of(t),
-        placement=placement_of(t, prof),
-        seed=seed,
-        jitter=0.0,
-    ).timeline
-    return compare_timelines(t, sim)
+    """The model's run of launch ``t`` (``compare.spread.model_run``: its build, residency
+    and placement, no per-op jitter) with ``cta_spread`` ``spread`` (stage kind -> sd),
+    seeded ``seed``, compared with ``t``."""
+    prof = replace(profile_of(t, profile), cta_spread=spread)
+    return model_comparison(t, prof, seed=seed)[1]
 
 
 Path_ = tuple[str, ...]

@@ -113,27 +113,32 @@ def _pairs(n: int) -> list[tuple[int, int]]:
     return list(itertools.permutations(range(n), 2))
 
 
-def model_comparison(
-    t: Timeline, profile: str | None = None, near_ns: float = NEAR_NS
-) -> tuple[GpuProfile, Comparison]:
-    """The profile a trace names (``kda-sim compare``'s choice), or ``profile`` (a name or
-    a file), running the launch's build with its residency and placement, compared with
-    the launch (rivals of slack under ``near_ns``): the profile as run, and the
-    comparison."""
-    from kda_sim.compare.launch import (
-        occupancy_of,
-        placement_of,
-        profile_of,
-        resources,
-        with_resources,
-    )
-    from kda_sim.compare.model import config_of
-    from kda_sim.engine import simulate
+def model_run(
+    t: Timeline, profile: str | GpuProfile | None = None, seed: int | None = None
+) -> tuple[GpuProfile, Timeline]:
+    """The model's run of launch ``t``: the profile a trace names (``kda-sim compare``'s
+    choice), or ``profile`` (a name, a file, or a profile), running the launch's build with
+    its residency and placement. ``seed`` None: the nominal run; a seed: one seeded run
+    without per-op jitter, so that only the profile's spread between CTAs
+    (``cta_spread``) draws, as ``calibrate --seeds`` runs it. The profile as run, and the
+    run."""
+    from kda_sim.compare.counterpart import simulate_like
+    from kda_sim.compare.launch import profile_of, resources, with_resources
 
-    prof = with_resources(profile_of(t, profile), resources(t))
-    sim = simulate(
-        config_of(t), prof, occupancy=occupancy_of(t), placement=placement_of(t, prof)
-    ).timeline
+    base = profile if isinstance(profile, GpuProfile) else profile_of(t, profile)
+    prof = with_resources(base, resources(t))
+    return prof, simulate_like(t, prof, seed=seed, jitter=0.0).timeline
+
+
+def model_comparison(
+    t: Timeline,
+    profile: str | GpuProfile | None = None,
+    near_ns: float = NEAR_NS,
+    seed: int | None = None,
+) -> tuple[GpuProfile, Comparison]:
+    """:func:`model_run` (``seed`` None: nominal) compared with the launch (rivals of
+    slack under ``near_ns``): the profile as run, and the comparison."""
+    prof, sim = model_run(t, profile, seed)
     return prof, compare_timelines(t, sim, near_ns=near_ns)
 
 
