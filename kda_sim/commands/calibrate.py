@@ -23,8 +23,8 @@ from kda_sim.commands.common import (
 )
 from kda_sim.commands.compare import add_shape_flags, read_any
 from kda_sim.compare.calibrate import (
-    MAX_SEEDS,
     Trace,
+    check_seeds,
     evaluate,
     fit_profile,
     fitted_overlay,
@@ -203,8 +203,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)
     if args.budget < 0 or args.cost_passes < 0:
         raise InvalidInput("--budget and --cost-passes must be >= 0", what="budget")
-    if args.seeds > MAX_SEEDS:  # before the traces: a bad count costs nothing
-        raise InvalidInput(f"--seeds {args.seeds}: 0 to {MAX_SEEDS}", what="seeds")
+    check_seeds(args.seeds)  # before the traces: a bad count costs nothing
     if not args.unit_share_from >= 0 or (args.unit_share_from and not args.unit_share):
         raise InvalidInput(
             f"--unit-share-from {args.unit_share_from:g}: a count of units >= 0, with --unit-share",

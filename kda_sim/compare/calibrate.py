@@ -333,15 +333,23 @@ def with_seeds(traces: Sequence[Trace], prof: GpuProfile, seeds: int) -> list[Tr
     the profile); 0: one nominal run, as before. Only a profile with a spread between CTAs
     (``cta_spread``) draws anything in a run without jitter, so only such a profile takes
     seeds."""
-    if not 0 <= seeds <= MAX_SEEDS:
-        raise InvalidInput(f"--seeds {seeds}: 0 to {MAX_SEEDS}", what="seeds")
-    if seeds and not prof.cta_spread:
+    check_seeds(seeds, prof)
+    return [replace(tr, seeds=tuple(range(seeds))) for tr in traces]
+
+
+def check_seeds(seeds: int, prof: GpuProfile | None = None, least: int = 0) -> None:
+    """Refuse ``--seeds`` outside ``least`` to :data:`MAX_SEEDS`, or (``prof`` given) a
+    count of seeded runs on a profile without a spread between CTAs: without per-op jitter
+    its every seeded run is its nominal one."""
+    if not least <= seeds <= MAX_SEEDS:
+        raise InvalidInput(f"--seeds {seeds}: {least} to {MAX_SEEDS}", what="seeds")
+    if prof is not None and seeds and not prof.cta_spread:
         raise InvalidInput(
             f"--seeds {seeds}: {prof.name} sets no cta_spread, so its seeded runs are its "
-            "nominal one",
+            "nominal one; give a profile that sets it (--profile FILE with \"cta_spread\": "
+            "{stage kind: sd}, docs/calibration.md) or leave --seeds out",
             what="seeds",
         )
-    return [replace(tr, seeds=tuple(range(seeds))) for tr in traces]
 
 
 def correct_costs(
