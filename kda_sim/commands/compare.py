@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from functools import partial
 from pathlib import Path
 
 from kda_sim.cli import COMMANDS
 from kda_sim.commands.common import (
     add_default_kernel_flags,
     add_input_caps,
+    add_jobs_flag,
     add_trace_kernel_flag,
     check_outputs,
     finite_json,
+    jobs_of,
     no_kernel_flags,
     variant_flags,
     write_output,
 )
+from kda_sim.compare.calibrate import MAX_SEEDS, check_seeds
 from kda_sim.compare.conformance import check_conformance
 from kda_sim.compare.counterpart import counterpart
-from kda_sim.compare.diff import compare_timelines
+from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.compare.launch import (
     occupancy_of,
     placement_of,
@@ -27,13 +32,18 @@ from kda_sim.compare.launch import (
     with_resources,
 )
 from kda_sim.compare.model import config_of
+from kda_sim.compare.seeded import distribution, record, seeded_run
+from kda_sim.compare.spread import model_run
 from kda_sim.engine import simulate
 from kda_sim.errors import InvalidInput
 from kda_sim.importers import decoder_for, kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
-from kda_sim.timeline.critical import PathStep
+from kda_sim.machine.profile import GpuProfile
+from kda_sim.parallel import Workers
+from kda_sim.timeline.critical import PathStep, stage_kinds
 from kda_sim.timeline.joins import NEAR_NS
+from kda_sim.timeline.model import Timeline
 from kda_sim.timeline.summary import fmt_ns, partners_side_by_side, slots_side_by_side
 
 
@@ -116,6 +126,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         f"near-critical, and its rival path shown (default {NEAR_NS:.0f}: how far a join's "
         "slack moves between two launches of a shape, the median over 72 H200 launches)",
     )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with a profile that sets cta_spread (a spread between CTAs): run the launch N "
+        f"times, seeds 0 to N-1 without per-op jitter (1 to {MAX_SEEDS}), and report the "
+        "model's critical paths as shares of the runs beside the trace's, and the makespan "
+        "and per-kind duration errors as mean and spread over the runs; the per-CTA views "
+        "are seed 0's (default: one nominal run, which draws no spread)",
+    )
+    add_jobs_flag(p, "the seeded runs (--seeds)")
     add_shape_flags(p)
     p.set_defaults(run=run)
 
@@ -124,16 +146,35 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args.force, out=args.out)  # before the work: a refusal costs nothing
     if not args.near >= 0:  # also refuses nan
         raise InvalidInput(f"--near {args.near}: a threshold in ns, 0 or more", what="--near")
+    if args.seeds is not None:  # before the trace: a bad count costs nothing
+        check_seeds(args.seeds, least=1)
+        if args.sim:
+            raise InvalidInput(
+                "--seeds with --sim: a given simulation is one run; leave out --sim to "
+                "simulate the seeded runs",
+                what="--seeds",
+            )
     real = read_any(args.real, args)
     cfg = config_of(real)
     spec = get(real.meta.kernel)
+    prof = None
     if args.sim:
         sim = read_kernel_trace(args.sim)
         check_claimed_launch(sim, str(args.sim))
         what = str(args.sim)
     else:
         prof = with_resources(profile_of(real, args.profile or args.gpu), resources(real))
-        if kind_of(args.real) == "chrome" and real.meta.measured_build() == "k1":
+        if args.seeds is not None:  # before any simulation
+            check_seeds(args.seeds, prof, least=1)
+        elif prof.cta_spread:
+            print(
+                f"note: {prof.name} sets cta_spread, but one nominal launch draws no spread; "
+                "--seeds N runs N seeded launches with it",
+                file=sys.stderr,
+            )
+        if args.seeds is not None:
+            sim = model_run(real, prof, 0)[1]
+        elif kind_of(args.real) == "chrome" and real.meta.measured_build() == "k1":
             # our K1's trace: its counterpart, the same simulation, cached
             sim = counterpart(args.real, args.profile or args.gpu, real)
         else:
@@ -141,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
                 cfg, prof, occupancy=occupancy_of(real), placement=placement_of(real, prof)
             ).timeline
         what = f"simulated on {prof.name}"
+        if args.seeds is not None:
+            what += f", seed 0 of {args.seeds} seeded runs (the per-CTA views are its)"
     clk = {"clock_mode": args.clock_mode, "clock_group": args.clock_group}
     conf = check_conformance(real, tolerance_ns=args.tolerance, **clk)
     cmp = compare_timelines(real, sim, **clk, near_ns=args.near)
@@ -160,6 +203,8 @@ def run(args: argparse.Namespace) -> int:
     partners = partners_side_by_side({"real": real, "sim": sim})
     if partners:
         report["by_unit_partner"] = partners
+    if prof is not None and args.seeds is not None:
+        report["seeds"] = _seeded(args, real, prof, cmp)
     text = finite_json(report, indent=2)
     if args.out is not None:
         write_output(args.out, lambda tmp: tmp.write_text(text + "\n"), args.force, "--out")
@@ -168,6 +213,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(report, conf, cmp)
     return 0 if conf.conforms else 1
+
+
+def _seeded(args: argparse.Namespace, real: Timeline, prof: GpuProfile, first: Comparison) -> dict:
+    """The distribution over seeds 0 to ``args.seeds`` - 1: seed 0's comparison
+    ``first`` (the report's), the others run now, shared among ``--jobs``."""
+    run = partial(
+        seeded_run,
+        real,
+        prof,
+        clock_mode=args.clock_mode,
+        clock_group=args.clock_group,
+        near_ns=args.near,
+    )
+    with Workers(jobs_of(args), desc="seeded runs") as workers:
+        rest = workers.map(run, range(1, args.seeds))
+    trace = stage_kinds(first.real_kinds)
+    return {
+        "cta_spread": dict(prof.cta_spread),
+        "views_of_seed": 0,
+        **distribution(trace, [record(0, first), *rest]),
+    }
 
 
 def _ns(v: float | None) -> str:
@@ -247,6 +313,42 @@ def _print(report: dict, conf, cmp) -> None:
                 f"{r.get('sim_count', 0):6d} {_ns(r.get('dur_sim_median_ns')):>9}"
             )
     _print_paths(c["critical_path"], cmp)
+    if report.get("seeds"):
+        _print_seeds(report["seeds"])
+
+
+def _spread_text(st: dict | None, pct: bool = True) -> str:
+    """A figure's mean and spread over the runs, in words."""
+    if st is None:
+        return "n/a"
+    f = _pct if pct else _ns
+    sd = f"{100 * st['sd']:.1f}%" if pct else _ns(st["sd"])
+    return f"mean {f(st['mean'])}, sd {sd} ({f(st['min'])} .. {f(st['max'])})"
+
+
+def _print_seeds(d: dict) -> None:
+    """The seeded runs: the errors' mean and spread, the paths as shares of the runs."""
+    spread = ", ".join(f"{k} {v:g}" for k, v in d["cta_spread"].items())
+    print(
+        f"seeded runs: {d['runs']} (seeds 0 to {d['runs'] - 1}, cta_spread {spread}, no per-op "
+        f"jitter); the views above are seed {d['views_of_seed']}'s"
+    )
+    print(f"  makespan error: {_spread_text(d['makespan_err'])}")
+    print(f"  sim makespan:   {_spread_text(d['sim_makespan_ns'], pct=False)}")
+    print("  duration error by stage kind (medians, sim against real), over the runs:")
+    for k, st in d["dur_err_by_kind"].items():
+        print(f"    {k:8} {_spread_text(st)}")
+    share = d["trace_path_share"]
+    modal = ", modal" if d["trace_path_modal"] else ""
+    print(
+        f"  critical path by stage kind, the trace's: {' '.join(d['trace_path'])} "
+        f"(the model's in {100 * share:.0f}% of runs{modal})"
+    )
+    print(f"  {'share':>6} {'runs':>5}  the model's paths")
+    for p in d["paths"]:
+        marks = [m for m, on in (("the trace's", p["trace"]), ("modal", p["modal"])) if on]
+        mark = f"  <- {', '.join(marks)}" if marks else ""
+        print(f"  {100 * p['share']:5.0f}% {p['runs']:5d}  {' '.join(p['kinds'])}{mark}")
 
 
 def _print_split(split: dict) -> None:
