@@ -40,7 +40,7 @@ from kda_sim.importers import decoder_for, kind_of, read_kernel_trace
 from kda_sim.importers.claimed_launch import check_claimed_launch
 from kda_sim.kernels.registry import DEFAULT_KERNEL, get
 from kda_sim.machine.profile import GpuProfile
-from kda_sim.parallel import Workers
+from kda_sim.parallel import Jobs, Workers
 from kda_sim.timeline.critical import PathStep, stage_kinds
 from kda_sim.timeline.joins import NEAR_NS
 from kda_sim.timeline.model import Timeline
@@ -154,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
                 "simulate the seeded runs",
                 what="--seeds",
             )
+    # where the seeded runs go, before the trace: a cluster that is not there costs nothing
+    jobs = jobs_of(args) if args.seeds is not None else 1
     real = read_any(args.real, args)
     cfg = config_of(real)
     spec = get(real.meta.kernel)
@@ -204,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     if partners:
         report["by_unit_partner"] = partners
     if prof is not None and args.seeds is not None:
-        report["seeds"] = _seeded(args, real, prof, cmp)
+        report["seeds"] = _seeded(args, jobs, real, prof, cmp)
     text = finite_json(report, indent=2)
     if args.out is not None:
         write_output(args.out, lambda tmp: tmp.write_text(text + "\n"), args.force, "--out")
@@ -215,9 +217,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if conf.conforms else 1
 
 
-def _seeded(args: argparse.Namespace, real: Timeline, prof: GpuProfile, first: Comparison) -> dict:
+def _seeded(
+    args: argparse.Namespace, jobs: Jobs, real: Timeline, prof: GpuProfile, first: Comparison
+) -> dict:
     """The distribution over seeds 0 to ``args.seeds`` - 1: seed 0's comparison
-    ``first`` (the report's), the others run now, shared among ``--jobs``."""
+    ``first`` (the report's), the others run now, shared among ``jobs``."""
     run = partial(
         seeded_run,
         real,
@@ -226,7 +230,7 @@ def _seeded(args: argparse.Namespace, real: Timeline, prof: GpuProfile, first: C
         clock_group=args.clock_group,
         near_ns=args.near,
     )
-    with Workers(jobs_of(args), desc="seeded runs") as workers:
+    with Workers(jobs, desc="seeded runs") as workers:
         rest = workers.map(run, range(1, args.seeds))
     trace = stage_kinds(first.real_kinds)
     return {
