@@ -346,7 +346,7 @@ def check_seeds(seeds: int, prof: GpuProfile | None = None, least: int = 0) -> N
     if prof is not None and seeds and not prof.cta_spread:
         raise InvalidInput(
             f"--seeds {seeds}: {prof.name} sets no cta_spread, so its seeded runs are its "
-            "nominal one; give a profile that sets it (--profile FILE with \"cta_spread\": "
+            'nominal one; give a profile that sets it (--profile FILE with "cta_spread": '
             "{stage kind: sd}, docs/calibration.md) or leave --seeds out",
             what="seeds",
         )
