@@ -189,10 +189,10 @@ def spread_map(sd: float, stages: tuple[str, ...] = ()) -> dict[str, float]:
     return {k: sd for k in stages or STAGES} if sd else {}
 
 
-def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Comparison:
+def seeded_run(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Timeline:
     """The model's run of launch ``t`` (its build, residency and placement, as
     ``compare.spread.model_comparison`` runs it) with ``cta_spread`` ``spread`` (stage kind
-    -> sd) and no per-op jitter, seeded ``seed``, compared with ``t``."""
+    -> sd) and no per-op jitter, seeded ``seed``."""
     from kda_sim.compare.launch import (
         occupancy_of,
         placement_of,
@@ -204,7 +204,7 @@ def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed:
     from kda_sim.engine import simulate
 
     prof = replace(with_resources(profile_of(t, profile), resources(t)), cta_spread=spread)
-    sim = simulate(
+    return simulate(
         config_of(t),
         prof,
         occupancy=occupancy_of(t),
@@ -212,7 +212,11 @@ def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed:
         seed=seed,
         jitter=0.0,
     ).timeline
-    return compare_timelines(t, sim)
+
+
+def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Comparison:
+    """:func:`seeded_run` of launch ``t`` compared with ``t``."""
+    return compare_timelines(t, seeded_run(t, profile, spread, seed))
 
 
 Path_ = tuple[str, ...]
@@ -250,6 +254,25 @@ def path_shape(real: list[Path_], comps: list[Comparison]) -> dict[str, Any]:
     }
 
 
+def run_header(
+    folder: Path,
+    folds: Path | None,
+    profile: str | None,
+    spread: float,
+    stages: tuple[str, ...],
+    seeds: int,
+) -> dict[str, Any]:
+    """What a report of seeded runs was run on: its launches, profiles and spread."""
+    return {
+        "folder": str(folder),
+        "folds": str(folds) if folds else None,
+        "profile": profile,
+        "spread": spread,
+        "stages": list(stages),
+        "seeds": seeds,
+    }
+
+
 def path_report(
     folder: Path,
     folds: Path | None,
@@ -278,12 +301,7 @@ def path_report(
     }
     verdicts = Counter(r["modal"] for r in shapes.values())
     return {
-        "folder": str(folder),
-        "folds": str(folds) if folds else None,
-        "profile": profile,
-        "spread": spread,
-        "stages": list(stages),
-        "seeds": seeds,
+        **run_header(folder, folds, profile, spread, stages, seeds),
         "shapes": shapes,
         "summary": {
             "modal_yes": verdicts["yes"],
@@ -345,6 +363,18 @@ def _seeds(v: str) -> int:
     return n
 
 
+def model_args(p: argparse.ArgumentParser) -> None:
+    """The options that pick a shape's profile and the stages its spread is on."""
+    p.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json: each shape's")
+    p.add_argument("--profile", help="a bundled profile's name or a file, for every shape")
+    p.add_argument(
+        "--stages",
+        type=lambda v: tuple(x for x in v.split(",") if x),
+        default=(),
+        help="spread only these stages (comma-separated; default every stage)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -353,16 +383,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--json", type=Path, help="write the rows here too")
     p = sub.add_parser("paths", help="the critical path over seeded runs with the spread")
     p.add_argument("folder", type=Path)
-    p.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json: each shape's")
-    p.add_argument("--profile", help="a bundled profile's name or a file, for every shape")
     p.add_argument("--spread", type=float, required=True, help="cta_spread: a log's sd")
     p.add_argument("--seeds", type=_seeds, default=32, help="runs a shape (default 32)")
-    p.add_argument(
-        "--stages",
-        type=lambda v: tuple(x for x in v.split(",") if x),
-        default=(),
-        help="spread only these stages (comma-separated; default every stage)",
-    )
+    model_args(p)
     p.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 
