@@ -48,10 +48,10 @@ from typing import Any
 import numpy as np
 
 from kda_sim.compare.counterpart import read_k1_trace
-from kda_sim.compare.diff import Comparison
+from kda_sim.compare.diff import Comparison, compare_timelines
 from kda_sim.compare.launch import profile_of
 from kda_sim.compare.model import model_view
-from kda_sim.compare.spread import launches_by_shape, model_comparison, read_launch
+from kda_sim.compare.spread import launches_by_shape, model_run, read_launch
 from kda_sim.compare.stage_split import split_spans
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.spec import STAGES
@@ -190,12 +190,16 @@ def spread_map(sd: float, stages: tuple[str, ...] = ()) -> dict[str, float]:
     return {k: sd for k in stages or STAGES} if sd else {}
 
 
-def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Comparison:
+def seeded_run(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Timeline:
     """The model's run of launch ``t`` (``compare.spread.model_run``: its build, residency
     and placement, no per-op jitter) with ``cta_spread`` ``spread`` (stage kind -> sd),
-    seeded ``seed``, compared with ``t``."""
-    prof = replace(profile_of(t, profile), cta_spread=spread)
-    return model_comparison(t, prof, seed=seed)[1]
+    seeded ``seed``."""
+    return model_run(t, replace(profile_of(t, profile), cta_spread=spread), seed)[1]
+
+
+def seeded_comparison(t: Timeline, profile: str, spread: dict[str, float], seed: int) -> Comparison:
+    """:func:`seeded_run` of launch ``t`` compared with ``t``."""
+    return compare_timelines(t, seeded_run(t, profile, spread, seed))
 
 
 Path_ = tuple[str, ...]
@@ -233,6 +237,25 @@ def path_shape(real: list[Path_], comps: list[Comparison]) -> dict[str, Any]:
     }
 
 
+def run_header(
+    folder: Path,
+    folds: Path | None,
+    profile: str | None,
+    spread: float,
+    stages: tuple[str, ...],
+    seeds: int,
+) -> dict[str, Any]:
+    """What a report of seeded runs was run on: its launches, profiles and spread."""
+    return {
+        "folder": str(folder),
+        "folds": str(folds) if folds else None,
+        "profile": profile,
+        "spread": spread,
+        "stages": list(stages),
+        "seeds": seeds,
+    }
+
+
 def path_report(
     folder: Path,
     folds: Path | None,
@@ -261,12 +284,7 @@ def path_report(
     }
     verdicts = Counter(r["modal"] for r in shapes.values())
     return {
-        "folder": str(folder),
-        "folds": str(folds) if folds else None,
-        "profile": profile,
-        "spread": spread,
-        "stages": list(stages),
-        "seeds": seeds,
+        **run_header(folder, folds, profile, spread, stages, seeds),
         "shapes": shapes,
         "summary": {
             "modal_yes": verdicts["yes"],
@@ -328,6 +346,18 @@ def _seeds(v: str) -> int:
     return n
 
 
+def model_args(p: argparse.ArgumentParser) -> None:
+    """The options that pick a shape's profile and the stages its spread is on."""
+    p.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json: each shape's")
+    p.add_argument("--profile", help="a bundled profile's name or a file, for every shape")
+    p.add_argument(
+        "--stages",
+        type=lambda v: tuple(x for x in v.split(",") if x),
+        default=(),
+        help="spread only these stages (comma-separated; default every stage)",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -336,16 +366,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--json", type=Path, help="write the rows here too")
     p = sub.add_parser("paths", help="the critical path over seeded runs with the spread")
     p.add_argument("folder", type=Path)
-    p.add_argument("--folds", type=Path, help="a folder of fold_R{R}_L{L}.json: each shape's")
-    p.add_argument("--profile", help="a bundled profile's name or a file, for every shape")
     p.add_argument("--spread", type=float, required=True, help="cta_spread: a log's sd")
     p.add_argument("--seeds", type=_seeds, default=32, help="runs a shape (default 32)")
-    p.add_argument(
-        "--stages",
-        type=lambda v: tuple(x for x in v.split(",") if x),
-        default=(),
-        help="spread only these stages (comma-separated; default every stage)",
-    )
+    model_args(p)
     p.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 

@@ -197,7 +197,7 @@ def _path_info(p: CriticalPath | None) -> dict | None:
     }
 
 
-def _put_estimates(
+def put_estimates(
     mv: ModelView, cta: int, k: int, satisfied: float
 ) -> list[tuple[float, int, int, float]]:
     """Every put poll op ``k`` of ``cta`` waited on, as (its time on the aligned clock,
@@ -225,7 +225,7 @@ def annotate_producers(tl: Timeline, mv: ModelView) -> Timeline:
             if p.producer is not None or p.satisfied is None:
                 continue
             best: tuple[float, int, int, float] | None = None
-            for e in _put_estimates(mv, c.cta, k, p.satisfied):
+            for e in put_estimates(mv, c.cta, k, p.satisfied):
                 if best is None or e[3] > best[0]:
                     best = e
             if best is None:
@@ -247,7 +247,7 @@ def model_sources(tl: Timeline, mv: ModelView, shift: float = 0.0) -> Sources:
         sat = tl.ctas[cta].polls[i].satisfied
         if k is None or sat is None:
             return []
-        return [(d, t - shift) for t, d, _, _ in _put_estimates(mv, cta, k, sat + shift)]
+        return [(d, t - shift) for t, d, _, _ in put_estimates(mv, cta, k, sat + shift)]
 
     return get
 
