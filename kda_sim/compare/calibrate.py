@@ -310,6 +310,11 @@ def score_runs(tr: Trace, runs: Sequence[Timeline]) -> Score:
     )
 
 
+def _launches_a_pass(traces: Sequence[Trace]) -> int:
+    """The launches one evaluation of every trace simulates: a run a seed, or one."""
+    return sum(len(tr.seeds) or 1 for tr in traces)
+
+
 def _all_runs(traces: Sequence[Trace], prof: GpuProfile) -> list[list[Timeline]]:
     return [_runs(tr, prof) for tr in traces]
 
@@ -559,7 +564,7 @@ def _fit(
         raise InvalidInput("no training traces", what="traces")
     t0 = time.perf_counter()
     launches = 0
-    per_pass = sum(len(tr.seeds) or 1 for tr in traces)  # simulated launches a pass
+    per_pass = _launches_a_pass(traces)
     say = log or (lambda _m: None)
     prof = measured_build(base, traces)  # the fit runs the measured build
     for key, units in (switches or {}).items():
@@ -683,7 +688,7 @@ def fit_costs(
         if key not in prof.cost_above:
             prof = prof.with_params(**{f"above_{key}": (float(units), *prof.costs[key])})
     runs = _all_runs(traces, prof)
-    per_pass = sum(len(tr.seeds) or 1 for tr in traces)  # simulated launches a pass
+    per_pass = _launches_a_pass(traces)
     launches = per_pass
     train = _scores(traces, runs)
     say(f"start: loss {_loss(train):.5f}")
