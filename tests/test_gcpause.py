@@ -88,9 +88,6 @@ def test_what_a_pause_leaves_is_promoted_not_frozen() -> None:
 def test_objects_the_process_froze_stay_frozen() -> None:
     """In a fresh interpreter: in the suite's process another thread (a cluster's, a
     pool's) may free a frozen object while the pause runs, and the count with it."""
-    import subprocess
-    import sys
-
     code = (
         "import gc\n"
         "from kda_sim.gcpause import cyclic_gc_paused\n"
@@ -101,9 +98,7 @@ def test_objects_the_process_froze_stay_frozen() -> None:
         "    made = [[] for _ in range(100)]\n"
         "print(frozen, gc.get_freeze_count(), bool(made and kept))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
+    out = _fresh(code).split()
     frozen, after, made_and_kept = int(out[0]), int(out[1]), out[2] == "True"
     assert after == frozen  # not thawed by the pause's promotion
     assert made_and_kept
@@ -112,9 +107,6 @@ def test_objects_the_process_froze_stay_frozen() -> None:
 def test_freeze_at_exit_freezes_once_when_the_interpreter_ends() -> None:
     """In a fresh interpreter: registered once however often called, nothing frozen
     until exit, everything frozen by the time later handlers (registered earlier) run."""
-    import subprocess
-    import sys
-
     code = (
         "import atexit, gc\n"
         "atexit.register(lambda: print('at exit', gc.get_freeze_count() > 0))\n"
@@ -123,7 +115,16 @@ def test_freeze_at_exit_freezes_once_when_the_interpreter_ends() -> None:
         "freeze_at_exit(); freeze_at_exit()\n"
         "print('registered', atexit._ncallbacks() - n, 'frozen', gc.get_freeze_count())\n"
     )
-    out = subprocess.run(
+    out = _fresh(code)
+    assert out.split("\n")[:2] == ["registered 1 frozen 0", "at exit True"]
+
+
+def _fresh(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter: nothing else in this process can
+    touch its collector (another thread of the suite may free a frozen object)."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
-    assert out.split("\n")[:2] == ["registered 1 frozen 0", "at exit True"]
