@@ -154,6 +154,14 @@ def run(args: argparse.Namespace) -> int:
                 "simulate the seeded runs",
                 what="--seeds",
             )
+    elif args.jobs is not None or args.cluster is not None:
+        # they share the seeded runs alone: without --seeds they would be ignored silently
+        flag = "--jobs" if args.jobs is not None else "--cluster"
+        raise InvalidInput(
+            f"{flag} shares the seeded runs among processes, and without --seeds there is "
+            f"one run; give --seeds N, or leave out {flag}",
+            what=flag,
+        )
     # where the seeded runs go, before the trace: a cluster that is not there costs nothing
     jobs = jobs_of(args) if args.seeds is not None else 1
     real = read_any(args.real, args)

@@ -102,3 +102,17 @@ def test_bad_seeds_exit_2_before_any_simulation(
     sim.write_text("{}")
     assert main([*base, "--seeds", "2", "--sim", str(sim)]) == 2
     assert "--seeds with --sim" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", [["--jobs", "2"], ["--cluster", "local:2"]])
+def test_jobs_without_seeds_exit_2_before_the_trace(
+    flag: list[str], spread_profile: Path, monkeypatch, capsys
+) -> None:
+    def no_read(*a, **k):
+        raise AssertionError("read before the refusal")
+
+    monkeypatch.setattr(compare_cmd, "read_any", no_read)
+    assert main(["compare", str(TRACE), "--profile", str(spread_profile), *flag]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag[0]} shares the seeded runs" in err and "give --seeds N" in err
+    assert "Traceback" not in err
