@@ -2,18 +2,22 @@
 frames: the engine schedules thousands a launch (a CTA's wakes and sleeps), and SimPy's
 loop asks of each only ``callbacks`` and ``_ok`` (a process that yields one, ``_value``
 too). And calls at a time that are no event at all (``call_at``): the HBM server's joins
-and wakes (4,700 a K1 launch), each numbered as SimPy numbers an event, so that it takes
-the place among the ties of its instant that an event made there would, but kept on a
-heap of their own that ``run`` merges with SimPy's queue."""
+(2,300 a K1 launch), each numbered as SimPy numbers an event, so that it takes the place
+among the ties of its instant that an event made there would, but kept on a heap of
+their own that ``run`` merges with SimPy's queue; and the server's wakes (2,400), one
+armed at a time and numbered the same way, which ``run`` takes from the server itself
+(``Waker``) as a third head beside the two heaps."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, Protocol
 
 import simpy
 from simpy.events import NORMAL
+
+_INF = float("inf")
 
 
 class Timer:
@@ -82,14 +86,32 @@ def call_at(
     heappush(calls, (when, NORMAL, next(env._eid), fn, a, b))
 
 
-def run(env: simpy.Environment, calls: list[Call] | None = None) -> int:
+class Waker(Protocol):
+    """What ``run`` asks of a server that keeps one pending wake outside the heaps (the
+    HBM server given calls, ``SharedBandwidth``): its time (``inf``: none), its (time,
+    priority, event number) to order it among ties, the call, and how many event
+    numbers its wakes have taken."""
+
+    next_t: float
+    next: tuple[float, int, int] | None
+    armed: int
+
+    def wake(self) -> None: ...
+
+
+def run(
+    env: simpy.Environment, calls: list[Call] | None = None, server: Waker | None = None
+) -> int:
     """``env.run()`` with no ``until``: SimPy's ``Environment.step`` inlined into its loop
     (one frame less an event, 8,000 a K1 launch), every event processed as ``step``
     processes it: popped in (time, priority, number) order, its callbacks called, and an
     event that failed with no process to take its failure raised again. ``calls``
     (``call_at``'s heap) are taken in the same order among the events: each before the
-    first event whose (time, priority, number) is greater. Returns how many calls it made
-    (event numbers that were no event)."""
+    first event whose (time, priority, number) is greater; so is ``server``'s pending
+    wake. Returns how many calls it made (event numbers that were no event), the
+    server's wakes counted by the numbers they took."""
+    if server is not None:
+        return _run_waking(env, [] if calls is None else calls, server)
     queue = env._queue
     pop = heappop
     if calls is None:
@@ -116,3 +138,57 @@ def run(env: simpy.Environment, calls: list[Call] | None = None) -> int:
         env._now, _, _, fn, a, b = pop(calls)  # SimPy's queue is empty: the calls go on
         fn(a, b)
         made += 1
+
+
+def _run_waking(env: simpy.Environment, calls: list[Call], server: Waker) -> int:
+    """``run`` with a server's pending wake as a third head beside SimPy's queue and the
+    calls: the least of the three by (time, priority, number) goes first. The wake's time
+    is compared first as a float (a tuple's compare in C costs some ten float compares),
+    its whole key only on a tie."""
+    queue = env._queue
+    pop = heappop
+    made = 0
+    while True:
+        wt = server.next_t
+        if queue:
+            head = queue[0]
+            if calls and calls[0] < head:
+                head = calls[0]
+                t = head[0]
+                if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
+                    env._now = wt
+                    server.wake()
+                    continue
+                env._now, _, _, fn, a, b = pop(calls)
+                fn(a, b)
+                made += 1
+                continue
+            t = head[0]
+            if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
+                env._now = wt
+                server.wake()
+                continue
+            env._now, _, _, event = pop(queue)
+            callbacks, event.callbacks = event.callbacks, None
+            for callback in callbacks:
+                callback(event)
+            if not event._ok and not hasattr(event, "_defused"):
+                # as step: a copy of the failure, with the original as its cause
+                exc = type(event._value)(*event._value.args)
+                exc.__cause__ = event._value
+                raise exc
+        elif calls:
+            head = calls[0]
+            t = head[0]
+            if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
+                env._now = wt
+                server.wake()
+                continue
+            env._now, _, _, fn, a, b = pop(calls)
+            fn(a, b)
+            made += 1
+        elif wt < _INF:
+            env._now = wt
+            server.wake()
+        else:
+            return made + server.armed
