@@ -6,7 +6,8 @@ too). And calls at a time that are no event at all (``call_at``): the HBM server
 among the ties of its instant that an event made there would, but kept on a heap of
 their own that ``run`` merges with SimPy's queue; and the server's wakes (2,400), one
 armed at a time and numbered the same way, which ``run`` takes from the server itself
-(``Waker``) as a third head beside the two heaps."""
+(``Waker``) as a third head beside the two heaps, with the CTA wakes its stream ends fire
+at the present instant (``fire_ready``), taken in their numbers' places without a heap."""
 
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ class Timer:
 class Wake:
     """An event one process waits on, triggered by ``fire``: a CTA's wake when the last of
     what it waits for lands (2,000 a K1 launch), without ``Event``'s and ``succeed``'s
-    frames. Made empty (``wake``); ``_ok`` and ``_value`` are set when it fires."""
+    frames. Made empty (``wake``); ``_ok`` and ``_value`` are set when it fires, and its
+    event number (``eid``) where it is fired onto a list (``fire_ready``)."""
 
-    __slots__ = ("_ok", "_value", "callbacks")
+    __slots__ = ("_ok", "_value", "callbacks", "eid")
 
 
 def wake() -> Wake:
@@ -48,6 +50,16 @@ def fire(env: simpy.Environment, ev: Wake) -> None:
     delay of 0, kept for the time's type), normal priority, the next event number."""
     ev._ok, ev._value = True, None
     heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), ev))
+
+
+def fire_ready(env: simpy.Environment, ready: list[Wake], ev: Wake) -> None:
+    """Trigger ``ev`` now as ``fire`` does (the next event number), onto ``ready``, not
+    SimPy's queue: the wakes fired at this instant in number order, which ``run`` given
+    them takes each in its number's place among the heaps' heads (a folded run's CTA
+    wakes, 2,000 a K1 launch: each was a push and a pop of SimPy's queue)."""
+    ev._ok, ev._value = True, None
+    ev.eid = next(env._eid)
+    ready.append(ev)
 
 
 def at_time(env: simpy.Environment, when: float, *callbacks: Callable[[Any], object]) -> Timer:
@@ -89,12 +101,14 @@ def call_at(
 class Waker(Protocol):
     """What ``run`` asks of a server that keeps one pending wake outside the heaps (the
     HBM server given calls, ``SharedBandwidth``): its time (``inf``: none), its (time,
-    priority, event number) to order it among ties, the call, and how many event
-    numbers its wakes have taken."""
+    priority, event number) to order it among ties, the call, how many event numbers
+    its wakes have taken; and the wakes its calls fire at this instant (``ready``,
+    ``fire_ready``)."""
 
     next_t: float
     next: tuple[float, int, int] | None
     armed: int
+    ready: list[Wake]
 
     def wake(self) -> None: ...
 
@@ -108,8 +122,9 @@ def run(
     event that failed with no process to take its failure raised again. ``calls``
     (``call_at``'s heap) are taken in the same order among the events: each before the
     first event whose (time, priority, number) is greater; so is ``server``'s pending
-    wake. Returns how many calls it made (event numbers that were no event), the
-    server's wakes counted by the numbers they took."""
+    wake, and so are the wakes fired onto its ``ready`` (``fire_ready``). Returns how
+    many calls it made (event numbers that were no event), the server's wakes counted by
+    the numbers they took."""
     if server is not None:
         return _run_waking(env, [] if calls is None else calls, server)
     queue = env._queue
@@ -144,11 +159,27 @@ def _run_waking(env: simpy.Environment, calls: list[Call], server: Waker) -> int
     """``run`` with a server's pending wake as a third head beside SimPy's queue and the
     calls: the least of the three by (time, priority, number) goes first. The wake's time
     is compared first as a float (a tuple's compare in C costs some ten float compares),
-    its whole key only on a tie."""
+    its whole key only on a tie. Before them the wakes on the server's ``ready``, fired
+    at this instant: the first goes unless a head at this instant has a lower number."""
     queue = env._queue
     pop = heappop
     made = 0
+    ready = server.ready
     while True:
+        if ready:
+            now = env._now
+            event = ready[0]
+            e = event.eid
+            if not (
+                (queue and queue[0][0] == now and queue[0] < (now, NORMAL, e))
+                or (calls and calls[0][0] == now and calls[0] < (now, NORMAL, e))
+                or (server.next_t == now and server.next < (now, NORMAL, e))
+            ):
+                del ready[0]
+                callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
+                for callback in callbacks:
+                    callback(event)
+                continue
         wt = server.next_t
         if queue:
             head = queue[0]
