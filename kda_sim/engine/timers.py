@@ -113,6 +113,21 @@ class Waker(Protocol):
     def wake(self) -> None: ...
 
 
+class _Idle:
+    """``run``'s server where it is given none: no wake is ever armed, nothing is fired
+    onto its ``ready``."""
+
+    next_t: float = _INF
+    next: tuple[float, int, int] | None = None
+    armed: int = 0
+
+    def __init__(self) -> None:
+        self.ready: list[Wake] = []
+
+    def wake(self) -> None:
+        raise AssertionError("no wake is armed")
+
+
 def run(
     env: simpy.Environment, calls: list[Call] | None = None, server: Waker | None = None
 ) -> int:
@@ -122,45 +137,15 @@ def run(
     event that failed with no process to take its failure raised again. ``calls``
     (``call_at``'s heap) are taken in the same order among the events: each before the
     first event whose (time, priority, number) is greater; so is ``server``'s pending
-    wake, and so are the wakes fired onto its ``ready`` (``fire_ready``). Returns how
-    many calls it made (event numbers that were no event), the server's wakes counted by
-    the numbers they took."""
-    if server is not None:
-        return _run_waking(env, [] if calls is None else calls, server)
-    queue = env._queue
-    pop = heappop
+    wake, a third head (its time compared first as a float, a tuple's compare in C
+    costing some ten float compares; its whole key only on a tie), and so are the wakes
+    fired onto its ``ready`` at this instant (``fire_ready``): the first goes unless a head
+    at this instant has a lower number. Returns how many calls it made (event numbers
+    that were no event), the server's wakes counted by the numbers they took."""
     if calls is None:
         calls = []
-    made = 0
-    while True:
-        while queue:
-            if calls and calls[0] < queue[0]:
-                env._now, _, _, fn, a, b = pop(calls)
-                fn(a, b)
-                made += 1
-                continue
-            env._now, _, _, event = pop(queue)
-            callbacks, event.callbacks = event.callbacks, None
-            for callback in callbacks:
-                callback(event)
-            if not event._ok and not hasattr(event, "_defused"):
-                # as step: a copy of the failure, with the original as its cause
-                exc = type(event._value)(*event._value.args)
-                exc.__cause__ = event._value
-                raise exc
-        if not calls:
-            return made
-        env._now, _, _, fn, a, b = pop(calls)  # SimPy's queue is empty: the calls go on
-        fn(a, b)
-        made += 1
-
-
-def _run_waking(env: simpy.Environment, calls: list[Call], server: Waker) -> int:
-    """``run`` with a server's pending wake as a third head beside SimPy's queue and the
-    calls: the least of the three by (time, priority, number) goes first. The wake's time
-    is compared first as a float (a tuple's compare in C costs some ten float compares),
-    its whole key only on a tie. Before them the wakes on the server's ``ready``, fired
-    at this instant: the first goes unless a head at this instant has a lower number."""
+    if server is None:
+        server = _Idle()
     queue = env._queue
     pop = heappop
     made = 0
