@@ -166,24 +166,28 @@ def run(
                     callback(event)
                 continue
         wt = server.next_t
-        if queue:
+        if queue:  # the head of the two heaps, then the server's wake against it
             head = queue[0]
-            if calls and calls[0] < head:
+            call = calls and calls[0] < head
+            if call:
                 head = calls[0]
-                t = head[0]
-                if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
-                    env._now = wt
-                    server.wake()
-                    continue
-                env._now, _, _, fn, a, b = pop(calls)
-                fn(a, b)
-                made += 1
-                continue
-            t = head[0]
-            if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
-                env._now = wt
-                server.wake()
-                continue
+        elif calls:
+            head, call = calls[0], True
+        elif wt < _INF:
+            env._now = wt
+            server.wake()
+            continue
+        else:
+            return made + server.armed
+        t = head[0]
+        if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
+            env._now = wt
+            server.wake()
+        elif call:
+            env._now, _, _, fn, a, b = pop(calls)
+            fn(a, b)
+            made += 1
+        else:
             env._now, _, _, event = pop(queue)
             callbacks, event.callbacks = event.callbacks, None
             for callback in callbacks:
@@ -193,18 +197,3 @@ def run(
                 exc = type(event._value)(*event._value.args)
                 exc.__cause__ = event._value
                 raise exc
-        elif calls:
-            head = calls[0]
-            t = head[0]
-            if wt < t or (wt == t and server.next < head):  # type: ignore[operator]
-                env._now = wt
-                server.wake()
-                continue
-            env._now, _, _, fn, a, b = pop(calls)
-            fn(a, b)
-            made += 1
-        elif wt < _INF:
-            env._now = wt
-            server.wake()
-        else:
-            return made + server.armed
