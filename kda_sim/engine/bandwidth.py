@@ -5,11 +5,12 @@ streams every stream advances at the same rate, so a single virtual clock (bytes
 served to any one stream since the start) orders all finishes: a join or a finish
 costs O(log n) and one timer, however many streams are in flight.
 
-Given a heap of calls (``timers.call_at``; a folded run's), the server keeps its timers
-there, not on SimPy's queue, and a stream can join at a later time without a timer of
-its own (``join_at``): each join and wake is numbered as the event it replaces, so it
-runs at the same place among the ties of its instant, and the server's float arithmetic
-runs in the same order with the same operands.
+Given a heap of calls (``timers.call_at``; a folded run's), a stream can join at a later
+time without a timer of its own (``join_at``, a call on that heap), and the server keeps
+its one armed wake itself (``next``), not on SimPy's queue, which ``timers.run`` (given
+the server) takes in its place: each join and wake is numbered as the event it replaces,
+so it runs at the same place among the ties of its instant, and the server's float
+arithmetic runs in the same order with the same operands.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from heapq import heappop, heappush
 import simpy
 from simpy.events import NORMAL, Event
 
-from kda_sim.engine.timers import Call, Timer, at_time, call_at
+from kda_sim.engine.timers import Call, Timer, Wake, at_time
 
 # the rate tables (``SharedBandwidth._rates``) of the last few (bandwidth, cap) pairs: a
 # warm launch finds its table grown, where each launch grew its own one n at a time (a
 # K1 R=4 L=2 launch: 400 ``IndexError``s raised and caught); a table's floats depend on
 # the pair alone, so servers share it. A few, not all: a fit tries a bandwidth a launch
 _KEPT = 8
+_INF = float("inf")
 _rate_tables: dict[tuple[float, float], list[float]] = {}
 
 
@@ -62,11 +64,24 @@ class SharedBandwidth:
         self._heap: list[tuple[float, int, Callable[[], object]]] = []
         self._seq = itertools.count()
         self._wake_at: float | None = None
+        # given calls, the one wake armed (a later arming for earlier replaces it): its
+        # time and its (time, priority, event number), which ``timers.run`` compares with
+        # its heaps' heads and then calls ``wake``; not an entry of the calls' heap, where
+        # a wake (2,400 a K1 launch) sifted through the 150 joins waiting there and one
+        # replaced stayed until it came up (``_INF``: none armed)
+        self.next_t = _INF
+        self.next: tuple[float, int, int] | None = None
+        self.armed = 0  # event numbers the wakes took (``timers.run`` counts them as calls)
+        # the CTAs' wakes its stream ends fire at this instant (``timers.fire_ready``, a
+        # folded run's CTA inlines it), which ``timers.run`` takes in their numbers' places
+        # (about 2,000 a K1 launch: each was a push and a pop of SimPy's queue). Here, not
+        # with the launch's ``World``: a thirtieth attribute there made each of its reads
+        # slower (1.3 M more instructions a launch)
+        self.ready: list[Wake] = []
         self.bytes_total = 0
         # the bound methods the heap of calls holds, made once (a join and a wake each
         # made one: 4,700 a K1 launch)
         self._stream_call = self.stream
-        self._wake_call = self._wake
         # each stream's rate with n in flight, ``_rates[n]``: ``min(cap, bw / n)`` as the
         # share and compare made it (the same float), looked up where a join and a wake
         # made it again (4,700 a K1 launch); grown by ``_rate`` as a larger n first comes,
@@ -141,17 +156,19 @@ class SharedBandwidth:
         if self.calls is None:
             at_time(self.env, now + (at - now), self._timer).at = at
         else:
-            call_at(self.env, self.calls, now + (at - now), self._wake_call, at, None)
+            when = now + (at - now)
+            self.next_t, self.next = when, (when, NORMAL, next(self.env._eid))
+            self.armed += 1
 
     def _timer(self, timer: Timer) -> None:
-        self._wake(timer.at, None)
+        if self._wake_at == timer.at:  # else superseded by an earlier timer
+            self.wake()
 
-    def _wake(self, at: float, _: object) -> None:
-        """Advance the virtual clock, finish every stream it has served, re-arm (as in
-        ``stream``); ``at``: the time the timer was armed for (``_arm``)."""
-        if self._wake_at != at:
-            return  # superseded by an earlier timer
+    def wake(self) -> None:
+        """The armed wake (``_arm``): advance the virtual clock, finish every stream it
+        has served, re-arm (as in ``stream``)."""
         self._wake_at = None
+        self.next_t, self.next = _INF, None
         now = self.env._now
         heap = self._heap
         n = len(heap)
@@ -171,10 +188,9 @@ class SharedBandwidth:
         if self._wake_at is not None and self._wake_at <= at:
             return
         self._wake_at = at  # (``_arm``, inlined: a wake re-arms all but every time)
-        calls = self.calls
-        if calls is None:
+        if self.calls is None:
             at_time(self.env, now + (at - now), self._timer).at = at
         else:
-            heappush(
-                calls, (now + (at - now), NORMAL, next(self.env._eid), self._wake_call, at, None)
-            )
+            when = now + (at - now)
+            self.next_t, self.next = when, (when, NORMAL, next(self.env._eid))
+            self.armed += 1

@@ -82,13 +82,14 @@ class Pending:
         self.run = None  # (the cycle through the CTA's loads broken: see ``run``)
         env = run.w.env
         self.span.done = env._now
-        if self.waited:  # CtaRun._landed and timers.fire, inlined (two frames a load)
+        if self.waited:  # CtaRun._landed and timers.fire_ready, inlined (two frames a load)
             run.left -= 1
             if not run.left:
                 waker = run.waker
                 run.waker = None
                 waker._ok, waker._value = True, None  # type: ignore[union-attr]
-                heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), waker))
+                waker.eid = next(env._eid)  # type: ignore[union-attr]
+                run.w.hbm.ready.append(waker)
 
 
 def _launch_consts(world: World) -> tuple:
@@ -254,9 +255,10 @@ class CtaRun(CounterOps):
             waker = self.waker
             self.waker = None
             assert waker is not None
-            env = self.w.env  # timers.fire, inlined
+            w = self.w  # timers.fire_ready, inlined
             waker._ok, waker._value = True, None
-            heappush(env._queue, (env._now + 0, NORMAL, next(env._eid), waker))
+            waker.eid = next(w.env._eid)
+            w.hbm.ready.append(waker)
 
     def _issue(self, op: Load, t: float) -> None:
         """Issue at the CTA's own time ``t`` (it may run ahead of the clock: see run)."""

@@ -136,7 +136,7 @@ def simulate(
 
     env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
     # (the collector is paused over the whole of simulate: kda_sim.gcpause)
-    made = timers.run(env, calls)
+    made = timers.run(env, calls, hbm if fold_events else None)
     for rec, outstanding in world.behind_later:
         behind_loads(rec, outstanding)
     meta = Meta.for_launch(

@@ -73,7 +73,7 @@ def _join_and_wake(*, calls: bool, join_first: bool) -> list[tuple[str, float]]:
     join(9.0, 3000, "C")
     if not join_first:
         timers.at_time(env, 0.0, lambda _ev: join(wake_at, 1000, "B"))
-    made = timers.run(env, heap)
+    made = timers.run(env, heap, hbm)
     # joins and wakes as calls: three joins and A's, B's and C's wakes (and the early one)
     assert made >= 6 if calls else made == 0
     return ends

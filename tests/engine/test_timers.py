@@ -125,3 +125,72 @@ def test_a_failed_process_raises_from_run_as_from_simpy() -> None:
         with pytest.raises(ValueError, match="bad op") as info:
             runner(env)
         assert isinstance(info.value.__cause__, ValueError)  # SimPy's copy of the failure
+
+
+class _NoServer:
+    """A server with no wake armed (``timers.Waker``), for ``run``'s ``ready``."""
+
+    next_t = float("inf")
+    next = None
+    armed = 0
+
+    def __init__(self) -> None:
+        self.ready: list[timers.Wake] = []
+
+    def wake(self) -> None:
+        raise AssertionError("no wake is armed")
+
+
+def _wakes_script(
+    env: simpy.Environment, calls: list[timers.Call], ready: list[timers.Wake] | None
+) -> list[str]:
+    """Three processes waiting on wakes, fired at one instant by timers and calls tied
+    with others numbered before and after them; each woken process makes a timer at that
+    instant too. ``ready``: the wakes fired onto it (``fire_ready``), else onto SimPy's
+    queue (``fire``)."""
+    log: list[str] = []
+    wakes: dict[str, timers.Wake] = {}
+
+    def waiter(name: str) -> Generator[Any, Any, None]:
+        wakes[name] = ev = timers.wake()
+        yield ev
+        log.append(f"{name} woken@{env.now}")
+        timers.at_time(env, env.now, lambda _ev: log.append(f"after {name}@{env.now}"))
+
+    def mark(name: str, then: str | None) -> None:
+        log.append(f"{name}@{env.now}")
+        if then is None:
+            return
+        if ready is None:
+            timers.fire(env, wakes[then])
+        else:
+            timers.fire_ready(env, ready, wakes[then])
+
+    for name in ("w1", "w2", "w3"):
+        env.process(waiter(name))
+    timers.at_time(env, 1.0, lambda _ev: mark("t1", "w1"))
+    timers.call_at(env, calls, 1.0, mark, "c1", "w2")
+    timers.at_time(env, 1.0, lambda _ev: mark("t2", None))
+    timers.call_at(env, calls, 1.0, mark, "c2", "w3")
+    timers.at_time(env, 2.0, lambda _ev: mark("t3", None))
+    return log
+
+
+def test_wakes_fired_onto_ready_run_where_they_would_on_simpys_queue() -> None:
+    """A wake fired onto ``ready`` runs after every event and call of its instant numbered
+    before it and before those numbered after, as one fired onto SimPy's queue does."""
+    env_a, env_b = simpy.Environment(), simpy.Environment()
+    calls_a: list[timers.Call] = []
+    calls_b: list[timers.Call] = []
+    server = _NoServer()
+    ready = server.ready
+    mine = _wakes_script(env_a, calls_a, ready)
+    theirs = _wakes_script(env_b, calls_b, None)
+    made = timers.run(env_a, calls_a, server)
+    assert made == timers.run(env_b, calls_b) == 2
+    assert mine == theirs
+    # w2 fired by c1 waits for t2 and c2, numbered before it; each woken one's timer after
+    assert mine[:7] == ["t1@1.0", "c1@1.0", "t2@1.0", "c2@1.0"] + [
+        f"w{i} woken@1.0" for i in (1, 2, 3)
+    ]
+    assert not ready and next(env_a._eid) == next(env_b._eid)
