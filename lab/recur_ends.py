@@ -46,15 +46,13 @@ import numpy as np
 
 from kda_sim.compare.diff import put_estimates
 from kda_sim.compare.model import model_view, op_stage
-from kda_sim.compare.spread import launches_by_shape, read_launch
 from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.constants import NVCH
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.model import Timeline
-from lab.cta_spread import model_args, run_header, seeded_run, spread_map
+from lab.cta_spread import model_args, run_header
 from lab.gpu_jobs import report_main
-from lab.knorm_wait import _polls_by_op, _q, _quantiles, _shape, real_clock
-from lab.loo_spread import fold_file
+from lab.knorm_wait import _polls_by_op, _q, _quantiles, _shape, both_sides
 
 GATES_POLLS = ("f_a", "QK", "beta")  # k.gates' polls in program order
 # what a chunk last waited for before k.recur
@@ -229,28 +227,16 @@ def ends_report(
     seeds: int,
     detail: int = 0,
 ) -> dict[str, Any]:
-    by_kind = spread_map(spread, stages)
-    groups = launches_by_shape(folder)
     out: dict[str, Any] = {}
-    for R, L in shapes or sorted(groups):
-        if (R, L) not in groups:
-            raise InvalidInput(f"no launch of {R}x{L}", where=str(folder))
-        prof = str(fold_file(folds, R, L)) if folds is not None else profile
-        if prof is None:
-            raise InvalidInput("a fold folder or a profile is needed", what="--profile")
-        launches = [read_launch(p) for p in groups[(R, L)]]
-        real = [chunk_rows(real_clock(t)) for t in launches]
-        sim = [
-            chunk_rows(seeded_run(launches[i % len(launches)], prof, by_kind, i))
-            for i in range(seeds)
-        ]
+    sides = both_sides(folder, folds, profile, shapes, spread, stages, seeds, chunk_rows)
+    for label, real, sim in sides:
         shape: dict[str, Any] = {
             "real": side_summary([run_figures(r) for r in real]),
             "model": side_summary([run_figures(r) for r in sim]),
         }
         if detail:
             shape["detail"] = {"real": _detail(real[0], detail), "model": _detail(sim[0], detail)}
-        out[f"{R}x{L}"] = shape
+        out[label] = shape
     return {**run_header(folder, folds, profile, spread, stages, seeds), "shapes": out}
 
 
