@@ -266,22 +266,34 @@ def show(rep: dict[str, Any]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def side_args(ap: argparse.ArgumentParser) -> None:
+    """The options of a report on both sides of a folder's shapes (:func:`both_sides`)."""
     ap.add_argument("folder", type=Path)
     ap.add_argument("--shapes", default="", help="RxL,... (default every shape of the folder)")
     ap.add_argument("--spread", type=float, default=0.0, help="cta_spread: a log's sd")
     model_args(ap)
     ap.add_argument("--seeds", type=int, default=8, help="model runs a shape (default 8)")
+
+
+def side_shapes(a: argparse.Namespace) -> list[tuple[int, int]]:
+    """:func:`side_args`' options checked (InvalidInput where one is bad), and the shapes
+    asked for (none: every shape of the folder)."""
+    if a.seeds < 1:
+        raise InvalidInput(f"at least 1 run, not {a.seeds}", what="--seeds")
+    for folder in (a.folder, a.folds):
+        if folder is not None and not folder.is_dir():
+            raise InvalidInput("no such folder", where=str(folder))
+    return [_shape(x) for x in a.shapes.split(",") if x]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    side_args(ap)
     ap.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 
     def make() -> Any:
-        if a.seeds < 1:
-            raise InvalidInput(f"at least 1 run, not {a.seeds}", what="--seeds")
-        if a.folds is not None and not a.folds.is_dir():
-            raise InvalidInput("no such folder", where=str(a.folds))
-        shapes = [_shape(x) for x in a.shapes.split(",") if x]
+        shapes = side_shapes(a)
         try:
             return wait_report(a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds)
         except (OSError, ValueError, KeyError) as e:

@@ -50,9 +50,9 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.constants import NVCH
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.model import Timeline
-from lab.cta_spread import model_args, run_header
+from lab.cta_spread import run_header
 from lab.gpu_jobs import report_main
-from lab.knorm_wait import _polls_by_op, _q, _quantiles, _shape, both_sides
+from lab.knorm_wait import _polls_by_op, _q, _quantiles, both_sides, side_args, side_shapes
 
 GATES_POLLS = ("f_a", "QK", "beta")  # k.gates' polls in program order
 # what a chunk last waited for before k.recur
@@ -305,25 +305,15 @@ def show(rep: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder", type=Path)
-    ap.add_argument("--shapes", default="", help="RxL,... (default every shape of the folder)")
-    ap.add_argument("--spread", type=float, default=0.0, help="cta_spread: a log's sd")
-    model_args(ap)
-    ap.add_argument("--seeds", type=int, default=8, help="model runs a shape (default 8)")
+    side_args(ap)
     ap.add_argument("--detail", type=int, default=0, help="chunk rows of the first N heads")
     ap.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 
     def make() -> Any:
-        if a.seeds < 1:
-            raise InvalidInput(f"at least 1 run, not {a.seeds}", what="--seeds")
+        shapes = side_shapes(a)
         if a.detail < 0:
             raise InvalidInput(f"0 heads or more, not {a.detail}", what="--detail")
-        if a.folds is not None and not a.folds.is_dir():
-            raise InvalidInput("no such folder", where=str(a.folds))
-        if not a.folder.is_dir():
-            raise InvalidInput("no such folder", where=str(a.folder))
-        shapes = [_shape(x) for x in a.shapes.split(",") if x]
         try:
             return ends_report(
                 a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds, a.detail
