@@ -31,8 +31,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,6 +53,7 @@ OWN, CHUNK, G2 = "own ONRM", "another chunk's ONRM", "g2 PROJ"
 SPAN_KEYS = ("dur", "sat", "last_put", "g2_put", "seen")  # a k.norm span's times (ns)
 HEAD_KEYS = ("conv_end_spread", "fa_sat_spread", "recur_end_spread")  # a head's (ns)
 QUANTILES = (0.1, 0.5, 0.9)
+R_ = TypeVar("R_")  # what a reader makes of one launch or run
 
 
 def _polls_by_op(mv: ModelView, cta: int) -> dict[int, int]:
@@ -172,6 +174,34 @@ def _shape(label: str) -> tuple[int, int]:
     return int(r), int(l_)
 
 
+def both_sides(
+    folder: Path,
+    folds: Path | None,
+    profile: str | None,
+    shapes: list[tuple[int, int]],
+    spread: float,
+    stages: tuple[str, ...],
+    seeds: int,
+    read: Callable[[Timeline], R_],
+) -> Iterator[tuple[str, list[R_], list[R_]]]:
+    """Each shape's label, ``read`` of its launches (each on one clock) and of ``seeds``
+    seeded runs of its profile (run i placed as launch i mod n ran)."""
+    by_kind = spread_map(spread, stages)
+    groups = launches_by_shape(folder)
+    for R, L in shapes or sorted(groups):
+        if (R, L) not in groups:
+            raise InvalidInput(f"no launch of {R}x{L}", where=str(folder))
+        prof = str(fold_file(folds, R, L)) if folds is not None else profile
+        if prof is None:
+            raise InvalidInput("a fold folder or a profile is needed", what="--profile")
+        launches = [read_launch(p) for p in groups[(R, L)]]
+        real = [read(real_clock(t)) for t in launches]
+        sim = [
+            read(seeded_run(launches[i % len(launches)], prof, by_kind, i)) for i in range(seeds)
+        ]
+        yield f"{R}x{L}", real, sim
+
+
 def wait_report(
     folder: Path,
     folds: Path | None,
@@ -181,22 +211,12 @@ def wait_report(
     stages: tuple[str, ...],
     seeds: int,
 ) -> dict[str, Any]:
-    by_kind = spread_map(spread, stages)
-    groups = launches_by_shape(folder)
-    out: dict[str, Any] = {}
-    for R, L in shapes or sorted(groups):
-        if (R, L) not in groups:
-            raise InvalidInput(f"no launch of {R}x{L}", where=str(folder))
-        prof = str(fold_file(folds, R, L)) if folds is not None else profile
-        if prof is None:
-            raise InvalidInput("a fold folder or a profile is needed", what="--profile")
-        launches = [read_launch(p) for p in groups[(R, L)]]
-        real = [wait_rows(real_clock(t)) for t in launches]
-        sim = [
-            wait_rows(seeded_run(launches[i % len(launches)], prof, by_kind, i))
-            for i in range(seeds)
-        ]
-        out[f"{R}x{L}"] = {"real": side_summary(real), "model": side_summary(sim)}
+    out = {
+        label: {"real": side_summary(real), "model": side_summary(sim)}
+        for label, real, sim in both_sides(
+            folder, folds, profile, shapes, spread, stages, seeds, wait_rows
+        )
+    }
     return {**run_header(folder, folds, profile, spread, stages, seeds), "shapes": out}
 
 
@@ -246,22 +266,34 @@ def show(rep: dict[str, Any]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def side_args(ap: argparse.ArgumentParser) -> None:
+    """The options of a report on both sides of a folder's shapes (:func:`both_sides`)."""
     ap.add_argument("folder", type=Path)
     ap.add_argument("--shapes", default="", help="RxL,... (default every shape of the folder)")
     ap.add_argument("--spread", type=float, default=0.0, help="cta_spread: a log's sd")
     model_args(ap)
     ap.add_argument("--seeds", type=int, default=8, help="model runs a shape (default 8)")
+
+
+def side_shapes(a: argparse.Namespace) -> list[tuple[int, int]]:
+    """:func:`side_args`' options checked (InvalidInput where one is bad), and the shapes
+    asked for (none: every shape of the folder)."""
+    if a.seeds < 1:
+        raise InvalidInput(f"at least 1 run, not {a.seeds}", what="--seeds")
+    for folder in (a.folder, a.folds):
+        if folder is not None and not folder.is_dir():
+            raise InvalidInput("no such folder", where=str(folder))
+    return [_shape(x) for x in a.shapes.split(",") if x]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    side_args(ap)
     ap.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
 
     def make() -> Any:
-        if a.seeds < 1:
-            raise InvalidInput(f"at least 1 run, not {a.seeds}", what="--seeds")
-        if a.folds is not None and not a.folds.is_dir():
-            raise InvalidInput("no such folder", where=str(a.folds))
-        shapes = [_shape(x) for x in a.shapes.split(",") if x]
+        shapes = side_shapes(a)
         try:
             return wait_report(a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds)
         except (OSError, ValueError, KeyError) as e:

@@ -179,6 +179,25 @@ def _load(d: Path) -> tuple[dict[str, set[str]], dict[str, str]]:
     return out, labels
 
 
+def _in_order(d: Path) -> list[list[str]] | None:
+    """A record run's calls in the order they ran (argument, result, label): the lines of
+    its one process's file; None where the folder holds several (a pytest run's)."""
+    files = list(d.glob("**/*.tsv"))
+    if len(files) != 1:
+        return None
+    return [line.split("\t", 2) for line in files[0].read_text().splitlines()]
+
+
+def _by_order(base_dir: Path, new_dir: Path) -> list[str] | None:
+    """Two record runs that share no call's arguments (a type the arguments hold printed
+    with a field more) compared call by call in order: the labels of the calls whose
+    result or label differs; None where the runs cannot be paired so."""
+    a, b = _in_order(base_dir), _in_order(new_dir)
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return [f"{x[2]} / {y[2]}" for x, y in zip(a, b, strict=True) if x[1:] != y[1:]]
+
+
 def compare(base_dir: Path, new_dir: Path) -> int:
     base, labels = _load(base_dir)
     new, _ = _load(new_dir)
@@ -191,6 +210,15 @@ def compare(base_dir: Path, new_dir: Path) -> int:
     )
     for a in differ[:20]:
         print("DIFF", a, labels.get(a))
+    if not both and (base or new):  # nothing compared by arguments: by order, or a failure
+        by_order = _by_order(base_dir, new_dir)
+        if by_order is None:
+            print("no call in common, and the runs cannot be paired in order: not compared")
+            return 1
+        print(f"no call in common; in order, calls whose result or label differs: {len(by_order)}")
+        for lab in by_order[:20]:
+            print("DIFF", lab)
+        differ = by_order
     reports = [d / REPORTS for d in (base_dir, new_dir)]
     same_reports = True
     if all(r.exists() for r in reports):

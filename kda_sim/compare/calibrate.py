@@ -781,6 +781,8 @@ def fitted_overlay(
         d["cost_growth"] = dict(fit.cost_growth)
     if fit.cta_spread:  # the spread the fit ran with: its costs are fitted beside it
         d["cta_spread"] = dict(fit.cta_spread)
+    if fit.compute_front:  # as the spread: the front the costs were fitted with
+        d["compute_front"] = dict(fit.compute_front)
     if fit.unit_shared:
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
         if fit.unit_share_from:

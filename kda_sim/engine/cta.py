@@ -730,6 +730,19 @@ class CtaRun(CounterOps):
         ]
         return prof.share_factor(sharers[0] is self) if len(sharers) > 1 else 1.0
 
+    def _front(self, key: str, t: float, cost: float) -> float:
+        """When a compute of stage cost ``key`` begun at ``t`` (the clock's time) taking
+        ``cost`` on its own ends (``GpuProfile.compute_front``): with another CTA's front
+        of ``key`` open (ending after ``t``), at the later of its end and ``t`` plus the
+        follower's fraction of ``cost``; else at ``t + cost``, opening a front there."""
+        fronts = self.w.fronts
+        end = fronts.get(key)
+        if end is not None and end > t:
+            own = t + self.w.prof.compute_front[key] * cost
+            return end if end > own else own
+        fronts[key] = t + cost
+        return t + cost
+
     def _meet(self, t: float) -> Generator[Any, Any, None]:
         """Bring the clock to the CTA's time ``t`` (or its ``clock``, if later): where an
         unfolded run sleeps from ``clock`` to ``t``, landing at ``clock + (t - clock)``."""
@@ -784,6 +797,7 @@ class CtaRun(CounterOps):
         )
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
+        front = prof.compute_front  # stage costs whose computes end with a front's
         grows = bool(prof.cost_growth)  # costs that grow with the launch (nominal: in v)
         held_by, loads = self.held, self.loads
         stages = self.track.stages
@@ -811,7 +825,14 @@ class CtaRun(CounterOps):
                             cost *= spread.get(self.stage, 1.0)
                     if shared and op.cost in shared:
                         cost *= self._share(op.cost, op.units)
-                    if wanted is None:
+                    if front and op.cost in front:
+                        # the clock brought here: every compute of the kind begun before
+                        # this one has opened or followed its front
+                        yield from self._meet(t)
+                        own = cost if wanted is None else max(wanted + cost - t, 0.0)
+                        t = self._front(op.cost, t, own)
+                        wanted = None
+                    elif wanted is None:
                         t += cost
                     else:  # the compute ran alongside the stream it waited for
                         if wanted + cost > t:
@@ -1018,10 +1039,9 @@ def _nominal(
             )
         else:  # a put or a publish
             vals[i] = ((cta, i), put_record_fields(ho, (cta, i), op))
-    steps = _fused(
-        zip(range(len(vals)), kinds, ops, vals, strict=True),
-        prof.unit_shared if prof.unit_share else (),
-    )
+    # a compute that _share may scale, or that ends with a front (_front), is not fused
+    apart = (*(prof.unit_shared if prof.unit_share else ()), *prof.compute_front)
+    steps = _fused(zip(range(len(vals)), kinds, ops, vals, strict=True), apart)
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)
     _NOMINAL[key] = (prof, ho.poll_cache, steps)

@@ -46,6 +46,7 @@ COST_FIELDS: tuple[str, ...] = (
     "unit_share_skew",
     "cost_growth",
     "cta_spread",
+    "compute_front",
 )
 STOCK_SUFFIX = ".json"
 # the GPU parameters an overlay may set: what a fit moves and what the measured build
@@ -76,6 +77,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "unit_share_skew": _P["unit_share_skew"],
         "cost_growth": _P["cost_growth"],
         "cta_spread": _P["cta_spread"],
+        "compute_front": _P["compute_front"],
         "overrides": {
             "type": "object",
             "additionalProperties": False,
@@ -138,7 +140,7 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
             raise InvalidInput(
                 f"costs.{k}: missing ({spec.name} computes it)", what=f"costs.{k}", where=where
             )
-    for part in ("cost_above", "unit_shared", "cost_growth"):
+    for part in ("cost_above", "unit_shared", "cost_growth", "compute_front"):
         for k in d.get(part, ()):
             if k not in keys:
                 raise InvalidInput(

@@ -191,6 +191,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         # each CTA's own factor on a stage kind's computes (GpuProfile.cta_spread): stage
         # kind -> its log's sd
         "cta_spread": {"type": "object", "additionalProperties": _num(0, MAX_SPREAD)},
+        # a stage cost whose computes begun together end together (GpuProfile.compute_front):
+        # stage cost -> what a follower's compute takes of its cost, 0 to 1
+        "compute_front": {"type": "object", "additionalProperties": _num(0, 1)},
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -326,6 +329,15 @@ class GpuProfile:
     # as a distribution").
     # {}: none (and a nominal run draws none)
     cta_spread: dict[str, float] = field(default_factory=dict)
+    # a front of computes, stage cost -> a follower's fraction f: a compute of cost ``key``
+    # begun while another CTA's compute of ``key`` that opened a front runs (began no
+    # later, ends later) ends at the later of that one's end and its own start plus f
+    # times its cost; one begun with no front open opens one and takes its cost. In the
+    # Triton K1's H200 traces at 4 x 4 every task of a slot ends k.recur within 64 to 640
+    # ns (p10..p90) whenever it came out of its k.gates polls, a late task's k.recur the
+    # shorter (docs/calibration.md, "A head's chunks at k.recur's end"). {}: none (and
+    # f = 1 ends every compute as without it)
+    compute_front: dict[str, float] = field(default_factory=dict)
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -426,6 +438,8 @@ class GpuProfile:
             d.pop("cost_growth")  # unset: written, and checksummed, as a profile without it
         if not self.cta_spread:
             d.pop("cta_spread")  # as cost_growth: a profile without it reads as before
+        if not self.compute_front:
+            d.pop("compute_front")  # as cost_growth
         return d
 
 
@@ -488,6 +502,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_share_skew=float(d.get("unit_share_skew", 0.0)),
             cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
             cta_spread={str(n): float(v) for n, v in d.get("cta_spread", {}).items() if v},
+            compute_front={str(n): float(v) for n, v in d.get("compute_front", {}).items()},
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None
@@ -514,13 +529,14 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             what="unit_share",
             where=where,
         )
-    bad = [n for n in prof.cost_growth if n not in prof.costs]
-    if bad:
-        raise InvalidInput(
-            f"cost_growth.{bad[0]}: not a stage cost of the profile",
-            what=f"cost_growth.{bad[0]}",
-            where=where,
-        )
+    for name, keys in (("cost_growth", prof.cost_growth), ("compute_front", prof.compute_front)):
+        bad = [n for n in keys if n not in prof.costs]
+        if bad:
+            raise InvalidInput(
+                f"{name}.{bad[0]}: not a stage cost of the profile",
+                what=f"{name}.{bad[0]}",
+                where=where,
+            )
     if any(v < 0 for v in prof.latency_ns.values()):
         raise InvalidInput("latencies must be >= 0", what="latency_ns", where=where)
     return prof

@@ -37,3 +37,21 @@ def test_a_differing_result_or_report_fails(tmp_path: Path, capsys: pytest.Captu
 def test_a_missing_folder_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert result_digests.main(["compare", str(tmp_path / "no"), str(tmp_path)]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+def test_runs_sharing_no_arguments_are_paired_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A profile printed with a field more changes every call's argument digest: two
+    record runs are then compared call by call in order, not passed with nothing
+    compared."""
+    base = _tree(tmp_path / "base", ["a1\tr1\tcfg one", "a2\tr2\tcfg two"], "same\n")
+    new = _tree(tmp_path / "new", ["b1\tr1\tcfg one", "b2\tr2\tcfg two"], "same\n")
+    assert result_digests.main(["compare", str(base), str(new)]) == 0
+    assert "in order, calls whose result or label differs: 0" in capsys.readouterr().out
+    moved = _tree(tmp_path / "moved", ["b1\tr1\tcfg one", "b2\tr9\tcfg two"], "same\n")
+    assert result_digests.main(["compare", str(base), str(moved)]) == 1
+    assert "DIFF cfg two / cfg two" in capsys.readouterr().out
+    short = _tree(tmp_path / "short", ["b1\tr1\tcfg one"], "same\n")
+    assert result_digests.main(["compare", str(base), str(short)]) == 1
+    assert "not compared" in capsys.readouterr().out

@@ -358,3 +358,15 @@ def test_calibrate_says_a_spread_without_seeds_is_fitted_nominal(tmp_path: Path,
     main([*argv, str(tmp_path / "b.json"), "--seeds", "1"])
     assert "without --seeds" not in capsys.readouterr().err
     assert load_profile(str(tmp_path / "b.json")).cta_spread == {"gemv0": 0.03}
+
+
+def test_a_fit_with_a_front_writes_the_front(tmp_path: Path, h200, slow_recur) -> None:
+    """A fit from a start with a k.recur front fits its costs beside it, and its overlay
+    keeps it (as it keeps the spread): a profile read from it runs the same front."""
+    _truth, tr = slow_recur
+    prof = replace(h200, compute_front={"k.recur": 0.5})
+    res = fit_profile(prof, [tr], budget=2, cost_passes=1, progress=False)
+    d = fitted_overlay(res, prof, [tr], out=tmp_path / "fit.json")
+    write_overlay(d, tmp_path / "fit.json")
+    assert d["compute_front"] == {"k.recur": 0.5}
+    assert load_profile(str(tmp_path / "fit.json")).compute_front == {"k.recur": 0.5}
