@@ -332,11 +332,10 @@ class GpuProfile:
     # a front of computes, stage cost -> a follower's fraction f: a compute of cost ``key``
     # begun while another CTA's compute of ``key`` that opened a front runs (began no
     # later, ends later) ends at the later of that one's end and its own start plus f
-    # times its cost; one begun with no front open opens one and takes its cost. In the
-    # Triton K1's H200 traces at 4 x 4 every task of a slot ends k.recur within 64 to 640
-    # ns (p10..p90) whenever it came out of its k.gates polls, a late task's k.recur the
-    # shorter (docs/calibration.md, "A head's chunks at k.recur's end"). {}: none (and
-    # f = 1 ends every compute as without it)
+    # times its cost; one begun with no front open opens one and takes its cost. Where a
+    # GPU's traces show the tasks running a stage at once ending it together, whenever
+    # each began, a late one's the shorter (docs/calibration.md, "A head's chunks at
+    # k.recur's end"). {}: none (and f = 1 ends every compute as without it)
     compute_front: dict[str, float] = field(default_factory=dict)
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
