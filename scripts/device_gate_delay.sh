@@ -17,6 +17,9 @@
 # landed pairs, the ONRM put after the state's stores have left, chunk 0 polling alone:
 #   LAUNCHES=6 bash scripts/device_gate_delay.sh spin: delay:"--build norm_delay_ns=5000" \
 #       put:"--build onrm_put_delay_ns=3000" alone:"--build norm_stagger_ns=3000"
+# k.recur's token loop rolled (Build.recur_rolled), cold and warm (lab.recur_ends DIR/NAME ...):
+#   SHAPES=1x4,2x4,4x4,2x2 bash scripts/device_gate_delay.sh spin: rolled:"--build recur_rolled=1" \
+#       spinw:"--warmup 3" rolledw:"--warmup 3 --build recur_rolled=1"
 set -u
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile \
     --no-cache-dir --upgrade --target /tmp/site . .whl/*.whl || exit 1

@@ -277,6 +277,7 @@ def check_kda(R: int, L: int, nb: int, **build: Any) -> dict[str, Any]:
         SLP=next_pow2(max(b.SL - L, 1)),
         NEV=64,
         ALIGN=b.align,
+        RECUR_ROLLED=b.recur_rolled,
     )
     return _kda_errors(k, core, ref)
 
@@ -501,6 +502,8 @@ def _cases() -> dict[str, list[Case]]:
             ("kda 1x2", check_kda, (1, 2, 8), {}, True),
             ("kda 2x2", check_kda, (2, 2, 3), {}, False),
             ("kda 2x1 aligned", check_kda, (2, 1, 8), {"align": 16}, True),
+            # a lab build: k.recur's token loop rolled (Build.recur_rolled), the same results
+            ("kda 1x2 rolled", check_kda, (1, 2, 8), {"recur_rolled": 1}, True),
         ],
         "kda_tickets": [
             ("kda_tickets 1x1", check_kda_tickets, (1, 1, 8), {}, True),

@@ -174,6 +174,7 @@ def kda_pre_k1(
     NORM_DELAY_NS: tl.constexpr = 0,
     NORM_STAGGER_NS: tl.constexpr = 0,
     ONRM_PUT_DELAY_NS: tl.constexpr = 0,
+    RECUR_ROLLED: tl.constexpr = 0,
 ):
     # R and NB are run-time values (one compiled kernel serves every R and nb of an L)
     S, OFF_WGT, OFF_MSQ, OFF_XRDY, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
@@ -368,6 +369,7 @@ def kda_pre_k1(
             NORM_DELAY_NS,
             NORM_STAGGER_NS,
             ONRM_PUT_DELAY_NS,
+            RECUR_ROLLED,
         )
     if TRACE:
         tr = _ev(tr, EV_START, t_start)

@@ -30,6 +30,31 @@ from kda_kernel.triton.record import _ev, _stamp
 
 
 @triton.jit
+def _recur_token(
+    j, st, o_t, qk, decay, vv, beta, slots, r2, j16, jj, vr, rows, rstate, rs_seq, live0
+):
+    """k.recur's token j: the 16 state rows decayed and updated, the output row kept in
+    ``o_t``, the state stored to its slot; returns (st, o_t)."""
+    qj = tl.sum(tl.where((r2 == 2 * j)[:, None], qk, 0.0), 0)
+    kj = tl.sum(tl.where((r2 == 2 * j + 1)[:, None], qk, 0.0), 0)
+    dj = tl.sum(tl.where((j16 == j)[:, None], decay, 0.0), 0)
+    vj = tl.sum(tl.where((jj == j)[None, :], vv, 0.0), 1)
+    bj = tl.sum(tl.where(jj == j, beta, 0.0), 0)
+    st = st * dj[None, :]
+    p = tl.sum(st * kj[None, :], 1)
+    st = st + ((vj - p) * bj)[:, None] * kj[None, :]
+    o = tl.where(live0, _bf16r(tl.sum(st * qj[None, :], 1)), 0.0)
+    o_t = tl.where((jj == j)[:, None], o[None, :], o_t)
+    sj = tl.sum(tl.where(jj == j, slots, 0), 0)
+    tl.store(
+        rstate + sj.to(tl.int64) * rs_seq + rows,
+        st,
+        mask=(vr >= 0)[:, None] & (live0 & (sj > 0)),
+    )
+    return st, o_t
+
+
+@triton.jit
 def _kda_task(
     i,
     n,
@@ -75,6 +100,7 @@ def _kda_task(
     NORM_DELAY_NS: tl.constexpr = 0,
     NORM_STAGGER_NS: tl.constexpr = 0,
     ONRM_PUT_DELAY_NS: tl.constexpr = 0,
+    RECUR_ROLLED: tl.constexpr = 0,
 ):
     req = i // TASKS_A_REQ
     h = (i // NVCH) % NH
@@ -280,23 +306,18 @@ def _kda_task(
     live0 = slot0 > 0
     st = tl.where(live0, st, 0.0)
     o_t = tl.zeros([LP, VCH], tl.float32)  # [token, v row]
-    for j in tl.static_range(L):
-        qj = tl.sum(tl.where((r2 == 2 * j)[:, None], qk, 0.0), 0)
-        kj = tl.sum(tl.where((r2 == 2 * j + 1)[:, None], qk, 0.0), 0)
-        dj = tl.sum(tl.where((j16 == j)[:, None], decay, 0.0), 0)
-        vj = tl.sum(tl.where((jj == j)[None, :], vv, 0.0), 1)
-        bj = tl.sum(tl.where(jj == j, beta, 0.0), 0)
-        st = st * dj[None, :]
-        p = tl.sum(st * kj[None, :], 1)
-        st = st + ((vj - p) * bj)[:, None] * kj[None, :]
-        o = tl.where(live0, _bf16r(tl.sum(st * qj[None, :], 1)), 0.0)
-        o_t = tl.where((jj == j)[:, None], o[None, :], o_t)
-        sj = tl.sum(tl.where(jj == j, slots, 0), 0)
-        tl.store(
-            rstate + sj.to(tl.int64) * rs_seq + rows,
-            st,
-            mask=(vr >= 0)[:, None] & (live0 & (sj > 0)),
-        )
+    if RECUR_ROLLED:
+        # a lab build (Build.recur_rolled): the token loop as a loop, one copy of its code
+        # whatever L, where the shipped build unrolls it into L copies
+        for j in tl.range(0, L, loop_unroll_factor=1):
+            st, o_t = _recur_token(
+                j, st, o_t, qk, decay, vv, beta, slots, r2, j16, jj, vr, rows, rstate, rs_seq, live0
+            )
+    else:
+        for j in tl.static_range(L):
+            st, o_t = _recur_token(
+                j, st, o_t, qk, decay, vv, beta, slots, r2, j16, jj, vr, rows, rstate, rs_seq, live0
+            )
     ss = tl.sum(o_t * o_t, 1)  # [LP]
     go = OFF_ONRM + ((req * NH + h) * L + jj) * NVCH + ch
     # a lab build's wait (Build.onrm_put_delay_ns): the state's stores leave the SM first

@@ -187,6 +187,11 @@ class Build:
     norm_delay_ns: int = 0
     norm_stagger_ns: int = 0
     onrm_put_delay_ns: int = 0
+    # a lab experiment: 1 runs k.recur's token loop as a loop (one copy of its code), where
+    # the shipped build (0) unrolls it into L copies: whether the tasks running k.recur at
+    # once end it together for the code they fetch (docs/calibration.md, "A head's chunks
+    # at k.recur's end"). Static placement only (not kda_tickets)
+    recur_rolled: int = 0
     # the scratch layout: every mailbox region starts on a multiple of this many cells
     # (8 B each; 16: a 128 B L2 line), so no line holds two regions. Dense (1), MSQ's last
     # cells and PROJ's first share lines with the 56 XRDY flags that every gemv CTA
@@ -359,11 +364,13 @@ class Build:
             why = wait_error(name, ns)
             if why:
                 raise ValueError(f"{name} = {ns}: {why}")
+        if self.recur_rolled not in (0, 1):
+            raise ValueError(f"recur_rolled = {self.recur_rolled}: 0 or 1")
         norm = (self.norm_delay_ns, self.norm_stagger_ns, self.onrm_put_delay_ns)
-        if any(norm) and self.cfg.kda_tickets:
+        if (any(norm) or self.recur_rolled) and self.cfg.kda_tickets:
             raise Unsupported(
-                "norm_delay_ns, norm_stagger_ns and onrm_put_delay_ns: static placement "
-                "only, not with kda_tickets",
+                "norm_delay_ns, norm_stagger_ns, onrm_put_delay_ns and recur_rolled: static "
+                "placement only, not with kda_tickets",
                 what="build",
             )
         if self.trace_level not in (1, 2, 3, 4):
@@ -451,6 +458,7 @@ class Build:
             "NORM_DELAY_NS": self.norm_delay_ns,
             "NORM_STAGGER_NS": self.norm_stagger_ns,
             "ONRM_PUT_DELAY_NS": self.onrm_put_delay_ns,
+            "RECUR_ROLLED": self.recur_rolled,
         }
 
     def with_(self, **kw: Any) -> Build:

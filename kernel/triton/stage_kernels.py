@@ -193,6 +193,7 @@ def kda_only(
     SLP: tl.constexpr,
     NEV: tl.constexpr,
     ALIGN: tl.constexpr,
+    RECUR_ROLLED: tl.constexpr = 0,
 ):
     _, _, _, _, OFF_PROJ, OFF_QK, OFF_ONRM = layout(R, L, NB, ALIGN)
     i = tl.program_id(0)
@@ -240,6 +241,10 @@ def kda_only(
         True,
         0,
         True,
+        0,
+        0,
+        0,
+        RECUR_ROLLED,
     )
 
 

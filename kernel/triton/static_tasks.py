@@ -75,6 +75,7 @@ def _kda_static_tasks(
     NORM_DELAY_NS: tl.constexpr = 0,
     NORM_STAGGER_NS: tl.constexpr = 0,
     ONRM_PUT_DELAY_NS: tl.constexpr = 0,
+    RECUR_ROLLED: tl.constexpr = 0,
 ):
     """This CTA's tasks under the static placement (at most MAXT); returns the record,
     the watchdog's flag and the tasks run."""
@@ -134,6 +135,7 @@ def _kda_static_tasks(
                 NORM_DELAY_NS,
                 NORM_STAGGER_NS,
                 ONRM_PUT_DELAY_NS,
+                RECUR_ROLLED,
             )
             ntask += 1
     if PROBE_TAKE and TRACE:

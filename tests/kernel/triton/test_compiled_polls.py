@@ -107,6 +107,19 @@ def test_the_kda_tasks_wait_before_norm_and_the_onrm_put_only_in_their_lab_build
     assert len(_mailbox_loads(_ttgir_of(late))) == _sites(late)
 
 
+def test_the_rolled_recur_build_loops_over_the_tokens_once_a_task_slot() -> None:
+    # Build.recur_rolled: k.recur's token loop stays a loop (one more scf.for a task slot)
+    # and its state store is one in the code where the shipped build has one a token; the
+    # polls are the same
+    shipped = Build.default(1, 2, 8, watchdog=False)
+    rolled = Build.default(1, 2, 8, watchdog=False, recur_rolled=1)
+    ir = [_ttgir_of(b) for b in (shipped, rolled)]
+    slots, L = max_tasks(rolled.rmax), rolled.cfg.L
+    assert ir[1].count("scf.for") == ir[0].count("scf.for") + slots
+    assert ir[1].count("tt.store") == ir[0].count("tt.store") - (L - 1) * slots
+    assert len(_mailbox_loads(ir[1])) == _sites(rolled)
+
+
 def test_no_plain_volatile_mailbox_load_in_production() -> None:
     # the watchdog build reads its alarm word and (fault check) a put's old word plainly;
     # the production build polls through the asm load only

@@ -82,6 +82,13 @@ def test_layout_and_back_off_keys_are_checked() -> None:
         Build.default(1, 1, 8, norm_stagger_ns=20000).validate()
     with pytest.raises(ValueError, match="static placement only"):
         Build.default(1, 1, 8, norm_delay_ns=5000).with_(kda_tickets=True).validate()
+    # k.recur's token loop rolled: 0 or 1, and only under the static placement
+    assert Build.default(1, 4, 8, recur_rolled=1).validate().constexprs()["RECUR_ROLLED"] == 1
+    assert Build.default(1, 4, 8).constexprs()["RECUR_ROLLED"] == 0
+    with pytest.raises(ValueError, match="recur_rolled = 2: 0 or 1"):
+        Build.default(1, 1, 8, recur_rolled=2).validate()
+    with pytest.raises(ValueError, match="static placement only"):
+        Build.default(1, 1, 8, recur_rolled=1).with_(kda_tickets=True).validate()
 
 
 @pytest.mark.parametrize("name", [*BACKOFFS_NS, *LAB_WAITS_NS])
