@@ -97,7 +97,8 @@ def _launch_consts(world: World) -> tuple:
     launch (``World.cta_consts``), not once a CTA (256 a K1 launch). In ``CtaRun.__init__``'s
     order: ``ahead``, the put records' fields, ``latency``, the profile's vmcnt flags, the
     priced poll terms, the first try's and a put's waits behind the CTA's own traffic, the
-    poll plans, and the price of a crowded landing where the profile sets one."""
+    poll plans, the price of a crowded landing where the profile sets one, and the open
+    fronts of computes (``_front``)."""
     prof = world.prof
     # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
     # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
@@ -142,6 +143,10 @@ def _launch_consts(world: World) -> tuple:
         behind or puts_wait,  # the stores are counted where either prices them
         world.handoffs.poll_cache,  # poll_plan's, read without its call
         crowd,
+        # stage cost -> the end of its computes' open front (``_front``), the launch's
+        # CTAs' one dict: here, not a field of ``World``, where a thirtieth attribute made
+        # every read of its others slower
+        {},
     )
     return out
 
@@ -213,6 +218,7 @@ class CtaRun(CounterOps):
             self._count_stores,
             self._plans,
             self._crowd,
+            self._fronts,
         ) = world.cta_consts or _launch_consts(world)
         self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
         self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
@@ -735,7 +741,7 @@ class CtaRun(CounterOps):
         ``cost`` on its own ends (``GpuProfile.compute_front``): with another CTA's front
         of ``key`` open (ending after ``t``), at the later of its end and ``t`` plus the
         follower's fraction of ``cost``; else at ``t + cost``, opening a front there."""
-        fronts = self.w.fronts
+        fronts = self._fronts
         end = fronts.get(key)
         if end is not None and end > t:
             own = t + self.w.prof.compute_front[key] * cost

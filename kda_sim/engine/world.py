@@ -80,9 +80,6 @@ class World:
     # each CTA's factor on its computes by stage (Sampler.cta_factors), by CTA number;
     # None: no spread between CTAs (a nominal run, or a profile without cta_spread)
     cta_factors: list[dict[str, float]] | None = None
-    # stage cost -> the end of its computes' open front (GpuProfile.compute_front; CtaRun
-    # opens and reads them)
-    fronts: dict[str, float] = field(default_factory=dict)
 
     # keyed by a poll plan's producer-set number (untagged polls) or by the producer tuple
     # itself (a host sequence's fresh set): hashing a tuple of 56 pairs at every poll cost
