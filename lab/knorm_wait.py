@@ -32,6 +32,7 @@ import argparse
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -174,50 +175,53 @@ def _shape(label: str) -> tuple[int, int]:
     return int(r), int(l_)
 
 
+@dataclass(frozen=True)
+class Sides:
+    """What a report on both sides of a folder's shapes reads: the launches' folder, each
+    shape's fold (or one profile for every shape), the shapes (none: every shape of the
+    folder), the spread drawn on ``stages`` and the seeded runs a shape."""
+
+    folder: Path
+    folds: Path | None
+    profile: str | None
+    shapes: list[tuple[int, int]]
+    spread: float
+    stages: tuple[str, ...]
+    seeds: int
+
+    def header(self) -> dict[str, Any]:
+        return run_header(
+            self.folder, self.folds, self.profile, self.spread, self.stages, self.seeds
+        )
+
+
 def both_sides(
-    folder: Path,
-    folds: Path | None,
-    profile: str | None,
-    shapes: list[tuple[int, int]],
-    spread: float,
-    stages: tuple[str, ...],
-    seeds: int,
-    read: Callable[[Timeline], R_],
+    s: Sides, read: Callable[[Timeline], R_]
 ) -> Iterator[tuple[str, list[R_], list[R_]]]:
-    """Each shape's label, ``read`` of its launches (each on one clock) and of ``seeds``
+    """Each shape's label, ``read`` of its launches (each on one clock) and of ``s.seeds``
     seeded runs of its profile (run i placed as launch i mod n ran)."""
-    by_kind = spread_map(spread, stages)
-    groups = launches_by_shape(folder)
-    for R, L in shapes or sorted(groups):
+    by_kind = spread_map(s.spread, s.stages)
+    groups = launches_by_shape(s.folder)
+    for R, L in s.shapes or sorted(groups):
         if (R, L) not in groups:
-            raise InvalidInput(f"no launch of {R}x{L}", where=str(folder))
-        prof = str(fold_file(folds, R, L)) if folds is not None else profile
+            raise InvalidInput(f"no launch of {R}x{L}", where=str(s.folder))
+        prof = str(fold_file(s.folds, R, L)) if s.folds is not None else s.profile
         if prof is None:
             raise InvalidInput("a fold folder or a profile is needed", what="--profile")
         launches = [read_launch(p) for p in groups[(R, L)]]
         real = [read(real_clock(t)) for t in launches]
         sim = [
-            read(seeded_run(launches[i % len(launches)], prof, by_kind, i)) for i in range(seeds)
+            read(seeded_run(launches[i % len(launches)], prof, by_kind, i)) for i in range(s.seeds)
         ]
         yield f"{R}x{L}", real, sim
 
 
-def wait_report(
-    folder: Path,
-    folds: Path | None,
-    profile: str | None,
-    shapes: list[tuple[int, int]],
-    spread: float,
-    stages: tuple[str, ...],
-    seeds: int,
-) -> dict[str, Any]:
+def wait_report(s: Sides) -> dict[str, Any]:
     out = {
         label: {"real": side_summary(real), "model": side_summary(sim)}
-        for label, real, sim in both_sides(
-            folder, folds, profile, shapes, spread, stages, seeds, wait_rows
-        )
+        for label, real, sim in both_sides(s, wait_rows)
     }
-    return {**run_header(folder, folds, profile, spread, stages, seeds), "shapes": out}
+    return {**s.header(), "shapes": out}
 
 
 def _q(v: list[float] | None) -> str:
@@ -275,15 +279,16 @@ def side_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--seeds", type=int, default=8, help="model runs a shape (default 8)")
 
 
-def side_shapes(a: argparse.Namespace) -> list[tuple[int, int]]:
-    """:func:`side_args`' options checked (InvalidInput where one is bad), and the shapes
-    asked for (none: every shape of the folder)."""
+def sides_of(a: argparse.Namespace) -> Sides:
+    """:func:`side_args`' options checked (InvalidInput where one is bad), as the report's
+    :class:`Sides`."""
     if a.seeds < 1:
         raise InvalidInput(f"at least 1 run, not {a.seeds}", what="--seeds")
     for folder in (a.folder, a.folds):
         if folder is not None and not folder.is_dir():
             raise InvalidInput("no such folder", where=str(folder))
-    return [_shape(x) for x in a.shapes.split(",") if x]
+    shapes = [_shape(x) for x in a.shapes.split(",") if x]
+    return Sides(a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -293,9 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     def make() -> Any:
-        shapes = side_shapes(a)
+        sides = sides_of(a)
         try:
-            return wait_report(a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds)
+            return wait_report(sides)
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 

@@ -50,9 +50,16 @@ from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.constants import NVCH
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.model import Timeline
-from lab.cta_spread import run_header
 from lab.gpu_jobs import report_main
-from lab.knorm_wait import _polls_by_op, _q, _quantiles, both_sides, side_args, side_shapes
+from lab.knorm_wait import (
+    Sides,
+    _polls_by_op,
+    _q,
+    _quantiles,
+    both_sides,
+    side_args,
+    sides_of,
+)
 
 GATES_POLLS = ("f_a", "QK", "beta")  # k.gates' polls in program order
 # what a chunk last waited for before k.recur
@@ -217,19 +224,9 @@ def _detail(rows: list[dict[str, Any]], heads: int) -> list[dict[str, Any]]:
     return out
 
 
-def ends_report(
-    folder: Path,
-    folds: Path | None,
-    profile: str | None,
-    shapes: list[tuple[int, int]],
-    spread: float,
-    stages: tuple[str, ...],
-    seeds: int,
-    detail: int = 0,
-) -> dict[str, Any]:
+def ends_report(s: Sides, detail: int = 0) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    sides = both_sides(folder, folds, profile, shapes, spread, stages, seeds, chunk_rows)
-    for label, real, sim in sides:
+    for label, real, sim in both_sides(s, chunk_rows):
         shape: dict[str, Any] = {
             "real": side_summary([run_figures(r) for r in real]),
             "model": side_summary([run_figures(r) for r in sim]),
@@ -237,7 +234,7 @@ def ends_report(
         if detail:
             shape["detail"] = {"real": _detail(real[0], detail), "model": _detail(sim[0], detail)}
         out[label] = shape
-    return {**run_header(folder, folds, profile, spread, stages, seeds), "shapes": out}
+    return {**s.header(), "shapes": out}
 
 
 def _f(v: float | None, fmt: str = ".2f") -> str:
@@ -311,13 +308,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     def make() -> Any:
-        shapes = side_shapes(a)
+        sides = sides_of(a)
         if a.detail < 0:
             raise InvalidInput(f"0 heads or more, not {a.detail}", what="--detail")
         try:
-            return ends_report(
-                a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds, a.detail
-            )
+            return ends_report(sides, a.detail)
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 
