@@ -10,9 +10,11 @@ every example kernel's defaults, the grid barrier at several sizes, host sequenc
 every bug-corpus case's ``kda-sim check`` (bug and fix; each report kept as printed).
 Loaded as a pytest plugin (``-p``), it records every call the tests make. A digest is
 a hash of the result's timeline meta and tracks, stuck report, stale reads, HBM bytes,
-final memory and deadlock flag; each process appends ``argument digest, result digest,
-label`` lines to ``DIR/<pid>.tsv``. ``compare`` prints how many calls both trees made and
-every one whose results differ (exit 1 then), and whether the check reports are equal.
+final memory and deadlock flag, keyed by the call's arguments with each profile as it is
+written (``to_dict``: a figure left unset leaves the key alone); each process appends
+``argument digest, result digest, label`` lines to ``DIR/<pid>.tsv``. ``compare`` prints
+how many calls both trees made and every one whose results differ (exit 1 then), and
+whether the check reports are equal.
 """
 
 from __future__ import annotations
@@ -42,11 +44,24 @@ def _hash(obj: object) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
+def _as_written(obj: Any) -> Any:
+    """``obj`` with every profile in it as its written form (``to_dict``): a figure left
+    unset is not written, so a profile field added with a default that keeps results
+    unchanged keeps every call's argument digest too."""
+    from kda_sim.machine import GpuProfile
+
+    if isinstance(obj, GpuProfile):
+        return sorted(obj.to_dict().items())
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_as_written(x) for x in obj)
+    return obj
+
+
 def _recorded(*args: Any, **kw: Any) -> Any:
     res = _original[0](*args, **kw)
     tl = res.timeline
     parts = (tl.meta, tl.ctas, tl.stuck, res.stale_reads, res.hbm_bytes, res.final, res.deadlock)
-    key = hashlib.sha1(repr((args, sorted(kw.items()))).encode()).hexdigest()[:16]
+    key = hashlib.sha1(repr(_as_written((args, sorted(kw.items())))).encode()).hexdigest()[:16]
     out = Path(os.environ.get("DIGEST_DIR", "digests"))
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f"{os.getpid()}.tsv", "a") as f:

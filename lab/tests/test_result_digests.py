@@ -55,3 +55,19 @@ def test_runs_sharing_no_arguments_are_paired_in_order(
     short = _tree(tmp_path / "short", ["b1\tr1\tcfg one"], "same\n")
     assert result_digests.main(["compare", str(base), str(short)]) == 1
     assert "not compared" in capsys.readouterr().out
+
+
+def test_a_profile_is_keyed_by_its_written_form() -> None:
+    """A figure left unset is not in a call's argument key (so a field added with a
+    default keeps every key), and a figure set is."""
+    import dataclasses
+
+    from kda_sim.machine import load_profile
+
+    prof = load_profile("h200")
+    assert "compute_front" in repr(prof)  # the dataclass prints every field
+    args = (("cfg", prof), [("seed", 3)])
+    key = repr(result_digests._as_written(args))
+    assert "compute_front" not in key and "'seed', 3" in key
+    fronted = dataclasses.replace(prof, compute_front={"k.recur": 0.7})
+    assert "compute_front" in repr(result_digests._as_written((("cfg", fronted), [])))
