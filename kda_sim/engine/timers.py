@@ -11,7 +11,7 @@ at the present instant (``fire_ready``), taken in their numbers' places without 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from heapq import heappop, heappush
 from typing import Any, Protocol
 
@@ -75,6 +75,13 @@ class Proc:
     ``callbacks`` run there (the dispatcher's release of the CTA's unit)."""
 
     __slots__ = ("_ok", "_value", "callbacks", "eid", "env", "gen", "ready")
+    _ok: bool
+    _value: Any
+    callbacks: list[Callable[[Any], object]]  # (None once it has run: SimPy's mark)
+    eid: int
+    env: simpy.Environment
+    gen: Generator[Any, Any, Any]
+    ready: list[Any]  # the server's (``Waker.ready``): its end is fired there
 
     def resume(self, event: Any) -> None:
         gen = self.gen
