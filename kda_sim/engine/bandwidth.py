@@ -168,7 +168,9 @@ class SharedBandwidth:
         """The armed wake (``_arm``): advance the virtual clock, finish every stream it
         has served, re-arm (as in ``stream``)."""
         self._wake_at = None
-        self.next_t, self.next = _INF, None
+        # disarmed; its key kept while the streams it ends call back (a CTA's drain reads
+        # it: cta._woke_after), then None unless armed again
+        self.next_t = _INF
         now = self.env._now
         heap = self._heap
         n = len(heap)
@@ -182,6 +184,7 @@ class SharedBandwidth:
         while heap and heap[0][0] <= v + eps:
             heappop(heap)[2]()
         if not heap:
+            self.next = None
             return
         wait = (heap[0][0] - v) / rates[len(heap)]
         at = now + (wait if wait > 0.0 else 0.0)

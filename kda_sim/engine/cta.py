@@ -12,6 +12,7 @@ from typing import Any
 import simpy
 from simpy.events import NORMAL, PENDING, Event, Timeout
 
+from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
 from kda_sim.engine.timers import Wake, at_time, schedule, wake
@@ -199,6 +200,9 @@ class CtaRun(CounterOps):
         self.left = 0
         self.waker: Wake | None = None
         self.draining = False  # folded: the CTA waits for its stores' acks now
+        # folded, draining from before the clock meets the CTA's time (``_meet_drain``):
+        # that time and the number its sleep would have taken; None otherwise
+        self.meet: tuple[float, int] | None = None
         # the clock as an unfolded run would read it here: the time this CTA last woke.
         # A CTA that runs ahead (``ahead``) moves it where it would have slept to, so each
         # time it computes from it rounds as the unfolded run's does (SimPy lands a
@@ -255,15 +259,29 @@ class CtaRun(CounterOps):
         return ev
 
     def _landed(self) -> None:
-        """One more of what a folded CTA waits for has landed; the last wakes it."""
+        """One more of what a folded CTA waits for has landed; the last wakes it (where it
+        drains from before its meeting with the clock, not before that: ``_meet_drain``)."""
         self.left -= 1
         if not self.left:
             waker = self.waker
             self.waker = None
             assert waker is not None
-            w = self.w  # timers.fire_ready, inlined
+            w = self.w
+            env = w.env
             waker._ok, waker._value = True, None
-            waker.eid = next(w.env._eid)
+            meet = self.meet
+            if meet is not None:
+                self.meet = None
+                at, eid = meet
+                now = env._now
+                # the last ack came before the sleep to ``at`` would have ended (at ``at``,
+                # the sleep's number after this one's: a call or a wake of the server, the
+                # one running now, ``SharedBandwidth.next``): the CTA wakes where the sleep
+                # would have, then finding nothing left to drain
+                if at > now or (at == now and not _woke_after(w.hbm, eid)):
+                    heappush(env._queue, (at, NORMAL, eid, waker))
+                    return
+            waker.eid = next(env._eid)  # timers.fire_ready, inlined
             w.hbm.ready.append(waker)
 
     def _issue(self, op: Load, t: float) -> None:
@@ -408,6 +426,27 @@ class CtaRun(CounterOps):
         yield _all(self.w.env, pending)
         self.clock = self.w.env._now
         return True
+
+    def _meet_drain(self, t: float) -> Generator[Any, Any, None]:
+        """``_meet(t)`` then ``_drain()``. Folded, where the CTA would sleep to its time and
+        has stores unacked, it waits for the acks from now and wakes at the later of its
+        time and the last ack, with no sleep's event (312 a K1 launch): its sleep's number
+        is taken now, and the wake goes where that sleep's end (its time the later) or
+        the drain's wake (the ack's) would have."""
+        env = self.w.env
+        c = self.clock
+        at = c + (t - c) if t > c else c  # where _meet sleeps to
+        if not self.fold or not self.unacked or at <= env._now:
+            yield from self._meet(t)
+            yield from self._drain()
+            return
+        self._store_bytes = 0  # (as _drain)
+        self.left, self.draining = self.unacked, True
+        self.meet = (at, next(env._eid))
+        self.waker = waker = wake()
+        yield waker
+        self.draining = False
+        self.clock = env._now
 
     def _unacked(self) -> list[simpy.Event]:
         """The stores not acknowledged yet; an ack once in stays in, so the rest are
@@ -917,25 +956,26 @@ class CtaRun(CounterOps):
                     yield from self._meet(self.clock)  # they read the clock as it is
                     t = yield from self.words_op(k, op, t)
                     self.clock = env._now
-                else:
-                    yield from self._meet(t)  # flagged data is read, a flag drained
+                else:  # flagged data is read, a flag drained
                     if kind == _FLAGGED:
+                        yield from self._meet(t)
                         self._issue(op, t)
                         self._check_flagged(op)
                     elif op.drain:  # a publish
-                        yield from self._drain()
+                        yield from self._meet_drain(t)
                         yield at_time(env, env._now + latency("barrier"))  # a Timeout's
                         self.clock = env._now
+                    else:
+                        yield from self._meet(t)
                     t = self.clock
                     if kind == _PUBLISH:
                         self._put(k, op, t, v)
         if not program:  # a ticket item's body: the loop's next take reads the clock
             yield from self._meet(self.clock)
             return t
-        yield from self._meet(t)
         # the CTA's last stores must land before it retires: its plain stores' acks, and
         # its resets' stores, which land half an atomic's round trip after their issue
-        yield from self._drain()
+        yield from self._meet_drain(t)
         if self.resets_land > env._now:
             yield env.timeout(self.resets_land - env._now)
         current_op.pop(cta, None)
@@ -1102,6 +1142,15 @@ def op_kinds(ops: tuple) -> tuple[int, ...]:
         else:  # not an op type itself: a flagged load's subclass, else unknown (KeyError)
             out[i] = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
     return tuple(out)
+
+
+def _woke_after(hbm: SharedBandwidth, eid: int) -> bool:
+    """Whether what runs now (an ack) comes after event number ``eid`` at this instant: a
+    wake of the server, running now, numbered after it (``SharedBandwidth.next`` holds a
+    running wake's key); a join's call calls an ack at once only for no bytes, numbered
+    at the store's issue, so before any sleep after it."""
+    running = hbm.next
+    return hbm.next_t == _INF and running is not None and running[2] > eid
 
 
 def behind_loads(rec: PollRecord, outstanding: list[Pending]) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import simpy
 
-from kda_sim.engine.timers import at_time
+from kda_sim.engine.timers import STARTED, Proc, at_time
 from kda_sim.machine.profile import GpuProfile
 from kda_sim.machine.residency import Footprint, short_of
 
@@ -121,10 +121,13 @@ def dispatcher(
     env: simpy.Environment,
     units: Units,
     order: Sequence[int],
-    start: Callable[[int, int, int], simpy.Process],
+    start: Callable[[int, int, int], simpy.Process | Proc],
     gap: float,
 ) -> Generator[Any, Any, None]:
-    """Starts blocks in ``order``; ``start(block, unit, xcd)`` returns the CTA's process."""
+    """Starts blocks in ``order``; ``start(block, unit, xcd)`` returns the CTA's process:
+    a SimPy ``Process``, or a ``timers.Proc`` not yet started (``gap`` above 0 only), whose
+    first step runs here once the next gap's timer is made, where its ``Initialize``
+    would have run it: next, ahead of everything else at this instant."""
     units.waiting = list(order)
     for b in order:
         xcd = units.xcd_of_block(b)
@@ -137,4 +140,7 @@ def dispatcher(
         proc = start(b, unit, xcd)
         proc.callbacks.append(lambda _ev, u=unit, blk=b: units.release(u, blk))
         if gap > 0:  # a Timeout(gap), landing where it would, without its frames
-            yield at_time(env, env._now + gap)
+            timer = at_time(env, env._now + gap)
+            if type(proc) is Proc:
+                proc.resume(STARTED)
+            yield timer

@@ -131,10 +131,20 @@ def simulate(
             )
     units = Units(env, prof, res.per_unit, feet, fold=fold_events, placement=placement)
 
-    def start(b: int, unit: int, xcd: int) -> simpy.Process:
-        return env.process(CtaRun(world, launch.programs[b], unit, xcd).run())
+    gap = world.sampler.latency("dispatch")
+    # folded, with a gap between starts: the CTAs and the dispatcher as timers.Proc (no
+    # event to start one or for its end, a leaner resume), each taking SimPy's numbers
+    lean = fold_events and gap > 0
 
-    env.process(dispatcher(env, units, list(order), start, world.sampler.latency("dispatch")))
+    def start(b: int, unit: int, xcd: int) -> simpy.Process | timers.Proc:
+        gen = CtaRun(world, launch.programs[b], unit, xcd).run()
+        return timers.process(env, gen, hbm.ready) if lean else env.process(gen)
+
+    gen = dispatcher(env, units, list(order), start, gap)
+    if lean:  # its Initialize, the only event yet, would run it first
+        timers.process(env, gen, hbm.ready).resume(timers.STARTED)
+    else:
+        env.process(gen)
     # (the collector is paused over the whole of simulate: kda_sim.gcpause)
     made = timers.run(env, calls, hbm if fold_events else None)
     for rec, outstanding in world.behind_later:

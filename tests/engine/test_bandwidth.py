@@ -114,3 +114,33 @@ def test_servers_of_one_bandwidth_and_cap_share_a_rate_table_that_gives_the_same
         SharedBandwidth(env, 100.0 + bw, 40.0)
     assert (64.0, 40.0) not in bandwidth._rate_tables
     assert len(bandwidth._rate_tables) == bandwidth._KEPT
+
+
+def test_a_wake_keeps_its_key_while_the_streams_it_ends_call_back() -> None:
+    """While its streams call back, a wake is disarmed (``next_t`` infinite) but keeps its
+    (time, priority, number) in ``next``, which a CTA's drain reads to order an ack against
+    a sleep it did not take (``cta._woke_after``); after it, ``next`` is None unless the
+    wake armed again. A join that calls back at once (no bytes) is in no wake."""
+    env = simpy.Environment()
+    calls: list[timers.Call] = []
+    hbm = SharedBandwidth(env, bytes_per_ns=64.0, cap_per_stream=40.0, calls=calls)
+    seen: list[tuple[float, tuple[float, int, int] | None]] = []
+    keys: list[tuple[float, int, int] | None] = []
+
+    def end() -> None:
+        seen.append((hbm.next_t, hbm.next))
+
+    def join(nbytes: int) -> None:
+        hbm.stream(nbytes, end)
+        keys.append(hbm.next)
+
+    for at, nbytes in ((0.0, 4096), (1.0, 1024), (2.0, 0)):
+        timers.call_at(env, calls, at, lambda n, _b: join(n), nbytes, None)
+    timers.run(env, calls, hbm)
+    inf = float("inf")
+    # the no-byte join's end, at once, with the wake armed for the first stream
+    assert seen[0] == (keys[1][0], keys[1]) and keys[2] == keys[1]
+    # the two streams' ends, each in the wake armed for it: the key it was armed with
+    assert seen[1:] == [(inf, keys[1]), (inf, seen[2][1])]
+    assert seen[2][1] is not None and seen[2][1][2] > keys[1][2]
+    assert hbm.next is None and hbm.next_t == inf

@@ -21,6 +21,7 @@ from kda_sim.machine.profile import FIRST_TRY, KIB
 from kda_sim.protocol.batches import poll
 from kda_sim.protocol.ops import (
     PAIR_BYTES,
+    Barrier,
     Begin,
     End,
     Load,
@@ -418,3 +419,27 @@ def test_adjacent_ops_the_loop_runs_alike_are_one_step() -> None:
         (14, cta._BARRIER, ops[14], 1.0),
         (15, cta._BARRED | cta._END, ops[15], 1.0),
     )
+
+
+@pytest.mark.parametrize("barriers", [10, 100])
+@pytest.mark.parametrize("publish", [False, True])
+def test_a_drain_from_before_the_clock_meets_the_cta_ends_at_the_later(
+    barriers: int, publish: bool
+) -> None:
+    """A CTA that stores 1 KiB, then runs ``barriers`` barriers ahead of the clock and
+    drains (retiring, or a publish first): folded, it drains from before the clock meets
+    its time, and goes on at the later of that time and the last ack (its store's ack after
+    the barriers' 100 ns, before their 1,000), as unfolded, where it sleeps to its time
+    first; the same records, and its end where each says."""
+    cfg = PingPongConfig(rounds=1)
+    base = build_pingpong(cfg)
+    flag = (Publish(1, SPACE.gid(1, np.arange(1))),) if publish else ()
+    ops = (Begin("consume"), Store("s", KIB), *[Barrier()] * barriers, *flag, End("consume"))
+    launch = Launch(cfg, SPACE, (base.programs[0], CtaProgram(1, "consumer", (), ops)))
+    folded = simulate(cfg, PP, launch=launch).timeline.ctas[1]
+    unfolded = simulate(cfg, PP, launch=launch, fold_events=False).timeline.ctas[1]
+    assert folded == unfolded
+    lat = PP.latency_ns
+    ack = lat["store_ack"] + KIB / PP.unit_bytes_per_ns  # alone in HBM: at the unit's cap
+    ends = max(barriers * lat["barrier"], ack) + (lat["barrier"] if publish else 0.0)
+    assert folded.end - folded.start == pytest.approx(ends)

@@ -4,11 +4,14 @@ CTA by CTA for grids of different footprints."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Generator
+from typing import Any
 
 import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kda_sim.engine import timers
 from kda_sim.engine.dispatch import Units, dispatcher
 from kda_sim.machine import load_gpu
 from kda_sim.machine.residency import Footprint
@@ -107,3 +110,52 @@ def test_a_measured_placement_puts_each_block_on_its_unit() -> None:
     for bad in (place[:-1], (*place[:-1], 132)):
         with pytest.raises(InvalidInput, match="placement"):
             simulate(cfg, prof, placement=bad)
+
+
+def _run_blocks(lean: bool) -> tuple[list[str], int]:
+    """Six blocks on two units of one slot each, started 0.5 apart: each sleeps, at times
+    tied with a clock's ticks, the gaps' timers and the others' ends, and logs what it
+    does; ``lean``: the blocks and the dispatcher as ``timers.Proc`` (its ends fired onto
+    a ready list), else SimPy's processes. What ran when, and the event numbers taken."""
+    env = simpy.Environment()
+    units = Units(env, TWO, 1, fold=True)
+    server = timers._Idle()  # a run given no server: its ready list alone
+    log: list[str] = []
+
+    def block(b: int) -> Generator[Any, Any, None]:
+        log.append(f"start {b}@{env.now}")
+        for d in (0.5, 1.0 + 0.5 * (b % 2), 0.0):
+            yield timers.at_time(env, env.now + d)
+            log.append(f"{b}@{env.now}")
+
+    def start(b: int, unit: int, _xcd: int) -> simpy.Process | timers.Proc:
+        log.append(f"dispatch {b} on {unit}@{env.now}")
+        if lean:
+            return timers.process(env, block(b), server.ready)
+        return env.process(block(b))
+
+    for t in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0):  # a clock's ticks, made first
+        timers.at_time(env, t, lambda _ev, t=t: log.append(f"tick@{t}"))
+    gen = dispatcher(env, units, list(range(6)), start, 0.5)
+    if lean:
+        proc = timers.process(env, gen, server.ready)
+        proc.resume(timers.STARTED)
+    else:
+        env.process(gen)
+    timers.run(env, None, server)
+    return log, next(env._eid)
+
+
+def test_blocks_run_as_procs_start_and_end_where_simpys_processes_do() -> None:
+    """A block started as a ``timers.Proc`` runs its first step where its ``Initialize``
+    would (after the gap's timer is made, before anything else at that instant), and its
+    end frees its unit where its process's event would: the same log, the same event
+    numbers taken, with blocks waiting for a unit to free."""
+    lean, lean_eids = _run_blocks(lean=True)
+    simpys, simpy_eids = _run_blocks(lean=False)
+    assert lean == simpys
+    assert lean_eids == simpy_eids
+    # block 2 takes block 0's unit the instant it ends; block 1 starts before block 0's
+    # first sleep ends, tied at 0.5, since the gap's timer is made before that sleep
+    assert lean[9:13] == ["0@1.5", "0@1.5", "dispatch 2 on 0@1.5", "start 2@1.5"]
+    assert lean.index("dispatch 1 on 1@0.5") < lean.index("0@0.5")

@@ -194,3 +194,31 @@ def test_wakes_fired_onto_ready_run_where_they_would_on_simpys_queue() -> None:
         f"w{i} woken@1.0" for i in (1, 2, 3)
     ]
     assert not ready and next(env_a._eid) == next(env_b._eid)
+
+
+def test_a_proc_ends_onto_ready_with_its_value_and_raises_a_failure_at_once() -> None:
+    """A ``Proc`` started by hand runs until it waits, resumes from its events, and at its
+    end is fired onto the ready list with its return value, its callbacks run there; a
+    failure inside it leaves ``run`` at once, itself, not SimPy's copy."""
+
+    def body(env: simpy.Environment, fail: bool) -> Generator[Any, Any, str]:
+        yield timers.at_time(env, 1.0)
+        if fail:
+            raise ValueError("bad op")
+        return "done"
+
+    ended: list[tuple[float, str]] = []
+    for fail in (False, True):
+        env = simpy.Environment()
+        server = _NoServer()
+        proc = timers.process(env, body(env, fail), server.ready)
+        proc.callbacks.append(lambda ev, env=env: ended.append((env.now, ev._value)))
+        proc.resume(timers.STARTED)
+        if fail:
+            with pytest.raises(ValueError, match="bad op") as info:
+                timers.run(env, None, server)
+            assert info.value.__cause__ is None
+        else:
+            timers.run(env, None, server)
+            assert next(env._eid) == 3  # its start, its timer and its end, as a Process's
+    assert ended == [(1.0, "done")]
