@@ -783,6 +783,8 @@ def fitted_overlay(
         d["cta_spread"] = dict(fit.cta_spread)
     if fit.compute_front:  # as the spread: the front the costs were fitted with
         d["compute_front"] = dict(fit.compute_front)
+        if fit.compute_front_from:  # and where it opens
+            d["compute_front_from"] = dict(fit.compute_front_from)
     if fit.unit_shared:
         d["unit_shared"], d["unit_share"] = list(fit.unit_shared), fit.unit_share
         if fit.unit_share_from:

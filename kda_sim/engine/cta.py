@@ -843,6 +843,7 @@ class CtaRun(CounterOps):
         streamed = prof.streamed_weights
         shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
         front = prof.compute_front  # stage costs whose computes end with a front's
+        front_from = prof.compute_front_from  # and the least cost of one that does
         grows = bool(prof.cost_growth)  # costs that grow with the launch (nominal: in v)
         held_by, loads = self.held, self.loads
         stages = self.track.stages
@@ -870,8 +871,9 @@ class CtaRun(CounterOps):
                             cost *= spread.get(self.stage, 1.0)
                     if shared and op.cost in shared:
                         cost *= self._share(op.cost, op.units)
-                    if front and op.cost in front:
-                        # the clock brought here: every compute of the kind begun before
+                    if front and op.cost in front and cost >= front_from.get(op.cost, 0.0):
+                        # (one cheaper than the front's least cost runs as without it.)
+                        # The clock brought here: every compute of the kind begun before
                         # this one has opened or followed its front
                         yield from self._meet(t)
                         own = cost if wanted is None else max(wanted + cost - t, 0.0)

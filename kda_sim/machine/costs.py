@@ -47,6 +47,7 @@ COST_FIELDS: tuple[str, ...] = (
     "cost_growth",
     "cta_spread",
     "compute_front",
+    "compute_front_from",
 )
 STOCK_SUFFIX = ".json"
 # the GPU parameters an overlay may set: what a fit moves and what the measured build
@@ -78,6 +79,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "cost_growth": _P["cost_growth"],
         "cta_spread": _P["cta_spread"],
         "compute_front": _P["compute_front"],
+        "compute_front_from": _P["compute_front_from"],
         "overrides": {
             "type": "object",
             "additionalProperties": False,
@@ -140,7 +142,7 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
             raise InvalidInput(
                 f"costs.{k}: missing ({spec.name} computes it)", what=f"costs.{k}", where=where
             )
-    for part in ("cost_above", "unit_shared", "cost_growth", "compute_front"):
+    for part in ("cost_above", "unit_shared", "cost_growth", "compute_front", "compute_front_from"):
         for k in d.get(part, ()):
             if k not in keys:
                 raise InvalidInput(

@@ -194,6 +194,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         # a stage cost whose computes begun together end together (GpuProfile.compute_front):
         # stage cost -> what a follower's compute takes of its cost, 0 to 1
         "compute_front": {"type": "object", "additionalProperties": _num(0, 1)},
+        # the least cost (ns) of a compute that opens or follows its stage cost's front
+        # (GpuProfile.compute_front_from): stage cost -> ns
+        "compute_front_from": {"type": "object", "additionalProperties": _num(0, MAX_NS)},
         "sources": {"type": "object", "additionalProperties": _STR},
     },
 }
@@ -337,6 +340,15 @@ class GpuProfile:
     # each began, a late one's the shorter (docs/calibration.md, "A head's chunks at
     # k.recur's end"). {}: none (and f = 1 ends every compute as without it)
     compute_front: dict[str, float] = field(default_factory=dict)
+    # where a front opens: stage cost -> the least cost (ns) of a compute of ``key`` that
+    # opens or follows its front; a cheaper one runs as without the front. The traced
+    # launches end k.recur together where its code is unrolled into the most copies and
+    # the most CTAs run it at once (cold L = 4 at every S, warm only 4 x 4; a build with
+    # the token loop rolled ends them apart), and its cost (a line in L times 1 + g S)
+    # grows with both; one fraction for every compute pins the shapes they leave apart
+    # (docs/calibration.md, "A front that opens at a cost"). {}: every compute of a
+    # ``compute_front`` key opens or follows its front
+    compute_front_from: dict[str, float] = field(default_factory=dict)
     # the datasheet's HBM bandwidth: a fit may find the stream slower, never faster
     # (kda-sim calibrate bounds hbm_bytes_per_ns by it; None: no bound)
     hbm_peak_bytes_per_ns: float | None = None
@@ -439,6 +451,8 @@ class GpuProfile:
             d.pop("cta_spread")  # as cost_growth: a profile without it reads as before
         if not self.compute_front:
             d.pop("compute_front")  # as cost_growth
+        if not self.compute_front_from:
+            d.pop("compute_front_from")  # as cost_growth
         return d
 
 
@@ -502,6 +516,9 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
             cta_spread={str(n): float(v) for n, v in d.get("cta_spread", {}).items() if v},
             compute_front={str(n): float(v) for n, v in d.get("compute_front", {}).items()},
+            compute_front_from={
+                str(n): float(v) for n, v in d.get("compute_front_from", {}).items() if v
+            },
             hbm_peak_bytes_per_ns=(
                 None
                 if d.get("hbm_peak_bytes_per_ns") is None
@@ -536,6 +553,13 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
                 what=f"{name}.{bad[0]}",
                 where=where,
             )
+    loose = [n for n in prof.compute_front_from if n not in prof.compute_front]
+    if loose:
+        raise InvalidInput(
+            f"compute_front_from.{loose[0]}: the profile sets no compute_front for it",
+            what=f"compute_front_from.{loose[0]}",
+            where=where,
+        )
     if any(v < 0 for v in prof.latency_ns.values()):
         raise InvalidInput("latencies must be >= 0", what="latency_ns", where=where)
     return prof

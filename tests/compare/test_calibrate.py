@@ -370,3 +370,14 @@ def test_a_fit_with_a_front_writes_the_front(tmp_path: Path, h200, slow_recur) -
     write_overlay(d, tmp_path / "fit.json")
     assert d["compute_front"] == {"k.recur": 0.5}
     assert load_profile(str(tmp_path / "fit.json")).compute_front == {"k.recur": 0.5}
+
+
+def test_a_fit_keeps_where_its_front_opens(tmp_path: Path, h200, slow_recur) -> None:
+    """A start's ``compute_front_from`` goes into the fit's overlay with its front."""
+    _truth, tr = slow_recur
+    prof = replace(h200, compute_front={"k.recur": 0.5}, compute_front_from={"k.recur": 1e3})
+    res = fit_profile(prof, [tr], budget=2, cost_passes=1, progress=False)
+    d = fitted_overlay(res, prof, [tr], out=tmp_path / "fit.json")
+    write_overlay(d, tmp_path / "fit.json")
+    assert d["compute_front_from"] == {"k.recur": 1e3}
+    assert load_profile(str(tmp_path / "fit.json")).compute_front_from == {"k.recur": 1e3}

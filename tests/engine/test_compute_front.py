@@ -92,3 +92,43 @@ def test_a_front_on_no_stage_cost_or_out_of_range_is_refused(front: dict[str, fl
     d["compute_front"] = front
     with pytest.raises(InvalidInput, match="compute_front"):
         profile_from_dict(d)
+
+
+def _recur_cost(prof: GpuProfile, cfg: LaunchConfig) -> float:
+    """k.recur's cost at ``cfg``: its line in L times its growth with S."""
+    return prof.cost("k.recur", cfg.L) * prof.grown("k.recur", cfg.S)
+
+
+def test_a_front_opens_only_for_a_compute_of_its_least_cost() -> None:
+    """With ``compute_front_from`` between k.recur's cost at 1 x 1 and at 4 x 4, the 1 x 1
+    launch's k.recur ends as without the front (where the front alone moves some) and the
+    4 x 4 launch's as with the front alone (where it differs from no front)."""
+    prof = load_profile("h200-k1")
+    small, big = LaunchConfig(1, 1), LaunchConfig(4, 4)
+    least = (_recur_cost(prof, small) + _recur_cost(prof, big)) / 2
+    assert _recur_cost(prof, small) < least < _recur_cost(prof, big)
+    gated = replace(_front(prof), compute_front_from={"k.recur": least})
+    for cfg, like, unlike in ((small, prof, _front(prof)), (big, _front(prof), prof)):
+        got = _recur(simulate(cfg, gated).timeline)
+        want = _recur(simulate(cfg, like).timeline)
+        other = _recur(simulate(cfg, unlike).timeline)
+        assert got.keys() == want.keys() == other.keys()
+        assert all(got[k].end == pytest.approx(want[k].end, abs=1e-6) for k in want)
+        assert any(abs(got[k].end - other[k].end) > 1e-3 for k in other)
+
+
+def test_a_front_s_least_cost_is_written_only_where_set() -> None:
+    prof = _front(load_profile("h200-k1"))
+    assert prof.compute_front_from == {} and "compute_front_from" not in prof.to_dict()
+    gated = replace(prof, compute_front_from={"k.recur": 3000.0})
+    d = gated.to_dict()
+    assert d["compute_front_from"] == {"k.recur": 3000.0}
+    assert profile_from_dict(d).compute_front_from == {"k.recur": 3000.0}
+    assert gated.identity() != prof.identity()
+
+
+def test_a_least_cost_without_its_front_is_refused() -> None:
+    d = load_profile("h200-k1").to_dict()
+    d["compute_front_from"] = {"k.recur": 3000.0}
+    with pytest.raises(InvalidInput, match=r"compute_front_from\.k\.recur"):
+        profile_from_dict(d)
