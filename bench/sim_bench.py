@@ -124,7 +124,7 @@ def main() -> None:
     print(
         f"events {unfolded} unfolded (folded: {ev.scheduled} scheduled, {ev.calls} HBM joins "
         f"and wakes as calls): {rate / 1e6:.2f} M "
-        f"events/s; SimPy bare {bare / 1e6:.2f} M events/s, same run ({rate / bare:.0%} of "
+        f"events/s; SimPy bare {bare / 1e6:.2f} M events/s, same run ({rate / bare:.1%} of "
         f"bare; goal 50 %: {'met' if rate >= bare / 2 else 'NOT met'})"
     )
     print(f"one launch, goal 30 ms (a quiet machine): {'met' if best <= 0.03 else 'NOT met'}")
