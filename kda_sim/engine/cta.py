@@ -179,6 +179,55 @@ def _priced(prof: GpuProfile) -> tuple[bool, bool]:
 class CtaRun(CounterOps):
     """Runs ``prog`` on unit ``unit`` of XCD ``xcd``; records into ``track``."""
 
+    # every attribute ``__init__`` sets, as slots: past 30 an instance's attributes leave
+    # the keys its class's instances share, and each read or store of one on 3.11 is a
+    # dict look-up, where a slot's is an offset (``CounterOps`` keeps a ``__dict__`` for
+    # the rest: its ``taken_ahead``, ``computes``)
+    __slots__ = (
+        "_behind",
+        "_count_stores",
+        "_crowd",
+        "_first_try",
+        "_fronts",
+        "_in_order",
+        "_latest",
+        "_plans",
+        "_priced",
+        "_put_behind",
+        "_put_fields",
+        "_puts_wait",
+        "_store_bytes",
+        "_unused",
+        "_vmcnt_stores",
+        "ahead",
+        "clock",
+        "draining",
+        "fold",
+        "held",
+        "inflight",
+        "item",
+        "latency",
+        "left",
+        "loads",
+        "loop",
+        "loop_computes",
+        "meet",
+        "open",
+        "prog",
+        "regs",
+        "resets_land",
+        "spread",
+        "stage",
+        "stores",
+        "task",
+        "track",
+        "unacked",
+        "unit",
+        "w",
+        "waker",
+        "xcd",
+    )
+
     def __init__(self, world: World, prog: CtaProgram, unit: int, xcd: int) -> None:
         self.w = world
         self.prog = prog
