@@ -15,7 +15,7 @@ from simpy.events import NORMAL, PENDING, Event, Timeout
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
-from kda_sim.engine.timers import Wake, at_time, schedule, wake
+from kda_sim.engine.timers import Wake, at_time, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
 from kda_sim.protocol.branches import OnOld
@@ -179,6 +179,55 @@ def _priced(prof: GpuProfile) -> tuple[bool, bool]:
 class CtaRun(CounterOps):
     """Runs ``prog`` on unit ``unit`` of XCD ``xcd``; records into ``track``."""
 
+    # every attribute ``__init__`` sets, as slots: past 30 an instance's attributes leave
+    # the keys its class's instances share, and each read or store of one on 3.11 is a
+    # dict look-up, where a slot's is an offset (``CounterOps`` keeps a ``__dict__`` for
+    # the rest: its ``taken_ahead``, ``computes``)
+    __slots__ = (
+        "_behind",
+        "_count_stores",
+        "_crowd",
+        "_first_try",
+        "_fronts",
+        "_in_order",
+        "_latest",
+        "_plans",
+        "_priced",
+        "_put_behind",
+        "_put_fields",
+        "_puts_wait",
+        "_store_bytes",
+        "_unused",
+        "_vmcnt_stores",
+        "ahead",
+        "clock",
+        "draining",
+        "fold",
+        "held",
+        "inflight",
+        "item",
+        "latency",
+        "left",
+        "loads",
+        "loop",
+        "loop_computes",
+        "meet",
+        "open",
+        "prog",
+        "regs",
+        "resets_land",
+        "spread",
+        "stage",
+        "stores",
+        "task",
+        "track",
+        "unacked",
+        "unit",
+        "w",
+        "waker",
+        "xcd",
+    )
+
     def __init__(self, world: World, prog: CtaProgram, unit: int, xcd: int) -> None:
         self.w = world
         self.prog = prog
@@ -332,13 +381,12 @@ class CtaRun(CounterOps):
         w = self.w
         now = w.env._now
         visible = w.data_visible
-        # every cell visible by now (a K1 flagged load reads 56): one scan in C (a cell
-        # never stored is a KeyError), the cells looked at one by one only where one is not
-        try:
-            if not op.reads or max(map(visible.__getitem__, op.reads)) <= now:
-                return
-        except KeyError:
-            pass
+        # every cell visible by now (a K1 flagged load reads 56): one scan in C. An ack
+        # makes a cell visible at the clock's time, which never goes back, so a cell stored
+        # is visible by now: the scan asks only whether each is stored (no float compared),
+        # the cells looked at one by one only where one is not
+        if all(map(visible.__contains__, op.reads)):
+            return
         for cell in op.reads:
             vis = visible.get(cell)
             if vis is None or vis > now:
@@ -373,7 +421,9 @@ class CtaRun(CounterOps):
                     next(env._eid),
                     hbm._stream_call,
                     nbytes,
-                    partial(self._acked, op),
+                    # a store of no flagged cells (1,208 of a K1 launch's 1,264) has no
+                    # cells to make visible: its ack is the count alone, no partial
+                    partial(self._acked, op) if op.cells else self._acked_bare,
                 ),
             )
             return
@@ -404,6 +454,12 @@ class CtaRun(CounterOps):
         for cell in op.cells:
             visible[cell] = now
             writer[cell] = cta
+        self.unacked -= 1
+        if self.draining:
+            self._landed()
+
+    def _acked_bare(self) -> None:
+        """``_acked`` for a store of no cells: a CTA draining counts it."""
         self.unacked -= 1
         if self.draining:
             self._landed()
@@ -567,7 +623,8 @@ class CtaRun(CounterOps):
             c = self.clock
             if self.fold:  # the put's event itself at the put's time (no timer before it)
                 ev._ok, ev._value = True, None
-                schedule(env, ev, c + (t - c) if t > c else c)
+                # timers.schedule, inlined (a frame less a put a poll waits on)
+                heappush(env._queue, (c + (t - c) if t > c else c, NORMAL, next(env._eid), ev))
             elif t <= c:
                 ev.succeed()
             else:

@@ -8,6 +8,8 @@ without them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -443,3 +445,26 @@ def test_a_drain_from_before_the_clock_meets_the_cta_ends_at_the_later(
     ack = lat["store_ack"] + KIB / PP.unit_bytes_per_ns  # alone in HBM: at the unit's cap
     ends = max(barriers * lat["barrier"], ack) + (lat["barrier"] if publish else 0.0)
     assert folded.end - folded.start == pytest.approx(ends)
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_a_ctas_attributes_are_its_slots(monkeypatch: pytest.MonkeyPatch, seed: int | None) -> None:
+    """Every attribute a ``CtaRun`` holds through a launch is one of its ``__slots__`` (a
+    read of one is an offset, where an instance past 30 attributes looks each up in a
+    dict): nothing is left in its ``__dict__`` but what ``CounterOps`` keeps there. An
+    attribute set in ``__init__`` and not named in the slots fails here."""
+    import importlib
+
+    from kda_sim.engine.cta import CtaRun
+
+    runs: list[CtaRun] = []
+
+    class Kept(CtaRun):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            runs.append(self)
+
+    monkeypatch.setattr(importlib.import_module("kda_sim.engine.simulate"), "CtaRun", Kept)
+    simulate(LaunchConfig(2, 2), load_profile("mi355x"), seed=seed)
+    assert runs
+    assert {n for r in runs for n in vars(r)} <= {"taken_ahead", "computes"}
