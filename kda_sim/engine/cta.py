@@ -421,7 +421,7 @@ class CtaRun(CounterOps):
                     next(env._eid),
                     hbm._stream_call,
                     nbytes,
-                    # a store of no flagged cells (1,208 of a K1 launch's 1,264) has no
+                    # a store of no flagged cells (most of a K1 launch's stores) has no
                     # cells to make visible: its ack is the count alone, no partial
                     partial(self._acked, op) if op.cells else self._acked_bare,
                 ),
@@ -486,7 +486,7 @@ class CtaRun(CounterOps):
     def _meet_drain(self, t: float) -> Generator[Any, Any, None]:
         """``_meet(t)`` then ``_drain()``. Folded, where the CTA would sleep to its time and
         has stores unacked, it waits for the acks from now and wakes at the later of its
-        time and the last ack, with no sleep's event (312 a K1 launch): its sleep's number
+        time and the last ack, with no sleep's event: its sleep's number
         is taken now, and the wake goes where that sleep's end (its time the later) or
         the drain's wake (the ack's) would have."""
         env = self.w.env
