@@ -486,9 +486,9 @@ class CtaRun(CounterOps):
     def _meet_drain(self, t: float) -> Generator[Any, Any, None]:
         """``_meet(t)`` then ``_drain()``. Folded, where the CTA would sleep to its time and
         has stores unacked, it waits for the acks from now and wakes at the later of its
-        time and the last ack, with no sleep's event: its sleep's number
-        is taken now, and the wake goes where that sleep's end (its time the later) or
-        the drain's wake (the ack's) would have."""
+        time and the last ack, with no sleep's event: its sleep's number is taken now,
+        and the wake goes where that sleep's end (its time the later) or the drain's wake
+        (the ack's) would have."""
         env = self.w.env
         c = self.clock
         at = c + (t - c) if t > c else c  # where _meet sleeps to

@@ -63,9 +63,9 @@ def fire_ready(env: simpy.Environment, ready: list[Wake], ev: Wake) -> None:
 
 
 class Proc:
-    """A process driven without SimPy's ``Process``: a folded run's CTAs and dispatcher
-    (every CTA and the dispatcher). It takes the event numbers SimPy's would (its start's
-    and its end's, ``process``), but its start is no event (``resume(STARTED)`` where its
+    """A process driven without SimPy's ``Process``: a folded run's CTAs and dispatcher.
+    It takes the event numbers SimPy's would (its start's and its end's, ``process``),
+    but its start is no event (``resume(STARTED)`` where its
     ``Initialize`` would run: the dispatcher's step that made it, which yields its next
     timer first) and its end is fired onto the server's ``ready`` list (``fire_ready``),
     not pushed onto SimPy's queue; a resume is SimPy's ``_resume`` without what the
