@@ -217,9 +217,7 @@ def _med(xs: list[float]) -> float | None:
 def _counts(rows: list[dict[str, Any]], key: str, field: str) -> dict[str, int]:
     """How many of ``rows``' ``key`` (a producer) have each ``field`` (its class: its
     role where it is no gemv CTA)."""
-    return dict(
-        Counter(r[key].get(field, r[key]["role"]) for r in rows if key in r)
-    )
+    return dict(Counter(r[key].get(field, r[key]["role"]) for r in rows if key in r))
 
 
 def _rank(rows: list[dict[str, Any]], key: str) -> float | None:
