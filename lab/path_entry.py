@@ -32,21 +32,17 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from kda_sim.compare.diff import annotate_producers, put_estimates
 from kda_sim.compare.model import ModelView, model_view, op_stage
-from kda_sim.errors import InvalidInput
 from kda_sim.kernels.k1.kda import task_coords
 from kda_sim.timeline.critical import EPS_NS, CriticalPath, critical_path
 from kda_sim.timeline.model import CtaTrack, PollRecord, Timeline
-from lab.gpu_jobs import report_main
-from lab.knorm_wait import _polls_by_op, both_sides, side_args, sides_of
+from lab.knorm_wait import Sides, _polls_by_op, both_sides, sides_main
 from lab.makespan_parts import _neighbour
 
 KDA_ENTRY = ("k.stage", "k.conv", "k.gates")  # the stages a path can enter a kda task by
@@ -256,7 +252,7 @@ def side_summary(rows: list[dict[str, Any] | None]) -> dict[str, Any]:
     return out
 
 
-def entry_report(s: Any) -> dict[str, Any]:
+def entry_report(s: Sides) -> dict[str, Any]:
     out = {}
     for label, real, sim in both_sides(s, entry_row):
         out[label] = {
@@ -300,19 +296,7 @@ def show(rep: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    side_args(ap)
-    ap.add_argument("--json", type=Path, help="write the report here too")
-    a = ap.parse_args(argv)
-
-    def make() -> Any:
-        sides = sides_of(a)
-        try:
-            return entry_report(sides)
-        except (OSError, ValueError, KeyError) as e:
-            raise InvalidInput(str(e) or type(e).__name__) from e
-
-    return report_main("path_entry", make, show, a.json)
+    return sides_main("path_entry", __doc__, entry_report, show, argv)
 
 
 if __name__ == "__main__":
