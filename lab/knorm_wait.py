@@ -291,8 +291,16 @@ def sides_of(a: argparse.Namespace) -> Sides:
     return Sides(a.folder, a.folds, a.profile, shapes, a.spread, a.stages, a.seeds)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def sides_main(
+    name: str,
+    doc: str,
+    report: Callable[[Sides], Any],
+    show: Callable[[Any], str],
+    argv: list[str] | None,
+) -> int:
+    """A report on both sides of a folder's shapes as a command: :func:`side_args`'
+    options and ``--json``; bad input (a folder, a fold, a figure) exits 2."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     side_args(ap)
     ap.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
@@ -300,11 +308,15 @@ def main(argv: list[str] | None = None) -> int:
     def make() -> Any:
         sides = sides_of(a)
         try:
-            return wait_report(sides)
+            return report(sides)
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 
-    return report_main("knorm_wait", make, show, a.json)
+    return report_main(name, make, show, a.json)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return sides_main("knorm_wait", __doc__, wait_report, show, argv)
 
 
 if __name__ == "__main__":

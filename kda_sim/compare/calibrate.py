@@ -791,6 +791,8 @@ def fitted_overlay(
             d["unit_share_from"] = fit.unit_share_from
         if fit.unit_share_skew:
             d["unit_share_skew"] = fit.unit_share_skew
+            if fit.unit_share_skew_from:  # the start's: where the skew was read and applies
+                d["unit_share_skew_from"] = fit.unit_share_skew_from
     if overrides:
         d["overrides"] = overrides
     date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"

@@ -130,6 +130,8 @@ def share_start(prof: GpuProfile, traces: Sequence[Trace], by_order: bool = Fals
         costs = stage_costs(tr.cfg)
         for key in prof.unit_shared:
             stages = {st for st, (k, n) in costs.items() if k == key and prof.shares_at(k, n)}
+            # the order's split is read where the profile applies it
+            ordered = {st for st in stages if costs[st][1] >= prof.unit_share_skew_from}
             first, later = sharing_by_order(tr, key)
             # busy times: alone, first on the unit, later on it
             parts: tuple[list[float], ...] = ([], [], [])
@@ -139,7 +141,7 @@ def share_start(prof: GpuProfile, traces: Sequence[Trace], by_order: bool = Fals
             alone, firsts, laters = parts
             if alone and (firsts or laters):
                 ratios.append(float(np.median(firsts + laters) / np.median(alone)))
-            if by_order and alone and firsts and laters:
+            if by_order and ordered and alone and firsts and laters:
                 r1, r2 = (float(np.median(x) / np.median(alone)) for x in (firsts, laters))
                 if r1 + r2 > 2.0:
                     skews.append(min(1.0, max(0.0, (r2 - r1) / (r1 + r2 - 2.0))))
@@ -171,7 +173,7 @@ def streamed_start(prof: GpuProfile, traces: Sequence[Trace]) -> GpuProfile:
                 key = streamed[stage]
                 first, later = shared.get(key, ((), ()))
                 if cta in first or cta in later:  # its cost is what it takes alone
-                    v /= prof.share_factor(cta in first)
+                    v /= prof.share_factor(cta in first, costs[stage][1])
                 by_key.setdefault(key, (costs[stage][1], []))[1].append(v)
         for key, (units, vs) in by_key.items():
             sw = prof.cost_above.get(key)

@@ -830,7 +830,7 @@ class CtaRun(CounterOps):
             for r in self.w.resident[self.unit]
             if r is self or key in r.computes or key in r.loop_computes
         ]
-        return prof.share_factor(sharers[0] is self) if len(sharers) > 1 else 1.0
+        return prof.share_factor(sharers[0] is self, units) if len(sharers) > 1 else 1.0
 
     def _front(self, key: str, t: float, cost: float) -> float:
         """When a compute of stage cost ``key`` begun at ``t`` (the clock's time) taking

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import re
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
@@ -185,6 +186,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "unit_share": _num(0, 100),
         "unit_share_from": _num(0, 1e9),
         "unit_share_skew": _num(0, 1),
+        "unit_share_skew_from": _num(0, 1e9),
         # a stage cost's growth with its launch's work (GpuProfile.cost_growth): a factor a
         # unit of it; at most 1 (the K1's k.recur grows by some 0.05 a token)
         "cost_growth": {"type": "object", "additionalProperties": _num(0, MAX_GROWTH)},
@@ -262,6 +264,7 @@ _TOP_PARAMS = (
     "unit_share",
     "unit_share_from",
     "unit_share_skew",
+    "unit_share_skew_from",
 )
 
 
@@ -316,6 +319,14 @@ class GpuProfile:
     # issues the older CTA's warps first (docs/calibration.md, "The earlier of two gemv
     # CTAs on an SM"). 0: both alike, as before the field existed
     unit_share_skew: float = 0.0
+    # the fewest units a shared compute must have for ``unit_share_skew`` to split it (0:
+    # every shared compute is split). In the same traces the order shows from four tokens
+    # on (the later of two gemv CTAs ends gemv1 1.8 to 2.3 us after the earlier on 99 to
+    # 100 % of the SMs) and hardly at two (0.3 to 1.1 us, on 68 to 78 %): the weight
+    # stream, which the two share evenly, still outweighs the FMAs. Below it a shared
+    # compute takes the one factor, unit_share's, whatever its order
+    # (docs/calibration.md, "The path's entry into the first kda task")
+    unit_share_skew_from: float = 0.0
     # a stage cost that grows with the launch's work beside it: a compute of cost ``key``
     # takes (1 + cost_growth[key] * its ``launch_units``) times its cost. In the Triton
     # K1's H200 traces k.recur's duration at one L grows with R within one build (at
@@ -362,11 +373,12 @@ class GpuProfile:
         computing it on the same unit slows (by ``unit_share``, where that is set)."""
         return key in self.unit_shared and units >= self.unit_share_from
 
-    def share_factor(self, first: bool) -> float:
-        """What a shared compute's cost is multiplied by: for the CTA resident on the unit
-        first (``first``) or for a later one (``unit_share_skew`` splits them)."""
-        skew = self.unit_share_skew if first else -self.unit_share_skew
-        return 1.0 + self.unit_share * (1.0 - skew)
+    def share_factor(self, first: bool, units: float = math.inf) -> float:
+        """What a shared compute on ``units`` has its cost multiplied by: for the CTA
+        resident on the unit first (``first``) or for a later one (``unit_share_skew``
+        splits them from ``unit_share_skew_from`` units on)."""
+        skew = self.unit_share_skew if units >= self.unit_share_skew_from else 0.0
+        return 1.0 + self.unit_share * (1.0 - (skew if first else -skew))
 
     def grown(self, key: str, launch_units: float) -> float:
         """What a compute of cost ``key`` beside ``launch_units`` of the launch's work has
@@ -445,6 +457,8 @@ class GpuProfile:
             d.pop("unit_share_from", None)  # as before the field existed
         if not (self.unit_shared and self.unit_share_skew):
             d.pop("unit_share_skew", None)
+        if not (self.unit_shared and self.unit_share_skew and self.unit_share_skew_from):
+            d.pop("unit_share_skew_from", None)  # as before the field existed
         if not self.cost_growth:
             d.pop("cost_growth")  # unset: written, and checksummed, as a profile without it
         if not self.cta_spread:
@@ -513,6 +527,7 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_share=float(d.get("unit_share", 0.0)),
             unit_share_from=float(d.get("unit_share_from", 0.0)),
             unit_share_skew=float(d.get("unit_share_skew", 0.0)),
+            unit_share_skew_from=float(d.get("unit_share_skew_from", 0.0)),
             cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
             cta_spread={str(n): float(v) for n, v in d.get("cta_spread", {}).items() if v},
             compute_front={str(n): float(v) for n, v in d.get("compute_front", {}).items()},

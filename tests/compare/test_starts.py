@@ -116,6 +116,11 @@ def test_share_start_reads_the_factor_from_ctas_that_share_a_unit() -> None:
     assert 0.1 < ordered.unit_share_skew < 0.5
     got = ordered.unit_share
     assert ordered.share_factor(True) < 1.0 + got < ordered.share_factor(False)
+    # the skew from four tokens on: read from the S >= 4 traces alone (2x1's left out)
+    from4 = replace(gemv, unit_share_skew_from=4.0)
+    both = share_start(from4, [tr, tr4], by_order=True)
+    assert both.unit_share_skew == share_start(from4, [tr4], by_order=True).unit_share_skew
+    assert both.unit_share_skew != share_start(gemv, [tr, tr4], by_order=True).unit_share_skew
 
 
 def test_k_recurs_growth_is_recovered_from_launches_made_with_it(h200) -> None:

@@ -397,7 +397,7 @@ class ReferenceCtaRun(CounterOps):
             for r in self.w.resident[self.unit]
             if r is self or key in r.computes or key in r.loop_computes
         ]
-        return prof.share_factor(sharers[0] is self) if len(sharers) > 1 else 1.0
+        return prof.share_factor(sharers[0] is self, units) if len(sharers) > 1 else 1.0
 
     # -- stages -------------------------------------------------------------------------
     def _begin(self, op: Begin, t: float) -> None:

@@ -48,11 +48,13 @@ def test_a_gemv_cta_beside_another_takes_the_shared_factor_longer() -> None:
     assert shared["attn"] == pytest.approx(plain["attn"], rel=0.02)  # an attn CTA computes no gemv
 
 
-def _gemv0_by_age(share: float, skew: float) -> dict[str, float]:
+def _gemv0_by_age(
+    share: float, skew: float, skew_from: float = 0.0, cfg: LaunchConfig | None = None
+) -> dict[str, float]:
     """gemv0's median duration of the gemv CTAs sharing a unit with another, the earlier
     dispatched of each pair ("first") and the later ("later"), and of the rest ("alone")."""
-    prof = _shared_gemv(share, unit_share_skew=skew)
-    tl = simulate(LaunchConfig(2, 2, 8), prof, occupancy=2).timeline
+    prof = _shared_gemv(share, unit_share_skew=skew, unit_share_skew_from=skew_from)
+    tl = simulate(cfg or LaunchConfig(2, 2, 8), prof, occupancy=2).timeline
     gemv = [c for c in tl.ctas if c.role == "gemv"]
     by_unit: dict[int, list[int]] = {}
     for c in gemv:
@@ -73,6 +75,18 @@ def test_the_later_of_two_sharing_ctas_takes_the_skewed_factor() -> None:
     assert skewed["first"] == pytest.approx(1.2 * plain["first"], rel=0.02)
     assert skewed["later"] == pytest.approx(1.6 * plain["later"], rel=0.02)
     assert skewed["alone"] == pytest.approx(plain["alone"], rel=0.02)
+
+
+def test_the_skew_splits_only_computes_of_skew_from_units_or_more() -> None:
+    """``unit_share_skew_from``: below it the two CTAs sharing a unit take the one factor,
+    from it on the skewed pair (S = 2 here: from 2 the split, from 4 none)."""
+    cfg = LaunchConfig(1, 2, 8)
+    plain = _gemv0_by_age(0.0, 0.0, cfg=cfg)
+    split, even = (_gemv0_by_age(0.4, 0.5, f, cfg) for f in (2.0, 4.0))
+    assert split["first"] == pytest.approx(1.2 * plain["first"], rel=0.02)
+    assert split["later"] == pytest.approx(1.6 * plain["later"], rel=0.02)
+    assert even["first"] == pytest.approx(even["later"])
+    assert even["first"] == pytest.approx(1.4 * plain["first"], rel=0.02)
 
 
 def test_a_compute_of_fewer_units_than_share_from_is_not_slowed() -> None:

@@ -117,6 +117,13 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
         (1 + 0.13 * 0.75, 1 + 0.13 * 1.25)
     )
     assert p.share_factor(True) == p.share_factor(False) == pytest.approx(1.13)
+    # the skew from four units on: a compute of fewer takes the one factor
+    assert "unit_share_skew_from" not in skewed.to_dict()  # unset: as before the field
+    f.write_text(json.dumps(d | {"unit_share_skew": 0.25, "unit_share_skew_from": 4}))
+    from4 = load_profile(str(f))
+    assert from4.to_dict()["unit_share_skew_from"] == 4.0
+    assert from4.share_factor(True, 2) == from4.share_factor(False, 2) == pytest.approx(1.13)
+    assert from4.share_factor(False, 4) == pytest.approx(1 + 0.13 * 1.25)
     f.write_text(json.dumps(d | {"unit_share_skew": 1.5}))  # a later CTA would speed up
     with pytest.raises(InvalidInput, match="unit_share_skew"):
         load_profile(str(f))
