@@ -320,12 +320,11 @@ class GpuProfile:
     # CTAs on an SM"). 0: both alike, as before the field existed
     unit_share_skew: float = 0.0
     # the fewest units a shared compute must have for ``unit_share_skew`` to split it (0:
-    # every shared compute is split). In the same traces the order shows from four tokens
-    # on (the later of two gemv CTAs ends gemv1 1.8 to 2.3 us after the earlier on 99 to
-    # 100 % of the SMs) and hardly at two (0.3 to 1.1 us, on 68 to 78 %): the weight
-    # stream, which the two share evenly, still outweighs the FMAs. Below it a shared
-    # compute takes the one factor, unit_share's, whatever its order
-    # (docs/calibration.md, "The path's entry into the first kda task")
+    # every shared compute is split). In the traces the order shows clearly from a few
+    # tokens on and hardly below: the weight stream, which the two share evenly, still
+    # outweighs the FMAs there. Below it a shared compute takes the one factor,
+    # unit_share's, whatever its order (docs/calibration.md, "The path's entry into the
+    # first kda task")
     unit_share_skew_from: float = 0.0
     # a stage cost that grows with the launch's work beside it: a compute of cost ``key``
     # takes (1 + cost_growth[key] * its ``launch_units``) times its cost. In the Triton
