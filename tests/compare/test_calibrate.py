@@ -372,29 +372,35 @@ def test_a_fit_with_a_front_writes_the_front(tmp_path: Path, h200, slow_recur) -
     assert load_profile(str(tmp_path / "fit.json")).compute_front == {"k.recur": 0.5}
 
 
-def test_a_fit_keeps_where_its_front_opens(tmp_path: Path, h200, slow_recur) -> None:
-    """A start's ``compute_front_from`` goes into the fit's overlay with its front."""
+@pytest.mark.parametrize(
+    ("start", "name", "value"),
+    [
+        (  # where its front opens, with its front
+            {"compute_front": {"k.recur": 0.5}, "compute_front_from": {"k.recur": 1e3}},
+            "compute_front_from",
+            {"k.recur": 1e3},
+        ),
+        (  # where its skew applies, with its skew
+            {
+                "unit_shared": ("gemv",),
+                "unit_share": 0.1,
+                "unit_share_skew": 0.2,
+                "unit_share_skew_from": 4.0,
+            },
+            "unit_share_skew_from",
+            4.0,
+        ),
+    ],
+)
+def test_a_fit_keeps_where_its_start_applies_a_figure(
+    tmp_path: Path, h200, slow_recur, start: dict, name: str, value: object
+) -> None:
+    """A start's ``compute_front_from`` or ``unit_share_skew_from`` goes into the fit's
+    overlay with the figure it bounds, and a profile read from it has it."""
     _truth, tr = slow_recur
-    prof = replace(h200, compute_front={"k.recur": 0.5}, compute_front_from={"k.recur": 1e3})
+    prof = replace(h200, **start)
     res = fit_profile(prof, [tr], budget=2, cost_passes=1, progress=False)
     d = fitted_overlay(res, prof, [tr], out=tmp_path / "fit.json")
     write_overlay(d, tmp_path / "fit.json")
-    assert d["compute_front_from"] == {"k.recur": 1e3}
-    assert load_profile(str(tmp_path / "fit.json")).compute_front_from == {"k.recur": 1e3}
-
-
-def test_a_fit_keeps_where_its_skew_applies(tmp_path: Path, h200, slow_recur) -> None:
-    """A start's ``unit_share_skew_from`` goes into the fit's overlay with its skew."""
-    _truth, tr = slow_recur
-    prof = replace(
-        h200,
-        unit_shared=("gemv",),
-        unit_share=0.1,
-        unit_share_skew=0.2,
-        unit_share_skew_from=4.0,
-    )
-    res = fit_profile(prof, [tr], budget=2, cost_passes=1, progress=False)
-    d = fitted_overlay(res, prof, [tr], out=tmp_path / "fit.json")
-    write_overlay(d, tmp_path / "fit.json")
-    assert d["unit_share_skew_from"] == 4.0
-    assert load_profile(str(tmp_path / "fit.json")).unit_share_skew_from == 4.0
+    assert d[name] == value
+    assert getattr(load_profile(str(tmp_path / "fit.json")), name) == value
