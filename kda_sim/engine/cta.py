@@ -14,7 +14,13 @@ from simpy.events import NORMAL, PENDING, Event, Timeout
 
 from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.counter_ops import CounterOps
-from kda_sim.engine.plans import PollPlan, poll_plan, put_fields, put_record_fields
+from kda_sim.engine.plans import (
+    PollPlan,
+    poll_plan,
+    put_fields,
+    put_record_fields,
+    shared_reads,
+)
 from kda_sim.engine.timers import Wake, at_time, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
 from kda_sim.machine.profile import FIRST_TRY, KIB, PUT_BEHIND, GpuProfile
@@ -98,8 +104,9 @@ def _launch_consts(world: World) -> tuple:
     launch (``World.cta_consts``), not once a CTA (256 a K1 launch). In ``CtaRun.__init__``'s
     order: ``ahead``, the put records' fields, ``latency``, the profile's vmcnt flags, the
     priced poll terms, the first try's and a put's waits behind the CTA's own traffic, the
-    poll plans, the price of a crowded landing where the profile sets one, and the open
-    fronts of computes (``_front``)."""
+    poll plans, the price of a crowded landing where the profile sets one, the open
+    fronts of computes (``_front``) and the flagged reads found all stored
+    (``_check_flagged``)."""
     prof = world.prof
     # folded: a poll that waits for nothing to happen lets the CTA run on ahead of the
     # clock. Not in a jittered run (its CTAs draw latencies in the order they run, so
@@ -148,6 +155,8 @@ def _launch_consts(world: World) -> tuple:
         # CTAs' one dict: here, not a field of ``World``, where a thirtieth attribute made
         # every read of its others slower
         {},
+        # the ids of the flagged loads' cell tuples found all stored (``_check_flagged``)
+        set(),
     )
     return out
 
@@ -197,6 +206,7 @@ class CtaRun(CounterOps):
         "_put_fields",
         "_puts_wait",
         "_store_bytes",
+        "_stored_reads",
         "_unused",
         "_vmcnt_stores",
         "ahead",
@@ -272,6 +282,7 @@ class CtaRun(CounterOps):
             self._plans,
             self._crowd,
             self._fronts,
+            self._stored_reads,
         ) = world.cta_consts or _launch_consts(world)
         self._store_bytes = 0  # stores (and put pairs) since the last drain or poll
         self._unused: dict[str, int] = {}  # loads issued, not yet used nor polled behind
@@ -377,17 +388,27 @@ class CtaRun(CounterOps):
             unused = self._unused
             unused[op.name] = unused.get(op.name, 0) + op.nbytes
 
-    def _check_flagged(self, op: Load) -> None:
+    def _check_flagged(self, op: Load, reads: tuple[int, ...] | float = 0.0) -> None:
+        """Whether ``op`` reads a flagged cell not visible yet (a stale read). ``reads``: its
+        cells as the one tuple every load of equal cells shares (``_nominal``), where the
+        caller has it, else the op's own."""
+        reads = reads or op.reads  # type: ignore[assignment]
+        stored = self._stored_reads
+        if id(reads) in stored:  # all stored by an earlier load of the launch: still are
+            return
         w = self.w
         now = w.env._now
         visible = w.data_visible
         # every cell visible by now (a K1 flagged load reads 56): one scan in C. An ack
         # makes a cell visible at the clock's time, which never goes back, so a cell stored
         # is visible by now: the scan asks only whether each is stored (no float compared),
-        # the cells looked at one by one only where one is not
-        if all(map(visible.__contains__, op.reads)):
+        # the cells looked at one by one only where one is not. A cell once stored stays
+        # so: a tuple found all stored is not scanned again (a K1 launch's 197 flagged
+        # loads read one tuple of cells: 196 scans of 56 look-ups spared)
+        if all(map(visible.__contains__, reads)):  # type: ignore[arg-type]
+            stored.add(id(reads))
             return
-        for cell in op.reads:
+        for cell in reads:  # type: ignore[union-attr]
             vis = visible.get(cell)
             if vis is None or vis > now:
                 w.stale_reads.append(
@@ -1019,7 +1040,7 @@ class CtaRun(CounterOps):
                     if kind == _FLAGGED:
                         yield from self._meet(t)
                         self._issue(op, t)
-                        self._check_flagged(op)
+                        self._check_flagged(op, v)  # (v: its cells' shared tuple)
                     elif op.drain:  # a publish
                         yield from self._meet_drain(t)
                         yield at_time(env, env._now + latency("barrier"))  # a Timeout's
@@ -1075,7 +1096,8 @@ _KIND_OF = {
 }
 _KINDS: dict[int, tuple[int, ...]] = {}
 _LOOK = frozenset({_LOAD, None})  # the kinds op_kinds looks at again: loads, and no kind
-_OWN_VALUE = frozenset({_COMPUTE, _POLL, _PUT, _PUBLISH})  # _nominal's values not a constant
+# _nominal's values not a constant
+_OWN_VALUE = frozenset({_COMPUTE, _POLL, _PUT, _PUBLISH, _FLAGGED})
 
 
 def _kinds(prog: CtaProgram) -> tuple[int, ...]:
@@ -1142,6 +1164,8 @@ def _nominal(
                 poll_try(op, latency, priced),
                 poll_retry(op, latency, priced),
             )
+        elif k == _FLAGGED:  # its cells, the tuple every flagged load of equal cells shares
+            vals[i] = shared_reads(ho, op.reads)
         else:  # a put or a publish
             vals[i] = ((cta, i), put_record_fields(ho, (cta, i), op))
     # a compute that _share may scale, or that ends with a front (_front), is not fused

@@ -14,6 +14,7 @@ from kda_sim.timeline.model import CellRange
 
 _BUILT = ("poll plans",)  # the cache's mark that every poll of the launch has its plan
 _PUTS = ("put records",)  # the cache's entry of put_fields
+_READS = ("flagged reads",)  # the cache's entry of shared_reads's tuples
 
 
 @dataclass(slots=True)
@@ -43,6 +44,12 @@ def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
         cache[_BUILT] = True
         hit = cache[ref]
     return hit
+
+
+def shared_reads(ho: Handoffs, reads: tuple[int, ...]) -> tuple[int, ...]:
+    """The one tuple of the launch's flagged loads that read the cells ``reads`` (the
+    engine keeps which it has found all stored by its identity: ``CtaRun._check_flagged``)."""
+    return ho.poll_cache.setdefault(_READS, {}).setdefault(reads, reads)
 
 
 def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:

@@ -336,6 +336,26 @@ def test_kept_steps_follow_the_hand_off_table_run() -> None:
     assert kept.timeline == fresh.timeline
 
 
+def test_flagged_loads_of_equal_cells_share_one_tuple_in_their_steps() -> None:
+    """A nominal program's flagged loads carry their cells as one tuple a set of equal
+    cells, across the launch's programs (``plans.shared_reads``): ``_check_flagged``
+    keeps the tuples it found all stored by identity, so equal cells must be one object."""
+    from kda_sim.engine import cta
+    from kda_sim.protocol.handoffs import handoffs_of
+
+    cfg = LaunchConfig(4, 2)
+    simulate(cfg, load_profile("mi355x"))  # keeps each program's steps (cta._NOMINAL)
+    flagged = [
+        (op, v)
+        for prog in handoffs_of(cfg).launch.programs
+        for _, kind, op, v in cta._NOMINAL[id(prog)][2]
+        if kind == cta._FLAGGED
+    ]
+    assert len(flagged) > 1
+    assert all(v == op.reads for op, v in flagged)
+    assert len({id(v) for _, v in flagged}) == len({v for _, v in flagged})
+
+
 @pytest.mark.parametrize("seed, fold", [(None, True), (3, True), (None, False)])
 def test_every_record_a_launch_makes_has_every_field_set(
     monkeypatch: pytest.MonkeyPatch, seed: int | None, fold: bool
