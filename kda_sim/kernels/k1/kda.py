@@ -330,52 +330,72 @@ class _SameOps:
         self.core_out = Store("core_out", L * VCH * BF16)
 
 
+# the stages of a kda task, in program order
+KDA_STAGES = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
+
+# each task's Begin and End of every stage, by task index: they depend on the index alone,
+# so one set serves every launch of the process (a sweep builds 9,312 kda tasks, each of
+# them ten such ops, over 25 shapes of at most 768 tasks)
+_MARKS: list[tuple[Op, ...]] = []
+
+
+def task_marks(i: int) -> tuple[Op, ...]:
+    """Task ``i``'s (Begin, End) of each of :data:`KDA_STAGES`, in turn."""
+    while len(_MARKS) <= i:
+        t = len(_MARKS)
+        _MARKS.append(tuple(op for st in KDA_STAGES for op in (Begin(st, t), End(st, t))))
+    return _MARKS[i]
+
+
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     h = task_coords(i)[1]
     L = cfg.L
     template = kda_template(cfg, space)
     t, same = template.task(i), template.same
     on_w, barrier = same.on_w, same.barrier
+    b_stage, e_stage, b_conv, e_conv, b_gates, e_gates, b_recur, e_recur, b_norm, e_norm = (
+        task_marks(i)
+    )
     # a stage reads what its polls load (the same arrays, held once); the recurrence's
     # ONRM is computed from the conv's q / k / v and the gates' inputs
     conv, gates, norm = t.conv, t.gates, t.norm
     gated = tuple(g.cells for g in gates)
     recur = (conv.cells, *gated)
     return [
-        Begin("k.stage", i),
+        b_stage,
         Load("k.in", LoadKind.STAGING, same.hbm, f"state rows / conv window of task {i}"),
         same.fb[h],
         *([on_w] if cfg.onw_first else []),  # LaunchConfig.onw_first
         same.stage,
-        End("k.stage", i),
-        Begin("k.conv", i),
+        e_stage,
+        b_conv,
         conv,
         same.use_in,
         Compute("k.conv", L, reads=conv.cells),
         same.conv_state,
         Put(Region.QK, t.qk_put, reads=conv.cells, tag=TAG_EXPR),
         barrier,
-        End("k.conv", i),
-        Begin("k.gates", i),
+        e_conv,
+        b_gates,
         *gates,
         barrier,
         same.use_fb,
         Compute("k.gates", L, reads=gated),
         barrier,
-        End("k.gates", i),
-        Begin("k.recur", i),
+        e_gates,
+        b_recur,
         same.recur,
         same.rstate,
         barrier,
         Put(Region.ONRM, t.onrm_put, reads=recur, tag=TAG_EXPR),
         barrier,
-        End("k.recur", i),
-        Begin("k.norm", i),
+        e_recur,
+        b_norm,
         norm,
         *([] if cfg.onw_first else [on_w]),
         same.use_on_w,
         Compute("k.norm", L, reads=norm.cells),
         same.core_out,
         barrier,
-        End("k.norm", i),
+        e_norm,
     ]
