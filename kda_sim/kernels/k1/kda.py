@@ -40,8 +40,13 @@ from kda_sim.protocol.ops import (
     Put,
     Store,
     Use,
+    positional,
 )
 from kda_sim.protocol.space import CellSpace
+
+# the ops a kda task makes anew, built without their dataclass's __init__ (ops.positional:
+# a launch makes some 4,000 polls and puts and 3,000 other ops of these kinds)
+_poll, _put, _compute, _load = map(positional, (Poll, Put, Compute, Load))
 
 
 def task_coords(i: int) -> tuple[int, int, int]:
@@ -203,7 +208,7 @@ class _ShiftedPoll:
         """Each task's poll (``shifts`` as :meth:`_Shifted.every` takes them)."""
         label, tag, lanes, backoff = self.label, self.tag, self.lanes, self.backoff
         return [
-            Poll(label, b, c, tag, lanes, backoff)
+            _poll(label, b, c, tag, lanes, backoff)
             for b, c in zip(self.batches.every(shifts), self.cells.every(shifts), strict=True)
         ]
 
@@ -330,6 +335,8 @@ class _SameOps:
         self.core_out = Store("core_out", L * VCH * BF16)
 
 
+STAGING = LoadKind.STAGING
+
 # the stages of a kda task, in program order
 KDA_STAGES = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
 
@@ -363,7 +370,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     recur = (conv.cells, *gated)
     return [
         b_stage,
-        Load("k.in", LoadKind.STAGING, same.hbm, f"state rows / conv window of task {i}"),
+        _load("k.in", STAGING, same.hbm, f"state rows / conv window of task {i}", True, ()),
         same.fb[h],
         *([on_w] if cfg.onw_first else []),  # LaunchConfig.onw_first
         same.stage,
@@ -371,30 +378,30 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         b_conv,
         conv,
         same.use_in,
-        Compute("k.conv", L, reads=conv.cells),
+        _compute("k.conv", L, conv.cells, 0.0),
         same.conv_state,
-        Put(Region.QK, t.qk_put, reads=conv.cells, tag=TAG_EXPR),
+        _put(Region.QK, t.qk_put, conv.cells, TAG_EXPR),
         barrier,
         e_conv,
         b_gates,
         *gates,
         barrier,
         same.use_fb,
-        Compute("k.gates", L, reads=gated),
+        _compute("k.gates", L, gated, 0.0),
         barrier,
         e_gates,
         b_recur,
         same.recur,
         same.rstate,
         barrier,
-        Put(Region.ONRM, t.onrm_put, reads=recur, tag=TAG_EXPR),
+        _put(Region.ONRM, t.onrm_put, recur, TAG_EXPR),
         barrier,
         e_recur,
         b_norm,
         norm,
         *([] if cfg.onw_first else [on_w]),
         same.use_on_w,
-        Compute("k.norm", L, reads=norm.cells),
+        _compute("k.norm", L, norm.cells, 0.0),
         same.core_out,
         barrier,
         e_norm,
