@@ -47,6 +47,7 @@ from kda_sim.protocol.space import CellSpace
 # the ops a kda task makes anew, built without their dataclass's __init__ (ops.positional:
 # a launch makes some 4,000 polls and puts and 3,000 other ops of these kinds)
 _poll, _put, _compute, _load = map(positional, (Poll, Put, Compute, Load))
+_begin, _end = positional(Begin), positional(End)
 
 
 def task_coords(i: int) -> tuple[int, int, int]:
@@ -335,10 +336,7 @@ class _SameOps:
         self.core_out = Store("core_out", L * VCH * BF16)
 
 
-STAGING = LoadKind.STAGING
-
-# the stages of a kda task, in program order
-KDA_STAGES = ("k.stage", "k.conv", "k.gates", "k.recur", "k.norm")
+_STAGING = LoadKind.STAGING
 
 # each task's Begin and End of every stage, by task index: they depend on the index alone,
 # so one set serves every launch of the process (a sweep builds 9,312 kda tasks, each of
@@ -347,10 +345,24 @@ _MARKS: list[tuple[Op, ...]] = []
 
 
 def task_marks(i: int) -> tuple[Op, ...]:
-    """Task ``i``'s (Begin, End) of each of :data:`KDA_STAGES`, in turn."""
+    """Task ``i``'s Begin and End of each of its stages in program order (k.stage, k.conv,
+    k.gates, k.recur, k.norm: ``cells.KDA_STAGES``)."""
     while len(_MARKS) <= i:
         t = len(_MARKS)
-        _MARKS.append(tuple(op for st in KDA_STAGES for op in (Begin(st, t), End(st, t))))
+        _MARKS.append(
+            (  # made by ops.positional: a cold launch makes them all
+                _begin("k.stage", t),
+                _end("k.stage", t),
+                _begin("k.conv", t),
+                _end("k.conv", t),
+                _begin("k.gates", t),
+                _end("k.gates", t),
+                _begin("k.recur", t),
+                _end("k.recur", t),
+                _begin("k.norm", t),
+                _end("k.norm", t),
+            )
+        )
     return _MARKS[i]
 
 
@@ -370,7 +382,7 @@ def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     recur = (conv.cells, *gated)
     return [
         b_stage,
-        _load("k.in", STAGING, same.hbm, f"state rows / conv window of task {i}", True, ()),
+        _load("k.in", _STAGING, same.hbm, f"state rows / conv window of task {i}", True, ()),
         same.fb[h],
         *([on_w] if cfg.onw_first else []),  # LaunchConfig.onw_first
         same.stage,
