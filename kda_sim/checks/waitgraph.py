@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, repeat
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -27,8 +27,8 @@ import numpy as np
 from kda_sim.kernels.registry import spec_for
 from kda_sim.kernels.spec import hook
 from kda_sim.memo import memo
-from kda_sim.protocol.handoffs import Handoffs, OpRef, derived, handoffs_of
-from kda_sim.protocol.ops import Begin, Poll
+from kda_sim.protocol.handoffs import Handoffs, OpRef, derived, handoffs_of, op_index
+from kda_sim.protocol.ops import Poll
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.space import RegionRef
 
@@ -176,8 +176,10 @@ class WaitGraph:
 @dataclass(frozen=True)
 class _OpsAt:
     """Where a launch's polls and stage begins are: global op numbers (programs'
-    ops end to end), each op's program and index in it. Found by ``isinstance`` mapped
-    over every op in C: a Python loop over K1's 20k ops was most of the graph's cost."""
+    ops end to end), each op's program and index in it. From the hand-off table's index
+    of the ops (:class:`OpIndex`, each op's class found by its type in C: a Python loop
+    over K1's 20k ops was most of the graph's cost), made again where the table has none
+    of this launch."""
 
     ops: list[Any]  # every op of every program, in order
     start: np.ndarray  # [programs + 1]: a program's first global op number
@@ -186,17 +188,11 @@ class _OpsAt:
     begins: np.ndarray  # global op numbers of the Begins
 
     @classmethod
-    def of(cls, launch: Launch) -> _OpsAt:
-        progs = launch.programs
-        lens = np.fromiter(map(len, (p.ops for p in progs)), dtype=np.int64, count=len(progs))
-        start = np.zeros(len(progs) + 1, dtype=np.int64)
-        np.cumsum(lens, out=start[1:])
-        ops = list(chain.from_iterable(p.ops for p in progs))
-        n = len(ops)
-        polls = np.flatnonzero(np.fromiter(map(isinstance, ops, repeat(Poll)), bool, n))
-        begins = np.flatnonzero(np.fromiter(map(isinstance, ops, repeat(Begin)), bool, n))
-        poll_prog = np.searchsorted(start, polls, side="right") - 1
-        return cls(ops, start, polls, poll_prog, begins)
+    def of(cls, launch: Launch, ho: Handoffs) -> _OpsAt:
+        index = ho.ops if ho.ops is not None and ho.launch is launch else op_index(launch)
+        polls = index.polls()
+        poll_prog = np.searchsorted(index.start, polls, side="right") - 1
+        return cls(index.ops, index.start, polls, poll_prog, index.begins())
 
 
 def _role_polls(at: _OpsAt, site_start: np.ndarray) -> np.ndarray:
@@ -258,7 +254,7 @@ def _requirements(ho: Handoffs, refs: list[OpRef]) -> tuple[np.ndarray, np.ndarr
 def build_waitgraph(launch: Launch, handoffs: Handoffs | None = None) -> WaitGraph:
     """The wait-for structure of ``launch`` (any launch: mutants included)."""
     ho = handoffs if handoffs is not None else derived(launch)
-    at = _OpsAt.of(launch)
+    at = _OpsAt.of(launch, ho)
     space = launch.space
     span = 1 << 24  # op indices of a CTA stay below this
     blocks = len(launch.programs)

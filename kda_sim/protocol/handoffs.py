@@ -21,7 +21,7 @@ from kda_sim.gcpause import gc_paused
 from kda_sim.memo import memo
 from kda_sim.protocol.branches import OnOld
 from kda_sim.protocol.counters import Atomic, Reset, Wait
-from kda_sim.protocol.ops import Poll, Publish, Put
+from kda_sim.protocol.ops import Begin, Poll, Publish, Put
 from kda_sim.protocol.pair_resets import ResetPairs
 from kda_sim.protocol.program import Launch
 from kda_sim.protocol.tickets import ITEM_CTA0, TicketLoop, check_words, item_ref
@@ -32,6 +32,39 @@ _WORD_OPS = frozenset({Atomic, Wait, Reset, OnOld, ResetPairs})
 
 OpRef = tuple[int, int]  # (cta, op index in its program)
 _OP_SPAN = 1 << 24  # op indices of one CTA stay below this
+
+_OTHER, _PUT, _POLL, _WORD, _LOOP, _BEGIN = range(6)
+
+
+@dataclass(frozen=True, slots=True)
+class OpIndex:
+    """Every op of a launch's programs end to end (its global op number), where each
+    program's ops begin, and each op's class by its type (:func:`_kind`): made once a
+    launch by :func:`derive` and read again by the wait graph, which looks for the same
+    polls and also the stage begins (K1 R=4 L=2: 20,279 ops)."""
+
+    ops: list[Any]
+    start: np.ndarray  # [programs + 1]: a program's first global op number
+    kinds: np.ndarray  # [ops] int8
+
+    def polls(self) -> np.ndarray:
+        """Global op numbers of the polls (``isinstance(op, Poll)``)."""
+        return np.flatnonzero(self.kinds == _POLL)
+
+    def begins(self) -> np.ndarray:
+        """Global op numbers of the stage begins (``isinstance(op, Begin)``)."""
+        return np.flatnonzero(self.kinds == _BEGIN)
+
+
+def op_index(launch: Launch) -> OpIndex:
+    """The launch's :class:`OpIndex`: every op's class looked up by its type in C
+    (``map``; a Python loop's test an op was the cost)."""
+    progs = launch.programs
+    ops = list(chain.from_iterable(p.ops for p in progs))
+    kinds = np.fromiter(map(_KINDS.__getitem__, map(type, ops)), np.int8, len(ops))
+    start = np.zeros(len(progs) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, (p.ops for p in progs)), np.int64, len(progs)), out=start[1:])
+    return OpIndex(ops, start, kinds)
 
 
 @dataclass(frozen=True)
@@ -52,6 +85,8 @@ class Handoffs:
     poll_set: tuple[int, ...] = field(default=(), repr=False, compare=False)
     # what the engine derives once a poll and keeps with the launch (engine.world.plan)
     poll_cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # the programs' ops indexed (None: not made with the table)
+    ops: OpIndex | None = field(default=None, repr=False, compare=False)
 
     def polled_cells(self) -> np.ndarray:
         if not self.polls:
@@ -96,18 +131,13 @@ def put_ops(launch: Launch):
 
 
 def _sorted_ops(
-    launch: Launch,
+    index: OpIndex, launch: Launch
 ) -> tuple[list[tuple[OpRef, Put | Publish]], list[tuple[OpRef, Poll]], bool, dict[int, int]]:
     """The launch's puts and polls in :func:`_ops` order, whether it has a counter-word
-    op, and its loops (:func:`loop_numbers`): every op's class looked up by its type in
-    C (``map``; K1 has 20k ops, almost all of them none of these: a Python loop's test an
-    op was the cost), then the loops' bodies."""
-    progs = launch.programs
-    ops = list(chain.from_iterable(p.ops for p in progs))
-    kinds = np.fromiter(map(_KINDS.__getitem__, map(type, ops)), np.int8, len(ops))
-    start = np.zeros(len(progs) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, (p.ops for p in progs)), np.int64, len(progs)), out=start[1:])
-    ctas = [p.cta for p in progs]
+    op, and its loops (:func:`loop_numbers`): the programs' from ``index`` (K1 has 20k
+    ops, almost all of them none of these), then the loops' bodies."""
+    ops, kinds, start = index.ops, index.kinds, index.start
+    ctas = [p.cta for p in launch.programs]
 
     def of_kind(kind: int) -> list[tuple[OpRef, Any]]:
         at = np.flatnonzero(kinds == kind)
@@ -137,9 +167,6 @@ def _sorted_ops(
     return puts, polls, words, loops
 
 
-_OTHER, _PUT, _POLL, _WORD, _LOOP = range(5)
-
-
 def _kind(t: type) -> int:
     if issubclass(t, Put | Publish):
         return _PUT
@@ -147,7 +174,9 @@ def _kind(t: type) -> int:
         return _POLL
     if t in _WORD_OPS:
         return _WORD
-    return _LOOP if issubclass(t, TicketLoop) else _OTHER
+    if issubclass(t, TicketLoop):
+        return _LOOP
+    return _BEGIN if issubclass(t, Begin) else _OTHER
 
 
 class _Kinds(dict[type, int]):
@@ -167,7 +196,8 @@ def derive(launch: Launch) -> Handoffs:
     count = np.zeros(total, dtype=np.int64)
     cta = np.full(total, -1, dtype=np.int64)
     opi = np.full(total, -1, dtype=np.int64)
-    puts, polls, words, loops = _sorted_ops(launch)
+    index = op_index(launch)
+    puts, polls, words, loops = _sorted_ops(index, launch)
     if loops or words:
         check_words(launch)
     arrays = [np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts]
@@ -190,7 +220,17 @@ def derive(launch: Launch) -> Handoffs:
     sets, of = _cell_sets(polls)
     producers, unput = _producers(polls, sets, of, count, (cta + shift) * _OP_SPAN + opi, shift)
     return Handoffs(
-        launch, count, cta, opi, tuple(polls), producers, unput, loops, tuple(sets), tuple(of)
+        launch,
+        count,
+        cta,
+        opi,
+        tuple(polls),
+        producers,
+        unput,
+        loops,
+        tuple(sets),
+        tuple(of),
+        ops=index,
     )
 
 

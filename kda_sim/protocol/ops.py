@@ -6,8 +6,10 @@ threads poll different pairs, a :class:`Poll` keeps every thread's batch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -175,3 +177,23 @@ Op = (
     | OnOld
     | ResetPairs
 )
+
+T = TypeVar("T")
+
+
+def positional(cls: type[T]) -> Callable[..., T]:
+    """A constructor of ``cls`` (a dataclass with slots and no ``__post_init__``) taking
+    every field in order, positionally: the object made and each slot set through its
+    descriptor. The same object as ``cls(...)``, in about half the time of a frozen
+    dataclass's ``__init__`` (an ``object.__setattr__`` a field); for the kernels' builders
+    that make thousands of ops of one kind a launch."""
+    if hasattr(cls, "__post_init__") or not hasattr(cls, "__slots__"):
+        raise TypeError(f"{cls.__name__}: not a slotted dataclass without __post_init__")
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    scope.update({f"_set_{n}": getattr(cls, n).__set__ for n in names})
+    sets = "".join(f"    _set_{n}(op, {n})\n" for n in names)
+    exec(f"def make({', '.join(names)}):\n    op = _new(_cls)\n{sets}    return op\n", scope)
+    make = scope["make"]
+    make.__qualname__ = f"positional({cls.__name__})"
+    return make

@@ -11,10 +11,11 @@ import pytest
 from kda_sim.kernels.k1 import kda
 from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import poll
+from kda_sim.kernels.k1.cells import KDA_STAGES
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import NH, NVCH
 from kda_sim.kernels.k1.regions import regions
-from kda_sim.protocol.ops import Compute, Poll, Put
+from kda_sim.protocol.ops import Begin, Compute, End, Poll, Put
 from kda_sim.protocol.space import CellSpace
 
 
@@ -71,3 +72,15 @@ def test_equal_poll_arrays_are_shared_and_read_only() -> None:
     assert not fa[0].cells.flags.writeable
     puts = [next(op for op in ops if isinstance(op, Put)) for ops in (a, b)]
     assert puts[0].cells is not puts[1].cells
+
+
+def test_a_task_program_begins_and_ends_each_stage_in_order_with_its_index() -> None:
+    """``task_marks``, made once a process and shared by every launch, are the stage
+    marks a task's program would make for itself."""
+    for cfg in (LaunchConfig(1, 1), LaunchConfig(4, 2, onw_first=True)):
+        space = CellSpace.from_sizes(regions(cfg))
+        for i in (0, 7, cfg.n_tasks - 1):
+            ops = kda.kda_program(i, cfg, space)
+            marks = [op for op in ops if isinstance(op, Begin | End)]
+            assert marks == [m(st, i) for st in KDA_STAGES for m in (Begin, End)]
+            assert marks == list(kda.task_marks(i))

@@ -193,3 +193,15 @@ def test_derived_is_derive_kept_for_the_same_launch_object() -> None:
     for rounds in range(1, 12):
         derived(pingpong(PingPongConfig(rounds=rounds)))
     assert derived(a) is not ha
+
+
+@pytest.mark.parametrize("cfg", [LaunchConfig(2, 2), LaunchConfig(1, 1, gemv_tickets=True)])
+def test_op_index_finds_the_polls_and_begins_isinstance_finds(cfg: LaunchConfig) -> None:
+    launch = build_launch(cfg)
+    index = derive(launch).ops
+    assert index is not None
+    ops = [op for p in launch.programs for op in p.ops]
+    assert index.ops == ops
+    assert index.start.tolist() == np.cumsum([0] + [len(p.ops) for p in launch.programs]).tolist()
+    assert index.polls().tolist() == [i for i, op in enumerate(ops) if isinstance(op, Poll)]
+    assert index.begins().tolist() == [i for i, op in enumerate(ops) if isinstance(op, Begin)]

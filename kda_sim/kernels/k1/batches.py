@@ -8,7 +8,9 @@ import numpy as np
 from kda_sim.kernels.k1.constants import POLL_MAX, TAG_EXPR
 from kda_sim.kernels.k1.poll_sites import Site
 from kda_sim.protocol import batches
-from kda_sim.protocol.ops import Poll
+from kda_sim.protocol.ops import Poll, positional
+
+_poll = positional(Poll)  # a copy made without Poll's __init__ (ops.positional says why)
 
 
 def poll(label: str, *row_blocks: np.ndarray, site: Site) -> Poll:
@@ -24,4 +26,4 @@ def own_copy(p: Poll) -> Poll:
     batches, cells = p.batches.copy(), p.cells.copy()
     batches.setflags(write=False)
     cells.setflags(write=False)
-    return Poll(p.label, batches, cells, p.tag, p.lanes, p.backoff)
+    return _poll(p.label, batches, cells, p.tag, p.lanes, p.backoff)

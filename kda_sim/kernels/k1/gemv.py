@@ -62,12 +62,19 @@ def group_put(rg: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
     return _group0_put(cfg, space) + rg * ROWS
 
 
+# the weight loads made so far, by (name, group, chunks): they depend on no configuration,
+# so one serves every launch of the process (a sweep's gemv CTAs issue 14,775 of them)
+_WEIGHT_LOADS: dict[tuple[str, int, int], Load] = {}
+
+
 def weight_load(name: str, rg: int, chunks: int) -> Load:
-    row = min(rg, GEMV_TASKS - 1) * ROWS
-    nbytes = GROUP_BYTES * chunks // PER_WAVE
-    return Load(
-        name, LoadKind.WEIGHT, nbytes, f"w_in rows {row}..{row + ROWS - 1}, {chunks} chunks"
-    )
+    op = _WEIGHT_LOADS.get((name, rg, chunks))
+    if op is None:
+        row = min(rg, GEMV_TASKS - 1) * ROWS
+        nbytes = GROUP_BYTES * chunks // PER_WAVE
+        what = f"w_in rows {row}..{row + ROWS - 1}, {chunks} chunks"
+        op = _WEIGHT_LOADS[(name, rg, chunks)] = Load(name, LoadKind.WEIGHT, nbytes, what)
+    return op
 
 
 @memo(16)

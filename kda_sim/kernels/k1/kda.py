@@ -40,8 +40,15 @@ from kda_sim.protocol.ops import (
     Put,
     Store,
     Use,
+    positional,
 )
 from kda_sim.protocol.space import CellSpace
+
+# the ops a kda task makes anew, built without their dataclass's __init__ (ops.positional;
+# K1 R=4 L=2 makes 1,920 polls, 768 puts, 1,152 computes and 384 loads a launch)
+_poll, _put = positional(Poll), positional(Put)
+_compute, _load = positional(Compute), positional(Load)
+_begin, _end = positional(Begin), positional(End)
 
 
 def task_coords(i: int) -> tuple[int, int, int]:
@@ -203,7 +210,7 @@ class _ShiftedPoll:
         """Each task's poll (``shifts`` as :meth:`_Shifted.every` takes them)."""
         label, tag, lanes, backoff = self.label, self.tag, self.lanes, self.backoff
         return [
-            Poll(label, b, c, tag, lanes, backoff)
+            _poll(label, b, c, tag, lanes, backoff)
             for b, c in zip(self.batches.every(shifts), self.cells.every(shifts), strict=True)
         ]
 
@@ -330,52 +337,85 @@ class _SameOps:
         self.core_out = Store("core_out", L * VCH * BF16)
 
 
+_STAGING = LoadKind.STAGING
+
+# each task's Begin and End of every stage, by task index: they depend on the index alone,
+# so one set serves every launch of the process (a sweep builds 9,312 kda tasks, each of
+# them ten such ops, over 25 shapes of at most 768 tasks)
+_MARKS: list[tuple[Op, ...]] = []
+
+
+def task_marks(i: int) -> tuple[Op, ...]:
+    """Task ``i``'s Begin and End of each of its stages in program order (k.stage, k.conv,
+    k.gates, k.recur, k.norm: ``cells.KDA_STAGES``)."""
+    while len(_MARKS) <= i:
+        t = len(_MARKS)
+        _MARKS.append(
+            (  # made by ops.positional: a cold launch makes them all
+                _begin("k.stage", t),
+                _end("k.stage", t),
+                _begin("k.conv", t),
+                _end("k.conv", t),
+                _begin("k.gates", t),
+                _end("k.gates", t),
+                _begin("k.recur", t),
+                _end("k.recur", t),
+                _begin("k.norm", t),
+                _end("k.norm", t),
+            )
+        )
+    return _MARKS[i]
+
+
 def kda_program(i: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     h = task_coords(i)[1]
     L = cfg.L
     template = kda_template(cfg, space)
     t, same = template.task(i), template.same
     on_w, barrier = same.on_w, same.barrier
+    b_stage, e_stage, b_conv, e_conv, b_gates, e_gates, b_recur, e_recur, b_norm, e_norm = (
+        task_marks(i)
+    )
     # a stage reads what its polls load (the same arrays, held once); the recurrence's
     # ONRM is computed from the conv's q / k / v and the gates' inputs
     conv, gates, norm = t.conv, t.gates, t.norm
     gated = tuple(g.cells for g in gates)
     recur = (conv.cells, *gated)
     return [
-        Begin("k.stage", i),
-        Load("k.in", LoadKind.STAGING, same.hbm, f"state rows / conv window of task {i}"),
+        b_stage,
+        _load("k.in", _STAGING, same.hbm, f"state rows / conv window of task {i}", True, ()),
         same.fb[h],
         *([on_w] if cfg.onw_first else []),  # LaunchConfig.onw_first
         same.stage,
-        End("k.stage", i),
-        Begin("k.conv", i),
+        e_stage,
+        b_conv,
         conv,
         same.use_in,
-        Compute("k.conv", L, reads=conv.cells),
+        _compute("k.conv", L, conv.cells, 0.0),
         same.conv_state,
-        Put(Region.QK, t.qk_put, reads=conv.cells, tag=TAG_EXPR),
+        _put(Region.QK, t.qk_put, conv.cells, TAG_EXPR),
         barrier,
-        End("k.conv", i),
-        Begin("k.gates", i),
+        e_conv,
+        b_gates,
         *gates,
         barrier,
         same.use_fb,
-        Compute("k.gates", L, reads=gated),
+        _compute("k.gates", L, gated, 0.0),
         barrier,
-        End("k.gates", i),
-        Begin("k.recur", i),
+        e_gates,
+        b_recur,
         same.recur,
         same.rstate,
         barrier,
-        Put(Region.ONRM, t.onrm_put, reads=recur, tag=TAG_EXPR),
+        _put(Region.ONRM, t.onrm_put, recur, TAG_EXPR),
         barrier,
-        End("k.recur", i),
-        Begin("k.norm", i),
+        e_recur,
+        b_norm,
         norm,
         *([] if cfg.onw_first else [on_w]),
         same.use_on_w,
-        Compute("k.norm", L, reads=norm.cells),
+        _compute("k.norm", L, norm.cells, 0.0),
         same.core_out,
         barrier,
-        End("k.norm", i),
+        e_norm,
     ]
