@@ -63,7 +63,7 @@ def group_put(rg: int, cfg: LaunchConfig, space: CellSpace) -> np.ndarray:
 
 
 # the weight loads made so far, by (name, group, chunks): they depend on no configuration,
-# so one serves every launch of the process (a sweep's gemv CTAs issue 14,775 of them)
+# so one serves every launch of the process (a sweep's gemv CTAs issue the same few again)
 _WEIGHT_LOADS: dict[tuple[str, int, int], Load] = {}
 
 

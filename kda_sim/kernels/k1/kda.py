@@ -44,8 +44,8 @@ from kda_sim.protocol.ops import (
 )
 from kda_sim.protocol.space import CellSpace
 
-# the ops a kda task makes anew, built without their dataclass's __init__ (ops.positional;
-# K1 R=4 L=2 makes 1,920 polls, 768 puts, 1,152 computes and 384 loads a launch)
+# the ops a kda task makes anew, built without their dataclass's __init__ (ops.positional:
+# a launch makes thousands of them, and a sweep builds every shape's)
 _poll, _put = positional(Poll), positional(Put)
 _compute, _load = positional(Compute), positional(Load)
 _begin, _end = positional(Begin), positional(End)
@@ -340,8 +340,8 @@ class _SameOps:
 _STAGING = LoadKind.STAGING
 
 # each task's Begin and End of every stage, by task index: they depend on the index alone,
-# so one set serves every launch of the process (a sweep builds 9,312 kda tasks, each of
-# them ten such ops, over 25 shapes of at most 768 tasks)
+# so one set serves every launch of the process (a sweep's shapes repeat the same task
+# indices: each shape's tasks would make them again)
 _MARKS: list[tuple[Op, ...]] = []
 
 
