@@ -283,15 +283,17 @@ def score(tr: Trace, sim: Timeline) -> Score:
         cta = c.cta
         at = ctas[cta]  # the stage keyed by a track's CTA is that CTA's track's
         for s in c.stages:
-            d = durs.get(s.name)
+            name = s.name
+            start = s.start
+            d = durs.get(name)
             if d is None:
-                durs[s.name] = [s.end - s.start]
+                durs[name] = [s.end - start]
             else:
-                d.append(s.end - s.start)
+                d.append(s.end - start)
             if at is c:
-                i = pos.get((cta, s.name, s.task))
+                i = pos.get((cta, name, s.task))
                 if i is not None:
-                    got[i] = s.start - o
+                    got[i] = start - o
         if at is not c:
             for s in at.stages:
                 i = pos.get((cta, s.name, s.task))
