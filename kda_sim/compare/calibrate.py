@@ -173,6 +173,11 @@ class Trace:
     # the seeds of the runs whose scores' mean is this trace's score (a profile with a
     # spread between CTAs, ``with_seeds``); (): one nominal run
     seeds: tuple[int, ...] = ()
+    # each key's index in ``keys`` (and ``start``): a run's stages looked up once each
+    pos: dict[tuple[int, str, int], int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.pos = {k: i for i, k in enumerate(self.keys)}
 
 
 def busy_times(tl: Timeline) -> dict[tuple[int, str, int], float]:
@@ -195,7 +200,16 @@ def kind_durations(tl: Timeline) -> dict[str, float]:
     for c in tl.ctas:
         for s in c.stages:
             durs.setdefault(s.name, []).append(s.end - s.start)
-    return {k: float(np.median(v)) for k, v in durs.items()}
+    return {k: _median(v) for k, v in durs.items()}
+
+
+def _median(v: list[float]) -> float:
+    """``float(np.median(v))`` of a non-empty list of finite floats, the same value (the
+    middle one, or the two middle ones' sum halved, as numpy's mean of two), without
+    numpy's per-call cost on the few short lists of a score."""
+    v = sorted(v)
+    h = len(v) // 2
+    return v[h] if len(v) % 2 else (v[h - 1] + v[h]) / 2
 
 
 def prepare(
@@ -253,24 +267,49 @@ def stage_error(real: dict[str, float], sim: dict[str, float]) -> float:
 
 
 def score(tr: Trace, sim: Timeline) -> Score:
+    """``tr``'s score on a run: its makespan, start and stage-duration errors, read in one
+    pass over the run's stages (a fit scores every launch it runs)."""
     w = tr.stage_weight
-    if sim.makespan is None:  # a deadlock is as wrong as it gets
-        return Score(10.0, 10.0, 10.0, 0, None, 10.0, w)
-    o = sim.origin
-    spans = {(c.cta, s.name, s.task): s.start - o for c in sim.ctas for s in sim.ctas[c.cta].stages}
-    idx = [i for i, k in enumerate(tr.keys) if k in spans]
-    if not idx:
-        return Score(10.0, 10.0, 10.0, 0, sim.makespan, 10.0, w)
-    real = tr.start[idx]
-    simv = np.array([spans[tr.keys[i]] for i in idx])
-    f = np.abs(real - simv) / tr.makespan
+    ctas = sim.ctas
+    if sim.stuck or not ctas or any(c.end is None for c in ctas):
+        return Score(10.0, 10.0, 10.0, 0, None, 10.0, w)  # a deadlock is as wrong as it gets
+    starts = [c.start for c in ctas if c.start is not None]
+    o = min(starts) if starts else 0.0
+    span = max(c.end for c in ctas) - o  # type: ignore[type-var]  # every CTA ended
+    pos = tr.pos
+    got: dict[int, float] = {}  # index in tr.keys -> the run's start of that stage
+    durs: dict[str, list[float]] = {}
+    for c in ctas:
+        cta = c.cta
+        at = ctas[cta]  # the stage keyed by a track's CTA is that CTA's track's
+        for s in c.stages:
+            name = s.name
+            start = s.start
+            d = durs.get(name)
+            if d is None:
+                durs[name] = [s.end - start]
+            else:
+                d.append(s.end - start)
+            if at is c:
+                i = pos.get((cta, name, s.task))
+                if i is not None:
+                    got[i] = start - o
+        if at is not c:
+            for s in at.stages:
+                i = pos.get((cta, s.name, s.task))
+                if i is not None:
+                    got[i] = s.start - o
+    if not got:
+        return Score(10.0, 10.0, 10.0, 0, span, 10.0, w)
+    # the median and percentile of the errors do not depend on their order
+    f = np.abs(tr.start[list(got)] - np.fromiter(got.values(), float, len(got))) / tr.makespan
     return Score(
-        (sim.makespan - tr.makespan) / tr.makespan,
+        (span - tr.makespan) / tr.makespan,
         float(np.median(f)),
         float(np.percentile(f, 90)),
-        len(idx),
-        sim.makespan,
-        stage_error(tr.kind_dur, kind_durations(sim)),
+        len(got),
+        span,
+        stage_error(tr.kind_dur, {k: _median(v) for k, v in durs.items()}),
         w,
     )
 

@@ -404,3 +404,60 @@ def test_a_fit_keeps_where_its_start_applies_a_figure(
     write_overlay(d, tmp_path / "fit.json")
     assert d[name] == value
     assert getattr(load_profile(str(tmp_path / "fit.json")), name) == value
+
+
+def _score_by_definition(tr, sim):
+    """The score as the loss defines it, each figure by its own pass over the run: the
+    reference ``score``'s single pass must agree with to the last bit."""
+    import math
+
+    import numpy as np
+
+    from kda_sim.compare.calibrate import Score, stage_error
+
+    w = tr.stage_weight
+    if sim.makespan is None:
+        return Score(10.0, 10.0, 10.0, 0, None, 10.0, w)
+    o = sim.origin
+    spans = {(c.cta, s.name, s.task): s.start - o for c in sim.ctas for s in sim.ctas[c.cta].stages}
+    idx = [i for i, k in enumerate(tr.keys) if k in spans]
+    if not idx:
+        return Score(10.0, 10.0, 10.0, 0, sim.makespan, 10.0, w)
+    f = np.abs(tr.start[idx] - np.array([spans[tr.keys[i]] for i in idx])) / tr.makespan
+    durs: dict[str, list[float]] = {}
+    for c in sim.ctas:
+        for s in c.stages:
+            durs.setdefault(s.name, []).append(s.end - s.start)
+    sim_kinds = {k: float(np.median(v)) for k, v in durs.items()}
+    assert all(math.isfinite(v) for v in sim_kinds.values())
+    return Score(
+        (sim.makespan - tr.makespan) / tr.makespan,
+        float(np.median(f)),
+        float(np.percentile(f, 90)),
+        len(idx),
+        sim.makespan,
+        stage_error(tr.kind_dur, sim_kinds),
+        w,
+    )
+
+
+def test_a_score_is_its_figures_by_definition(h200, slow_recur) -> None:
+    """``score`` reads a run in one pass: the same Score, bit for bit, as each figure
+    computed by itself; on a run of another shape (few stages match), on a run whose
+    tracks are out of CTA order, with a stage weight, and on a deadlocked run."""
+    from copy import deepcopy
+
+    from kda_sim.compare.calibrate import score
+
+    _truth, tr = slow_recur
+    tr = replace(tr, stage_weight=0.5)
+    runs = [simulate(LaunchConfig(r, 2), h200, seed=s).timeline for r, s in ((1, 3), (2, None))]
+    moved = deepcopy(runs[0])
+    moved.ctas = moved.ctas[::-1]  # each track keyed by its CTA, not its place
+    stuck = deepcopy(runs[0])
+    stuck.ctas[5].end = None
+    for sim in [*runs, moved, stuck]:
+        want = _score_by_definition(tr, sim)
+        assert score(tr, sim) == want
+    assert score(tr, runs[0]).matched == len(tr.keys)
+    assert score(tr, stuck).sim_makespan is None
