@@ -89,7 +89,7 @@ def simulate(
     a measured launch placed them (``compare.launch.placement_of``), where the dispatcher
     would otherwise choose (``engine.dispatch``)."""
     spec = spec_for(cfg)
-    _validate(spec, cfg)
+    spec.validate(cfg)
     prof = with_kernel_costs(prof, spec)
     check_fits(cfg, prof)
     res = residency(cfg, prof, occupancy)
@@ -179,27 +179,6 @@ def simulate(
     if initial is not None:
         out.final = _final(world)
     return out
-
-
-# configurations their kernel validated already, by identity (a configuration is
-# frozen; an equal one may differ in type, R=True for R=1, and is checked anew), each
-# kept alive beside its kernel's spec: a fit simulates each trace's configuration
-# object hundreds of times, and its check (its fields, its launch's size) gives the
-# same answer every time
-_VALID: dict[int, tuple[Any, Any]] = {}
-_VALID_MOST = 1024  # forgotten all at once past this many (a long session's configurations)
-
-
-def _validate(spec: Any, cfg: Any) -> None:
-    """``spec.validate(cfg)``, once a configuration object (raising as it does every
-    time it fails)."""
-    seen = _VALID.get(id(cfg))
-    if seen is not None and seen[0] is cfg and seen[1] is spec:
-        return
-    spec.validate(cfg)
-    if len(_VALID) >= _VALID_MOST:
-        _VALID.clear()
-    _VALID[id(cfg)] = (cfg, spec)
 
 
 def _shared_feet(

@@ -215,32 +215,3 @@ def test_a_launch_leaves_its_records_to_reference_counting_not_the_collector(fol
     gc.collect()
     assert len(simulate(cfg, MI355X, fold_events=fold).timeline.ctas) > 0
     assert gc.collect() < 50
-
-
-def test_a_configuration_is_validated_once_and_a_bad_one_every_time(monkeypatch) -> None:
-    """``simulate`` checks a configuration object once: the same object again is not
-    checked, an equal object of other field types (R=True for R=1) is, and one that
-    fails is refused at every call."""
-    from kda_sim.errors import InvalidInput
-    from kda_sim.kernels.k1.spec import K1
-
-    calls: list[LaunchConfig] = []
-    check = K1.validate
-
-    def counted(self, cfg):
-        calls.append(cfg)
-        return check(self, cfg)
-
-    monkeypatch.setattr(K1, "validate", counted)
-    cfg = LaunchConfig(1, 1)
-    simulate(cfg, H200)
-    assert cfg in calls  # (its launch's build may check it too)
-    before = len(calls)
-    simulate(cfg, H200)
-    assert len(calls) == before
-    odd = dataclasses.replace(cfg, R=True)
-    assert odd == cfg
-    for n in (1, 2):
-        with pytest.raises(InvalidInput, match="R must be an integer"):
-            simulate(odd, H200)
-        assert len(calls) == before + n
