@@ -844,8 +844,8 @@ class CtaRun(CounterOps):
             return False
         prof = self.w.prof
         units = self.shared_units
-        if not prof.unit_share_skew or units < prof.unit_share_skew_from:
-            return False
+        if not units or not prof.unit_share_skew or units < prof.unit_share_skew_from:
+            return False  # (0: the CTA computes nothing the unit shares)
         sharers = [r for r in self.w.resident[self.unit] if r is self or r.shared_units]
         return len(sharers) > 1 and sharers[0] is self
 

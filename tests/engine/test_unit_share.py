@@ -136,6 +136,10 @@ def test_the_earlier_sharers_first_task_takes_its_factor() -> None:
     for k in ("later", "alone", "attn", "rest"):
         assert on[k] == pytest.approx(plain[k])
     assert _first_kstage({"k.stage": 1.3}, 16.0) == plain  # S = 4: no skew, no factor
+    # with the skew at every S, still only the earlier gemv CTA's (not an attn CTA's)
+    every = _first_kstage({"k.stage": 1.3}, 0.0)
+    assert every["first"] == pytest.approx(on["first"], rel=0.02)
+    assert every["attn"] == pytest.approx(plain["attn"])
 
 
 def test_a_compute_of_fewer_units_than_share_from_is_not_slowed() -> None:
