@@ -832,6 +832,8 @@ def fitted_overlay(
             d["unit_share_skew"] = fit.unit_share_skew
             if fit.unit_share_skew_from:  # the start's: where the skew was read and applies
                 d["unit_share_skew_from"] = fit.unit_share_skew_from
+            if fit.unit_share_first_task:  # the start's, as the skew's least units
+                d["unit_share_first_task"] = dict(fit.unit_share_first_task)
     if overrides:
         d["overrides"] = overrides
     date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"

@@ -844,6 +844,8 @@ class CtaRun(CounterOps):
         CTAs in the loop on one unit share it (docs/whatif/ticket_k1.md, "The model mended
         again")."""
         prof = self.w.prof
+        if key in prof.unit_share_first_task:
+            return prof.unit_share_first_task[key] if self._first_task_beside() else 1.0
         if not prof.unit_share or not prof.shares_at(key, units):
             return 1.0
         sharers = [
@@ -852,6 +854,35 @@ class CtaRun(CounterOps):
             if r is self or key in r.computes or key in r.loop_computes
         ]
         return prof.share_factor(sharers[0] is self, units) if len(sharers) > 1 else 1.0
+
+    def _first_task_beside(self) -> bool:
+        """Whether a compute of a ``unit_share_first_task`` cost runs now in the
+        CTA's first task while the later CTA sharing its unit still runs the shared compute:
+        the CTA is the earlier of the unit's sharers and the skew splits their compute
+        (``unit_share_skew`` from ``unit_share_skew_from`` units), so the later ends it
+        after this one. Known from the programs and the residents, as ``_share``'s."""
+        if self.task != next((s.task for s in self.track.stages if s.task >= 0), -1):
+            return False
+        prof = self.w.prof
+        units = self.shared_units
+        if not units or not prof.unit_share_skew or units < prof.unit_share_skew_from:
+            return False  # (0: the CTA computes nothing the unit shares)
+        sharers = [r for r in self.w.resident[self.unit] if r is self or r.shared_units]
+        return len(sharers) > 1 and sharers[0] is self
+
+    @cached_property
+    def shared_units(self) -> float:
+        """The most units of a compute of this CTA's program that the profile shares
+        (``GpuProfile.shares_at``); 0 where it computes none."""
+        prof = self.w.prof
+        return max(
+            (
+                op.units
+                for op in self.prog.ops
+                if isinstance(op, Compute) and prof.shares_at(op.cost, op.units)
+            ),
+            default=0.0,
+        )
 
     def _front(self, key: str, t: float, cost: float) -> float:
         """When a compute of stage cost ``key`` begun at ``t`` (the clock's time) taking
@@ -919,7 +950,7 @@ class CtaRun(CounterOps):
             else zip(count(), kinds, ops, repeat(0.0))
         )
         streamed = prof.streamed_weights
-        shared = prof.unit_shared if prof.unit_share else ()  # stages _share may scale
+        shared = prof.share_keys if prof.unit_share else ()  # stages _share may scale
         front = prof.compute_front  # stage costs whose computes end with a front's
         front_from = prof.compute_front_from  # and the least cost of one that does
         grows = bool(prof.cost_growth)  # costs that grow with the launch (nominal: in v)

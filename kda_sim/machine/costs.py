@@ -45,6 +45,7 @@ COST_FIELDS: tuple[str, ...] = (
     "unit_share_from",
     "unit_share_skew",
     "unit_share_skew_from",
+    "unit_share_first_task",
     "cost_growth",
     "cta_spread",
     "compute_front",
@@ -78,6 +79,7 @@ COSTS_SCHEMA: dict[str, Any] = {
         "unit_share_from": _P["unit_share_from"],
         "unit_share_skew": _P["unit_share_skew"],
         "unit_share_skew_from": _P["unit_share_skew_from"],
+        "unit_share_first_task": _P["unit_share_first_task"],
         "cost_growth": _P["cost_growth"],
         "cta_spread": _P["cta_spread"],
         "compute_front": _P["compute_front"],
@@ -144,7 +146,14 @@ def validate_costs_dict(d: Any, where: str, spec: Any | None = None) -> None:
             raise InvalidInput(
                 f"costs.{k}: missing ({spec.name} computes it)", what=f"costs.{k}", where=where
             )
-    for part in ("cost_above", "unit_shared", "cost_growth", "compute_front", "compute_front_from"):
+    for part in (
+        "cost_above",
+        "unit_shared",
+        "unit_share_first_task",
+        "cost_growth",
+        "compute_front",
+        "compute_front_from",
+    ):
         for k in d.get(part, ()):
             if k not in keys:
                 raise InvalidInput(

@@ -187,6 +187,9 @@ PROFILE_SCHEMA: dict[str, Any] = {
         "unit_share_from": _num(0, 1e9),
         "unit_share_skew": _num(0, 1),
         "unit_share_skew_from": _num(0, 1e9),
+        # a stage cost's compute in the first task of the earlier of two CTAs sharing a unit
+        # (GpuProfile.unit_share_first_task): stage cost -> the factor on its cost
+        "unit_share_first_task": {"type": "object", "additionalProperties": _num(0, 100)},
         # a stage cost's growth with its launch's work (GpuProfile.cost_growth): a factor a
         # unit of it; at most 1 (the K1's k.recur grows by some 0.05 a token)
         "cost_growth": {"type": "object", "additionalProperties": _num(0, MAX_GROWTH)},
@@ -326,6 +329,13 @@ class GpuProfile:
     # unit_share's, whatever its order (docs/calibration.md, "The path's entry into the
     # first kda task")
     unit_share_skew_from: float = 0.0
+    # stage cost -> a factor on a compute of it in the first task of the earlier of two
+    # CTAs sharing a unit where ``unit_share_skew`` splits their shared compute: the later
+    # one's shared compute still runs then. In the traces a gemv CTA's first k.stage,
+    # begun as its gemv1 ends, takes 1,120 to 1,280 ns from four tokens on where the
+    # later gemv CTA on its SM still runs gemv1, 832 to 1,120 for that later one, once
+    # its partner is done (docs/calibration.md, "A gemv CTA's first k.stage"). {}: none
+    unit_share_first_task: dict[str, float] = field(default_factory=dict)
     # a stage cost that grows with the launch's work beside it: a compute of cost ``key``
     # takes (1 + cost_growth[key] * its ``launch_units``) times its cost. In the Triton
     # K1's H200 traces k.recur's duration at one L grows with R within one build (at
@@ -371,6 +381,12 @@ class GpuProfile:
         """Whether a compute of stage cost ``key`` on ``units`` is one that another CTA
         computing it on the same unit slows (by ``unit_share``, where that is set)."""
         return key in self.unit_shared and units >= self.unit_share_from
+
+    @functools.cached_property
+    def share_keys(self) -> tuple[str, ...]:
+        """The stage costs a shared unit may slow: ``unit_shared``'s and
+        ``unit_share_first_task``'s (the engine asks ``_share`` for these alone)."""
+        return (*self.unit_shared, *self.unit_share_first_task)
 
     def share_factor(self, first: bool, units: float = math.inf) -> float:
         """What a shared compute on ``units`` has its cost multiplied by: for the CTA
@@ -458,6 +474,8 @@ class GpuProfile:
             d.pop("unit_share_skew", None)
         if not (self.unit_shared and self.unit_share_skew and self.unit_share_skew_from):
             d.pop("unit_share_skew_from", None)  # as before the field existed
+        if not (self.unit_shared and self.unit_share_first_task):
+            d.pop("unit_share_first_task")  # as before the field existed
         if not self.cost_growth:
             d.pop("cost_growth")  # unset: written, and checksummed, as a profile without it
         if not self.cta_spread:
@@ -527,6 +545,9 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             unit_share_from=float(d.get("unit_share_from", 0.0)),
             unit_share_skew=float(d.get("unit_share_skew", 0.0)),
             unit_share_skew_from=float(d.get("unit_share_skew_from", 0.0)),
+            unit_share_first_task={
+                str(n): float(v) for n, v in d.get("unit_share_first_task", {}).items()
+            },
             cost_growth={str(n): float(v) for n, v in d.get("cost_growth", {}).items() if v},
             cta_spread={str(n): float(v) for n, v in d.get("cta_spread", {}).items() if v},
             compute_front={str(n): float(v) for n, v in d.get("compute_front", {}).items()},
@@ -559,7 +580,11 @@ def profile_from_dict(d: dict[str, Any], where: str = "profile") -> GpuProfile:
             what="unit_share",
             where=where,
         )
-    for name, keys in (("cost_growth", prof.cost_growth), ("compute_front", prof.compute_front)):
+    for name, keys in (
+        ("cost_growth", prof.cost_growth),
+        ("compute_front", prof.compute_front),
+        ("unit_share_first_task", prof.unit_share_first_task),
+    ):
         bad = [n for n in keys if n not in prof.costs]
         if bad:
             raise InvalidInput(

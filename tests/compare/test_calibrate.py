@@ -390,13 +390,24 @@ def test_a_fit_with_a_front_writes_the_front(tmp_path: Path, h200, slow_recur) -
             "unit_share_skew_from",
             4.0,
         ),
+        (  # the earlier sharer's first task's factor, with the share
+            {
+                "unit_shared": ("gemv",),
+                "unit_share": 0.1,
+                "unit_share_skew": 0.2,
+                "unit_share_first_task": {"k.stage": 1.2},
+            },
+            "unit_share_first_task",
+            {"k.stage": 1.2},
+        ),
     ],
 )
 def test_a_fit_keeps_where_its_start_applies_a_figure(
     tmp_path: Path, h200, slow_recur, start: dict, name: str, value: object
 ) -> None:
-    """A start's ``compute_front_from`` or ``unit_share_skew_from`` goes into the fit's
-    overlay with the figure it bounds, and a profile read from it has it."""
+    """A start's ``compute_front_from``, ``unit_share_skew_from`` or
+    ``unit_share_first_task`` goes into the fit's overlay with the figure it goes with, and
+    a profile read from it has it."""
     _truth, tr = slow_recur
     prof = replace(h200, **start)
     res = fit_profile(prof, [tr], budget=2, cost_passes=1, progress=False)

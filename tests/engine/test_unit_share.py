@@ -89,6 +89,59 @@ def test_the_skew_splits_only_computes_of_skew_from_units_or_more() -> None:
     assert even["first"] == pytest.approx(1.4 * plain["first"], rel=0.02)
 
 
+def _first_kstage(first_task: dict[str, float], skew_from: float) -> dict[str, float]:
+    """k.stage's median duration by whose and which task: the first task's on the earlier
+    ("first") and later ("later") gemv CTA of each pair on a unit, on a gemv CTA alone
+    ("alone"), on attn CTAs ("attn"), and every later task's ("rest")."""
+    prof = _shared_gemv(
+        0.4,
+        unit_share_skew=0.5,
+        unit_share_skew_from=skew_from,
+        unit_share_first_task=first_task,  # type: ignore[arg-type]
+    )
+    tl = simulate(LaunchConfig(4, 1, 8), prof, occupancy=2).timeline
+    by_unit: dict[int, list[int]] = {}
+    for c in tl.ctas:
+        if c.role == "gemv":
+            by_unit.setdefault(c.unit, []).append(c.cta)
+    out: dict[str, list[float]] = {"first": [], "later": [], "alone": [], "attn": [], "rest": []}
+    for c in tl.ctas:
+        spans = [s for s in c.stages if s.name == "k.stage"]
+        if not spans:
+            continue
+        mates = by_unit.get(c.unit, [])
+        cls = (
+            "attn"
+            if c.role != "gemv"
+            else "alone"
+            if len(mates) == 1
+            else "first"
+            if c.cta == min(mates)
+            else "later"
+        )
+        out[cls].append(spans[0].end - spans[0].start)
+        out["rest"] += [s.end - s.start for s in spans[1:]]
+    return {k: statistics.median(v) for k, v in out.items() if v}
+
+
+def test_the_earlier_sharers_first_task_takes_its_factor() -> None:
+    """``unit_share_first_task``: the earlier of two gemv CTAs on a unit takes the factor
+    on its first task's k.stage (the later still runs its gemv then); the later, a gemv CTA
+    alone, the attn CTAs and every later task take the one cost, and below
+    ``unit_share_skew_from`` (where the pair ends together) nobody does."""
+    plain = _first_kstage({}, 4.0)
+    on = _first_kstage({"k.stage": 1.3}, 4.0)
+    assert set(plain) == {"first", "later", "alone", "attn", "rest"}
+    assert on["first"] == pytest.approx(1.3 * plain["first"], rel=0.02)
+    for k in ("later", "alone", "attn", "rest"):
+        assert on[k] == pytest.approx(plain[k])
+    assert _first_kstage({"k.stage": 1.3}, 16.0) == plain  # S = 4: no skew, no factor
+    # with the skew at every S, still only the earlier gemv CTA's (not an attn CTA's)
+    every = _first_kstage({"k.stage": 1.3}, 0.0)
+    assert every["first"] == pytest.approx(on["first"], rel=0.02)
+    assert every["attn"] == pytest.approx(plain["attn"])
+
+
 def test_a_compute_of_fewer_units_than_share_from_is_not_slowed() -> None:
     # 1x1: the gemv computes one token; slowed from one token on, not from two
     plain, at_one, from_two = _gemv0(0.0), _gemv0(0.25, 1.0), _gemv0(0.25, 2.0)

@@ -133,6 +133,23 @@ def test_unit_share_round_trips_and_bad_values_are_named(tmp_path: Path) -> None
             load_profile(str(f))
 
 
+def test_unit_share_first_task_round_trips_and_bad_keys_are_named(tmp_path: Path) -> None:
+    d = load_profile("h200-stock").to_dict()
+    d["unit_shared"], d["unit_share"] = ["gemv"], 0.13
+    f = tmp_path / "first.json"
+    f.write_text(json.dumps(d))
+    p = load_profile(str(f))
+    assert "unit_share_first_task" not in p.to_dict()  # unset: as before the field existed
+    assert p.share_keys == ("gemv",)
+    f.write_text(json.dumps(d | {"unit_share_first_task": {"k.stage": 1.2}}))
+    p = load_profile(str(f))
+    assert p.to_dict()["unit_share_first_task"] == {"k.stage": 1.2}
+    assert p.share_keys == ("gemv", "k.stage")
+    f.write_text(json.dumps(d | {"unit_share_first_task": {"no_such_stage": 1.2}}))
+    with pytest.raises(InvalidInput, match=r"unit_share_first_task\.no_such_stage"):
+        load_profile(str(f))
+
+
 def test_cost_growth_round_trips_and_bad_values_are_named(tmp_path: Path) -> None:
     d = load_profile("h200-stock").to_dict()
     assert "cost_growth" not in d  # stock: no growth, as before the field existed
