@@ -332,9 +332,9 @@ class GpuProfile:
     # stage cost -> a factor on a compute of it in the first task of the earlier of two
     # CTAs sharing a unit where ``unit_share_skew`` splits their shared compute: the later
     # one's shared compute still runs then. In the traces a gemv CTA's first k.stage,
-    # begun as its gemv1 ends, takes 1,120 to 1,280 ns from four tokens on where the
-    # later gemv CTA on its SM still runs gemv1, 832 to 1,120 for that later one, once
-    # its partner is done (docs/calibration.md, "A gemv CTA's first k.stage"). {}: none
+    # begun as its gemv1 ends, is longer where the later gemv CTA on its SM still runs
+    # gemv1 than for that later one, once its partner is done (docs/calibration.md, "A
+    # gemv CTA's first k.stage"). {}: none
     unit_share_first_task: dict[str, float] = field(default_factory=dict)
     # a stage cost that grows with the launch's work beside it: a compute of cost ``key``
     # takes (1 + cost_growth[key] * its ``launch_units``) times its cost. In the Triton
