@@ -270,12 +270,10 @@ def score(tr: Trace, sim: Timeline) -> Score:
     """``tr``'s score on a run: its makespan, start and stage-duration errors, read in one
     pass over the run's stages (a fit scores every launch it runs)."""
     w = tr.stage_weight
-    ctas = sim.ctas
-    if sim.stuck or not ctas or any(c.end is None for c in ctas):
-        return Score(10.0, 10.0, 10.0, 0, None, 10.0, w)  # a deadlock is as wrong as it gets
-    starts = [c.start for c in ctas if c.start is not None]
-    o = min(starts) if starts else 0.0
-    span = max(c.end for c in ctas) - o  # type: ignore[type-var]  # every CTA ended
+    span = sim.makespan
+    if span is None:  # a deadlock is as wrong as it gets
+        return Score(10.0, 10.0, 10.0, 0, None, 10.0, w)
+    ctas, o = sim.ctas, sim.origin
     pos = tr.pos
     got: dict[int, float] = {}  # index in tr.keys -> the run's start of that stage
     durs: dict[str, list[float]] = {}
