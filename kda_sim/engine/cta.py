@@ -388,11 +388,10 @@ class CtaRun(CounterOps):
             unused = self._unused
             unused[op.name] = unused.get(op.name, 0) + op.nbytes
 
-    def _check_flagged(self, op: Load, reads: tuple[int, ...] | float = 0.0) -> None:
+    def _check_flagged(self, op: Load, reads: tuple[int, ...]) -> None:
         """Whether ``op`` reads a flagged cell not visible yet (a stale read). ``reads``: its
-        cells as the one tuple every load of equal cells shares (``_nominal``), where the
-        caller has it, else the op's own."""
-        reads = reads or op.reads  # type: ignore[assignment]
+        cells, as the one tuple every load of equal cells shares in a nominal program's
+        steps (``_nominal``), else the op's own."""
         stored = self._stored_reads
         if id(reads) in stored:  # all stored by an earlier load of the launch: still are
             return
@@ -405,10 +404,10 @@ class CtaRun(CounterOps):
         # the cells looked at one by one only where one is not. A cell once stored stays
         # so: a tuple found all stored is not scanned again (a K1 launch's flagged loads
         # read one tuple of cells: each load after the first is one set look-up)
-        if all(map(visible.__contains__, reads)):  # type: ignore[arg-type]
+        if all(map(visible.__contains__, reads)):
             stored.add(id(reads))
             return
-        for cell in reads:  # type: ignore[union-attr]
+        for cell in reads:
             vis = visible.get(cell)
             if vis is None or vis > now:
                 w.stale_reads.append(
@@ -1071,7 +1070,8 @@ class CtaRun(CounterOps):
                     if kind == _FLAGGED:
                         yield from self._meet(t)
                         self._issue(op, t)
-                        self._check_flagged(op, v)  # (v: its cells' shared tuple)
+                        # (v: its cells' shared tuple, in a nominal program's steps)
+                        self._check_flagged(op, v or op.reads)
                     elif op.drain:  # a publish
                         yield from self._meet_drain(t)
                         yield at_time(env, env._now + latency("barrier"))  # a Timeout's
