@@ -1199,8 +1199,9 @@ def _nominal(
             vals[i] = shared_reads(ho, op.reads)
         else:  # a put or a publish
             vals[i] = ((cta, i), put_record_fields(ho, (cta, i), op))
-    # a compute that _share may scale, or that ends with a front (_front), is not fused
-    apart = (*(prof.unit_shared if prof.unit_share else ()), *prof.compute_front)
+    # a compute that _share may scale (the op loop's ``shared``: a first-task factor's
+    # cost too, k.conv's behind its Use), or that ends with a front (_front), is not fused
+    apart = (*(prof.share_keys if prof.unit_share else ()), *prof.compute_front)
     steps = _fused(zip(range(len(vals)), kinds, ops, vals, strict=True), apart)
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)

@@ -17,6 +17,7 @@ from kda_sim.protocol.ops import Compute
 from kda_sim.protocol.program import CtaProgram, Launch
 from kda_sim.protocol.space import CellSpace
 from kda_sim.protocol.tickets import ticket_loop
+from kda_sim.timeline.model import Timeline
 from kda_sim.timeline.summary import partner_stats
 
 
@@ -89,28 +90,27 @@ def test_the_skew_splits_only_computes_of_skew_from_units_or_more() -> None:
     assert even["first"] == pytest.approx(1.4 * plain["first"], rel=0.02)
 
 
-def _first_kstage(first_task: dict[str, float], skew_from: float) -> dict[str, float]:
-    """k.stage's median duration by whose and which task: the first task's on the earlier
-    ("first") and later ("later") gemv CTA of each pair on a unit, on a gemv CTA alone
-    ("alone"), on attn CTAs ("attn"), and every later task's ("rest")."""
+def _first_task_run(first_task: dict[str, float], skew_from: float) -> Timeline:
     prof = _shared_gemv(
         0.4,
         unit_share_skew=0.5,
         unit_share_skew_from=skew_from,
         unit_share_first_task=first_task,  # type: ignore[arg-type]
     )
-    tl = simulate(LaunchConfig(4, 1, 8), prof, occupancy=2).timeline
+    return simulate(LaunchConfig(4, 1, 8), prof, occupancy=2).timeline
+
+
+def _classes(tl: Timeline) -> dict[int, str]:
+    """Each CTA's class: the earlier ("first") or later ("later") gemv CTA of a pair on a
+    unit, a gemv CTA alone ("alone"), an attn CTA ("attn")."""
     by_unit: dict[int, list[int]] = {}
     for c in tl.ctas:
         if c.role == "gemv":
             by_unit.setdefault(c.unit, []).append(c.cta)
-    out: dict[str, list[float]] = {"first": [], "later": [], "alone": [], "attn": [], "rest": []}
+    out = {}
     for c in tl.ctas:
-        spans = [s for s in c.stages if s.name == "k.stage"]
-        if not spans:
-            continue
         mates = by_unit.get(c.unit, [])
-        cls = (
+        out[c.cta] = (
             "attn"
             if c.role != "gemv"
             else "alone"
@@ -119,7 +119,20 @@ def _first_kstage(first_task: dict[str, float], skew_from: float) -> dict[str, f
             if c.cta == min(mates)
             else "later"
         )
-        out[cls].append(spans[0].end - spans[0].start)
+    return out
+
+
+def _first_kstage(first_task: dict[str, float], skew_from: float) -> dict[str, float]:
+    """k.stage's median duration by whose and which task: the first task's by the CTA's
+    class (``_classes``), and every later task's ("rest")."""
+    tl = _first_task_run(first_task, skew_from)
+    cls = _classes(tl)
+    out: dict[str, list[float]] = {"first": [], "later": [], "alone": [], "attn": [], "rest": []}
+    for c in tl.ctas:
+        spans = [s for s in c.stages if s.name == "k.stage"]
+        if not spans:
+            continue
+        out[cls[c.cta]].append(spans[0].end - spans[0].start)
         out["rest"] += [s.end - s.start for s in spans[1:]]
     return {k: statistics.median(v) for k, v in out.items() if v}
 
@@ -140,6 +153,36 @@ def test_the_earlier_sharers_first_task_takes_its_factor() -> None:
     every = _first_kstage({"k.stage": 1.3}, 0.0)
     assert every["first"] == pytest.approx(on["first"], rel=0.02)
     assert every["attn"] == pytest.approx(plain["attn"])
+
+
+def _first_kconv(first_task: dict[str, float]) -> dict[str, float]:
+    """The first task's k.conv after its PROJ poll is met (its end less the poll's
+    satisfied time), median by the CTA's class (``_classes``)."""
+    tl = _first_task_run(first_task, 4.0)
+    cls = _classes(tl)
+    out: dict[str, list[float]] = {}
+    for c in tl.ctas:
+        task = min((s.task for s in c.stages if s.task >= 0), default=None)
+        if task is None:
+            continue
+        (conv,) = [s for s in c.stages if s.name == "k.conv" and s.task == task]
+        met = next(p.satisfied for p in c.polls if p.stage == "k.conv" and p.task == task)
+        assert met is not None
+        out.setdefault(cls[c.cta], []).append(conv.end - met)
+    return {k: statistics.median(v) for k, v in out.items()}
+
+
+def test_a_first_task_factor_reaches_a_compute_behind_its_use() -> None:
+    """k.conv's compute follows a Use (its staged rows): with a ``unit_share_first_task``
+    factor on it, the nominal run keeps the two apart, so the earlier gemv CTA's first
+    k.conv after its poll takes the factor on its compute, as a seeded run's does; the
+    others' do not."""
+    prof = _shared_gemv(0.4)
+    cost = prof.cost("k.conv", 1)
+    plain, on = _first_kconv({}), _first_kconv({"k.conv": 2.0})
+    assert on["first"] == pytest.approx(plain["first"] + cost, rel=0.02)
+    for k in ("later", "alone", "attn"):
+        assert on[k] == pytest.approx(plain[k])
 
 
 def test_a_compute_of_fewer_units_than_share_from_is_not_slowed() -> None:
