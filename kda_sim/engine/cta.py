@@ -19,6 +19,7 @@ from kda_sim.engine.plans import (
     poll_plan,
     put_fields,
     put_record_fields,
+    put_ref,
     shared_reads,
 )
 from kda_sim.engine.timers import Wake, at_time, wake
@@ -1197,8 +1198,8 @@ def _nominal(
             )
         elif k == _FLAGGED:  # its cells, the tuple every flagged load of equal cells shares
             vals[i] = shared_reads(ho, op.reads)
-        else:  # a put or a publish
-            vals[i] = ((cta, i), put_record_fields(ho, (cta, i), op))
+        else:  # a put or a publish: its ref the tuple the producers hold (put_ref)
+            vals[i] = (put_ref(ho, (cta, i)), put_record_fields(ho, (cta, i), op))
     # a compute that _share may scale, or that ends with a front (_front), is not fused
     apart = (*(prof.unit_shared if prof.unit_share else ()), *prof.compute_front)
     steps = _fused(zip(range(len(vals)), kinds, ops, vals, strict=True), apart)
