@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Container, Generator, Iterable
+from collections.abc import Callable, Container, Generator, Iterable, Iterator
 from functools import cached_property, partial
 from heapq import heappush
 from itertools import compress, count, repeat
@@ -956,7 +956,6 @@ class CtaRun(CounterOps):
         grows = bool(prof.cost_growth)  # costs that grow with the launch (nominal: in v)
         held_by, loads = self.held, self.loads
         stages = self.track.stages
-        current_op = w.current_op
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
@@ -1026,8 +1025,7 @@ class CtaRun(CounterOps):
                         self._issue(op, t)
                 else:  # a put (v: its ref and record fields, in a nominal program's steps)
                     self._put(k, op, t, v)
-            else:
-                current_op[cta] = k if program else at
+            else:  # (a stuck report reads the op from ``k``: running_ops)
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
                 if kind == _POLL:  # (v: its plan and latencies, in a nominal program's steps)
@@ -1090,10 +1088,26 @@ class CtaRun(CounterOps):
         yield from self._meet_drain(t)
         if self.resets_land > env._now:
             yield env.timeout(self.resets_land - env._now)
-        current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
         self.track.end = env._now
         return t
+
+
+def running_ops(runs: Iterable[Generator[Any, Any, float]]) -> Iterator[tuple[int, int]]:
+    """Each CTA still running (of ``runs``, the programs' ``CtaRun.run`` generators) with
+    the number of the op its loop is at: read from the suspended generator's ``k``, where a
+    step that meets the clock would otherwise store it at every such step, for a stuck
+    report that reads it only where the launch stops short (a ticket item's body runs inside
+    the loop's op, whose number its program's loop holds). A CTA stops only at an op that
+    meets the clock: a poll, a wait, a Use's loads."""
+    for gen in runs:
+        frame = gen.gi_frame
+        if frame is None:  # it ended
+            continue
+        local = frame.f_locals
+        run, k = local.get("self"), local.get("k")
+        if isinstance(run, CtaRun) and k is not None:
+            yield run.prog.cta, k
 
 
 # ``CtaRun.run`` branches on ranges of these numbers (below _STORE: time alone; below

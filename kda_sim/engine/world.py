@@ -55,7 +55,8 @@ class World:
     data_visible: dict[int, float] = field(default_factory=dict)  # X cell -> visible at
     data_writer: dict[int, int] = field(default_factory=dict)  # X cell -> CTA
     stale_reads: list[StaleRead] = field(default_factory=list)
-    current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
+    # CTA -> op index running, where a launch stops short (filled then: cta.running_ops)
+    current_op: dict[int, int] = field(default_factory=dict)
     # CTA -> (loop op index, item, body op index) of a ticket loop's body running
     current_item: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     # every ticket take, [cta, issue, return, ticket] (ns), as a traced ticket launch
