@@ -633,12 +633,16 @@ class CtaRun(CounterOps):
         put.first = first
         put.time = t
         puts.append(put)
-        w.put_done[ref] = done = _new(PutDone)  # PutDone(t, xcd, index, cta, behind)
+        w.put_done[ref] = done = _new(PutDone)  # PutDone(t, xcd, index, cta, behind, ...)
         done.time = t
         done.xcd = self.xcd
         done.put_index = len(puts) - 1
         done.cta = self.prog.cta
         done.behind = behind
+        same, cross = w.sampler.nominal_visibility
+        seen = t + behind
+        done.seen_same = seen + same
+        done.seen_cross = seen + cross
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
