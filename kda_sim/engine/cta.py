@@ -1099,11 +1099,11 @@ class CtaRun(CounterOps):
 
 def running_ops(runs: Iterable[Generator[Any, Any, float]]) -> Iterator[tuple[int, int]]:
     """Each CTA still running (of ``runs``, the programs' ``CtaRun.run`` generators) with
-    the number of the op its loop is at: read from the suspended generator's ``k``, where a
-    step that meets the clock would otherwise store it at every such step, for a stuck
-    report that reads it only where the launch stops short (a ticket item's body runs inside
-    the loop's op, whose number its program's loop holds). A CTA stops only at an op that
-    meets the clock: a poll, a wait, a Use's loads."""
+    the number of the op its loop is at, read from the suspended generator's ``k``: not
+    stored at every step that meets the clock for a stuck report, which reads it only
+    where a launch stops short. A CTA stops for good only at such a step (a poll, a
+    word's wait), the loop's ``k`` then; a ticket item's body runs inside the loop's op,
+    whose number its program's loop holds."""
     for gen in runs:
         frame = gen.gi_frame
         if frame is None:  # it ended

@@ -45,7 +45,7 @@ class Units:
         # each XCD's units with a free slot by the CTAs they hold: bit i of its
         # ``rooms[x][h]`` is unit ``x * per_xcd + i`` holding h with room (equal
         # footprints: ``pick`` reads the lowest bit of the first level set, where a scan of
-        # an XCD's units in C took thousands of instructions a block on 132 units)
+        # the XCD's units in C cost some 20,000 instructions a block on 132 units)
         self._rooms: list[list[int]] = []
         self._free = [per_unit] * prof.units
         self._held = [0] * prof.units  # CTAs resident on each unit
