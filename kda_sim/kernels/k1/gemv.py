@@ -119,7 +119,7 @@ def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
 
 
 @cache  # of constants alone: counted once, not at each launch's size check (a loop of
-# N_GEMV calls, some 40 us a launch)
+# N_GEMV calls, 20 to 40 us a launch)
 def gemv_ops() -> int:
     """The ops :func:`gemv_program` makes over the N_GEMV gemv CTAs, without building
     them: 23 a CTA, and the second group's put of each CTA whose second group exists."""
