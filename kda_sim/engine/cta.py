@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Container, Generator, Iterable
+from collections.abc import Callable, Container, Generator, Iterable, Iterator
 from functools import cached_property, partial
 from heapq import heappush
 from itertools import compress, count, repeat
@@ -19,6 +19,7 @@ from kda_sim.engine.plans import (
     poll_plan,
     put_fields,
     put_record_fields,
+    put_ref,
     shared_reads,
 )
 from kda_sim.engine.timers import Wake, at_time, wake
@@ -632,12 +633,16 @@ class CtaRun(CounterOps):
         put.first = first
         put.time = t
         puts.append(put)
-        w.put_done[ref] = done = _new(PutDone)  # PutDone(t, xcd, index, cta, behind)
+        w.put_done[ref] = done = _new(PutDone)  # PutDone(t, xcd, index, cta, behind, ...)
         done.time = t
         done.xcd = self.xcd
         done.put_index = len(puts) - 1
         done.cta = self.prog.cta
         done.behind = behind
+        same, cross = w.sampler.nominal_visibility
+        seen = t + behind
+        done.seen_same = seen + same
+        done.seen_cross = seen + cross
         ev = w.put_events.get(ref)  # made only once a poll waits on it: most never are
         if ev is not None:
             c = self.clock
@@ -955,7 +960,6 @@ class CtaRun(CounterOps):
         grows = bool(prof.cost_growth)  # costs that grow with the launch (nominal: in v)
         held_by, loads = self.held, self.loads
         stages = self.track.stages
-        current_op = w.current_op
         wanted: float | None = None  # when the Use before this compute asked for its stream
         slot = -1  # the kda task slot now running
         looped = self.prog.looped_tasks  # a placed ticket loop: one copy of the task code
@@ -1025,8 +1029,7 @@ class CtaRun(CounterOps):
                         self._issue(op, t)
                 else:  # a put (v: its ref and record fields, in a nominal program's steps)
                     self._put(k, op, t, v)
-            else:
-                current_op[cta] = k if program else at
+            else:  # (a stuck report reads the op from ``k``: running_ops)
                 if not program:  # a ticket item's op: the stuck report reads it
                     w.current_item[cta] = (at, self.item, k)
                 if kind == _POLL:  # (v: its plan and latencies, in a nominal program's steps)
@@ -1089,10 +1092,26 @@ class CtaRun(CounterOps):
         yield from self._meet_drain(t)
         if self.resets_land > env._now:
             yield env.timeout(self.resets_land - env._now)
-        current_op.pop(cta, None)
         w.resident[self.unit].remove(self)
         self.track.end = env._now
         return t
+
+
+def running_ops(runs: Iterable[Generator[Any, Any, float]]) -> Iterator[tuple[int, int]]:
+    """Each CTA still running (of ``runs``, the programs' ``CtaRun.run`` generators) with
+    the number of the op its loop is at, read from the suspended generator's ``k``: not
+    stored at every step that meets the clock for a stuck report, which reads it only
+    where a launch stops short. A CTA stops for good only at such a step (a poll, a
+    word's wait), the loop's ``k`` then; a ticket item's body runs inside the loop's op,
+    whose number its program's loop holds."""
+    for gen in runs:
+        frame = gen.gi_frame
+        if frame is None:  # it ended
+            continue
+        local = frame.f_locals
+        run, k = local.get("self"), local.get("k")
+        if isinstance(run, CtaRun) and k is not None:
+            yield run.prog.cta, k
 
 
 # ``CtaRun.run`` branches on ranges of these numbers (below _STORE: time alone; below
@@ -1197,8 +1216,8 @@ def _nominal(
             )
         elif k == _FLAGGED:  # its cells, the tuple every flagged load of equal cells shares
             vals[i] = shared_reads(ho, op.reads)
-        else:  # a put or a publish
-            vals[i] = ((cta, i), put_record_fields(ho, (cta, i), op))
+        else:  # a put or a publish: its ref the tuple the producers hold (put_ref)
+            vals[i] = (put_ref(ho, (cta, i)), put_record_fields(ho, (cta, i), op))
     # a compute that _share may scale (the op loop's ``shared``: a first-task factor's
     # cost too, k.conv's behind its Use), or that ends with a front (_front), is not fused
     apart = (*(prof.share_keys if prof.unit_share else ()), *prof.compute_front)

@@ -37,13 +37,60 @@ class Units:
         self.placement = placement  # each block's unit, where a measured launch gives them
         self.fold = fold  # a release nobody waits for triggers no event (World.fold)
         self.prof = prof
-        self.free = [per_unit] * prof.units
         self.per_xcd = prof.units // prof.xcds
         self.released = [env.event() for _ in range(prof.xcds)]
         self.waiting: list[int] = []  # blocks that wait for a slot, in order
         self.feet = feet
         self.used = [Footprint(0, 0, 0)] * prof.units  # with ``feet``: what each unit holds
-        self.held = [0] * prof.units  # CTAs resident on each unit
+        # each XCD's units with a free slot by the CTAs they hold: bit i of its
+        # ``rooms[x][h]`` is unit ``x * per_xcd + i`` holding h with room (equal
+        # footprints: ``pick`` reads the lowest bit of the first level set, not a scan of
+        # the XCD's units a block)
+        self._rooms: list[list[int]] = []
+        self._free = [per_unit] * prof.units
+        self._held = [0] * prof.units  # CTAs resident on each unit
+        self._count_rooms()
+
+    @property
+    def free(self) -> list[int]:
+        """Each unit's free slots (set whole: the rooms are counted again)."""
+        return self._free
+
+    @free.setter
+    def free(self, free: list[int]) -> None:
+        self._free = free
+        self._count_rooms()
+
+    @property
+    def held(self) -> list[int]:
+        """The CTAs resident on each unit (set whole: the rooms are counted again)."""
+        return self._held
+
+    @held.setter
+    def held(self, held: list[int]) -> None:
+        self._held = held
+        self._count_rooms()
+
+    def _count_rooms(self) -> None:
+        free, held, n = self._free, self._held, self.per_xcd
+        levels = max(held, default=0) + 1
+        self._rooms = [[0] * levels for _ in range(self.prof.xcds)]
+        for u, (f, h) in enumerate(zip(free, held, strict=True)):
+            if f > 0:
+                self._rooms[u // n][h] |= 1 << (u % n)
+
+    def _moved(self, u: int, was: int) -> None:
+        """Unit ``u``, holding ``was`` CTAs before, took or released one: its room's bit
+        moves to the level it holds now, or goes where it has no free slot."""
+        x, i = divmod(u, self.per_xcd)
+        levels, bit = self._rooms[x], 1 << i
+        if was < len(levels):
+            levels[was] &= ~bit
+        if self._free[u] > 0:
+            h = self._held[u]
+            while h >= len(levels):
+                levels.append(0)
+            levels[h] |= bit
 
     def xcd_of_block(self, b: int) -> int:
         if self.placement is not None:
@@ -51,11 +98,11 @@ class Units:
         return b % self.prof.xcds
 
     def _fits(self, u: int, b: int) -> bool:
-        if self.free[u] <= 0:
+        if self._free[u] <= 0:
             return False
         if self.feet is None:
             return True
-        return not short_of(self.used[u], self.held[u], self.feet[b], self.prof)
+        return not short_of(self.used[u], self._held[u], self.feet[b], self.prof)
 
     def pick(self, xcd: int, b: int = 0) -> int | None:
         """The unit of ``xcd`` with room for block ``b`` holding the fewest CTAs, the
@@ -63,36 +110,33 @@ class Units:
         if self.placement is not None:  # the unit the measured launch put it on
             u = self.placement[b]
             return u if self._fits(u, b) else None
-        lo = xcd * self.per_xcd
         if self.feet is not None:
+            lo = xcd * self.per_xcd
             fit = [u for u in range(lo, lo + self.per_xcd) if self._fits(u, b)]
-            return min(fit, key=lambda u: (self.held[u], u)) if fit else None
-        # equal footprints: a free slot is room. The unit holding the fewest (the lowest on
-        # a tie), found in C, is the one if it has room (any other with room holds as many
-        # or more); it has unless none has (``take`` and ``release`` move a unit's room
-        # and its CTAs together). Else a scan (132 units a block, 256 blocks a K1 launch)
-        free, held = self.free, self.held
-        hi = lo + self.per_xcd
-        some = held[lo:hi]
-        u = lo + some.index(min(some))
-        if free[u] > 0:
-            return u
-        best, fewest = None, 0
-        for u in range(lo, hi):
-            if free[u] > 0 and (best is None or held[u] < fewest):
-                best, fewest = u, held[u]
-        return best
+            return min(fit, key=lambda u: (self._held[u], u)) if fit else None
+        # equal footprints: a free slot is room; the fewest held is the first level with a
+        # unit, the lowest unit its lowest bit
+        for room in self._rooms[xcd]:
+            if room:
+                return xcd * self.per_xcd + (room & -room).bit_length() - 1
+        return None
 
     def take(self, unit: int, b: int) -> None:
-        self.free[unit] -= 1
-        self.held[unit] += 1
-        if self.feet is not None:
+        was = self._held[unit]
+        self._free[unit] -= 1
+        self._held[unit] = was + 1
+        if self.feet is None:
+            self._moved(unit, was)
+        else:
             self.used[unit] = _add(self.used[unit], self.feet[b], 1)
 
     def release(self, unit: int, b: int = 0) -> None:
-        self.free[unit] += 1
-        self.held[unit] -= 1
-        if self.feet is not None:
+        was = self._held[unit]
+        self._free[unit] += 1
+        self._held[unit] = was - 1
+        if self.feet is None:
+            self._moved(unit, was)
+        else:
             self.used[unit] = _add(self.used[unit], self.feet[b], -1)
         xcd = unit // self.per_xcd
         ev = self.released[xcd]
@@ -108,7 +152,7 @@ class Units:
         lo = self.xcd_of_block(b) * self.per_xcd
         out: dict[str, int] = {}
         for u in range(lo, lo + self.per_xcd):
-            what = short_of(self.used[u], self.held[u], self.feet[b], self.prof) or "slots"
+            what = short_of(self.used[u], self._held[u], self.feet[b], self.prof) or "slots"
             out[what] = out.get(what, 0) + 1
         return out
 

@@ -15,6 +15,7 @@ from kda_sim.timeline.model import CellRange
 _BUILT = ("poll plans",)  # the cache's mark that every poll of the launch has its plan
 _PUTS = ("put records",)  # the cache's entry of put_fields
 _READS = ("flagged reads",)  # the cache's entry of shared_reads's tuples
+_REFS = ("put refs",)  # the cache's entry of put_ref's tuples
 
 
 @dataclass(slots=True)
@@ -52,6 +53,21 @@ def shared_reads(ho: Handoffs, reads: tuple[int, ...]) -> tuple[int, ...]:
     return ho.poll_cache.setdefault(_READS, {}).setdefault(reads, reads)
 
 
+def put_ref(ho: Handoffs, ref: OpRef) -> OpRef:
+    """The one tuple the plans' producers hold for put op ``ref`` (``ref`` itself for a put
+    no poll waits on). A launch's ``World.put_done`` and ``put_events`` are keyed by the
+    put's ref and read by the producers' (``World.join``, ``latest_visible``, a look-up
+    a producer a poll): where the key is the very tuple the dict holds, a look-up ends at
+    its identity, not at a compare of two equal tuples, int by int."""
+    refs = ho.poll_cache.get(_REFS)
+    if refs is None:
+        if not ho.polls:  # no poll: no producers to share a tuple with
+            return ref
+        poll_plan(ho, ho.polls[0][0])  # (every plan made, and the refs with them)
+        refs = ho.poll_cache[_REFS]
+    return refs.get(ref, ref)
+
+
 def put_fields(ho: Handoffs) -> dict[OpRef, tuple[str, int, int]]:
     """Put op -> its record's region name, pair count and first index, filled as puts run
     (reading a numpy element was a third of a put's cost)."""
@@ -80,16 +96,21 @@ def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
     sets: dict[tuple[OpRef, ...], int] = {}
     # polls of one cell set share its producers' tuple (Handoffs): known by identity, a
     # set is hashed (a tuple of up to 56 pairs, its hash not kept) once, not once a poll
-    seen: dict[int, int] = {}
-    out: dict[OpRef, PollPlan] = {}
+    seen: dict[int, tuple[int, tuple[OpRef, ...]]] = {}
+    # each put op's ref as one tuple in every set's producers (put_ref): in C, a set's
+    # pairs mapped through the first of each's setdefault
+    refs: dict[OpRef, OpRef] = {}
+    out: dict[Any, Any] = {_REFS: refs}
     producers_of, unput = ho.producers, ho.unput
     for (ref, poll), d in zip(polls, ho.poll_set, strict=True):
         producers = producers_of[ref]
-        key = seen.get(id(producers))
-        if key is None:
-            key = seen[id(producers)] = sets.setdefault(producers, len(sets))
+        hit = seen.get(id(producers))
+        if hit is None:
+            key = sets.setdefault(producers, len(sets))
+            hit = seen[id(producers)] = (key, tuple(map(refs.setdefault, producers, producers)))
+        key, own = hit
         out[ref] = PollPlan(
-            ranges[d], counts[d], int(poll.batches.shape[0]), producers, unput[ref], key, d
+            ranges[d], counts[d], int(poll.batches.shape[0]), own, unput[ref], key, d
         )
     return out
 

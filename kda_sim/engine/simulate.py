@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +10,7 @@ import simpy
 
 from kda_sim.engine import timers
 from kda_sim.engine.bandwidth import SharedBandwidth
-from kda_sim.engine.cta import CtaRun, behind_loads
+from kda_sim.engine.cta import CtaRun, behind_loads, running_ops
 from kda_sim.engine.dispatch import Units, dispatcher
 from kda_sim.engine.initial import Final, Initial
 from kda_sim.engine.sampler import Sampler
@@ -136,8 +136,11 @@ def simulate(
     # event to start one or for its end, a leaner resume), each taking SimPy's numbers
     lean = fold_events and gap > 0
 
+    runs: list[Generator[Any, Any, float]] = []  # the CTAs' programs, for a stuck report
+
     def start(b: int, unit: int, xcd: int) -> simpy.Process | timers.Proc:
         gen = CtaRun(world, launch.programs[b], unit, xcd).run()
+        runs.append(gen)
         return timers.process(env, gen, hbm.ready) if lean else env.process(gen)
 
     gen = dispatcher(env, units, list(order), start, gap)
@@ -147,6 +150,9 @@ def simulate(
         env.process(gen)
     # (the collector is paused over the whole of simulate: kda_sim.gcpause)
     made = timers.run(env, calls, hbm if fold_events else None)
+    if any(world.resident.values()):  # stopped short: the op each CTA still running is at
+        for cta, k in running_ops(runs):
+            world.current_op.setdefault(cta, k)
     for rec, outstanding in world.behind_later:
         behind_loads(rec, outstanding)
     meta = Meta.for_launch(

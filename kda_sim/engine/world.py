@@ -28,6 +28,10 @@ class PutDone:
     # ns its pairs wait behind the CTA's own stores still leaving the SM ahead of them
     # (``CtaRun._put``; 0 unless the profile sets ``put_stores`` or ``put_store_kib``)
     behind: float = 0.0
+    # when its pairs are visible to a poller on its XCD and on another, at the nominal
+    # latencies (``time + behind`` and each; ``latest_visible`` reads them a producer)
+    seen_same: float = 0.0
+    seen_cross: float = 0.0
 
 
 @dataclass
@@ -55,7 +59,8 @@ class World:
     data_visible: dict[int, float] = field(default_factory=dict)  # X cell -> visible at
     data_writer: dict[int, int] = field(default_factory=dict)  # X cell -> CTA
     stale_reads: list[StaleRead] = field(default_factory=list)
-    current_op: dict[int, int] = field(default_factory=dict)  # CTA -> op index running
+    # CTA -> op index running, where a launch stops short (filled then: cta.running_ops)
+    current_op: dict[int, int] = field(default_factory=dict)
     # CTA -> (loop op index, item, body op index) of a ticket loop's body running
     current_item: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     # every ticket take, [cta, issue, return, ticket] (ns), as a traced ticket launch
@@ -146,12 +151,12 @@ class World:
         hit = latest.get(key)
         if hit is None:
             put_done = self.put_done
-            # Sampler.visibility's nominal values (no call a set): this loop runs a pair a poll
-            same, cross = self.sampler.nominal_visibility
+            # Sampler.visibility's nominal values, added once a put (``CtaRun._put``), not
+            # once a set and XCD that waits on it
             best, last, ref = float("-inf"), put_done[producers[0]], producers[0]
             for p in producers:
                 done = put_done[p]
-                t = done.time + done.behind + (same if done.xcd == xcd else cross)
+                t = done.seen_same if done.xcd == xcd else done.seen_cross
                 if t >= best:
                     best, last, ref = t, done, p
             hit = latest[key] = (best, last, ref)

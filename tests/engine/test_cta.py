@@ -356,6 +356,31 @@ def test_flagged_loads_of_equal_cells_share_one_tuple_in_their_steps() -> None:
     assert len({id(v) for _, v in flagged}) == len({v for _, v in flagged})
 
 
+def test_a_puts_step_carries_the_ref_its_pollers_producers_hold() -> None:
+    """A nominal program's puts carry their ref as the one tuple every poll plan's
+    producers hold (``plans.put_ref``): ``World.put_done``'s and ``put_events``' look-ups
+    by a producer end at the key's identity, not at a compare of equal tuples."""
+    from kda_sim.engine import cta
+    from kda_sim.engine.plans import poll_plan
+    from kda_sim.protocol.handoffs import handoffs_of
+
+    cfg = LaunchConfig(4, 2)
+    simulate(cfg, load_profile("mi355x"))  # keeps each program's steps (cta._NOMINAL)
+    ho = handoffs_of(cfg)
+    producers = [p for ref, _ in ho.polls for p in poll_plan(ho, ref).producers]
+    assert len({id(p) for p in producers}) == len(set(producers))  # equal refs: one object
+    held = {id(p) for p in producers}
+    refs = [
+        v[0]
+        for prog in ho.launch.programs
+        for _, kind, _, v in cta._NOMINAL[id(prog)][2]
+        if kind in (cta._PUT, cta._PUBLISH)
+    ]
+    waited = [r for r in refs if r in set(producers)]
+    assert waited
+    assert all(id(r) in held for r in waited)
+
+
 @pytest.mark.parametrize("seed, fold", [(None, True), (3, True), (None, False)])
 def test_every_record_a_launch_makes_has_every_field_set(
     monkeypatch: pytest.MonkeyPatch, seed: int | None, fold: bool

@@ -87,6 +87,27 @@ def test_pick_is_the_unit_with_room_holding_fewest_lowest_on_a_tie(
     assert units.pick(xcd) == want
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 7)), max_size=40))
+def test_pick_after_takes_and_releases_is_the_unit_with_room_holding_fewest(
+    moves: list[tuple[bool, int]],
+) -> None:
+    """``take`` and ``release`` keep the rooms ``pick`` reads: after each, each XCD's pick
+    is the unit with room holding the fewest CTAs, the lowest on a tie."""
+    prof = dataclasses.replace(B200, units=8, xcds=2)
+    units = Units(simpy.Environment(), prof, 2)
+    for take, u in moves:
+        if take and units.free[u] > 0:
+            units.take(u, 0)
+        elif not take and units.held[u] > 0:
+            units.release(u)
+        for xcd in (0, 1):
+            lo = xcd * units.per_xcd
+            room = [v for v in range(lo, lo + units.per_xcd) if units.free[v] > 0]
+            want = min(room, key=lambda v: (units.held[v], v)) if room else None
+            assert units.pick(xcd) == want
+
+
 def test_a_measured_placement_puts_each_block_on_its_unit() -> None:
     """K1 on the H200 as a trace placed it (two CTAs an SM, pairs the dispatcher would not
     make): each CTA runs on its unit; a placement that names a unit the GPU lacks, or not

@@ -9,6 +9,8 @@ again and puts nothing.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
@@ -116,6 +118,8 @@ def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     ]
 
 
+@cache  # of constants alone: counted once, not at each launch's size check (a loop of
+# N_GEMV calls, 20 to 40 us a launch)
 def gemv_ops() -> int:
     """The ops :func:`gemv_program` makes over the N_GEMV gemv CTAs, without building
     them: 23 a CTA, and the second group's put of each CTA whose second group exists."""
