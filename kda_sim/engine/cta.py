@@ -1215,7 +1215,8 @@ def _nominal(
     # K1 launch's ops) a kind at a time, each distinct question asked once a launch (its
     # 2,490 computes ask 10 costs, its 2,237 polls 2 tries) and the answers laid in in C:
     # a Python loop an op cost a cold launch some 10 ms
-    vals = list(map({_BARRIER: latency("barrier")}.get, kinds, repeat(0.0)))
+    vals = [0.0] * len(kinds)
+    _each(map(vals.__setitem__, shape.barriers, repeat(latency("barrier"))))
     costs, tries = _prices(ho, prof)
     if shape.computes:
         computes = list(map(ops.__getitem__, shape.computes))
@@ -1286,6 +1287,7 @@ class _Shape(NamedTuple):
     that follow a Use (fused with it unless ``_share`` may scale them): one a distinct
     tuple of kinds (a K1 launch's 256 programs have 6)."""
 
+    barriers: tuple[int, ...]
     computes: tuple[int, ...]
     polls: tuple[int, ...]
     flagged: tuple[int, ...]
@@ -1303,11 +1305,11 @@ _KEPT = 4096  # the most of either kept; past it they are made again
 def _shape(kinds: tuple[int, ...]) -> _Shape:
     hit = _SHAPES.get(kinds)
     if hit is None:
-        at: dict[int, list[int]] = {_COMPUTE: [], _POLL: [], _FLAGGED: [], _PUT: []}
+        at: dict[int, list[int]] = {_BARRIER: [], _COMPUTE: [], _POLL: [], _FLAGGED: [], _PUT: []}
         used: list[int] = []
         prev = -1
         for i, kind in enumerate(kinds):
-            if kind in _OWN_VALUE:
+            if kind in _OWN_VALUE or kind == _BARRIER:
                 at[_PUT if kind == _PUBLISH else kind].append(i)
                 if kind == _COMPUTE and prev == _USE:
                     used.append(i)
@@ -1315,7 +1317,7 @@ def _shape(kinds: tuple[int, ...]) -> _Shape:
         if len(_SHAPES) >= _KEPT:
             _SHAPES.clear()
         hit = _SHAPES[kinds] = _Shape(
-            *(tuple(at[k]) for k in (_COMPUTE, _POLL, _FLAGGED, _PUT)), tuple(used)
+            *(tuple(at[k]) for k in (_BARRIER, _COMPUTE, _POLL, _FLAGGED, _PUT)), tuple(used)
         )
     return hit
 
@@ -1385,9 +1387,25 @@ def _fused(steps: Iterable[Step], shared: Container[str]) -> tuple[Step, ...]:
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
-    # one dict lookup an op by its type in C (map), then only the loads and the ops whose
-    # type is not itself a kind looked at in Python, found in C too (compress): a tenth of
-    # a launch's 20,000 ops, where a Python scan of all of them took most of the time
+    # each op's kind by its type in C (a dict lookup mapped over the types, packed in a
+    # bytearray), then the loads found in C (``find``) and looked at in Python: a tenth
+    # of a launch's 20,000 ops, where a Python scan of all of them took most of the time
+    flagged = LoadKind.FLAGGED
+    try:
+        out = bytearray(map(_KIND_OF.__getitem__, map(type, ops)))
+    except KeyError:  # an op whose type is not itself a kind
+        return _kinds_by_class(ops)
+    i = out.find(_LOAD)
+    while i >= 0:
+        if ops[i].kind is flagged:
+            out[i] = _FLAGGED
+        i = out.find(_LOAD, i + 1)
+    return tuple(out)
+
+
+def _kinds_by_class(ops: tuple) -> tuple[int, ...]:
+    """``op_kinds`` where some op's type is not itself a kind: a flagged load's subclass,
+    else unknown (KeyError)."""
     kind_of, flagged = _KIND_OF, LoadKind.FLAGGED
     out = list(map(kind_of.get, map(type, ops)))
     for i in compress(count(), map(_LOOK.__contains__, out)):
@@ -1395,7 +1413,7 @@ def op_kinds(ops: tuple) -> tuple[int, ...]:
         if out[i] == _LOAD:
             if op.kind is flagged:
                 out[i] = _FLAGGED
-        else:  # not an op type itself: a flagged load's subclass, else unknown (KeyError)
+        else:
             out[i] = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
     return tuple(out)
 
