@@ -22,7 +22,7 @@ from kda_sim.engine.plans import (
     poll_plan,
     put_fields,
     put_record_fields,
-    put_values,
+    put_ref,
 )
 from kda_sim.engine.timers import Wake, at_time, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
@@ -1249,8 +1249,8 @@ def _nominal(
         reads = list(map(_READS_OF, map(ops.__getitem__, shape.flagged)))
         shared = flagged_reads(ho)  # (plans.shared_reads, in C)
         _each(map(vals.__setitem__, shape.flagged, map(shared.setdefault, reads, reads)))
-    if shape.puts:  # a put or a publish: its ref the tuple the producers hold (put_ref)
-        _each(map(vals.__setitem__, shape.puts, put_values(ho, cta, shape.puts, ops)))
+    for i in shape.puts:  # a put or a publish: its ref the tuple the producers hold (put_ref)
+        vals[i] = (put_ref(ho, (cta, i)), put_record_fields(ho, (cta, i), ops[i]))
     steps = tuple(
         zip(ks, fkinds, map(ops.__getitem__, at_op), map(vals.__getitem__, at_val), strict=True)
     )

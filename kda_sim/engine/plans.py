@@ -5,8 +5,6 @@ protocol's later launches find it made)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import repeat
-from operator import attrgetter, itemgetter, sub
 from typing import Any
 
 import numpy as np
@@ -91,35 +89,6 @@ def put_record_fields(ho: Handoffs, ref: OpRef, op: Any) -> tuple[str, int, int]
         first = int(op.cells[0]) - space.offsets[op.region] if len(op.cells) else -1
         fields = cache[ref] = (space.name(op.region), len(op.cells), first)
     return fields
-
-
-def put_values(ho: Handoffs, cta: int, at: tuple[int, ...], ops: tuple) -> list[Any]:
-    """The ops ``at`` (puts and publishes) of CTA ``cta``'s program ``ops``, each as its
-    ref (``put_ref``) and record fields (``put_record_fields``), a put's in C where
-    every one has cells (a call or two a put was the cost of a cold launch's puts)."""
-    keys = list(zip(repeat(cta), at))
-    puts = list(map(ops.__getitem__, at))
-    cells = list(map(_CELLS, puts))
-    sizes = list(map(len, cells))
-    if 0 in sizes:  # (a put of no cells: its first index is -1)
-        return [
-            (put_ref(ho, k), put_record_fields(ho, k, op)) for k, op in zip(keys, puts, strict=True)
-        ]
-    if ho.polls:
-        poll_plan(ho, ho.polls[0][0])  # (every plan made, and the refs with them)
-        refs: Any = map(ho.poll_cache[_REFS].get, keys, keys)
-    else:
-        refs = keys
-    space = ho.launch.space
-    regions = list(map(_REGION, puts))
-    names = {r: space.name(r) for r in set(regions)}
-    firsts = map(sub, map(int, map(_FIRST_CELL, cells)), map(space.offsets.__getitem__, regions))
-    made = zip(map(names.__getitem__, regions), sizes, firsts, strict=True)
-    fields = map(put_fields(ho).setdefault, keys, made)
-    return list(zip(refs, fields, strict=True))
-
-
-_CELLS, _REGION, _FIRST_CELL = attrgetter("cells"), attrgetter("region"), itemgetter(0)
 
 
 def _plans(ho: Handoffs) -> dict[OpRef, PollPlan]:
