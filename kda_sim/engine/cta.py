@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import weakref
+from collections import deque
 from collections.abc import Callable, Container, Generator, Iterable, Iterator
 from functools import cached_property, partial
 from heapq import heappush
 from itertools import compress, count, repeat
-from typing import Any
+from operator import attrgetter, itemgetter
+from typing import Any, NamedTuple
 
 import simpy
 from simpy.events import NORMAL, PENDING, Event, Timeout
@@ -16,11 +18,11 @@ from kda_sim.engine.bandwidth import SharedBandwidth
 from kda_sim.engine.counter_ops import CounterOps
 from kda_sim.engine.plans import (
     PollPlan,
+    flagged_reads,
     poll_plan,
     put_fields,
     put_record_fields,
     put_ref,
-    shared_reads,
 )
 from kda_sim.engine.timers import Wake, at_time, wake
 from kda_sim.engine.world import PutDone, StaleRead, World
@@ -1193,39 +1195,161 @@ def _nominal(
     hit = _NOMINAL.get(key)
     if hit is not None and hit[0] is prof and hit[1] is ho.poll_cache:
         return hit[2]
-    barrier, cost, cta = latency("barrier"), prof.cost, prog.cta
-    grows = bool(prof.cost_growth)
-    priced = _priced(prof)
-    ops = prog.ops
-    # every barrier's latency and 0.0 for the rest in C (a dict's ``get`` mapped over the
-    # kinds); then the ops whose value is their own (computes, polls, puts: a third of a
-    # K1 launch's ops), found in C too. A generator's conditional chain an op cost a cold
-    # launch some 10 ms
-    vals = list(map({_BARRIER: barrier}.get, kinds, repeat(0.0)))
-    for i in compress(count(), map(_OWN_VALUE.__contains__, kinds)):
-        op, k = ops[i], kinds[i]
-        if k == _COMPUTE:
-            vals[i] = cost(op.cost, op.units)
-            if grows and op.launch_units:
-                vals[i] *= prof.grown(op.cost, op.launch_units)
-        elif k == _POLL:
-            vals[i] = (
-                poll_plan(ho, (cta, i)),
-                poll_try(op, latency, priced),
-                poll_retry(op, latency, priced),
-            )
-        elif k == _FLAGGED:  # its cells, the tuple every flagged load of equal cells shares
-            vals[i] = shared_reads(ho, op.reads)
-        else:  # a put or a publish: its ref the tuple the producers hold (put_ref)
-            vals[i] = (put_ref(ho, (cta, i)), put_record_fields(ho, (cta, i), op))
+    cta, ops = prog.cta, prog.ops
+    shape = _shape(kinds)
     # a compute that _share may scale (the op loop's ``shared``: a first-task factor's
     # cost too, k.conv's behind its Use), or that ends with a front (_front), is not fused
     apart = (*(prof.share_keys if prof.unit_share else ()), *prof.compute_front)
-    steps = _fused(zip(range(len(vals)), kinds, ops, vals, strict=True), apart)
+    keep = (
+        tuple(
+            compress(
+                shape.used, map(apart.__contains__, map(_COST, map(ops.__getitem__, shape.used)))
+            )
+        )
+        if apart
+        else ()
+    )
+    ks, fkinds, at_op, at_val = _fusion(kinds, keep, ops, apart)
+    # every barrier's latency and 0.0 for the rest in C (a dict's ``get`` mapped over the
+    # kinds); then the ops whose value is their own (computes, polls, puts: a third of a
+    # K1 launch's ops) a kind at a time, each distinct question asked once a launch (its
+    # 2,490 computes ask 10 costs, its 2,237 polls 2 tries) and the answers laid in in C:
+    # a Python loop an op cost a cold launch some 10 ms
+    vals = [0.0] * len(kinds)
+    _each(map(vals.__setitem__, shape.barriers, repeat(latency("barrier"))))
+    costs, tries = _prices(ho, prof)
+    if shape.computes:
+        computes = list(map(ops.__getitem__, shape.computes))
+        asked = list(map(_COST_OF, computes))
+        for q, op in dict(zip(asked, computes, strict=True)).items():
+            if q not in costs:
+                costs[q] = v = prof.cost(op.cost, op.units)
+                if prof.cost_growth and op.launch_units:
+                    costs[q] = v * prof.grown(op.cost, op.launch_units)
+        _each(map(vals.__setitem__, shape.computes, map(costs.__getitem__, asked)))
+    if shape.polls:
+        polls = list(map(ops.__getitem__, shape.polls))
+        asked = list(map(_TRIES_OF, polls))
+        priced = _priced(prof)
+        for q, op in dict(zip(asked, polls, strict=True)).items():
+            if q not in tries:
+                tries[q] = (poll_try(op, latency, priced), poll_retry(op, latency, priced))
+        refs = list(zip(repeat(cta), shape.polls))
+        poll_plan(ho, refs[0])  # (every plan made)
+        lat = list(map(tries.__getitem__, asked))
+        plans = map(ho.poll_cache.__getitem__, refs)
+        _each(
+            map(
+                vals.__setitem__,
+                shape.polls,
+                zip(plans, map(_FIRST, lat), map(_SECOND, lat), strict=True),
+            )
+        )
+    if shape.flagged:  # its cells, the tuple every flagged load of equal cells shares
+        reads = list(map(_READS_OF, map(ops.__getitem__, shape.flagged)))
+        shared = flagged_reads(ho)  # (plans.shared_reads, in C)
+        _each(map(vals.__setitem__, shape.flagged, map(shared.setdefault, reads, reads)))
+    for i in shape.puts:  # a put or a publish: its ref the tuple the producers hold (put_ref)
+        vals[i] = (put_ref(ho, (cta, i)), put_record_fields(ho, (cta, i), ops[i]))
+    steps = tuple(
+        zip(ks, fkinds, map(ops.__getitem__, at_op), map(vals.__getitem__, at_val), strict=True)
+    )
     if hit is None:
         weakref.finalize(prog, _NOMINAL.pop, key, None)
     _NOMINAL[key] = (prof, ho.poll_cache, steps)
     return steps
+
+
+_COST, _READS_OF = attrgetter("cost"), attrgetter("reads")
+_COST_OF = attrgetter("cost", "units", "launch_units")  # what a compute's nominal cost depends on
+_TRIES_OF = attrgetter("lanes", "backoff")  # and a poll's try and retry
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_PRICES = ("nominal prices",)  # the table's cache's entry of _prices
+
+
+def _prices(ho: Handoffs, prof: GpuProfile) -> tuple[dict, dict]:
+    """The nominal costs of ``prof`` asked so far by the launch of ``ho`` (by ``_COST_OF``)
+    and its polls' tries and retries (by ``_TRIES_OF``), kept with the table for the
+    profile last run."""
+    hit = ho.poll_cache.get(_PRICES)
+    if hit is None or hit[0] is not prof:
+        hit = ho.poll_cache[_PRICES] = (prof, {}, {})
+    return hit[1], hit[2]
+
+
+def _each(it: Iterable[Any]) -> None:
+    """Run an iterator of calls to its end, in C."""
+    deque(it, maxlen=0)
+
+
+class _Shape(NamedTuple):
+    """Where a program's ops of each kind with a value of their own lie, and the computes
+    that follow a Use (fused with it unless ``_share`` may scale them): one a distinct
+    tuple of kinds (a K1 launch's 256 programs have 6)."""
+
+    barriers: tuple[int, ...]
+    computes: tuple[int, ...]
+    polls: tuple[int, ...]
+    flagged: tuple[int, ...]
+    puts: tuple[int, ...]  # puts and publishes
+    used: tuple[int, ...]
+
+
+# a program's kinds -> its shape; a kinds and the computes kept apart -> its fusion: a
+# process's programs have few distinct kinds (each launch shape a handful), kept a while
+_SHAPES: dict[tuple[int, ...], _Shape] = {}
+_FUSIONS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
+_KEPT = 4096  # the most of either kept; past it they are made again
+
+
+def _shape(kinds: tuple[int, ...]) -> _Shape:
+    hit = _SHAPES.get(kinds)
+    if hit is None:
+        at: dict[int, list[int]] = {_BARRIER: [], _COMPUTE: [], _POLL: [], _FLAGGED: [], _PUT: []}
+        used: list[int] = []
+        prev = -1
+        for i, kind in enumerate(kinds):
+            if kind in _OWN_VALUE or kind == _BARRIER:
+                at[_PUT if kind == _PUBLISH else kind].append(i)
+                if kind == _COMPUTE and prev == _USE:
+                    used.append(i)
+            prev = kind
+        if len(_SHAPES) >= _KEPT:
+            _SHAPES.clear()
+        hit = _SHAPES[kinds] = _Shape(
+            *(tuple(at[k]) for k in (_BARRIER, _COMPUTE, _POLL, _FLAGGED, _PUT)), tuple(used)
+        )
+    return hit
+
+
+def _fusion(
+    kinds: tuple[int, ...], keep: tuple[int, ...], ops: tuple, apart: Container[str]
+) -> tuple[tuple[int, ...], ...]:
+    """The fused steps (``_fused``) of a program of ``kinds`` whose computes after a Use
+    that ``_share`` may scale are ``keep`` (``ops`` one such program's, ``apart`` the
+    stages ``_share`` may scale) as each step's op number and kind and the numbers of the
+    ops it takes its op and value from: the same for every program of that key, for its
+    ops and values to be laid in in C."""
+    key = (kinds, keep)
+    hit = _FUSIONS.get(key)
+    if hit is None:
+        n = range(len(kinds))
+        at = list(map(_At, n, map(getattr, ops, repeat("cost"), repeat(None))))
+        fused = [
+            (k, kind, op.i, v)
+            for k, kind, op, v in _fused(zip(n, kinds, at, n, strict=True), apart)
+        ]
+        if len(_FUSIONS) >= _KEPT:
+            _FUSIONS.clear()
+        hit = _FUSIONS[key] = tuple(zip(*fused, strict=True)) if fused else ((), (), (), ())
+    return hit
+
+
+class _At(NamedTuple):
+    """An op's number and its stage cost key (None: not a compute), as ``_fused`` reads an op."""
+
+    i: int
+    cost: str | None
 
 
 def _fused(steps: Iterable[Step], shared: Container[str]) -> tuple[Step, ...]:
@@ -1263,9 +1387,25 @@ def _fused(steps: Iterable[Step], shared: Container[str]) -> tuple[Step, ...]:
 
 
 def op_kinds(ops: tuple) -> tuple[int, ...]:
-    # one dict lookup an op by its type in C (map), then only the loads and the ops whose
-    # type is not itself a kind looked at in Python, found in C too (compress): a tenth of
-    # a launch's 20,000 ops, where a Python scan of all of them took most of the time
+    # each op's kind by its type in C (a dict lookup mapped over the types, packed in a
+    # bytearray), then the loads found in C (``find``) and looked at in Python: a tenth
+    # of a launch's 20,000 ops, where a Python scan of all of them took most of the time
+    flagged = LoadKind.FLAGGED
+    try:
+        out = bytearray(map(_KIND_OF.__getitem__, map(type, ops)))
+    except KeyError:  # an op whose type is not itself a kind
+        return _kinds_by_class(ops)
+    i = out.find(_LOAD)
+    while i >= 0:
+        if ops[i].kind is flagged:
+            out[i] = _FLAGGED
+        i = out.find(_LOAD, i + 1)
+    return tuple(out)
+
+
+def _kinds_by_class(ops: tuple) -> tuple[int, ...]:
+    """``op_kinds`` where some op's type is not itself a kind: a flagged load's subclass,
+    else unknown (KeyError)."""
     kind_of, flagged = _KIND_OF, LoadKind.FLAGGED
     out = list(map(kind_of.get, map(type, ops)))
     for i in compress(count(), map(_LOOK.__contains__, out)):
@@ -1273,7 +1413,7 @@ def op_kinds(ops: tuple) -> tuple[int, ...]:
         if out[i] == _LOAD:
             if op.kind is flagged:
                 out[i] = _FLAGGED
-        else:  # not an op type itself: a flagged load's subclass, else unknown (KeyError)
+        else:
             out[i] = _FLAGGED if isinstance(op, Load) and op.kind is flagged else _KIND_OF[type(op)]
     return tuple(out)
 

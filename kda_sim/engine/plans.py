@@ -50,7 +50,12 @@ def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
 def shared_reads(ho: Handoffs, reads: tuple[int, ...]) -> tuple[int, ...]:
     """The one tuple of the launch's flagged loads that read the cells ``reads`` (the
     engine keeps which it has found all stored by its identity: ``CtaRun._check_flagged``)."""
-    return ho.poll_cache.setdefault(_READS, {}).setdefault(reads, reads)
+    return flagged_reads(ho).setdefault(reads, reads)
+
+
+def flagged_reads(ho: Handoffs) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """The tuples of :func:`shared_reads`, each its own key."""
+    return ho.poll_cache.setdefault(_READS, {})
 
 
 def put_ref(ho: Handoffs, ref: OpRef) -> OpRef:

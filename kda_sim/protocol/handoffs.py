@@ -34,6 +34,8 @@ OpRef = tuple[int, int]  # (cta, op index in its program)
 _OP_SPAN = 1 << 24  # op indices of one CTA stay below this
 
 _OTHER, _PUT, _POLL, _WORD, _LOOP, _BEGIN = range(6)
+_INT64 = np.dtype(np.int64)  # a builtin dtype is one object: told by identity
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +63,8 @@ def op_index(launch: Launch) -> OpIndex:
     (``map``; a Python loop's test an op was the cost)."""
     progs = launch.programs
     ops = list(chain.from_iterable(p.ops for p in progs))
-    kinds = np.fromiter(map(_KINDS.__getitem__, map(type, ops)), np.int8, len(ops))
+    # bytes() packs the small ints in C; np.fromiter packs each through numpy's scalar path
+    kinds = np.frombuffer(bytes(map(_KINDS.__getitem__, map(type, ops))), np.int8)
     start = np.zeros(len(progs) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, (p.ops for p in progs)), np.int64, len(progs)), out=start[1:])
     return OpIndex(ops, start, kinds)
@@ -200,15 +203,16 @@ def derive(launch: Launch) -> Handoffs:
     puts, polls, words, loops = _sorted_ops(index, launch)
     if loops or words:
         check_words(launch)
-    arrays = [np.asarray(op.cells, dtype=np.int64).ravel() for _, op in puts]
-    flat = np.concatenate(arrays or [[]])
+    # one call flattens and casts every put's cells (an asarray and a ravel a put cost more)
+    put_cells = [op.cells for _, op in puts]
+    flat = np.concatenate(put_cells, axis=None, dtype=np.int64, casting="unsafe") if puts else _NONE
     if flat.size and flat.min() >= 0 and flat.max() < total:
         count += np.bincount(flat, minlength=total)  # at once: np.add.at an op was slow
     else:  # empty, or ids outside the space (np.add.at says so, or wraps as it always did)
         for _, op in puts:
             np.add.at(count, op.cells, 1)
     if flat.size and count.max() == 1:  # each cell put once: every put's cells at once
-        sizes = np.fromiter(map(len, arrays), np.int64, len(arrays))
+        sizes = np.fromiter((c.size for c in put_cells), np.int64, len(put_cells))
         cta[flat] = np.repeat([c for (c, _), _ in puts], sizes)
         opi[flat] = np.repeat([k for (_, k), _ in puts], sizes)
     else:  # a cell put twice keeps the last put's CTA and op: one put at a time, in order
@@ -245,7 +249,8 @@ def _cell_sets(polls: list[tuple[OpRef, Poll]]) -> tuple[list[np.ndarray], list[
     for _, op in polls:
         d = by_id.get(id(op.cells))
         if d is None:
-            c = np.asarray(op.cells, dtype=np.int64).ravel()
+            c = op.cells
+            c = c.ravel() if c.dtype is _INT64 else np.asarray(c, dtype=np.int64).ravel()
             d = by_id[id(op.cells)] = distinct.setdefault(c.tobytes(), len(distinct))
             if d == len(sets):
                 sets.append(c)
@@ -264,21 +269,24 @@ def _producers(
     """Each poll's put ops (sorted by (cta, op)) and whether it waits on a pair nobody
     puts: every poll at once (a numpy call a poll was the cost), each distinct cell set
     once (K1 R=4 L=2: 2,237 polls, 879 sets; 400,024 cells, 89,644 in distinct sets)."""
-    sizes = np.array([c.size for c in sets], dtype=np.int64)
+    sizes = np.fromiter(map(len, sets), np.int64, len(sets))
     cells = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
-    which = np.repeat(np.arange(len(sets), dtype=np.int64), sizes)
-    known = count[cells] > 0
-    which, keys = which[known], put_key[cells[known]]
-    n_known = np.bincount(which, minlength=len(sets))
-    span = int(keys.max()) + 1 if keys.size else 1
-    both = _sorted_unique(which * span + keys)  # by poll, then by (cta, op)
-    where, keys = both // span, both % span
+    # a cell nobody puts keys 0, a put cell its put's key + 1: no mask over the cells
+    key = np.where(count > 0, put_key + 1, 0)[cells]
+    span = int(key.max()) + 1 if key.size else 1
+    both = _sorted_unique(np.repeat(np.arange(len(sets), dtype=np.int64) * span, sizes) + key)
+    where, keys = both // span, both % span  # by set, then by (cta, op); 0 first
+    unput_set = np.zeros(len(sets), dtype=bool)
+    unput_set[where[keys == 0]] = True
+    put = keys > 0
+    where, keys = where[put], keys[put] - 1
     pairs = list(zip((keys // _OP_SPAN - shift).tolist(), (keys % _OP_SPAN).tolist(), strict=True))
     bounds = np.searchsorted(where, np.arange(len(sets) + 1)).tolist()
     per_set = [tuple(pairs[bounds[d] : bounds[d + 1]]) for d in range(len(sets))]
-    short = (n_known < sizes).tolist()
-    producers = {ref: per_set[of[i]] for i, (ref, _) in enumerate(polls)}
-    unput = {ref: short[of[i]] for i, (ref, _) in enumerate(polls)}
+    short = unput_set.tolist()
+    refs = [ref for ref, _ in polls]
+    producers = dict(zip(refs, map(per_set.__getitem__, of), strict=True))
+    unput = dict(zip(refs, map(short.__getitem__, of), strict=True))
     return producers, unput
 
 

@@ -381,6 +381,53 @@ def test_a_puts_step_carries_the_ref_its_pollers_producers_hold() -> None:
     assert all(id(r) in held for r in waited)
 
 
+@pytest.mark.parametrize("gpu", ["mi355x", "h100"])
+def test_nominal_steps_equal_those_made_one_op_at_a_time(gpu: str) -> None:
+    """A program's nominal steps, laid in from its kinds' fused plan with each kind's
+    values asked once a distinct question (``cta._nominal``), equal the steps made one op
+    at a time: each op's value asked of the profile and the table, then ``_fused`` over
+    the ops (h100's profile keeps a shared stage's computes apart from their Use)."""
+    from kda_sim.engine import cta
+    from kda_sim.engine.plans import poll_plan, put_record_fields, put_ref, shared_reads
+    from kda_sim.engine.sampler import Sampler
+    from kda_sim.kernels.registry import spec_for
+    from kda_sim.machine.costs import with_kernel_costs
+    from kda_sim.protocol.handoffs import handoffs_of
+
+    cfg = LaunchConfig(2, 2)
+    prof = with_kernel_costs(load_profile(gpu), spec_for(cfg))
+    ho = handoffs_of(cfg)
+    latency = Sampler(prof, None, 0.15).fixed()[0]
+    priced = cta._priced(prof)
+    apart = (*(prof.share_keys if prof.unit_share else ()), *prof.compute_front)
+    kept = 0
+    for prog in ho.launch.programs:
+        kinds = cta.op_kinds(prog.ops)
+        assert kinds == cta._kinds_by_class(prog.ops)
+        vals: list[Any] = []
+        for i, (kind, op) in enumerate(zip(kinds, prog.ops, strict=True)):
+            ref = (prog.cta, i)
+            if kind == cta._BARRIER:
+                vals.append(latency("barrier"))
+            elif kind == cta._COMPUTE:
+                vals.append(prof.cost(op.cost, op.units))
+            elif kind == cta._POLL:
+                try_, retry = cta.poll_try(op, latency, priced), cta.poll_retry(op, latency, priced)
+                vals.append((poll_plan(ho, ref), try_, retry))
+            elif kind == cta._FLAGGED:
+                vals.append(shared_reads(ho, op.reads))
+            elif kind in (cta._PUT, cta._PUBLISH):
+                vals.append((put_ref(ho, ref), put_record_fields(ho, ref, op)))
+            else:
+                vals.append(0.0)
+        want = cta._fused(zip(range(len(vals)), kinds, prog.ops, vals, strict=True), apart)
+        cta._NOMINAL.pop(id(prog), None)
+        got = cta._nominal(prog, kinds, prof, latency, ho)
+        assert got == want
+        kept += sum(k == cta._USE for _, k, _, _ in got)
+    assert kept or not apart  # (h100: a Use left alone, its compute one _share may scale)
+
+
 @pytest.mark.parametrize("seed, fold", [(None, True), (3, True), (None, False)])
 def test_every_record_a_launch_makes_has_every_field_set(
     monkeypatch: pytest.MonkeyPatch, seed: int | None, fold: bool
