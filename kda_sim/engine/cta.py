@@ -1181,8 +1181,8 @@ def _nominal(
 ) -> tuple[Step, ...]:
     """Each op with its number, kind and value: a barrier's nominal latency or a
     compute's nominal cost, as ``latency`` and ``prof.cost`` give them (the same floats
-    the loop would ask for: a launch asks 2,490 costs and 3,782 latencies of 10 and 1
-    distinct ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll)
+    the loop would ask for: a launch asks many costs and latencies of few distinct
+    ones), a poll's plan (``poll_plan``: its look-up by a tuple key cost a poll)
     with its try's and retry's latencies (``poll_try``, ``poll_retry``: four look-ups and
     two tests a poll), a put's or publish's ref and record fields
     (``put_record_fields``), 0.0 for the rest.
@@ -1213,8 +1213,8 @@ def _nominal(
     # every barrier's latency and 0.0 for the rest in C (a dict's ``get`` mapped over the
     # kinds); then the ops whose value is their own (computes, polls, puts: a third of a
     # K1 launch's ops) a kind at a time, each distinct question asked once a launch (its
-    # 2,490 computes ask 10 costs, its 2,237 polls 2 tries) and the answers laid in in C:
-    # a Python loop an op cost a cold launch some 10 ms
+    # computes ask few distinct costs, its polls fewer tries) and the answers laid in in
+    # C, not a Python loop an op
     vals = [0.0] * len(kinds)
     _each(map(vals.__setitem__, shape.barriers, repeat(latency("barrier"))))
     costs, tries = _prices(ho, prof)
@@ -1285,7 +1285,7 @@ def _each(it: Iterable[Any]) -> None:
 class _Shape(NamedTuple):
     """Where a program's ops of each kind with a value of their own lie, and the computes
     that follow a Use (fused with it unless ``_share`` may scale them): one a distinct
-    tuple of kinds (a K1 launch's 256 programs have 6)."""
+    tuple of kinds (a K1 launch's programs have a handful)."""
 
     barriers: tuple[int, ...]
     computes: tuple[int, ...]
