@@ -53,22 +53,18 @@ class Units:
 
     @property
     def free(self) -> list[int]:
-        """Each unit's free slots (set whole: the rooms are counted again)."""
+        """Each unit's free slots."""
         return self._free
-
-    @free.setter
-    def free(self, free: list[int]) -> None:
-        self._free = free
-        self._count_rooms()
 
     @property
     def held(self) -> list[int]:
-        """The CTAs resident on each unit (set whole: the rooms are counted again)."""
+        """The CTAs resident on each unit."""
         return self._held
 
-    @held.setter
-    def held(self, held: list[int]) -> None:
-        self._held = held
+    def set_slots(self, free: list[int], held: list[int]) -> None:
+        """Each unit's free slots and resident CTAs set whole (any state, not only one
+        ``take`` and ``release`` reach): the rooms are counted again."""
+        self._free, self._held = free, held
         self._count_rooms()
 
     def _count_rooms(self) -> None:

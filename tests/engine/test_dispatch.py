@@ -79,8 +79,7 @@ def test_pick_is_the_unit_with_room_holding_fewest_lowest_on_a_tie(
 ) -> None:
     prof = dataclasses.replace(B200, units=4, xcds=2)
     units = Units(simpy.Environment(), prof, 2)
-    units.free = [f for f, _ in state]
-    units.held = [h for _, h in state]
+    units.set_slots([f for f, _ in state], [h for _, h in state])
     lo = xcd * units.per_xcd
     room = [u for u in range(lo, lo + units.per_xcd) if units.free[u] > 0]
     want = min(room, key=lambda u: (units.held[u], u)) if room else None
