@@ -467,6 +467,17 @@ def test_every_record_a_launch_makes_has_every_field_set(
         assert r == type(r)(**{n: getattr(r, n) for n in names})
 
 
+def test_running_ops_reads_the_names_the_ctas_loop_keeps() -> None:
+    """``running_ops`` reads a suspended CTA's run and op number from its loop's locals by
+    name (``self``, ``k``): renaming either in ``CtaRun.run`` would leave a stopped launch's
+    report without its ops, so the names are pinned here, where a rename fails at once."""
+    from kda_sim.engine.cta import CtaRun
+
+    names = CtaRun.run.__code__.co_varnames
+    assert names[0] == "self"
+    assert "k" in names
+
+
 def test_adjacent_ops_the_loop_runs_alike_are_one_step() -> None:
     """``cta._fused``: a barrier, a stage's end and the next stage's begin that follow each
     other are one step, a bit of its kind each, its op the begin and its value the
