@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
@@ -104,9 +106,36 @@ def attn_ops(cfg: LaunchConfig) -> int:
     return NA * 23 + 7 * min(cfg.S, NA)
 
 
+class _Puts(NamedTuple):
+    """CTA 0's put cells (PART, MSQ) and flag (XRDY) and x row (X), as global ids, and
+    each one's move from one CTA to the next in its region's index: CTA ``a``'s are
+    CTA 0's moved ``a`` steps (:func:`part_index` and the MSQ, XRDY and X rows are affine
+    in ``a``), one numpy add a CTA where the formulas took some ten calls."""
+
+    part: np.ndarray
+    part_step: int
+    msq: np.ndarray
+    msq_step: int
+    xrdy: np.ndarray  # [1]
+    x: int  # CTA 0's x row (one cell a CTA)
+
+
+@memo(16)
+def _puts(cfg: LaunchConfig, space: CellSpace) -> _Puts:
+    s, ns = cfg.S, cfg.NS
+    tok, pairs = np.arange(s)[:, None], np.arange(ns * 2)[None, :]
+    # the last CTA's too: gid checks that every CTA's cells lie in their regions
+    for a in (NA - 1, 0):
+        part = space.gid(Region.PART, part_index(a, tok, pairs, cfg).ravel())
+        msq = space.gid(Region.MSQ, a * s + np.arange(s))
+        xrdy = space.gid(Region.XRDY, np.array([a]))
+        x = int(space.gid(Region.X, a))
+    return _Puts(part, s * ns * 2, msq, s, xrdy, x)
+
+
 def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     s, ns = cfg.S, cfg.NS
-    tok, pairs = np.arange(s), np.arange(ns * 2)
+    puts = _puts(cfg, space)
     src_bytes = s * ns * COLS * BF16 + s * COLS * BF16 + 2 * COLS * BF16
     begin, use, end = _SLICE
     ops: list[Op] = [
@@ -116,12 +145,7 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         use,
         _compute("slice", s * ns, NO_CELLS, 0.0),
         _store("prefix", s * COLS * BF16, ()),
-        _put(
-            Region.PART,
-            space.gid(Region.PART, part_index(a, tok[:, None], pairs[None, :], cfg).ravel()),
-            NO_CELLS,
-            TAG_EXPR,
-        ),
+        _put(Region.PART, puts.part + a * puts.part_step, NO_CELLS, TAG_EXPR),
         _BARRIER,
         end,
     ]
@@ -153,22 +177,17 @@ def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         ops += [weights, _BARRIER]
     ops += [
         _compute("mix", s * ns, weights.cells, 0.0),
-        _put(
-            Region.MSQ,
-            space.gid(Region.MSQ, a * s + np.arange(s)),
-            weights.cells,
-            TAG_EXPR,
-        ),
+        _put(Region.MSQ, puts.msq + a * puts.msq_step, weights.cells, TAG_EXPR),
         _BARRIER,
         msq,
         _BARRIER,
         *([] if cfg.nw_first else [_IN_NW]),
         use,
         _compute("norm", s, msq.cells, 0.0),
-        _store("x", s * COLS * BF16, (int(space.gid(Region.X, a)),)),
+        _store("x", s * COLS * BF16, (puts.x + a,)),
         _publish(
             Region.XRDY,
-            space.gid(Region.XRDY, np.array([a])),
+            puts.xrdy + a,
             True,
             (weights.cells, msq.cells),
             TAG_EXPR,
