@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -173,10 +172,7 @@ class _Shifted:
         that have it (a gates poll's f_a rows are one request's, the same for its 96
         tasks; its QK and beta rows one head's), a put's once a task."""
         if self.frozen:
-            # rows of several blocks' shifts compared whole; one block's by value (the
-            # same result, without unique's row-as-a-record path)
-            axis = 0 if shifts.ndim > 1 else None
-            distinct, which = np.unique(shifts, axis=axis, return_inverse=True)
+            distinct, which = np.unique(shifts, axis=0, return_inverse=True)
         else:
             distinct, which = shifts, None
         if self.block is not None:
@@ -192,7 +188,7 @@ class _Shifted:
         if self.frozen:
             out.setflags(write=False)
         rows = list(out)  # row t a view of the stack
-        return rows if which is None else list(map(rows.__getitem__, which.ravel().tolist()))
+        return rows if which is None else [rows[j] for j in which.ravel().tolist()]
 
 
 class _ShiftedPoll:
@@ -212,21 +208,11 @@ class _ShiftedPoll:
 
     def every(self, shifts: np.ndarray) -> list[Poll]:
         """Each task's poll (``shifts`` as :meth:`_Shifted.every` takes them)."""
-        batches, cells = self.batches.every(shifts), self.cells.every(shifts)
-        if len(batches) != len(cells):
-            raise ValueError("a poll's batches and cells shifted to different task counts")
-        # the polls made in C (a map over the rows), one task's a frame of make alone
-        return list(
-            map(
-                _poll,
-                repeat(self.label),
-                batches,
-                cells,
-                repeat(self.tag),
-                repeat(self.lanes),
-                repeat(self.backoff),
-            )
-        )
+        label, tag, lanes, backoff = self.label, self.tag, self.lanes, self.backoff
+        return [
+            _poll(label, b, c, tag, lanes, backoff)
+            for b, c in zip(self.batches.every(shifts), self.cells.every(shifts), strict=True)
+        ]
 
 
 def _blocks(values: np.ndarray, edges: list[tuple[int, int]]) -> np.ndarray:
