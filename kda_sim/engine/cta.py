@@ -1161,7 +1161,7 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
         hit = op_kinds(prog.ops)
         _KINDS[key] = hit
         # one finalizer a program drops its kinds and its nominal steps (_nominal): a
-        # finalizer is a Python object made and registered, as much as an op's kind
+        # finalizer is a Python object made and registered, dear beside the kinds' C work
         weakref.finalize(prog, _forget, key)
     return hit
 

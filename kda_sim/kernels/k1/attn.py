@@ -110,7 +110,7 @@ class _Puts(NamedTuple):
     """CTA 0's put cells (PART, MSQ) and flag (XRDY) and x row (X), as global ids, and
     each one's move from one CTA to the next in its region's index: CTA ``a``'s are
     CTA 0's moved ``a`` steps (:func:`part_index` and the MSQ, XRDY and X rows are affine
-    in ``a``), one numpy add a CTA where the formulas took some ten calls."""
+    in ``a``), one numpy add a CTA where the formulas took several numpy calls."""
 
     part: np.ndarray
     part_step: int
