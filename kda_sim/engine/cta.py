@@ -1160,8 +1160,16 @@ def _kinds(prog: CtaProgram) -> tuple[int, ...]:
     if hit is None:
         hit = op_kinds(prog.ops)
         _KINDS[key] = hit
-        weakref.finalize(prog, _KINDS.pop, key, None)
+        # one finalizer a program drops its kinds and its nominal steps (_nominal): a
+        # finalizer is a Python object made and registered, dear beside the kinds' C work
+        weakref.finalize(prog, _forget, key)
     return hit
+
+
+def _forget(key: int) -> None:
+    """Drop a program's kinds and nominal steps once it is gone."""
+    _KINDS.pop(key, None)
+    _NOMINAL.pop(key, None)
 
 
 # an op's number, its kind, the op, and its value: a barrier's nominal latency, a
@@ -1254,8 +1262,8 @@ def _nominal(
     steps = tuple(
         zip(ks, fkinds, map(ops.__getitem__, at_op), map(vals.__getitem__, at_val), strict=True)
     )
-    if hit is None:
-        weakref.finalize(prog, _NOMINAL.pop, key, None)
+    if hit is None and key not in _KINDS:  # (else _kinds's finalizer drops it too)
+        weakref.finalize(prog, _forget, key)
     _NOMINAL[key] = (prof, ho.poll_cache, steps)
     return steps
 

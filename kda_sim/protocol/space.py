@@ -15,6 +15,8 @@ import numpy as np
 
 from kda_sim.errors import InvalidInput
 
+_LOWEST, _HIGHEST = np.minimum.reduce, np.maximum.reduce
+
 
 class RegionRef(int):
     """A region's id that knows its name (compares as the id)."""
@@ -78,7 +80,9 @@ class CellSpace:
         if not 0 <= region < len(self.sizes):
             raise IndexError(f"region {region}: the launch has regions 0..{len(self.sizes) - 1}")
         idx = np.asarray(index, dtype=np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.sizes[region]):
+        # the ufuncs' reduce itself, not ndarray.min's Python wrapper: the builders call
+        # this on small arrays, where the wrapper's call is much of the cost
+        if idx.size and (_LOWEST(idx, None) < 0 or _HIGHEST(idx, None) >= self.sizes[region]):
             raise IndexError(f"{self.name(region)} index outside 0..{self.sizes[region] - 1}")
         return idx + self.offsets[region]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from kda_sim.kernels.k1 import poll_sites as sites
@@ -11,6 +13,7 @@ from kda_sim.kernels.k1.constants import BF16, COLS, GSL, NA, TAG_EXPR
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.memo import memo
 from kda_sim.protocol.ops import (
+    NO_CELLS,
     Barrier,
     Begin,
     Compute,
@@ -23,8 +26,20 @@ from kda_sim.protocol.ops import (
     Put,
     Store,
     Use,
+    positional,
 )
 from kda_sim.protocol.space import CellSpace
+
+# the attn CTAs' ops that hold no array and depend on no configuration: ops are frozen
+# values, so every CTA's program holds these same ones (made at import, not a CTA)
+_BARRIER = Barrier()
+_SLICE = (Begin("slice"), Use(("slice.src",)), End("slice"))
+_GATE = (Begin("gate"), End("gate"))
+_MIX = (Begin("mix"), Use(("mix.in_nw",)), End("mix"))
+# and those each CTA makes anew, built without their dataclass's __init__ (ops.positional)
+_compute, _load, _put, _store = (positional(c) for c in (Compute, Load, Put, Store))
+_publish = positional(Publish)
+_STAGING = LoadKind.STAGING
 
 
 def part_index(
@@ -79,6 +94,9 @@ def _in_nw() -> Load:
     return Load("mix.in_nw", LoadKind.STAGING, COLS * BF16, "in_nw", hbm=False)
 
 
+_IN_NW = _in_nw()
+
+
 def attn_ops(cfg: LaunchConfig) -> int:
     """The ops :func:`attn_program` makes over the NA attn CTAs, without building them:
     a CTA's slice (8), mix (13, or 14 with the gate's poll under ``gate_local``) and
@@ -88,72 +106,93 @@ def attn_ops(cfg: LaunchConfig) -> int:
     return NA * 23 + 7 * min(cfg.S, NA)
 
 
+class _Puts(NamedTuple):
+    """CTA 0's put cells (PART, MSQ) and flag (XRDY) and x row (X), as global ids, and
+    each one's move from one CTA to the next in its region's index: CTA ``a``'s are
+    CTA 0's moved ``a`` steps (:func:`part_index` and the MSQ, XRDY and X rows are affine
+    in ``a``), one numpy add a CTA where the formulas took several numpy calls."""
+
+    part: np.ndarray
+    part_step: int
+    msq: np.ndarray
+    msq_step: int
+    xrdy: np.ndarray  # [1]
+    x: int  # CTA 0's x row (one cell a CTA)
+
+
+@memo(16)
+def _puts(cfg: LaunchConfig, space: CellSpace) -> _Puts:
+    s, ns = cfg.S, cfg.NS
+    tok, pairs = np.arange(s)[:, None], np.arange(ns * 2)[None, :]
+    # the last CTA's too: gid checks that every CTA's cells lie in their regions
+    for a in (NA - 1, 0):
+        part = space.gid(Region.PART, part_index(a, tok, pairs, cfg).ravel())
+        msq = space.gid(Region.MSQ, a * s + np.arange(s))
+        xrdy = space.gid(Region.XRDY, np.array([a]))
+        x = int(space.gid(Region.X, a))
+    return _Puts(part, s * ns * 2, msq, s, xrdy, x)
+
+
 def attn_program(a: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     s, ns = cfg.S, cfg.NS
-    tok, pairs = np.arange(s), np.arange(ns * 2)
+    puts = _puts(cfg, space)
     src_bytes = s * ns * COLS * BF16 + s * COLS * BF16 + 2 * COLS * BF16
+    begin, use, end = _SLICE
     ops: list[Op] = [
-        Begin("slice"),
-        Load("slice.src", LoadKind.STAGING, src_bytes, f"blocks/prefix/delta cols {COLS * a}.."),
-        *([_in_nw()] if cfg.nw_first else []),
-        Use(("slice.src",)),
-        Compute("slice", s * ns),
-        Store("prefix", s * COLS * BF16),
-        Put(
-            Region.PART,
-            space.gid(Region.PART, part_index(a, tok[:, None], pairs[None, :], cfg).ravel()),
-            tag=TAG_EXPR,
-        ),
-        Barrier(),
-        End("slice"),
+        begin,
+        _load("slice.src", _STAGING, src_bytes, f"blocks/prefix/delta cols {COLS * a}..", True, ()),
+        *([_IN_NW] if cfg.nw_first else []),
+        use,
+        _compute("slice", s * ns, NO_CELLS, 0.0),
+        _store("prefix", s * COLS * BF16, ()),
+        _put(Region.PART, puts.part + a * puts.part_step, NO_CELLS, TAG_EXPR),
+        _BARRIER,
+        end,
     ]
     # K1's threads consume the values their polls load: a stage's reads are its polls'
     # cells (the same arrays, held once), and its put depends on them
     if not cfg.gate_local and a < s:
         part = gate_poll(cfg, space, range(a, a + 1))
         ops += [
-            Begin("gate"),
+            _GATE[0],
             part,
-            Barrier(),
-            Compute("gate", ns, reads=part.cells),
-            Put(
+            _BARRIER,
+            _compute("gate", ns, part.cells, 0.0),
+            _put(
                 Region.WGT,
                 space.gid(Region.WGT, a * (ns + 1) + np.arange(ns + 1)),
-                reads=part.cells,
-                tag=TAG_EXPR,
+                part.cells,
+                TAG_EXPR,
             ),
-            Barrier(),
-            End("gate"),
+            _BARRIER,
+            _GATE[1],
         ]
-    ops.append(Begin("mix"))
+    begin, use, end = _MIX
+    ops.append(begin)
     weights, msq = (own_copy(p) for p in _mix_polls(cfg, space))
     if cfg.gate_local:
         # every attn CTA reduces every token's partials itself: no WGT hand-off
-        ops += [weights, Barrier(), Compute("gate", ns * s, reads=weights.cells)]
+        ops += [weights, _BARRIER, _compute("gate", ns * s, weights.cells, 0.0)]
     else:
-        ops += [weights, Barrier()]
+        ops += [weights, _BARRIER]
     ops += [
-        Compute("mix", s * ns, reads=weights.cells),
-        Put(
-            Region.MSQ,
-            space.gid(Region.MSQ, a * s + np.arange(s)),
-            reads=weights.cells,
-            tag=TAG_EXPR,
-        ),
-        Barrier(),
+        _compute("mix", s * ns, weights.cells, 0.0),
+        _put(Region.MSQ, puts.msq + a * puts.msq_step, weights.cells, TAG_EXPR),
+        _BARRIER,
         msq,
-        Barrier(),
-        *([] if cfg.nw_first else [_in_nw()]),
-        Use(("mix.in_nw",)),
-        Compute("norm", s, reads=msq.cells),
-        Store("x", s * COLS * BF16, cells=(int(space.gid(Region.X, a)),)),
-        Publish(
+        _BARRIER,
+        *([] if cfg.nw_first else [_IN_NW]),
+        use,
+        _compute("norm", s, msq.cells, 0.0),
+        _store("x", s * COLS * BF16, (puts.x + a,)),
+        _publish(
             Region.XRDY,
-            space.gid(Region.XRDY, np.array([a])),
-            reads=(weights.cells, msq.cells),
-            tag=TAG_EXPR,
+            puts.xrdy + a,
+            True,
+            (weights.cells, msq.cells),
+            TAG_EXPR,
         ),
-        Barrier(),
-        End("mix"),
+        _BARRIER,
+        end,
     ]
     return ops

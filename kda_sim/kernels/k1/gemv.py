@@ -31,10 +31,27 @@ from kda_sim.kernels.k1.constants import (
 )
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.memo import memo
-from kda_sim.protocol.ops import Barrier, Begin, Compute, End, Load, LoadKind, Op, Poll, Put, Use
+from kda_sim.protocol.ops import (
+    Barrier,
+    Begin,
+    Compute,
+    End,
+    Load,
+    LoadKind,
+    Op,
+    Poll,
+    Put,
+    Use,
+    positional,
+)
 from kda_sim.protocol.space import CellSpace
 
 GROUP_BYTES = ROWS * HIDDEN * BF16  # one 16-row group of w_in
+
+# the ops each gemv CTA makes anew, built without their dataclass's __init__ (ops.positional
+# says why: every gemv CTA of a launch makes them)
+_compute, _load, _put = positional(Compute), positional(Load), positional(Put)
+_FLAGGED, _WEIGHT = LoadKind.FLAGGED, LoadKind.WEIGHT
 
 
 def groups_of(cta: int) -> tuple[int, int]:
@@ -75,7 +92,7 @@ def weight_load(name: str, rg: int, chunks: int) -> Load:
         row = min(rg, GEMV_TASKS - 1) * ROWS
         nbytes = GROUP_BYTES * chunks // PER_WAVE
         what = f"w_in rows {row}..{row + ROWS - 1}, {chunks} chunks"
-        op = _WEIGHT_LOADS[(name, rg, chunks)] = Load(name, LoadKind.WEIGHT, nbytes, what)
+        op = _WEIGHT_LOADS[(name, rg, chunks)] = _load(name, _WEIGHT, nbytes, what, True, ())
     return op
 
 
@@ -84,6 +101,14 @@ def x_cells(space: CellSpace) -> tuple[int, ...]:
     """The x rows' flagged cells, one a slice: what a gemv reads and computes from
     (cached: the same for every gemv CTA of a launch)."""
     return tuple(int(c) for c in space.gid(Region.X, np.arange(NA)))
+
+
+@memo(16)
+def _x_array(space: CellSpace) -> np.ndarray:
+    """:func:`x_cells` as an int64 array (read-only): each CTA's reads are a copy of it."""
+    x = np.asarray(x_cells(space), dtype=np.int64)
+    x.setflags(write=False)
+    return x
 
 
 @memo(16)
@@ -111,7 +136,7 @@ def load_x(cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         begin,
         own_copy(_xrdy_poll(space)),
         _BARRIER,
-        Load("x", LoadKind.FLAGGED, cfg.S * HIDDEN * BF16, "x rows", hbm=False, reads=xcells),
+        _load("x", _FLAGGED, cfg.S * HIDDEN * BF16, "x rows", False, xcells),
         use,
         _BARRIER,
         end,
@@ -129,7 +154,7 @@ def gemv_ops() -> int:
 def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
     rg0, rg1 = groups_of(cta)
     s = cfg.S
-    x = np.asarray(x_cells(space), dtype=np.int64)  # what each group's gemv reads
+    x = _x_array(space).copy()  # what each group's gemv reads (the CTA's own array)
     (begin0, use0, end0), (begin1, use1, end1) = _GEMV0, _GEMV1
     ops: list[Op] = [
         weight_load("w.rg0", rg0, PER_WAVE),
@@ -137,18 +162,18 @@ def gemv_program(cta: int, cfg: LaunchConfig, space: CellSpace) -> list[Op]:
         weight_load("w.rg1a", rg1, RG1_EARLY),
         begin0,
         use0,
-        Compute("gemv", s, reads=x),
+        _compute("gemv", s, x, 0.0),
         _BARRIER,
-        Put(Region.PROJ, group_put(rg0, cfg, space), reads=x, tag=TAG_EXPR),
+        _put(Region.PROJ, group_put(rg0, cfg, space), x, TAG_EXPR),
         _BARRIER,
         end0,
         weight_load("w.rg1b", rg1, PER_WAVE - RG1_EARLY),
         begin1,
         use1,
-        Compute("gemv", s, reads=x),
+        _compute("gemv", s, x, 0.0),
         _BARRIER,
     ]
     if rg1 < GEMV_TASKS:
-        ops.append(Put(Region.PROJ, group_put(rg1, cfg, space), reads=x, tag=TAG_EXPR))
+        ops.append(_put(Region.PROJ, group_put(rg1, cfg, space), x, TAG_EXPR))
     ops += [_BARRIER, end1]
     return ops
