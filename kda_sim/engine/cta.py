@@ -1255,7 +1255,7 @@ def _nominal(
         )
     if shape.flagged:  # its cells, the tuple every flagged load of equal cells shares
         reads = list(map(_READS_OF, map(ops.__getitem__, shape.flagged)))
-        shared = flagged_reads(ho)  # (plans.shared_reads, in C)
+        shared = flagged_reads(ho)  # (its setdefault mapped: in C)
         _each(map(vals.__setitem__, shape.flagged, map(shared.setdefault, reads, reads)))
     for i in shape.puts:  # a put or a publish: its ref the tuple the producers hold (put_ref)
         vals[i] = (put_ref(ho, (cta, i)), put_record_fields(ho, (cta, i), ops[i]))

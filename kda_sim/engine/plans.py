@@ -14,7 +14,7 @@ from kda_sim.timeline.model import CellRange
 
 _BUILT = ("poll plans",)  # the cache's mark that every poll of the launch has its plan
 _PUTS = ("put records",)  # the cache's entry of put_fields
-_READS = ("flagged reads",)  # the cache's entry of shared_reads's tuples
+_READS = ("flagged reads",)  # the cache's entry of flagged_reads's tuples
 _REFS = ("put refs",)  # the cache's entry of put_ref's tuples
 
 
@@ -47,14 +47,11 @@ def poll_plan(ho: Handoffs, ref: OpRef) -> PollPlan:
     return hit
 
 
-def shared_reads(ho: Handoffs, reads: tuple[int, ...]) -> tuple[int, ...]:
-    """The one tuple of the launch's flagged loads that read the cells ``reads`` (the
-    engine keeps which it has found all stored by its identity: ``CtaRun._check_flagged``)."""
-    return flagged_reads(ho).setdefault(reads, reads)
-
-
 def flagged_reads(ho: Handoffs) -> dict[tuple[int, ...], tuple[int, ...]]:
-    """The tuples of :func:`shared_reads`, each its own key."""
+    """The launch's flagged loads' cell tuples, each its own key: a flagged load's reads
+    are ``flagged_reads(ho).setdefault(reads, reads)``, one tuple for every load of equal
+    cells (the engine keeps which it has found all stored by the tuple's identity:
+    ``CtaRun._check_flagged``)."""
     return ho.poll_cache.setdefault(_READS, {})
 
 

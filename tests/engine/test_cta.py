@@ -338,7 +338,7 @@ def test_kept_steps_follow_the_hand_off_table_run() -> None:
 
 def test_flagged_loads_of_equal_cells_share_one_tuple_in_their_steps() -> None:
     """A nominal program's flagged loads carry their cells as one tuple a set of equal
-    cells, across the launch's programs (``plans.shared_reads``): ``_check_flagged``
+    cells, across the launch's programs (``plans.flagged_reads``): ``_check_flagged``
     keeps the tuples it found all stored by identity, so equal cells must be one object."""
     from kda_sim.engine import cta
     from kda_sim.protocol.handoffs import handoffs_of
@@ -388,7 +388,7 @@ def test_nominal_steps_equal_those_made_one_op_at_a_time(gpu: str) -> None:
     at a time: each op's value asked of the profile and the table, then ``_fused`` over
     the ops (h100's profile keeps a shared stage's computes apart from their Use)."""
     from kda_sim.engine import cta
-    from kda_sim.engine.plans import poll_plan, put_record_fields, put_ref, shared_reads
+    from kda_sim.engine.plans import flagged_reads, poll_plan, put_record_fields, put_ref
     from kda_sim.engine.sampler import Sampler
     from kda_sim.kernels.registry import spec_for
     from kda_sim.machine.costs import with_kernel_costs
@@ -415,7 +415,7 @@ def test_nominal_steps_equal_those_made_one_op_at_a_time(gpu: str) -> None:
                 try_, retry = cta.poll_try(op, latency, priced), cta.poll_retry(op, latency, priced)
                 vals.append((poll_plan(ho, ref), try_, retry))
             elif kind == cta._FLAGGED:
-                vals.append(shared_reads(ho, op.reads))
+                vals.append(flagged_reads(ho).setdefault(op.reads, op.reads))
             elif kind in (cta._PUT, cta._PUBLISH):
                 vals.append((put_ref(ho, ref), put_record_fields(ho, ref, op)))
             else:
