@@ -10,23 +10,19 @@ from kda_sim.kernels.k1 import poll_sites as sites
 from kda_sim.kernels.k1.batches import own_copy, poll
 from kda_sim.kernels.k1.config import LaunchConfig
 from kda_sim.kernels.k1.constants import BF16, COLS, GSL, NA, TAG_EXPR
+from kda_sim.kernels.k1.new_ops import new_compute, new_load, new_publish, new_put, new_store
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.memo import memo
 from kda_sim.protocol.ops import (
     NO_CELLS,
     Barrier,
     Begin,
-    Compute,
     End,
     Load,
     LoadKind,
     Op,
     Poll,
-    Publish,
-    Put,
-    Store,
     Use,
-    positional,
 )
 from kda_sim.protocol.space import CellSpace
 
@@ -36,9 +32,8 @@ _BARRIER = Barrier()
 _SLICE = (Begin("slice"), Use(("slice.src",)), End("slice"))
 _GATE = (Begin("gate"), End("gate"))
 _MIX = (Begin("mix"), Use(("mix.in_nw",)), End("mix"))
-# and those each CTA makes anew, built without their dataclass's __init__ (ops.positional)
-_compute, _load, _put, _store = (positional(c) for c in (Compute, Load, Put, Store))
-_publish = positional(Publish)
+# and those each CTA makes anew (new_ops: without their dataclass's __init__)
+_compute, _load, _put, _store, _publish = new_compute, new_load, new_put, new_store, new_publish
 _STAGING = LoadKind.STAGING
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from kda_sim.kernels.k1.constants import POLL_MAX, TAG_EXPR
+from kda_sim.kernels.k1.new_ops import new_poll
 from kda_sim.kernels.k1.poll_sites import Site
 from kda_sim.protocol import batches
-from kda_sim.protocol.ops import Poll, positional
+from kda_sim.protocol.ops import Poll
 
-_poll = positional(Poll)  # a copy made without Poll's __init__ (ops.positional says why)
+_poll = new_poll  # a copy made without Poll's __init__ (new_ops says why)
 
 
 def poll(label: str, *row_blocks: np.ndarray, site: Site) -> Poll:

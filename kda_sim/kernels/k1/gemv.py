@@ -29,28 +29,25 @@ from kda_sim.kernels.k1.constants import (
     ROWS,
     TAG_EXPR,
 )
+from kda_sim.kernels.k1.new_ops import new_compute, new_load, new_put
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.memo import memo
 from kda_sim.protocol.ops import (
     Barrier,
     Begin,
-    Compute,
     End,
     Load,
     LoadKind,
     Op,
     Poll,
-    Put,
     Use,
-    positional,
 )
 from kda_sim.protocol.space import CellSpace
 
 GROUP_BYTES = ROWS * HIDDEN * BF16  # one 16-row group of w_in
 
-# the ops each gemv CTA makes anew, built without their dataclass's __init__ (ops.positional
-# says why: every gemv CTA of a launch makes them)
-_compute, _load, _put = positional(Compute), positional(Load), positional(Put)
+# the ops each gemv CTA makes anew (new_ops: without their dataclass's __init__)
+_compute, _load, _put = new_compute, new_load, new_put
 _FLAGGED, _WEIGHT = LoadKind.FLAGGED, LoadKind.WEIGHT
 
 

@@ -26,29 +26,24 @@ from kda_sim.kernels.k1.constants import (
     VCH,
     WAVES,
 )
+from kda_sim.kernels.k1.new_ops import new_begin, new_compute, new_end, new_load, new_poll, new_put
 from kda_sim.kernels.k1.regions import Region
 from kda_sim.memo import memo
 from kda_sim.protocol.ops import (
     Barrier,
-    Begin,
     Compute,
-    End,
     Load,
     LoadKind,
     Op,
     Poll,
-    Put,
     Store,
     Use,
-    positional,
 )
 from kda_sim.protocol.space import CellSpace
 
-# the ops a kda task makes anew, built without their dataclass's __init__ (ops.positional:
-# a launch makes thousands of them, and a sweep builds every shape's)
-_poll, _put = positional(Poll), positional(Put)
-_compute, _load = positional(Compute), positional(Load)
-_begin, _end = positional(Begin), positional(End)
+# the ops a kda task makes anew (new_ops: without their dataclass's __init__)
+_poll, _put, _compute, _load = new_poll, new_put, new_compute, new_load
+_begin, _end = new_begin, new_end
 
 
 def task_coords(i: int) -> tuple[int, int, int]:
