@@ -18,7 +18,8 @@ launches:
 ``paths``: the critical path as a distribution. Per shape, ``--seeds`` seeded runs of
 the model with the spread (``GpuProfile.cta_spread``: ``--spread`` on each stage kind of
 ``--stages``, every kind by default; no per-op jitter), run i placed as launch i mod n
-of the shape ran and compared with it; beside them the n launches' own paths. Per shape:
+of the shape ran and compared with it; beside them the n launches' own paths (a
+shape's launches pooled over every folder given). Per shape:
 each path's share of the runs and of the launches, whether the model's most-taken path
 is the launches' (``lab.loo_spread``'s verdict), the overlap (the sum over paths of the
 lesser share), the share of launches whose path the model takes in at least ``1 / n`` of
@@ -28,7 +29,7 @@ pooled median duration error.
 Usage::
 
     python -m lab.cta_spread measure LABEL=TRACE_DIR ... [--json OUT]
-    python -m lab.cta_spread paths TRACE_DIR (--folds DIR | --profile P) --spread SD
+    python -m lab.cta_spread paths TRACE_DIR... (--folds DIR | --profile P) --spread SD
         [--stages gemv0,gemv1] --seeds N [--json OUT]
 
 (each folder's ``k1_R{R}_L{L}_{i}.json``, as ``lab.trace_spread record`` writes them).
@@ -238,7 +239,7 @@ def path_shape(real: list[Path_], comps: list[Comparison]) -> dict[str, Any]:
 
 
 def run_header(
-    folder: Path,
+    folders: list[Path],
     folds: Path | None,
     profile: str | None,
     spread: float,
@@ -247,7 +248,7 @@ def run_header(
 ) -> dict[str, Any]:
     """What a report of seeded runs was run on: its launches, profiles and spread."""
     return {
-        "folder": str(folder),
+        "folder": str(folders[0]) if len(folders) == 1 else [str(f) for f in folders],
         "folds": str(folds) if folds else None,
         "profile": profile,
         "spread": spread,
@@ -256,8 +257,18 @@ def run_header(
     }
 
 
+def pooled_by_shape(folders: list[Path]) -> dict[tuple[int, int], list[Path]]:
+    """Each shape's launches over ``folders``, in their order: launches of one build and
+    GPU recorded in separate runs estimate the shape's path distribution together."""
+    groups: dict[tuple[int, int], list[Path]] = defaultdict(list)
+    for folder in folders:
+        for shape, files in launches_by_shape(folder).items():
+            groups[shape] += files
+    return dict(sorted(groups.items()))
+
+
 def path_report(
-    folder: Path,
+    folders: list[Path],
     folds: Path | None,
     profile: str | None,
     spread: float,
@@ -265,7 +276,7 @@ def path_report(
     stages: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     by_kind = spread_map(spread, stages)
-    groups = launches_by_shape(folder)
+    groups = pooled_by_shape(folders)
     shapes: dict[str, Any] = {}
     for (R, L), files in groups.items():
         prof = str(fold_file(folds, R, L)) if folds is not None else profile
@@ -284,7 +295,7 @@ def path_report(
     }
     verdicts = Counter(r["modal"] for r in shapes.values())
     return {
-        **run_header(folder, folds, profile, spread, stages, seeds),
+        **run_header(folders, folds, profile, spread, stages, seeds),
         "shapes": shapes,
         "summary": {
             "modal_yes": verdicts["yes"],
@@ -365,7 +376,9 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("folders", nargs="+", type=_labelled, help="LABEL=DIR (or DIR)")
     m.add_argument("--json", type=Path, help="write the rows here too")
     p = sub.add_parser("paths", help="the critical path over seeded runs with the spread")
-    p.add_argument("folder", type=Path)
+    p.add_argument(
+        "folders", nargs="+", type=Path, help="one or more; a shape's launches pooled over them"
+    )
     p.add_argument("--spread", type=float, required=True, help="cta_spread: a log's sd")
     p.add_argument("--seeds", type=_seeds, default=32, help="runs a shape (default 32)")
     model_args(p)
@@ -378,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
                 return report(a.folders)
             if a.folds is not None and not a.folds.is_dir():
                 raise InvalidInput("no such folder", where=str(a.folds))
-            return path_report(a.folder, a.folds, a.profile, a.spread, a.seeds, a.stages)
+            return path_report(a.folders, a.folds, a.profile, a.spread, a.seeds, a.stages)
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 

@@ -191,7 +191,7 @@ class Sides:
 
     def header(self) -> dict[str, Any]:
         return run_header(
-            self.folder, self.folds, self.profile, self.spread, self.stages, self.seeds
+            [self.folder], self.folds, self.profile, self.spread, self.stages, self.seeds
         )
 
 

@@ -3,7 +3,8 @@ shared memory, local memory) with the cuobjdump that Triton's wheel carries.
 
 Lets the two-CTAs-an-SM budget be checked on a CPU machine before any device time is
 spent; the GPU run measures the same numbers again from the loaded kernel.
-Usage: ``python -m kda_kernel.triton.offline L [watchdog=1] [trace=1] ...``
+Usage: ``python -m kda_kernel.triton.offline L [R=N] [watchdog=1] [trace=1] ... [dump=PREFIX]``
+(``dump``: PREFIX.ttgir, .ptx and .sass beside the resources).
 """
 
 from __future__ import annotations
@@ -78,22 +79,27 @@ def sass_instructions(sass: str) -> int:
     return len(re.findall(r"^\s+/\*[0-9a-f]{4,}\*/\s+\S", sass, re.M))
 
 
-def compile_sm90(b: Build) -> dict[str, Any]:
-    """Compile and read the resources."""
+def cuobjdump(cubin: bytes, flag: str) -> str:
+    """``cuobjdump FLAG`` (``-sass``, ``-res-usage``) of a cubin, by the wheel's tool."""
     import triton
 
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+        path = f.name
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
+    try:
+        return subprocess.run([tool, flag, path], capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(path)
+
+
+def compile_sm90(b: Build) -> dict[str, Any]:
+    """Compile and read the resources."""
     t = time.perf_counter()
     c = compile_k1(b)
     secs = time.perf_counter() - t
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(c.asm["cubin"])
-        path = f.name
-    tool = os.path.join(os.path.dirname(triton.__file__), "backends/nvidia/bin/cuobjdump")
-    out = subprocess.run(
-        [tool, "-res-usage", path], capture_output=True, text=True, check=True
-    ).stdout
-    sass = subprocess.run([tool, "-sass", path], capture_output=True, text=True, check=True).stdout
-    os.unlink(path)
+    out = cuobjdump(c.asm["cubin"], "-res-usage")
+    sass = cuobjdump(c.asm["cubin"], "-sass")
     m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", out)
     assert m, out
     return {
@@ -120,4 +126,6 @@ if __name__ == "__main__":
         for ext in ("ttgir", "ptx"):
             with open(f"{dump}.{ext}", "w") as f:
                 f.write(c.asm[ext])
+        with open(f"{dump}.sass", "w") as f:  # what the SMs run: its loops' schedule
+            f.write(cuobjdump(c.asm["cubin"], "-sass"))
     print(compile_sm90(b))

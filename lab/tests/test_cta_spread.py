@@ -15,6 +15,7 @@ from lab.cta_spread import (
     factors,
     main,
     path_shape,
+    pooled_by_shape,
     seeded_comparison,
     shares,
     spread_map,
@@ -75,6 +76,23 @@ def test_paths_shares_overlap_and_cover() -> None:
     assert rep["overlap"] == pytest.approx(2 / 8 + 2 / 8)  # min over a and b
     assert rep["launches_covered"] == 1.0  # a and b each at >= 1/8 of the runs
     assert shares(real) == {b: 0.75, a: 0.25}
+
+
+def test_a_shapes_launches_pool_over_folders_in_their_order(tmp_path: Path) -> None:
+    """Two runs of one build: a shape's launches are the first folder's then the
+    second's, a shape in one folder alone is kept, other files are left out."""
+    a, b = tmp_path / "run_a", tmp_path / "run_b"
+    for d, names in ((a, ["k1_R2_L2_0.json", "k1_R2_L2_1.json", "notes.json"]),
+                     (b, ["k1_R2_L2_0.json", "k1_R1_L4_0.json"])):  # fmt: skip
+        d.mkdir()
+        for n in names:
+            (d / n).write_text("{}")
+    got = pooled_by_shape([a, b])
+    assert list(got) == [(1, 4), (2, 2)]
+    assert got[(2, 2)] == [a / "k1_R2_L2_0.json", a / "k1_R2_L2_1.json", b / "k1_R2_L2_0.json"]
+    assert got[(1, 4)] == [b / "k1_R1_L4_0.json"]
+    with pytest.raises(InvalidInput, match="not a folder"):
+        pooled_by_shape([a, tmp_path / "none"])
 
 
 def test_a_seeded_run_with_the_spread_moves_and_without_it_does_not() -> None:
