@@ -267,6 +267,33 @@ def pooled_by_shape(folders: list[Path]) -> dict[tuple[int, int], list[Path]]:
     return dict(sorted(groups.items()))
 
 
+def launch_kind(t: Timeline) -> dict[str, Any]:
+    """What launches must share to be pooled: the card, the launch configuration, the
+    build's options, cold or warm, and the compiler."""
+    m, x = t.meta, t.meta.extra
+    return {
+        "gpu": m.gpu,
+        "config": (m.R, m.L, m.nb, m.kda0, m.gate_local, m.nw_first, m.onw_first, m.params),
+        "build": x.get("build", {}),
+        "warmup": x.get("warmup", 0),  # older traces name no warm-up: cold
+        "triton": x.get("triton"),
+    }
+
+
+def same_kind(launches: list[Timeline], files: list[Path]) -> None:
+    """Raises InvalidInput naming the first launch not of the first's kind."""
+    first = launch_kind(launches[0])
+    for t, f in zip(launches[1:], files[1:], strict=True):
+        k = launch_kind(t)
+        diff = [n for n in first if k[n] != first[n]]
+        if diff:
+            what = ", ".join(f"{n} {k[n]} against {first[n]}" for n in diff)
+            raise InvalidInput(
+                f"not the launch of {files[0]} ({what}): only launches of one build and card pool",
+                where=str(f),
+            )
+
+
 def path_report(
     folders: list[Path],
     folds: Path | None,
@@ -283,6 +310,7 @@ def path_report(
         if prof is None:
             raise InvalidInput("a fold folder or a profile is needed", what="--profile")
         launches = [read_launch(p) for p in files]
+        same_kind(launches, files)
         comps = [
             seeded_comparison(launches[i % len(launches)], prof, by_kind, i) for i in range(seeds)
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from lab.cta_spread import (
     main,
     path_shape,
     pooled_by_shape,
+    same_kind,
     seeded_comparison,
     shares,
     spread_map,
@@ -93,6 +95,23 @@ def test_a_shapes_launches_pool_over_folders_in_their_order(tmp_path: Path) -> N
     assert got[(1, 4)] == [b / "k1_R1_L4_0.json"]
     with pytest.raises(InvalidInput, match="not a folder"):
         pooled_by_shape([a, tmp_path / "none"])
+
+
+def test_only_launches_of_one_build_and_card_pool() -> None:
+    """Another card, another build option or a warm launch among cold ones is named; the
+    same launch twice passes."""
+    h200 = read_k1_trace(TRACE)
+    h100 = read_k1_trace(ROOT / "traces" / "k1_h100_R2_L2.json.gz")
+    files = [Path("a.json"), Path("b.json")]
+    same_kind([h200, h200], files)
+    with pytest.raises(InvalidInput, match=r"b\.json: not the launch of a\.json \(gpu NVIDIA H100"):
+        same_kind([h200, h100], files)
+    built = replace(h200, meta=replace(h200.meta, extra=h200.meta.extra | {"build": {"x": 1}}))
+    with pytest.raises(InvalidInput, match="build"):
+        same_kind([h200, built], files)
+    warm = replace(h200, meta=replace(h200.meta, extra=h200.meta.extra | {"warmup": 3}))
+    with pytest.raises(InvalidInput, match="warmup 3 against 0"):
+        same_kind([h200, warm], files)
 
 
 def test_a_seeded_run_with_the_spread_moves_and_without_it_does_not() -> None:
