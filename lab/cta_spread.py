@@ -24,13 +24,15 @@ each path's share of the runs and of the launches, whether the model's most-take
 is the launches' (``lab.loo_spread``'s verdict), the overlap (the sum over paths of the
 lesser share), the share of launches whose path the model takes in at least ``1 / n`` of
 its runs, the makespan error of each run against its launch, and each stage kind's
-pooled median duration error.
+pooled median duration error. With ``--bootstrap B``, the verdict B times over the
+launches and the runs resampled: each shape's share of "yes", "tie" and "no", and the
+count of "yes" shapes over the draws.
 
 Usage::
 
     python -m lab.cta_spread measure LABEL=TRACE_DIR ... [--json OUT]
     python -m lab.cta_spread paths TRACE_DIR... (--folds DIR | --profile P) --spread SD
-        [--stages gemv0,gemv1] --seeds N [--json OUT]
+        [--stages gemv0,gemv1] --seeds N [--bootstrap B] [--json OUT]
 
 (each folder's ``k1_R{R}_L{L}_{i}.json``, as ``lab.trace_spread record`` writes them).
 """
@@ -238,6 +240,32 @@ def path_shape(real: list[Path_], comps: list[Comparison]) -> dict[str, Any]:
     }
 
 
+def verdict_draws(
+    real: list[Path_], sim: list[Path_], draws: int, rng: np.random.Generator
+) -> list[str]:
+    """The modal verdict of ``draws`` resamples (with replacement) of the launches' paths
+    and the runs': how far the verdict is the launches' and runs' noise."""
+    out = []
+    for _ in range(draws):
+        r = [real[i] for i in rng.integers(0, len(real), len(real))]
+        s = [sim[i] for i in rng.integers(0, len(sim), len(sim))]
+        out.append(modal_verdict(r, s))
+    return out
+
+
+def resampled(per_shape: list[list[str]]) -> dict[str, Any]:
+    """Over the draws (one verdict a shape each): the count of shapes whose verdict is
+    "yes", its p10 / median / p90, and the share of draws with at least k (k = 0..)."""
+    yes = np.sum(np.array(per_shape) == "yes", axis=0)
+    return {
+        "draws": int(yes.size),
+        "yes_p10": float(np.percentile(yes, 10)),
+        "yes_median": float(np.median(yes)),
+        "yes_p90": float(np.percentile(yes, 90)),
+        "yes_at_least": [float(np.mean(yes >= k)) for k in range(len(per_shape) + 1)],
+    }
+
+
 def run_header(
     folders: list[Path],
     folds: Path | None,
@@ -301,10 +329,15 @@ def path_report(
     spread: float,
     seeds: int,
     stages: tuple[str, ...] = (),
+    bootstrap: int = 0,
 ) -> dict[str, Any]:
+    """``bootstrap``: draws of :func:`verdict_draws` a shape (0: none), seeded, so a
+    report is the same each time."""
     by_kind = spread_map(spread, stages)
     groups = pooled_by_shape(folders)
     shapes: dict[str, Any] = {}
+    rng = np.random.default_rng(0)
+    draws: list[list[str]] = []
     for (R, L), files in groups.items():
         prof = str(fold_file(folds, R, L)) if folds is not None else profile
         if prof is None:
@@ -316,6 +349,12 @@ def path_report(
         ]
         real = [tuple(stage_kinds(c.real_kinds)) for c in comps[: len(launches)]]
         shapes[f"{R}x{L}"] = path_shape(real, comps)
+        if bootstrap:
+            sim = [tuple(stage_kinds(c.sim_kinds)) for c in comps]
+            draws.append(verdict_draws(real, sim, bootstrap, rng))
+            shapes[f"{R}x{L}"]["resampled"] = {
+                v: draws[-1].count(v) / bootstrap for v in ("yes", "tie", "no")
+            }
     med = {
         k: statistics.median(r["kinds"][k] for r in shapes.values() if k in r["kinds"])
         for k in STAGES
@@ -338,6 +377,7 @@ def path_report(
             ),
             "kind_median_err": med,
             "kinds_within": sum(abs(v) <= KIND_BAR for v in med.values()),
+            **({"resampled": resampled(draws)} if draws else {}),
         },
     }
 
@@ -370,6 +410,14 @@ def path_table(rep: dict[str, Any]) -> str:
         f" {s['kinds_within']} of {len(s['kind_median_err'])}: "
         + ", ".join(f"{k} {100 * v:+.0f}" for k, v in s["kind_median_err"].items())
     )
+    if "resampled" in s:
+        b = s["resampled"]
+        most = [(k, v) for k, v in enumerate(b["yes_at_least"]) if 0 < v < 1]
+        lines.append(
+            f"resampled ({b['draws']} draws of the launches and the runs): shapes 'yes'"
+            f" median {b['yes_median']:.0f} (p10 {b['yes_p10']:.0f}, p90 {b['yes_p90']:.0f});"
+            + "".join(f" at least {k} in {100 * v:.0f} %," for k, v in most).rstrip(",")
+        )
     return "\n".join(lines)
 
 
@@ -409,6 +457,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--spread", type=float, required=True, help="cta_spread: a log's sd")
     p.add_argument("--seeds", type=_seeds, default=32, help="runs a shape (default 32)")
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="B",
+        help="resample launches and runs B times: the modal verdict's own noise",
+    )
     model_args(p)
     p.add_argument("--json", type=Path, help="write the report here too")
     a = ap.parse_args(argv)
@@ -419,7 +474,11 @@ def main(argv: list[str] | None = None) -> int:
                 return report(a.folders)
             if a.folds is not None and not a.folds.is_dir():
                 raise InvalidInput("no such folder", where=str(a.folds))
-            return path_report(a.folders, a.folds, a.profile, a.spread, a.seeds, a.stages)
+            if a.bootstrap < 0:
+                raise InvalidInput(f"{a.bootstrap}: 0 draws or more", where="--bootstrap")
+            return path_report(
+                a.folders, a.folds, a.profile, a.spread, a.seeds, a.stages, a.bootstrap
+            )
         except (OSError, ValueError, KeyError) as e:
             raise InvalidInput(str(e) or type(e).__name__) from e
 

@@ -17,11 +17,13 @@ from lab.cta_spread import (
     main,
     path_shape,
     pooled_by_shape,
+    resampled,
     same_kind,
     seeded_comparison,
     shares,
     spread_map,
     summary,
+    verdict_draws,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,6 +114,20 @@ def test_only_launches_of_one_build_and_card_pool() -> None:
     warm = replace(h200, meta=replace(h200.meta, extra=h200.meta.extra | {"warmup": 3}))
     with pytest.raises(InvalidInput, match="warmup 3 against 0"):
         same_kind([h200, warm], files)
+
+
+def test_the_verdict_resampled() -> None:
+    """A verdict both sides hold in every draw stays; an even split on the launches'
+    side turns in some draws; a seeded generator draws the same again; the count of "yes"
+    shapes over the draws."""
+    a, b = ("x", "k.conv"), ("x", "k.gates")
+    assert set(verdict_draws([a] * 8, [a] * 32, 50, np.random.default_rng(0))) == {"yes"}
+    even = verdict_draws([a] * 4 + [b] * 4, [a] * 32, 400, np.random.default_rng(0))
+    assert {"yes", "tie", "no"} <= set(even)  # a, the tie and b each win some draws
+    assert even == verdict_draws([a] * 4 + [b] * 4, [a] * 32, 400, np.random.default_rng(0))
+    r = resampled([["yes", "no", "yes"], ["yes", "yes", "tie"]])
+    assert r["draws"] == 3 and r["yes_median"] == 1.0
+    assert r["yes_at_least"] == [1.0, 1.0, pytest.approx(1 / 3)]  # draw 0 alone has two
 
 
 def test_a_seeded_run_with_the_spread_moves_and_without_it_does_not() -> None:
