@@ -338,12 +338,16 @@ def path_report(
     shapes: dict[str, Any] = {}
     rng = np.random.default_rng(0)
     draws: list[list[str]] = []
-    for (R, L), files in groups.items():
-        prof = str(fold_file(folds, R, L)) if folds is not None else profile
-        if prof is None:
-            raise InvalidInput("a fold folder or a profile is needed", what="--profile")
-        launches = [read_launch(p) for p in files]
-        same_kind(launches, files)
+    if folds is None and profile is None:
+        raise InvalidInput("a fold folder or a profile is needed", what="--profile")
+    read: dict[tuple[int, int], list[Timeline]] = {}
+    for shape, files in groups.items():  # every launch read and checked before any run
+        if folds is not None and not fold_file(folds, *shape).is_file():
+            raise InvalidInput("no fold for this shape", where=str(fold_file(folds, *shape)))
+        read[shape] = [read_launch(p) for p in files]
+        same_kind(read[shape], files)
+    for (R, L), launches in read.items():
+        prof = str(fold_file(folds, R, L)) if folds is not None else str(profile)
         comps = [
             seeded_comparison(launches[i % len(launches)], prof, by_kind, i) for i in range(seeds)
         ]

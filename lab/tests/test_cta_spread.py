@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from dataclasses import replace
 from pathlib import Path
 
@@ -114,6 +115,24 @@ def test_only_launches_of_one_build_and_card_pool() -> None:
     warm = replace(h200, meta=replace(h200.meta, extra=h200.meta.extra | {"warmup": 3}))
     with pytest.raises(InvalidInput, match="warmup 3 against 0"):
         same_kind([h200, warm], files)
+
+
+def test_paths_refuses_before_any_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Exit 2 naming the file: launches of two cards pooled, a shape with no fold, a
+    negative count of draws."""
+    a, b, folds = tmp_path / "a", tmp_path / "b", tmp_path / "folds"
+    for d, gpu in ((a, "h200"), (b, "h100")):
+        d.mkdir()
+        src = ROOT / "traces" / f"k1_{gpu}_R2_L2.json.gz"
+        (d / "k1_R2_L2_0.json").write_bytes(gzip.decompress(src.read_bytes()))
+    folds.mkdir()
+    base = ["--spread", "0.02", "--seeds", "1"]
+    assert main(["paths", str(a), str(b), "--profile", "h200-k1", *base]) == 2
+    assert f"{b / 'k1_R2_L2_0.json'}: not the launch of" in capsys.readouterr().err
+    assert main(["paths", str(a), "--folds", str(folds), *base]) == 2
+    assert "fold_R2_L2.json: no fold for this shape" in capsys.readouterr().err
+    assert main(["paths", str(a), "--profile", "h200-k1", *base, "--bootstrap", "-1"]) == 2
+    assert "--bootstrap: -1: 0 draws or more" in capsys.readouterr().err
 
 
 def test_the_verdict_resampled() -> None:
