@@ -48,7 +48,13 @@ from typing import Any
 import numpy as np
 
 from kda_sim.compare.clocks import aligned, fit_clocks
-from kda_sim.compare.launch import occupancy_of, placement_of, resources, with_resources
+from kda_sim.compare.launch import (
+    MEASURED_BUILD,
+    occupancy_of,
+    placement_of,
+    resources,
+    with_resources,
+)
 from kda_sim.compare.model import config_of, shifted
 from kda_sim.compare.scoring import Scorer
 from kda_sim.compare.starts import (
@@ -145,14 +151,32 @@ def searched(extra: Sequence[str], pins: dict[str, float]) -> tuple[str, ...]:
 
 
 def measured_build(base: GpuProfile, traces: Sequence[Any]) -> GpuProfile:
-    """``base`` running the build the traces ran (its residency) where they agree on it:
-    a build is its threads, registers and shared memory (spill counts etc. may differ)."""
-    builds = {
-        tuple(tr.resources.get(k) for k in ("threads", "regs_per_thread", "shared_bytes"))
-        for tr in traces
-        if tr.resources
-    }
-    return with_resources(base, traces[0].resources) if len(builds) == 1 else base
+    """``base`` running the build the traces ran (its residency). A build is its threads,
+    registers and shared memory (spill counts etc. may differ). Where the traces ran
+    several (the Triton K1 compiles one an L, a few registers apart), the one with the
+    fewest CTAs an SM, then the most registers and shared memory: the overlay is
+    simulated without a trace too, and must not place more CTAs on an SM than any traced
+    build ran (each trace's own launch runs its own build, :func:`_runs`)."""
+    res = [tr.resources for tr in traces if tr.resources]
+    if not res:
+        return base
+    key = ("threads", "regs_per_thread", "shared_bytes")
+    builds = {tuple(r[k] for k in key) for r in res}
+    tight = min(
+        res,
+        key=lambda r: (r.get("ctas_per_sm") or 1 << 30, *(-r[k] for k in reversed(key))),
+    )
+    prof = with_resources(base, tight)
+    if len(builds) == 1:
+        return prof
+    ran = " / ".join(f"{t} threads, {g} registers, {b} B" for t, g, b in sorted(builds))
+    src = dict(prof.sources)
+    said = src.get(MEASURED_BUILD, f"the traced build's resources: {tight}")
+    src[MEASURED_BUILD] = (
+        f"{said}; the traces ran {len(builds)} builds ({ran}): this one places the fewest"
+        " CTAs on an SM"
+    )
+    return replace(prof, sources=src)
 
 
 @dataclass

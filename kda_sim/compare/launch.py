@@ -24,6 +24,7 @@ from kda_sim.machine.profile import GpuProfile, KernelResources, bundled_for, lo
 from kda_sim.timeline.model import Timeline
 
 NO_X_LIMIT = 2**31 - 1
+MEASURED_BUILD = "kernel (measured build)"  # the sources entry that says so
 
 
 def profile_of(tl: Timeline, explicit: str | None = None) -> GpuProfile:
@@ -76,7 +77,7 @@ def with_resources(prof: GpuProfile, res: dict[str, Any] | None) -> GpuProfile:
     if kernel == prof.kernel and prof.x_lds_budget == NO_X_LIMIT and prof.streamed_weights:
         return prof
     src = dict(prof.sources)
-    src["kernel (measured build)"] = (
+    src[MEASURED_BUILD] = (
         f"the traced build's resources: {kernel.threads} threads, {kernel.regs_per_thread} "
         f"registers a thread, {kernel.lds_bytes} B shared for every shape; x rows are not "
         f"staged in shared memory, so no x-rows limit; its gemv streams each weight group "

@@ -198,6 +198,30 @@ def test_measured_build_and_gpu_name(h200) -> None:
     assert with_resources(h200, None) is h200
 
 
+def test_traces_of_two_builds_fit_the_tighter_one(h200) -> None:
+    """Traces of the Triton K1's per-L builds (128 and 126 registers): the fit runs, and
+    its overlay keeps, the build that places the fewest CTAs on an SM, so a simulation
+    of the overlay without a trace still runs the measured build (not the seed's
+    x-rows limit), and says the builds differed; one build is kept as it is; none, the
+    stock profile."""
+    from types import SimpleNamespace
+
+    from kda_sim.compare.calibrate import measured_build
+    from kda_sim.compare.launch import MEASURED_BUILD, NO_X_LIMIT
+
+    def tr(regs: int, per_sm: int | None = 2) -> SimpleNamespace:
+        r = {"threads": 256, "regs_per_thread": regs, "shared_bytes": 49152}
+        return SimpleNamespace(resources=r | ({"ctas_per_sm": per_sm} if per_sm else {}))
+
+    p = measured_build(h200, [tr(126), tr(128), tr(126)])
+    assert p.kernel.regs_per_thread == 128 and p.x_lds_budget == NO_X_LIMIT
+    assert "the traces ran 2 builds" in p.sources[MEASURED_BUILD]
+    assert measured_build(h200, [tr(200, 1), tr(128)]).kernel.regs_per_thread == 200
+    one = measured_build(h200, [tr(126), tr(126)])
+    assert one.kernel.regs_per_thread == 126 and "builds" not in one.sources[MEASURED_BUILD]
+    assert measured_build(h200, [SimpleNamespace(resources=None)]) is h200
+
+
 def test_shared_among_processes_the_fit_is_the_same(h200, slow_recur, skew) -> None:
     """--jobs: the search's simulations in worker processes give the serial fit exactly."""
     truth, tr = slow_recur
