@@ -154,7 +154,7 @@ def measured_build(base: GpuProfile, traces: Sequence[Any]) -> GpuProfile:
     """``base`` running the build the traces ran (its residency). A build is its threads,
     registers and shared memory (spill counts etc. may differ). Where the traces ran
     several (the Triton K1 compiles one an L, a few registers apart), the one with the
-    fewest CTAs an SM, then the most registers and shared memory: the overlay is
+    fewest CTAs an SM, then the most shared memory and registers: the overlay is
     simulated without a trace too, and must not place more CTAs on an SM than any traced
     build ran (each trace's own launch runs its own build, :func:`_runs`)."""
     res = [tr.resources for tr in traces if tr.resources]
