@@ -301,7 +301,7 @@ def launch_kind(t: Timeline) -> dict[str, Any]:
     m, x = t.meta, t.meta.extra
     return {
         "gpu": m.gpu,
-        "config": (m.R, m.L, m.nb, m.kda0, m.gate_local, m.nw_first, m.onw_first, m.params),
+        "config": m.config(),
         "build": x.get("build", {}),
         "warmup": x.get("warmup", 0),  # older traces name no warm-up: cold
         "triton": x.get("triton"),

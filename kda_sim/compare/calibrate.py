@@ -170,12 +170,9 @@ def measured_build(base: GpuProfile, traces: Sequence[Any]) -> GpuProfile:
     if len(builds) == 1:
         return prof
     ran = " / ".join(f"{t} threads, {g} registers, {b} B" for t, g, b in sorted(builds))
-    src = dict(prof.sources)
-    said = src.get(MEASURED_BUILD, f"the traced build's resources: {tight}")
-    src[MEASURED_BUILD] = (
-        f"{said}; the traces ran {len(builds)} builds ({ran}): this one places the fewest"
-        " CTAs on an SM"
-    )
+    note = f"the traces ran {len(builds)} builds ({ran}): this one places the fewest CTAs on an SM"
+    said = prof.sources.get(MEASURED_BUILD)
+    src = {**prof.sources, MEASURED_BUILD: f"{said}; {note}" if said else note}
     return replace(prof, sources=src)
 
 

@@ -93,13 +93,19 @@ def cuobjdump(cubin: bytes, flag: str) -> str:
         os.unlink(path)
 
 
-def compile_sm90(b: Build) -> dict[str, Any]:
-    """Compile and read the resources."""
+def compile_sm90(b: Build, dump: str | None = None) -> dict[str, Any]:
+    """Compile and read the resources; with ``dump``, the compiler's stages beside them
+    (``dump``.ttgir, .ptx, and .sass: what the SMs run, its loops' schedule), to read
+    what a change did to the loads and fences."""
     t = time.perf_counter()
     c = compile_k1(b)
     secs = time.perf_counter() - t
     out = cuobjdump(c.asm["cubin"], "-res-usage")
     sass = cuobjdump(c.asm["cubin"], "-sass")
+    if dump:
+        for ext, text in (("ttgir", c.asm["ttgir"]), ("ptx", c.asm["ptx"]), ("sass", sass)):
+            with open(f"{dump}.{ext}", "w") as f:
+                f.write(text)
     m = re.search(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)", out)
     assert m, out
     return {
@@ -120,12 +126,4 @@ if __name__ == "__main__":
     kw = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:]) if k != "dump"}
     dump = dict(a.split("=") for a in sys.argv[2:]).get("dump")
     R = kw.pop("R", 1)
-    b = Build.default(R, L, 8, **kw)
-    if dump:  # the compiler's stages, to read what a change did to the loads and fences
-        c = compile_k1(b)
-        for ext in ("ttgir", "ptx"):
-            with open(f"{dump}.{ext}", "w") as f:
-                f.write(c.asm[ext])
-        with open(f"{dump}.sass", "w") as f:  # what the SMs run: its loops' schedule
-            f.write(cuobjdump(c.asm["cubin"], "-sass"))
-    print(compile_sm90(b))
+    print(compile_sm90(Build.default(R, L, 8, **kw), dump))
